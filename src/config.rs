@@ -1,0 +1,210 @@
+//! Configuration: a TOML file whose every key has a default, so a missing file means defaults.
+//! Every key is documented in README.md; keep the two in step.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Agent that owns everything not under a transcript root naming its own.
+    pub agent_id: String,
+    /// Database file; `None` means `<data dir>/skilldeck.db`.
+    pub db: Option<PathBuf>,
+    /// Live skills folder the agent loads; `None` means `~/.claude/skills`.
+    pub skills_dir: Option<PathBuf>,
+    /// Drafts awaiting review; agents never load it. `None` means `<data dir>/staging`.
+    pub staging_dir: Option<PathBuf>,
+    /// Retired skills; agents never load it. `None` means `<data dir>/retired`.
+    pub retired_dir: Option<PathBuf>,
+    /// Skills archived by hand. `None` means `<data dir>/archive`.
+    pub archive_dir: Option<PathBuf>,
+    /// Transcript roots to ingest. Empty means the defaults that exist on this machine:
+    /// `~/.claude/projects` (claude) and `~/.codex/sessions` (codex).
+    pub transcripts: Vec<TranscriptRoot>,
+    pub detect: DetectConfig,
+    pub lifecycle: LifecycleConfig,
+    pub engine: EngineConfig,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TranscriptRoot {
+    pub path: PathBuf,
+    /// `claude`, `codex`, `native`, or `auto` (decided per file from its lines).
+    #[serde(default = "default_format")]
+    pub format: String,
+    /// The agent these transcripts belong to; `None` means the top-level `agent_id`.
+    #[serde(default)]
+    pub agent: Option<String>,
+}
+
+fn default_format() -> String {
+    "auto".into()
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct DetectConfig {
+    /// Consecutive successes on one task signature that trigger a draft (seed 000: 3).
+    pub streak_threshold: u32,
+    /// Shortest run of consecutive tool calls that counts as a sequence (seed 001: 3).
+    pub min_sequence_len: usize,
+    /// Distinct sessions of one agent a sequence must appear in (seed 001: 3).
+    pub min_sessions: usize,
+    /// Promote candidates with enough occurrences without review (seed 001 phase 2). Off: a person reviews.
+    pub auto_promote: bool,
+}
+
+impl Default for DetectConfig {
+    fn default() -> Self {
+        DetectConfig {
+            streak_threshold: 3,
+            min_sequence_len: 3,
+            min_sessions: 3,
+            auto_promote: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct LifecycleConfig {
+    /// Invocations in the rolling window (seed 001: 20).
+    pub window: usize,
+    /// Success rate at or below which a skill is in warning (seed 001: 0.40).
+    pub warning_rate: f64,
+    /// Success rate at or below which a skill is deprecated (seed 001: 0.30).
+    pub deprecated_rate: f64,
+    /// Invocations needed before the rate is judged at all.
+    pub min_invocations: usize,
+    /// Consecutive failures that mark a skill degraded (seed 004: 3).
+    pub degraded_streak: u32,
+    /// Failure streak at which a skill is retired (seed 004: 3).
+    pub retire_failure_streak: u32,
+    /// Failures that retire a skill with fewer than `retire_max_uses` uses (seed 004: 5 and 10).
+    pub retire_failures: u32,
+    pub retire_max_uses: u32,
+    /// Overlap with a live skill's sequence that makes a candidate a new version (seed 001: 0.70).
+    pub evolve_overlap: f64,
+    /// An approved auto-draft whose bytes change returns to review.
+    pub review_on_edit: bool,
+}
+
+impl Default for LifecycleConfig {
+    fn default() -> Self {
+        LifecycleConfig {
+            window: 20,
+            warning_rate: 0.40,
+            deprecated_rate: 0.30,
+            min_invocations: 5,
+            degraded_streak: 3,
+            retire_failure_streak: 3,
+            retire_failures: 5,
+            retire_max_uses: 10,
+            evolve_overlap: 0.70,
+            review_on_edit: true,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct EngineConfig {
+    /// Seconds between timed ingest + detect + sweep passes in the console.
+    pub tick_secs: u64,
+    /// Quiet time before a burst of file events is acted on, in milliseconds.
+    pub debounce_ms: u64,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig { tick_secs: 120, debounce_ms: 500 }
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            agent_id: "default".into(),
+            db: None,
+            skills_dir: None,
+            staging_dir: None,
+            retired_dir: None,
+            archive_dir: None,
+            transcripts: Vec::new(),
+            detect: DetectConfig::default(),
+            lifecycle: LifecycleConfig::default(),
+            engine: EngineConfig::default(),
+        }
+    }
+}
+
+impl Config {
+    /// Reads `path`; a missing file gives the defaults, a malformed one an error naming it.
+    pub fn load(path: &Path) -> Result<Config> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Config::parse(&text).with_context(|| format!("config {}", path.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+            Err(e) => Err(e).with_context(|| format!("reading config {}", path.display())),
+        }
+    }
+
+    pub fn parse(text: &str) -> Result<Config> {
+        Ok(toml::from_str(text)?)
+    }
+}
+
+/// Platform folders (XDG on Linux) for the defaults above.
+pub struct PlatformDirs {
+    pub config_file: PathBuf,
+    pub data_dir: PathBuf,
+    pub home: PathBuf,
+}
+
+impl PlatformDirs {
+    pub fn detect() -> Result<PlatformDirs> {
+        let project = directories::ProjectDirs::from("dev", "skilldeck", "skilldeck")
+            .context("no home folder: set --db, --skills-dir and --config explicitly")?;
+        let base = directories::BaseDirs::new().context("no home folder")?;
+        Ok(PlatformDirs {
+            config_file: project.config_dir().join("config.toml"),
+            data_dir: project.data_dir().to_path_buf(),
+            home: base.home_dir().to_path_buf(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_text_is_all_defaults() {
+        assert_eq!(Config::parse("").unwrap(), Config::default());
+    }
+
+    #[test]
+    fn missing_file_is_defaults_and_unknown_key_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(Config::load(&dir.path().join("none.toml")).unwrap(), Config::default());
+        let bad = dir.path().join("bad.toml");
+        std::fs::write(&bad, "[detect]\nstreak = 4\n").unwrap();
+        let err = format!("{:#}", Config::load(&bad).unwrap_err());
+        assert!(err.contains("bad.toml") && err.contains("streak"), "{err}");
+    }
+
+    #[test]
+    fn sections_override_single_keys() {
+        let c = Config::parse(
+            "agent_id = \"ci\"\n[[transcripts]]\npath = \"/t\"\nagent = \"bot\"\n[lifecycle]\nwindow = 10\n",
+        )
+        .unwrap();
+        assert_eq!(c.agent_id, "ci");
+        assert_eq!(c.transcripts[0].format, "auto");
+        assert_eq!(c.lifecycle.window, 10);
+        assert_eq!(c.lifecycle.warning_rate, 0.40);
+    }
+}

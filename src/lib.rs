@@ -1,0 +1,10 @@
+//! skilldeck: ingest agent transcripts, detect repeated work, draft skills for review,
+//! score and sweep them, keep every version, and review it all in a terminal console.
+//!
+//! The domain modules (store, ingest, detect, draft, lifecycle) never import ratatui; the
+//! console (`tui`) only draws state and turns keys into actions.
+
+pub mod cli;
+pub mod config;
+pub mod store;
+pub mod workspace;

@@ -1,0 +1,141 @@
+//! The SQLite store: one file, WAL mode, a busy timeout, and migrations on open.
+
+mod schema;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use rusqlite::{Connection, OptionalExtension, params};
+
+pub use rusqlite;
+
+/// How long a writer waits for another process's lock before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+pub struct Store {
+    conn: Connection,
+    path: Option<PathBuf>,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    pub fn open(path: &Path) -> Result<Self> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("creating database folder {}", dir.display()))?;
+        }
+        let conn = Connection::open(path)
+            .with_context(|| format!("opening database {}", path.display()))?;
+        let mut store = Store { conn, path: Some(path.to_path_buf()) };
+        store.configure().with_context(|| format!("configuring database {}", path.display()))?;
+        store.migrate().with_context(|| format!("migrating database {}", path.display()))?;
+        Ok(store)
+    }
+
+    /// A private in-memory database, for tests and benchmarks.
+    pub fn open_in_memory() -> Result<Self> {
+        let mut store = Store { conn: Connection::open_in_memory()?, path: None };
+        store.configure()?;
+        store.migrate()?;
+        Ok(store)
+    }
+
+    fn configure(&self) -> Result<()> {
+        self.conn.busy_timeout(BUSY_TIMEOUT)?;
+        // journal_mode answers with the mode in force; in-memory databases stay "memory".
+        let _mode: String = self.conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+        self.conn.execute_batch(
+            "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;",
+        )?;
+        Ok(())
+    }
+
+    fn migrate(&mut self) -> Result<()> {
+        let current: i64 = self.conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let current = usize::try_from(current).unwrap_or(usize::MAX);
+        let target = schema::MIGRATIONS.len();
+        if current > target {
+            bail!(
+                "database schema version {current} is newer than this skilldeck understands ({target}); upgrade skilldeck"
+            );
+        }
+        for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(current) {
+            let tx = self.conn.transaction()?;
+            tx.execute_batch(sql).with_context(|| format!("applying migration {}", i + 1))?;
+            tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+            tx.commit()?;
+        }
+        Ok(())
+    }
+
+    pub fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    pub fn conn_mut(&mut self) -> &mut Connection {
+        &mut self.conn
+    }
+
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    pub fn schema_version(&self) -> Result<i64> {
+        Ok(self.conn.query_row("PRAGMA user_version", [], |r| r.get(0))?)
+    }
+
+    /// Changes whenever another connection commits a write; used to notice other processes.
+    pub fn data_version(&self) -> Result<i64> {
+        Ok(self.conn.query_row("PRAGMA data_version", [], |r| r.get(0))?)
+    }
+
+    pub fn meta_get(&self, key: &str) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()?)
+    }
+
+    pub fn meta_set(&self, key: &str, value: &str) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?1, ?2)
+             ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            params![key, value],
+        )?;
+        Ok(())
+    }
+}
+
+/// The current time as stored everywhere: RFC 3339 UTC with seconds.
+pub fn now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opens_in_wal_mode_at_latest_schema() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("sub/skilldeck.db")).unwrap();
+        let mode: String = store.conn().query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+        assert_eq!(mode, "wal");
+        assert_eq!(store.schema_version().unwrap(), schema::MIGRATIONS.len() as i64);
+        drop(store);
+        // Re-opening an up-to-date database applies nothing and keeps the data.
+        let store = Store::open(&dir.path().join("sub/skilldeck.db")).unwrap();
+        store.meta_set("k", "v").unwrap();
+        assert_eq!(store.meta_get("k").unwrap().as_deref(), Some("v"));
+    }
+
+    #[test]
+    fn refuses_a_newer_schema() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db");
+        Store::open(&path).unwrap().conn().pragma_update(None, "user_version", 999).unwrap();
+        let err = Store::open(&path).err().unwrap();
+        assert!(format!("{err:#}").contains("newer"), "{err:#}");
+    }
+}

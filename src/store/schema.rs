@@ -1,0 +1,183 @@
+//! Schema migrations, keyed on `PRAGMA user_version`.
+//!
+//! Each entry of `MIGRATIONS` moves the database from version `i` to `i + 1`. Until the first
+//! release, migration 1 may still be edited in place; after it, only append.
+
+pub const MIGRATIONS: &[&str] = &[V1];
+
+const V1: &str = r#"
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+
+-- Ingestion: one row per transcript file, with how far it has been read.
+CREATE TABLE ingested_files (
+    path        TEXT PRIMARY KEY,
+    agent_id    TEXT NOT NULL DEFAULT 'default',
+    format      TEXT NOT NULL,              -- claude | codex | native
+    size        INTEGER NOT NULL,
+    mtime_ns    INTEGER NOT NULL,
+    offset      INTEGER NOT NULL,           -- byte offset after the last complete line read
+    head_hash   TEXT,                       -- hash of the first bytes, to notice a replaced file
+    lines       INTEGER NOT NULL DEFAULT 0,
+    bad_lines   INTEGER NOT NULL DEFAULT 0,
+    unknown_lines INTEGER NOT NULL DEFAULT 0,
+    state       TEXT,                       -- parser state carried between runs (JSON)
+    updated_at  TEXT NOT NULL
+);
+
+CREATE TABLE sessions (
+    id          INTEGER PRIMARY KEY,
+    agent_id    TEXT NOT NULL DEFAULT 'default',
+    session_key TEXT NOT NULL,              -- Claude sessionId, Codex session id, native session
+    source      TEXT NOT NULL,              -- claude | codex | native
+    project     TEXT,
+    started_at  TEXT,
+    ended_at    TEXT,
+    UNIQUE(agent_id, session_key)
+);
+
+-- A user prompt and the agent's work until the next prompt.
+CREATE TABLE turns (
+    id          INTEGER PRIMARY KEY,
+    session_id  INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    agent_id    TEXT NOT NULL DEFAULT 'default',
+    file_path   TEXT NOT NULL,
+    start_offset INTEGER NOT NULL DEFAULT 0,
+    user_input  TEXT NOT NULL,
+    signature   TEXT,                       -- seed 000 task signature ('' when empty)
+    picked_skill TEXT,
+    outcome     TEXT NOT NULL CHECK(outcome IN ('success', 'failure')),
+    failure_reason TEXT,
+    summary     TEXT,
+    started_at  TEXT,
+    ended_at    TEXT,
+    is_sidechain INTEGER NOT NULL DEFAULT 0,
+    complete    INTEGER NOT NULL DEFAULT 0, -- no more lines can join this turn
+    detected    INTEGER NOT NULL DEFAULT 0  -- consumed by detection
+);
+CREATE INDEX turns_pending ON turns(detected, complete);
+CREATE INDEX turns_session ON turns(session_id);
+
+CREATE TABLE tool_calls (
+    id          INTEGER PRIMARY KEY,
+    turn_id     INTEGER NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+    ordinal     INTEGER NOT NULL,
+    call_id     TEXT,
+    name        TEXT NOT NULL,
+    input_shape TEXT NOT NULL,              -- keys and JSON value types, never values
+    is_error    INTEGER NOT NULL DEFAULT 0,
+    at          TEXT
+);
+CREATE INDEX tool_calls_turn ON tool_calls(turn_id);
+
+-- Detection: seed 000 streaks of consecutive successes per task signature.
+CREATE TABLE signature_streaks (
+    agent_id    TEXT NOT NULL DEFAULT 'default',
+    signature   TEXT NOT NULL,
+    count       INTEGER NOT NULL,
+    examples    TEXT NOT NULL,              -- JSON array of {user_input, summary, turn_id}
+    updated_at  TEXT NOT NULL,
+    PRIMARY KEY(agent_id, signature)
+);
+
+-- Seed 001 columns, plus where the evidence came from and the proposed SKILL.md.
+CREATE TABLE skill_candidates (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    agent_id      TEXT NOT NULL DEFAULT 'default',
+    hash          TEXT NOT NULL,
+    name          TEXT NOT NULL,
+    description   TEXT,
+    tool_sequence TEXT NOT NULL,            -- JSON array of tool names + param shapes
+    session_keys  TEXT NOT NULL,            -- JSON array of originating session keys
+    occurrences   INTEGER NOT NULL DEFAULT 1,
+    status        TEXT NOT NULL DEFAULT 'candidate'
+                  CHECK(status IN ('candidate', 'promoted', 'dismissed')),
+    created_at    TEXT NOT NULL DEFAULT (datetime('now')),
+    promoted_at   TEXT,
+    source        TEXT NOT NULL DEFAULT 'sequence', -- sequence | signature
+    signature     TEXT,
+    examples      TEXT NOT NULL DEFAULT '[]',       -- JSON array of example user inputs
+    skill_md      TEXT,                             -- proposed SKILL.md text
+    staged_path   TEXT,                             -- folder in the staging area
+    target_skill_id INTEGER,                        -- set when this proposes a new version
+    dismissed_at  TEXT,
+    UNIQUE(agent_id, hash)
+);
+
+CREATE TABLE skills (
+    id            INTEGER PRIMARY KEY,
+    agent_id      TEXT NOT NULL DEFAULT 'default',
+    name          TEXT NOT NULL,
+    namespace     TEXT NOT NULL DEFAULT 'default',
+    is_public     INTEGER NOT NULL DEFAULT 0,
+    scope         TEXT NOT NULL DEFAULT 'account', -- account | workspace
+    description   TEXT,
+    path          TEXT NOT NULL,                   -- the skill's folder
+    status        TEXT NOT NULL DEFAULT 'healthy',
+    protected     INTEGER NOT NULL DEFAULT 0,
+    version       INTEGER NOT NULL DEFAULT 1,
+    is_auto_created INTEGER NOT NULL DEFAULT 0,
+    candidate_id  INTEGER,
+    tool_sequence TEXT,                            -- JSON, for evolution overlap
+    approved_sha256 TEXT,                          -- bytes an auto-draft was approved at
+    success_count INTEGER NOT NULL DEFAULT 0,
+    failure_count INTEGER NOT NULL DEFAULT 0,
+    last_outcome  TEXT,
+    created_at    TEXT NOT NULL,
+    updated_at    TEXT NOT NULL,
+    deprecated_at TEXT,
+    UNIQUE(agent_id, namespace, name, scope)
+);
+
+CREATE TABLE skill_versions (
+    id          INTEGER PRIMARY KEY,
+    skill_id    INTEGER NOT NULL REFERENCES skills(id) ON DELETE CASCADE,
+    version     INTEGER NOT NULL,
+    content     TEXT NOT NULL,
+    sha256      TEXT NOT NULL,
+    source      TEXT NOT NULL,              -- promote | approve | edit | rollback | import
+    created_at  TEXT NOT NULL,
+    UNIQUE(skill_id, version)
+);
+
+CREATE TABLE skill_invocations (
+    id          INTEGER PRIMARY KEY,
+    agent_id    TEXT NOT NULL DEFAULT 'default',
+    skill_name  TEXT NOT NULL,
+    skill_id    INTEGER,
+    outcome     TEXT NOT NULL CHECK(outcome IN ('success', 'failure')),
+    source      TEXT NOT NULL,              -- transcript | explicit | implicit | check
+    session_key TEXT,
+    turn_id     INTEGER,
+    call_id     TEXT,
+    note        TEXT,
+    at          TEXT NOT NULL
+);
+CREATE INDEX skill_invocations_skill ON skill_invocations(agent_id, skill_name, at);
+CREATE UNIQUE INDEX skill_invocations_call ON skill_invocations(agent_id, call_id) WHERE call_id IS NOT NULL;
+
+-- Every state change of a skill, for the health timeline.
+CREATE TABLE skill_events (
+    id          INTEGER PRIMARY KEY,
+    skill_id    INTEGER NOT NULL REFERENCES skills(id) ON DELETE CASCADE,
+    at          TEXT NOT NULL,
+    kind        TEXT NOT NULL,
+    from_status TEXT,
+    to_status   TEXT,
+    reason      TEXT NOT NULL
+);
+CREATE INDEX skill_events_skill ON skill_events(skill_id, at);
+
+-- Seed 000 PromptStore rows: one per draft (fresh UUID v4 key).
+CREATE TABLE evolved_prompts (
+    id          TEXT PRIMARY KEY,
+    agent_id    TEXT NOT NULL DEFAULT 'default',
+    skill_name  TEXT NOT NULL,
+    prompt      TEXT NOT NULL,
+    score       REAL NOT NULL,
+    scorer      TEXT NOT NULL,
+    created_at  TEXT NOT NULL
+);
+"#;

@@ -1,0 +1,147 @@
+//! A workspace: the resolved configuration, folders and database that every command works on.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::config::{Config, PlatformDirs, TranscriptRoot};
+use crate::store::Store;
+
+/// Command-line and environment overrides, applied over the config file.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub config: Option<PathBuf>,
+    pub db: Option<PathBuf>,
+    pub skills_dir: Option<PathBuf>,
+}
+
+/// Every folder skilldeck reads or writes, resolved to absolute-or-given paths.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Paths {
+    pub config_file: PathBuf,
+    pub db: PathBuf,
+    /// Live skills: what the agent loads.
+    pub skills_dir: PathBuf,
+    /// Drafts awaiting review: agents never load this.
+    pub staging_dir: PathBuf,
+    pub retired_dir: PathBuf,
+    pub archive_dir: PathBuf,
+}
+
+pub struct Workspace {
+    pub config: Config,
+    pub paths: Paths,
+    pub store: Store,
+}
+
+impl Workspace {
+    /// Resolves config and folders from overrides, the config file and platform defaults,
+    /// then opens the database.
+    pub fn open(overrides: &Overrides) -> Result<Workspace> {
+        let (config, paths) = resolve(overrides)?;
+        let store = Store::open(&paths.db)?;
+        Ok(Workspace { config, paths, store })
+    }
+
+    /// A workspace from an explicit config and paths (tests, demo, benchmarks).
+    pub fn with_paths(config: Config, paths: Paths) -> Result<Workspace> {
+        let store = Store::open(&paths.db)?;
+        Ok(Workspace { config, paths, store })
+    }
+
+    /// Transcript roots to ingest: the configured ones, or the defaults that exist here.
+    pub fn transcript_roots(&self) -> Vec<TranscriptRoot> {
+        if !self.config.transcripts.is_empty() {
+            return self.config.transcripts.clone();
+        }
+        let Ok(dirs) = PlatformDirs::detect() else { return Vec::new() };
+        default_roots(&dirs.home).into_iter().filter(|r| r.path.is_dir()).collect()
+    }
+
+    pub fn agent_for(&self, root: &TranscriptRoot) -> String {
+        root.agent.clone().unwrap_or_else(|| self.config.agent_id.clone())
+    }
+}
+
+pub fn default_roots(home: &Path) -> Vec<TranscriptRoot> {
+    vec![
+        TranscriptRoot {
+            path: home.join(".claude/projects"),
+            format: "claude".into(),
+            agent: None,
+        },
+        TranscriptRoot { path: home.join(".codex/sessions"), format: "codex".into(), agent: None },
+    ]
+}
+
+fn resolve(o: &Overrides) -> Result<(Config, Paths)> {
+    let dirs = PlatformDirs::detect();
+    let config_file = match (&o.config, &dirs) {
+        (Some(p), _) => p.clone(),
+        (None, Ok(d)) => d.config_file.clone(),
+        (None, Err(_)) => PathBuf::from("skilldeck.toml"),
+    };
+    let config = Config::load(&config_file)?;
+    let data_dir = match &dirs {
+        Ok(d) => d.data_dir.clone(),
+        Err(_) => PathBuf::from(".skilldeck"),
+    };
+    let home = dirs.as_ref().map(|d| d.home.clone()).ok();
+    let db =
+        o.db.clone().or_else(|| config.db.clone()).unwrap_or_else(|| data_dir.join("skilldeck.db"));
+    let skills_dir = match o.skills_dir.clone().or_else(|| config.skills_dir.clone()) {
+        Some(p) => p,
+        None => home
+            .context("no home folder for the default skills dir: pass --skills-dir")?
+            .join(".claude/skills"),
+    };
+    // Without an explicit data dir, staging etc. sit beside the database, so `--db` alone
+    // gives a self-contained workspace.
+    let side = if o.db.is_some() || config.db.is_some() {
+        db.parent().map(Path::to_path_buf).unwrap_or_default()
+    } else {
+        data_dir
+    };
+    let paths = Paths {
+        config_file,
+        db,
+        skills_dir,
+        staging_dir: config.staging_dir.clone().unwrap_or_else(|| side.join("staging")),
+        retired_dir: config.retired_dir.clone().unwrap_or_else(|| side.join("retired")),
+        archive_dir: config.archive_dir.clone().unwrap_or_else(|| side.join("archive")),
+    };
+    Ok((config, paths))
+}
+
+impl Paths {
+    /// All folders under one root: `<root>/skilldeck.db`, `<root>/skills`, `<root>/staging`, ...
+    pub fn under(root: &Path) -> Paths {
+        Paths {
+            config_file: root.join("config.toml"),
+            db: root.join("skilldeck.db"),
+            skills_dir: root.join("skills"),
+            staging_dir: root.join("staging"),
+            retired_dir: root.join("retired"),
+            archive_dir: root.join("archive"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn db_override_keeps_side_folders_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let o = Overrides {
+            config: Some(dir.path().join("absent.toml")),
+            db: Some(dir.path().join("w/db.sqlite")),
+            skills_dir: Some(dir.path().join("live")),
+        };
+        let ws = Workspace::open(&o).unwrap();
+        assert_eq!(ws.paths.staging_dir, dir.path().join("w/staging"));
+        assert_eq!(ws.paths.skills_dir, dir.path().join("live"));
+        assert!(dir.path().join("w/db.sqlite").exists());
+    }
+}

@@ -1,0 +1,3 @@
+//! One integration-test binary (links once); each area adds a `mod` line here.
+
+mod support;
