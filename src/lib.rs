@@ -6,5 +6,6 @@
 
 pub mod cli;
 pub mod config;
+pub mod model;
 pub mod store;
 pub mod workspace;
