@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod demo;
 pub mod model;
 pub mod store;
 pub mod workspace;
