@@ -59,7 +59,7 @@ impl Clock {
 pub fn claude_session(clock: &mut Clock, session_id: &str, cwd: &str, turns: &[Turn]) -> String {
     let mut out = String::new();
     let mut parent: Option<String> = None;
-    let mut push = |line: Value, out: &mut String| {
+    let push = |line: Value, out: &mut String| {
         out.push_str(&line.to_string());
         out.push('\n');
     };
@@ -132,7 +132,7 @@ pub fn claude_session(clock: &mut Clock, session_id: &str, cwd: &str, turns: &[T
 /// `call_id`, exit codes in `exec_command_end`, and `task_complete`.
 pub fn codex_rollout(clock: &mut Clock, session_id: &str, cwd: &str, turns: &[Turn]) -> String {
     let mut out = String::new();
-    let mut push = |ts: String, kind: &str, payload: Value, out: &mut String| {
+    let push = |ts: String, kind: &str, payload: Value, out: &mut String| {
         out.push_str(&json!({"timestamp": ts, "type": kind, "payload": payload}).to_string());
         out.push('\n');
     };
