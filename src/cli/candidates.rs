@@ -38,7 +38,7 @@ pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
     for c in &list {
         println!("{:>4}  {:<9}  {:>4}  {:<9}  {}", c.id, c.status, c.occurrences, c.source, c.name);
         if let Some(path) = &c.staged_path {
-            println!("{:>33}draft: {path}", "");
+            println!("      draft: {path}");
         }
     }
     Ok(Outcome::Ok)

@@ -221,7 +221,7 @@ fn observe_streak(
         steps,
         session_keys,
         occurrences: examples.len() as i64,
-        examples: examples.iter().take(3).map(|e| e.user_input.clone()).collect(),
+        examples: distinct_inputs(examples.iter().map(|e| e.user_input.as_str())),
     };
     let recorded = candidates::record(ctx.conn, ctx.staging, &evidence, ctx.now)?;
     let id = match recorded {
@@ -267,14 +267,7 @@ fn sequence_candidate(
         return Ok(None);
     }
     let steps: Vec<Step> = serde_json::from_str(&sightings[0].2)?;
-    let mut examples: Vec<String> = Vec::new();
-    let mut seen = HashSet::new();
-    for (_, input, _) in &sightings {
-        let input = input.trim();
-        if !input.is_empty() && examples.len() < 3 && seen.insert(input.to_string()) {
-            examples.push(input.to_string());
-        }
-    }
+    let examples = distinct_inputs(sightings.iter().map(|s| s.1.as_str()));
     let evidence = Evidence {
         agent_id: agent.to_string(),
         hash: hash.to_string(),
@@ -296,6 +289,17 @@ fn sequence_candidate(
         }
     };
     Ok(Some(id))
+}
+
+/// Up to three example requests, trimmed, without repeats.
+fn distinct_inputs<'a>(inputs: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for input in inputs.map(str::trim).filter(|i| !i.is_empty()) {
+        if out.len() < 3 && !out.iter().any(|o| o == input) {
+            out.push(input.to_string());
+        }
+    }
+    out
 }
 
 /// `detect.auto_promote`: candidates this run created or fed, still open, not a proposed version,

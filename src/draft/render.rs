@@ -135,18 +135,22 @@ pub fn skill_md(doc: &DraftDoc) -> String {
     s.push_str(&format!("- Evidence: {} {unit}\n\n", doc.evidence_count));
     if !doc.examples.is_empty() {
         s.push_str("## Example requests\n\n");
-        for (i, example) in doc.examples.iter().take(3).enumerate() {
-            let mut text: String = example.trim().chars().take(MAX_EXAMPLE_CHARS).collect();
-            if example.trim().chars().count() > MAX_EXAMPLE_CHARS {
+        for example in doc.examples.iter().take(3) {
+            let trimmed = example.trim();
+            let mut text: String = trimmed.chars().take(MAX_EXAMPLE_CHARS).collect();
+            if trimmed.chars().count() > MAX_EXAMPLE_CHARS {
                 text.push_str(" ...");
             }
-            s.push_str(&format!("{}.\n", i + 1));
             for line in text.lines() {
-                s.push_str(&format!("   > {line}\n"));
+                s.push_str(&format!("> {line}\n"));
             }
             s.push('\n');
         }
     }
+    s.push_str("## How to use\n\n");
+    s.push_str(
+        "Follow the observed tool sequence, adapting each call's inputs to the request at hand.\n\n",
+    );
     s.push_str("## Observed tool sequence\n\n");
     if doc.steps.is_empty() {
         s.push_str("No tool calls were observed: the work was done in conversation.\n");
