@@ -5,14 +5,14 @@ pub mod sequence;
 mod signature;
 mod streak;
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use anyhow::{Context, Result};
 use rusqlite::{Connection, params};
 use serde::Serialize;
 use uuid::Uuid;
 
-use crate::draft::candidates::{self, Evidence, Recorded};
+use crate::draft::candidates::{self, Evidence, Recorded, StagedDraft};
 use crate::draft::render::{DRAFT_SCORE, DRAFT_SCORER};
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
@@ -61,6 +61,7 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
     let staging = ws.paths.staging_dir.clone();
     let mut report = DetectReport::default();
     let mut touched_ids: Vec<i64> = Vec::new();
+    let mut drafts: BTreeMap<i64, StagedDraft> = BTreeMap::new();
     loop {
         let now = now_rfc3339();
         let tx = ws.store.conn_mut().transaction()?;
@@ -69,6 +70,7 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
             break;
         }
         let mut touched: Vec<(String, String)> = Vec::new();
+        let mut touched_set: HashSet<(String, String)> = HashSet::new();
         for turn in &turns {
             let signature = task_signature(&turn.user_input);
             tx.execute(
@@ -82,9 +84,15 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
                 if signature.is_empty() {
                     report.empty_signatures += 1;
                 } else {
-                    let ctx = Ctx { conn: &tx, staging: &staging, now: &now };
-                    let id =
-                        observe_streak(&ctx, cfg.streak_threshold, turn, &signature, &mut report)?;
+                    let mut ctx =
+                        Ctx { conn: &tx, staging: &staging, now: &now, drafts: &mut drafts };
+                    let id = observe_streak(
+                        &mut ctx,
+                        cfg.streak_threshold,
+                        turn,
+                        &signature,
+                        &mut report,
+                    )?;
                     touched_ids.extend(id);
                 }
             }
@@ -114,21 +122,26 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
                 if added > 0 {
                     report.sequences_seen += 1;
                     let key = (turn.agent_id.clone(), hash);
-                    if !touched.contains(&key) {
+                    if touched_set.insert(key.clone()) {
                         touched.push(key);
                     }
                 }
             }
         }
-        let ctx = Ctx { conn: &tx, staging: &staging, now: &now };
+        let mut ctx = Ctx { conn: &tx, staging: &staging, now: &now, drafts: &mut drafts };
         for (agent, hash) in touched {
             if let Some(id) =
-                sequence_candidate(&ctx, &agent, &hash, cfg.min_sessions, &mut report)?
+                sequence_candidate(&mut ctx, &agent, &hash, cfg.min_sessions, &mut report)?
             {
                 touched_ids.push(id);
             }
         }
         tx.commit().context("committing detection batch")?;
+    }
+    // After the commits: the rows hold each draft's text, so a crash here loses no evidence, and
+    // `promote` rewrites a missing draft from its row.
+    for draft in drafts.values() {
+        draft.write()?;
     }
     if cfg.auto_promote {
         auto_promote(ws, &touched_ids, &mut report)?;
@@ -140,6 +153,18 @@ struct Ctx<'a> {
     conn: &'a Connection,
     staging: &'a std::path::Path,
     now: &'a str,
+    /// Draft folders to write after the transactions commit, latest text per candidate.
+    drafts: &'a mut BTreeMap<i64, StagedDraft>,
+}
+
+impl Ctx<'_> {
+    fn record(&mut self, evidence: &Evidence) -> Result<Recorded> {
+        let (recorded, draft) = candidates::record(self.conn, self.staging, evidence, self.now)?;
+        if let (Recorded::Created(id) | Recorded::Redrafted(id), Some(draft)) = (&recorded, draft) {
+            self.drafts.insert(*id, draft);
+        }
+        Ok(recorded)
+    }
 }
 
 fn pending_turns(conn: &Connection) -> Result<Vec<Turn>> {
@@ -176,7 +201,7 @@ fn load_calls(conn: &Connection, turn_id: i64) -> Result<Vec<Call>> {
 /// Feeds one turn to its bucket; on a trigger, drafts `auto-<signature>` and returns the
 /// candidate id.
 fn observe_streak(
-    ctx: &Ctx,
+    ctx: &mut Ctx,
     threshold: u32,
     turn: &Turn,
     signature: &str,
@@ -223,7 +248,7 @@ fn observe_streak(
         occurrences: examples.len() as i64,
         examples: distinct_inputs(examples.iter().map(|e| e.user_input.as_str())),
     };
-    let recorded = candidates::record(ctx.conn, ctx.staging, &evidence, ctx.now)?;
+    let recorded = ctx.record(&evidence)?;
     let id = match recorded {
         Recorded::Created(id) => {
             report.candidates_created += 1;
@@ -250,7 +275,7 @@ fn observe_streak(
 
 /// Creates or updates the candidate for a sequence once it has been seen in enough sessions.
 fn sequence_candidate(
-    ctx: &Ctx,
+    ctx: &mut Ctx,
     agent: &str,
     hash: &str,
     min_sessions: usize,
@@ -278,7 +303,7 @@ fn sequence_candidate(
         occurrences: sightings.len() as i64,
         examples,
     };
-    let id = match candidates::record(ctx.conn, ctx.staging, &evidence, ctx.now)? {
+    let id = match ctx.record(&evidence)? {
         Recorded::Created(id) => {
             report.candidates_created += 1;
             id

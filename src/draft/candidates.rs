@@ -101,12 +101,25 @@ pub(crate) struct Evidence {
     pub examples: Vec<String>,
 }
 
+/// A draft folder to write once the database transaction that describes it has committed.
+pub(crate) struct StagedDraft {
+    pub folder: std::path::PathBuf,
+    pub skill_md: String,
+    pub manifest: Option<String>,
+}
+
+impl StagedDraft {
+    pub fn write(&self) -> Result<()> {
+        stage::write_draft(&self.folder, &self.skill_md, self.manifest.as_deref())
+    }
+}
+
 pub(crate) enum Recorded {
     /// A new candidate with a staged draft.
     Created(i64),
     /// An open candidate whose draft was rewritten with the new evidence.
     Redrafted(i64),
-    /// A promoted or dismissed candidate: only its counts changed, nothing is re-proposed.
+    /// A promoted, dismissed or version-proposing candidate: only its counts changed.
     Counted(i64),
 }
 
@@ -116,18 +129,21 @@ struct Existing {
     status: String,
     occurrences: i64,
     session_keys: Vec<String>,
+    target_skill_id: Option<i64>,
 }
 
-/// Creates or updates the candidate for `ev` and (re)writes its staged folder when it is open.
+/// Creates or updates the candidate for `ev`; when it is open, also returns the draft folder to
+/// (re)write. The caller writes it after committing, once per candidate per run: rewriting a
+/// folder on every sighting made file creation the main cost of detection.
 pub(crate) fn record(
     conn: &Connection,
     staging_dir: &Path,
     ev: &Evidence,
     now: &str,
-) -> Result<Recorded> {
+) -> Result<(Recorded, Option<StagedDraft>)> {
     let existing = conn
         .query_row(
-            "SELECT id, name, status, occurrences, session_keys FROM skill_candidates
+            "SELECT id, name, status, occurrences, session_keys, target_skill_id FROM skill_candidates
              WHERE agent_id = ?1 AND hash = ?2",
             params![ev.agent_id, ev.hash],
             |r| {
@@ -137,6 +153,7 @@ pub(crate) fn record(
                     status: r.get(2)?,
                     occurrences: r.get(3)?,
                     session_keys: json_strings(&r.get::<_, String>(4)?),
+                    target_skill_id: r.get(5)?,
                 })
             },
         )
@@ -161,14 +178,16 @@ pub(crate) fn record(
     let sequence_json = serde_json::to_string(&ev.steps)?;
     let keys_json = serde_json::to_string(&session_keys)?;
     let examples_json = serde_json::to_string(&ev.examples)?;
+    // A reviewed candidate, or one lifecycle turned into a proposed version of a skill, keeps its
+    // text: only the evidence counts move.
     if let Some(e) = &existing
-        && e.status != "candidate"
+        && (e.status != "candidate" || e.target_skill_id.is_some())
     {
         conn.execute(
             "UPDATE skill_candidates SET occurrences = ?2, session_keys = ?3 WHERE id = ?1",
             params![e.id, occurrences, keys_json],
         )?;
-        return Ok(Recorded::Counted(e.id));
+        return Ok((Recorded::Counted(e.id), None));
     }
     // The draft shows this streak's successes; a sequence shows its distinct sessions.
     let doc = DraftDoc {
@@ -187,7 +206,6 @@ pub(crate) fn record(
         .as_deref()
         .filter(|_| accumulate)
         .map(|sig| render::manifest_json(&name, sig, ev.occurrences, now));
-    stage::write_draft(&folder, &skill_md, manifest.as_deref())?;
     let staged = folder.to_string_lossy().into_owned();
     match existing {
         Some(e) => {
@@ -206,7 +224,7 @@ pub(crate) fn record(
                     staged
                 ],
             )?;
-            Ok(Recorded::Redrafted(e.id))
+            Ok((Recorded::Redrafted(e.id), Some(StagedDraft { folder, skill_md, manifest })))
         }
         None => {
             conn.execute(
@@ -230,7 +248,8 @@ pub(crate) fn record(
                     staged
                 ],
             )?;
-            Ok(Recorded::Created(conn.last_insert_rowid()))
+            let id = conn.last_insert_rowid();
+            Ok((Recorded::Created(id), Some(StagedDraft { folder, skill_md, manifest })))
         }
     }
 }

@@ -72,7 +72,9 @@ pub fn validate_dir(dir: &Path) -> Result<Vec<Problem>> {
         dir
     };
     let mut problems = Vec::new();
-    walk(dir, 0, &mut problems)?;
+    for folder in skill_folders(dir)? {
+        problems.extend(validate_skill(&folder)?);
+    }
     Ok(problems)
 }
 
@@ -91,15 +93,6 @@ fn collect(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<()> {
     }
     for sub in subdirs {
         collect(&sub, depth + 1, out)?;
-    }
-    Ok(())
-}
-
-fn walk(dir: &Path, depth: usize, problems: &mut Vec<Problem>) -> Result<()> {
-    let mut folders = Vec::new();
-    collect(dir, depth, &mut folders)?;
-    for folder in folders {
-        problems.extend(validate_skill(&folder)?);
     }
     Ok(())
 }

@@ -159,6 +159,16 @@ fn hand_made_violations_agree_with_the_reference() {
             "---\nname: folded\ndescription: >\n  Does x.\n  Use when y.\nlicense: MIT\n---\nbody\n",
         ),
         ("quoted", "---\nname: \"quoted\"\ndescription: 'It''s fine: use when needed'\n---\n"),
+        ("crlf", "---\r\nname: crlf\r\ndescription: x when y\r\n---\r\nbody\r\n"),
+        ("bom", "\u{feff}---\nname: bom\ndescription: x\n---\n"),
+        ("indent", "---\nname: indent\n description: x\n---\n"),
+        ("descmap", "---\nname: descmap\ndescription:\n  a: b\n---\n"),
+        ("compatmap", "---\nname: compatmap\ndescription: x\ncompatibility:\n  a: b\n---\n"),
+        ("anchor", "---\nname: &n anchor\ndescription: x\n---\n"),
+        ("name123", "---\nname: 123\ndescription: x\n---\n"),
+        ("123", "---\nname: 123\ndescription: x\n---\n"),
+        ("docend", "---\nname: docend\ndescription: x\n...\n---\n"),
+        ("emptyfront", "------\nbody\n"),
     ];
     for (folder, text) in cases {
         let dir = tw.root().join("cases").join(folder);
