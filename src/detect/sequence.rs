@@ -24,16 +24,36 @@ pub struct Call {
 pub enum Skip {
     /// Fewer than `min_len` steps once repeats are folded.
     Short,
-    /// Only one tool, repeated: polling (`write_stdin`, `BashOutput`), not an operation.
+    /// Only one tool, repeated, or only polling and bookkeeping: waiting, not an operation.
     OneTool,
+}
+
+/// Calls that wait on or take notes about work rather than do it: polling a running process
+/// (Codex `write_stdin`, Claude `BashOutput`/`TaskOutput`) and to-do bookkeeping. They are
+/// transparent: left out of a sequence without breaking it, so `exec_command, write_stdin,
+/// write_stdin, exec_command` is the same work as `exec_command, exec_command`.
+pub fn is_transparent(tool: &str) -> bool {
+    matches!(
+        tool,
+        "write_stdin"
+            | "BashOutput"
+            | "TaskOutput"
+            | "TodoWrite"
+            | "TodoRead"
+            | "TaskCreate"
+            | "TaskUpdate"
+            | "TaskList"
+            | "update_plan"
+    )
 }
 
 /// Splits a turn's calls into maximal runs and turns each into a sequence.
 ///
-/// A failed call ends a run (the failed attempt is not part of a repeatable procedure). Back-to-back
-/// calls of the same tool with the same shape fold into one step, so reading two files or three
-/// before an edit is the same procedure. Each maximal run is hashed whole, not as sliding windows:
-/// windows would turn one long run into many overlapping candidates with identical evidence.
+/// A failed call ends a run (the failed attempt is not part of a repeatable procedure).
+/// Transparent calls are dropped, and back-to-back calls of the same tool with the same shape
+/// fold into one step, so reading two files or three before an edit is the same procedure. Each
+/// maximal run is hashed whole, not as sliding windows: windows would turn one long run into many
+/// overlapping candidates with identical evidence.
 pub fn sequences(calls: &[Call], min_len: usize) -> (Vec<Vec<Step>>, Vec<Skip>) {
     let mut found = Vec::new();
     let mut skipped = Vec::new();
@@ -42,8 +62,8 @@ pub fn sequences(calls: &[Call], min_len: usize) -> (Vec<Vec<Step>>, Vec<Skip>) 
             continue;
         }
         let steps = fold(run);
-        let first = &steps[0].name;
-        if steps.iter().all(|s| &s.name == first) {
+        let one_tool = steps.first().is_none_or(|first| steps.iter().all(|s| s.name == first.name));
+        if one_tool {
             skipped.push(Skip::OneTool);
         } else if steps.len() < min_len.max(1) {
             skipped.push(Skip::Short);
@@ -54,11 +74,11 @@ pub fn sequences(calls: &[Call], min_len: usize) -> (Vec<Vec<Step>>, Vec<Skip>) 
     (found, skipped)
 }
 
-/// A turn's successful calls with back-to-back repeats folded: the "observed tool sequence" of a
-/// streak draft.
+/// Successful, non-transparent calls with back-to-back repeats folded: the steps of a run, and
+/// the "observed tool sequence" of a streak draft.
 pub fn fold(calls: &[Call]) -> Vec<Step> {
     let mut steps: Vec<Step> = Vec::new();
-    for call in calls.iter().filter(|c| !c.is_error) {
+    for call in calls.iter().filter(|c| !c.is_error && !is_transparent(&c.name)) {
         let step = Step { name: call.name.clone(), input_shape: call.input_shape.clone() };
         if steps.last() != Some(&step) {
             steps.push(step);
@@ -140,6 +160,20 @@ mod tests {
         assert_eq!(found.len(), 1);
         let names: Vec<_> = found[0].iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["Read", "Edit", "Bash"]);
+    }
+
+    #[test]
+    fn polling_between_steps_is_transparent() {
+        let ws = call("write_stdin", "{chars}");
+        let exec = call("exec_command", "{cmd}");
+        let patch = call("apply_patch", "{input}");
+        let calls = [exec.clone(), ws.clone(), ws.clone(), exec.clone(), patch, ws, exec];
+        let (found, _) = sequences(&calls, 3);
+        let names: Vec<_> = found[0].iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["exec_command", "apply_patch", "exec_command"]);
+        let (found, skipped) = sequences(&calls[..4], 3);
+        assert!(found.is_empty());
+        assert_eq!(skipped, [Skip::OneTool]);
     }
 
     #[test]
