@@ -114,7 +114,7 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
                         hash,
                         turn.session_key,
                         turn.id,
-                        turn.user_input,
+                        clip(&turn.user_input),
                         serde_json::to_string(&steps)?,
                         now
                     ],
@@ -208,7 +208,7 @@ fn observe_streak(
     report: &mut DetectReport,
 ) -> Result<Option<i64>> {
     let example = streak::Example {
-        user_input: turn.user_input.clone(),
+        user_input: clip(&turn.user_input).to_string(),
         summary: turn.summary.clone(),
         turn_id: turn.id,
         session_key: turn.session_key.clone(),
@@ -316,6 +316,19 @@ fn sequence_candidate(
     Ok(Some(id))
 }
 
+/// Example requests are kept for drafts, not as an archive: a pasted log stays in `turns`.
+fn clip(input: &str) -> &str {
+    const MAX_EXAMPLE_BYTES: usize = 2000;
+    if input.len() <= MAX_EXAMPLE_BYTES {
+        return input;
+    }
+    let mut end = MAX_EXAMPLE_BYTES;
+    while !input.is_char_boundary(end) {
+        end -= 1;
+    }
+    &input[..end]
+}
+
 /// Up to three example requests, trimmed, without repeats.
 fn distinct_inputs<'a>(inputs: impl Iterator<Item = &'a str>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -353,4 +366,23 @@ fn auto_promote(ws: &mut Workspace, ids: &[i64], report: &mut DetectReport) -> R
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clip_keeps_whole_characters() {
+        let long = "é".repeat(1500);
+        let clipped = clip(&long);
+        assert!(clipped.len() <= 2000 && clipped.chars().all(|c| c == 'é'));
+        assert_eq!(clip("short"), "short");
+    }
+
+    #[test]
+    fn distinct_inputs_dedupes_and_caps_at_three() {
+        let got = distinct_inputs(["a ", "a", "", "b", "c", "d"].into_iter());
+        assert_eq!(got, ["a", "b", "c"]);
+    }
 }

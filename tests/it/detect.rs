@@ -297,6 +297,9 @@ fn candidates_are_scoped_by_agent() {
     assert_eq!(names, ["auto-deploy-stack-staging", "seq-read-edit-bash"]);
     assert!(alice.as_array().unwrap().iter().all(|c| c["agent_id"] == "alice"));
     assert_eq!(tw.run_json(&["candidates", "--agent", "bob"]), serde_json::json!([]));
+    let text = tw.run_ok(&["candidates", "--agent", "alice"]);
+    assert!(text.contains("seq-read-edit-bash") && text.contains("staging"), "{text}");
+    assert!(tw.run_ok(&["candidates", "--agent", "bob"]).contains("no candidates for agent bob"));
     assert_eq!(tw.run_json(&["candidates"]), serde_json::json!([]), "default agent sees neither");
 }
 
