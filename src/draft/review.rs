@@ -42,7 +42,8 @@ fn ensure_draft(folder: &Path, c: &CandidateView) -> Result<()> {
     }
 }
 
-/// Moves the staged draft into the live skills folder and records the skill with version 1.
+/// Moves the staged draft (as a person may have edited it) into the live skills folder and
+/// records the skill with version 1. A draft that breaks the spec is refused.
 pub fn promote(ws: &mut Workspace, candidate_id: i64) -> Result<Promoted> {
     let c = get_candidate(ws.store.conn(), candidate_id)?;
     if c.status != "candidate" {
@@ -79,6 +80,17 @@ pub fn promote(ws: &mut Workspace, candidate_id: i64) -> Result<Promoted> {
     }
     let staged = staged_folder(ws, &c);
     ensure_draft(&staged, &c)?;
+    let errors: Vec<String> = crate::spec::validate_skill(&staged)?
+        .into_iter()
+        .filter(|p| p.severity == crate::spec::Severity::Error)
+        .map(|p| p.to_string())
+        .collect();
+    if !errors.is_empty() {
+        bail!(
+            "cannot promote candidate {candidate_id}: its draft breaks the Agent Skills spec:\n{}",
+            errors.join("\n")
+        );
+    }
     let skill_md_path = staged.join("SKILL.md");
     let content = fs::read_to_string(&skill_md_path)
         .with_context(|| format!("reading {}", skill_md_path.display()))?;

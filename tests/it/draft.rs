@@ -85,6 +85,18 @@ fn promote_refuses_to_overwrite_a_live_skill() {
     assert_eq!(feed.count("SELECT COUNT(*) FROM skills"), 0);
     assert_eq!(tw.run_json(&["candidates"])[0]["status"], "candidate");
 
+    // A draft edited into breaking the spec is refused, naming the file and line.
+    std::fs::remove_dir_all(&live).unwrap();
+    let md = tw.root().join("staging/seq-read-edit-bash/SKILL.md");
+    let text = std::fs::read_to_string(&md).unwrap();
+    std::fs::write(&md, text.replace("name: seq-read-edit-bash", "name: Seq_Read")).unwrap();
+    let out = tw.run(&["promote", &id.to_string()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains(&format!("{}:2: error: name", md.display())), "{err}");
+    assert!(!live.exists());
+    assert_eq!(feed.count("SELECT COUNT(*) FROM skills"), 0);
+
     let missing = tw.run(&["promote", "999"]);
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no candidate with id 999"));
 }
