@@ -32,11 +32,17 @@ pub fn slug(text: &str, max: usize) -> Option<String> {
             out.push('-');
         }
     }
-    let mut out: String = out.chars().take(max).collect();
-    while out.ends_with('-') {
-        out.pop();
+    let full = out.trim_end_matches('-');
+    let mut cut: String = full.chars().take(max).collect();
+    // Cut at a word boundary when the limit falls inside a word (unless it is the only word).
+    if cut.len() < full.len()
+        && !full[cut.len()..].starts_with('-')
+        && let Some(at) = cut.rfind('-')
+    {
+        cut.truncate(at);
     }
-    (!out.is_empty()).then_some(out)
+    let cut = cut.trim_end_matches('-').to_string();
+    (!cut.is_empty()).then_some(cut)
 }
 
 /// `auto-<signature>` for streak drafts, `seq-<tool>-<tool>-...` for sequences; always spec-valid.
@@ -212,6 +218,16 @@ mod tests {
         assert_eq!(base_name("signature", Some("code-refactor"), &[], "h"), "auto-code-refactor");
         let cjk = base_name("signature", Some("重构代码"), &[], "sig:重构代码");
         assert!(cjk.starts_with("auto-") && cjk.len() == 13, "{cjk}");
+        let steps: Vec<Step> =
+            ["Read", "Grep", "Edit", "Bash", "WebFetch", "MultiEdit", "Write", "Glob"]
+                .iter()
+                .map(|n| Step { name: n.to_string(), input_shape: "{}".into() })
+                .collect();
+        let name = base_name("sequence", None, &steps, "h");
+        assert_eq!(name, "seq-read-grep-edit-bash-webfetch-multiedit-write-glob");
+        let twice: Vec<Step> = steps.iter().chain(&steps).cloned().collect();
+        let name = base_name("sequence", None, &twice, "h");
+        assert_eq!(name, "seq-read-grep-edit-bash-webfetch-multiedit-write-glob-read-grep");
         let long = "x".repeat(100);
         assert_eq!(base_name("signature", Some(&long), &[], "h").len(), 64);
         let d = disambiguated(&base_name("signature", Some(&long), &[], "h"), "other");
