@@ -7,6 +7,9 @@
 pub mod cli;
 pub mod config;
 pub mod demo;
+pub mod detect;
+pub mod draft;
 pub mod model;
+pub mod spec;
 pub mod store;
 pub mod workspace;

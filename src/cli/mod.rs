@@ -11,6 +11,11 @@ use serde::Serialize;
 
 use crate::workspace::{Overrides, Workspace};
 
+mod candidates;
+mod dismiss;
+mod promote;
+mod validate;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "skilldeck",
@@ -52,7 +57,16 @@ impl GlobalArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// List skill candidates detection proposed (open ones; --all for every status)
+    Candidates(candidates::CandidatesArgs),
+    /// Move a staged draft into the live skills folder and record it as a skill
+    Promote(promote::PromoteArgs),
+    /// Dismiss a candidate so the same evidence does not propose it again
+    Dismiss(dismiss::DismissArgs),
+    /// Lint skill folders against the Agent Skills spec (exit 1 on errors)
+    Validate(validate::ValidateArgs),
+}
 
 /// What a command reports back to `main`: success, or a non-zero exit without an error message
 /// (e.g. `validate` found violations and already printed them).
@@ -68,7 +82,12 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Cli::command().print_help()?;
             Ok(Outcome::Ok)
         }
-        Some(command) => match command {},
+        Some(command) => match command {
+            Command::Candidates(args) => candidates::run(&cli.global, args),
+            Command::Promote(args) => promote::run(&cli.global, args),
+            Command::Dismiss(args) => dismiss::run(&cli.global, args),
+            Command::Validate(args) => validate::run(args),
+        },
     }
 }
 

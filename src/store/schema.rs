@@ -106,6 +106,19 @@ CREATE TABLE skill_candidates (
     UNIQUE(agent_id, hash)
 );
 
+-- Detection: every session a tool-sequence hash was seen in, before and after it becomes a
+-- candidate (a candidate needs `detect.min_sessions` distinct sessions).
+CREATE TABLE sequence_sightings (
+    agent_id      TEXT NOT NULL DEFAULT 'default',
+    hash          TEXT NOT NULL,
+    session_key   TEXT NOT NULL,
+    turn_id       INTEGER NOT NULL,
+    user_input    TEXT NOT NULL,
+    tool_sequence TEXT NOT NULL,            -- JSON array of {name, input_shape}
+    seen_at       TEXT NOT NULL,
+    PRIMARY KEY(agent_id, hash, session_key)
+);
+
 CREATE TABLE skills (
     id            INTEGER PRIMARY KEY,
     agent_id      TEXT NOT NULL DEFAULT 'default',

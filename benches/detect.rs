@@ -1,0 +1,142 @@
+//! Detection throughput on a synthetic history: `cargo bench --bench detect`.
+//!
+//! Baseline, measured in the same run on an identical copy of the database: reading every pending
+//! turn and its tool calls once, with no analysis and no writes. The ratio says what detection
+//! (signatures, streaks, sequence hashing, sightings, candidates, staged drafts) costs on top.
+
+use std::time::Instant;
+
+use rusqlite::params;
+use skilldeck::config::Config;
+use skilldeck::detect;
+use skilldeck::workspace::{Paths, Workspace};
+
+const SESSIONS: usize = 400;
+const TURNS_PER_SESSION: usize = 25;
+
+const TOOLS: [(&str, &str); 6] = [
+    ("Read", r#"{"file_path":"string"}"#),
+    ("Grep", r#"{"path":"string","pattern":"string"}"#),
+    ("Edit", r#"{"file_path":"string","new_string":"string","old_string":"string"}"#),
+    ("Bash", r#"{"command":"string","description":"string"}"#),
+    ("Write", r#"{"content":"string","file_path":"string"}"#),
+    ("TodoWrite", r#"{"todos":"array"}"#),
+];
+const PROMPTS: [&str; 8] = [
+    "refactor the parser module",
+    "fix the failing integration test",
+    "please update the changelog for the release",
+    "add a command line flag for verbose output",
+    "why does the build fail on CI",
+    "rename the config loader and its tests",
+    "write documentation for the storage layer",
+    "bump dependencies and run the test suite",
+];
+
+fn populate(ws: &mut Workspace) -> usize {
+    let tx = ws.store.conn_mut().transaction().unwrap();
+    let mut turns = 0;
+    let mut seed: u64 = 7;
+    let mut next = move || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 33) as usize
+    };
+    for s in 0..SESSIONS {
+        tx.execute(
+            "INSERT INTO sessions (agent_id, session_key, source) VALUES ('default', ?1, 'native')",
+            [format!("session-{s}")],
+        )
+        .unwrap();
+        let session = tx.last_insert_rowid();
+        for t in 0..TURNS_PER_SESSION {
+            let prompt = PROMPTS[next() % PROMPTS.len()];
+            let outcome = if next() % 5 == 0 { "failure" } else { "success" };
+            let at = format!("2026-11-01T{:02}:{:02}:{:02}Z", s / 60 % 24, s % 60, t);
+            tx.execute(
+                "INSERT INTO turns (session_id, agent_id, file_path, user_input, outcome, ended_at, complete)
+                 VALUES (?1, 'default', 'bench.jsonl', ?2, ?3, ?4, 1)",
+                params![session, format!("{prompt} #{}", next() % 3), outcome, at],
+            )
+            .unwrap();
+            let turn = tx.last_insert_rowid();
+            let calls = 2 + next() % 8;
+            for ordinal in 0..calls {
+                let (name, shape) = TOOLS[next() % TOOLS.len()];
+                tx.execute(
+                    "INSERT INTO tool_calls (turn_id, ordinal, name, input_shape, is_error)
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                    params![turn, ordinal as i64, name, shape, (next() % 20 == 0) as i64],
+                )
+                .unwrap();
+            }
+            turns += 1;
+        }
+    }
+    tx.commit().unwrap();
+    turns
+}
+
+fn baseline(ws: &Workspace) -> usize {
+    let conn = ws.store.conn();
+    let mut turns = conn
+        .prepare(
+            "SELECT t.id, t.user_input, t.outcome, s.session_key FROM turns t
+             JOIN sessions s ON s.id = t.session_id
+             WHERE t.complete = 1 AND t.detected = 0 ORDER BY t.ended_at, t.id",
+        )
+        .unwrap();
+    let mut calls = conn
+        .prepare("SELECT name, input_shape, is_error FROM tool_calls WHERE turn_id = ?1 ORDER BY ordinal")
+        .unwrap();
+    let ids: Vec<(i64, String)> =
+        turns.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect();
+    let mut total = 0;
+    for (id, input) in &ids {
+        total += input.len();
+        let rows: Vec<(String, String, bool)> = calls
+            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        total += rows.len();
+    }
+    total
+}
+
+fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = Workspace::with_paths(Config::default(), Paths::under(dir.path())).unwrap();
+    let turns = populate(&mut ws);
+
+    let start = Instant::now();
+    std::hint::black_box(baseline(&ws));
+    let base = start.elapsed();
+
+    let start = Instant::now();
+    let report = detect::run(&mut ws).unwrap();
+    let full = start.elapsed();
+    assert_eq!(report.turns_processed as usize, turns);
+
+    let start = Instant::now();
+    let again = detect::run(&mut ws).unwrap();
+    let idle = start.elapsed();
+    assert_eq!(again.turns_processed, 0);
+
+    println!("turns: {turns} in {SESSIONS} sessions");
+    println!(
+        "baseline read: {:>8.1} ms ({:.0} turns/s)",
+        base.as_secs_f64() * 1e3,
+        turns as f64 / base.as_secs_f64()
+    );
+    println!(
+        "detect::run:   {:>8.1} ms ({:.0} turns/s), {:.1}x the baseline read",
+        full.as_secs_f64() * 1e3,
+        turns as f64 / full.as_secs_f64(),
+        full.as_secs_f64() / base.as_secs_f64()
+    );
+    println!("idle re-run:   {:>8.1} ms", idle.as_secs_f64() * 1e3);
+    println!(
+        "candidates created: {}, streak drafts: {}, sequences seen: {}",
+        report.candidates_created, report.streak_drafts, report.sequences_seen
+    );
+}

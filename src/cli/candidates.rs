@@ -1,0 +1,45 @@
+//! `skilldeck candidates`: what detection proposes, for one agent.
+
+use anyhow::Result;
+use clap::Args;
+
+use super::{GlobalArgs, Outcome, print_json};
+use crate::draft;
+
+#[derive(Debug, Args)]
+pub struct CandidatesArgs {
+    /// Agent whose candidates to list (default: config `agent_id`)
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// Include promoted and dismissed candidates
+    #[arg(long)]
+    pub all: bool,
+    /// Print a JSON array
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
+    let ws = global.open()?;
+    let agent = args.agent.clone().unwrap_or_else(|| ws.config.agent_id.clone());
+    let list: Vec<_> = draft::list_candidates(&ws.store, Some(&agent))?
+        .into_iter()
+        .filter(|c| args.all || c.status == "candidate")
+        .collect();
+    if args.json {
+        print_json(&list)?;
+        return Ok(Outcome::Ok);
+    }
+    if list.is_empty() {
+        println!("no candidates for agent {agent}");
+        return Ok(Outcome::Ok);
+    }
+    println!("{:>4}  {:<9}  {:>4}  {:<9}  NAME", "ID", "STATUS", "OCC", "SOURCE");
+    for c in &list {
+        println!("{:>4}  {:<9}  {:>4}  {:<9}  {}", c.id, c.status, c.occurrences, c.source, c.name);
+        if let Some(path) = &c.staged_path {
+            println!("      draft: {path}");
+        }
+    }
+    Ok(Outcome::Ok)
+}

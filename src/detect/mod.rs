@@ -1,0 +1,388 @@
+//! Detection of repeated work: task-signature streaks (seed 000) and tool sequences recurring
+//! across sessions (seed 001). Both become `skill_candidates` rows with a staged draft.
+
+pub mod sequence;
+mod signature;
+mod streak;
+
+use std::collections::{BTreeMap, HashSet};
+
+use anyhow::{Context, Result};
+use rusqlite::{Connection, params};
+use serde::Serialize;
+use uuid::Uuid;
+
+use crate::draft::candidates::{self, Evidence, Recorded, StagedDraft};
+use crate::draft::render::{DRAFT_SCORE, DRAFT_SCORER};
+use crate::store::now_rfc3339;
+use crate::workspace::Workspace;
+use sequence::{Call, Skip, Step};
+pub use signature::task_signature;
+
+/// Turns handled per transaction.
+const BATCH: usize = 500;
+
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct DetectReport {
+    pub turns_processed: u64,
+    /// Turns whose signature came out empty (ignored by streaks).
+    pub empty_signatures: u64,
+    /// Buckets a failure dropped.
+    pub streaks_reset: u64,
+    /// Streaks that reached the threshold and wrote a draft.
+    pub streak_drafts: u64,
+    /// Qualifying tool sequences seen in a session for the first time.
+    pub sequences_seen: u64,
+    /// Runs of one tool repeated (polling) that were not counted.
+    pub polling_runs_skipped: u64,
+    /// Turns whose prompt is a smoke test, left out of sequence detection.
+    pub smoke_turns_skipped: u64,
+    pub candidates_created: u64,
+    pub candidates_updated: u64,
+    pub auto_promoted: u64,
+    /// Candidates auto-promotion could not promote, with the reason.
+    pub auto_promote_errors: Vec<String>,
+}
+
+struct Turn {
+    id: i64,
+    agent_id: String,
+    session_key: String,
+    user_input: String,
+    success: bool,
+    summary: Option<String>,
+    is_sidechain: bool,
+}
+
+/// Consumes pending turns (complete, not yet detected) in (ended_at, id) order, one transaction
+/// per batch. Running it again with nothing new changes nothing.
+pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
+    let cfg = ws.config.detect.clone();
+    let staging = ws.paths.staging_dir.clone();
+    let mut report = DetectReport::default();
+    let mut touched_ids: Vec<i64> = Vec::new();
+    let mut drafts: BTreeMap<i64, StagedDraft> = BTreeMap::new();
+    loop {
+        let now = now_rfc3339();
+        let tx = ws.store.conn_mut().transaction()?;
+        let turns = pending_turns(&tx)?;
+        if turns.is_empty() {
+            break;
+        }
+        let mut touched: Vec<(String, String)> = Vec::new();
+        let mut touched_set: HashSet<(String, String)> = HashSet::new();
+        for turn in &turns {
+            let signature = task_signature(&turn.user_input);
+            tx.execute(
+                "UPDATE turns SET signature = ?2, detected = 1 WHERE id = ?1",
+                params![turn.id, signature],
+            )?;
+            report.turns_processed += 1;
+            let calls = load_calls(&tx, turn.id)?;
+            // A subagent's prompt is written by the parent agent, not asked by the user.
+            if !turn.is_sidechain {
+                if signature.is_empty() {
+                    report.empty_signatures += 1;
+                } else {
+                    let mut ctx =
+                        Ctx { conn: &tx, staging: &staging, now: &now, drafts: &mut drafts };
+                    let id = observe_streak(
+                        &mut ctx,
+                        cfg.streak_threshold,
+                        turn,
+                        &signature,
+                        &mut report,
+                    )?;
+                    touched_ids.extend(id);
+                }
+            }
+            if sequence::is_smoke_test(&turn.user_input) {
+                report.smoke_turns_skipped += 1;
+                continue;
+            }
+            let (found, skipped) = sequence::sequences(&calls, cfg.min_sequence_len);
+            report.polling_runs_skipped +=
+                skipped.iter().filter(|s| **s == Skip::OneTool).count() as u64;
+            for steps in found {
+                let hash = sequence::hash(&steps);
+                let added = tx.execute(
+                    "INSERT OR IGNORE INTO sequence_sightings
+                     (agent_id, hash, session_key, turn_id, user_input, tool_sequence, seen_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                    params![
+                        turn.agent_id,
+                        hash,
+                        turn.session_key,
+                        turn.id,
+                        clip(&turn.user_input),
+                        serde_json::to_string(&steps)?,
+                        now
+                    ],
+                )?;
+                if added > 0 {
+                    report.sequences_seen += 1;
+                    let key = (turn.agent_id.clone(), hash);
+                    if touched_set.insert(key.clone()) {
+                        touched.push(key);
+                    }
+                }
+            }
+        }
+        let mut ctx = Ctx { conn: &tx, staging: &staging, now: &now, drafts: &mut drafts };
+        for (agent, hash) in touched {
+            if let Some(id) =
+                sequence_candidate(&mut ctx, &agent, &hash, cfg.min_sessions, &mut report)?
+            {
+                touched_ids.push(id);
+            }
+        }
+        tx.commit().context("committing detection batch")?;
+    }
+    // After the commits: the rows hold each draft's text, so a crash here loses no evidence, and
+    // `promote` rewrites a missing draft from its row.
+    for draft in drafts.values() {
+        draft.write()?;
+    }
+    if cfg.auto_promote {
+        auto_promote(ws, &touched_ids, &mut report)?;
+    }
+    Ok(report)
+}
+
+struct Ctx<'a> {
+    conn: &'a Connection,
+    staging: &'a std::path::Path,
+    now: &'a str,
+    /// Draft folders to write after the transactions commit, latest text per candidate.
+    drafts: &'a mut BTreeMap<i64, StagedDraft>,
+}
+
+impl Ctx<'_> {
+    fn record(&mut self, evidence: &Evidence) -> Result<Recorded> {
+        let (recorded, draft) = candidates::record(self.conn, self.staging, evidence, self.now)?;
+        if let (Recorded::Created(id) | Recorded::Redrafted(id), Some(draft)) = (&recorded, draft) {
+            self.drafts.insert(*id, draft);
+        }
+        Ok(recorded)
+    }
+}
+
+fn pending_turns(conn: &Connection) -> Result<Vec<Turn>> {
+    let mut stmt = conn.prepare(
+        "SELECT t.id, t.agent_id, s.session_key, t.user_input, t.outcome, t.summary, t.is_sidechain
+         FROM turns t JOIN sessions s ON s.id = t.session_id
+         WHERE t.complete = 1 AND t.detected = 0
+         ORDER BY t.ended_at, t.id LIMIT ?1",
+    )?;
+    let rows = stmt.query_map([BATCH as i64], |r| {
+        Ok(Turn {
+            id: r.get(0)?,
+            agent_id: r.get(1)?,
+            session_key: r.get(2)?,
+            user_input: r.get(3)?,
+            success: r.get::<_, String>(4)? == "success",
+            summary: r.get(5)?,
+            is_sidechain: r.get(6)?,
+        })
+    })?;
+    rows.collect::<rusqlite::Result<Vec<_>>>().context("reading pending turns")
+}
+
+fn load_calls(conn: &Connection, turn_id: i64) -> Result<Vec<Call>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT name, input_shape, is_error FROM tool_calls WHERE turn_id = ?1 ORDER BY ordinal, id",
+    )?;
+    let rows = stmt.query_map([turn_id], |r| {
+        Ok(Call { name: r.get(0)?, input_shape: r.get(1)?, is_error: r.get(2)? })
+    })?;
+    rows.collect::<rusqlite::Result<Vec<_>>>().context("reading tool calls")
+}
+
+/// Feeds one turn to its bucket; on a trigger, drafts `auto-<signature>` and returns the
+/// candidate id.
+fn observe_streak(
+    ctx: &mut Ctx,
+    threshold: u32,
+    turn: &Turn,
+    signature: &str,
+    report: &mut DetectReport,
+) -> Result<Option<i64>> {
+    let example = streak::Example {
+        user_input: clip(&turn.user_input).to_string(),
+        summary: turn.summary.clone(),
+        turn_id: turn.id,
+        session_key: turn.session_key.clone(),
+    };
+    let step = streak::observe(
+        ctx.conn,
+        &turn.agent_id,
+        signature,
+        turn.success,
+        example,
+        threshold,
+        ctx.now,
+    )?;
+    let examples = match step {
+        streak::Step::Reset => {
+            report.streaks_reset += 1;
+            return Ok(None);
+        }
+        streak::Step::Nothing => return Ok(None),
+        streak::Step::Triggered(examples) => examples,
+    };
+    let last_turn = examples.last().map(|e| e.turn_id).unwrap_or(turn.id);
+    let steps: Vec<Step> = sequence::fold(&load_calls(ctx.conn, last_turn)?);
+    let mut session_keys: Vec<String> = Vec::new();
+    for e in &examples {
+        if !session_keys.contains(&e.session_key) {
+            session_keys.push(e.session_key.clone());
+        }
+    }
+    let evidence = Evidence {
+        agent_id: turn.agent_id.clone(),
+        hash: format!("sig:{signature}"),
+        source: "signature",
+        signature: Some(signature.to_string()),
+        steps,
+        session_keys,
+        occurrences: examples.len() as i64,
+        examples: distinct_inputs(examples.iter().map(|e| e.user_input.as_str())),
+    };
+    let recorded = ctx.record(&evidence)?;
+    let id = match recorded {
+        Recorded::Created(id) => {
+            report.candidates_created += 1;
+            id
+        }
+        Recorded::Redrafted(id) => {
+            report.candidates_updated += 1;
+            id
+        }
+        Recorded::Counted(id) => {
+            report.candidates_updated += 1;
+            return Ok(Some(id));
+        }
+    };
+    report.streak_drafts += 1;
+    // Seed 000's PromptStore row: one per draft, fresh UUID v4 key.
+    ctx.conn.execute(
+        "INSERT INTO evolved_prompts (id, agent_id, skill_name, prompt, score, scorer, created_at)
+         SELECT ?1, agent_id, name, skill_md, ?2, ?3, ?4 FROM skill_candidates WHERE id = ?5",
+        params![Uuid::new_v4().to_string(), DRAFT_SCORE, DRAFT_SCORER, ctx.now, id],
+    )?;
+    Ok(Some(id))
+}
+
+/// Creates or updates the candidate for a sequence once it has been seen in enough sessions.
+fn sequence_candidate(
+    ctx: &mut Ctx,
+    agent: &str,
+    hash: &str,
+    min_sessions: usize,
+    report: &mut DetectReport,
+) -> Result<Option<i64>> {
+    let mut stmt = ctx.conn.prepare_cached(
+        "SELECT session_key, user_input, tool_sequence FROM sequence_sightings
+         WHERE agent_id = ?1 AND hash = ?2 ORDER BY rowid",
+    )?;
+    let sightings: Vec<(String, String, String)> = stmt
+        .query_map(params![agent, hash], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    if sightings.len() < min_sessions.max(1) {
+        return Ok(None);
+    }
+    let steps: Vec<Step> = serde_json::from_str(&sightings[0].2)?;
+    let examples = distinct_inputs(sightings.iter().map(|s| s.1.as_str()));
+    let evidence = Evidence {
+        agent_id: agent.to_string(),
+        hash: hash.to_string(),
+        source: "sequence",
+        signature: None,
+        steps,
+        session_keys: sightings.iter().map(|s| s.0.clone()).collect(),
+        occurrences: sightings.len() as i64,
+        examples,
+    };
+    let id = match ctx.record(&evidence)? {
+        Recorded::Created(id) => {
+            report.candidates_created += 1;
+            id
+        }
+        Recorded::Redrafted(id) | Recorded::Counted(id) => {
+            report.candidates_updated += 1;
+            id
+        }
+    };
+    Ok(Some(id))
+}
+
+/// Example requests are kept for drafts, not as an archive: a pasted log stays in `turns`.
+fn clip(input: &str) -> &str {
+    const MAX_EXAMPLE_BYTES: usize = 2000;
+    if input.len() <= MAX_EXAMPLE_BYTES {
+        return input;
+    }
+    let mut end = MAX_EXAMPLE_BYTES;
+    while !input.is_char_boundary(end) {
+        end -= 1;
+    }
+    &input[..end]
+}
+
+/// Up to three example requests, trimmed, without repeats.
+fn distinct_inputs<'a>(inputs: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for input in inputs.map(str::trim).filter(|i| !i.is_empty()) {
+        if out.len() < 3 && !out.iter().any(|o| o == input) {
+            out.push(input.to_string());
+        }
+    }
+    out
+}
+
+/// `detect.auto_promote`: candidates this run created or fed, still open, not a proposed version,
+/// with enough evidence, go live without review.
+fn auto_promote(ws: &mut Workspace, ids: &[i64], report: &mut DetectReport) -> Result<()> {
+    let cfg = ws.config.detect.clone();
+    let mut done = HashSet::new();
+    for &id in ids {
+        if !done.insert(id) {
+            continue;
+        }
+        let c = candidates::get_candidate(ws.store.conn(), id)?;
+        let needed = if c.source == "signature" {
+            i64::from(cfg.streak_threshold)
+        } else {
+            cfg.min_sessions as i64
+        };
+        if c.status != "candidate" || c.target_skill_id.is_some() || c.occurrences < needed {
+            continue;
+        }
+        match crate::draft::promote(ws, id) {
+            Ok(_) => report.auto_promoted += 1,
+            Err(e) => {
+                report.auto_promote_errors.push(format!("candidate {id} ({}): {e:#}", c.name))
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clip_keeps_whole_characters() {
+        let long = "é".repeat(1500);
+        let clipped = clip(&long);
+        assert!(clipped.len() <= 2000 && clipped.chars().all(|c| c == 'é'));
+        assert_eq!(clip("short"), "short");
+    }
+
+    #[test]
+    fn distinct_inputs_dedupes_and_caps_at_three() {
+        let got = distinct_inputs(["a ", "a", "", "b", "c", "d"].into_iter());
+        assert_eq!(got, ["a", "b", "c"]);
+    }
+}

@@ -1,0 +1,205 @@
+//! Seed 001 tool sequences: runs of consecutive tool calls in a turn, hashed by tool names and
+//! parameter shapes (never values), counted per distinct session of one agent.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// One step of a sequence: a tool and the shape of its input.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Step {
+    pub name: String,
+    pub input_shape: String,
+}
+
+/// A tool call as stored by ingestion.
+#[derive(Debug, Clone)]
+pub struct Call {
+    pub name: String,
+    pub input_shape: String,
+    pub is_error: bool,
+}
+
+/// Why a run of calls did not become a sequence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    /// Fewer than `min_len` steps once repeats are folded.
+    Short,
+    /// Only one tool, repeated, or only polling and bookkeeping: waiting, not an operation.
+    OneTool,
+}
+
+/// Calls that wait on or take notes about work rather than do it: polling a running process
+/// (Codex `write_stdin`, Claude `BashOutput`/`TaskOutput`) and to-do bookkeeping. They are
+/// transparent: left out of a sequence without breaking it, so `exec_command, write_stdin,
+/// write_stdin, exec_command` is the same work as `exec_command, exec_command`.
+pub fn is_transparent(tool: &str) -> bool {
+    matches!(
+        tool,
+        "write_stdin"
+            | "BashOutput"
+            | "TaskOutput"
+            | "TodoWrite"
+            | "TodoRead"
+            | "TaskCreate"
+            | "TaskUpdate"
+            | "TaskList"
+            | "update_plan"
+    )
+}
+
+/// Splits a turn's calls into maximal runs and turns each into a sequence.
+///
+/// A failed call ends a run (the failed attempt is not part of a repeatable procedure).
+/// Transparent calls are dropped, and back-to-back calls of the same tool with the same shape
+/// fold into one step, so reading two files or three before an edit is the same procedure. Each
+/// maximal run is hashed whole, not as sliding windows: windows would turn one long run into many
+/// overlapping candidates with identical evidence.
+pub fn sequences(calls: &[Call], min_len: usize) -> (Vec<Vec<Step>>, Vec<Skip>) {
+    let mut found = Vec::new();
+    let mut skipped = Vec::new();
+    for run in calls.split(|c| c.is_error) {
+        if run.len() < min_len {
+            continue;
+        }
+        let steps = fold(run);
+        let one_tool = steps.first().is_none_or(|first| steps.iter().all(|s| s.name == first.name));
+        if one_tool {
+            skipped.push(Skip::OneTool);
+        } else if steps.len() < min_len.max(1) {
+            skipped.push(Skip::Short);
+        } else {
+            found.push(steps);
+        }
+    }
+    (found, skipped)
+}
+
+/// Successful, non-transparent calls with back-to-back repeats folded: the steps of a run, and
+/// the "observed tool sequence" of a streak draft.
+pub fn fold(calls: &[Call]) -> Vec<Step> {
+    let mut steps: Vec<Step> = Vec::new();
+    for call in calls.iter().filter(|c| !c.is_error && !is_transparent(&c.name)) {
+        let step = Step { name: call.name.clone(), input_shape: call.input_shape.clone() };
+        if steps.last() != Some(&step) {
+            steps.push(step);
+        }
+    }
+    steps
+}
+
+/// Hex sha256 over the names and shapes, with separators no name or shape contains.
+pub fn hash(steps: &[Step]) -> String {
+    let mut h = Sha256::new();
+    for step in steps {
+        h.update(step.name.as_bytes());
+        h.update([0x1f]);
+        h.update(step.input_shape.as_bytes());
+        h.update([0x1e]);
+    }
+    hex(&h.finalize())
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Prompts that only check the agent is alive: their tool calls are not work worth a skill.
+pub fn is_smoke_test(user_input: &str) -> bool {
+    const EXACT: &[&str] = &[
+        "hi",
+        "hello",
+        "hey",
+        "test",
+        "testing",
+        "ping",
+        "echo",
+        "say hi",
+        "say hello",
+        "hello world",
+        "show tools",
+        "list tools",
+        "list your tools",
+        "what tools do you have",
+    ];
+    let words: Vec<String> = user_input
+        .to_lowercase()
+        .split(|c: char| c.is_whitespace() || c.is_ascii_punctuation())
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect();
+    let text = words.join(" ");
+    if EXACT.contains(&text.as_str()) {
+        return true;
+    }
+    let short = user_input.chars().count() <= 200;
+    text.contains("smoke test")
+        || text.contains("smoketest")
+        || (short && (text.contains("hello world") || text.contains("hello hello")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(name: &str, shape: &str) -> Call {
+        Call { name: name.into(), input_shape: shape.into(), is_error: false }
+    }
+
+    #[test]
+    fn folds_repeats_and_splits_on_errors() {
+        let calls = vec![
+            call("Read", "{a}"),
+            call("Read", "{a}"),
+            call("Edit", "{b}"),
+            call("Bash", "{c}"),
+            Call { is_error: true, ..call("Bash", "{c}") },
+            call("Read", "{a}"),
+            call("Edit", "{b}"),
+        ];
+        let (found, _) = sequences(&calls, 3);
+        assert_eq!(found.len(), 1);
+        let names: Vec<_> = found[0].iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["Read", "Edit", "Bash"]);
+    }
+
+    #[test]
+    fn polling_between_steps_is_transparent() {
+        let ws = call("write_stdin", "{chars}");
+        let exec = call("exec_command", "{cmd}");
+        let patch = call("apply_patch", "{input}");
+        let calls = [exec.clone(), ws.clone(), ws.clone(), exec.clone(), patch, ws, exec];
+        let (found, _) = sequences(&calls, 3);
+        let names: Vec<_> = found[0].iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["exec_command", "apply_patch", "exec_command"]);
+        let (found, skipped) = sequences(&calls[..4], 3);
+        assert!(found.is_empty());
+        assert_eq!(skipped, [Skip::OneTool]);
+    }
+
+    #[test]
+    fn one_tool_polling_is_skipped() {
+        let calls: Vec<_> =
+            (0..5).map(|i| call("write_stdin", &format!("{{s{}}}", i % 2))).collect();
+        let (found, skipped) = sequences(&calls, 3);
+        assert!(found.is_empty());
+        assert_eq!(skipped, [Skip::OneTool]);
+    }
+
+    #[test]
+    fn shapes_change_the_hash_values_do_not_exist() {
+        let a = [call("Read", "{path:string}"), call("Edit", "{x}"), call("Bash", "{c}")];
+        let b = [call("Read", "{path:number}"), call("Edit", "{x}"), call("Bash", "{c}")];
+        let ha = hash(&sequences(&a, 3).0[0]);
+        assert_ne!(ha, hash(&sequences(&b, 3).0[0]));
+        assert_eq!(ha, hash(&sequences(&a, 3).0[0]));
+    }
+
+    #[test]
+    fn smoke_tests() {
+        assert!(is_smoke_test("Hi!"));
+        assert!(is_smoke_test("show tools"));
+        assert!(is_smoke_test("Write a script hello.sh that prints \"Hello world\""));
+        assert!(is_smoke_test("quick smoke-test of the setup"));
+        assert!(!is_smoke_test("refactor the parser and run the tests"));
+    }
+}

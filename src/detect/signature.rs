@@ -1,0 +1,67 @@
+//! Seed 000 task signatures: the same task phrased differently lands in the same bucket.
+
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+const STOPWORDS_TEXT: &str = include_str!("../../assets/stopwords.txt");
+
+fn stopwords() -> &'static HashSet<&'static str> {
+    static WORDS: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    WORDS.get_or_init(|| {
+        STOPWORDS_TEXT
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .collect()
+    })
+}
+
+/// Lowercase, split on whitespace and ASCII punctuation, drop tokens under 2 characters and
+/// stopwords, dedupe keeping the first sighting, keep the 3 longest (ties: first seen), sort, join
+/// with `-`. Empty when nothing is left.
+pub fn task_signature(input: &str) -> String {
+    let lower = input.to_lowercase();
+    let stop = stopwords();
+    let mut seen = HashSet::new();
+    let mut tokens: Vec<&str> = Vec::new();
+    for token in lower.split(|c: char| c.is_whitespace() || c.is_ascii_punctuation()) {
+        if token.chars().count() < 2 || stop.contains(token) || !seen.insert(token) {
+            continue;
+        }
+        tokens.push(token);
+    }
+    // A stable sort keeps first-seen order among tokens of equal length.
+    tokens.sort_by_key(|t| std::cmp::Reverse(t.chars().count()));
+    tokens.truncate(3);
+    tokens.sort_unstable();
+    tokens.join("-")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_examples_share_one_signature() {
+        let a = task_signature("refactor the code");
+        assert_eq!(a, "code-refactor");
+        assert_eq!(task_signature("code refactor please"), a);
+        assert_eq!(task_signature("please refactor the code"), a);
+        assert_eq!(task_signature("Please, REFACTOR this code!"), a);
+    }
+
+    #[test]
+    fn keeps_three_longest_with_ties_by_first_seen() {
+        // lengths: alpha 5, beta 4, gamma 5, delta 5, pi 2 -> alpha, gamma, delta
+        assert_eq!(task_signature("alpha beta gamma delta pi"), "alpha-delta-gamma");
+        assert_eq!(task_signature("fix fix the bug bug now"), "bug-fix");
+    }
+
+    #[test]
+    fn stopwords_and_short_tokens_give_empty() {
+        assert_eq!(task_signature("a b c"), "");
+        assert_eq!(task_signature("please do it for me"), "");
+        assert_eq!(task_signature(""), "");
+        assert_eq!(task_signature("run_tests/now"), "run-tests");
+    }
+}

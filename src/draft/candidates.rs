@@ -1,0 +1,271 @@
+//! `skill_candidates` rows: recording detection evidence and listing candidates.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use rusqlite::{Connection, OptionalExtension, Row, params};
+use serde::Serialize;
+
+use super::render::{self, DraftDoc};
+use super::stage;
+use crate::detect::sequence::Step;
+use crate::store::Store;
+
+/// A candidate as `candidates --json` shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct CandidateView {
+    pub id: i64,
+    pub name: String,
+    pub agent_id: String,
+    pub status: String,
+    pub occurrences: i64,
+    pub source: String,
+    pub signature: Option<String>,
+    pub hash: String,
+    pub description: Option<String>,
+    pub examples: Vec<String>,
+    pub tool_sequence: serde_json::Value,
+    pub session_keys: Vec<String>,
+    pub staged_path: Option<String>,
+    pub target_skill_id: Option<i64>,
+    pub created_at: String,
+    pub promoted_at: Option<String>,
+    pub dismissed_at: Option<String>,
+    /// The proposed SKILL.md text.
+    pub skill_md: Option<String>,
+}
+
+const COLUMNS: &str = "id, name, agent_id, status, occurrences, source, signature, hash, \
+    description, examples, tool_sequence, session_keys, staged_path, target_skill_id, created_at, \
+    promoted_at, dismissed_at, skill_md";
+
+fn json_strings(text: &str) -> Vec<String> {
+    serde_json::from_str(text).unwrap_or_default()
+}
+
+fn view(row: &Row) -> rusqlite::Result<CandidateView> {
+    let examples: String = row.get(9)?;
+    let sequence: String = row.get(10)?;
+    let sessions: String = row.get(11)?;
+    Ok(CandidateView {
+        id: row.get(0)?,
+        name: row.get(1)?,
+        agent_id: row.get(2)?,
+        status: row.get(3)?,
+        occurrences: row.get(4)?,
+        source: row.get(5)?,
+        signature: row.get(6)?,
+        hash: row.get(7)?,
+        description: row.get(8)?,
+        examples: json_strings(&examples),
+        tool_sequence: serde_json::from_str(&sequence).unwrap_or(serde_json::Value::Null),
+        session_keys: json_strings(&sessions),
+        staged_path: row.get(12)?,
+        target_skill_id: row.get(13)?,
+        created_at: row.get(14)?,
+        promoted_at: row.get(15)?,
+        dismissed_at: row.get(16)?,
+        skill_md: row.get(17)?,
+    })
+}
+
+/// Every candidate (any status) of `agent`, or of all agents; oldest first.
+pub fn list_candidates(store: &Store, agent: Option<&str>) -> Result<Vec<CandidateView>> {
+    let sql = format!(
+        "SELECT {COLUMNS} FROM skill_candidates WHERE (?1 IS NULL OR agent_id = ?1) ORDER BY id"
+    );
+    let mut stmt = store.conn().prepare(&sql)?;
+    let rows = stmt.query_map(params![agent], view)?;
+    rows.collect::<rusqlite::Result<Vec<_>>>().context("reading skill_candidates")
+}
+
+pub fn get_candidate(conn: &Connection, id: i64) -> Result<CandidateView> {
+    let sql = format!("SELECT {COLUMNS} FROM skill_candidates WHERE id = ?1");
+    conn.query_row(&sql, [id], view)
+        .optional()?
+        .with_context(|| format!("no candidate with id {id} (see `skilldeck candidates --all`)"))
+}
+
+/// What detection found for one candidate-to-be.
+pub(crate) struct Evidence {
+    pub agent_id: String,
+    pub hash: String,
+    /// `signature` or `sequence`.
+    pub source: &'static str,
+    pub signature: Option<String>,
+    pub steps: Vec<Step>,
+    pub session_keys: Vec<String>,
+    /// For a sequence, the distinct sessions so far; for a streak, the successes in this streak
+    /// (added to what earlier streaks of the same signature counted).
+    pub occurrences: i64,
+    pub examples: Vec<String>,
+}
+
+/// A draft folder to write once the database transaction that describes it has committed.
+pub(crate) struct StagedDraft {
+    pub folder: std::path::PathBuf,
+    pub skill_md: String,
+    pub manifest: Option<String>,
+}
+
+impl StagedDraft {
+    pub fn write(&self) -> Result<()> {
+        stage::write_draft(&self.folder, &self.skill_md, self.manifest.as_deref())
+    }
+}
+
+pub(crate) enum Recorded {
+    /// A new candidate with a staged draft.
+    Created(i64),
+    /// An open candidate whose draft was rewritten with the new evidence.
+    Redrafted(i64),
+    /// A promoted, dismissed or version-proposing candidate: only its counts changed.
+    Counted(i64),
+}
+
+struct Existing {
+    id: i64,
+    name: String,
+    status: String,
+    occurrences: i64,
+    session_keys: Vec<String>,
+    target_skill_id: Option<i64>,
+}
+
+/// Creates or updates the candidate for `ev`; when it is open, also returns the draft folder to
+/// (re)write. The caller writes it after committing, once per candidate per run: rewriting a
+/// folder on every sighting made file creation the main cost of detection.
+pub(crate) fn record(
+    conn: &Connection,
+    staging_dir: &Path,
+    ev: &Evidence,
+    now: &str,
+) -> Result<(Recorded, Option<StagedDraft>)> {
+    let existing = conn
+        .query_row(
+            "SELECT id, name, status, occurrences, session_keys, target_skill_id FROM skill_candidates
+             WHERE agent_id = ?1 AND hash = ?2",
+            params![ev.agent_id, ev.hash],
+            |r| {
+                Ok(Existing {
+                    id: r.get(0)?,
+                    name: r.get(1)?,
+                    status: r.get(2)?,
+                    occurrences: r.get(3)?,
+                    session_keys: json_strings(&r.get::<_, String>(4)?),
+                    target_skill_id: r.get(5)?,
+                })
+            },
+        )
+        .optional()?;
+    let accumulate = ev.source == "signature";
+    let (occurrences, session_keys) = match (&existing, accumulate) {
+        (Some(e), true) => {
+            let mut keys = e.session_keys.clone();
+            for k in &ev.session_keys {
+                if !keys.contains(k) {
+                    keys.push(k.clone());
+                }
+            }
+            (e.occurrences + ev.occurrences, keys)
+        }
+        _ => (ev.occurrences, ev.session_keys.clone()),
+    };
+    let name = match &existing {
+        Some(e) => e.name.clone(),
+        None => unique_name(conn, ev)?,
+    };
+    let sequence_json = serde_json::to_string(&ev.steps)?;
+    let keys_json = serde_json::to_string(&session_keys)?;
+    let examples_json = serde_json::to_string(&ev.examples)?;
+    // A reviewed candidate, or one lifecycle turned into a proposed version of a skill, keeps its
+    // text: only the evidence counts move.
+    if let Some(e) = &existing
+        && (e.status != "candidate" || e.target_skill_id.is_some())
+    {
+        conn.execute(
+            "UPDATE skill_candidates SET occurrences = ?2, session_keys = ?3 WHERE id = ?1",
+            params![e.id, occurrences, keys_json],
+        )?;
+        return Ok((Recorded::Counted(e.id), None));
+    }
+    // The draft shows this streak's successes; a sequence shows its distinct sessions.
+    let doc = DraftDoc {
+        name: &name,
+        source: ev.source,
+        signature: ev.signature.as_deref(),
+        evidence_count: if accumulate { ev.occurrences } else { occurrences },
+        examples: &ev.examples,
+        steps: &ev.steps,
+    };
+    let skill_md = render::skill_md(&doc);
+    let description = render::description(&doc);
+    let folder = staging_dir.join(&name);
+    let manifest = ev
+        .signature
+        .as_deref()
+        .filter(|_| accumulate)
+        .map(|sig| render::manifest_json(&name, sig, ev.occurrences, now));
+    let staged = folder.to_string_lossy().into_owned();
+    match existing {
+        Some(e) => {
+            conn.execute(
+                "UPDATE skill_candidates SET occurrences = ?2, session_keys = ?3, examples = ?4,
+                 tool_sequence = ?5, skill_md = ?6, description = ?7, staged_path = ?8
+                 WHERE id = ?1",
+                params![
+                    e.id,
+                    occurrences,
+                    keys_json,
+                    examples_json,
+                    sequence_json,
+                    skill_md,
+                    description,
+                    staged
+                ],
+            )?;
+            Ok((Recorded::Redrafted(e.id), Some(StagedDraft { folder, skill_md, manifest })))
+        }
+        None => {
+            conn.execute(
+                "INSERT INTO skill_candidates (agent_id, hash, name, description, tool_sequence,
+                 session_keys, occurrences, status, created_at, source, signature, examples,
+                 skill_md, staged_path)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'candidate', ?8, ?9, ?10, ?11, ?12, ?13)",
+                params![
+                    ev.agent_id,
+                    ev.hash,
+                    name,
+                    description,
+                    sequence_json,
+                    keys_json,
+                    occurrences,
+                    now,
+                    ev.source,
+                    ev.signature,
+                    examples_json,
+                    skill_md,
+                    staged
+                ],
+            )?;
+            let id = conn.last_insert_rowid();
+            Ok((Recorded::Created(id), Some(StagedDraft { folder, skill_md, manifest })))
+        }
+    }
+}
+
+/// The mechanical name, with a hash suffix when another candidate (of any agent: staging and
+/// live folders are shared) already holds it.
+fn unique_name(conn: &Connection, ev: &Evidence) -> Result<String> {
+    let base = render::base_name(ev.source, ev.signature.as_deref(), &ev.steps, &ev.hash);
+    let taken: bool = conn.query_row(
+        "SELECT EXISTS(SELECT 1 FROM skill_candidates WHERE name = ?1)",
+        [&base],
+        |r| r.get(0),
+    )?;
+    Ok(if taken {
+        render::disambiguated(&base, &format!("{}/{}", ev.agent_id, ev.hash))
+    } else {
+        base
+    })
+}

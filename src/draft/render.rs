@@ -1,0 +1,237 @@
+//! The text of a staged draft: SKILL.md (valid under the Agent Skills spec) and seed 000's
+//! manifest.json.
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::detect::sequence::{Step, hex};
+
+/// Everything a draft's text is made from.
+pub struct DraftDoc<'a> {
+    pub name: &'a str,
+    /// `signature` (seed 000 streak) or `sequence` (seed 001).
+    pub source: &'a str,
+    pub signature: Option<&'a str>,
+    /// Successful turns (streak) or distinct sessions (sequence).
+    pub evidence_count: i64,
+    pub examples: &'a [String],
+    pub steps: &'a [Step],
+}
+
+const MAX_DESCRIPTION: usize = 1024;
+const MAX_EXAMPLE_CHARS: usize = 400;
+
+/// Spec-valid skill name from free text: lowercase `a-z0-9` words joined by single hyphens, at
+/// most `max` characters; `None` when nothing usable is left.
+pub fn slug(text: &str, max: usize) -> Option<String> {
+    let mut out = String::new();
+    for c in text.chars().flat_map(char::to_lowercase) {
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            out.push(c);
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let full = out.trim_end_matches('-');
+    let mut cut: String = full.chars().take(max).collect();
+    // Cut at a word boundary when the limit falls inside a word (unless it is the only word).
+    if cut.len() < full.len()
+        && !full[cut.len()..].starts_with('-')
+        && let Some(at) = cut.rfind('-')
+    {
+        cut.truncate(at);
+    }
+    let cut = cut.trim_end_matches('-').to_string();
+    (!cut.is_empty()).then_some(cut)
+}
+
+/// `auto-<signature>` for streak drafts, `seq-<tool>-<tool>-...` for sequences; always spec-valid.
+pub fn base_name(source: &str, signature: Option<&str>, steps: &[Step], hash: &str) -> String {
+    let (prefix, text) = match (source, signature) {
+        ("signature", Some(sig)) => ("auto", sig.to_string()),
+        _ => {
+            let names: Vec<&str> = steps.iter().map(|s| s.name.as_str()).collect();
+            ("seq", names.join(" "))
+        }
+    };
+    let room = 64 - prefix.len() - 1;
+    match slug(&text, room) {
+        Some(s) => format!("{prefix}-{s}"),
+        None => format!("{prefix}-{}", &hash_tag(hash)),
+    }
+}
+
+/// The same base with a short hash suffix, for when another candidate holds the base name.
+pub fn disambiguated(base: &str, hash: &str) -> String {
+    let tag = hash_tag(hash);
+    let mut head: String = base.chars().take(64 - tag.len() - 1).collect();
+    while head.ends_with('-') {
+        head.pop();
+    }
+    format!("{head}-{tag}")
+}
+
+fn hash_tag(hash: &str) -> String {
+    hex(&Sha256::digest(hash.as_bytes()))[..8].to_string()
+}
+
+fn tool_list(steps: &[Step]) -> String {
+    let mut names: Vec<&str> = steps.iter().map(|s| s.name.as_str()).take(8).collect();
+    if steps.len() > 8 {
+        names.push("...");
+    }
+    names.join(", ")
+}
+
+pub fn description(doc: &DraftDoc) -> String {
+    let text = match (doc.source, doc.signature) {
+        ("signature", Some(sig)) => format!(
+            "Repeats the task \"{}\" the way it succeeded {} times in a row. Use when a request \
+             is about {} and it should be done the same way again.",
+            sig.replace('-', " "),
+            doc.evidence_count,
+            sig.replace('-', " ")
+        ),
+        _ => format!(
+            "Runs the tool sequence {} that recurred in {} sessions. Use when a task needs these \
+             same steps in this order.",
+            tool_list(doc.steps),
+            doc.evidence_count
+        ),
+    };
+    // Never let free text split the frontmatter on `---` (the reference parser splits on it).
+    let text = text.replace("---", "- - -");
+    text.chars().take(MAX_DESCRIPTION).collect()
+}
+
+fn quoted(text: &str) -> String {
+    serde_json::to_string(text).expect("a string serializes")
+}
+
+fn code(text: &str) -> String {
+    format!("`{}`", text.replace('`', "'"))
+}
+
+pub fn skill_md(doc: &DraftDoc) -> String {
+    let mut s = String::new();
+    s.push_str("---\n");
+    s.push_str(&format!("name: {}\n", doc.name));
+    s.push_str(&format!("description: {}\n", quoted(&description(doc))));
+    s.push_str("metadata:\n");
+    s.push_str("  skilldeck-auto-drafted: \"true\"\n");
+    s.push_str("  skilldeck-needs-review: \"true\"\n");
+    s.push_str(&format!("  skilldeck-source: {}\n", quoted(doc.source)));
+    if let Some(sig) = doc.signature {
+        s.push_str(&format!("  skilldeck-signature: {}\n", quoted(sig)));
+    }
+    s.push_str(&format!("  skilldeck-evidence-count: \"{}\"\n", doc.evidence_count));
+    s.push_str("---\n\n");
+    s.push_str(&format!("# {}\n\n", doc.name));
+    s.push_str(
+        "> **Draft awaiting review.** skilldeck drafted this skill automatically from repeated \
+         work. Check the steps below, edit them, and remove this notice when satisfied; \
+         `skilldeck candidates` lists it and `skilldeck promote ID` makes it live.\n\n",
+    );
+    s.push_str("## Evidence\n\n");
+    if let Some(sig) = doc.signature {
+        s.push_str(&format!("- Task signature: {}\n", code(sig)));
+    }
+    let unit =
+        if doc.source == "signature" { "successful turns in a row" } else { "distinct sessions" };
+    s.push_str(&format!("- Evidence: {} {unit}\n\n", doc.evidence_count));
+    if !doc.examples.is_empty() {
+        s.push_str("## Example requests\n\n");
+        for example in doc.examples.iter().take(3) {
+            let trimmed = example.trim();
+            let mut text: String = trimmed.chars().take(MAX_EXAMPLE_CHARS).collect();
+            if trimmed.chars().count() > MAX_EXAMPLE_CHARS {
+                text.push_str(" ...");
+            }
+            for line in text.lines() {
+                s.push_str(&format!("> {line}\n"));
+            }
+            s.push('\n');
+        }
+    }
+    s.push_str("## How to use\n\n");
+    s.push_str(
+        "Follow the observed tool sequence, adapting each call's inputs to the request at hand.\n\n",
+    );
+    s.push_str("## Observed tool sequence\n\n");
+    if doc.steps.is_empty() {
+        s.push_str("No tool calls were observed: the work was done in conversation.\n");
+    }
+    for (i, step) in doc.steps.iter().enumerate() {
+        s.push_str(&format!(
+            "{}. {} with input shape {}\n",
+            i + 1,
+            code(&step.name),
+            code(&step.input_shape)
+        ));
+    }
+    s
+}
+
+/// Seed 000's manifest fields, verbatim.
+#[derive(Serialize)]
+pub struct Manifest<'a> {
+    pub name: &'a str,
+    pub auto_drafted: bool,
+    pub drafted_at: &'a str,
+    pub signature: &'a str,
+    pub evidence_count: i64,
+    pub needs_review: bool,
+    pub score: f64,
+    pub scorer: &'a str,
+}
+
+pub const DRAFT_SCORE: f64 = 0.7;
+pub const DRAFT_SCORER: &str = "auto_drafter";
+
+pub fn manifest_json(name: &str, signature: &str, evidence_count: i64, drafted_at: &str) -> String {
+    let m = Manifest {
+        name,
+        auto_drafted: true,
+        drafted_at,
+        signature,
+        evidence_count,
+        needs_review: true,
+        score: DRAFT_SCORE,
+        scorer: DRAFT_SCORER,
+    };
+    let mut text = serde_json::to_string_pretty(&m).expect("manifest serializes");
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_spec_valid() {
+        let steps = vec![
+            Step { name: "Read".into(), input_shape: "{}".into() },
+            Step { name: "mcp__notion__search".into(), input_shape: "{}".into() },
+        ];
+        assert_eq!(base_name("sequence", None, &steps, "h"), "seq-read-mcp-notion-search");
+        assert_eq!(base_name("signature", Some("code-refactor"), &[], "h"), "auto-code-refactor");
+        let cjk = base_name("signature", Some("重构代码"), &[], "sig:重构代码");
+        assert!(cjk.starts_with("auto-") && cjk.len() == 13, "{cjk}");
+        let steps: Vec<Step> =
+            ["Read", "Grep", "Edit", "Bash", "WebFetch", "MultiEdit", "Write", "Glob"]
+                .iter()
+                .map(|n| Step { name: n.to_string(), input_shape: "{}".into() })
+                .collect();
+        let name = base_name("sequence", None, &steps, "h");
+        assert_eq!(name, "seq-read-grep-edit-bash-webfetch-multiedit-write-glob");
+        let twice: Vec<Step> = steps.iter().chain(&steps).cloned().collect();
+        let name = base_name("sequence", None, &twice, "h");
+        assert_eq!(name, "seq-read-grep-edit-bash-webfetch-multiedit-write-glob-read-grep");
+        let long = "x".repeat(100);
+        assert_eq!(base_name("signature", Some(&long), &[], "h").len(), 64);
+        let d = disambiguated(&base_name("signature", Some(&long), &[], "h"), "other");
+        assert_eq!(d.chars().count(), 64);
+        assert!(!d.contains("--"));
+    }
+}

@@ -1,0 +1,209 @@
+//! SKILL.md frontmatter, read the way the reference validator (skills-ref, on strictyaml) reads
+//! it: the text between the first two `---`, block YAML only, every scalar a string, and no flow
+//! collections, anchors, aliases, tags or duplicate keys.
+
+use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
+use yaml_rust2::scanner::{Marker, Scanner, TokenType};
+
+/// A YAML value with strictyaml's typing: scalars stay text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Node {
+    Str(String),
+    Map(Vec<Entry>),
+    Seq(Vec<Node>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub key: String,
+    pub value: Node,
+    /// 1-based line of the key in SKILL.md.
+    pub line: usize,
+}
+
+/// Why the frontmatter could not be read, and where.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParseError {
+    pub reason: String,
+    pub line: Option<usize>,
+}
+
+pub struct Parsed {
+    pub fields: Vec<Entry>,
+    pub body: String,
+    /// 1-based line of SKILL.md where the body starts.
+    pub body_line: usize,
+}
+
+fn err(reason: impl Into<String>, line: Option<usize>) -> ParseError {
+    ParseError { reason: reason.into(), line }
+}
+
+/// Splits and parses SKILL.md text exactly as `skills_ref.parser.parse_frontmatter` does.
+pub fn parse(content: &str) -> Result<Parsed, ParseError> {
+    if !content.starts_with("---") {
+        return Err(err("SKILL.md must start with YAML frontmatter (---)", Some(1)));
+    }
+    let mut parts = content.splitn(3, "---");
+    parts.next();
+    let (Some(yaml), Some(rest)) = (parts.next(), parts.next()) else {
+        return Err(err("SKILL.md frontmatter not properly closed with ---", Some(1)));
+    };
+    let body_line = 1 + content[..3 + yaml.len() + 3].matches('\n').count();
+    let root = parse_yaml(yaml)?;
+    let Some(Node::Map(fields)) = root else {
+        return Err(err("SKILL.md frontmatter must be a YAML mapping", Some(1)));
+    };
+    Ok(Parsed { fields, body: rest.trim().to_string(), body_line })
+}
+
+fn disallowed(kind: &TokenType) -> Option<&'static str> {
+    match kind {
+        TokenType::FlowSequenceStart | TokenType::FlowMappingStart => {
+            Some("flow style ({...} or [...]) is not allowed; quote the value to make it text")
+        }
+        TokenType::Anchor(_) | TokenType::Alias(_) => {
+            Some("anchors and aliases (& and *) are not allowed; quote the value to make it text")
+        }
+        TokenType::Tag(..) => Some("tags (!...) are not allowed: do not specify types in markup"),
+        _ => None,
+    }
+}
+
+fn parse_yaml(yaml: &str) -> Result<Option<Node>, ParseError> {
+    for token in Scanner::new(yaml.chars()) {
+        if let Some(reason) = disallowed(&token.1) {
+            return Err(err(
+                format!("Invalid YAML in frontmatter: {reason}"),
+                Some(token.0.line()),
+            ));
+        }
+    }
+    let mut builder = Builder::default();
+    Parser::new_from_str(yaml).load(&mut builder, false).map_err(|e| {
+        err(format!("Invalid YAML in frontmatter: {}", e.info()), Some(e.marker().line()))
+    })?;
+    match builder.error {
+        Some(e) => Err(e),
+        None => Ok(builder.root),
+    }
+}
+
+enum Frame {
+    Map { entries: Vec<Entry>, key: Option<(String, usize)> },
+    Seq(Vec<Node>),
+}
+
+#[derive(Default)]
+struct Builder {
+    stack: Vec<Frame>,
+    root: Option<Node>,
+    error: Option<ParseError>,
+}
+
+impl Builder {
+    fn finish(&mut self, node: Node, mark: Marker) {
+        let Some(top) = self.stack.last_mut() else {
+            self.root = Some(node);
+            return;
+        };
+        match top {
+            Frame::Seq(items) => items.push(node),
+            Frame::Map { entries, key } => match key.take() {
+                None => match node {
+                    Node::Str(k) => {
+                        if entries.iter().any(|e| e.key == k) {
+                            self.error.get_or_insert(err(
+                                format!("Invalid YAML in frontmatter: duplicate key '{k}'"),
+                                Some(mark.line()),
+                            ));
+                        }
+                        *key = Some((k, mark.line()));
+                    }
+                    _ => {
+                        self.error.get_or_insert(err(
+                            "Invalid YAML in frontmatter: a mapping key must be text",
+                            Some(mark.line()),
+                        ));
+                        *key = Some((String::new(), mark.line()));
+                    }
+                },
+                Some((k, line)) => entries.push(Entry { key: k, value: node, line }),
+            },
+        }
+    }
+}
+
+impl MarkedEventReceiver for Builder {
+    fn on_event(&mut self, ev: Event, mark: Marker) {
+        match ev {
+            Event::Scalar(value, ..) => self.finish(Node::Str(value), mark),
+            Event::MappingStart(..) => {
+                self.stack.push(Frame::Map { entries: Vec::new(), key: None })
+            }
+            Event::SequenceStart(..) => self.stack.push(Frame::Seq(Vec::new())),
+            Event::MappingEnd => {
+                if let Some(Frame::Map { entries, .. }) = self.stack.pop() {
+                    self.finish(Node::Map(entries), mark);
+                }
+            }
+            Event::SequenceEnd => {
+                if let Some(Frame::Seq(items)) = self.stack.pop() {
+                    self.finish(Node::Seq(items), mark);
+                }
+            }
+            Event::Alias(_) => {
+                self.error.get_or_insert(err(
+                    "Invalid YAML in frontmatter: aliases are not allowed",
+                    Some(mark.line()),
+                ));
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(text: &str) -> Vec<Entry> {
+        parse(text).unwrap().fields
+    }
+
+    #[test]
+    fn scalars_stay_text_and_blocks_fold() {
+        let f = fields(
+            "---\nname: 123\ndescription: >\n  hello\n  world\nmetadata:\n  a: true\n---\nbody\n",
+        );
+        assert_eq!(f[0].value, Node::Str("123".into()));
+        assert_eq!(f[1].value, Node::Str("hello world\n".into()));
+        assert_eq!(f[1].line, 3);
+        assert_eq!(
+            f[2].value,
+            Node::Map(vec![Entry { key: "a".into(), value: Node::Str("true".into()), line: 7 }])
+        );
+    }
+
+    #[test]
+    fn empty_value_is_empty_text() {
+        assert_eq!(fields("---\nname:\n---\n")[0].value, Node::Str(String::new()));
+    }
+
+    #[test]
+    fn strictyaml_refusals() {
+        for (text, line) in [
+            ("---\nname: a\nname: b\n---\n", 3),
+            ("---\nname: {a: b}\n---\n", 2),
+            ("---\nname: &x a\n---\n", 2),
+            ("---\nname: !!str a\n---\n", 2),
+            ("---\nname: a: b\n---\n", 2),
+        ] {
+            let e = parse(text).err().unwrap_or_else(|| panic!("{text:?} parsed"));
+            assert_eq!(e.line, Some(line), "{text:?}: {e:?}");
+        }
+        assert!(parse("name: a\n").is_err());
+        assert!(parse("---\nname: a\n").is_err());
+        assert!(parse("---\n\n---\n").is_err());
+    }
+}

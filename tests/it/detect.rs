@@ -1,0 +1,346 @@
+//! Detection: seed 000 streaks and seed 001 sequences, fed by rows written the way ingestion
+//! writes them (the schema is the contract).
+
+use std::path::Path;
+
+use rusqlite::params;
+use serde_json::Value;
+use skilldeck::config::Config;
+use skilldeck::detect::{self, DetectReport};
+use skilldeck::workspace::{Paths, Workspace};
+
+use crate::support::TestWorkspace;
+
+/// Writes sessions, turns and tool calls straight into the workspace database.
+pub struct Feed {
+    pub ws: Workspace,
+    clock: u32,
+}
+
+pub const READ: (&str, &str) = ("Read", r#"{"file_path":"string"}"#);
+pub const EDIT: (&str, &str) =
+    ("Edit", r#"{"file_path":"string","new_string":"string","old_string":"string"}"#);
+pub const BASH: (&str, &str) = ("Bash", r#"{"command":"string","description":"string"}"#);
+
+impl Feed {
+    /// A library workspace over the same folders the CLI uses for `tw` (config file included).
+    pub fn new(tw: &TestWorkspace) -> Feed {
+        let config = Config::load(&tw.config()).expect("config");
+        let ws = Workspace::with_paths(config, Paths::under(tw.root())).expect("workspace");
+        Feed { ws, clock: 0 }
+    }
+
+    pub fn session(&mut self, agent: &str, key: &str) -> i64 {
+        self.ws
+            .store
+            .conn()
+            .execute(
+                "INSERT INTO sessions (agent_id, session_key, source) VALUES (?1, ?2, 'native')
+                 ON CONFLICT(agent_id, session_key) DO NOTHING",
+                params![agent, key],
+            )
+            .unwrap();
+        self.ws
+            .store
+            .conn()
+            .query_row(
+                "SELECT id FROM sessions WHERE agent_id = ?1 AND session_key = ?2",
+                params![agent, key],
+                |r| r.get(0),
+            )
+            .unwrap()
+    }
+
+    /// A complete turn in session `key` of `agent`, with its tool calls (name, input shape).
+    pub fn turn(
+        &mut self,
+        agent: &str,
+        key: &str,
+        input: &str,
+        success: bool,
+        tools: &[(&str, &str)],
+    ) -> i64 {
+        let session = self.session(agent, key);
+        self.clock += 1;
+        let at = format!("2026-11-01T10:{:02}:{:02}Z", self.clock / 60, self.clock % 60);
+        let conn = self.ws.store.conn();
+        conn.execute(
+            "INSERT INTO turns (session_id, agent_id, file_path, user_input, outcome, started_at,
+             ended_at, complete) VALUES (?1, ?2, 'test.jsonl', ?3, ?4, ?5, ?5, 1)",
+            params![session, agent, input, if success { "success" } else { "failure" }, at],
+        )
+        .unwrap();
+        let turn = conn.last_insert_rowid();
+        for (i, (name, shape)) in tools.iter().enumerate() {
+            conn.execute(
+                "INSERT INTO tool_calls (turn_id, ordinal, name, input_shape) VALUES (?1, ?2, ?3, ?4)",
+                params![turn, i as i64, name, shape],
+            )
+            .unwrap();
+        }
+        turn
+    }
+
+    pub fn detect(&mut self) -> DetectReport {
+        detect::run(&mut self.ws).expect("detect")
+    }
+
+    pub fn count(&self, sql: &str) -> i64 {
+        self.ws.store.conn().query_row(sql, [], |r| r.get(0)).unwrap()
+    }
+
+    pub fn text(&self, sql: &str) -> String {
+        self.ws.store.conn().query_row(sql, [], |r| r.get(0)).unwrap()
+    }
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn same_sequence_in_three_sessions_makes_one_candidate() {
+    let tw = TestWorkspace::new();
+    let mut feed = Feed::new(&tw);
+    feed.turn("default", "s1", "fix the failing parser test", true, &[READ, EDIT, BASH]);
+    feed.turn("default", "s2", "update the changelog entry", true, &[READ, READ, EDIT, BASH]);
+    let first = feed.detect();
+    assert_eq!(first.sequences_seen, 2);
+    assert_eq!(first.candidates_created, 0, "two sessions are not enough");
+    assert_eq!(feed.count("SELECT COUNT(*) FROM skill_candidates"), 0);
+
+    // The same session again adds no evidence; a third session does.
+    feed.turn("default", "s2", "and once more", true, &[READ, EDIT, BASH]);
+    assert_eq!(feed.detect().candidates_created, 0);
+    feed.turn("default", "s3", "bump the version and rebuild", true, &[READ, EDIT, BASH]);
+    let report = feed.detect();
+    assert_eq!(report.candidates_created, 1);
+
+    let list = tw.run_json(&["candidates"]);
+    let c = &list.as_array().unwrap()[0];
+    assert_eq!(c["occurrences"], 3);
+    assert_eq!(c["status"], "candidate");
+    assert_eq!(c["agent_id"], "default");
+    assert_eq!(c["source"], "sequence");
+    assert_eq!(c["name"], "seq-read-edit-bash");
+    assert_eq!(c["session_keys"], serde_json::json!(["s1", "s2", "s3"]));
+    assert_eq!(c["tool_sequence"][1]["name"], "Edit");
+    assert_eq!(c["hash"].as_str().unwrap().len(), 64);
+    let staged = Path::new(c["staged_path"].as_str().unwrap());
+    assert!(staged.starts_with(tw.root().join("staging")), "{staged:?}");
+    let md = std::fs::read_to_string(staged.join("SKILL.md")).unwrap();
+    assert!(md.contains("name: seq-read-edit-bash\n"), "{md}");
+    assert!(md.contains("3 distinct sessions"), "{md}");
+    assert!(md.contains("fix the failing parser test"), "{md}");
+    assert!(!tw.skills_dir().join("seq-read-edit-bash").exists(), "drafts never go live unasked");
+
+    // A fourth session updates the same row.
+    feed.turn("default", "s4", "another one", true, &[READ, EDIT, BASH]);
+    let report = feed.detect();
+    assert_eq!((report.candidates_created, report.candidates_updated), (0, 1));
+    assert_eq!(feed.count("SELECT occurrences FROM skill_candidates"), 4);
+}
+
+#[test]
+fn running_twice_changes_nothing() {
+    let tw = TestWorkspace::new();
+    let mut feed = Feed::new(&tw);
+    for s in ["a", "b", "c"] {
+        feed.turn("default", s, "refactor the code", true, &[READ, EDIT, BASH]);
+    }
+    let first = feed.detect();
+    assert_eq!(first.turns_processed, 3);
+    assert_eq!(first.candidates_created, 2, "a streak draft and a sequence candidate");
+    let snapshot = |f: &Feed| {
+        (
+            f.count("SELECT COUNT(*) FROM skill_candidates"),
+            f.count("SELECT SUM(occurrences) FROM skill_candidates"),
+            f.count("SELECT COUNT(*) FROM evolved_prompts"),
+            f.count("SELECT COUNT(*) FROM turns WHERE detected = 1"),
+        )
+    };
+    let before = snapshot(&feed);
+    let again = feed.detect();
+    assert_eq!(again.turns_processed, 0);
+    assert_eq!(snapshot(&feed), before);
+    assert_eq!(feed.text("SELECT signature FROM turns LIMIT 1"), "code-refactor");
+}
+
+#[test]
+fn three_successes_in_a_row_draft_a_skill_per_seed_000() {
+    let tw = TestWorkspace::new();
+    let mut feed = Feed::new(&tw);
+    feed.turn("default", "s1", "refactor the code", true, &[READ, EDIT]);
+    feed.turn("default", "s1", "code refactor please", true, &[READ, EDIT]);
+    feed.turn("default", "s2", "please refactor the code", true, &[READ, EDIT, BASH]);
+    let report = feed.detect();
+    assert_eq!(report.streak_drafts, 1);
+
+    let folder = tw.root().join("staging/auto-code-refactor");
+    let manifest = read_json(&folder.join("manifest.json"));
+    assert_eq!(manifest["name"], "auto-code-refactor");
+    assert_eq!(manifest["auto_drafted"], true);
+    assert_eq!(manifest["signature"], "code-refactor");
+    assert_eq!(manifest["evidence_count"], 3);
+    assert_eq!(manifest["needs_review"], true);
+    assert_eq!(manifest["score"], 0.7);
+    assert_eq!(manifest["scorer"], "auto_drafter");
+    assert!(chrono::DateTime::parse_from_rfc3339(manifest["drafted_at"].as_str().unwrap()).is_ok());
+
+    let md = std::fs::read_to_string(folder.join("SKILL.md")).unwrap();
+    for want in [
+        "name: auto-code-refactor\n",
+        "Draft awaiting review",
+        "Task signature: `code-refactor`",
+        "Evidence: 3 successful turns in a row",
+        "> refactor the code",
+        "> code refactor please",
+        "> please refactor the code",
+        "1. `Read`",
+        "3. `Bash`",
+    ] {
+        assert!(md.contains(want), "missing {want:?} in\n{md}");
+    }
+    let (id, score, scorer, prompt): (String, f64, String, String) = feed
+        .ws
+        .store
+        .conn()
+        .query_row("SELECT id, score, scorer, prompt FROM evolved_prompts", [], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })
+        .unwrap();
+    assert_eq!(uuid::Uuid::parse_str(&id).unwrap().get_version_num(), 4);
+    assert_eq!((score, scorer.as_str()), (0.7, "auto_drafter"));
+    assert_eq!(prompt, md);
+    let c = &tw.run_json(&["candidates"])[0];
+    assert_eq!(
+        (c["source"].as_str(), c["signature"].as_str()),
+        (Some("signature"), Some("code-refactor"))
+    );
+    assert_eq!(c["hash"], "sig:code-refactor");
+    assert_eq!(c["examples"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn a_failure_drops_the_bucket_and_a_trigger_clears_it() {
+    let tw = TestWorkspace::new();
+    let mut feed = Feed::new(&tw);
+    let ask = |feed: &mut Feed, ok: bool| {
+        feed.turn("default", "s", "refactor the code", ok, &[]);
+    };
+    ask(&mut feed, true);
+    ask(&mut feed, true);
+    ask(&mut feed, false);
+    ask(&mut feed, true);
+    ask(&mut feed, true);
+    let report = feed.detect();
+    assert_eq!((report.streak_drafts, report.streaks_reset), (0, 1));
+    assert_eq!(feed.count("SELECT count FROM signature_streaks"), 2, "the streak restarted");
+
+    ask(&mut feed, true);
+    assert_eq!(feed.detect().streak_drafts, 1);
+    assert_eq!(
+        feed.count("SELECT COUNT(*) FROM signature_streaks"),
+        0,
+        "trigger cleared the bucket"
+    );
+
+    // The next success starts a fresh streak rather than re-triggering.
+    ask(&mut feed, true);
+    ask(&mut feed, true);
+    assert_eq!(feed.detect().streak_drafts, 0);
+    ask(&mut feed, true);
+    assert_eq!(feed.detect().streak_drafts, 1, "a second full streak drafts again");
+    assert_eq!(
+        feed.count("SELECT COUNT(*) FROM evolved_prompts"),
+        2,
+        "one PromptStore row per draft"
+    );
+    assert_eq!(feed.count("SELECT COUNT(*) FROM skill_candidates"), 1, "same name, same candidate");
+    assert_eq!(feed.count("SELECT occurrences FROM skill_candidates"), 6);
+
+    // Other phrasings that reduce to nothing are ignored, never bucketed.
+    feed.turn("default", "s", "please do it", true, &[]);
+    assert_eq!(feed.detect().empty_signatures, 1);
+    assert_eq!(feed.count("SELECT COUNT(*) FROM signature_streaks"), 0);
+}
+
+#[test]
+fn polling_and_smoke_tests_are_not_evidence() {
+    let tw = TestWorkspace::new();
+    let mut feed = Feed::new(&tw);
+    let poll = ("write_stdin", r#"{"chars":"string","session_id":"number"}"#);
+    for s in ["a", "b", "c"] {
+        feed.turn("codex", s, "watch the build", true, &[poll, poll, poll, poll]);
+        feed.turn("codex", s, "hello", true, &[READ, EDIT, BASH]);
+    }
+    let report = feed.detect();
+    assert_eq!(report.polling_runs_skipped, 3);
+    assert_eq!(report.smoke_turns_skipped, 3);
+    assert_eq!(feed.count("SELECT COUNT(*) FROM skill_candidates WHERE source = 'sequence'"), 0);
+}
+
+#[test]
+fn candidates_are_scoped_by_agent() {
+    let tw = TestWorkspace::new();
+    let mut feed = Feed::new(&tw);
+    for s in ["a1", "a2", "a3"] {
+        feed.turn("alice", s, "deploy the staging stack", true, &[READ, EDIT, BASH]);
+    }
+    // Two of bob's sessions plus alice's three do not make a candidate for bob.
+    feed.turn("bob", "b1", "deploy the staging stack", true, &[READ, EDIT, BASH]);
+    feed.turn("bob", "b2", "deploy staging", true, &[READ, EDIT, BASH]);
+    feed.detect();
+    let alice = tw.run_json(&["candidates", "--agent", "alice"]);
+    let names: Vec<&str> =
+        alice.as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["auto-deploy-stack-staging", "seq-read-edit-bash"]);
+    assert!(alice.as_array().unwrap().iter().all(|c| c["agent_id"] == "alice"));
+    assert_eq!(tw.run_json(&["candidates", "--agent", "bob"]), serde_json::json!([]));
+    let text = tw.run_ok(&["candidates", "--agent", "alice"]);
+    assert!(text.contains("seq-read-edit-bash") && text.contains("staging"), "{text}");
+    assert!(tw.run_ok(&["candidates", "--agent", "bob"]).contains("no candidates for agent bob"));
+    assert_eq!(tw.run_json(&["candidates"]), serde_json::json!([]), "default agent sees neither");
+}
+
+#[test]
+fn auto_promotion_puts_a_candidate_live_when_switched_on() {
+    let tw = TestWorkspace::new();
+    std::fs::write(tw.config(), "[detect]\nauto_promote = true\n").unwrap();
+    let mut feed = Feed::new(&tw);
+    for s in ["s1", "s2", "s3"] {
+        feed.turn("default", s, &format!("task number {s}"), true, &[READ, EDIT, BASH]);
+    }
+    let report = feed.detect();
+    assert_eq!(report.auto_promoted, 1, "{report:?}");
+    let live = tw.skills_dir().join("seq-read-edit-bash");
+    let md = std::fs::read_to_string(live.join("SKILL.md")).unwrap();
+    assert!(!tw.root().join("staging/seq-read-edit-bash").exists());
+    let (auto, version, sha): (i64, i64, String) = feed
+        .ws
+        .store
+        .conn()
+        .query_row(
+            "SELECT s.is_auto_created, v.version, v.sha256 FROM skills s
+             JOIN skill_versions v ON v.skill_id = s.id WHERE s.name = 'seq-read-edit-bash'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!((auto, version), (1, 1));
+    assert_eq!(sha, crate::draft::sha256_hex(md.as_bytes()));
+    let all = tw.run_json(&["candidates", "--all"]);
+    assert_eq!(all[0]["status"], "promoted");
+}
+
+#[test]
+fn auto_promotion_is_off_by_default() {
+    let tw = TestWorkspace::new();
+    let mut feed = Feed::new(&tw);
+    for s in ["s1", "s2", "s3"] {
+        feed.turn("default", s, &format!("task number {s}"), true, &[READ, EDIT, BASH]);
+    }
+    assert_eq!(feed.detect().auto_promoted, 0);
+    assert!(!tw.skills_dir().join("seq-read-edit-bash").exists());
+    assert_eq!(feed.count("SELECT COUNT(*) FROM skills"), 0);
+}
