@@ -4,8 +4,11 @@
 //! The domain modules (store, ingest, detect, draft, lifecycle) never import ratatui; the
 //! console (`tui`) only draws state and turns keys into actions.
 
+pub mod acquire;
 pub mod cli;
 pub mod config;
+pub mod identity;
 pub mod model;
+pub mod packages;
 pub mod store;
 pub mod workspace;
