@@ -68,11 +68,6 @@ pub fn validate_package(text: &str) -> Result<Package, Vec<Problem>> {
             reason: "a package must be a JSON object".into(),
         }]);
     };
-    for key in top.keys() {
-        if !TOP_KEYS.contains(&key.as_str()) {
-            p.add(&format!("$.{key}"), "unknown key");
-        }
-    }
     if let Some(id) = top.get("id") {
         match id.as_str() {
             Some(s) if uuid::Uuid::parse_str(s).is_ok() => {}
@@ -129,6 +124,11 @@ pub fn validate_package(text: &str) -> Result<Package, Vec<Problem>> {
         }
         Some(Value::Array(list)) => validate_artifacts(list, &mut p),
         Some(_) => p.add("$.artifacts", "must be an array"),
+    }
+    for key in top.keys() {
+        if !TOP_KEYS.contains(&key.as_str()) {
+            p.add(&format!("$.{key}"), "unknown key");
+        }
     }
     if !p.0.is_empty() {
         return Err(p.0);

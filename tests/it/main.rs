@@ -1,3 +1,5 @@
 //! One integration-test binary (links once); each area adds a `mod` line here.
 
+mod packages;
+mod packages_validation;
 mod support;
