@@ -63,6 +63,22 @@ pub fn import(ws: &mut Workspace, text: &str, opts: &ImportOptions) -> Result<Im
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .optional()?;
+    let owner: Option<(i64, String)> = ws
+        .store
+        .conn()
+        .query_row(
+            "SELECT id, namespace FROM skills WHERE path = ?1 AND id IS NOT ?2",
+            params![folder.to_string_lossy(), existing.map(|e| e.0)],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    if let Some((id, namespace)) = owner {
+        let reason = format!(
+            "the folder {} belongs to skill {namespace}/{name} (#{id}); a scope folder holds one skill per name, so import this namespace into the other scope",
+            folder.display()
+        );
+        return Ok(ImportResult::Rejected(vec![Problem { path: "$.name".into(), reason }]));
+    }
     if !opts.replace {
         let reason = if existing.is_some() {
             Some(format!(
