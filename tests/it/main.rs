@@ -1,5 +1,6 @@
 //! One integration-test binary (links once); each area adds a `mod` line here.
 
+mod acquire;
 mod identity;
 mod packages;
 mod packages_validation;
