@@ -10,6 +10,7 @@ pub mod dispatch;
 pub mod folder;
 pub mod model;
 pub mod render;
+pub mod schema;
 pub mod traces;
 pub mod validate;
 

@@ -31,7 +31,7 @@ impl Problems {
     }
 }
 
-const TOP_KEYS: [&str; 13] = [
+const TOP_KEYS: [&str; 12] = [
     "id",
     "name",
     "description",
@@ -44,8 +44,6 @@ const TOP_KEYS: [&str; 13] = [
     "marketplace_id",
     "sync_etag",
     "artifacts",
-    // Seed columns that export never writes but a package may carry.
-    "created_at",
 ];
 const ARTIFACT_KEYS: [&str; 7] =
     ["kind", "name", "ordinal", "content", "model_variant", "metadata", "state_blob"];
@@ -135,7 +133,6 @@ pub fn validate_package(text: &str) -> Result<Package, Vec<Problem>> {
     }
     let mut doc = doc;
     if let Some(obj) = doc.as_object_mut() {
-        obj.remove("created_at");
         obj.entry("id").or_insert_with(|| Value::String(uuid::Uuid::new_v4().to_string()));
     }
     serde_json::from_value(doc)

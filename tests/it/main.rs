@@ -3,5 +3,6 @@
 mod acquire;
 mod identity;
 mod packages;
+mod packages_run;
 mod packages_validation;
 mod support;
