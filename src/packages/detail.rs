@@ -7,8 +7,10 @@ use serde::Serialize;
 use super::db::load_artifacts;
 use super::model::ArtifactKind;
 use super::traces::{TraceView, recent};
+use crate::acquire::registry_status;
 use crate::identity::{SkillRef, shadowing};
 use crate::store::Store;
+use crate::store::rusqlite::OptionalExtension;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ArtifactSummary {
@@ -27,6 +29,17 @@ pub struct VariantGroup {
     pub artifact: String,
     /// `None` is the default variant.
     pub variants: Vec<Option<String>>,
+}
+
+/// The tested script behind an acquired code skill (seed 004).
+#[derive(Debug, Clone, Serialize)]
+pub struct CodeDetail {
+    pub script_path: String,
+    pub sha256: String,
+    /// active, degraded or retired, following the skill's lifecycle status.
+    pub registry_status: &'static str,
+    pub repairs: Vec<String>,
+    pub tested_at: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -51,6 +64,8 @@ pub struct PackageDetail {
     /// The account skills this workspace skill overrides.
     pub shadows: Vec<SkillRef>,
     pub recent_traces: Vec<TraceView>,
+    /// Set for code skills registered by `acquire`.
+    pub code: Option<CodeDetail>,
 }
 
 const RECENT_TRACES: usize = 10;
@@ -139,7 +154,6 @@ pub fn detail(store: &Store, skill_id: i64) -> Result<PackageDetail> {
         is_public,
         scope,
         path,
-        status,
         source,
         package_version,
         tags: tags.and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default(),
@@ -148,5 +162,29 @@ pub fn detail(store: &Store, skill_id: i64) -> Result<PackageDetail> {
         shadowed_by,
         shadows,
         recent_traces: recent(store, skill_id, RECENT_TRACES)?,
+        code: code_detail(store, skill_id, registry_status(&status))?,
+        status,
     })
+}
+
+fn code_detail(
+    store: &Store,
+    skill_id: i64,
+    registry_status: &'static str,
+) -> Result<Option<CodeDetail>> {
+    let row = store
+        .conn()
+        .query_row(
+            "SELECT script_path, sha256, sanitized, tested_at FROM acquired_code WHERE skill_id = ?1",
+            [skill_id],
+            |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get(3)?)),
+        )
+        .optional()?;
+    Ok(row.map(|(script_path, sha256, repairs, tested_at)| CodeDetail {
+        script_path,
+        sha256,
+        registry_status,
+        repairs: serde_json::from_str(&repairs).unwrap_or_default(),
+        tested_at,
+    }))
 }

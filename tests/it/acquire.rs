@@ -69,6 +69,18 @@ fn clean_code_is_registered_unchanged_with_its_hash_and_a_test_outcome() {
         ),
         1
     );
+    let skill_id: i64 = store.conn().query_row("SELECT id FROM skills", [], |r| r.get(0)).unwrap();
+    let detail = skilldeck::packages::detail(&store, skill_id).unwrap();
+    let code = detail.code.expect("a code skill shows its script");
+    assert_eq!(
+        (code.script_path.as_str(), code.registry_status),
+        ("scripts/add-numbers.py", "active")
+    );
+    assert_eq!(code.sha256, sha);
+    // A lifecycle status maps onto the seed 004 registry status.
+    store.conn().execute("UPDATE skills SET status = 'degraded'", []).unwrap();
+    let code = skilldeck::packages::detail(&store, skill_id).unwrap().code.unwrap();
+    assert_eq!(code.registry_status, "degraded");
     // Nothing is left in the scratch folder's place: only SKILL.md and the script.
     let mut files: Vec<String> = walk(&folder);
     files.sort();
