@@ -3,6 +3,7 @@
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -43,18 +44,8 @@ pub fn run(
             let _ = pipe.write_all(text.as_bytes());
         });
     }
-    let mut out_pipe = child.stdout.take().context("no stdout pipe")?;
-    let mut err_pipe = child.stderr.take().context("no stderr pipe")?;
-    let out_thread = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = out_pipe.read_to_end(&mut buf);
-        buf
-    });
-    let err_thread = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = err_pipe.read_to_end(&mut buf);
-        buf
-    });
+    let out_rx = drain(child.stdout.take().context("no stdout pipe")?);
+    let err_rx = drain(child.stderr.take().context("no stderr pipe")?);
     let mut timed_out = false;
     let status = loop {
         if let Some(status) = child.try_wait()? {
@@ -67,9 +58,27 @@ pub fn run(
         }
         std::thread::sleep(Duration::from_millis(10));
     };
-    let stdout = String::from_utf8_lossy(&out_thread.join().unwrap_or_default()).into_owned();
-    let stderr = String::from_utf8_lossy(&err_thread.join().unwrap_or_default()).into_owned();
+    // A grandchild that inherited the pipes may keep them open after the child is gone; don't
+    // wait for it beyond a grace period.
+    let deadline = Instant::now() + PIPE_GRACE;
+    let collect = |rx: mpsc::Receiver<Vec<u8>>| {
+        let bytes = rx.recv_timeout(deadline.saturating_duration_since(Instant::now()));
+        String::from_utf8_lossy(&bytes.unwrap_or_default()).into_owned()
+    };
+    let (stdout, stderr) = (collect(out_rx), collect(err_rx));
     Ok(RunOutput { code: status.code(), stdout, stderr, timed_out, duration: started.elapsed() })
+}
+
+const PIPE_GRACE: Duration = Duration::from_secs(2);
+
+fn drain(mut pipe: impl Read + Send + 'static) -> mpsc::Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = pipe.read_to_end(&mut buf);
+        let _ = tx.send(buf);
+    });
+    rx
 }
 
 /// Is `program` runnable: an existing path, or a name found on PATH?

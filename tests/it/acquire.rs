@@ -162,12 +162,16 @@ fn failing_code_is_not_registered_and_the_cause_is_one_line() {
 fn a_hanging_test_run_is_killed_at_the_timeout() {
     let tw = TestWorkspace::new();
     std::fs::write(tw.config(), "[acquire]\ntimeout_secs = 1\n").unwrap();
-    let out = acquire(&tw, "sleepy", "import time\ntime.sleep(30)\nprint('late')\n", "{}");
+    // The script also starts a grandchild that keeps the output pipes open after the kill.
+    let code = "import subprocess, time\nsubprocess.Popen(['sleep', '20'])\ntime.sleep(20)\nprint('late')\n";
+    let started = std::time::Instant::now();
+    let out = acquire(&tw, "sleepy", code, "{}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("sleepy: not registered (test failed): timed out after 1s"),
         "{stderr}"
     );
+    assert!(started.elapsed().as_secs() < 15, "waited for the grandchild: {:?}", started.elapsed());
 }
 
 #[test]
