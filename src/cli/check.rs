@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::{Outcome, print_json};
-use crate::identity::resolve_one;
+use crate::identity::resolve_for_command;
 use crate::model::Outcome as RunOutcome;
 use crate::packages::{CheckOptions, check};
 
@@ -36,7 +36,7 @@ pub fn run(global: &super::GlobalArgs, args: CheckArgs) -> Result<Outcome> {
         .with_context(|| format!("reading output {}", args.output.display()))?;
     let mut ws = global.open()?;
     let agent = args.agent.unwrap_or_else(|| ws.config.agent_id.clone());
-    let skill = resolve_one(&ws.store, &agent, &args.name)?;
+    let skill = resolve_for_command(&mut ws, &agent, &args.name)?;
     let opts = CheckOptions { model: args.model, session: args.session };
     let report = check(&mut ws, skill.skill_id, &args.artifact, &output, &opts)?;
     if args.json {

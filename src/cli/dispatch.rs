@@ -6,7 +6,7 @@ use clap::Args;
 
 use super::render::VarArgs;
 use super::{Outcome, print_json};
-use crate::identity::resolve_one;
+use crate::identity::resolve_for_command;
 use crate::packages::render::parse_vars;
 use crate::packages::{DispatchOptions, dispatch};
 
@@ -30,7 +30,7 @@ pub struct DispatchArgs {
 pub fn run(global: &super::GlobalArgs, args: DispatchArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
     let agent = args.agent.unwrap_or_else(|| ws.config.agent_id.clone());
-    let skill = resolve_one(&ws.store, &agent, &args.name)?;
+    let skill = resolve_for_command(&mut ws, &agent, &args.name)?;
     let opts = DispatchOptions {
         vars: parse_vars(&args.vars.vars, &args.vars.json_vars)?,
         model: args.vars.model,

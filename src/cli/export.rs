@@ -6,7 +6,7 @@ use anyhow::Result;
 use clap::Args;
 
 use super::Outcome;
-use crate::identity::resolve_one;
+use crate::identity::resolve_for_command;
 use crate::packages::export_json;
 use crate::packages::folder::write_file_atomic;
 
@@ -22,9 +22,9 @@ pub struct ExportArgs {
 }
 
 pub fn run(global: &super::GlobalArgs, args: ExportArgs) -> Result<Outcome> {
-    let ws = global.open()?;
+    let mut ws = global.open()?;
     let agent = args.agent.unwrap_or_else(|| ws.config.agent_id.clone());
-    let skill = resolve_one(&ws.store, &agent, &args.name)?;
+    let skill = resolve_for_command(&mut ws, &agent, &args.name)?;
     let json = export_json(&ws.store, skill.skill_id)?;
     match args.out {
         Some(path) => {

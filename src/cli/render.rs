@@ -6,7 +6,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::{Outcome, print_json};
-use crate::identity::resolve_one;
+use crate::identity::resolve_for_command;
 use crate::packages::render::{choose_variant, parse_vars, render_str};
 use crate::packages::{Artifact, ArtifactKind, load_artifacts};
 
@@ -48,9 +48,9 @@ struct Rendered<'a> {
 }
 
 pub fn run(global: &super::GlobalArgs, args: RenderArgs) -> Result<Outcome> {
-    let ws = global.open()?;
+    let mut ws = global.open()?;
     let agent = args.agent.unwrap_or_else(|| ws.config.agent_id.clone());
-    let skill = resolve_one(&ws.store, &agent, &args.name)?;
+    let skill = resolve_for_command(&mut ws, &agent, &args.name)?;
     let artifacts: Vec<Artifact> =
         load_artifacts(&ws.store, skill.skill_id)?.into_iter().map(|s| s.artifact).collect();
     let chosen = choose_variant(&artifacts, &args.artifact, args.vars.model.as_deref())?;

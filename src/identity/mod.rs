@@ -166,6 +166,13 @@ fn frontmatter_description(skill_md: &Path) -> Option<String> {
     Some(unquoted.unwrap_or_else(|| value.trim_matches('\'').to_string()))
 }
 
+/// Resolves `text` to one skill the way every command does: folders in both scopes are
+/// registered first, so a hand-made workspace skill shadows an imported account one here too.
+pub fn resolve_for_command(ws: &mut Workspace, agent: &str, text: &str) -> Result<SkillRef> {
+    register_folders(ws, agent)?;
+    resolve_one(&ws.store, agent, text)
+}
+
 /// Looks a skill's agent up, for commands handed a bare id.
 pub fn skill_agent(store: &Store, skill_id: i64) -> Result<String> {
     store

@@ -84,9 +84,6 @@ pub fn dispatch(
     opts: &DispatchOptions,
 ) -> Result<Dispatched> {
     let stored = load_artifacts(&ws.store, skill_id)?;
-    if stored.is_empty() {
-        bail!("skill #{skill_id} has no artifacts (it is not a package)");
-    }
     let plain: Vec<Artifact> = stored.iter().map(|s| s.artifact.clone()).collect();
     let model = opts.model.as_deref();
     let requested = choose_variant(&plain, name, model)?;

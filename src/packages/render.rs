@@ -86,6 +86,9 @@ pub fn choose_variant<'a>(
     wanted: &str,
     model: Option<&str>,
 ) -> Result<&'a Artifact> {
+    if artifacts.is_empty() {
+        bail!("this skill has no artifacts: it is a plain SKILL.md skill, not a package");
+    }
     let mut rows: Vec<&Artifact> = artifacts.iter().filter(|a| name_matches(a, wanted)).collect();
     if rows.is_empty() {
         let names: Vec<&str> = artifacts.iter().map(|a| a.name.as_str()).collect();

@@ -62,6 +62,11 @@ fn a_hand_made_workspace_folder_shadows_an_imported_account_skill() {
         .query_row("SELECT description FROM skills WHERE scope = 'workspace'", [], |r| r.get(0))
         .unwrap();
     assert_eq!(description, "Local notes.");
+    // Commands resolve the same way: the plain workspace skill wins over the account package.
+    let out = tw.run(&["render", "release-notes", "Draft", "--var", "version=1"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("a plain SKILL.md skill, not a package"), "{stderr}");
+    assert!(tw.run_ok(&["render", "#1", "Draft", "--var", "version=1"]).starts_with("DEFAULT"));
 }
 
 #[test]
