@@ -7,6 +7,7 @@ use super::{Outcome, print_json};
 use crate::identity::{
     Resolution, Selection, load_selection, register_folders, resolve, save_selection,
 };
+use crate::packages::{PackageDetail, detail};
 
 #[derive(Debug, Args)]
 pub struct ResolveArgs {
@@ -18,6 +19,9 @@ pub struct ResolveArgs {
     /// Resolve a saved selection again against the skills visible now
     #[arg(long, value_name = "SET", conflicts_with = "save")]
     pub set: Option<String>,
+    /// Show each resolved skill in full: artifacts, variants, scope, shadowing, recent traces
+    #[arg(long)]
+    pub detail: bool,
     #[arg(long)]
     pub agent: Option<String>,
     #[arg(long)]
@@ -42,6 +46,21 @@ pub fn run(global: &super::GlobalArgs, args: ResolveArgs) -> Result<Outcome> {
         save_selection(&mut ws.store, &agent, set, &selections)?;
     }
     let all_resolved = results.iter().all(|r| matches!(r, Resolution::Resolved { .. }));
+    if args.detail && all_resolved {
+        let details: Vec<PackageDetail> = results
+            .iter()
+            .filter_map(|r| match r {
+                Resolution::Resolved { skill, .. } => Some(detail(&ws.store, skill.skill_id)),
+                _ => None,
+            })
+            .collect::<Result<_>>()?;
+        if args.json {
+            print_json(&details)?;
+        } else {
+            details.iter().for_each(print_detail);
+        }
+        return Ok(Outcome::Ok);
+    }
     if args.json {
         print_json(&results)?;
     } else {
@@ -66,4 +85,50 @@ pub fn run(global: &super::GlobalArgs, args: ResolveArgs) -> Result<Outcome> {
         }
     }
     Ok(if all_resolved { Outcome::Ok } else { Outcome::Fail(1) })
+}
+
+fn print_detail(d: &PackageDetail) {
+    let title = d.display_name.as_deref().map(|t| format!(" {t:?}")).unwrap_or_default();
+    let vis = if d.is_public { "public" } else { "private" };
+    println!(
+        "{}{title}: #{} {}/{} {vis}, {} scope, {} ({})",
+        d.name, d.skill_id, d.namespace, d.name, d.scope, d.status, d.path
+    );
+    if let Some(s) = &d.shadowed_by {
+        println!("  shadowed by {s}");
+    }
+    for s in &d.shadows {
+        println!("  overrides {s}");
+    }
+    for a in &d.artifacts {
+        let variant = a.model_variant.as_deref().unwrap_or("default");
+        let mut line = format!("  {:>3} {:<16} {} [{variant}]", a.ordinal, a.kind.as_str(), a.name);
+        if a.assertions > 0 {
+            line += &format!(", {} assertions", a.assertions);
+        }
+        if let Some(f) = &a.fallback_artifact {
+            line += &format!(", falls back to {f}");
+        }
+        println!("{line}");
+    }
+    if let Some(c) = &d.code {
+        println!(
+            "  code {} sha256 {} ({}), tested {}",
+            c.script_path,
+            &c.sha256[..12],
+            c.registry_status,
+            c.tested_at
+        );
+    }
+    for t in &d.recent_traces {
+        let name = t.artifact_name.as_deref().unwrap_or(&t.artifact_id);
+        let mut line = format!("  trace {} {name} ({})", t.started_at, t.artifact_kind);
+        if t.assertions_run > 0 {
+            line += &format!(" {}/{} assertions passed", t.assertions_passed, t.assertions_run);
+        }
+        if let Some(e) = &t.error {
+            line += &format!(" error: {}", e.lines().next().unwrap_or(""));
+        }
+        println!("{line}");
+    }
 }

@@ -37,6 +37,15 @@ fn a_workspace_skill_overrides_the_account_skill_of_the_same_name() {
     let text = tw.run_ok(&["resolve", "consistency-checker"]);
     assert!(text.contains("-> default/consistency-checker (#2, workspace scope); overrides default/consistency-checker (#1, account scope)"), "{text}");
 
+    let text = tw.run_ok(&["resolve", "consistency-checker", "--detail"]);
+    assert!(text.contains("consistency-checker \"Consistency Checker\": #2 default/consistency-checker private, workspace scope, healthy"), "{text}");
+    assert!(text.contains("  overrides default/consistency-checker (#1, account scope)"), "{text}");
+    assert!(
+        text.contains("    3 dspy_module      DSPy Checker [default], falls back to Check Prompt"),
+        "{text}"
+    );
+    let account = tw.run_json(&["resolve", "#1", "--detail"]);
+    assert_eq!(account[0]["shadowed_by"]["skill_id"], 2);
     // Everything that takes a name now acts on the workspace copy.
     tw.run_ok(&["dispatch", "consistency-checker", "Overview"]);
     assert_eq!(count(&tw, "SELECT COUNT(*) FROM skill_execution_traces WHERE skill_id = 2"), 1);
