@@ -207,7 +207,7 @@ fn register(
         )?;
         tx.execute(
             "INSERT INTO skill_versions (skill_id, version, content, sha256, source, created_at)
-             VALUES (?1, ?2, ?3, ?4, 'acquire', ?5)",
+             VALUES (?1, ?2, ?3, ?4, 'import', ?5)",
             params![skill_id, version, skill_md, sha256_hex(skill_md.as_bytes()), now],
         )?;
         tx.execute(

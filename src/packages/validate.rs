@@ -53,6 +53,7 @@ const MAX_NAME_SLUG: usize = 64;
 
 /// Parses and validates `text`; on success the package (with an id assigned if it had none).
 pub fn validate_package(text: &str) -> Result<Package, Vec<Problem>> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let doc: Value = serde_json::from_str(text).map_err(|e| {
         vec![Problem {
             path: "$".into(),

@@ -209,7 +209,7 @@ fn reacquiring_makes_a_new_version_and_a_failed_retest_counts_against_the_skill(
         ),
         1
     );
-    assert_eq!(count(&tw, "SELECT COUNT(*) FROM skill_versions WHERE source = 'acquire'"), 2);
+    assert_eq!(count(&tw, "SELECT COUNT(*) FROM skill_versions WHERE source = 'import'"), 2);
 }
 
 #[test]

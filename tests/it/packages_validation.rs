@@ -311,3 +311,9 @@ fn a_package_without_an_id_is_given_one_and_optional_keys_stay_absent() {
     let keys: Vec<&str> = back.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(keys, ["artifacts", "description", "id", "name"]);
 }
+
+#[test]
+fn a_byte_order_mark_is_tolerated() {
+    let text = format!("\u{feff}{}", fixture_json("variants.json"));
+    assert_eq!(validate_package(&text).unwrap().name, "Release Notes");
+}
