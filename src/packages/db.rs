@@ -48,6 +48,10 @@ pub enum ImportResult {
 
 /// Validates `text` fully, then stores it in one transaction and installs its folder.
 pub fn import(ws: &mut Workspace, text: &str, opts: &ImportOptions) -> Result<ImportResult> {
+    let ns = &opts.namespace;
+    if ns.is_empty() || ns.chars().any(|c| c.is_whitespace() || c == ':' || c == '#') {
+        bail!("namespace {ns:?} must be non-empty, without spaces, ':' or '#'");
+    }
     let pkg = match validate_package(text) {
         Ok(p) => p,
         Err(problems) => return Ok(ImportResult::Rejected(problems)),
