@@ -52,56 +52,27 @@ pub fn import(ws: &mut Workspace, text: &str, opts: &ImportOptions) -> Result<Im
     if ns.is_empty() || ns.chars().any(|c| c.is_whitespace() || c == ':' || c == '#') {
         bail!("namespace {ns:?} must be non-empty, without spaces, ':' or '#'");
     }
-    let pkg = match validate_package(text) {
-        Ok(p) => p,
-        Err(problems) => return Ok(ImportResult::Rejected(problems)),
+    let validated = validate_package(text);
+    // Where the package would go is checked even when the document has problems, so the
+    // rejection lists every problem at once.
+    let name = match &validated {
+        Ok(pkg) => slug(&pkg.name),
+        Err(_) => slug(&raw_name(text).unwrap_or_default()),
     };
-    let name = slug(&pkg.name);
     let folder = scope_dir(ws, opts.scope)?.join(&name);
-    let existing: Option<(i64, i64)> = ws
-        .store
-        .conn()
-        .query_row(
-            "SELECT id, version FROM skills WHERE agent_id = ?1 AND namespace = ?2 AND name = ?3 AND scope = ?4",
-            params![opts.agent, opts.namespace, name, opts.scope.as_str()],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?;
-    let owner: Option<(i64, String)> = ws
-        .store
-        .conn()
-        .query_row(
-            "SELECT id, namespace FROM skills WHERE path = ?1 AND id IS NOT ?2",
-            params![folder.to_string_lossy(), existing.map(|e| e.0)],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?;
-    if let Some((id, namespace)) = owner {
-        let reason = format!(
-            "the folder {} belongs to skill {namespace}/{name} (#{id}); a scope folder holds one skill per name, so import this namespace into the other scope",
-            folder.display()
-        );
-        return Ok(ImportResult::Rejected(vec![Problem { path: "$.name".into(), reason }]));
-    }
-    if !opts.replace {
-        let reason = if existing.is_some() {
-            Some(format!(
-                "a skill named {name:?} already exists in the {} scope (namespace {}); pass --replace to make this its next version",
-                opts.scope.as_str(),
-                opts.namespace
-            ))
-        } else if folder.exists() {
-            Some(format!(
-                "the folder {} already exists; pass --replace to overwrite it",
-                folder.display()
-            ))
-        } else {
-            None
-        };
-        if let Some(reason) = reason {
-            return Ok(ImportResult::Rejected(vec![Problem { path: "$.name".into(), reason }]));
+    let (existing, conflicts) = if name.is_empty() {
+        (None, Vec::new())
+    } else {
+        placement(&ws.store, opts, &name, &folder)?
+    };
+    let pkg = match validated {
+        Ok(pkg) if conflicts.is_empty() => pkg,
+        Ok(_) => return Ok(ImportResult::Rejected(conflicts)),
+        Err(mut problems) => {
+            problems.extend(conflicts);
+            return Ok(ImportResult::Rejected(problems));
         }
-    }
+    };
     let files = package_files(&pkg, &name);
     let skill_md = files[0].1.clone();
     let staged = stage(&folder, &files)?;
@@ -138,6 +109,63 @@ pub fn import(ws: &mut Workspace, text: &str, opts: &ImportOptions) -> Result<Im
     }))
 }
 
+fn raw_name(text: &str) -> Option<String> {
+    let doc: Value = serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(text)).ok()?;
+    Some(doc.get("name")?.as_str()?.to_string())
+}
+
+/// A skill an import replaces: (id, version).
+type Existing = (i64, i64);
+
+/// The skill this import would replace, and the problems with putting it there.
+fn placement(
+    store: &Store,
+    opts: &ImportOptions,
+    name: &str,
+    folder: &std::path::Path,
+) -> Result<(Option<Existing>, Vec<Problem>)> {
+    let existing: Option<Existing> = store
+        .conn()
+        .query_row(
+            "SELECT id, version FROM skills WHERE agent_id = ?1 AND namespace = ?2 AND name = ?3 AND scope = ?4",
+            params![opts.agent, opts.namespace, name, opts.scope.as_str()],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    let owner: Option<(i64, String)> = store
+        .conn()
+        .query_row(
+            "SELECT id, namespace FROM skills WHERE path = ?1 AND id IS NOT ?2",
+            params![folder.to_string_lossy(), existing.map(|e| e.0)],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    let reason = if let Some((id, namespace)) = owner {
+        Some(format!(
+            "the folder {} belongs to skill {namespace}/{name} (#{id}); a scope folder holds one skill per name, so import this namespace into the other scope",
+            folder.display()
+        ))
+    } else if opts.replace {
+        None
+    } else if existing.is_some() {
+        Some(format!(
+            "a skill named {name:?} already exists in the {} scope (namespace {}); pass --replace to make this its next version",
+            opts.scope.as_str(),
+            opts.namespace
+        ))
+    } else if folder.exists() {
+        Some(format!(
+            "the folder {} already exists; pass --replace to overwrite it",
+            folder.display()
+        ))
+    } else {
+        None
+    };
+    let problems =
+        reason.map(|reason| Problem { path: "$.name".into(), reason }).into_iter().collect();
+    Ok((existing, problems))
+}
+
 fn json_list(list: &Option<Vec<String>>) -> Option<String> {
     list.as_ref().map(|l| serde_json::to_string(l).unwrap_or_default())
 }
@@ -148,7 +176,7 @@ fn write_rows(
     opts: &ImportOptions,
     name: &str,
     folder: &std::path::Path,
-    existing: Option<(i64, i64)>,
+    existing: Option<Existing>,
 ) -> Result<(i64, i64)> {
     let now = now_rfc3339();
     let path = folder.to_string_lossy();

@@ -153,6 +153,21 @@ fn importing_an_existing_name_needs_replace_and_makes_a_new_version() {
             .contains("$.name: a skill named \"consistency-checker\" already exists")
     );
 
+    // A broken document for an existing name: both kinds of problem are listed together.
+    let mut broken = fixture_json("consistency-checker.json");
+    broken["version"] = json!(2);
+    let broken = write(&tw, "broken.json", &broken.to_string());
+    let out = tw.run(&["import", path_str(&broken)]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("(2 problems)") && stderr.contains("$.version: must be a string"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("$.name: a skill named \"consistency-checker\" already exists"),
+        "{stderr}"
+    );
+
     let mut doc = fixture_json("consistency-checker.json");
     doc["artifacts"].as_array_mut().unwrap().truncate(2);
     let smaller = write(&tw, "smaller.json", &doc.to_string());
