@@ -27,6 +27,11 @@ pub struct Config {
     pub detect: DetectConfig,
     pub lifecycle: LifecycleConfig,
     pub engine: EngineConfig,
+    /// Workspace (project) skills folder that overrides account skills of the same name;
+    /// `None` means `./.claude/skills` when that folder exists, else no workspace scope.
+    pub workspace_skills_dir: Option<PathBuf>,
+    pub acquire: AcquireConfig,
+    pub packages: PackagesConfig,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -125,6 +130,43 @@ impl Default for EngineConfig {
     }
 }
 
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct AcquireConfig {
+    /// Program (and leading arguments) that runs a code skill: `[interpreter..., script, payload]`.
+    pub interpreter: Vec<String>,
+    /// Command that exits 0 when the code on its stdin parses; empty means no parse gate, and then
+    /// code is never repaired.
+    pub parse_check: Vec<String>,
+    /// File extension of stored scripts.
+    pub script_ext: String,
+    /// Seconds a test run (or a code_template dispatch) may take before it is killed.
+    pub timeout_secs: u64,
+}
+
+impl Default for AcquireConfig {
+    fn default() -> Self {
+        AcquireConfig {
+            interpreter: vec!["python3".into()],
+            parse_check: vec![
+                "python3".into(),
+                "-c".into(),
+                "import ast,sys; ast.parse(sys.stdin.read())".into(),
+            ],
+            script_ext: "py".into(),
+            timeout_secs: 30,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct PackagesConfig {
+    /// Command of the DSPy runtime that executes dspy_module artifacts (request JSON on stdin).
+    /// Empty, or a program not on PATH, means absent: dispatch falls back to the prompt_template.
+    pub dspy_runtime: Vec<String>,
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {
@@ -138,6 +180,9 @@ impl Default for Config {
             detect: DetectConfig::default(),
             lifecycle: LifecycleConfig::default(),
             engine: EngineConfig::default(),
+            workspace_skills_dir: None,
+            acquire: AcquireConfig::default(),
+            packages: PackagesConfig::default(),
         }
     }
 }

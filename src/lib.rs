@@ -4,6 +4,7 @@
 //! The domain modules (store, ingest, detect, draft, lifecycle) never import ratatui; the
 //! console (`tui`) only draws state and turns keys into actions.
 
+pub mod acquire;
 pub mod cli;
 pub mod config;
 pub mod demo;
@@ -11,5 +12,8 @@ pub mod detect;
 pub mod draft;
 pub mod model;
 pub mod spec;
+pub mod identity;
+pub mod model;
+pub mod packages;
 pub mod store;
 pub mod workspace;

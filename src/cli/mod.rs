@@ -2,6 +2,14 @@
 //!
 //! Each subcommand's arguments and `run` live in their own file beside this one.
 
+mod acquire;
+mod check;
+mod dispatch;
+mod export;
+mod import;
+mod render;
+mod resolve;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -66,6 +74,20 @@ pub enum Command {
     Dismiss(dismiss::DismissArgs),
     /// Lint skill folders against the Agent Skills spec (exit 1 on errors)
     Validate(validate::ValidateArgs),
+    /// Import a skill package JSON (seed 002 shape); every problem is listed, nothing half-written
+    Import(import::ImportArgs),
+    /// Export a skill package back to its JSON shape
+    Export(export::ExportArgs),
+    /// Render a template artifact with variables, choosing the model variant
+    Render(render::RenderArgs),
+    /// Run an artifact through its kind's handler (dspy_module falls back to its prompt_template)
+    Dispatch(dispatch::DispatchArgs),
+    /// Check an output against an artifact's assertions; records a trace and a score outcome
+    Check(check::CheckArgs),
+    /// Test-run a code skill and register it when the run succeeds
+    Acquire(acquire::AcquireArgs),
+    /// Resolve skill names or refs to exact identities (workspace overrides account)
+    Resolve(resolve::ResolveArgs),
 }
 
 /// What a command reports back to `main`: success, or a non-zero exit without an error message
@@ -87,6 +109,13 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Command::Promote(args) => promote::run(&cli.global, args),
             Command::Dismiss(args) => dismiss::run(&cli.global, args),
             Command::Validate(args) => validate::run(args),
+            Command::Import(args) => import::run(&cli.global, args),
+            Command::Export(args) => export::run(&cli.global, args),
+            Command::Render(args) => render::run(&cli.global, args),
+            Command::Dispatch(args) => dispatch::run(&cli.global, args),
+            Command::Check(args) => check::run(&cli.global, args),
+            Command::Acquire(args) => acquire::run(&cli.global, args),
+            Command::Resolve(args) => resolve::run(&cli.global, args),
         },
     }
 }

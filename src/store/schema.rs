@@ -141,6 +141,17 @@ CREATE TABLE skills (
     created_at    TEXT NOT NULL,
     updated_at    TEXT NOT NULL,
     deprecated_at TEXT,
+    -- Seed 002 package columns (packages helper); NULL for skills that are not packages.
+    package_uuid  TEXT,                            -- the package JSON's "id"
+    display_name  TEXT,                            -- the package JSON's "name" (name is its slug)
+    package_version TEXT,                          -- the package JSON's "version" (e.g. '1.0.0')
+    tags          TEXT,                            -- JSON array of strings
+    source        TEXT,                            -- system | community | user | acquired
+    author        TEXT,
+    intent_patterns TEXT,                          -- JSON array of strings
+    trigger_phrases TEXT,                          -- JSON array of strings
+    marketplace_id TEXT,
+    sync_etag     TEXT,
     UNIQUE(agent_id, namespace, name, scope)
 );
 
@@ -192,5 +203,73 @@ CREATE TABLE evolved_prompts (
     score       REAL NOT NULL,
     scorer      TEXT NOT NULL,
     created_at  TEXT NOT NULL
+);
+
+-- Packages (seed 002): the artifacts of a multi-artifact skill package.
+CREATE TABLE skill_artifacts (
+    id            TEXT PRIMARY KEY,                -- UUID
+    skill_id      INTEGER NOT NULL REFERENCES skills(id) ON DELETE CASCADE,
+    kind          TEXT NOT NULL CHECK(kind IN ('description', 'prompt_template', 'code_template', 'dspy_module')),
+    name          TEXT NOT NULL,
+    ordinal       INTEGER NOT NULL DEFAULT 0,
+    content       TEXT NOT NULL,
+    model_variant TEXT,                            -- NULL = default; else model family key
+    metadata      TEXT,                            -- JSON object: fallback_artifact, assertions, ...
+    state_blob    BLOB,                            -- dspy_module state, kept as given
+    created_at    TEXT NOT NULL,
+    updated_at    TEXT NOT NULL,
+    UNIQUE(skill_id, name, model_variant)
+);
+CREATE INDEX idx_skill_artifacts_skill_id ON skill_artifacts(skill_id);
+CREATE INDEX idx_skill_artifacts_kind ON skill_artifacts(kind);
+
+-- One row per artifact execution or output check (seed 002).
+CREATE TABLE skill_execution_traces (
+    id            TEXT PRIMARY KEY,                -- UUID
+    session_id    TEXT NOT NULL,
+    skill_id      INTEGER NOT NULL REFERENCES skills(id) ON DELETE CASCADE,
+    artifact_id   TEXT NOT NULL,
+    artifact_kind TEXT NOT NULL,
+    rendered_input TEXT,
+    raw_output    TEXT,
+    error         TEXT,
+    started_at    TEXT NOT NULL,
+    completed_at  TEXT,
+    duration_ms   INTEGER,
+    input_tokens  INTEGER,
+    output_tokens INTEGER,
+    model_id      TEXT,
+    estimated_cost REAL,
+    assertions_run INTEGER DEFAULT 0,
+    assertions_passed INTEGER DEFAULT 0,
+    assertion_results TEXT,                        -- JSON array: each assertion's verdict
+    created_at    TEXT NOT NULL DEFAULT (datetime('now'))
+);
+CREATE INDEX idx_traces_session_id ON skill_execution_traces(session_id);
+CREATE INDEX idx_traces_skill_id ON skill_execution_traces(skill_id);
+CREATE INDEX idx_traces_artifact_id ON skill_execution_traces(artifact_id);
+
+-- Identity (seed 003): a saved selection keeps what was requested, never the derived skill id.
+CREATE TABLE skill_selections (
+    set_name      TEXT NOT NULL,
+    agent_id      TEXT NOT NULL DEFAULT 'default',
+    position      INTEGER NOT NULL,
+    requested     TEXT NOT NULL,                   -- the text as typed: NAME, NS/NAME, public:NS/NAME
+    name          TEXT NOT NULL,
+    namespace     TEXT,
+    is_public     INTEGER,
+    created_at    TEXT NOT NULL,
+    PRIMARY KEY(agent_id, set_name, position)
+);
+
+-- Code skills (seed 004): the tested script behind an acquired skill.
+CREATE TABLE acquired_code (
+    skill_id      INTEGER PRIMARY KEY REFERENCES skills(id) ON DELETE CASCADE,
+    script_path   TEXT NOT NULL,
+    interpreter   TEXT NOT NULL,                   -- JSON array: program and leading args
+    sha256        TEXT NOT NULL,
+    test_payload  TEXT NOT NULL,
+    sanitized     TEXT NOT NULL DEFAULT '[]',      -- JSON array of the repairs applied
+    tested_at     TEXT NOT NULL
 );
 "#;

@@ -2,5 +2,10 @@
 
 mod detect;
 mod draft;
+mod acquire;
+mod identity;
+mod packages;
+mod packages_run;
+mod packages_validation;
 mod support;
 mod validate;

@@ -1,0 +1,201 @@
+//! Skill identity and scopes (seeds 002 and 003).
+//!
+//! A skill's identity is `(skill_id, namespace, is_public)`. Skills live in two scopes: the
+//! account folder (the live `skills_dir`) and the workspace folder (`workspace_skills_dir`); a
+//! workspace skill shadows an account skill with the same name, namespace and visibility.
+//! [`resolve`] is the one place that turns a requested selection into exact refs; a name found in
+//! several namespaces is ambiguous and reported with its candidates, never guessed.
+
+mod resolver;
+mod selections;
+
+pub use resolver::{Resolution, SkillRef, resolve, resolve_one, shadowing};
+pub use selections::{load_selection, save_selection};
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::store::{Store, now_rfc3339, rusqlite::params};
+use crate::workspace::Workspace;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    Account,
+    Workspace,
+}
+
+impl Scope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Account => "account",
+            Scope::Workspace => "workspace",
+        }
+    }
+}
+
+/// What a person asked for, as typed: `NAME`, `NAMESPACE/NAME`, `public:NAMESPACE/NAME`,
+/// `private:NAME`, or `#ID` (an exact skill id, which is runtime state and never saved).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Selection {
+    pub requested: String,
+    pub name: String,
+    pub namespace: Option<String>,
+    pub is_public: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skill_id: Option<i64>,
+}
+
+impl Selection {
+    pub fn parse(text: &str) -> Result<Selection> {
+        let requested = text.to_string();
+        let text = text.trim();
+        if let Some(id) = text.strip_prefix('#') {
+            let skill_id =
+                id.parse().with_context(|| format!("{requested:?}: #ID needs a number"))?;
+            return Ok(Selection {
+                requested,
+                name: String::new(),
+                namespace: None,
+                is_public: None,
+                skill_id: Some(skill_id),
+            });
+        }
+        let (is_public, rest) = if let Some(rest) = text.strip_prefix("public:") {
+            (Some(true), rest)
+        } else if let Some(rest) = text.strip_prefix("private:") {
+            (Some(false), rest)
+        } else {
+            (None, text)
+        };
+        let (namespace, name) = match rest.rsplit_once('/') {
+            Some((ns, name)) => (Some(ns.to_string()), name),
+            None => (None, rest),
+        };
+        if name.trim().is_empty() || namespace.as_deref().is_some_and(|ns| ns.trim().is_empty()) {
+            bail!("{requested:?} is not NAME, NAMESPACE/NAME, public:NAMESPACE/NAME or #ID");
+        }
+        Ok(Selection { requested, name: name.to_string(), namespace, is_public, skill_id: None })
+    }
+}
+
+/// The workspace skills folder: the configured one, else `./.claude/skills` if it exists.
+pub fn workspace_skills_dir(config: &Config) -> Option<PathBuf> {
+    if let Some(dir) = &config.workspace_skills_dir {
+        return Some(dir.clone());
+    }
+    let default = PathBuf::from(".claude/skills");
+    default.is_dir().then(|| std::env::current_dir().map(|d| d.join(&default)).unwrap_or(default))
+}
+
+/// The folder skills of `scope` are written to.
+pub fn scope_dir(ws: &Workspace, scope: Scope) -> Result<PathBuf> {
+    match scope {
+        Scope::Account => Ok(ws.paths.skills_dir.clone()),
+        Scope::Workspace => workspace_skills_dir(&ws.config).context(
+            "no workspace skills folder: set workspace_skills_dir in the config, or create ./.claude/skills",
+        ),
+    }
+}
+
+/// Registers skill folders found in either scope's folder that the database does not know yet
+/// (namespace `default`, private), so hand-made skills take part in resolution and shadowing.
+pub fn register_folders(ws: &mut Workspace, agent: &str) -> Result<usize> {
+    let mut dirs = vec![(Scope::Account, ws.paths.skills_dir.clone())];
+    if let Some(dir) = workspace_skills_dir(&ws.config) {
+        dirs.push((Scope::Workspace, dir));
+    }
+    let now = now_rfc3339();
+    let tx = ws.store.conn_mut().transaction()?;
+    let mut added = 0;
+    for (scope, dir) in dirs {
+        for folder in skill_folders(&dir)? {
+            let name =
+                folder.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let path = folder.to_string_lossy().into_owned();
+            let known: bool = tx.query_row(
+                "SELECT EXISTS(SELECT 1 FROM skills WHERE path = ?1 OR (agent_id = ?2 AND name = ?3 AND scope = ?4 AND namespace = 'default'))",
+                params![path, agent, name, scope.as_str()],
+                |r| r.get(0),
+            )?;
+            if known {
+                continue;
+            }
+            let description = frontmatter_description(&folder.join("SKILL.md"));
+            tx.execute(
+                "INSERT INTO skills (agent_id, name, scope, description, path, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
+                params![agent, name, scope.as_str(), description, path, now],
+            )?;
+            added += 1;
+        }
+    }
+    tx.commit()?;
+    Ok(added)
+}
+
+fn skill_folders(dir: &Path) -> Result<Vec<PathBuf>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => {
+            return Err(e).with_context(|| format!("reading skills folder {}", dir.display()));
+        }
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let path = entry?.path();
+        let hidden = path.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        if !hidden && path.join("SKILL.md").is_file() {
+            out.push(path);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+fn frontmatter_description(skill_md: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(skill_md).ok()?;
+    let front = text.strip_prefix("---")?.split("\n---").next()?;
+    let line = front.lines().find_map(|l| l.strip_prefix("description:"))?;
+    let value = line.trim();
+    let unquoted = serde_json::from_str::<String>(value).ok();
+    Some(unquoted.unwrap_or_else(|| value.trim_matches('\'').to_string()))
+}
+
+/// Resolves `text` to one skill the way every command does: folders in both scopes are
+/// registered first, so a hand-made workspace skill shadows an imported account one here too.
+pub fn resolve_for_command(ws: &mut Workspace, agent: &str, text: &str) -> Result<SkillRef> {
+    register_folders(ws, agent)?;
+    resolve_one(&ws.store, agent, text)
+}
+
+/// Looks a skill's agent up, for commands handed a bare id.
+pub fn skill_agent(store: &Store, skill_id: i64) -> Result<String> {
+    store
+        .conn()
+        .query_row("SELECT agent_id FROM skills WHERE id = ?1", [skill_id], |r| r.get(0))
+        .with_context(|| format!("no skill with id {skill_id}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selection_forms() {
+        let s = Selection::parse("public:team/lint").unwrap();
+        assert_eq!(
+            (s.namespace.as_deref(), s.name.as_str(), s.is_public),
+            (Some("team"), "lint", Some(true))
+        );
+        let s = Selection::parse("lint").unwrap();
+        assert_eq!((s.namespace, s.is_public), (None, None));
+        assert_eq!(Selection::parse("#7").unwrap().skill_id, Some(7));
+        assert!(Selection::parse("team/").is_err());
+        assert!(Selection::parse("#x").is_err());
+    }
+}

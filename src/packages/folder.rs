@@ -1,0 +1,149 @@
+//! A package on disk is a normal Agent Skills folder: SKILL.md from the description, templates
+//! under `references/`, code under `scripts/`. Folders are staged beside their final place and
+//! renamed in, so a crash leaves either the old folder or the new one.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use sha2::{Digest, Sha256};
+
+use super::model::{ArtifactKind, Package, slug};
+use super::validate::ordered;
+
+/// Files of a skill folder, relative path → contents.
+pub type Files = Vec<(String, String)>;
+
+/// The SKILL.md and artifact files for `pkg`, whose folder is named `folder_name`.
+pub fn package_files(pkg: &Package, folder_name: &str) -> Files {
+    let mut files = Files::new();
+    let mut used = HashSet::new();
+    let mut listing = Vec::new();
+    let mut body = Vec::new();
+    for a in ordered(pkg) {
+        let variant =
+            a.model_variant.as_deref().map(|v| format!(".{}", slug(v))).unwrap_or_default();
+        let (dir, ext) = match a.kind {
+            ArtifactKind::Description => {
+                body.push(a.content.trim().to_string());
+                continue;
+            }
+            ArtifactKind::PromptTemplate => ("references", "md.j2"),
+            ArtifactKind::CodeTemplate => ("scripts", "py.j2"),
+            ArtifactKind::DspyModule => ("references", "dspy.json"),
+        };
+        let stem = format!("{}{variant}", slug(&a.name));
+        let mut rel = format!("{dir}/{stem}.{ext}");
+        let mut n = 2;
+        while !used.insert(rel.clone()) {
+            rel = format!("{dir}/{stem}-{n}.{ext}");
+            n += 1;
+        }
+        let contents = if a.kind == ArtifactKind::DspyModule {
+            let doc = serde_json::json!({
+                "content": a.content, "state_blob": a.state_blob, "metadata": a.metadata,
+            });
+            serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+        } else {
+            a.content.clone()
+        };
+        let mut line = format!("- `{rel}`: {} ({}", a.name, a.kind);
+        if let Some(v) = &a.model_variant {
+            line += &format!(", model variant {v}");
+        }
+        if let Some(f) = a.fallback_artifact() {
+            line += &format!("; falls back to {f} when the DSPy runtime is absent");
+        }
+        listing.push(line + ")");
+        files.push((rel, contents));
+    }
+    if body.is_empty() {
+        body.push(pkg.description.clone());
+    }
+    let mut md = String::from("---\n");
+    md += &format!("name: {folder_name}\n");
+    md += &format!("description: {}\n", yaml_string(&pkg.description));
+    md += "metadata:\n";
+    md += &format!("  skilldeck-package-id: {}\n", yaml_string(&pkg.id));
+    if let Some(v) = &pkg.version {
+        md += &format!("  skilldeck-package-version: {}\n", yaml_string(v));
+    }
+    if let Some(s) = &pkg.source {
+        md += &format!("  skilldeck-source: {}\n", yaml_string(s));
+    }
+    md += "---\n\n";
+    md += &format!("# {}\n\n{}\n", pkg.name, body.join("\n\n"));
+    if !listing.is_empty() {
+        md += "\n## Artifacts\n\nThis skill is a skilldeck package; its other artifacts live beside this file:\n\n";
+        md += &listing.join("\n");
+        md += &format!(
+            "\n\nRender a template with `skilldeck render {folder_name} \"ARTIFACT\" --var KEY=VALUE`.\n"
+        );
+    }
+    files.insert(0, ("SKILL.md".to_string(), md));
+    files
+}
+
+/// A double-quoted YAML scalar (JSON string syntax is valid YAML).
+pub fn yaml_string(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Writes `files` into a hidden folder beside `target`; [`install`] moves it into place.
+pub fn stage(target: &Path, files: &Files) -> Result<PathBuf> {
+    let parent = target.parent().context("skill folder has no parent")?;
+    std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    let name = target.file_name().context("skill folder has no name")?.to_string_lossy();
+    let staged = parent.join(format!(".{name}.staged-{}", uuid::Uuid::new_v4()));
+    let result = (|| {
+        for (rel, contents) in files {
+            let path = staged.join(rel);
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            std::fs::write(&path, contents)?;
+        }
+        anyhow::Ok(())
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_dir_all(&staged);
+        return Err(e).with_context(|| format!("writing skill folder {}", staged.display()));
+    }
+    Ok(staged)
+}
+
+/// Moves a staged folder to `target`, replacing what was there (kept until the swap is done).
+pub fn install(staged: &Path, target: &Path) -> Result<()> {
+    let mut old = None;
+    if target.exists() {
+        let name = target.file_name().unwrap_or_default().to_string_lossy();
+        let aside = target.with_file_name(format!(".{name}.old-{}", uuid::Uuid::new_v4()));
+        std::fs::rename(target, &aside)
+            .with_context(|| format!("moving aside {}", target.display()))?;
+        old = Some(aside);
+    }
+    if let Err(e) = std::fs::rename(staged, target) {
+        if let Some(aside) = &old {
+            let _ = std::fs::rename(aside, target);
+        }
+        return Err(e).with_context(|| format!("installing {}", target.display()));
+    }
+    if let Some(aside) = old {
+        let _ = std::fs::remove_dir_all(aside);
+    }
+    Ok(())
+}
+
+/// Writes one file atomically: a temp file in the same folder, then a rename.
+pub fn write_file_atomic(path: &Path, contents: &[u8]) -> Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let name = path.file_name().context("file has no name")?.to_string_lossy();
+    let tmp = dir.join(format!(".{name}.tmp-{}", uuid::Uuid::new_v4()));
+    std::fs::write(&tmp, contents).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("renaming into {}", path.display()))
+}
