@@ -1,8 +1,8 @@
 //! One integration-test binary (links once); each area adds a `mod` line here.
 
+mod acquire;
 mod detect;
 mod draft;
-mod acquire;
 mod identity;
 mod packages;
 mod packages_run;
