@@ -6,6 +6,8 @@
 
 pub mod cli;
 pub mod config;
+pub mod engine;
 pub mod model;
 pub mod store;
+pub mod tui;
 pub mod workspace;

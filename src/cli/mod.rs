@@ -2,6 +2,8 @@
 //!
 //! Each subcommand's arguments and `run` live in their own file beside this one.
 
+mod console;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -52,7 +54,10 @@ impl GlobalArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Open the review console (also what `skilldeck` alone does)
+    Console(console::ConsoleArgs),
+}
 
 /// What a command reports back to `main`: success, or a non-zero exit without an error message
 /// (e.g. `validate` found violations and already printed them).
@@ -63,12 +68,10 @@ pub enum Outcome {
 
 pub fn run(cli: Cli) -> Result<Outcome> {
     match cli.command {
-        None => {
-            use clap::CommandFactory;
-            Cli::command().print_help()?;
-            Ok(Outcome::Ok)
-        }
-        Some(command) => match command {},
+        None => console::run(&cli.global, &console::ConsoleArgs {}),
+        Some(command) => match command {
+            Command::Console(args) => console::run(&cli.global, &args),
+        },
     }
 }
 

@@ -1,0 +1,21 @@
+//! `skilldeck console` (and `skilldeck` with no subcommand): the review console.
+
+use std::io::IsTerminal;
+
+use anyhow::Result;
+use clap::Args;
+
+use super::{GlobalArgs, Outcome};
+
+#[derive(Debug, Args)]
+pub struct ConsoleArgs {}
+
+pub fn run(global: &GlobalArgs, _args: &ConsoleArgs) -> Result<Outcome> {
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        anyhow::bail!(
+            "the console needs a terminal; for scripts use the subcommands (skilldeck --help)"
+        );
+    }
+    crate::tui::run_console(global.open()?)?;
+    Ok(Outcome::Ok)
+}
