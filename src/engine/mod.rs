@@ -19,11 +19,10 @@ use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 use tokio::task::JoinHandle;
 
 pub use ops::Progress;
-pub use snapshot::Snapshot;
+pub use snapshot::{Snapshot, View};
 
 use crate::store::Store;
 use crate::workspace::Workspace;
-use snapshot::{SkillRow, Watching};
 
 /// What the console asks of the engine.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,12 +55,6 @@ pub struct Target {
     pub id: i64,
     pub agent: String,
     pub name: String,
-}
-
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct View {
-    pub visible: Vec<i64>,
-    pub selected: Option<i64>,
 }
 
 /// What the engine tells the console.
@@ -122,25 +115,9 @@ pub struct EngineHandle {
 pub fn spawn(ws: Workspace, options: EngineOptions) -> Result<EngineHandle> {
     let db = ws.store.path().context("the console needs a database file")?.to_path_buf();
     let reader = Store::open(&db)?;
-    let watching = Arc::new(Watching {
-        transcript_roots: ws.transcript_roots().into_iter().map(|r| r.path).collect(),
-        skills_dir: ws.paths.skills_dir.clone(),
-        staging_dir: ws.paths.staging_dir.clone(),
-        db,
-        config_file: ws.paths.config_file.clone(),
-        config_exists: ws.paths.config_file.exists(),
-    });
     let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
     let (upd_tx, upd_rx) = mpsc::unbounded_channel();
-    let base = Snapshot {
-        watching,
-        rules: snapshot::Rules {
-            window: ws.config.lifecycle.window,
-            warning_rate: ws.config.lifecycle.warning_rate,
-            deprecated_rate: ws.config.lifecycle.deprecated_rate,
-        },
-        ..Snapshot::default()
-    };
+    let base = Snapshot::for_workspace(&ws);
     let engine = Engine {
         ws: Some(ws),
         reader: Some(reader),
@@ -311,7 +288,7 @@ impl Engine {
         let mut snap = self.snap.clone();
         let view = self.view.clone();
         let joined = tokio::task::spawn_blocking(move || {
-            let result = rebuild(&reader, &mut snap, &view, lists);
+            let result = snapshot::refresh(reader.conn(), &mut snap, &view, lists);
             (reader, snap, result)
         })
         .await;
@@ -349,30 +326,6 @@ fn latest_view(
         }
     }
     view
-}
-
-fn rebuild(reader: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> Result<i64> {
-    let version = reader.data_version()?;
-    let conn = reader.conn();
-    if lists {
-        snap.candidates = Arc::new(snapshot::load_candidates(conn)?);
-        snap.skills = Arc::new(snapshot::load_skills(conn)?);
-        snap.generation += 1;
-    }
-    let by_id: std::collections::HashMap<i64, &SkillRow> =
-        if view.visible.is_empty() && view.selected.is_none() {
-            Default::default()
-        } else {
-            snap.skills.iter().map(|s| (s.id, s)).collect()
-        };
-    let visible: Vec<&SkillRow> =
-        view.visible.iter().filter_map(|id| by_id.get(id).copied()).collect();
-    snap.health = Arc::new(snapshot::load_health(conn, &visible, snap.rules.window)?);
-    snap.detail = match view.selected.and_then(|id| by_id.get(&id)) {
-        Some(skill) => Some(Arc::new(snapshot::load_detail(conn, skill, snap.rules.window)?)),
-        None => None,
-    };
-    Ok(version)
 }
 
 fn describe(job: &Job) -> String {

@@ -35,6 +35,63 @@ pub struct Snapshot {
     pub rules: Rules,
 }
 
+impl Snapshot {
+    /// An empty snapshot describing `ws` (what it watches, its thresholds); fill with [`refresh`].
+    pub fn for_workspace(ws: &crate::workspace::Workspace) -> Snapshot {
+        let db = ws.store.path().map(|p| p.to_path_buf()).unwrap_or_else(|| ws.paths.db.clone());
+        let lifecycle = &ws.config.lifecycle;
+        Snapshot {
+            watching: Arc::new(Watching {
+                transcript_roots: ws.transcript_roots().into_iter().map(|r| r.path).collect(),
+                skills_dir: ws.paths.skills_dir.clone(),
+                staging_dir: ws.paths.staging_dir.clone(),
+                db,
+                config_file: ws.paths.config_file.clone(),
+                config_exists: ws.paths.config_file.exists(),
+            }),
+            rules: Rules {
+                window: lifecycle.window,
+                warning_rate: lifecycle.warning_rate,
+                deprecated_rate: lifecycle.deprecated_rate,
+            },
+            ..Snapshot::default()
+        }
+    }
+}
+
+/// The skills on screen (for rates) and the selected one (for its timeline and versions).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct View {
+    pub visible: Vec<i64>,
+    pub selected: Option<i64>,
+}
+
+/// Brings `snap` up to date for `view`, reloading the candidate and skill lists too when
+/// `lists`. Returns the connection's `data_version` read before loading.
+pub fn refresh(conn: &Connection, snap: &mut Snapshot, view: &View, lists: bool) -> Result<i64> {
+    let version: i64 = conn.query_row("PRAGMA data_version", [], |r| r.get(0))?;
+    if lists {
+        snap.candidates = Arc::new(load_candidates(conn)?);
+        snap.skills = Arc::new(load_skills(conn)?);
+        snap.generation += 1;
+    }
+    let wanted: std::collections::HashSet<i64> =
+        view.visible.iter().copied().chain(view.selected).collect();
+    let by_id: HashMap<i64, &SkillRow> = if wanted.is_empty() {
+        HashMap::new()
+    } else {
+        snap.skills.iter().filter(|s| wanted.contains(&s.id)).map(|s| (s.id, s)).collect()
+    };
+    let visible: Vec<&SkillRow> =
+        view.visible.iter().filter_map(|id| by_id.get(id).copied()).collect();
+    snap.health = Arc::new(load_health(conn, &visible, snap.rules.window)?);
+    snap.detail = match view.selected.and_then(|id| by_id.get(&id)) {
+        Some(skill) => Some(Arc::new(load_detail(conn, skill, snap.rules.window)?)),
+        None => None,
+    };
+    Ok(version)
+}
+
 /// What the engine watches and where it writes, for the empty-state text and the header.
 #[derive(Debug, Clone, Default)]
 pub struct Watching {
@@ -284,11 +341,13 @@ pub fn load_detail(conn: &Connection, skill: &SkillRow, window: usize) -> Result
         .collect::<rusqlite::Result<_>>()?;
 
     let mut stmt = conn.prepare_cached(
-        "SELECT version, source, created_at, content, NULL FROM skill_versions WHERE skill_id = ?1
-         UNION ALL
-         SELECT NULL, 'proposed', created_at, COALESCE(skill_md, ''), id FROM skill_candidates
-         WHERE target_skill_id = ?1 AND status = 'candidate'
-         ORDER BY 1 IS NULL, 1, 5",
+        "SELECT * FROM (
+             SELECT version AS v, source, created_at, content, NULL AS proposal
+             FROM skill_versions WHERE skill_id = ?1
+             UNION ALL
+             SELECT NULL, 'proposed', created_at, COALESCE(skill_md, ''), id FROM skill_candidates
+             WHERE target_skill_id = ?1 AND status = 'candidate')
+         ORDER BY v IS NULL, v, proposal",
     )?;
     let versions = stmt
         .query_map([skill.id], |r| {
@@ -304,14 +363,16 @@ pub fn load_detail(conn: &Connection, skill: &SkillRow, window: usize) -> Result
     Ok(SkillDetail { skill_id: skill.id, days, rolling, events, versions })
 }
 
-/// The [`TIMELINE_DAYS`] days ending at the latest day with invocations, gaps as `None`.
+/// Days from the first to the last day with invocations (at most [`TIMELINE_DAYS`], ending at the
+/// latest), gaps as `None`.
 fn fill_days(per_day: &HashMap<String, (u64, u64)>) -> Vec<DayOutcomes> {
-    let Some(last) =
-        per_day.keys().filter_map(|d| NaiveDate::parse_from_str(d, "%Y-%m-%d").ok()).max()
-    else {
+    let dates: Vec<NaiveDate> =
+        per_day.keys().filter_map(|d| NaiveDate::parse_from_str(d, "%Y-%m-%d").ok()).collect();
+    let (Some(&first), Some(&last)) = (dates.iter().min(), dates.iter().max()) else {
         return Vec::new();
     };
-    (0..TIMELINE_DAYS as u64)
+    let span = (last - first).num_days().clamp(0, TIMELINE_DAYS as i64 - 1) as u64;
+    (0..=span)
         .rev()
         .filter_map(|back| last.checked_sub_days(Days::new(back)))
         .map(|day| {

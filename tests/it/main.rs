@@ -1,3 +1,5 @@
 //! One integration-test binary (links once); each area adds a `mod` line here.
 
+mod console;
+mod console_fixture;
 mod support;

@@ -10,7 +10,7 @@ use ratatui::widgets::{
 };
 
 use super::queue::short_date;
-use super::skills::{rate_text, state_word};
+use super::skills::rate_text;
 use crate::engine::snapshot::{DayOutcomes, Snapshot};
 use crate::tui::state::UiState;
 use crate::tui::theme::Theme;
@@ -22,7 +22,6 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
         return;
     };
     let detail = snap.detail.as_ref().filter(|d| d.skill_id == skill.id);
-    let word = state_word(skill);
     let pinned = if skill.protected { " · protected" } else { "" };
     let header = Line::from(vec![
         ratatui::text::Span::styled(format!("{} ", skill.label()), theme.title()),
@@ -35,12 +34,11 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
             snap.health.get(&skill.id).map_or("…".into(), |h| h.uses.to_string()),
         )),
     ]);
-    let _ = word;
     let [head, days_area, chart_area, events_area] = Layout::vertical([
         Constraint::Length(1),
-        Constraint::Length(5),
-        Constraint::Min(6),
-        Constraint::Length(area.height.saturating_sub(12).clamp(3, 10)),
+        Constraint::Length(6),
+        Constraint::Min(5),
+        Constraint::Length(area.height.saturating_sub(16).clamp(3, 10)),
     ])
     .areas(area);
     f.render_widget(Paragraph::new(header), head);
@@ -73,23 +71,25 @@ fn draw_days(f: &mut Frame, area: Rect, days: &[DayOutcomes], theme: Theme) {
         (Some(a), Some(b)) => format!(" {} … {} ", a.day, b.day),
         _ => " no invocations yet ".into(),
     };
-    let block = Block::bordered().title(" outcomes per day: ok ▲ / fail ▼ ").title_bottom(range);
+    let block = Block::bordered().title(" outcomes per day ").title_bottom(range);
     let inner = block.inner(area);
     f.render_widget(block, area);
+    let [labels, bars_area] =
+        Layout::horizontal([Constraint::Length(5), Constraint::Min(0)]).areas(inner);
     let [ok_area, fail_area] =
-        Layout::vertical([Constraint::Length(2), Constraint::Length(1)]).areas(inner);
+        Layout::vertical([Constraint::Length(2), Constraint::Length(2)]).areas(bars_area);
+    let [ok_label, fail_label] =
+        Layout::vertical([Constraint::Length(2), Constraint::Length(2)]).areas(labels);
+    f.render_widget(Paragraph::new(Line::styled("ok", theme.success())), ok_label);
+    f.render_widget(Paragraph::new(Line::styled("fail", theme.failure())), fail_label);
     let bars = |pick: fn(&DayOutcomes) -> Option<u64>, style| -> Vec<SparklineBar> {
         days.iter().map(|d| SparklineBar::from(pick(d)).style(Some(style))).collect()
     };
     let max = days.iter().map(|d| d.success.unwrap_or(0).max(d.failure.unwrap_or(0))).max();
     let max = max.unwrap_or(1).max(1);
     let ok = Sparkline::default().data(bars(|d| d.success, theme.success())).max(max);
-    let fail = Sparkline::default()
-        .data(bars(|d| d.failure, theme.failure()))
-        .max(max)
-        .direction(ratatui::widgets::RenderDirection::LeftToRight)
-        .absent_value_symbol("·");
-    f.render_widget(ok.absent_value_symbol("·"), ok_area);
+    let fail = Sparkline::default().data(bars(|d| d.failure, theme.failure())).max(max);
+    f.render_widget(ok, ok_area);
     f.render_widget(fail, fail_area);
 }
 
