@@ -2,4 +2,5 @@
 
 mod console;
 mod console_fixture;
+mod console_keys;
 mod support;
