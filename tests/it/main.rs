@@ -4,3 +4,4 @@ mod console;
 mod console_fixture;
 mod console_keys;
 mod support;
+mod console_tmux;
