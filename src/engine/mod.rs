@@ -119,6 +119,7 @@ pub fn spawn(ws: Workspace, options: EngineOptions) -> Result<EngineHandle> {
     let (upd_tx, upd_rx) = mpsc::unbounded_channel();
     let base = Snapshot::for_workspace(&ws);
     let engine = Engine {
+        reopen: (ws.config.clone(), ws.paths.clone()),
         ws: Some(ws),
         reader: Some(reader),
         updates: upd_tx,
@@ -144,6 +145,8 @@ type Running = JoinHandle<(Workspace, Result<String>, Option<Op>)>;
 
 struct Engine {
     ws: Option<Workspace>,
+    /// To reopen the workspace if a job panicked while holding it.
+    reopen: (crate::config::Config, crate::workspace::Paths),
     reader: Option<Store>,
     updates: UnboundedSender<Update>,
     snap: Snapshot,
@@ -275,8 +278,15 @@ impl Engine {
             }
             Err(e) => {
                 // The workspace was lost with the panicked job: reopen it.
+                let (config, paths) = self.reopen.clone();
+                match Workspace::with_paths(config, paths) {
+                    Ok(ws) => self.ws = Some(ws),
+                    Err(open) => {
+                        self.send(Update::Failed(format!("engine job crashed ({e}); {open:#}")));
+                        return;
+                    }
+                }
                 self.send(Update::Failed(format!("engine job crashed: {e}")));
-                return;
             }
         }
         self.reload(true).await;
@@ -297,7 +307,11 @@ impl Engine {
                 self.reader = Some(reader);
                 match result {
                     Ok(version) => {
-                        self.data_version = Some(version);
+                        // Only a reload of the lists catches up with other writers; a view-only
+                        // refresh must not mark their changes as seen.
+                        if lists {
+                            self.data_version = Some(version);
+                        }
                         self.snap = snap;
                         self.send(Update::Snapshot(Arc::new(self.snap.clone())));
                     }

@@ -26,12 +26,16 @@ struct Live {
 
 impl Live {
     async fn start() -> Live {
+        Live::start_with(EngineOptions::quiet()).await
+    }
+
+    async fn start_with(options: EngineOptions) -> Live {
         let dir = tempdir();
         let root = dir.path().to_path_buf();
         let ws = workspace(&root);
         populate(&ws);
         let db = Store::open(&ws.paths.db).unwrap();
-        let engine = engine::spawn(ws, EngineOptions::quiet()).unwrap();
+        let engine = engine::spawn(ws, options).unwrap();
         let backend = SharedBackend::new(100, 30);
         let (keys, input) = unbounded_channel();
         let drawn = backend.clone();
@@ -230,5 +234,28 @@ async fn sweep_now_judges_skills_on_their_recent_outcomes() {
     live.wait_for("sweep changed 1 skills").await;
     live.wait_for("deprecated flaky-sync").await;
     assert_eq!(live.query("SELECT status FROM skills WHERE id = 3"), "deprecated");
+    live.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_transcript_file_triggers_a_pass_shown_in_the_status_line() {
+    let options = EngineOptions { watch: true, ..EngineOptions::quiet() };
+    let live = Live::start_with(options).await;
+    live.wait_for("watching 2 folders for changes").await;
+    let file = live.root.join("transcripts/project/session.jsonl");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, "{\"type\":\"user\"}\n").unwrap();
+    live.wait_for("scanned 1 transcript files (16 bytes)").await;
+    live.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resizing_redraws_at_the_new_size() {
+    let live = Live::start().await;
+    live.backend.0.lock().unwrap().resize(80, 24);
+    live.keys.send(Event::Resize(80, 24)).unwrap();
+    let screen = live.wait_for("Review queue (3) ────────────┐").await;
+    assert_eq!(screen.lines().count(), 24, "{screen}");
+    assert!(screen.lines().all(|l| l.chars().count() == 82), "{screen}");
     live.quit().await;
 }

@@ -3,5 +3,5 @@
 mod console;
 mod console_fixture;
 mod console_keys;
-mod support;
 mod console_tmux;
+mod support;
