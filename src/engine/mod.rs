@@ -138,7 +138,12 @@ pub fn spawn(ws: Workspace, options: EngineOptions) -> Result<EngineHandle> {
 enum Job {
     Op(Op),
     Undo(Op),
-    Pass { ingest: bool, sweep: bool },
+    Pass {
+        ingest: bool,
+        sweep: bool,
+    },
+    /// The live skills folder changed: record edited SKILL.md files as versions.
+    ScanEdits,
 }
 
 type Running = JoinHandle<(Workspace, Result<String>, Option<Op>)>;
@@ -190,7 +195,7 @@ impl Engine {
                 }
                 Some(changed) = watch_rx.recv() => match changed {
                     watch::Changed::Transcripts => self.enqueue(Job::Pass { ingest: true, sweep: false }),
-                    watch::Changed::Skills => self.reload(true).await,
+                    watch::Changed::Skills => self.enqueue(Job::ScanEdits),
                 },
                 _ = poll.tick() => {
                     if self.reader.as_ref().and_then(|r| r.data_version().ok()) != self.data_version {
@@ -241,7 +246,7 @@ impl Engine {
     }
 
     fn enqueue(&mut self, job: Job) {
-        if matches!(job, Job::Pass { .. }) && self.queue.contains(&job) {
+        if matches!(job, Job::Pass { .. } | Job::ScanEdits) && self.queue.contains(&job) {
             return;
         }
         self.queue.push_back(job);
@@ -349,6 +354,7 @@ fn describe(job: &Job) -> String {
         Job::Pass { ingest: true, sweep: true } => "ingest, detect, sweep…".into(),
         Job::Pass { ingest: true, .. } => "ingest, detect…".into(),
         Job::Pass { .. } => "sweep…".into(),
+        Job::ScanEdits => "reading edited skills…".into(),
     }
 }
 
@@ -392,6 +398,11 @@ fn run_job(
         }
         Job::Undo(op) => (undo(ws, &op), None),
         Job::Pass { ingest, sweep } => (pass(ws, ingest, sweep, updates), None),
+        Job::ScanEdits => {
+            let result =
+                ops::scan_edits(ws).map(|n| format!("{n} edited skills recorded as versions"));
+            (result, None)
+        }
     }
 }
 
@@ -457,6 +468,10 @@ fn pass(
         parts.push(ops::detect(ws).context("detect")?);
     }
     if sweep {
+        let edited = ops::scan_edits(ws).context("scanning skill edits")?;
+        if edited > 0 {
+            parts.push(format!("{edited} edited skills recorded as versions"));
+        }
         let changed = ops::sweep(ws).context("sweep")?;
         parts.push(format!("sweep changed {changed} skills"));
     }

@@ -345,6 +345,47 @@ pub fn sweep(ws: &mut Workspace) -> Result<usize> {
     Ok(changed)
 }
 
+/// `lifecycle::scan_edits`: a live SKILL.md whose text differs from the skill's latest version
+/// becomes a new version (source `edit`). Returns how many skills gained a version.
+pub fn scan_edits(ws: &mut Workspace) -> Result<usize> {
+    let skills: Vec<(i64, String, Option<String>, i64)> = {
+        let mut stmt = ws.store.conn().prepare(
+            "SELECT s.id, s.path,
+                    (SELECT content FROM skill_versions v WHERE v.skill_id = s.id
+                     ORDER BY version DESC LIMIT 1),
+                    (SELECT COALESCE(MAX(version), 0) FROM skill_versions v WHERE v.skill_id = s.id)
+             FROM skills s WHERE s.status NOT IN ('archived', 'retired')",
+        )?;
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+            .collect::<rusqlite::Result<_>>()?
+    };
+    let now = now_rfc3339();
+    let tx = ws.store.conn_mut().transaction()?;
+    let mut changed = 0;
+    for (id, path, latest, version) in skills {
+        let Ok(text) = std::fs::read_to_string(Path::new(&path).join("SKILL.md")) else {
+            continue;
+        };
+        if latest.as_deref() == Some(text.as_str()) {
+            continue;
+        }
+        let next = version + 1;
+        tx.execute(
+            "INSERT INTO skill_versions(skill_id, version, content, sha256, source, created_at)
+             VALUES (?1, ?2, ?3, ?4, 'edit', ?5)",
+            params![id, next, text, sha256_hex(&text), now],
+        )?;
+        tx.execute(
+            "UPDATE skills SET version = ?2, updated_at = ?3 WHERE id = ?1",
+            params![id, next, now],
+        )?;
+        event(&tx, id, &now, "version", None, None, &format!("SKILL.md edited: version {next}"))?;
+        changed += 1;
+    }
+    tx.commit()?;
+    Ok(changed)
+}
+
 /// `ingest::run` over the workspace's transcript roots. This bridge only measures the files
 /// (so progress is real); parsing arrives with the ingest branch.
 pub fn ingest(ws: &mut Workspace, progress: &mut dyn FnMut(&Progress)) -> Result<String> {

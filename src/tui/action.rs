@@ -47,16 +47,16 @@ impl Action {
     /// The command-line twin of a change, for the help overlay and scripts.
     pub fn cli_twin(self) -> Option<&'static str> {
         Some(match self {
-            Action::Promote => "skilldeck promote ID",
-            Action::Dismiss => "skilldeck dismiss ID",
-            Action::Approve => "skilldeck approve ID",
-            Action::Reject => "skilldeck reject ID",
-            Action::ToggleProtected => "skilldeck protect|unprotect SKILL",
-            Action::Archive => "skilldeck archive SKILL",
-            Action::Restore => "skilldeck restore SKILL",
-            Action::Undo => "skilldeck undo-promote|undo-dismiss ID",
-            Action::Sweep => "skilldeck sweep",
-            Action::Ingest => "skilldeck ingest && skilldeck detect",
+            Action::Promote => "promote ID",
+            Action::Dismiss => "dismiss ID",
+            Action::Approve => "approve ID",
+            Action::Reject => "reject ID",
+            Action::ToggleProtected => "protect|unprotect SKILL",
+            Action::Archive => "archive SKILL",
+            Action::Restore => "restore SKILL",
+            Action::Undo => "undo-promote|undo-dismiss ID",
+            Action::Sweep => "sweep",
+            Action::Ingest => "ingest; detect",
             _ => return None,
         })
     }

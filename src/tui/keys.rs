@@ -25,8 +25,7 @@ pub const BINDINGS: &[(&str, &str, Action)] = &[
     ("u", "undo promote/dismiss/archive", Action::Undo),
     ("s", "sweep now", Action::Sweep),
     ("i", "ingest + detect now", Action::Ingest),
-    ("?", "this help", Action::Help),
-    ("q", "quit", Action::Quit),
+    ("? / q", "this help / quit", Action::Help),
 ];
 
 pub fn handle_key(ui: &UiState, key: KeyEvent) -> Option<Action> {

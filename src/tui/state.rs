@@ -234,7 +234,9 @@ fn step(ui: &mut UiState, snap: &Snapshot, delta: isize) -> Option<Command> {
             ui.version_base = None;
         }
         Pane::Diff => {
-            let n = snap.detail.as_ref().map_or(0, |d| d.versions.len());
+            let selected = ui.skill(snap).map(|s| s.id);
+            let detail = snap.detail.as_ref().filter(|d| Some(d.skill_id) == selected);
+            let n = detail.map(|d| d.versions.len())?;
             ui.version_sel = moved(ui.version_sel.min(n.saturating_sub(1)), n);
             ui.scroll = 0;
         }

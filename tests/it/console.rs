@@ -98,12 +98,13 @@ fn diff_pane_compares_any_two_versions() {
 #[test]
 fn help_lists_every_key_with_its_command_line_twin() {
     let (_dir, ws) = populated();
-    let s = screen(&ws, 100, 30, &[Action::Help]);
-    for key in ["p ", "d ", "a ", "r ", "P ", "x ", "R ", "u ", "s ", "i ", "q "] {
+    let s = screen(&ws, 80, 24, &[Action::Help]);
+    for key in ["p ", "d ", "a ", "r ", "P ", "x ", "R ", "u ", "s ", "i ", "? / q "] {
         assert!(s.contains(&format!("│{key}")), "key {key} missing:\n{s}");
     }
-    assert!(s.contains("skilldeck promote ID"), "{s}");
-    insta::assert_snapshot!("help_100x30", s);
+    assert!(s.contains("skilldeck …") && s.contains("promote ID"), "{s}");
+    insta::assert_snapshot!("help_80x24", s);
+    insta::assert_snapshot!("help_120x40", screen(&ws, 120, 40, &[Action::Help]));
 }
 
 #[test]

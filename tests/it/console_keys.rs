@@ -259,3 +259,23 @@ async fn resizing_redraws_at_the_new_size() {
     assert!(screen.lines().all(|l| l.chars().count() == 82), "{screen}");
     live.quit().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edited_skill_md_becomes_a_version_in_the_diff_pane() {
+    let options = EngineOptions { watch: true, ..EngineOptions::quiet() };
+    let live = Live::start_with(options).await;
+    live.wait_for("watching 2 folders for changes").await;
+    let edited = format!("{}4. Commit the fixes\n", super::console_fixture::LINT_V2);
+    std::fs::write(live.root.join("skills/lint-fix/SKILL.md"), &edited).unwrap();
+    live.wait_for("1 edited skills recorded as versions").await;
+    assert_eq!(
+        live.query("SELECT content FROM skill_versions WHERE skill_id = 2 AND version = 3"),
+        edited
+    );
+    live.press("2jjj4");
+    live.wait_for("v3 edit → proposed #3").await;
+    live.press("k");
+    let screen = live.wait_for("v2 edit → v3 edit").await;
+    assert!(screen.contains("+ 4. Commit the fixes"), "{screen}");
+    live.quit().await;
+}

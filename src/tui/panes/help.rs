@@ -28,7 +28,7 @@ pub fn draw(f: &mut Frame, area: Rect, theme: Theme) {
         .collect();
     let table =
         Table::new(rows, [Constraint::Length(16), Constraint::Length(29), Constraint::Min(0)])
-            .header(Row::new(["key", "action", "command line"]).style(theme.title()))
+            .header(Row::new(["key", "action", "skilldeck …"]).style(theme.title()))
             .block(Block::bordered().title(" keys (Esc closes) "));
     f.render_widget(Clear, popup);
     f.render_widget(table, popup);
