@@ -23,7 +23,7 @@ pub const ROLLING_POINTS: usize = 200;
 /// Everything the console draws, as of one moment. Cloning is cheap (shared parts are `Arc`s).
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
-    /// Bumps whenever the store content behind the lists changed.
+    /// Bumps whenever the store content behind the lists changed; 0 until the first load.
     pub generation: u64,
     pub watching: Arc<Watching>,
     pub candidates: Arc<Vec<CandidateView>>,
@@ -36,6 +36,11 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// Whether the lists have been read at least once.
+    pub fn loaded(&self) -> bool {
+        self.generation > 0
+    }
+
     /// An empty snapshot describing `ws` (what it watches, its thresholds); fill with [`refresh`].
     pub fn for_workspace(ws: &crate::workspace::Workspace) -> Snapshot {
         let db = ws.store.path().map(|p| p.to_path_buf()).unwrap_or_else(|| ws.paths.db.clone());

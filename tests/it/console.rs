@@ -132,3 +132,12 @@ fn filter_narrows_the_skills_list_fuzzily() {
     assert!(s.contains("flaky-sync") && !s.contains("deploy-docs"), "{s}");
     assert!(s.contains("Skills (1)"), "{s}");
 }
+
+#[test]
+fn before_the_first_snapshot_the_console_says_it_is_reading() {
+    let ui = UiState::new(Rect::new(0, 0, 80, 24), false);
+    let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    terminal.draw(|f| draw(f, &Snapshot::default(), &ui)).unwrap();
+    let s = terminal.backend().to_string();
+    assert!(s.contains("Reading the database…") && !s.contains("Watching"), "{s}");
+}

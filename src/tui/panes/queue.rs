@@ -100,6 +100,10 @@ fn draw_detail(f: &mut Frame, area: Rect, c: &CandidateView, ui: &UiState, theme
 /// What an empty console says: what it watches and how to point it elsewhere.
 pub fn empty_lines(snap: &Snapshot, ui: &UiState) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
+    if !snap.loaded() {
+        lines.push(Line::from("Reading the database…"));
+        return lines;
+    }
     if !ui.filter.is_empty() && !snap.candidates.is_empty() {
         lines.push(Line::from(format!(
             "No candidate matches the filter “{}” (Esc clears).",

@@ -23,6 +23,13 @@ pub fn state_word(s: &SkillRow) -> &str {
 pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: Theme) {
     let title = format!(" Skills ({}) ", ui.skill_rows.len());
     if ui.skill_rows.is_empty() {
+        if !snap.loaded() {
+            f.render_widget(
+                Paragraph::new("Reading the database…").block(Block::bordered().title(title)),
+                area,
+            );
+            return;
+        }
         let mut lines = vec![if snap.skills.is_empty() {
             Line::from("No skills yet: promote a candidate from the review queue (1).")
         } else {
