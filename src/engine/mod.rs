@@ -234,11 +234,18 @@ impl Engine {
         }
     }
 
+    /// Queues a job. Background work already queued is not queued twice; the person's ops go
+    /// ahead of queued background work (never ahead of each other).
     fn enqueue(&mut self, job: Job) {
-        if matches!(job, Job::Pass { .. } | Job::ScanEdits) && self.queue.contains(&job) {
+        let background = |j: &Job| matches!(j, Job::Pass { .. } | Job::ScanEdits);
+        if background(&job) {
+            if !self.queue.contains(&job) {
+                self.queue.push_back(job);
+            }
             return;
         }
-        self.queue.push_back(job);
+        let at = self.queue.iter().position(background).unwrap_or(self.queue.len());
+        self.queue.insert(at, job);
     }
 
     fn start_next(&mut self) -> Option<Running> {

@@ -154,7 +154,16 @@ pub fn run_console(ws: Workspace) -> Result<()> {
                 }
             }
         });
-        let mut terminal = ratatui::init();
+        // `init` enters raw mode and the alternate screen and installs the panic hook that
+        // restores them; frames go through a backend that writes each one atomically.
+        drop(ratatui::init());
+        let mut terminal = match Terminal::new(super::terminal::SyncedBackend::stdout()) {
+            Ok(t) => t,
+            Err(e) => {
+                ratatui::restore();
+                return Err(e).context("opening the terminal");
+            }
+        };
         let result = run_app(&mut terminal, rx, engine, color_enabled()).await;
         ratatui::restore();
         result

@@ -9,6 +9,7 @@ pub mod layout;
 pub mod panes;
 pub mod state;
 pub mod status;
+pub mod terminal;
 pub mod theme;
 
 pub use action::Action;
