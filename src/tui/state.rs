@@ -346,7 +346,56 @@ fn skill_op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Command
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
+
+    fn skills(n: i64) -> Snapshot {
+        let rows = (0..n)
+            .map(|id| SkillRow {
+                id,
+                agent: "default".into(),
+                name: format!("skill-{id:03}"),
+                status: "healthy".into(),
+                protected: id == 1,
+                version: 1,
+            })
+            .collect();
+        Snapshot { generation: 1, skills: Arc::new(rows), ..Snapshot::default() }
+    }
+
+    #[test]
+    fn paging_keeps_the_selection_on_screen_and_asks_for_those_rates() {
+        let snap = skills(500);
+        let mut ui = UiState::new(Rect::new(0, 0, 80, 24), false);
+        ui.sync(&snap);
+        update(&mut ui, &snap, Action::GoSkills);
+        let page = layout::skills_page(ui.area);
+        update(&mut ui, &snap, Action::PageDown);
+        update(&mut ui, &snap, Action::PageDown);
+        assert_eq!(ui.skills_sel, 2 * page);
+        let view = ui.view(&snap);
+        assert_eq!(view.visible.len(), page);
+        assert!(view.visible.contains(&(2 * page as i64)));
+        assert_eq!(view.selected, Some(2 * page as i64));
+        update(&mut ui, &snap, Action::Bottom);
+        assert_eq!(ui.view(&snap).visible.last(), Some(&499));
+    }
+
+    #[test]
+    fn pin_toggles_from_the_selected_skill_and_queue_keys_explain_themselves() {
+        let snap = skills(3);
+        let mut ui = UiState::new(Rect::new(0, 0, 80, 24), false);
+        ui.sync(&snap);
+        assert_eq!(update(&mut ui, &snap, Action::ToggleProtected), None);
+        assert!(ui.engine.message.as_deref().unwrap().contains("act on skills"));
+        update(&mut ui, &snap, Action::GoSkills);
+        update(&mut ui, &snap, Action::Down);
+        let cmd = update(&mut ui, &snap, Action::ToggleProtected);
+        let target = Target { id: 1, agent: "default".into(), name: "skill-001".into() };
+        assert_eq!(cmd, Some(Command::Op(Op::SetProtected(target, false))));
+        assert_eq!(update(&mut ui, &snap, Action::Promote), None);
+    }
 
     #[test]
     fn fuzzy_matches_subsequences_case_insensitively() {
