@@ -157,7 +157,9 @@ impl Engine {
         let _watcher = if options.watch { self.start_watching(&options, watch_tx) } else { None };
         let mut running: Option<Running> = None;
         let mut poll = tokio::time::interval(options.poll);
-        let mut timer = tokio::time::interval(options.pass_every.unwrap_or(Duration::MAX / 4));
+        // Without a timer the interval still exists but its branch is disabled.
+        let period = options.pass_every.unwrap_or(Duration::from_secs(24 * 3600));
+        let mut timer = tokio::time::interval(period);
         timer.tick().await;
         self.reload(true).await;
         if options.pass_on_start {

@@ -131,6 +131,8 @@ pub struct CandidateView {
     pub name: String,
     pub description: Option<String>,
     pub source: String,
+    /// Task signature, for candidates drafted from a success streak.
+    pub signature: Option<String>,
     pub occurrences: i64,
     pub sessions: Vec<String>,
     pub examples: Vec<String>,
@@ -223,7 +225,8 @@ pub fn load_candidates(conn: &Connection) -> Result<Vec<CandidateView>> {
                 c.examples, c.tool_sequence, COALESCE(c.skill_md, ''), c.staged_path, c.created_at,
                 s.id, s.name, s.version,
                 (SELECT content FROM skill_versions v WHERE v.skill_id = s.id
-                 ORDER BY version DESC LIMIT 1)
+                 ORDER BY version DESC LIMIT 1),
+                c.signature
          FROM skill_candidates c LEFT JOIN skills s ON s.id = c.target_skill_id
          WHERE c.status = 'candidate' ORDER BY c.created_at, c.id",
     )?;
@@ -243,6 +246,7 @@ pub fn load_candidates(conn: &Connection) -> Result<Vec<CandidateView>> {
             name: r.get(2)?,
             description: r.get(3)?,
             source: r.get(4)?,
+            signature: r.get(16)?,
             occurrences: r.get(5)?,
             sessions: json_strings(&r.get::<_, String>(6)?),
             examples: json_strings(&r.get::<_, String>(7)?),

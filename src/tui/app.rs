@@ -95,9 +95,7 @@ fn on_event(ui: &mut UiState, snap: &Snapshot, engine: &EngineHandle, event: Eve
             true
         }
         Event::Resize(width, height) => {
-            ui.area = Rect::new(0, 0, width, height);
-            update(ui, snap, super::action::Action::Down);
-            update(ui, snap, super::action::Action::Up);
+            ui.resize(Rect::new(0, 0, width, height));
             true
         }
         _ => false,

@@ -98,6 +98,12 @@ impl UiState {
         self.clamp();
     }
 
+    /// The terminal changed size: keep the selection on screen.
+    pub fn resize(&mut self, area: Rect) {
+        self.area = area;
+        self.clamp();
+    }
+
     fn clamp(&mut self) {
         self.queue_sel = self.queue_sel.min(self.queue_rows.len().saturating_sub(1));
         self.skills_sel = self.skills_sel.min(self.skill_rows.len().saturating_sub(1));

@@ -43,6 +43,9 @@ fn queue_pane_shows_evidence_and_staged_skill_md() {
     assert!(small.contains("summarize-pr") && small.contains("4 occurrences in 4 sessions"));
     insta::assert_snapshot!("queue_80x24", small);
     insta::assert_snapshot!("queue_120x40", screen(&ws, 120, 40, &[]));
+    let streak = screen(&ws, 80, 24, &[Action::Down]);
+    assert!(streak.contains("Task signature: triage issue <n>"), "{streak}");
+    assert!(streak.contains("e.g. “triage issue 31”"), "{streak}");
 }
 
 #[test]

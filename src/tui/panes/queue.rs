@@ -71,6 +71,9 @@ fn draw_detail(f: &mut Frame, area: Rect, c: &CandidateView, ui: &UiState, theme
         c.source,
         short_date(&c.created_at)
     )));
+    if let Some(sig) = c.signature.as_deref().filter(|s| !s.is_empty()) {
+        lines.push(Line::from(format!("Task signature: {sig}")));
+    }
     if !c.sessions.is_empty() {
         lines.push(Line::from(format!("Sessions: {}", shorten_list(&c.sessions, 3))));
     }
