@@ -15,6 +15,16 @@ pub fn draw(f: &mut Frame, snap: &Snapshot, ui: &UiState) {
     status::draw_header(f, header, snap, ui, theme);
     match ui.pane {
         Pane::Queue => panes::queue::draw(f, body, snap, ui, theme),
+        // Wide terminals show the selected skill's timeline beside the table.
+        Pane::Skills if body.width >= layout::SIDE_BY_SIDE => {
+            let [table, timeline] = ratatui::layout::Layout::horizontal([
+                ratatui::layout::Constraint::Percentage(50),
+                ratatui::layout::Constraint::Percentage(50),
+            ])
+            .areas(body);
+            panes::skills::draw(f, table, snap, ui, theme);
+            panes::timeline::draw(f, timeline, snap, ui, theme);
+        }
         Pane::Skills => panes::skills::draw(f, body, snap, ui, theme),
         Pane::Timeline => panes::timeline::draw(f, body, snap, ui, theme),
         Pane::Diff => panes::diff::draw(f, body, snap, ui, theme),

@@ -16,3 +16,6 @@ pub fn skills_page(area: Rect) -> usize {
 pub fn list_width(area: Rect) -> u16 {
     (area.width * 2 / 5).clamp(24, 48)
 }
+
+/// Width from which the Skills pane shows the timeline beside the table.
+pub const SIDE_BY_SIDE: u16 = 150;

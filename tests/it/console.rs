@@ -68,6 +68,9 @@ fn skills_pane_shows_every_state_as_a_word_with_rate_uses_and_trend() {
     assert!(s.contains("35%") && s.contains("27%") && s.contains("90%"), "{s}");
     insta::assert_snapshot!("skills_80x24", s);
     insta::assert_snapshot!("skills_120x40", screen(&ws, 120, 40, &[Action::GoSkills]));
+    let wide = screen(&ws, 160, 40, &[Action::GoSkills, Action::Down]);
+    assert!(wide.contains("deploy-docs healthy · v1 · rate 90%"), "{wide}");
+    insta::assert_snapshot!("skills_with_timeline_160x40", wide);
 }
 
 #[test]
