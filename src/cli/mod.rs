@@ -55,7 +55,7 @@ impl GlobalArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Open the review console (also what `skilldeck` alone does)
+    /// Open the review console (what `skilldeck` alone does in a terminal)
     Console(console::ConsoleArgs),
 }
 
@@ -68,6 +68,11 @@ pub enum Outcome {
 
 pub fn run(cli: Cli) -> Result<Outcome> {
     match cli.command {
+        None if !console::has_terminal() => {
+            use clap::CommandFactory;
+            Cli::command().print_help()?;
+            Ok(Outcome::Ok)
+        }
         None => console::run(&cli.global, &console::ConsoleArgs {}),
         Some(command) => match command {
             Command::Console(args) => console::run(&cli.global, &args),

@@ -90,3 +90,14 @@ fn console_in_tmux_promotes_by_keypress() {
     assert_eq!(status, "promoted");
     assert!(root.join("skills/summarize-pr/SKILL.md").is_file());
 }
+
+#[test]
+fn without_a_terminal_the_console_says_so_and_bare_skilldeck_prints_help() {
+    let tw = super::support::TestWorkspace::new();
+    let out = tw.run(&["console"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the console needs a terminal"), "{err}");
+    let help = tw.run_ok(&[]);
+    assert!(help.contains("console"), "{help}");
+}
