@@ -133,6 +133,18 @@ pub fn color_enabled() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
+/// A panic in a background job must not tear the console down (the engine reports it in the
+/// status line); only a panic on this, the drawing thread, restores the terminal and prints.
+fn keep_terminal_on_background_panics() {
+    let ui_thread = std::thread::current().id();
+    let restore_and_report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().id() == ui_thread {
+            restore_and_report(info);
+        }
+    }));
+}
+
 /// Opens the console on a workspace in this terminal, with the engine running in the
 /// background. The terminal is restored on return, on error and on panic.
 pub fn run_console(ws: Workspace) -> Result<()> {
@@ -155,6 +167,7 @@ pub fn run_console(ws: Workspace) -> Result<()> {
         // `init` enters raw mode and the alternate screen and installs the panic hook that
         // restores them; frames go through a backend that writes each one atomically.
         drop(ratatui::init());
+        keep_terminal_on_background_panics();
         let mut terminal = match Terminal::new(super::terminal::SyncedBackend::stdout()) {
             Ok(t) => t,
             Err(e) => {
