@@ -4,6 +4,7 @@
 
 mod acquire;
 mod check;
+mod console;
 mod dispatch;
 mod export;
 mod import;
@@ -88,6 +89,8 @@ pub enum Command {
     Acquire(acquire::AcquireArgs),
     /// Resolve skill names or refs to exact identities (workspace overrides account)
     Resolve(resolve::ResolveArgs),
+    /// Open the review console (what `skilldeck` alone does in a terminal)
+    Console(console::ConsoleArgs),
 }
 
 /// What a command reports back to `main`: success, or a non-zero exit without an error message
@@ -99,7 +102,7 @@ pub enum Outcome {
 
 pub fn run(cli: Cli) -> Result<Outcome> {
     match cli.command {
-        None => {
+        None if !console::has_terminal() => {
             use clap::CommandFactory;
             Cli::command().print_help()?;
             Ok(Outcome::Ok)
@@ -116,7 +119,9 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Command::Check(args) => check::run(&cli.global, args),
             Command::Acquire(args) => acquire::run(&cli.global, args),
             Command::Resolve(args) => resolve::run(&cli.global, args),
+            Command::Console(args) => console::run(&cli.global, &args),
         },
+        None => console::run(&cli.global, &console::ConsoleArgs {}),
     }
 }
 

@@ -1,6 +1,10 @@
 //! One integration-test binary (links once); each area adds a `mod` line here.
 
 mod acquire;
+mod console;
+mod console_fixture;
+mod console_keys;
+mod console_tmux;
 mod detect;
 mod draft;
 mod identity;

@@ -1,0 +1,346 @@
+//! The console's background engine: a tokio task that owns the workspace (the writing database
+//! connection) and every piece of I/O. It applies the person's actions, runs ingest, detection
+//! and sweeps on file events and on a timer, notices writes by other processes through
+//! `PRAGMA data_version`, and sends immutable [`Snapshot`]s and status updates back.
+//!
+//! Blocking work runs on tokio's blocking pool: at most one writing job at a time, later ones
+//! queue (a pass already queued is not queued twice). Reads use a second connection.
+
+mod jobs;
+pub mod ops;
+pub mod snapshot;
+mod watch;
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
+use tokio::task::JoinHandle;
+
+pub use ops::Progress;
+pub use snapshot::{Snapshot, View};
+
+use crate::store::Store;
+use crate::workspace::Workspace;
+use jobs::{Job, describe, run_job};
+
+/// What the console asks of the engine.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    Op(Op),
+    /// Reverse the last promote, dismiss or archive.
+    Undo,
+    Refresh,
+    IngestNow,
+    SweepNow,
+    /// The skills on screen (for rates) and the selected one (for its timeline and versions).
+    View(View),
+}
+
+/// A change to skills or candidates, by target.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    Promote(Target),
+    Dismiss(Target),
+    Approve(Target),
+    Reject(Target),
+    SetProtected(Target, bool),
+    Archive(Target),
+    Restore(Target),
+}
+
+/// A candidate (by `id`) or a skill (by `agent` and `name`; `id` is its row id).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Target {
+    pub id: i64,
+    pub agent: String,
+    pub name: String,
+}
+
+/// What the engine tells the console.
+#[derive(Debug, Clone)]
+pub enum Update {
+    Snapshot(Arc<Snapshot>),
+    /// Long work started (shown until `Done` or `Failed`).
+    Busy(String),
+    Progress(Progress),
+    Done(String),
+    Failed(String),
+}
+
+/// How the engine behaves; [`EngineOptions::from_config`] for the real console.
+#[derive(Debug, Clone)]
+pub struct EngineOptions {
+    /// Run ingest + detect + sweep right after the first snapshot.
+    pub pass_on_start: bool,
+    /// Time between timed passes; `None` for no timer.
+    pub pass_every: Option<Duration>,
+    /// Watch the transcript roots and the skills folder.
+    pub watch: bool,
+    pub debounce: Duration,
+    /// How often to look for writes by other processes.
+    pub poll: Duration,
+}
+
+impl EngineOptions {
+    pub fn from_config(c: &crate::config::EngineConfig) -> Self {
+        EngineOptions {
+            pass_on_start: true,
+            pass_every: (c.tick_secs > 0).then(|| Duration::from_secs(c.tick_secs)),
+            watch: true,
+            debounce: Duration::from_millis(c.debounce_ms),
+            poll: Duration::from_millis(250),
+        }
+    }
+
+    /// No timer, no watcher, no initial pass: only what is asked (tests, benchmarks).
+    pub fn quiet() -> Self {
+        EngineOptions {
+            pass_on_start: false,
+            pass_every: None,
+            watch: false,
+            debounce: Duration::from_millis(200),
+            poll: Duration::from_millis(100),
+        }
+    }
+}
+
+/// The console's two channel ends.
+pub struct EngineHandle {
+    pub commands: UnboundedSender<Command>,
+    pub updates: UnboundedReceiver<Update>,
+}
+
+/// Starts the engine on the current tokio runtime. It stops when `commands` is dropped.
+pub fn spawn(ws: Workspace, options: EngineOptions) -> Result<EngineHandle> {
+    let db = ws.store.path().context("the console needs a database file")?.to_path_buf();
+    let reader = Store::open(&db)?;
+    let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
+    let (upd_tx, upd_rx) = mpsc::unbounded_channel();
+    let base = Snapshot::for_workspace(&ws);
+    let engine = Engine {
+        reopen: (ws.config.clone(), ws.paths.clone()),
+        ws: Some(ws),
+        reader: Some(reader),
+        updates: upd_tx,
+        snap: base,
+        view: View::default(),
+        queue: VecDeque::new(),
+        undo: None,
+        data_version: None,
+    };
+    tokio::spawn(engine.run(cmd_rx, options));
+    Ok(EngineHandle { commands: cmd_tx, updates: upd_rx })
+}
+
+type Running = JoinHandle<(Workspace, Result<String>, Option<Op>)>;
+
+struct Engine {
+    ws: Option<Workspace>,
+    /// To reopen the workspace if a job panicked while holding it.
+    reopen: (crate::config::Config, crate::workspace::Paths),
+    reader: Option<Store>,
+    updates: UnboundedSender<Update>,
+    snap: Snapshot,
+    view: View,
+    queue: VecDeque<Job>,
+    /// The last undoable op that succeeded.
+    undo: Option<Op>,
+    data_version: Option<i64>,
+}
+
+impl Engine {
+    async fn run(mut self, mut commands: UnboundedReceiver<Command>, options: EngineOptions) {
+        let (watch_tx, mut watch_rx) = mpsc::unbounded_channel();
+        let _watcher = if options.watch { self.start_watching(&options, watch_tx) } else { None };
+        let mut running: Option<Running> = None;
+        let mut poll = tokio::time::interval(options.poll);
+        // Without a timer the interval still exists but its branch is disabled.
+        let period = options.pass_every.unwrap_or(Duration::from_secs(24 * 3600));
+        let mut timer = tokio::time::interval(period);
+        timer.tick().await;
+        self.reload(true).await;
+        if options.pass_on_start {
+            self.enqueue(Job::Pass { ingest: true, sweep: true });
+        }
+        loop {
+            if running.is_none() {
+                running = self.start_next();
+            }
+            tokio::select! {
+                biased;
+                cmd = commands.recv() => match cmd {
+                    None => break,
+                    Some(Command::View(view)) => {
+                        let view = latest_view(view, &mut commands, &mut self);
+                        self.view = view;
+                        self.reload(false).await;
+                    }
+                    Some(cmd) => self.command(cmd),
+                },
+                done = async { running.as_mut().expect("guarded").await }, if running.is_some() => {
+                    running = None;
+                    self.finish(done).await;
+                }
+                Some(changed) = watch_rx.recv() => match changed {
+                    watch::Changed::Transcripts => self.enqueue(Job::Pass { ingest: true, sweep: false }),
+                    watch::Changed::Skills => self.enqueue(Job::ScanEdits),
+                },
+                _ = poll.tick() => {
+                    if self.reader.as_ref().and_then(|r| r.data_version().ok()) != self.data_version {
+                        self.reload(true).await;
+                    }
+                }
+                _ = timer.tick(), if options.pass_every.is_some() => {
+                    self.enqueue(Job::Pass { ingest: true, sweep: true });
+                }
+            }
+        }
+        if let Some(job) = running {
+            let _ = job.await;
+        }
+    }
+
+    fn start_watching(
+        &self,
+        options: &EngineOptions,
+        tx: UnboundedSender<watch::Changed>,
+    ) -> Option<watch::Watcher> {
+        let w = &self.snap.watching;
+        match watch::watch(&w.transcript_roots, &w.skills_dir, options.debounce, tx) {
+            Ok(watcher) => {
+                let n = watcher.watched.len();
+                self.send(Update::Done(format!("watching {n} folders for changes")));
+                Some(watcher)
+            }
+            Err(e) => {
+                self.send(Update::Failed(format!("file watching is off: {e}")));
+                None
+            }
+        }
+    }
+
+    fn command(&mut self, cmd: Command) {
+        match cmd {
+            Command::Op(op) => self.enqueue(Job::Op(op)),
+            Command::Undo => match self.undo.take() {
+                Some(op) => self.enqueue(Job::Undo(op)),
+                None => self.send(Update::Failed("nothing to undo".into())),
+            },
+            Command::IngestNow => self.enqueue(Job::Pass { ingest: true, sweep: false }),
+            Command::SweepNow => self.enqueue(Job::Pass { ingest: false, sweep: true }),
+            Command::Refresh => self.data_version = None,
+            Command::View(view) => self.view = view,
+        }
+    }
+
+    /// Queues a job. Background work already queued is not queued twice; the person's ops go
+    /// ahead of queued background work (never ahead of each other).
+    fn enqueue(&mut self, job: Job) {
+        let background = |j: &Job| matches!(j, Job::Pass { .. } | Job::ScanEdits);
+        if background(&job) {
+            if !self.queue.contains(&job) {
+                self.queue.push_back(job);
+            }
+            return;
+        }
+        let at = self.queue.iter().position(background).unwrap_or(self.queue.len());
+        self.queue.insert(at, job);
+    }
+
+    fn start_next(&mut self) -> Option<Running> {
+        self.ws.as_ref()?;
+        let job = self.queue.pop_front()?;
+        let mut ws = self.ws.take()?;
+        self.send(Update::Busy(describe(&job)));
+        let updates = self.updates.clone();
+        Some(tokio::task::spawn_blocking(move || {
+            let (result, undo) = run_job(&mut ws, job, &updates);
+            (ws, result, undo)
+        }))
+    }
+
+    async fn finish(
+        &mut self,
+        done: Result<(Workspace, Result<String>, Option<Op>), tokio::task::JoinError>,
+    ) {
+        match done {
+            Ok((ws, result, undo)) => {
+                self.ws = Some(ws);
+                match result {
+                    Ok(message) => {
+                        if undo.is_some() {
+                            self.undo = undo;
+                        }
+                        self.send(Update::Done(message));
+                    }
+                    Err(e) => self.send(Update::Failed(format!("{e:#}"))),
+                }
+            }
+            Err(e) => {
+                // The workspace was lost with the panicked job: reopen it.
+                let (config, paths) = self.reopen.clone();
+                match Workspace::with_paths(config, paths) {
+                    Ok(ws) => self.ws = Some(ws),
+                    Err(open) => {
+                        self.send(Update::Failed(format!("engine job crashed ({e}); {open:#}")));
+                        return;
+                    }
+                }
+                self.send(Update::Failed(format!("engine job crashed: {e}")));
+            }
+        }
+        self.reload(true).await;
+    }
+
+    /// Rebuilds the snapshot (the lists too when `lists`) and sends it.
+    async fn reload(&mut self, lists: bool) {
+        let Some(reader) = self.reader.take() else { return };
+        let mut snap = self.snap.clone();
+        let view = self.view.clone();
+        let joined = tokio::task::spawn_blocking(move || {
+            let result = snapshot::refresh(reader.conn(), &mut snap, &view, lists);
+            (reader, snap, result)
+        })
+        .await;
+        match joined {
+            Ok((reader, snap, result)) => {
+                self.reader = Some(reader);
+                match result {
+                    Ok(version) => {
+                        // Only a reload of the lists catches up with other writers; a view-only
+                        // refresh must not mark their changes as seen.
+                        if lists {
+                            self.data_version = Some(version);
+                        }
+                        self.snap = snap;
+                        self.send(Update::Snapshot(Arc::new(self.snap.clone())));
+                    }
+                    Err(e) => self.send(Update::Failed(format!("reading the database: {e:#}"))),
+                }
+            }
+            Err(e) => self.send(Update::Failed(format!("reading the database crashed: {e}"))),
+        }
+    }
+
+    fn send(&self, update: Update) {
+        let _ = self.updates.send(update);
+    }
+}
+
+/// The newest `View` among the commands already waiting; others are applied in order.
+fn latest_view(
+    mut view: View,
+    commands: &mut UnboundedReceiver<Command>,
+    engine: &mut Engine,
+) -> View {
+    while let Ok(cmd) = commands.try_recv() {
+        match cmd {
+            Command::View(v) => view = v,
+            other => engine.command(other),
+        }
+    }
+    view
+}

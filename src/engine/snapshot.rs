@@ -1,0 +1,445 @@
+//! The one place the console reads data: builds an immutable [`Snapshot`] straight from the schema.
+//!
+//! Built to stay cheap on large stores: the skills list comes from the `skills` table only; rates,
+//! use counts and trends are computed for the rows on screen ([`load_health`]) through the
+//! `skill_invocations(agent_id, skill_name, at)` index; the timeline and versions only for the
+//! selected skill ([`load_detail`]).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Result;
+use chrono::{Days, NaiveDate};
+use rusqlite::{Connection, params};
+
+/// Outcomes drawn in a skill's trend cell.
+pub const TREND_LEN: usize = 10;
+/// Days in the per-day outcome sparkline.
+pub const TIMELINE_DAYS: usize = 30;
+/// Invocations behind the rolling-rate chart.
+pub const ROLLING_POINTS: usize = 200;
+
+/// Everything the console draws, as of one moment. Cloning is cheap (shared parts are `Arc`s).
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    /// Bumps whenever the store content behind the lists changed; 0 until the first load.
+    pub generation: u64,
+    pub watching: Arc<Watching>,
+    pub candidates: Arc<Vec<CandidateView>>,
+    pub skills: Arc<Vec<SkillRow>>,
+    /// Rates for the skills in view, by skill id.
+    pub health: Arc<HashMap<i64, Health>>,
+    /// Timeline and versions of the selected skill.
+    pub detail: Option<Arc<SkillDetail>>,
+    pub rules: Rules,
+}
+
+impl Snapshot {
+    /// Whether the lists have been read at least once.
+    pub fn loaded(&self) -> bool {
+        self.generation > 0
+    }
+
+    /// An empty snapshot describing `ws` (what it watches, its thresholds); fill with [`refresh`].
+    pub fn for_workspace(ws: &crate::workspace::Workspace) -> Snapshot {
+        let db = ws.store.path().map(|p| p.to_path_buf()).unwrap_or_else(|| ws.paths.db.clone());
+        let lifecycle = &ws.config.lifecycle;
+        Snapshot {
+            watching: Arc::new(Watching {
+                transcript_roots: ws.transcript_roots().into_iter().map(|r| r.path).collect(),
+                skills_dir: ws.paths.skills_dir.clone(),
+                staging_dir: ws.paths.staging_dir.clone(),
+                db,
+                config_file: ws.paths.config_file.clone(),
+                config_exists: ws.paths.config_file.exists(),
+            }),
+            rules: Rules {
+                window: lifecycle.window,
+                warning_rate: lifecycle.warning_rate,
+                deprecated_rate: lifecycle.deprecated_rate,
+            },
+            ..Snapshot::default()
+        }
+    }
+}
+
+/// The skills on screen (for rates) and the selected one (for its timeline and versions).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct View {
+    pub visible: Vec<i64>,
+    pub selected: Option<i64>,
+}
+
+/// Brings `snap` up to date for `view`, reloading the candidate and skill lists too when
+/// `lists`. Returns the connection's `data_version` read before loading.
+pub fn refresh(conn: &Connection, snap: &mut Snapshot, view: &View, lists: bool) -> Result<i64> {
+    let version: i64 = conn.query_row("PRAGMA data_version", [], |r| r.get(0))?;
+    if lists {
+        snap.candidates = Arc::new(load_candidates(conn)?);
+        snap.skills = Arc::new(load_skills(conn)?);
+        snap.generation += 1;
+    }
+    let wanted: std::collections::HashSet<i64> =
+        view.visible.iter().copied().chain(view.selected).collect();
+    let by_id: HashMap<i64, &SkillRow> = if wanted.is_empty() {
+        HashMap::new()
+    } else {
+        snap.skills.iter().filter(|s| wanted.contains(&s.id)).map(|s| (s.id, s)).collect()
+    };
+    let visible: Vec<&SkillRow> =
+        view.visible.iter().filter_map(|id| by_id.get(id).copied()).collect();
+    snap.health = Arc::new(load_health(conn, &visible, snap.rules.window)?);
+    snap.detail = match view.selected.and_then(|id| by_id.get(&id)) {
+        Some(skill) => Some(Arc::new(load_detail(conn, skill, snap.rules.window)?)),
+        None => None,
+    };
+    Ok(version)
+}
+
+/// What the engine watches and where it writes, for the empty-state text and the header.
+#[derive(Debug, Clone, Default)]
+pub struct Watching {
+    pub transcript_roots: Vec<PathBuf>,
+    pub skills_dir: PathBuf,
+    pub staging_dir: PathBuf,
+    pub db: PathBuf,
+    pub config_file: PathBuf,
+    pub config_exists: bool,
+}
+
+/// Lifecycle thresholds, drawn as lines on the rate chart.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rules {
+    pub window: usize,
+    pub warning_rate: f64,
+    pub deprecated_rate: f64,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        let c = crate::config::LifecycleConfig::default();
+        Rules { window: c.window, warning_rate: c.warning_rate, deprecated_rate: c.deprecated_rate }
+    }
+}
+
+/// A row of the review queue: a new-skill candidate, or a proposed new version of a skill.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CandidateView {
+    pub id: i64,
+    pub agent: String,
+    pub name: String,
+    pub description: Option<String>,
+    pub source: String,
+    /// Task signature, for candidates drafted from a success streak.
+    pub signature: Option<String>,
+    pub occurrences: i64,
+    pub sessions: Vec<String>,
+    pub examples: Vec<String>,
+    pub tool_sequence: Vec<String>,
+    pub skill_md: String,
+    pub staged_path: Option<String>,
+    pub created_at: String,
+    pub target: Option<TargetSkill>,
+}
+
+/// The live skill a proposed version would replace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TargetSkill {
+    pub id: i64,
+    pub name: String,
+    pub version: i64,
+    pub live: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkillRow {
+    pub id: i64,
+    pub agent: String,
+    pub name: String,
+    pub status: String,
+    pub protected: bool,
+    pub version: i64,
+}
+
+impl SkillRow {
+    /// `name`, or `agent:name` outside the default agent.
+    pub fn label(&self) -> String {
+        if self.agent == "default" {
+            self.name.clone()
+        } else {
+            format!("{}:{}", self.agent, self.name)
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Health {
+    /// Success rate over the last `window` invocations; `None` before any.
+    pub rate: Option<f64>,
+    pub uses: u64,
+    /// Most recent outcomes, oldest first (`true` = success).
+    pub trend: Vec<bool>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SkillDetail {
+    pub skill_id: i64,
+    pub days: Vec<DayOutcomes>,
+    /// (invocation number, rolling success rate) over the last [`ROLLING_POINTS`] invocations.
+    pub rolling: Vec<(f64, f64)>,
+    pub events: Vec<EventRow>,
+    pub versions: Vec<VersionRow>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DayOutcomes {
+    pub day: String,
+    /// `None` for a day without invocations.
+    pub success: Option<u64>,
+    pub failure: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventRow {
+    pub at: String,
+    pub kind: String,
+    pub from: Option<String>,
+    pub to: Option<String>,
+    pub reason: String,
+}
+
+/// A stored version, or (with `proposal` set) a pending proposed version of the skill.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VersionRow {
+    pub version: i64,
+    pub source: String,
+    pub created_at: String,
+    pub content: String,
+    pub proposal: Option<i64>,
+}
+
+pub fn load_candidates(conn: &Connection) -> Result<Vec<CandidateView>> {
+    let mut stmt = conn.prepare(
+        "SELECT c.id, c.agent_id, c.name, c.description, c.source, c.occurrences, c.session_keys,
+                c.examples, c.tool_sequence, COALESCE(c.skill_md, ''), c.staged_path, c.created_at,
+                s.id, s.name, s.version,
+                (SELECT content FROM skill_versions v WHERE v.skill_id = s.id
+                 ORDER BY version DESC LIMIT 1),
+                c.signature
+         FROM skill_candidates c LEFT JOIN skills s ON s.id = c.target_skill_id
+         WHERE c.status = 'candidate' ORDER BY c.created_at, c.id",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        let target = match r.get::<_, Option<i64>>(12)? {
+            Some(id) => Some(TargetSkill {
+                id,
+                name: r.get(13)?,
+                version: r.get(14)?,
+                live: r.get::<_, Option<String>>(15)?.unwrap_or_default(),
+            }),
+            None => None,
+        };
+        Ok(CandidateView {
+            id: r.get(0)?,
+            agent: r.get(1)?,
+            name: r.get(2)?,
+            description: r.get(3)?,
+            source: r.get(4)?,
+            signature: r.get(16)?,
+            occurrences: r.get(5)?,
+            sessions: json_strings(&r.get::<_, String>(6)?),
+            examples: json_strings(&r.get::<_, String>(7)?),
+            tool_sequence: json_strings(&r.get::<_, String>(8)?),
+            skill_md: r.get(9)?,
+            staged_path: r.get(10)?,
+            created_at: r.get(11)?,
+            target,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Every skill, ordered by agent and name. Reads the `skills` table only.
+pub fn load_skills(conn: &Connection) -> Result<Vec<SkillRow>> {
+    let mut stmt = conn.prepare(
+        "SELECT id, agent_id, name, status, protected, version FROM skills
+         ORDER BY agent_id, namespace, name, scope",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok(SkillRow {
+            id: r.get(0)?,
+            agent: r.get(1)?,
+            name: r.get(2)?,
+            status: r.get(3)?,
+            protected: r.get(4)?,
+            version: r.get(5)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Rate, uses and trend for the given skills (those on screen).
+pub fn load_health(
+    conn: &Connection,
+    skills: &[&SkillRow],
+    window: usize,
+) -> Result<HashMap<i64, Health>> {
+    let mut recent = conn.prepare_cached(
+        "SELECT outcome = 'success' FROM skill_invocations
+         WHERE agent_id = ?1 AND skill_name = ?2 ORDER BY at DESC, id DESC LIMIT ?3",
+    )?;
+    let mut count = conn.prepare_cached(
+        "SELECT COUNT(*) FROM skill_invocations WHERE agent_id = ?1 AND skill_name = ?2",
+    )?;
+    let mut out = HashMap::with_capacity(skills.len());
+    let take = window.max(TREND_LEN) as i64;
+    for s in skills {
+        let mut outcomes: Vec<bool> = recent
+            .query_map(params![s.agent, s.name, take], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        let uses: i64 = count.query_row(params![s.agent, s.name], |r| r.get(0))?;
+        let in_window = &outcomes[..outcomes.len().min(window)];
+        let rate = (!in_window.is_empty())
+            .then(|| in_window.iter().filter(|ok| **ok).count() as f64 / in_window.len() as f64);
+        outcomes.truncate(TREND_LEN);
+        outcomes.reverse();
+        out.insert(s.id, Health { rate, uses: uses as u64, trend: outcomes });
+    }
+    Ok(out)
+}
+
+/// Per-day outcomes, rolling rate, events and versions of one skill.
+pub fn load_detail(conn: &Connection, skill: &SkillRow, window: usize) -> Result<SkillDetail> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT substr(at, 1, 10) AS day, SUM(outcome = 'success'), SUM(outcome = 'failure')
+         FROM skill_invocations WHERE agent_id = ?1 AND skill_name = ?2
+         GROUP BY day ORDER BY day DESC LIMIT ?3",
+    )?;
+    let per_day: HashMap<String, (u64, u64)> = stmt
+        .query_map(params![skill.agent, skill.name, TIMELINE_DAYS as i64], |r| {
+            Ok((r.get::<_, String>(0)?, (r.get::<_, i64>(1)? as u64, r.get::<_, i64>(2)? as u64)))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let days = fill_days(&per_day);
+
+    let mut stmt = conn.prepare_cached(
+        "SELECT outcome = 'success' FROM skill_invocations
+         WHERE agent_id = ?1 AND skill_name = ?2 ORDER BY at DESC, id DESC LIMIT ?3",
+    )?;
+    let mut recent: Vec<bool> = stmt
+        .query_map(params![skill.agent, skill.name, ROLLING_POINTS as i64], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    recent.reverse();
+    let rolling = rolling_rate(&recent, window.max(1));
+
+    let mut stmt = conn.prepare_cached(
+        "SELECT at, kind, from_status, to_status, reason FROM skill_events
+         WHERE skill_id = ?1 ORDER BY at DESC, id DESC LIMIT 50",
+    )?;
+    let events = stmt
+        .query_map([skill.id], |r| {
+            Ok(EventRow {
+                at: r.get(0)?,
+                kind: r.get(1)?,
+                from: r.get(2)?,
+                to: r.get(3)?,
+                reason: r.get(4)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+
+    let mut stmt = conn.prepare_cached(
+        "SELECT * FROM (
+             SELECT version AS v, source, created_at, content, NULL AS proposal
+             FROM skill_versions WHERE skill_id = ?1
+             UNION ALL
+             SELECT NULL, 'proposed', created_at, COALESCE(skill_md, ''), id FROM skill_candidates
+             WHERE target_skill_id = ?1 AND status = 'candidate')
+         ORDER BY v IS NULL, v, proposal",
+    )?;
+    let versions = stmt
+        .query_map([skill.id], |r| {
+            Ok(VersionRow {
+                version: r.get::<_, Option<i64>>(0)?.unwrap_or(0),
+                source: r.get(1)?,
+                created_at: r.get(2)?,
+                content: r.get(3)?,
+                proposal: r.get(4)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(SkillDetail { skill_id: skill.id, days, rolling, events, versions })
+}
+
+/// Days from the first to the last day with invocations (at most [`TIMELINE_DAYS`], ending at the
+/// latest), gaps as `None`.
+fn fill_days(per_day: &HashMap<String, (u64, u64)>) -> Vec<DayOutcomes> {
+    let dates: Vec<NaiveDate> =
+        per_day.keys().filter_map(|d| NaiveDate::parse_from_str(d, "%Y-%m-%d").ok()).collect();
+    let (Some(&first), Some(&last)) = (dates.iter().min(), dates.iter().max()) else {
+        return Vec::new();
+    };
+    let span = (last - first).num_days().clamp(0, TIMELINE_DAYS as i64 - 1) as u64;
+    (0..=span)
+        .rev()
+        .filter_map(|back| last.checked_sub_days(Days::new(back)))
+        .map(|day| {
+            let key = day.format("%Y-%m-%d").to_string();
+            let counts = per_day.get(&key);
+            DayOutcomes { success: counts.map(|c| c.0), failure: counts.map(|c| c.1), day: key }
+        })
+        .collect()
+}
+
+/// Success rate over the trailing `window` outcomes at each invocation (oldest first).
+pub fn rolling_rate(outcomes: &[bool], window: usize) -> Vec<(f64, f64)> {
+    let mut ok = 0usize;
+    let mut points = Vec::with_capacity(outcomes.len());
+    for (i, &success) in outcomes.iter().enumerate() {
+        ok += usize::from(success);
+        if i >= window {
+            ok -= usize::from(outcomes[i - window]);
+        }
+        let n = (i + 1).min(window);
+        points.push(((i + 1) as f64, ok as f64 / n as f64));
+    }
+    points
+}
+
+fn json_strings(text: &str) -> Vec<String> {
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(serde_json::Value::Array(items)) => items
+            .into_iter()
+            .map(|v| match v {
+                serde_json::Value::String(s) => s,
+                serde_json::Value::Object(ref m) => m
+                    .get("name")
+                    .or_else(|| m.get("tool"))
+                    .or_else(|| m.get("user_input"))
+                    .and_then(|n| n.as_str())
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| v.to_string()),
+                other => other.to_string(),
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rolling_rate_slides_over_the_window() {
+        let points = rolling_rate(&[true, false, true, true], 2);
+        assert_eq!(points, vec![(1.0, 1.0), (2.0, 0.5), (3.0, 0.5), (4.0, 1.0)]);
+    }
+
+    #[test]
+    fn tool_sequences_show_names() {
+        let seq = json_strings(r#"[{"name":"Read","shape":"{}"},"Bash"]"#);
+        assert_eq!(seq, vec!["Read", "Bash"]);
+    }
+}

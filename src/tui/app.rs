@@ -1,0 +1,184 @@
+//! The app loop: one `select!` over key input, engine updates and a tick. Input arrives through a
+//! channel, so tests type keys without a terminal; the screen is redrawn only when something
+//! changed, and bursts of engine updates are coalesced into one frame.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use ratatui::crossterm::event::Event;
+use ratatui::layout::Rect;
+use ratatui::{Terminal, backend::Backend};
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+
+use super::draw::draw;
+use super::keys::handle_key;
+use super::state::{UiState, update};
+use crate::engine::{self, Command, EngineHandle, EngineOptions, Snapshot, Update, View};
+use crate::workspace::Workspace;
+
+/// Runs the console until `q` (or the input ends). Generic over the backend and fed by a
+/// channel of terminal events.
+pub async fn run_app<B: Backend>(
+    terminal: &mut Terminal<B>,
+    mut input: UnboundedReceiver<Event>,
+    mut engine: EngineHandle,
+    color: bool,
+) -> Result<()>
+where
+    B::Error: Send + Sync + 'static,
+{
+    let size = terminal.size().context("reading the terminal size")?;
+    let mut ui = UiState::new(Rect::new(0, 0, size.width, size.height), color);
+    let mut snap = Arc::new(Snapshot::default());
+    let mut sent_view: Option<View> = None;
+    let mut engine_alive = true;
+    let mut tick = tokio::time::interval(Duration::from_millis(200));
+    let mut dirty = true;
+    loop {
+        if dirty {
+            terminal.draw(|f| draw(f, &snap, &ui)).context("drawing the console")?;
+            dirty = false;
+        }
+        tokio::select! {
+            biased;
+            event = input.recv() => {
+                let Some(event) = event else { break };
+                dirty |= on_event(&mut ui, &snap, &engine, event);
+                while let Ok(event) = input.try_recv() {
+                    dirty |= on_event(&mut ui, &snap, &engine, event);
+                }
+            }
+            received = engine.updates.recv(), if engine_alive => {
+                match received {
+                    Some(first) => {
+                        on_update(&mut ui, &mut snap, first);
+                        while let Ok(more) = engine.updates.try_recv() {
+                            on_update(&mut ui, &mut snap, more);
+                        }
+                    }
+                    None => {
+                        engine_alive = false;
+                        ui.engine.message = Some("the engine stopped; restart the console".into());
+                        ui.engine.error = true;
+                    }
+                }
+                dirty = true;
+            }
+            _ = tick.tick() => {
+                if ui.engine.busy.is_some() {
+                    ui.tick += 1;
+                    dirty = true;
+                }
+            }
+        }
+        if ui.quit {
+            break;
+        }
+        let view = ui.view(&snap);
+        if sent_view.as_ref() != Some(&view) {
+            let _ = engine.commands.send(Command::View(view.clone()));
+            sent_view = Some(view);
+        }
+    }
+    Ok(())
+}
+
+/// Applies one terminal event; returns whether the screen must be redrawn.
+fn on_event(ui: &mut UiState, snap: &Snapshot, engine: &EngineHandle, event: Event) -> bool {
+    match event {
+        Event::Key(key) => {
+            let Some(action) = handle_key(ui, key) else { return false };
+            if let Some(cmd) = update(ui, snap, action) {
+                let _ = engine.commands.send(cmd);
+            }
+            true
+        }
+        Event::Resize(width, height) => {
+            ui.resize(Rect::new(0, 0, width, height));
+            true
+        }
+        _ => false,
+    }
+}
+
+fn on_update(ui: &mut UiState, snap: &mut Arc<Snapshot>, update: Update) {
+    match update {
+        Update::Snapshot(next) => {
+            *snap = next;
+            ui.sync(snap);
+        }
+        Update::Busy(text) => {
+            ui.engine.busy = Some(text);
+            ui.engine.progress = None;
+        }
+        Update::Progress(p) => ui.engine.progress = Some(p),
+        Update::Done(text) => {
+            ui.engine.busy = None;
+            ui.engine.progress = None;
+            ui.engine.message = Some(text);
+            ui.engine.error = false;
+        }
+        Update::Failed(text) => {
+            ui.engine.busy = None;
+            ui.engine.progress = None;
+            ui.engine.message = Some(text);
+            ui.engine.error = true;
+        }
+    }
+}
+
+/// Whether to use colour: not when NO_COLOR is set to anything non-empty.
+pub fn color_enabled() -> bool {
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// A panic in a background job must not tear the console down (the engine reports it in the
+/// status line); only a panic on this, the drawing thread, restores the terminal and prints.
+fn keep_terminal_on_background_panics() {
+    let ui_thread = std::thread::current().id();
+    let restore_and_report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().id() == ui_thread {
+            restore_and_report(info);
+        }
+    }));
+}
+
+/// Opens the console on a workspace in this terminal, with the engine running in the
+/// background. The terminal is restored on return, on error and on panic.
+pub fn run_console(ws: Workspace) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let result = runtime.block_on(async {
+        let options = EngineOptions::from_config(&ws.config.engine);
+        let engine = engine::spawn(ws, options)?;
+        let (tx, rx) = unbounded_channel();
+        std::thread::spawn(move || {
+            while let Ok(event) = ratatui::crossterm::event::read() {
+                if tx.send(event).is_err() {
+                    break;
+                }
+            }
+        });
+        // `init` enters raw mode and the alternate screen and installs the panic hook that
+        // restores them; frames go through a backend that writes each one atomically.
+        drop(ratatui::init());
+        keep_terminal_on_background_panics();
+        let mut terminal = match Terminal::new(super::terminal::SyncedBackend::stdout()) {
+            Ok(t) => t,
+            Err(e) => {
+                ratatui::restore();
+                return Err(e).context("opening the terminal");
+            }
+        };
+        let result = run_app(&mut terminal, rx, engine, color_enabled()).await;
+        ratatui::restore();
+        result
+    });
+    runtime.shutdown_timeout(Duration::from_secs(2));
+    result
+}

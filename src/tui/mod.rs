@@ -1,0 +1,17 @@
+//! The review console: draws snapshots from the engine and turns keys into actions. It never
+//! touches SQL or files; everything goes through `engine`.
+
+pub mod action;
+pub mod app;
+pub mod draw;
+pub mod keys;
+pub mod layout;
+pub mod panes;
+pub mod state;
+pub mod status;
+pub mod terminal;
+pub mod theme;
+
+pub use action::Action;
+pub use app::{run_app, run_console};
+pub use state::UiState;

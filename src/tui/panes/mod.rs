@@ -1,0 +1,5 @@
+pub mod diff;
+pub mod help;
+pub mod queue;
+pub mod skills;
+pub mod timeline;

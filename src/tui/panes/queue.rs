@@ -1,0 +1,168 @@
+//! Review queue: new-skill candidates and proposed versions, with their evidence and the staged
+//! SKILL.md (or, for a proposed version, its diff against the live version).
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, List, ListItem, ListState, Paragraph, Wrap};
+
+use super::diff::diff_lines;
+use crate::engine::snapshot::{CandidateView, Snapshot, Watching};
+use crate::tui::layout;
+use crate::tui::state::UiState;
+use crate::tui::theme::Theme;
+
+pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: Theme) {
+    if ui.queue_rows.is_empty() {
+        let lines = empty_lines(snap, ui);
+        let block = Block::bordered().title(" Review queue ");
+        f.render_widget(Paragraph::new(lines).block(block).wrap(Wrap { trim: false }), area);
+        return;
+    }
+    let selected = ui.candidate(snap);
+    if ui.zoom {
+        if let Some(c) = selected {
+            draw_detail(f, area, c, ui, theme);
+        }
+        return;
+    }
+    let [list_area, detail_area] =
+        Layout::horizontal([Constraint::Length(layout::list_width(area)), Constraint::Min(0)])
+            .areas(area);
+    let items: Vec<ListItem> = ui
+        .queue_rows
+        .iter()
+        .map(|&i| {
+            let c = &snap.candidates[i];
+            let kind = if c.target.is_some() { "version" } else { "new" };
+            ListItem::new(Line::from(vec![
+                Span::styled(format!("{kind:<8}"), theme.dim()),
+                Span::raw(c.name.clone()),
+                Span::styled(format!(" ×{}", c.occurrences), theme.dim()),
+            ]))
+        })
+        .collect();
+    let title = format!(" Review queue ({}) ", ui.queue_rows.len());
+    let mut state = ListState::default().with_selected(Some(ui.queue_sel));
+    let list =
+        List::new(items).block(Block::bordered().title(title)).highlight_style(theme.selected());
+    f.render_stateful_widget(list, list_area, &mut state);
+    if let Some(c) = selected {
+        draw_detail(f, detail_area, c, ui, theme);
+    }
+}
+
+fn draw_detail(f: &mut Frame, area: Rect, c: &CandidateView, ui: &UiState, theme: Theme) {
+    let mut lines = vec![Line::styled(c.name.clone(), theme.title())];
+    match &c.target {
+        Some(t) => lines.push(Line::from(format!(
+            "Proposed new version of {} (live v{}) · a approve · r reject",
+            t.name, t.version
+        ))),
+        None => lines.push(Line::from("New skill · p promote · d dismiss")),
+    }
+    if let Some(d) = c.description.as_deref().filter(|d| !d.is_empty()) {
+        lines.push(Line::from(d.to_string()));
+    }
+    lines.push(Line::from(format!(
+        "Evidence: {} occurrences in {} sessions (from {}, {})",
+        c.occurrences,
+        c.sessions.len(),
+        c.source,
+        short_date(&c.created_at)
+    )));
+    if let Some(sig) = c.signature.as_deref().filter(|s| !s.is_empty()) {
+        lines.push(Line::from(format!("Task signature: {sig}")));
+    }
+    if !c.sessions.is_empty() {
+        lines.push(Line::from(format!("Sessions: {}", shorten_list(&c.sessions, 3))));
+    }
+    for example in c.examples.iter().take(3) {
+        lines.push(Line::from(format!("  e.g. “{}”", one_line(example, 70))));
+    }
+    if !c.tool_sequence.is_empty() {
+        lines.push(Line::from(format!("Tools: {}", c.tool_sequence.join(" → "))));
+    }
+    lines.push(Line::from(""));
+    match &c.target {
+        Some(t) => {
+            lines.push(Line::styled(format!("Changes to live v{}:", t.version), theme.title()));
+            lines.extend(diff_lines(&t.live, &c.skill_md, theme));
+        }
+        None => {
+            let place = c.staged_path.as_deref().unwrap_or("not staged");
+            lines.push(Line::styled(format!("SKILL.md (staged: {place})"), theme.title()));
+            lines.extend(c.skill_md.lines().map(|l| Line::from(l.to_string())));
+        }
+    }
+    let block = Block::bordered().title(format!(" candidate #{} ", c.id));
+    let para = Paragraph::new(lines).block(block).wrap(Wrap { trim: false }).scroll((ui.scroll, 0));
+    f.render_widget(para, area);
+}
+
+/// What an empty console says: what it watches and how to point it elsewhere.
+pub fn empty_lines(snap: &Snapshot, ui: &UiState) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    if !snap.loaded() {
+        lines.push(Line::from("Reading the database…"));
+        return lines;
+    }
+    if !ui.filter.is_empty() && !snap.candidates.is_empty() {
+        lines.push(Line::from(format!(
+            "No candidate matches the filter “{}” (Esc clears).",
+            ui.filter
+        )));
+        return lines;
+    }
+    lines.push(Line::from("Nothing awaiting review."));
+    lines.push(Line::from(""));
+    lines.extend(watching_lines(&snap.watching));
+    lines
+}
+
+pub fn watching_lines(w: &Watching) -> Vec<Line<'static>> {
+    let roots = if w.transcript_roots.is_empty() {
+        "none found (~/.claude/projects and ~/.codex/sessions are absent)".to_string()
+    } else {
+        w.transcript_roots.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+    };
+    let config = if w.config_exists {
+        w.config_file.display().to_string()
+    } else {
+        format!("{} (absent: defaults in use)", w.config_file.display())
+    };
+    vec![
+        Line::from(format!("Watching transcripts: {roots}")),
+        Line::from(format!("Live skills folder:   {}", w.skills_dir.display())),
+        Line::from(format!("Drafts staged in:     {}", w.staging_dir.display())),
+        Line::from(format!("Database:             {}", w.db.display())),
+        Line::from(format!("Config:               {config}")),
+        Line::from(""),
+        Line::from("Candidates appear here when the same work succeeds 3 times or a tool sequence"),
+        Line::from(
+            "recurs across 3 sessions. To watch elsewhere: skilldeck --db FILE --skills-dir",
+        ),
+        Line::from("DIR, or [[transcripts]] path = \"...\" in the config. Or try: skilldeck demo"),
+    ]
+}
+
+fn shorten_list(items: &[String], n: usize) -> String {
+    let shown: Vec<&str> = items.iter().take(n).map(String::as_str).collect();
+    match items.len().saturating_sub(n) {
+        0 => shown.join(", "),
+        more => format!("{} (+{more} more)", shown.join(", ")),
+    }
+}
+
+fn one_line(text: &str, max: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        flat
+    } else {
+        format!("{}…", flat.chars().take(max - 1).collect::<String>())
+    }
+}
+
+pub fn short_date(at: &str) -> &str {
+    at.get(..10).unwrap_or(at)
+}

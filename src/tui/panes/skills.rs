@@ -1,0 +1,105 @@
+//! Skills table: state (colour and word), success rate over the window, uses and a small trend.
+//! Only the rows on screen are built, so 100,000 skills draw as fast as 10.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Row, Table, TableState};
+
+use super::queue::watching_lines;
+use crate::engine::snapshot::{Health, SkillRow, Snapshot};
+use crate::tui::state::UiState;
+use crate::tui::theme::Theme;
+
+/// The word shown for a skill: its status, or `protected` for a pinned live skill.
+pub fn state_word(s: &SkillRow) -> &str {
+    if s.protected && !matches!(s.status.as_str(), "archived" | "retired") {
+        "protected"
+    } else {
+        &s.status
+    }
+}
+
+pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: Theme) {
+    let title = format!(" Skills ({}) ", ui.skill_rows.len());
+    if ui.skill_rows.is_empty() {
+        if !snap.loaded() {
+            f.render_widget(
+                Paragraph::new("Reading the database…").block(Block::bordered().title(title)),
+                area,
+            );
+            return;
+        }
+        let mut lines = vec![if snap.skills.is_empty() {
+            Line::from("No skills yet: promote a candidate from the review queue (1).")
+        } else {
+            Line::from(format!("No skill matches the filter “{}” (Esc clears).", ui.filter))
+        }];
+        lines.push(Line::from(""));
+        lines.extend(watching_lines(&snap.watching));
+        f.render_widget(Paragraph::new(lines).block(Block::bordered().title(title)), area);
+        return;
+    }
+    let page = usize::from(area.height.saturating_sub(3));
+    let end = (ui.skills_top + page).min(ui.skill_rows.len());
+    let rows: Vec<Row> = ui.skill_rows[ui.skills_top..end]
+        .iter()
+        .map(|&i| {
+            let s = &snap.skills[i];
+            let word = state_word(s);
+            let health = snap.health.get(&s.id);
+            Row::new(vec![
+                Line::styled(word.to_string(), theme.state(word)),
+                Line::from(s.label()),
+                Line::from(format!("v{}", s.version)),
+                Line::from(rate_text(health)),
+                Line::from(health.map_or("…".to_string(), |h| h.uses.to_string())),
+                trend_line(health, theme),
+            ])
+        })
+        .collect();
+    let widths = [
+        Constraint::Length(10),
+        Constraint::Min(12),
+        Constraint::Length(4),
+        Constraint::Length(5),
+        Constraint::Length(6),
+        Constraint::Length(10),
+    ];
+    let header = Row::new(["state", "skill", "ver", "rate", "uses", "trend"]).style(theme.title());
+    let mut state = TableState::default().with_selected(Some(ui.skills_sel - ui.skills_top));
+    let table = Table::new(rows, widths)
+        .header(header)
+        .block(
+            Block::bordered()
+                .title(title)
+                .title_bottom(" Enter timeline · P pin · x archive · R restore "),
+        )
+        .row_highlight_style(theme.selected());
+    f.render_stateful_widget(table, area, &mut state);
+}
+
+pub fn rate_text(health: Option<&Health>) -> String {
+    match health {
+        None => "…".into(),
+        Some(Health { rate: None, .. }) => "-".into(),
+        Some(Health { rate: Some(r), .. }) => format!("{:.0}%", r * 100.0),
+    }
+}
+
+/// Last outcomes, oldest first: a tall bar for a success, a low one for a failure.
+fn trend_line(health: Option<&Health>, theme: Theme) -> Line<'static> {
+    let Some(h) = health else { return Line::from("") };
+    Line::from(
+        h.trend
+            .iter()
+            .map(|&ok| {
+                if ok {
+                    Span::styled("▇", theme.success())
+                } else {
+                    Span::styled("▁", theme.failure())
+                }
+            })
+            .collect::<Vec<_>>(),
+    )
+}

@@ -1,0 +1,74 @@
+//! Styles. Every state is also a word, so the screen reads the same under NO_COLOR, where
+//! emphasis falls back to modifiers.
+
+use ratatui::style::{Color, Modifier, Style};
+
+#[derive(Debug, Clone, Copy)]
+pub struct Theme {
+    pub color: bool,
+}
+
+impl Theme {
+    fn fg(self, color: Color) -> Style {
+        if self.color { Style::new().fg(color) } else { Style::new() }
+    }
+
+    /// Colour of a skill state word (`protected` included).
+    pub fn state(self, state: &str) -> Style {
+        self.fg(match state {
+            "healthy" => Color::Green,
+            "warning" => Color::Yellow,
+            "deprecated" => Color::Red,
+            "degraded" => Color::Magenta,
+            "protected" => Color::Cyan,
+            "retired" | "archived" => Color::DarkGray,
+            _ => Color::Reset,
+        })
+    }
+
+    pub fn success(self) -> Style {
+        self.fg(Color::Green)
+    }
+
+    pub fn failure(self) -> Style {
+        self.fg(Color::Red)
+    }
+
+    pub fn threshold(self, deprecated: bool) -> Style {
+        self.fg(if deprecated { Color::Red } else { Color::Yellow })
+    }
+
+    pub fn selected(self) -> Style {
+        Style::new().add_modifier(Modifier::REVERSED)
+    }
+
+    pub fn title(self) -> Style {
+        Style::new().add_modifier(Modifier::BOLD)
+    }
+
+    pub fn dim(self) -> Style {
+        if self.color { Style::new().fg(Color::DarkGray) } else { Style::new() }
+    }
+
+    pub fn added(self) -> Style {
+        self.fg(Color::Green)
+    }
+
+    pub fn removed(self) -> Style {
+        self.fg(Color::Red)
+    }
+
+    /// A changed word inside a changed line.
+    pub fn changed_word(self, added: bool) -> Style {
+        let base = if added { self.added() } else { self.removed() };
+        if self.color {
+            base.add_modifier(Modifier::BOLD | Modifier::REVERSED)
+        } else {
+            base.add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+        }
+    }
+
+    pub fn error(self) -> Style {
+        self.fg(Color::Red).add_modifier(Modifier::BOLD)
+    }
+}

@@ -1,0 +1,281 @@
+//! The console driven by keys through its input channel, with the real engine and a real store:
+//! each test checks what the screen says and what the database holds.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use ratatui::Terminal;
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent};
+use rusqlite::params;
+use skilldeck::engine::{self, EngineOptions};
+use skilldeck::store::Store;
+use skilldeck::tui::run_app;
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+use tokio::task::JoinHandle;
+
+use super::console_fixture::{LINT_V3, SharedBackend, populate, tempdir, workspace};
+
+struct Live {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    keys: UnboundedSender<Event>,
+    backend: SharedBackend,
+    app: JoinHandle<anyhow::Result<()>>,
+    db: Store,
+}
+
+impl Live {
+    async fn start() -> Live {
+        Live::start_with(EngineOptions::quiet()).await
+    }
+
+    async fn start_with(options: EngineOptions) -> Live {
+        let dir = tempdir();
+        let root = dir.path().to_path_buf();
+        let ws = workspace(&root);
+        populate(&ws);
+        let db = Store::open(&ws.paths.db).unwrap();
+        let engine = engine::spawn(ws, options).unwrap();
+        let backend = SharedBackend::new(100, 30);
+        let (keys, input) = unbounded_channel();
+        let drawn = backend.clone();
+        let app = tokio::spawn(async move {
+            let mut terminal = Terminal::new(drawn).unwrap();
+            run_app(&mut terminal, input, engine, false).await
+        });
+        let live = Live { _dir: dir, root, keys, backend, app, db };
+        live.wait_for("summarize-pr").await;
+        live
+    }
+
+    fn press(&self, keys: &str) {
+        for c in keys.chars() {
+            self.code(KeyCode::Char(c));
+        }
+    }
+
+    fn code(&self, code: KeyCode) {
+        self.keys.send(Event::Key(KeyEvent::from(code))).unwrap();
+    }
+
+    async fn wait_for(&self, text: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let screen = self.backend.screen();
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(Instant::now() < deadline, "screen never showed {text:?}:\n{screen}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    fn query(&self, sql: &str) -> String {
+        self.db.conn().query_row(sql, [], |r| r.get::<_, String>(0)).unwrap()
+    }
+
+    async fn quit(self) {
+        self.press("q");
+        tokio::time::timeout(Duration::from_secs(5), self.app).await.unwrap().unwrap().unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn promote_moves_the_draft_live_and_undo_puts_it_back() {
+    let live = Live::start().await;
+    live.press("p");
+    live.wait_for("promoted summarize-pr").await;
+    assert_eq!(live.query("SELECT status FROM skill_candidates WHERE id = 1"), "promoted");
+    assert_eq!(live.query("SELECT status FROM skills WHERE name = 'summarize-pr'"), "healthy");
+    assert!(live.root.join("skills/summarize-pr/SKILL.md").is_file());
+    assert!(!live.root.join("staging/summarize-pr").exists());
+    let screen = live.wait_for("Skills (8)").await;
+    assert!(screen.contains("Review queue (2)"), "{screen}");
+
+    live.press("u");
+    live.wait_for("undid promote of summarize-pr").await;
+    assert_eq!(live.query("SELECT status FROM skill_candidates WHERE id = 1"), "candidate");
+    let left: i64 = live
+        .db
+        .conn()
+        .query_row("SELECT COUNT(*) FROM skills WHERE name = 'summarize-pr'", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(left, 0);
+    assert!(live.root.join("staging/summarize-pr/SKILL.md").is_file());
+    live.wait_for("Review queue (3)").await;
+    live.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dismiss_leaves_the_queue_and_undo_brings_it_back() {
+    let live = Live::start().await;
+    live.press("jd");
+    live.wait_for("dismissed triage-issue (u undoes)").await;
+    assert_eq!(live.query("SELECT status FROM skill_candidates WHERE id = 2"), "dismissed");
+    let screen = live.wait_for("Review queue (2)").await;
+    assert!(!screen.contains("triage-issue ×3"), "{screen}");
+    live.press("u");
+    live.wait_for("undid dismiss of triage-issue").await;
+    assert_eq!(live.query("SELECT status FROM skill_candidates WHERE id = 2"), "candidate");
+    live.wait_for("Review queue (3)").await;
+    live.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pin_toggles_protected_on_screen_and_in_the_store() {
+    let live = Live::start().await;
+    // Skills sort by name: degraded-y, deploy-docs, ...
+    live.press("2j");
+    live.wait_for("healthy    deploy-docs").await;
+    live.press("P");
+    live.wait_for("pinned deploy-docs (protected)").await;
+    live.wait_for("protected  deploy-docs").await;
+    assert_eq!(live.query("SELECT protected || '' FROM skills WHERE name = 'deploy-docs'"), "1");
+    assert_eq!(
+        live.query("SELECT kind FROM skill_events WHERE skill_id = 1 ORDER BY id DESC LIMIT 1"),
+        "protected"
+    );
+    live.press("P");
+    live.wait_for("unpinned deploy-docs").await;
+    live.wait_for("healthy    deploy-docs").await;
+    assert_eq!(live.query("SELECT protected || '' FROM skills WHERE name = 'deploy-docs'"), "0");
+    live.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approve_makes_the_proposal_the_next_version() {
+    let live = Live::start().await;
+    live.press("G");
+    live.wait_for("Proposed new version of lint-fix").await;
+    live.press("a");
+    live.wait_for("approved lint-fix version 3").await;
+    assert_eq!(live.query("SELECT version || '' FROM skills WHERE name = 'lint-fix'"), "3");
+    assert_eq!(
+        live.query("SELECT source FROM skill_versions WHERE skill_id = 2 AND version = 3"),
+        "approve"
+    );
+    let on_disk = std::fs::read_to_string(live.root.join("skills/lint-fix/SKILL.md")).unwrap();
+    assert_eq!(on_disk, LINT_V3);
+    live.wait_for("Review queue (2)").await;
+    // The diff pane now lists v3 as a stored version.
+    live.press("2jjj4");
+    live.wait_for("v3 approve").await;
+    live.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reject_asks_first_and_only_yes_rejects() {
+    let live = Live::start().await;
+    live.press("Gr");
+    live.wait_for("Reject the proposed version #3 of lint-fix? y/n").await;
+    live.press("n");
+    live.wait_for("cancelled").await;
+    assert_eq!(live.query("SELECT status FROM skill_candidates WHERE id = 3"), "candidate");
+    live.press("ry");
+    live.wait_for("rejected the proposed version of lint-fix").await;
+    assert_eq!(live.query("SELECT status FROM skill_candidates WHERE id = 3"), "dismissed");
+    assert_eq!(live.query("SELECT version || '' FROM skills WHERE id = 2"), "2");
+    live.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn archive_moves_the_folder_and_undo_restores_it() {
+    let live = Live::start().await;
+    live.press("2j");
+    live.wait_for("healthy    deploy-docs").await;
+    live.press("x");
+    live.wait_for("archived deploy-docs (u undoes)").await;
+    live.wait_for("archived   deploy-docs").await;
+    assert_eq!(live.query("SELECT status FROM skills WHERE id = 1"), "archived");
+    assert!(live.root.join("archive/deploy-docs/SKILL.md").is_file());
+    assert!(!live.root.join("skills/deploy-docs").exists());
+    live.press("u");
+    live.wait_for("undid archive of deploy-docs").await;
+    live.wait_for("healthy    deploy-docs").await;
+    assert!(live.root.join("skills/deploy-docs/SKILL.md").is_file());
+    live.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn archiving_a_protected_skill_is_refused_with_the_reason() {
+    let live = Live::start().await;
+    live.press("2jjjjj");
+    live.wait_for("protected  pinned-notes").await;
+    live.press("x");
+    live.wait_for("pinned-notes is protected: unpin it (P) before archiving").await;
+    assert_eq!(live.query("SELECT status FROM skills WHERE id = 4"), "healthy");
+    live.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writes_by_another_process_show_up_without_a_key() {
+    let live = Live::start().await;
+    let other = Store::open(&live.root.join("skilldeck.db")).unwrap();
+    other
+        .conn()
+        .execute(
+            "INSERT INTO skill_candidates(hash, name, tool_sequence, session_keys, created_at)
+             VALUES ('h9', 'from-elsewhere', '[]', '[]', ?1)",
+            params!["2026-01-20T00:00:00Z"],
+        )
+        .unwrap();
+    // The engine polls `PRAGMA data_version` (every 100 ms here, 250 ms in the console).
+    live.wait_for("from-elsewhere").await;
+    live.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sweep_now_judges_skills_on_their_recent_outcomes() {
+    let live = Live::start().await;
+    live.db.conn().execute("UPDATE skills SET status = 'healthy' WHERE id = 3", []).unwrap();
+    live.press("2");
+    live.wait_for("healthy    flaky-sync").await;
+    live.press("s");
+    live.wait_for("sweep changed 1 skills").await;
+    live.wait_for("deprecated flaky-sync").await;
+    assert_eq!(live.query("SELECT status FROM skills WHERE id = 3"), "deprecated");
+    live.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_transcript_file_triggers_a_pass_shown_in_the_status_line() {
+    let options = EngineOptions { watch: true, ..EngineOptions::quiet() };
+    let live = Live::start_with(options).await;
+    live.wait_for("watching 2 folders for changes").await;
+    let file = live.root.join("transcripts/project/session.jsonl");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, "{\"type\":\"user\"}\n").unwrap();
+    live.wait_for("scanned 1 transcript files (16 bytes)").await;
+    live.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resizing_redraws_at_the_new_size() {
+    let live = Live::start().await;
+    live.backend.0.lock().unwrap().resize(80, 24);
+    live.keys.send(Event::Resize(80, 24)).unwrap();
+    let screen = live.wait_for("Review queue (3) ────────────┐").await;
+    assert_eq!(screen.lines().count(), 24, "{screen}");
+    assert!(screen.lines().all(|l| l.chars().count() == 82), "{screen}");
+    live.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edited_skill_md_becomes_a_version_in_the_diff_pane() {
+    let options = EngineOptions { watch: true, ..EngineOptions::quiet() };
+    let live = Live::start_with(options).await;
+    live.wait_for("watching 2 folders for changes").await;
+    let edited = format!("{}4. Commit the fixes\n", super::console_fixture::LINT_V2);
+    std::fs::write(live.root.join("skills/lint-fix/SKILL.md"), &edited).unwrap();
+    live.wait_for("1 edited skills recorded as versions").await;
+    assert_eq!(
+        live.query("SELECT content FROM skill_versions WHERE skill_id = 2 AND version = 3"),
+        edited
+    );
+    live.press("2jjj4");
+    live.wait_for("v3 edit → proposed #3").await;
+    live.press("k");
+    let screen = live.wait_for("v2 edit → v3 edit").await;
+    assert!(screen.contains("+ 4. Commit the fixes"), "{screen}");
+    live.quit().await;
+}

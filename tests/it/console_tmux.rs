@@ -1,0 +1,103 @@
+//! End to end: the real binary in a tmux session, keys sent with `send-keys`, the screen read
+//! with `capture-pane`, and the database checked afterwards.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use skilldeck::store::Store;
+
+use super::console_fixture::{populate, tempdir, workspace, write_config};
+
+fn tmux(args: &[&str]) -> String {
+    let out = Command::new("tmux").args(args).output().expect("run tmux");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn tmux_available() -> bool {
+    Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success())
+}
+
+struct Session(String);
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux").args(["kill-session", "-t", &self.0]).output();
+    }
+}
+
+fn wait_for_pane(session: &str, text: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let screen = tmux(&["capture-pane", "-p", "-t", session]);
+        if screen.contains(text) {
+            return screen;
+        }
+        assert!(Instant::now() < deadline, "pane never showed {text:?}:\n{screen}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn console_in_tmux_promotes_by_keypress() {
+    if !tmux_available() {
+        assert!(std::env::var_os("CI").is_none(), "tmux is required in CI (.ci/run installs it)");
+        eprintln!("SKIP: tmux is not installed");
+        return;
+    }
+    let dir = tempdir();
+    let root = dir.path();
+    populate(&workspace(root));
+    write_config(root);
+    let name = format!("skilldeck-test-{}", uuid::Uuid::new_v4().simple());
+    let command = format!(
+        "NO_COLOR=1 {} --db {} --skills-dir {} --config {}",
+        env!("CARGO_BIN_EXE_skilldeck"),
+        root.join("skilldeck.db").display(),
+        root.join("skills").display(),
+        root.join("config.toml").display(),
+    );
+    let status = Command::new("tmux")
+        .args(["new-session", "-d", "-s", &name, "-x", "100", "-y", "30", &command])
+        .status()
+        .expect("start tmux");
+    assert!(status.success());
+    let session = Session(name);
+
+    let screen = wait_for_pane(&session.0, "summarize-pr");
+    assert!(screen.contains("Review queue (3)"), "{screen}");
+    // The start-up pass (ingest, detect, sweep) must finish before the person's keys queue up.
+    wait_for_pane(&session.0, "sweep changed");
+    tmux(&["send-keys", "-t", &session.0, "p"]);
+    wait_for_pane(&session.0, "promoted summarize-pr");
+    tmux(&["send-keys", "-t", &session.0, "2"]);
+    let skills = wait_for_pane(&session.0, "Skills (8)");
+    assert!(skills.contains("summarize-pr"), "{skills}");
+    tmux(&["send-keys", "-t", &session.0, "?"]);
+    wait_for_pane(&session.0, "keys (Esc closes)");
+    tmux(&["send-keys", "-t", &session.0, "Escape"]);
+    tmux(&["send-keys", "-t", &session.0, "q"]);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while tmux(&["list-sessions", "-F", "#{session_name}"]).contains(&session.0) {
+        assert!(Instant::now() < deadline, "the console did not quit on q");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    let store = Store::open(&root.join("skilldeck.db")).unwrap();
+    let status: String = store
+        .conn()
+        .query_row("SELECT status FROM skill_candidates WHERE id = 1", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(status, "promoted");
+    assert!(root.join("skills/summarize-pr/SKILL.md").is_file());
+}
+
+#[test]
+fn without_a_terminal_the_console_says_so_and_bare_skilldeck_prints_help() {
+    let tw = super::support::TestWorkspace::new();
+    let out = tw.run(&["console"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the console needs a terminal"), "{err}");
+    let help = tw.run_ok(&[]);
+    assert!(help.contains("console"), "{help}");
+}
