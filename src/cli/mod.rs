@@ -11,6 +11,8 @@ use serde::Serialize;
 
 use crate::workspace::{Overrides, Workspace};
 
+pub mod ingest;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "skilldeck",
@@ -52,7 +54,10 @@ impl GlobalArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Read agent transcripts (new bytes only) into sessions, turns and tool calls
+    Ingest(ingest::IngestArgs),
+}
 
 /// What a command reports back to `main`: success, or a non-zero exit without an error message
 /// (e.g. `validate` found violations and already printed them).
@@ -68,7 +73,9 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Cli::command().print_help()?;
             Ok(Outcome::Ok)
         }
-        Some(command) => match command {},
+        Some(command) => match command {
+            Command::Ingest(args) => ingest::run(&cli.global, args),
+        },
     }
 }
 

@@ -1,0 +1,278 @@
+//! Finding transcript files, deciding what to read of each, and reading it.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result};
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use sha2::{Digest, Sha256};
+
+use super::parse::{FileOutput, Problem, Sink};
+use super::turn::FileState;
+use super::{claude, codex, native};
+
+/// Bytes at the head of a file whose hash tells a replaced file from an appended one.
+const HEAD_BYTES: u64 = 1024;
+/// A file untouched this long has its last turn closed (the session has gone quiet).
+pub const IDLE_CLOSE: Duration = Duration::from_secs(3600);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Claude,
+    Codex,
+    Native,
+}
+
+impl Format {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Claude => "claude",
+            Format::Codex => "codex",
+            Format::Native => "native",
+        }
+    }
+
+    /// `None` for `auto` (decided per file) and unknown names.
+    pub fn parse(name: &str) -> Option<Format> {
+        match name {
+            "claude" => Some(Format::Claude),
+            "codex" => Some(Format::Codex),
+            "native" => Some(Format::Native),
+            _ => None,
+        }
+    }
+}
+
+/// A transcript file to consider, with the agent it belongs to and its root's format.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub path: PathBuf,
+    pub agent: String,
+    pub format: Option<Format>,
+}
+
+/// What an earlier run stored about a file.
+#[derive(Debug, Clone)]
+pub struct Stored {
+    pub format: Option<Format>,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub offset: u64,
+    pub head_hash: Option<String>,
+    pub lines: u64,
+    pub state: Option<String>,
+}
+
+/// A file with bytes to read.
+pub struct Job {
+    pub target: Target,
+    pub key: String,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub stored: Option<Stored>,
+}
+
+/// What reading one file produced.
+pub struct FileRead {
+    pub key: String,
+    pub agent: String,
+    pub format: Option<Format>,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub offset: u64,
+    pub head_hash: String,
+    pub lines: u64,
+    pub bad_lines: u64,
+    pub unknown_lines: u64,
+    pub reset: bool,
+    pub bytes_read: u64,
+    pub output: FileOutput,
+    pub error: Option<Problem>,
+}
+
+/// Every `*.jsonl` under `path` (or `path` itself when it is a file), sorted.
+pub fn collect(
+    path: &Path,
+    agent: &str,
+    format: Option<Format>,
+    out: &mut Vec<Target>,
+) -> Result<()> {
+    let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
+    if meta.is_file() {
+        out.push(Target { path: path.to_path_buf(), agent: agent.to_string(), format });
+        return Ok(());
+    }
+    let mut stack = vec![path.to_path_buf()];
+    let mut found = Vec::new();
+    while let Some(dir) = stack.pop() {
+        let entries =
+            std::fs::read_dir(&dir).with_context(|| format!("listing {}", dir.display()))?;
+        for entry in entries {
+            let entry = entry.with_context(|| format!("listing {}", dir.display()))?;
+            let kind = entry.file_type()?;
+            let p = entry.path();
+            if kind.is_dir() {
+                stack.push(p);
+            } else if kind.is_file() && p.extension().is_some_and(|e| e == "jsonl") {
+                found.push(p);
+            }
+        }
+    }
+    found.sort();
+    out.extend(found.into_iter().map(|p| Target { path: p, agent: agent.to_string(), format }));
+    Ok(())
+}
+
+pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
+
+fn head_hash(head: &[u8]) -> String {
+    let digest = Sha256::digest(head);
+    digest.iter().take(12).map(|b| format!("{b:02x}")).collect()
+}
+
+/// Reads the new bytes of one file and parses them. I/O trouble becomes a problem, not an error.
+pub fn read(job: Job, now: SystemTime) -> FileRead {
+    let mut read = FileRead {
+        key: job.key.clone(),
+        agent: job.target.agent.clone(),
+        format: job.stored.as_ref().and_then(|s| s.format).or(job.target.format),
+        size: job.size,
+        mtime_ns: job.mtime_ns,
+        offset: job.stored.as_ref().map_or(0, |s| s.offset),
+        head_hash: job.stored.as_ref().and_then(|s| s.head_hash.clone()).unwrap_or_default(),
+        lines: job.stored.as_ref().map_or(0, |s| s.lines),
+        bad_lines: 0,
+        unknown_lines: 0,
+        reset: false,
+        bytes_read: 0,
+        output: FileOutput::default(),
+        error: None,
+    };
+    if let Err(e) = read_into(&job, now, &mut read) {
+        read.error = Some(Problem { path: job.key.clone(), line: 0, reason: format!("{e:#}") });
+    }
+    read
+}
+
+fn read_into(job: &Job, now: SystemTime, read: &mut FileRead) -> Result<()> {
+    let mut file = File::open(&job.target.path).context("opening")?;
+    let mut head = Vec::new();
+    (&mut file).take(HEAD_BYTES).read_to_end(&mut head).context("reading")?;
+    let mut state = FileState::default();
+    let mut start = 0u64;
+    if let Some(stored) = &job.stored {
+        let stored_head = &head[..head.len().min(stored.offset.min(HEAD_BYTES) as usize)];
+        let same_file = job.size >= stored.offset
+            && stored_head.len() as u64 == stored.offset.min(HEAD_BYTES)
+            && stored.head_hash.as_deref().is_none_or(|h| h == head_hash(stored_head));
+        if same_file {
+            start = stored.offset;
+            if let Some(text) = &stored.state {
+                state = serde_json::from_str(text).unwrap_or_default();
+            }
+        } else {
+            read.reset = true;
+            read.lines = 0;
+            read.format = job.target.format;
+        }
+    }
+    file.seek(SeekFrom::Start(start)).context("seeking")?;
+    let mut buf = Vec::with_capacity((job.size.saturating_sub(start)) as usize + 1);
+    file.read_to_end(&mut buf).context("reading")?;
+    read.bytes_read = buf.len() as u64;
+    if read.format.is_none() {
+        read.format = detect(&buf);
+    }
+    let idle = now
+        .duration_since(UNIX_EPOCH + Duration::from_nanos(job.mtime_ns.max(0) as u64))
+        .is_ok_and(|age| age >= IDLE_CLOSE);
+    let mut sink = Sink::new(&job.key, read.lines, idle, state);
+    let (next, count) = match read.format.unwrap_or(Format::Claude) {
+        Format::Claude => claude::parse(&mut sink, &buf, start),
+        Format::Codex => codex::parse(&mut sink, &buf, start),
+        Format::Native => native::parse(&mut sink, &buf, start),
+    };
+    if read.format.is_none() && count > 0 {
+        read.format = Some(Format::Claude);
+    }
+    read.output = sink.into_output();
+    read.output.lines_read = count;
+    read.offset = next;
+    read.lines += count;
+    read.bad_lines = read.output.bad_lines;
+    read.unknown_lines = read.output.unknown_lines;
+    let head_len = (next.min(HEAD_BYTES) as usize).min(head.len());
+    read.head_hash = head_hash(&head[..head_len]);
+    Ok(())
+}
+
+#[derive(Deserialize)]
+struct Probe<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Option<std::borrow::Cow<'a, str>>,
+    #[serde(rename = "sessionId")]
+    session_id: Option<IgnoredAny>,
+    payload: Option<IgnoredAny>,
+    user_input: Option<IgnoredAny>,
+    outcome: Option<IgnoredAny>,
+}
+
+/// The format of a file from its first parseable lines; `None` when nothing tells.
+pub fn detect(buf: &[u8]) -> Option<Format> {
+    for line in buf.split(|b| *b == b'\n').take(64) {
+        let Ok(p) = serde_json::from_slice::<Probe>(line) else { continue };
+        if p.user_input.is_some() && p.outcome.is_some() {
+            return Some(Format::Native);
+        }
+        let kind = p.kind.as_deref().unwrap_or("");
+        if p.payload.is_some()
+            && matches!(kind, "session_meta" | "response_item" | "event_msg" | "turn_context")
+        {
+            return Some(Format::Codex);
+        }
+        if p.session_id.is_some()
+            || matches!(kind, "user" | "assistant" | "summary" | "system" | "file-history-snapshot")
+        {
+            return Some(Format::Claude);
+        }
+    }
+    None
+}
+
+/// Stored rows of every file ingested before, by path.
+pub fn load_stored(conn: &rusqlite::Connection) -> Result<HashMap<String, Stored>> {
+    let mut stmt = conn.prepare(
+        "SELECT path, format, size, mtime_ns, offset, head_hash, lines, state FROM ingested_files",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        let format: String = r.get(1)?;
+        Ok((
+            r.get::<_, String>(0)?,
+            Stored {
+                format: Format::parse(&format),
+                size: r.get::<_, i64>(2)? as u64,
+                mtime_ns: r.get(3)?,
+                offset: r.get::<_, i64>(4)? as u64,
+                head_hash: r.get(5)?,
+                lines: r.get::<_, i64>(6)? as u64,
+                state: r.get(7)?,
+            },
+        ))
+    })?;
+    let mut map = HashMap::new();
+    for row in rows {
+        let (path, stored) = row?;
+        map.insert(path, stored);
+    }
+    Ok(map)
+}
