@@ -12,7 +12,7 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::parse::{Sink, for_each_line, json_reason};
-use super::shape::shape_of_json;
+use super::shape::shape_of_valid_json;
 use super::turn::TurnBuilder;
 
 /// Line types Claude Code writes that carry nothing for turns.
@@ -246,7 +246,7 @@ fn assistant(turn: &mut TurnBuilder, message: &Message, api_error: bool, at: Opt
                 } else {
                     None
                 };
-                turn.add_call(b.id.as_deref(), name, shape_of_json(input), skill, at);
+                turn.add_call(b.id.as_deref(), name, shape_of_valid_json(input), skill, at);
             }
             Some("text") => {
                 if let Some(t) = b.text.as_deref() {

@@ -156,8 +156,7 @@ fn ingest_targets(
     if jobs.is_empty() {
         return Ok(report);
     }
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
-    let workers = workers.min(jobs.len());
+    let workers = parse_threads().min(jobs.len());
     let now = SystemTime::now();
     let next = AtomicUsize::new(0);
     let jobs: Vec<std::sync::Mutex<Option<Job>>> =
@@ -188,6 +187,15 @@ fn ingest_targets(
         result
     })?;
     Ok(report)
+}
+
+/// Parser threads: `SKILLDECK_INGEST_THREADS`, else the cores available (at most 4).
+fn parse_threads() -> usize {
+    std::env::var("SKILLDECK_INGEST_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(4))
+        .max(1)
 }
 
 fn store_all(

@@ -62,6 +62,118 @@ pub fn shape_of_json(text: &str) -> String {
     }
 }
 
+/// Shape of a JSON text already known to be valid (a `RawValue`), in one pass over its bytes
+/// that skips string contents instead of decoding them.
+pub fn shape_of_valid_json(text: &str) -> String {
+    let mut scan = Scan { b: text.as_bytes(), pos: 0 };
+    match scan.value() {
+        Some(shape) => shape.to_json(),
+        None => shape_of_json(text),
+    }
+}
+
+struct Scan<'a> {
+    b: &'a [u8],
+    pos: usize,
+}
+
+impl Scan<'_> {
+    fn peek(&mut self) -> Option<u8> {
+        while let Some(&c) = self.b.get(self.pos) {
+            if !c.is_ascii_whitespace() {
+                return Some(c);
+            }
+            self.pos += 1;
+        }
+        None
+    }
+
+    /// Skips a string starting at its opening quote; returns its raw inner bytes.
+    fn string(&mut self) -> Option<&[u8]> {
+        let start = self.pos + 1;
+        let mut at = start;
+        loop {
+            at += memchr::memchr2(b'"', b'\\', self.b.get(at..)?)?;
+            if self.b[at] == b'\\' {
+                at += 2;
+            } else {
+                self.pos = at + 1;
+                return self.b.get(start..at);
+            }
+        }
+    }
+
+    fn value(&mut self) -> Option<Shape> {
+        match self.peek()? {
+            b'{' => {
+                self.pos += 1;
+                let mut fields = BTreeMap::new();
+                loop {
+                    match self.peek()? {
+                        b'}' => {
+                            self.pos += 1;
+                            return Some(Shape::Object(fields));
+                        }
+                        b',' => self.pos += 1,
+                        b'"' => {
+                            let raw = self.string()?;
+                            let key = if raw.contains(&b'\\') {
+                                let quoted = [&b"\""[..], raw, &b"\""[..]].concat();
+                                serde_json::from_slice::<String>(&quoted).ok()?
+                            } else {
+                                std::str::from_utf8(raw).ok()?.to_string()
+                            };
+                            if self.peek()? != b':' {
+                                return None;
+                            }
+                            self.pos += 1;
+                            let shape = self.value()?;
+                            fields.insert(key, shape);
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            b'[' => {
+                self.pos += 1;
+                let mut first = None;
+                loop {
+                    match self.peek()? {
+                        b']' => {
+                            self.pos += 1;
+                            return Some(Shape::Array(first.map(Box::new)));
+                        }
+                        b',' => self.pos += 1,
+                        _ => {
+                            let shape = self.value()?;
+                            first.get_or_insert(shape);
+                        }
+                    }
+                }
+            }
+            b'"' => {
+                self.string()?;
+                Some(Shape::Scalar("string"))
+            }
+            b't' | b'f' => {
+                self.pos += if self.b[self.pos] == b't' { 4 } else { 5 };
+                Some(Shape::Scalar("boolean"))
+            }
+            b'n' => {
+                self.pos += 4;
+                Some(Shape::Scalar("null"))
+            }
+            b'-' | b'0'..=b'9' => {
+                while self.b.get(self.pos).is_some_and(|c| b"+-.eE0123456789".contains(c)) {
+                    self.pos += 1;
+                }
+                Some(Shape::Scalar("number"))
+            }
+            _ => None,
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for Shape {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Shape, D::Error> {
         d.deserialize_any(ShapeVisitor)
@@ -124,6 +236,18 @@ mod tests {
             shape_of_json(text),
             r#"{"command":"string","list":[],"ok":"boolean","opts":{"a":["number"],"z":"null"},"timeout":"number"}"#
         );
+    }
+
+    #[test]
+    fn the_byte_scanner_agrees_with_the_decoder() {
+        for text in [
+            r#"{"timeout":5,"command":"ls \"-la\"\\","opts":{"z":null,"a":[1,{"b":true}]},"l":[]}"#,
+            r#"[{"k\u0041":false},2]"#,
+            r#" "text" "#,
+            "-1.5e3",
+        ] {
+            assert_eq!(shape_of_valid_json(text), shape_of_json(text), "{text}");
+        }
     }
 
     #[test]
