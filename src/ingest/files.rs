@@ -79,6 +79,9 @@ pub struct Job {
 /// What reading one file produced.
 pub struct FileRead {
     pub key: String,
+    /// The offset stored when this run planned the read (`None`: a file new to the database).
+    /// The writer drops the read if another run has moved it meanwhile.
+    pub planned_offset: Option<u64>,
     pub agent: String,
     pub format: Option<Format>,
     pub size: u64,
@@ -144,6 +147,7 @@ fn head_hash(head: &[u8]) -> String {
 pub fn read(job: Job, now: SystemTime) -> FileRead {
     let mut read = FileRead {
         key: job.key.clone(),
+        planned_offset: job.stored.as_ref().map(|s| s.offset),
         agent: job.target.agent.clone(),
         format: job.stored.as_ref().and_then(|s| s.format).or(job.target.format),
         size: job.size,

@@ -26,6 +26,7 @@ use serde::Serialize;
 pub use files::{Format, IDLE_CLOSE};
 pub use parse::{MAX_PROBLEMS_PER_FILE, Problem};
 
+use crate::store::rusqlite::TransactionBehavior;
 use crate::workspace::Workspace;
 use files::{FileRead, Job, Target};
 
@@ -207,7 +208,8 @@ fn store_all(
 ) -> Result<()> {
     let conn = ws.store.conn_mut();
     let mut cache = write::SessionCache::default();
-    let mut tx = conn.transaction()?;
+    // IMMEDIATE: take the write lock up front, so the offset check in write_file holds.
+    let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let mut uncommitted = 0u64;
     for mut read in reads {
         done.files_done += 1;
@@ -217,7 +219,15 @@ fn store_all(
             progress(done);
             continue;
         }
-        write::write_file(&tx, &mut read, &mut cache, report)?;
+        if !write::write_file(&tx, &mut read, &mut cache, report)? {
+            report.problems.push(Problem {
+                path: read.key,
+                line: 0,
+                reason: "stored by another ingest run meanwhile; left to it".into(),
+            });
+            progress(done);
+            continue;
+        }
         report.files_read += 1;
         report.files_reset += u64::from(read.reset);
         report.bytes_read += read.bytes_read;
@@ -232,7 +242,7 @@ fn store_all(
         uncommitted += read.bytes_read;
         if uncommitted >= COMMIT_BYTES {
             tx.commit()?;
-            tx = conn.transaction()?;
+            tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             uncommitted = 0;
         }
         progress(done);

@@ -81,7 +81,7 @@ impl<'a> Sink<'a> {
                 rec.started_at = Some(at.to_string());
             }
             if rec.ended_at.as_deref().is_none_or(|e| at > e) {
-                rec.ended_at = Some(at.to_string());
+                set_reusing(&mut rec.ended_at, at);
             }
         }
     }
@@ -107,6 +107,13 @@ impl<'a> Sink<'a> {
     pub fn into_output(self) -> FileOutput {
         self.out
     }
+}
+
+/// Sets `slot` to `text`, reusing its buffer (timestamps change on almost every line).
+pub fn set_reusing(slot: &mut Option<String>, text: &str) {
+    let s = slot.get_or_insert_with(String::new);
+    s.clear();
+    s.push_str(text);
 }
 
 /// Calls `f(line, byte_offset, line_number)` for each complete line of `buf` (which starts at

@@ -167,7 +167,7 @@ impl TurnBuilder {
             if self.open.started_at.is_none() {
                 self.open.started_at = Some(at.to_string());
             }
-            self.open.ended_at = Some(at.to_string());
+            super::parse::set_reusing(&mut self.open.ended_at, at);
         }
     }
 

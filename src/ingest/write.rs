@@ -18,12 +18,21 @@ pub struct SessionCache {
     ids: HashMap<(String, String), i64>,
 }
 
+/// Stores one file's read; returns false (storing nothing) when another ingest run stored
+/// this file since the read was planned.
 pub fn write_file(
     tx: &Transaction,
     read: &mut FileRead,
     cache: &mut SessionCache,
     report: &mut IngestReport,
-) -> Result<()> {
+) -> Result<bool> {
+    let current: Option<i64> = tx
+        .prepare_cached("SELECT offset FROM ingested_files WHERE path = ?1")?
+        .query_row([&read.key], |r| r.get(0))
+        .optional()?;
+    if current.map(|o| o as u64) != read.planned_offset {
+        return Ok(false);
+    }
     let format = read.format.map_or("claude", |f| f.as_str());
     if read.reset {
         forget_file(tx, &read.key)?;
@@ -78,7 +87,7 @@ pub fn write_file(
         read.reset,
     ])
     .with_context(|| format!("recording {}", read.key))?;
-    Ok(())
+    Ok(true)
 }
 
 /// Removes the rows of a file that shrank or was replaced, before it is read again.
