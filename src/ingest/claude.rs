@@ -13,6 +13,7 @@ use serde_json::value::RawValue;
 
 use super::parse::{Sink, for_each_line, json_reason};
 use super::shape::shape_of_valid_json;
+use super::skip::without_tool_use_result;
 use super::turn::TurnBuilder;
 
 /// Line types Claude Code writes that carry nothing for turns.
@@ -103,8 +104,9 @@ pub fn parse(sink: &mut Sink, buf: &[u8], base: u64) -> (u64, u64) {
         streams[slot] = Some(TurnBuilder::resume(open));
     }
     let lines_before = sink.lines_before;
+    let mut scratch = Vec::new();
     let result = for_each_line(buf, base, lines_before, |bytes, offset, line_no| {
-        line(sink, &mut streams, bytes, offset, line_no);
+        line(sink, &mut streams, bytes, &mut scratch, offset, line_no);
     });
     for turn in streams.into_iter().flatten() {
         sink.settle(turn);
@@ -116,13 +118,14 @@ fn line(
     sink: &mut Sink,
     streams: &mut [Option<TurnBuilder>; 2],
     bytes: &[u8],
+    scratch: &mut Vec<u8>,
     offset: u64,
     line_no: u64,
 ) {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return;
     }
-    let parsed: Line = match serde_json::from_slice(bytes) {
+    let parsed: Line = match serde_json::from_slice(without_tool_use_result(bytes, scratch)) {
         Ok(l) => l,
         Err(e) => return sink.bad(line_no, json_reason(bytes, &e)),
     };

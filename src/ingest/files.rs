@@ -17,6 +17,13 @@ use super::{claude, codex, native};
 
 /// Bytes at the head of a file whose hash tells a replaced file from an appended one.
 const HEAD_BYTES: u64 = 1024;
+/// Largest read buffer a worker keeps between files.
+const KEEP_BUF_BYTES: usize = 64 << 20;
+
+thread_local! {
+    static READ_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// A file untouched this long has its last turn closed (the session has gone quiet).
 pub const IDLE_CLOSE: Duration = Duration::from_secs(3600);
 
@@ -191,21 +198,28 @@ fn read_into(job: &Job, now: SystemTime, read: &mut FileRead) -> Result<()> {
         }
     }
     file.seek(SeekFrom::Start(start)).context("seeking")?;
-    let mut buf = Vec::with_capacity((job.size.saturating_sub(start)) as usize + 1);
-    file.read_to_end(&mut buf).context("reading")?;
-    read.bytes_read = buf.len() as u64;
-    if read.format.is_none() {
-        read.format = detect(&buf);
-    }
     let idle = now
         .duration_since(UNIX_EPOCH + Duration::from_nanos(job.mtime_ns.max(0) as u64))
         .is_ok_and(|age| age >= IDLE_CLOSE);
     let mut sink = Sink::new(&job.key, read.lines, idle, state);
-    let (next, count) = match read.format.unwrap_or(Format::Claude) {
-        Format::Claude => claude::parse(&mut sink, &buf, start),
-        Format::Codex => codex::parse(&mut sink, &buf, start),
-        Format::Native => native::parse(&mut sink, &buf, start),
-    };
+    // One read buffer per worker thread, reused across files.
+    let (next, count) = READ_BUF.with(|cell| -> Result<(u64, u64)> {
+        let mut buf = cell.borrow_mut();
+        buf.clear();
+        if buf.capacity() > KEEP_BUF_BYTES {
+            buf.shrink_to(KEEP_BUF_BYTES);
+        }
+        file.read_to_end(&mut buf).context("reading")?;
+        read.bytes_read = buf.len() as u64;
+        if read.format.is_none() {
+            read.format = detect(&buf);
+        }
+        Ok(match read.format.unwrap_or(Format::Claude) {
+            Format::Claude => claude::parse(&mut sink, &buf, start),
+            Format::Codex => codex::parse(&mut sink, &buf, start),
+            Format::Native => native::parse(&mut sink, &buf, start),
+        })
+    })?;
     if read.format.is_none() && count > 0 {
         read.format = Some(Format::Claude);
     }

@@ -12,6 +12,7 @@ mod files;
 mod native;
 mod parse;
 pub mod shape;
+mod skip;
 mod turn;
 mod write;
 

@@ -90,17 +90,10 @@ impl Scan<'_> {
 
     /// Skips a string starting at its opening quote; returns its raw inner bytes.
     fn string(&mut self) -> Option<&[u8]> {
+        let end = super::skip::string_end(self.b, self.pos)?;
         let start = self.pos + 1;
-        let mut at = start;
-        loop {
-            at += memchr::memchr2(b'"', b'\\', self.b.get(at..)?)?;
-            if self.b[at] == b'\\' {
-                at += 2;
-            } else {
-                self.pos = at + 1;
-                return self.b.get(start..at);
-            }
-        }
+        self.pos = end;
+        self.b.get(start..end - 1)
     }
 
     fn value(&mut self) -> Option<Shape> {
