@@ -74,6 +74,13 @@ pub struct Stored {
     pub state: Option<String>,
 }
 
+impl Stored {
+    /// Whether the carried parser state holds a turn still open.
+    pub fn has_open_turn(&self) -> bool {
+        self.state.as_deref().is_some_and(|s| s.contains("\"open\":[{"))
+    }
+}
+
 /// A file with bytes to read.
 pub struct Job {
     pub target: Target,

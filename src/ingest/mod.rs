@@ -140,7 +140,10 @@ fn ingest_targets(
         }
         let mtime_ns = files::mtime_ns(&meta);
         let previous = stored.remove(&key);
-        if previous.as_ref().is_some_and(|s| s.size == size && s.mtime_ns == mtime_ns) {
+        let unchanged = previous.as_ref().is_some_and(|s| s.size == size && s.mtime_ns == mtime_ns);
+        // An unchanged file is skipped, unless it holds a turn left open that can now be
+        // closed because the file has gone quiet.
+        if unchanged && !previous.as_ref().is_some_and(|s| s.has_open_turn() && quiet(mtime_ns)) {
             continue;
         }
         jobs.push(Job { target, key, size, mtime_ns, stored: previous });
@@ -189,6 +192,11 @@ fn ingest_targets(
         result
     })?;
     Ok(report)
+}
+
+fn quiet(mtime_ns: i64) -> bool {
+    let modified = std::time::UNIX_EPOCH + std::time::Duration::from_nanos(mtime_ns.max(0) as u64);
+    SystemTime::now().duration_since(modified).is_ok_and(|age| age >= IDLE_CLOSE)
 }
 
 /// Parser threads: `SKILLDECK_INGEST_THREADS`, else the cores available (at most 4).

@@ -302,3 +302,43 @@ fn unknown_types_and_garbage_are_counted_not_fatal_and_a_missing_path_is_named()
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("nowhere"), "{err}");
 }
+
+#[test]
+fn an_open_turn_of_a_file_gone_quiet_is_closed_on_a_later_run() {
+    use skilldeck::config::Config;
+    use skilldeck::workspace::{Paths, Workspace};
+
+    let (ws, file) = setup();
+    append(
+        &file,
+        &lines(&[
+            user_prompt("build it", "2026-01-01T10:00:00Z"),
+            tool_use(
+                "msg_1",
+                "toolu_1",
+                "Bash",
+                json!({"command": "make"}),
+                "2026-01-01T10:00:01Z",
+            ),
+            tool_result("toolu_1", None, "2026-01-01T10:00:02Z"),
+        ]),
+    );
+    let mut lib = Workspace::with_paths(Config::default(), Paths::under(ws.root())).unwrap();
+    let r1 = skilldeck::ingest::run(&mut lib, std::slice::from_ref(&file), &mut |_| {}).unwrap();
+    assert_eq!(r1.turns, 1);
+    assert!(!turns(&ws)[0].4, "fresh file: the turn stays open");
+
+    // The file goes quiet: last written two hours ago, as stored by the last run.
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+    std::fs::File::options().write(true).open(&file).unwrap().set_modified(old).unwrap();
+    let old_ns = old.duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as i64;
+    lib.store.conn().execute("UPDATE ingested_files SET mtime_ns = ?1", [old_ns]).unwrap();
+
+    let mut seen = Vec::new();
+    let r2 = skilldeck::ingest::run(&mut lib, &[file], &mut |p| seen.push(*p)).unwrap();
+    assert_eq!((r2.turns, r2.turns_updated, r2.bytes_read), (0, 1, 0), "{r2:?}");
+    assert!(turns(&ws)[0].4, "closed once quiet");
+    assert_eq!(seen.last().map(|p| (p.files_done, p.files_total)), Some((1, 1)));
+    let r3 = skilldeck::ingest::run(&mut lib, &[ws.root().join("projects")], &mut |_| {}).unwrap();
+    assert_eq!((r3.files, r3.files_read), (1, 0), "nothing left to close");
+}
