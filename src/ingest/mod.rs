@@ -216,7 +216,7 @@ fn store_all(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<()> {
     let conn = ws.store.conn_mut();
-    let mut cache = write::SessionCache::default();
+    let mut cache = write::RunCache::new();
     // IMMEDIATE: take the write lock up front, so the offset check in write_file holds.
     let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let mut uncommitted = 0u64;

@@ -12,10 +12,17 @@ use super::parse::SessionRec;
 use super::turn::{RowRef, TurnRec};
 use crate::store::now_rfc3339;
 
-/// Session row ids already looked up in this run, by (agent, session key).
-#[derive(Default)]
-pub struct SessionCache {
+/// What a run's writes share: session row ids already looked up, by (agent, session key),
+/// and the run's time stamp.
+pub struct RunCache {
     ids: HashMap<(String, String), i64>,
+    now: String,
+}
+
+impl RunCache {
+    pub fn new() -> RunCache {
+        RunCache { ids: HashMap::new(), now: now_rfc3339() }
+    }
 }
 
 /// Stores one file's read; returns false (storing nothing) when another ingest run stored
@@ -23,7 +30,7 @@ pub struct SessionCache {
 pub fn write_file(
     tx: &Transaction,
     read: &mut FileRead,
-    cache: &mut SessionCache,
+    cache: &mut RunCache,
     report: &mut IngestReport,
 ) -> Result<bool> {
     let current: Option<i64> = tx
@@ -83,7 +90,7 @@ pub fn write_file(
         read.bad_lines as i64,
         read.unknown_lines as i64,
         state,
-        now_rfc3339(),
+        cache.now,
         read.reset,
     ])
     .with_context(|| format!("recording {}", read.key))?;
@@ -107,7 +114,7 @@ fn forget_file(tx: &Transaction, path: &str) -> Result<()> {
 
 fn session_id(
     tx: &Transaction,
-    cache: &mut SessionCache,
+    cache: &mut RunCache,
     agent: &str,
     key: &str,
     source: &str,
