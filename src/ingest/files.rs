@@ -188,48 +188,59 @@ pub fn read(job: Job, now: SystemTime) -> FileRead {
 
 fn read_into(job: &Job, now: SystemTime, read: &mut FileRead) -> Result<()> {
     let mut file = File::open(&job.target.path).context("opening")?;
-    let mut head = Vec::new();
-    (&mut file).take(HEAD_BYTES).read_to_end(&mut head).context("reading")?;
     let mut state = FileState::default();
     let mut start = 0u64;
+    // The bytes before `start` that belong to the head (only when the stored offset is short).
+    let mut head = Vec::new();
     if let Some(stored) = &job.stored {
-        let stored_head = &head[..head.len().min(stored.offset.min(HEAD_BYTES) as usize)];
+        let want = stored.offset.min(HEAD_BYTES) as usize;
+        head.resize(want, 0);
+        let got = read_at(&mut file, 0, &mut head).context("reading")?;
         let same_file = job.size >= stored.offset
-            && stored_head.len() as u64 == stored.offset.min(HEAD_BYTES)
-            && stored.head_hash.as_deref().is_none_or(|h| h == head_hash(stored_head));
+            && got == want
+            && stored.head_hash.as_deref().is_none_or(|h| h == head_hash(&head));
         if same_file {
             start = stored.offset;
             if let Some(text) = &stored.state {
                 state = serde_json::from_str(text).unwrap_or_default();
             }
         } else {
+            head.clear();
             read.reset = true;
             read.lines = 0;
             read.format = job.target.format;
         }
     }
-    file.seek(SeekFrom::Start(start)).context("seeking")?;
     let idle = now
         .duration_since(UNIX_EPOCH + Duration::from_nanos(job.mtime_ns.max(0) as u64))
         .is_ok_and(|age| age >= IDLE_CLOSE);
     let mut sink = Sink::new(&job.key, read.lines, idle, state);
-    // One read buffer per worker thread, reused across files.
+    let len = job.size.saturating_sub(start) as usize;
+    // One read buffer per worker thread, reused across files; the bytes up to the size seen
+    // when planning are read (what is appended later is for the next run).
     let (next, count) = READ_BUF.with(|cell| -> Result<(u64, u64)> {
         let mut buf = cell.borrow_mut();
-        buf.clear();
-        if buf.capacity() > KEEP_BUF_BYTES {
-            buf.shrink_to(KEEP_BUF_BYTES);
+        if buf.len() > KEEP_BUF_BYTES.max(len) {
+            buf.truncate(len);
+            buf.shrink_to_fit();
         }
-        file.read_to_end(&mut buf).context("reading")?;
-        read.bytes_read = buf.len() as u64;
+        if buf.len() < len {
+            buf.resize(len, 0);
+        }
+        let got = read_at(&mut file, start, &mut buf[..len]).context("reading")?;
+        let data = &buf[..got];
+        read.bytes_read = got as u64;
         if read.format.is_none() {
-            read.format = detect(&buf);
+            read.format = detect(data);
         }
-        Ok(match read.format.unwrap_or(Format::Claude) {
-            Format::Claude => claude::parse(&mut sink, &buf, start),
-            Format::Codex => codex::parse(&mut sink, &buf, start),
-            Format::Native => native::parse(&mut sink, &buf, start),
-        })
+        let parsed = match read.format.unwrap_or(Format::Claude) {
+            Format::Claude => claude::parse(&mut sink, data, start),
+            Format::Codex => codex::parse(&mut sink, data, start),
+            Format::Native => native::parse(&mut sink, data, start),
+        };
+        let head_len = (parsed.0.min(HEAD_BYTES) as usize).saturating_sub(head.len());
+        head.extend_from_slice(&data[..head_len.min(data.len())]);
+        Ok(parsed)
     })?;
     if read.format.is_none() && count > 0 {
         read.format = Some(Format::Claude);
@@ -240,9 +251,23 @@ fn read_into(job: &Job, now: SystemTime, read: &mut FileRead) -> Result<()> {
     read.lines += count;
     read.bad_lines = read.output.bad_lines;
     read.unknown_lines = read.output.unknown_lines;
-    let head_len = (next.min(HEAD_BYTES) as usize).min(head.len());
-    read.head_hash = head_hash(&head[..head_len]);
+    read.head_hash = head_hash(&head);
     Ok(())
+}
+
+/// Reads from `offset` until `buf` is full or the file ends; returns the bytes read.
+fn read_at(file: &mut File, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+    file.seek(SeekFrom::Start(offset))?;
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
 }
 
 #[derive(Deserialize)]

@@ -33,6 +33,8 @@ use files::{FileRead, Job, Target};
 
 /// Commit after this many bytes read, so a long first run keeps its progress if cut off.
 const COMMIT_BYTES: u64 = 64 << 20;
+/// SQLite page cache for an ingest run, in KiB.
+const INGEST_CACHE_KIB: i64 = 64 * 1024;
 /// Problems kept in a report across all files.
 const MAX_PROBLEMS: usize = 200;
 
@@ -216,6 +218,8 @@ fn store_all(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<()> {
     let conn = ws.store.conn_mut();
+    // A first run writes tens of MB: a page cache that holds them avoids spilling and re-reading.
+    conn.pragma_update(None, "cache_size", -INGEST_CACHE_KIB)?;
     let mut cache = write::RunCache::new();
     // IMMEDIATE: take the write lock up front, so the offset check in write_file holds.
     let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
