@@ -8,9 +8,10 @@ use std::borrow::Cow;
 use std::fmt;
 
 use serde::Deserialize;
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
+use super::lenient::Lenient;
 use super::parse::{Sink, for_each_line, json_reason};
 use super::shape::shape_of_valid_json;
 use super::skip::without_tool_use_result;
@@ -50,11 +51,8 @@ struct Line<'a> {
     #[serde(borrow)]
     cwd: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    message: Option<MaybeMessage<'a>>,
+    message: Option<Lenient<Message<'a>>>,
 }
-
-/// `message` when it is an object; anything else is ignored rather than failing the line.
-struct MaybeMessage<'a>(Option<Message<'a>>);
 
 #[derive(Deserialize)]
 struct Message<'a> {
@@ -137,7 +135,7 @@ fn line(
         k if IGNORED_TYPES.contains(&k) => return,
         k => return sink.unknown(line_no, k),
     }
-    let Some(MaybeMessage(Some(message))) = parsed.message else {
+    let Some(Lenient(Some(message))) = parsed.message else {
         return sink.bad(line_no, format!("{kind} line without a message object"));
     };
     let session = parsed.session_id.as_deref().unwrap_or(sink.path);
@@ -271,45 +269,6 @@ fn set_stop(turn: &mut TurnBuilder, message: &Message) {
     }
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for MaybeMessage<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = MaybeMessage<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a message")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                let m = Message::deserialize(de::value::MapAccessDeserializer::new(map))?;
-                Ok(MaybeMessage(Some(m)))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(MaybeMessage(None))
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-                Ok(MaybeMessage(None))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(MaybeMessage(None))
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(MaybeMessage(None))
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(MaybeMessage(None))
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(MaybeMessage(None))
-            }
-            fn visit_unit<E>(self) -> Result<Self::Value, E> {
-                Ok(MaybeMessage(None))
-            }
-        }
-        d.deserialize_any(V(std::marker::PhantomData))
-    }
-}
-
 impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V<'a>(std::marker::PhantomData<&'a ()>);
@@ -329,7 +288,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
                 let mut blocks = Vec::new();
-                while let Some(b) = seq.next_element::<MaybeBlock>()? {
+                while let Some(b) = seq.next_element::<Lenient<Block>>()? {
                     if let Some(b) = b.0 {
                         blocks.push(b);
                     }
@@ -354,48 +313,6 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
             }
             fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
                 Ok(Content::Other)
-            }
-        }
-        d.deserialize_any(V(std::marker::PhantomData))
-    }
-}
-
-/// A content block when it is an object; other elements are skipped.
-struct MaybeBlock<'a>(Option<Block<'a>>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for MaybeBlock<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = MaybeBlock<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a content block")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                let b = Block::deserialize(de::value::MapAccessDeserializer::new(map))?;
-                Ok(MaybeBlock(Some(b)))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(MaybeBlock(None))
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-                Ok(MaybeBlock(None))
-            }
-            fn visit_unit<E>(self) -> Result<Self::Value, E> {
-                Ok(MaybeBlock(None))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(MaybeBlock(None))
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(MaybeBlock(None))
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(MaybeBlock(None))
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(MaybeBlock(None))
             }
         }
         d.deserialize_any(V(std::marker::PhantomData))

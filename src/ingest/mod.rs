@@ -9,6 +9,7 @@
 mod claude;
 mod codex;
 mod files;
+mod lenient;
 mod native;
 mod parse;
 pub mod shape;
