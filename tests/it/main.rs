@@ -2,4 +2,5 @@
 
 mod ingest;
 mod ingest_incremental;
+mod ingest_outcomes;
 mod support;
