@@ -25,6 +25,22 @@ pub struct SessionRec {
     pub ended_at: Option<String>,
 }
 
+impl SessionRec {
+    fn see(&mut self, project: Option<&str>, at: Option<&str>) {
+        if self.project.is_none() {
+            self.project = project.map(str::to_string);
+        }
+        if let Some(at) = at {
+            if self.started_at.as_deref().is_none_or(|s| at < s) {
+                self.started_at = Some(at.to_string());
+            }
+            if self.ended_at.as_deref().is_none_or(|e| at > e) {
+                set_reusing(&mut self.ended_at, at);
+            }
+        }
+    }
+}
+
 /// Everything one file's new bytes produced.
 #[derive(Debug, Default)]
 pub struct FileOutput {
@@ -69,19 +85,12 @@ impl<'a> Sink<'a> {
     }
 
     pub fn session(&mut self, key: &str, project: Option<&str>, at: Option<&str>) {
-        if !self.out.sessions.contains_key(key) {
-            self.out.sessions.insert(key.to_string(), SessionRec::default());
-        }
-        let Some(rec) = self.out.sessions.get_mut(key) else { return };
-        if rec.project.is_none() {
-            rec.project = project.map(str::to_string);
-        }
-        if let Some(at) = at {
-            if rec.started_at.as_deref().is_none_or(|s| at < s) {
-                rec.started_at = Some(at.to_string());
-            }
-            if rec.ended_at.as_deref().is_none_or(|e| at > e) {
-                set_reusing(&mut rec.ended_at, at);
+        match self.out.sessions.get_mut(key) {
+            Some(rec) => rec.see(project, at),
+            None => {
+                let mut rec = SessionRec::default();
+                rec.see(project, at);
+                self.out.sessions.insert(key.to_string(), rec);
             }
         }
     }

@@ -44,7 +44,13 @@ impl Shape {
                     if i > 0 {
                         out.push(',');
                     }
-                    out.push_str(&serde_json::to_string(key).unwrap_or_default());
+                    if key.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+                        out.push('"');
+                        out.push_str(key);
+                        out.push('"');
+                    } else {
+                        out.push_str(&serde_json::to_string(key).unwrap_or_default());
+                    }
                     out.push(':');
                     shape.write(out);
                 }

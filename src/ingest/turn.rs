@@ -114,14 +114,18 @@ pub struct TurnBuilder {
 }
 
 pub fn clip(text: &str) -> String {
+    clip_str(text).to_string()
+}
+
+fn clip_str(text: &str) -> &str {
     if text.len() <= MAX_TEXT {
-        return text.to_string();
+        return text;
     }
     let mut end = MAX_TEXT;
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    text[..end].to_string()
+    &text[..end]
 }
 
 impl TurnBuilder {
@@ -248,7 +252,7 @@ impl TurnBuilder {
     pub fn set_summary(&mut self, text: &str) {
         let text = text.trim();
         if !text.is_empty() {
-            self.open.summary = Some(clip(text));
+            super::parse::set_reusing(&mut self.open.summary, clip_str(text));
         }
     }
 
