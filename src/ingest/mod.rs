@@ -174,7 +174,7 @@ fn ingest_targets(
         for _ in 0..workers {
             let sender = sender.clone();
             let (next, jobs) = (&next, &jobs);
-            scope.spawn(move || {
+            let worker = move || {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(slot) = jobs.get(i) else { break };
@@ -183,7 +183,11 @@ fn ingest_targets(
                         break;
                     }
                 }
-            });
+            };
+            std::thread::Builder::new()
+                .name("ingest-parse".into())
+                .spawn_scoped(scope, worker)
+                .context("starting an ingest thread")?;
         }
         drop(sender);
         let result = store_all(ws, receiver.iter(), &mut report, &mut done, progress);
