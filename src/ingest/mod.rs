@@ -39,7 +39,8 @@ const INGEST_CACHE_KIB: i64 = 64 * 1024;
 /// Problems kept in a report across all files.
 const MAX_PROBLEMS: usize = 200;
 
-/// How far a run has got, for progress bars.
+/// How far a run has got, for progress bars: files with new bytes to read (unchanged files are
+/// not counted) and those bytes. Reported once before reading and after each file is stored.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Progress {
     pub files_done: u64,
