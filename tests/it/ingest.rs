@@ -125,3 +125,32 @@ fn synthetic_edge_cases_ingest_and_report_bad_lines_by_file_and_line() {
     assert!(text.contains("13 files"), "{text}");
     assert!(text.contains("edge_cases.jsonl:13: a bare JSON string, not an object"), "{text}");
 }
+
+#[test]
+fn two_ingest_runs_at_once_store_each_row_once() {
+    let Some(dir) = shared_data("transcripts/handgemacht-ai__claude-code-log/real_projects") else {
+        return;
+    };
+    let ws = TestWorkspace::new();
+    let empty = ws.root().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    ws.run_ok(&["ingest", empty.to_str().unwrap()]); // creates the database
+    let spawn = || {
+        let mut cmd = ws.cmd();
+        cmd.args(["ingest", "--json", dir.to_str().unwrap()]);
+        cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+        cmd.spawn().unwrap()
+    };
+    let (a, b) = (spawn(), spawn());
+    for child in [a, b] {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", crate::support::describe(&out));
+    }
+    let db = Connection::open(ws.db()).unwrap();
+    assert_eq!(count(&db, "SELECT count(*) FROM tool_calls"), 889);
+    assert_eq!(count(&db, "SELECT count(*) FROM sessions"), 42);
+    assert_eq!(
+        count(&db, "SELECT count(DISTINCT file_path || ':' || start_offset) FROM turns"),
+        count(&db, "SELECT count(*) FROM turns")
+    );
+}
