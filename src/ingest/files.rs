@@ -110,32 +110,42 @@ pub struct FileRead {
     pub error: Option<Problem>,
 }
 
-/// Every `*.jsonl` under `path` (or `path` itself when it is a file), sorted.
+/// Every `*.jsonl` under `path` (or `path` itself when it is a file), sorted. `path` must
+/// exist; a folder below it that cannot be listed becomes a problem, and the walk goes on.
 pub fn collect(
     path: &Path,
     agent: &str,
     format: Option<Format>,
     out: &mut Vec<Target>,
+    problems: &mut Vec<Problem>,
 ) -> Result<()> {
     let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
-    if meta.is_file() {
+    if !meta.is_dir() {
         out.push(Target { path: path.to_path_buf(), agent: agent.to_string(), format });
         return Ok(());
     }
     let mut stack = vec![path.to_path_buf()];
     let mut found = Vec::new();
     while let Some(dir) = stack.pop() {
-        let entries =
-            std::fs::read_dir(&dir).with_context(|| format!("listing {}", dir.display()))?;
-        for entry in entries {
-            let entry = entry.with_context(|| format!("listing {}", dir.display()))?;
-            let kind = entry.file_type()?;
-            let p = entry.path();
-            if kind.is_dir() {
-                stack.push(p);
-            } else if kind.is_file() && p.extension().is_some_and(|e| e == "jsonl") {
-                found.push(p);
+        let listed = std::fs::read_dir(&dir).and_then(|entries| {
+            for entry in entries {
+                let entry = entry?;
+                let kind = entry.file_type()?;
+                let p = entry.path();
+                if kind.is_dir() {
+                    stack.push(p);
+                } else if kind.is_file() && p.extension().is_some_and(|e| e == "jsonl") {
+                    found.push(p);
+                }
             }
+            Ok(())
+        });
+        if let Err(e) = listed {
+            if dir == path {
+                return Err(e).with_context(|| format!("listing {}", dir.display()));
+            }
+            let path = dir.to_string_lossy().into_owned();
+            problems.push(Problem { path, line: 0, reason: format!("listing: {e}") });
         }
     }
     found.sort();

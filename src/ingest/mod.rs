@@ -101,19 +101,24 @@ pub fn run_as(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<IngestReport> {
     let mut targets = Vec::new();
+    let mut problems = Vec::new();
     if paths.is_empty() {
         for root in ws.transcript_roots() {
             if root.path.exists() {
                 let agent = ws.agent_for(&root);
-                files::collect(&root.path, &agent, Format::parse(&root.format), &mut targets)?;
+                let format = Format::parse(&root.format);
+                files::collect(&root.path, &agent, format, &mut targets, &mut problems)?;
             }
         }
     } else {
         for path in paths {
-            files::collect(path, agent, None, &mut targets)?;
+            files::collect(path, agent, None, &mut targets, &mut problems)?;
         }
     }
-    ingest_targets(ws, targets, progress)
+    let mut report = ingest_targets(ws, targets, progress)?;
+    problems.append(&mut report.problems);
+    report.problems = problems;
+    Ok(report)
 }
 
 fn ingest_targets(
