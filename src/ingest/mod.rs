@@ -34,6 +34,9 @@ use files::{FileRead, Job, Target};
 
 /// Commit after this many bytes read, so a long first run keeps its progress if cut off.
 const COMMIT_BYTES: u64 = 64 << 20;
+/// A parser thread hands the writer its results after this many files or bytes.
+const BATCH_FILES: usize = 32;
+const BATCH_BYTES: u64 = 8 << 20;
 /// SQLite page cache for an ingest run, in KiB.
 const INGEST_CACHE_KIB: i64 = 64 * 1024;
 /// Problems kept in a report across all files.
@@ -176,18 +179,30 @@ fn ingest_targets(
     let jobs: Vec<std::sync::Mutex<Option<Job>>> =
         jobs.into_iter().map(|j| std::sync::Mutex::new(Some(j))).collect();
     std::thread::scope(|scope| -> Result<()> {
-        let (sender, receiver) = mpsc::sync_channel::<FileRead>(32);
+        let (sender, receiver) = mpsc::sync_channel::<Vec<FileRead>>(8);
         for _ in 0..workers {
             let sender = sender.clone();
             let (next, jobs) = (&next, &jobs);
+            // Results go to the writer in batches: fewer thread wake-ups than one per file.
             let worker = move || {
+                let mut batch = Vec::new();
+                let mut batch_bytes = 0;
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(slot) = jobs.get(i) else { break };
                     let Some(job) = slot.lock().ok().and_then(|mut j| j.take()) else { continue };
-                    if sender.send(files::read(job, now)).is_err() {
-                        break;
+                    let read = files::read(job, now);
+                    batch_bytes += read.bytes_read;
+                    batch.push(read);
+                    if batch.len() >= BATCH_FILES || batch_bytes >= BATCH_BYTES {
+                        batch_bytes = 0;
+                        if sender.send(std::mem::take(&mut batch)).is_err() {
+                            return;
+                        }
                     }
+                }
+                if !batch.is_empty() {
+                    let _ = sender.send(batch);
                 }
             };
             std::thread::Builder::new()
@@ -196,7 +211,7 @@ fn ingest_targets(
                 .context("starting an ingest thread")?;
         }
         drop(sender);
-        let result = store_all(ws, receiver.iter(), &mut report, &mut done, progress);
+        let result = store_all(ws, receiver.iter().flatten(), &mut report, &mut done, progress);
         if result.is_err() {
             // Stop the workers quickly: they end when their next send fails.
             next.store(usize::MAX / 2, Ordering::Relaxed);
