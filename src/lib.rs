@@ -12,6 +12,7 @@ pub mod detect;
 pub mod draft;
 pub mod engine;
 pub mod identity;
+pub mod ingest;
 pub mod model;
 pub mod packages;
 pub mod spec;

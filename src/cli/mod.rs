@@ -22,6 +22,7 @@ use crate::workspace::{Overrides, Workspace};
 
 mod candidates;
 mod dismiss;
+pub mod ingest;
 mod promote;
 mod validate;
 
@@ -91,6 +92,8 @@ pub enum Command {
     Resolve(resolve::ResolveArgs),
     /// Open the review console (what `skilldeck` alone does in a terminal)
     Console(console::ConsoleArgs),
+    /// Read agent transcripts (new bytes only) into sessions, turns and tool calls
+    Ingest(ingest::IngestArgs),
 }
 
 /// What a command reports back to `main`: success, or a non-zero exit without an error message
@@ -120,6 +123,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Command::Acquire(args) => acquire::run(&cli.global, args),
             Command::Resolve(args) => resolve::run(&cli.global, args),
             Command::Console(args) => console::run(&cli.global, &args),
+            Command::Ingest(args) => ingest::run(&cli.global, args),
         },
         None => console::run(&cli.global, &console::ConsoleArgs {}),
     }

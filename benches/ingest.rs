@@ -1,0 +1,212 @@
+//! Full ingest (parse, extract, store) of a ≥ 300 MB Claude Code corpus, beside two baselines
+//! measured in the same run: the floor of parsing every line with serde_json into `IgnoredAny`
+//! on one core, and ccusage (`ccusage daily --json --offline`), the tool Claude Code users run.
+//!
+//! Env: `SKILLDECK_BENCH_CORPUS` (default `/tmp/skilldeck-bench-corpus`; transcripts under its
+//! `projects/`, generated with `../shared/tools/make-bench-corpus` when missing),
+//! `SKILLDECK_CCUSAGE` (the ccusage binary; else `ccusage` on PATH), `SKILLDECK_BENCH_MB` (300).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use skilldeck::config::Config;
+use skilldeck::ingest;
+use skilldeck::workspace::{Paths, Workspace};
+
+const ROUNDS: usize = 5;
+
+fn main() {
+    let corpus = std::env::var_os("SKILLDECK_BENCH_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/tmp/skilldeck-bench-corpus"));
+    let projects = corpus.join("projects");
+    if !projects.is_dir() {
+        generate(&projects);
+    }
+    let files = jsonl_files(&projects);
+    let bytes: u64 = files.iter().map(|f| std::fs::metadata(f).map_or(0, |m| m.len())).sum();
+    let mb = bytes as f64 / 1_048_576.0;
+    println!("corpus: {} ({} files, {mb:.1} MB)", projects.display(), files.len());
+    for f in &files {
+        let _ = std::fs::read(f); // warm the page cache so every contender reads from memory
+    }
+
+    // Contenders run interleaved, round after round, and each keeps its best time: on a shared
+    // machine every one of them then sees the same spread of load.
+    let ccusage = ccusage_binary();
+    let mut floor = Best::default();
+    let mut full = Best::default();
+    let mut single = Best::default();
+    let mut cc = Best::default();
+    for _ in 0..ROUNDS {
+        floor.add(floor_parse(&files));
+        full.add(full_ingest(&projects, None));
+        single.add(full_ingest(&projects, Some(1)));
+        if let Some(bin) = &ccusage {
+            cc.add(run_ccusage(bin, &corpus));
+        }
+    }
+    report("floor: serde_json IgnoredAny, 1 core", &floor, mb);
+    report("skilldeck ingest (full, all cores)", &full, mb);
+    report("skilldeck ingest (full, 1 parser thread)", &single, mb);
+    let rerun = rerun_unchanged(&projects);
+    println!(
+        "{:<44} {:>8.3} s  (re-run over the unchanged tree)",
+        "skilldeck ingest re-run",
+        secs(rerun)
+    );
+    println!(
+        "ratio full/floor: {:.2} (target <= 1.20); 1 parser thread/floor: {:.2}",
+        ratio(full.time, floor.time),
+        ratio(single.time, floor.time)
+    );
+    match ccusage {
+        Some(bin) => {
+            println!("ccusage: {}", bin.display());
+            report("ccusage daily --json --offline", &cc, mb);
+            println!(
+                "ratio full/ccusage: {:.2} (target <= 1.00); ccusage takes {:.1}x as long",
+                ratio(full.time, cc.time),
+                ratio(cc.time, full.time)
+            );
+        }
+        None => println!(
+            "ccusage: not found (set SKILLDECK_CCUSAGE or put ccusage on PATH; npm i ccusage@20.0.14 \
+             @ccusage/ccusage-linux-x64@20.0.14); ratio to ccusage not measured"
+        ),
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!("{ROUNDS} rounds, best of each; {cores} cores available");
+}
+
+struct Best {
+    time: Duration,
+    note: String,
+}
+
+impl Default for Best {
+    fn default() -> Self {
+        Best { time: Duration::MAX, note: String::new() }
+    }
+}
+
+impl Best {
+    fn add(&mut self, (time, note): (Duration, String)) {
+        if time < self.time {
+            *self = Best { time, note };
+        }
+    }
+}
+
+fn generate(projects: &Path) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let script = root.join("../shared/tools/make-bench-corpus");
+    let src = root.join("../shared/data/transcripts/handgemacht-ai__claude-code-log/real_projects");
+    let mb = std::env::var("SKILLDECK_BENCH_MB").unwrap_or_else(|_| "300".into());
+    println!("generating {mb} MB corpus in {} ...", projects.display());
+    let status = Command::new(&script)
+        .arg(&src)
+        .arg(projects)
+        .args(["--mb", &mb])
+        .status()
+        .unwrap_or_else(|e| panic!("running {}: {e}", script.display()));
+    assert!(status.success(), "{} failed", script.display());
+}
+
+fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).expect("list corpus").flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "jsonl") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn floor_parse(files: &[PathBuf]) -> (Duration, String) {
+    let start = Instant::now();
+    let mut lines = 0u64;
+    for f in files {
+        let buf = std::fs::read(f).expect("read corpus file");
+        let mut from = 0;
+        for end in memchr::memchr_iter(b'\n', &buf) {
+            let _ = serde_json::from_slice::<serde::de::IgnoredAny>(&buf[from..end]);
+            lines += 1;
+            from = end + 1;
+        }
+    }
+    (start.elapsed(), lines.to_string())
+}
+
+fn full_ingest(projects: &Path, threads: Option<usize>) -> (Duration, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut ws = Workspace::with_paths(Config::default(), Paths::under(dir.path())).expect("ws");
+    // SAFETY: single-threaded here; the variable is read by ingest before it spawns workers.
+    unsafe {
+        match threads {
+            Some(n) => std::env::set_var("SKILLDECK_INGEST_THREADS", n.to_string()),
+            None => std::env::remove_var("SKILLDECK_INGEST_THREADS"),
+        }
+    }
+    let start = Instant::now();
+    let r = ingest::run(&mut ws, &[projects.to_path_buf()], &mut |_| {}).expect("ingest");
+    let took = start.elapsed();
+    let counts = format!(
+        "{} sessions, {} turns, {} tool calls, {} errors",
+        r.sessions, r.turns, r.tool_calls, r.tool_errors
+    );
+    (took, counts)
+}
+
+fn rerun_unchanged(projects: &Path) -> Duration {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut ws = Workspace::with_paths(Config::default(), Paths::under(dir.path())).expect("ws");
+    ingest::run(&mut ws, &[projects.to_path_buf()], &mut |_| {}).expect("ingest");
+    let start = Instant::now();
+    let r = ingest::run(&mut ws, &[projects.to_path_buf()], &mut |_| {}).expect("re-ingest");
+    assert_eq!((r.turns, r.tool_calls, r.bytes_read), (0, 0, 0), "re-run added something");
+    start.elapsed()
+}
+
+fn ccusage_binary() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("SKILLDECK_CCUSAGE") {
+        return Some(PathBuf::from(p));
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join("ccusage"))
+        .find(|p| p.is_file())
+}
+
+fn run_ccusage(bin: &Path, config_dir: &Path) -> (Duration, String) {
+    let start = Instant::now();
+    let out = Command::new(bin)
+        .args(["daily", "--json", "--offline"])
+        .env("CLAUDE_CONFIG_DIR", config_dir)
+        .stderr(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("running {}: {e}", bin.display()));
+    let took = start.elapsed();
+    assert!(out.status.success(), "ccusage failed: {:?}", out.status);
+    (took, format!("{} bytes of JSON", out.stdout.len()))
+}
+
+fn report(name: &str, best: &Best, mb: f64) {
+    let t = secs(best.time);
+    println!("{name:<44} {t:>8.3} s  {:>8.1} MB/s  {}", mb / t, best.note);
+}
+
+fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+fn ratio(a: Duration, b: Duration) -> f64 {
+    secs(a) / secs(b)
+}

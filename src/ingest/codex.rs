@@ -1,0 +1,263 @@
+//! Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
+//!
+//! A prompt is an `event_msg` `user_message`; tool calls are `response_item`s of type
+//! `function_call` (its `arguments` is JSON inside a JSON string), `custom_tool_call` (raw text
+//! input) and `web_search_call`. There is no error flag: a call failed when `exec_command_end`
+//! reports a non-zero `exit_code`, or its output says `Process exited with code N` (N ≠ 0) or
+//! carries `"exit_code": N` metadata.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::parse::{Sink, for_each_line, json_reason};
+use super::shape::shape_of_json;
+use super::turn::TurnBuilder;
+
+#[derive(Deserialize)]
+struct Line<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    payload: Option<Payload<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Payload<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    cwd: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    arguments: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    call_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    output: Option<&'a RawValue>,
+    exit_code: Option<i64>,
+    success: Option<bool>,
+    #[serde(borrow)]
+    message: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    last_agent_message: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct OutputObject<'a> {
+    #[serde(borrow)]
+    content: Option<Cow<'a, str>>,
+    success: Option<bool>,
+}
+
+pub fn parse(sink: &mut Sink, buf: &[u8], base: u64) -> (u64, u64) {
+    let mut turn: Option<TurnBuilder> =
+        std::mem::take(&mut sink.out.state.open).into_iter().next().map(TurnBuilder::resume);
+    let lines_before = sink.lines_before;
+    let result = for_each_line(buf, base, lines_before, |bytes, offset, line_no| {
+        line(sink, &mut turn, bytes, offset, line_no);
+    });
+    if let Some(t) = turn {
+        sink.settle(t);
+    }
+    result
+}
+
+fn line(sink: &mut Sink, turn: &mut Option<TurnBuilder>, bytes: &[u8], offset: u64, line_no: u64) {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return;
+    }
+    let parsed: Line = match serde_json::from_slice(bytes) {
+        Ok(l) => l,
+        Err(e) => return sink.bad(line_no, json_reason(bytes, &e)),
+    };
+    let Some(kind) = parsed.kind.as_deref() else {
+        return sink.bad(line_no, "object without \"type\"");
+    };
+    let at = parsed.timestamp.as_deref();
+    let Some(p) = parsed.payload else {
+        return match kind {
+            "session_meta" | "response_item" | "event_msg" => {
+                sink.bad(line_no, format!("{kind} line without a payload"))
+            }
+            "turn_context" | "compacted" => {}
+            other => sink.unknown(line_no, other),
+        };
+    };
+    match kind {
+        "session_meta" => {
+            if let Some(id) = p.id.as_deref() {
+                sink.out.state.session_key = Some(id.to_string());
+            }
+            if let Some(cwd) = p.cwd.as_deref() {
+                sink.out.state.project = Some(cwd.to_string());
+            }
+            let key = session_key(sink);
+            let project = sink.out.state.project.clone();
+            sink.session(&key, project.as_deref(), at);
+        }
+        "response_item" => response_item(sink, turn, &p, offset, at),
+        "event_msg" => event(sink, turn, &p, offset, at),
+        "turn_context" | "compacted" => {}
+        other => sink.unknown(line_no, other),
+    }
+}
+
+fn session_key(sink: &Sink) -> String {
+    sink.out.state.session_key.clone().unwrap_or_else(|| sink.path.to_string())
+}
+
+fn current<'t>(
+    sink: &mut Sink,
+    turn: &'t mut Option<TurnBuilder>,
+    offset: u64,
+    at: Option<&str>,
+) -> &'t mut TurnBuilder {
+    let key = session_key(sink);
+    let project = sink.out.state.project.clone();
+    sink.session(&key, project.as_deref(), at);
+    let t = turn.get_or_insert_with(|| TurnBuilder::start(&key, offset, "", at, false));
+    t.touch(at);
+    t
+}
+
+fn response_item(
+    sink: &mut Sink,
+    turn: &mut Option<TurnBuilder>,
+    p: &Payload,
+    offset: u64,
+    at: Option<&str>,
+) {
+    match p.kind.as_deref() {
+        Some("function_call") => {
+            let shape = shape_of_json(p.arguments.as_deref().unwrap_or("null"));
+            let name = p.name.as_deref().unwrap_or("");
+            current(sink, turn, offset, at).add_call(p.call_id.as_deref(), name, shape, None, at);
+        }
+        Some("custom_tool_call") => {
+            let name = p.name.as_deref().unwrap_or("");
+            let shape = "\"string\"".to_string();
+            current(sink, turn, offset, at).add_call(p.call_id.as_deref(), name, shape, None, at);
+        }
+        Some("web_search_call") => {
+            let shape = "{}".to_string();
+            let id = p.call_id.as_deref();
+            current(sink, turn, offset, at).add_call(id, "web_search", shape, None, at);
+        }
+        Some("function_call_output") | Some("custom_tool_call_output") => {
+            let Some(id) = p.call_id.as_deref() else { return };
+            let failed = p.success == Some(false) || p.output.is_some_and(output_failed);
+            current(sink, turn, offset, at).resolve(id, failed);
+        }
+        _ => {}
+    }
+}
+
+fn event(
+    sink: &mut Sink,
+    turn: &mut Option<TurnBuilder>,
+    p: &Payload,
+    offset: u64,
+    at: Option<&str>,
+) {
+    match p.kind.as_deref() {
+        Some("user_message") => {
+            if let Some(previous) = turn.take() {
+                sink.close(previous);
+            }
+            let key = session_key(sink);
+            let project = sink.out.state.project.clone();
+            sink.session(&key, project.as_deref(), at);
+            let text = p.message.as_deref().unwrap_or("").trim();
+            *turn = Some(TurnBuilder::start(&key, offset, text, at, false));
+        }
+        Some("exec_command_end") => {
+            let Some(id) = p.call_id.as_deref() else { return };
+            let failed = p.exit_code.is_some_and(|c| c != 0);
+            current(sink, turn, offset, at).resolve(id, failed);
+        }
+        Some("agent_message") => {
+            if let Some(m) = p.message.as_deref() {
+                current(sink, turn, offset, at).set_summary(m);
+            }
+        }
+        Some("task_complete") => {
+            let t = current(sink, turn, offset, at);
+            if let Some(m) = p.last_agent_message.as_deref() {
+                t.set_summary(m);
+            }
+            t.open.ended = true;
+        }
+        Some("turn_aborted") => {
+            let t = current(sink, turn, offset, at);
+            t.open.interrupted = true;
+            t.open.ended = true;
+        }
+        Some("error") | Some("stream_error") => {
+            current(sink, turn, offset, at).open.api_error = true
+        }
+        _ => {}
+    }
+}
+
+/// Whether a tool output says its process failed.
+fn output_failed(raw: &RawValue) -> bool {
+    let text = raw.get();
+    if text.starts_with('{') {
+        return match serde_json::from_str::<OutputObject>(text) {
+            Ok(o) => o.success == Some(false) || o.content.as_deref().is_some_and(text_failed),
+            Err(_) => false,
+        };
+    }
+    match serde_json::from_str::<Cow<str>>(text) {
+        Ok(s) => text_failed(&s),
+        Err(_) => false,
+    }
+}
+
+/// Exit code in the head of an output text: `Process exited with code N` or `"exit_code":N`.
+fn text_failed(text: &str) -> bool {
+    let head = &text.as_bytes()[..text.len().min(600)];
+    for marker in [&b"Process exited with code "[..], &b"\"exit_code\":"[..]] {
+        if let Some(pos) = memchr::memmem::find(head, marker) {
+            let digits: String = head[pos + marker.len()..]
+                .iter()
+                .skip_while(|b| **b == b' ')
+                .take_while(|b| b.is_ascii_digit() || **b == b'-')
+                .map(|b| *b as char)
+                .collect();
+            if let Ok(code) = digits.parse::<i64>() {
+                return code != 0;
+            }
+        }
+    }
+    // An apply_patch output is JSON text whose metadata sits at its end.
+    if !text.starts_with("{\"output\"") {
+        return false;
+    }
+    if let Some(pos) = memchr::memmem::rfind(text.as_bytes(), b"\"exit_code\":") {
+        let rest = &text[pos + 12..];
+        let digits: String = rest.trim_start().chars().take_while(|c| c.is_ascii_digit()).collect();
+        return digits.parse::<i64>().is_ok_and(|c| c != 0);
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_in_output_text() {
+        assert!(text_failed("Chunk ID: 1\nProcess exited with code 2\nOutput:"));
+        assert!(!text_failed("Chunk ID: 1\nProcess exited with code 0\nOutput: code 1"));
+        assert!(text_failed(r#"{"output":"x","metadata":{"exit_code":1,"duration_seconds":0.1}}"#));
+        assert!(!text_failed("plain output"));
+    }
+}

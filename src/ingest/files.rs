@@ -1,0 +1,342 @@
+//! Finding transcript files, deciding what to read of each, and reading it.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result};
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+
+use super::parse::{FileOutput, Problem, Sink};
+use super::turn::FileState;
+use super::{claude, codex, native};
+
+/// Bytes at the head of a file whose hash tells a replaced file from an appended one.
+const HEAD_BYTES: u64 = 1024;
+/// Largest read buffer a worker keeps between files.
+const KEEP_BUF_BYTES: usize = 64 << 20;
+
+thread_local! {
+    static READ_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A file untouched this long has its last turn closed (the session has gone quiet).
+pub const IDLE_CLOSE: Duration = Duration::from_secs(3600);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Claude,
+    Codex,
+    Native,
+}
+
+impl Format {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Claude => "claude",
+            Format::Codex => "codex",
+            Format::Native => "native",
+        }
+    }
+
+    /// `None` for `auto` (decided per file) and unknown names.
+    pub fn parse(name: &str) -> Option<Format> {
+        match name {
+            "claude" => Some(Format::Claude),
+            "codex" => Some(Format::Codex),
+            "native" => Some(Format::Native),
+            _ => None,
+        }
+    }
+}
+
+/// A transcript file to consider, with the agent it belongs to and its root's format.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub path: PathBuf,
+    pub agent: String,
+    pub format: Option<Format>,
+}
+
+/// What an earlier run stored about a file.
+#[derive(Debug, Clone)]
+pub struct Stored {
+    pub format: Option<Format>,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub offset: u64,
+    pub head_hash: Option<String>,
+    pub lines: u64,
+    pub state: Option<String>,
+}
+
+impl Stored {
+    /// Whether the carried parser state holds a turn still open.
+    pub fn has_open_turn(&self) -> bool {
+        self.state.as_deref().is_some_and(|s| s.contains("\"open\":[{"))
+    }
+}
+
+/// A file with bytes to read.
+pub struct Job {
+    pub target: Target,
+    pub key: String,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub stored: Option<Stored>,
+}
+
+/// What reading one file produced.
+pub struct FileRead {
+    pub key: String,
+    /// The offset stored when this run planned the read (`None`: a file new to the database).
+    /// The writer drops the read if another run has moved it meanwhile.
+    pub planned_offset: Option<u64>,
+    pub agent: String,
+    pub format: Option<Format>,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub offset: u64,
+    pub head_hash: String,
+    pub lines: u64,
+    pub bad_lines: u64,
+    pub unknown_lines: u64,
+    pub reset: bool,
+    pub bytes_read: u64,
+    pub output: FileOutput,
+    pub error: Option<Problem>,
+}
+
+/// Every `*.jsonl` under `path` (or `path` itself when it is a file), sorted. `path` must
+/// exist; a folder below it that cannot be listed becomes a problem, and the walk goes on.
+pub fn collect(
+    path: &Path,
+    agent: &str,
+    format: Option<Format>,
+    out: &mut Vec<Target>,
+    problems: &mut Vec<Problem>,
+) -> Result<()> {
+    let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
+    if !meta.is_dir() {
+        out.push(Target { path: path.to_path_buf(), agent: agent.to_string(), format });
+        return Ok(());
+    }
+    let mut stack = vec![path.to_path_buf()];
+    let mut found = Vec::new();
+    while let Some(dir) = stack.pop() {
+        let listed = std::fs::read_dir(&dir).and_then(|entries| {
+            for entry in entries {
+                let entry = entry?;
+                let kind = entry.file_type()?;
+                let p = entry.path();
+                if kind.is_dir() {
+                    stack.push(p);
+                } else if kind.is_file() && p.extension().is_some_and(|e| e == "jsonl") {
+                    found.push(p);
+                }
+            }
+            Ok(())
+        });
+        if let Err(e) = listed {
+            if dir == path {
+                return Err(e).with_context(|| format!("listing {}", dir.display()));
+            }
+            let path = dir.to_string_lossy().into_owned();
+            problems.push(Problem { path, line: 0, reason: format!("listing: {e}") });
+        }
+    }
+    found.sort();
+    out.extend(found.into_iter().map(|p| Target { path: p, agent: agent.to_string(), format }));
+    Ok(())
+}
+
+pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
+
+/// FNV-1a 64 of the head bytes: stable across versions and builds, and cheap.
+fn head_hash(head: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in head {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// Reads the new bytes of one file and parses them. I/O trouble becomes a problem, not an error.
+pub fn read(job: Job, now: SystemTime) -> FileRead {
+    let mut read = FileRead {
+        key: job.key.clone(),
+        planned_offset: job.stored.as_ref().map(|s| s.offset),
+        agent: job.target.agent.clone(),
+        format: job.stored.as_ref().and_then(|s| s.format).or(job.target.format),
+        size: job.size,
+        mtime_ns: job.mtime_ns,
+        offset: job.stored.as_ref().map_or(0, |s| s.offset),
+        head_hash: job.stored.as_ref().and_then(|s| s.head_hash.clone()).unwrap_or_default(),
+        lines: job.stored.as_ref().map_or(0, |s| s.lines),
+        bad_lines: 0,
+        unknown_lines: 0,
+        reset: false,
+        bytes_read: 0,
+        output: FileOutput::default(),
+        error: None,
+    };
+    if let Err(e) = read_into(&job, now, &mut read) {
+        read.error = Some(Problem { path: job.key.clone(), line: 0, reason: format!("{e:#}") });
+    }
+    read
+}
+
+fn read_into(job: &Job, now: SystemTime, read: &mut FileRead) -> Result<()> {
+    let mut file = File::open(&job.target.path).context("opening")?;
+    let mut state = FileState::default();
+    let mut start = 0u64;
+    // The bytes before `start` that belong to the head (only when the stored offset is short).
+    let mut head = Vec::new();
+    if let Some(stored) = &job.stored {
+        let want = stored.offset.min(HEAD_BYTES) as usize;
+        head.resize(want, 0);
+        let got = read_at(&mut file, 0, &mut head).context("reading")?;
+        let same_file = job.size >= stored.offset
+            && got == want
+            && stored.head_hash.as_deref().is_none_or(|h| h == head_hash(&head));
+        if same_file {
+            start = stored.offset;
+            if let Some(text) = &stored.state {
+                state = serde_json::from_str(text).unwrap_or_default();
+            }
+        } else {
+            head.clear();
+            read.reset = true;
+            read.lines = 0;
+            read.format = job.target.format;
+        }
+    }
+    let idle = now
+        .duration_since(UNIX_EPOCH + Duration::from_nanos(job.mtime_ns.max(0) as u64))
+        .is_ok_and(|age| age >= IDLE_CLOSE);
+    let mut sink = Sink::new(&job.key, read.lines, idle, state);
+    let len = job.size.saturating_sub(start) as usize;
+    // One read buffer per worker thread, reused across files; the bytes up to the size seen
+    // when planning are read (what is appended later is for the next run).
+    let (next, count) = READ_BUF.with(|cell| -> Result<(u64, u64)> {
+        let mut buf = cell.borrow_mut();
+        if buf.len() > KEEP_BUF_BYTES.max(len) {
+            buf.truncate(len);
+            buf.shrink_to_fit();
+        }
+        if buf.len() < len {
+            buf.resize(len, 0);
+        }
+        let got = read_at(&mut file, start, &mut buf[..len]).context("reading")?;
+        let data = &buf[..got];
+        read.bytes_read = got as u64;
+        if read.format.is_none() {
+            read.format = detect(data);
+        }
+        let parsed = match read.format.unwrap_or(Format::Claude) {
+            Format::Claude => claude::parse(&mut sink, data, start),
+            Format::Codex => codex::parse(&mut sink, data, start),
+            Format::Native => native::parse(&mut sink, data, start),
+        };
+        let head_len = (parsed.0.min(HEAD_BYTES) as usize).saturating_sub(head.len());
+        head.extend_from_slice(&data[..head_len.min(data.len())]);
+        Ok(parsed)
+    })?;
+    if read.format.is_none() && count > 0 {
+        read.format = Some(Format::Claude);
+    }
+    read.output = sink.into_output();
+    read.output.lines_read = count;
+    read.offset = next;
+    read.lines += count;
+    read.bad_lines = read.output.bad_lines;
+    read.unknown_lines = read.output.unknown_lines;
+    read.head_hash = head_hash(&head);
+    Ok(())
+}
+
+/// Reads from `offset` until `buf` is full or the file ends; returns the bytes read.
+fn read_at(file: &mut File, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+    file.seek(SeekFrom::Start(offset))?;
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+#[derive(Deserialize)]
+struct Probe<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Option<std::borrow::Cow<'a, str>>,
+    #[serde(rename = "sessionId")]
+    session_id: Option<IgnoredAny>,
+    payload: Option<IgnoredAny>,
+    user_input: Option<IgnoredAny>,
+    outcome: Option<IgnoredAny>,
+}
+
+/// The format of a file from its first parseable lines; `None` when nothing tells.
+pub fn detect(buf: &[u8]) -> Option<Format> {
+    for line in buf.split(|b| *b == b'\n').take(64) {
+        let Ok(p) = serde_json::from_slice::<Probe>(line) else { continue };
+        if p.user_input.is_some() && p.outcome.is_some() {
+            return Some(Format::Native);
+        }
+        let kind = p.kind.as_deref().unwrap_or("");
+        if p.payload.is_some()
+            && matches!(kind, "session_meta" | "response_item" | "event_msg" | "turn_context")
+        {
+            return Some(Format::Codex);
+        }
+        if p.session_id.is_some()
+            || matches!(kind, "user" | "assistant" | "summary" | "system" | "file-history-snapshot")
+        {
+            return Some(Format::Claude);
+        }
+    }
+    None
+}
+
+/// Stored rows of every file ingested before, by path.
+pub fn load_stored(conn: &rusqlite::Connection) -> Result<HashMap<String, Stored>> {
+    let mut stmt = conn.prepare(
+        "SELECT path, format, size, mtime_ns, offset, head_hash, lines, state FROM ingested_files",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        let format: String = r.get(1)?;
+        Ok((
+            r.get::<_, String>(0)?,
+            Stored {
+                format: Format::parse(&format),
+                size: r.get::<_, i64>(2)? as u64,
+                mtime_ns: r.get(3)?,
+                offset: r.get::<_, i64>(4)? as u64,
+                head_hash: r.get(5)?,
+                lines: r.get::<_, i64>(6)? as u64,
+                state: r.get(7)?,
+            },
+        ))
+    })?;
+    let mut map = HashMap::new();
+    for row in rows {
+        let (path, stored) = row?;
+        map.insert(path, stored);
+    }
+    Ok(map)
+}

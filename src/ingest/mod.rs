@@ -1,0 +1,291 @@
+//! Transcript ingestion: Claude Code and Codex transcripts as they lie on disk, and a native
+//! trajectory JSONL, read incrementally into sessions, turns, tool calls and skill invocations.
+//!
+//! A run stats every file and reads only new bytes: from the offset stored by the previous run,
+//! up to the last complete line. A file that shrank, or whose head changed, is read again from
+//! the start. Files are parsed on worker threads; one writer stores each file's rows together
+//! with its new offset, in few large transactions.
+
+mod claude;
+mod codex;
+mod files;
+mod lenient;
+mod native;
+mod parse;
+pub mod shape;
+mod skip;
+mod turn;
+mod write;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::SystemTime;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+pub use files::{Format, IDLE_CLOSE};
+pub use parse::{MAX_PROBLEMS_PER_FILE, Problem};
+
+use crate::store::rusqlite::TransactionBehavior;
+use crate::workspace::Workspace;
+use files::{FileRead, Job, Target};
+
+/// Commit after this many bytes read, so a long first run keeps its progress if cut off.
+const COMMIT_BYTES: u64 = 64 << 20;
+/// A parser thread hands the writer its results after this many files or bytes.
+const BATCH_FILES: usize = 32;
+const BATCH_BYTES: u64 = 8 << 20;
+/// SQLite page cache for an ingest run, in KiB.
+const INGEST_CACHE_KIB: i64 = 64 * 1024;
+/// Problems kept in a report across all files.
+const MAX_PROBLEMS: usize = 200;
+
+/// How far a run has got, for progress bars: files with new bytes to read (unchanged files are
+/// not counted) and those bytes. Reported once before reading and after each file is stored.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Progress {
+    pub files_done: u64,
+    pub files_total: u64,
+    pub bytes_done: u64,
+    pub bytes_total: u64,
+}
+
+/// What one run found. Counts are of what this run newly read or stored, except `files`
+/// (transcript files seen, changed or not).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct IngestReport {
+    /// Transcript files seen.
+    pub files: u64,
+    /// Files with new bytes that were read.
+    pub files_read: u64,
+    /// Files that shrank or were replaced, and were read again from the start.
+    pub files_reset: u64,
+    /// Files with no bytes at all.
+    pub empty_files: u64,
+    pub bytes_read: u64,
+    /// Complete lines read.
+    pub lines: u64,
+    /// Sessions first stored by this run.
+    pub sessions: u64,
+    /// Turns first stored by this run.
+    pub turns: u64,
+    /// Turns left open by an earlier run and continued by this one (same id).
+    pub turns_updated: u64,
+    pub tool_calls: u64,
+    /// Tool calls newly marked as errors.
+    pub tool_errors: u64,
+    pub skill_invocations: u64,
+    /// Lines that are not JSON objects with a `type` (or, native, without `user_input`/`outcome`).
+    pub bad_lines: u64,
+    /// Lines whose `type` this reader does not know: skipped.
+    pub unknown_lines: u64,
+    /// The first problems of each file (path, 1-based line, reason); all are counted above.
+    pub problems: Vec<Problem>,
+}
+
+/// Ingests `paths` (files or folders; empty means the workspace's transcript roots) as the
+/// config's agent.
+pub fn run(
+    ws: &mut Workspace,
+    paths: &[PathBuf],
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<IngestReport> {
+    let agent = ws.config.agent_id.clone();
+    run_as(ws, paths, &agent, progress)
+}
+
+/// Like `run`, with `agent` owning the transcripts under explicit `paths`.
+pub fn run_as(
+    ws: &mut Workspace,
+    paths: &[PathBuf],
+    agent: &str,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<IngestReport> {
+    let mut targets = Vec::new();
+    let mut problems = Vec::new();
+    if paths.is_empty() {
+        for root in ws.transcript_roots() {
+            if root.path.exists() {
+                let agent = ws.agent_for(&root);
+                let format = Format::parse(&root.format);
+                files::collect(&root.path, &agent, format, &mut targets, &mut problems)?;
+            }
+        }
+    } else {
+        for path in paths {
+            files::collect(path, agent, None, &mut targets, &mut problems)?;
+        }
+    }
+    let mut report = ingest_targets(ws, targets, progress)?;
+    problems.append(&mut report.problems);
+    report.problems = problems;
+    Ok(report)
+}
+
+fn ingest_targets(
+    ws: &mut Workspace,
+    targets: Vec<Target>,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<IngestReport> {
+    let mut report = IngestReport::default();
+    let mut stored = files::load_stored(ws.store.conn()).context("reading ingested files")?;
+    let mut jobs = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for target in targets {
+        let key = target.path.to_string_lossy().into_owned();
+        if !seen.insert(key.clone()) {
+            continue;
+        }
+        report.files += 1;
+        let meta = match std::fs::metadata(&target.path) {
+            Ok(m) => m,
+            Err(e) => {
+                report.problems.push(Problem { path: key, line: 0, reason: e.to_string() });
+                continue;
+            }
+        };
+        let size = meta.len();
+        if size == 0 {
+            report.empty_files += 1;
+        }
+        let mtime_ns = files::mtime_ns(&meta);
+        let previous = stored.remove(&key);
+        let unchanged = previous.as_ref().is_some_and(|s| s.size == size && s.mtime_ns == mtime_ns);
+        // An unchanged file is skipped, unless it holds a turn left open that can now be
+        // closed because the file has gone quiet.
+        if unchanged && !previous.as_ref().is_some_and(|s| s.has_open_turn() && quiet(mtime_ns)) {
+            continue;
+        }
+        jobs.push(Job { target, key, size, mtime_ns, stored: previous });
+    }
+    let mut done = Progress {
+        files_done: 0,
+        files_total: jobs.len() as u64,
+        bytes_done: 0,
+        bytes_total: jobs
+            .iter()
+            .map(|j| j.size.saturating_sub(j.stored.as_ref().map_or(0, |s| s.offset)))
+            .sum(),
+    };
+    progress(&done);
+    if jobs.is_empty() {
+        return Ok(report);
+    }
+    let workers = parse_threads().min(jobs.len());
+    let now = SystemTime::now();
+    let next = AtomicUsize::new(0);
+    let jobs: Vec<std::sync::Mutex<Option<Job>>> =
+        jobs.into_iter().map(|j| std::sync::Mutex::new(Some(j))).collect();
+    std::thread::scope(|scope| -> Result<()> {
+        let (sender, receiver) = mpsc::sync_channel::<Vec<FileRead>>(8);
+        for _ in 0..workers {
+            let sender = sender.clone();
+            let (next, jobs) = (&next, &jobs);
+            // Results go to the writer in batches: fewer thread wake-ups than one per file.
+            let worker = move || {
+                let mut batch = Vec::new();
+                let mut batch_bytes = 0;
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(slot) = jobs.get(i) else { break };
+                    let Some(job) = slot.lock().ok().and_then(|mut j| j.take()) else { continue };
+                    let read = files::read(job, now);
+                    batch_bytes += read.bytes_read;
+                    batch.push(read);
+                    if batch.len() >= BATCH_FILES || batch_bytes >= BATCH_BYTES {
+                        batch_bytes = 0;
+                        if sender.send(std::mem::take(&mut batch)).is_err() {
+                            return;
+                        }
+                    }
+                }
+                if !batch.is_empty() {
+                    let _ = sender.send(batch);
+                }
+            };
+            std::thread::Builder::new()
+                .name("ingest-parse".into())
+                .spawn_scoped(scope, worker)
+                .context("starting an ingest thread")?;
+        }
+        drop(sender);
+        let result = store_all(ws, receiver.iter().flatten(), &mut report, &mut done, progress);
+        if result.is_err() {
+            // Stop the workers quickly: they end when their next send fails.
+            next.store(usize::MAX / 2, Ordering::Relaxed);
+            drop(receiver);
+        }
+        result
+    })?;
+    Ok(report)
+}
+
+fn quiet(mtime_ns: i64) -> bool {
+    let modified = std::time::UNIX_EPOCH + std::time::Duration::from_nanos(mtime_ns.max(0) as u64);
+    SystemTime::now().duration_since(modified).is_ok_and(|age| age >= IDLE_CLOSE)
+}
+
+/// Parser threads: `SKILLDECK_INGEST_THREADS`, else the cores available (at most 4).
+fn parse_threads() -> usize {
+    std::env::var("SKILLDECK_INGEST_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(4))
+        .max(1)
+}
+
+fn store_all(
+    ws: &mut Workspace,
+    reads: impl Iterator<Item = FileRead>,
+    report: &mut IngestReport,
+    done: &mut Progress,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<()> {
+    let conn = ws.store.conn_mut();
+    // A first run writes tens of MB: a page cache that holds them avoids spilling and re-reading.
+    conn.pragma_update(None, "cache_size", -INGEST_CACHE_KIB)?;
+    let mut cache = write::RunCache::new();
+    // IMMEDIATE: take the write lock up front, so the offset check in write_file holds.
+    let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let mut uncommitted = 0u64;
+    for mut read in reads {
+        done.files_done += 1;
+        done.bytes_done += read.bytes_read;
+        if let Some(problem) = read.error.take() {
+            report.problems.push(problem);
+            progress(done);
+            continue;
+        }
+        if !write::write_file(&tx, &mut read, &mut cache, report)? {
+            report.problems.push(Problem {
+                path: read.key,
+                line: 0,
+                reason: "stored by another ingest run meanwhile; left to it".into(),
+            });
+            progress(done);
+            continue;
+        }
+        report.files_read += 1;
+        report.files_reset += u64::from(read.reset);
+        report.bytes_read += read.bytes_read;
+        report.lines += read.output.lines_read;
+        report.bad_lines += read.bad_lines;
+        report.unknown_lines += read.unknown_lines;
+        for p in read.output.problems {
+            if report.problems.len() < MAX_PROBLEMS {
+                report.problems.push(p);
+            }
+        }
+        uncommitted += read.bytes_read;
+        if uncommitted >= COMMIT_BYTES {
+            tx.commit()?;
+            tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            uncommitted = 0;
+        }
+        progress(done);
+    }
+    tx.commit()?;
+    Ok(())
+}

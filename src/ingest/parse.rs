@@ -1,0 +1,179 @@
+//! What every format parser shares: line splitting, the per-file output and its problem log.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::turn::{FileState, TurnBuilder, TurnRec};
+
+/// Problems kept per file in the report (all are counted).
+pub const MAX_PROBLEMS_PER_FILE: usize = 20;
+
+/// A line that could not be used, by file and 1-based line number.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Problem {
+    pub path: String,
+    pub line: u64,
+    pub reason: String,
+}
+
+/// A session seen in a file, with the span of times its lines carry.
+#[derive(Debug, Clone, Default)]
+pub struct SessionRec {
+    pub project: Option<String>,
+    pub started_at: Option<String>,
+    pub ended_at: Option<String>,
+}
+
+impl SessionRec {
+    fn see(&mut self, project: Option<&str>, at: Option<&str>) {
+        if self.project.is_none() {
+            self.project = project.map(str::to_string);
+        }
+        if let Some(at) = at {
+            if self.started_at.as_deref().is_none_or(|s| at < s) {
+                self.started_at = Some(at.to_string());
+            }
+            if self.ended_at.as_deref().is_none_or(|e| at > e) {
+                set_reusing(&mut self.ended_at, at);
+            }
+        }
+    }
+}
+
+/// Everything one file's new bytes produced.
+#[derive(Debug, Default)]
+pub struct FileOutput {
+    pub turns: Vec<TurnRec>,
+    pub sessions: HashMap<String, SessionRec>,
+    pub state: FileState,
+    pub lines_read: u64,
+    pub bad_lines: u64,
+    pub unknown_lines: u64,
+    pub problems: Vec<Problem>,
+}
+
+/// The context a parser reports into.
+pub struct Sink<'a> {
+    pub path: &'a str,
+    /// Lines already read from this file by earlier runs.
+    pub lines_before: u64,
+    /// Close turns still open at the end of the new bytes (the file has gone quiet).
+    pub idle: bool,
+    pub out: FileOutput,
+}
+
+impl<'a> Sink<'a> {
+    pub fn new(path: &'a str, lines_before: u64, idle: bool, state: FileState) -> Sink<'a> {
+        Sink { path, lines_before, idle, out: FileOutput { state, ..FileOutput::default() } }
+    }
+
+    pub fn bad(&mut self, line: u64, reason: impl Into<String>) {
+        self.out.bad_lines += 1;
+        self.problem(line, reason.into());
+    }
+
+    pub fn unknown(&mut self, line: u64, kind: &str) {
+        self.out.unknown_lines += 1;
+        self.problem(line, format!("unknown line type {kind:?} skipped"));
+    }
+
+    fn problem(&mut self, line: u64, reason: String) {
+        if self.out.problems.len() < MAX_PROBLEMS_PER_FILE {
+            self.out.problems.push(Problem { path: self.path.to_string(), line, reason });
+        }
+    }
+
+    pub fn session(&mut self, key: &str, project: Option<&str>, at: Option<&str>) {
+        match self.out.sessions.get_mut(key) {
+            Some(rec) => rec.see(project, at),
+            None => {
+                let mut rec = SessionRec::default();
+                rec.see(project, at);
+                self.out.sessions.insert(key.to_string(), rec);
+            }
+        }
+    }
+
+    /// Closes a turn because a next prompt started.
+    pub fn close(&mut self, turn: TurnBuilder) {
+        let (rec, _) = turn.finish(true);
+        self.out.turns.push(rec);
+    }
+
+    /// At the end of the new bytes: a turn is complete if the transcript shows its end or the
+    /// file has gone quiet; otherwise it stays open and is carried to the next run.
+    pub fn settle(&mut self, turn: TurnBuilder) {
+        let complete = self.idle || turn.shows_end();
+        let (mut rec, open) = turn.finish(complete);
+        if let Some(open) = open {
+            rec.open_slot = Some(self.out.state.open.len());
+            self.out.state.open.push(open);
+        }
+        self.out.turns.push(rec);
+    }
+
+    pub fn into_output(self) -> FileOutput {
+        self.out
+    }
+}
+
+/// Sets `slot` to `text`, reusing its buffer (timestamps change on almost every line).
+pub fn set_reusing(slot: &mut Option<String>, text: &str) {
+    let s = slot.get_or_insert_with(String::new);
+    s.clear();
+    s.push_str(text);
+}
+
+/// Calls `f(line, byte_offset, line_number)` for each complete line of `buf` (which starts at
+/// `base` in the file); returns the offset just after the last complete line. A last line
+/// without its newline is left for the next run.
+pub fn for_each_line(
+    buf: &[u8],
+    base: u64,
+    lines_before: u64,
+    mut f: impl FnMut(&[u8], u64, u64),
+) -> (u64, u64) {
+    let mut start = 0usize;
+    let mut count = 0u64;
+    for end in memchr::memchr_iter(b'\n', buf) {
+        let mut line = &buf[start..end];
+        if let [rest @ .., b'\r'] = line {
+            line = rest;
+        }
+        count += 1;
+        f(line, base + start as u64, lines_before + count);
+        start = end + 1;
+    }
+    (base + start as u64, count)
+}
+
+/// Why a line is not a usable JSON object: its kind of bare value, or the parse error.
+pub fn json_reason(line: &[u8], e: &serde_json::Error) -> String {
+    let first = line.iter().find(|b| !b.is_ascii_whitespace()).copied().unwrap_or(b' ');
+    let bare = match first {
+        b'"' => "a bare JSON string",
+        b'[' => "a JSON array",
+        b'-' | b'0'..=b'9' => "a bare number",
+        b't' | b'f' | b'n' => "a bare literal",
+        _ => "",
+    };
+    if !bare.is_empty() && serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok() {
+        return format!("{bare}, not an object");
+    }
+    format!("unparseable JSON: {e}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partial_last_line_is_left() {
+        let mut seen = Vec::new();
+        let (next, count) =
+            for_each_line(b"a\r\nbb\nccc", 10, 5, |l, off, no| seen.push((l.to_vec(), off, no)));
+        assert_eq!(seen, vec![(b"a".to_vec(), 10, 6), (b"bb".to_vec(), 13, 7)]);
+        assert_eq!((next, count), (16, 2));
+    }
+}

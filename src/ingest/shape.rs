@@ -1,0 +1,256 @@
+//! The shape of a tool call's input: keys and JSON value types, never values.
+//!
+//! Objects become `{"key":<shape>,...}` with keys sorted; arrays become `[<shape of the first
+//! element>]` (`[]` when empty); scalars become `"string"`, `"number"`, `"boolean"` or `"null"`.
+//! The result is compact canonical JSON, so equal shapes compare equal as text.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shape {
+    Scalar(&'static str),
+    Array(Option<Box<Shape>>),
+    Object(BTreeMap<String, Shape>),
+}
+
+impl Shape {
+    /// The canonical JSON text of this shape.
+    pub fn to_json(&self) -> String {
+        let mut out = String::new();
+        self.write(&mut out);
+        out
+    }
+
+    fn write(&self, out: &mut String) {
+        match self {
+            Shape::Scalar(name) => {
+                out.push('"');
+                out.push_str(name);
+                out.push('"');
+            }
+            Shape::Array(first) => {
+                out.push('[');
+                if let Some(first) = first {
+                    first.write(out);
+                }
+                out.push(']');
+            }
+            Shape::Object(fields) => {
+                out.push('{');
+                for (i, (key, shape)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    if key.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+                        out.push('"');
+                        out.push_str(key);
+                        out.push('"');
+                    } else {
+                        out.push_str(&serde_json::to_string(key).unwrap_or_default());
+                    }
+                    out.push(':');
+                    shape.write(out);
+                }
+                out.push('}');
+            }
+        }
+    }
+}
+
+/// Shape of a JSON text; `"string"` when the text is not JSON (e.g. a raw patch).
+pub fn shape_of_json(text: &str) -> String {
+    match serde_json::from_str::<Shape>(text) {
+        Ok(shape) => shape.to_json(),
+        Err(_) => "\"string\"".to_string(),
+    }
+}
+
+/// Shape of a JSON text already known to be valid (a `RawValue`), in one pass over its bytes
+/// that skips string contents instead of decoding them.
+pub fn shape_of_valid_json(text: &str) -> String {
+    let mut scan = Scan { b: text.as_bytes(), pos: 0 };
+    match scan.value() {
+        Some(shape) => shape.to_json(),
+        None => shape_of_json(text),
+    }
+}
+
+struct Scan<'a> {
+    b: &'a [u8],
+    pos: usize,
+}
+
+impl Scan<'_> {
+    fn peek(&mut self) -> Option<u8> {
+        while let Some(&c) = self.b.get(self.pos) {
+            if !c.is_ascii_whitespace() {
+                return Some(c);
+            }
+            self.pos += 1;
+        }
+        None
+    }
+
+    /// Skips a string starting at its opening quote; returns its raw inner bytes.
+    fn string(&mut self) -> Option<&[u8]> {
+        let end = super::skip::string_end(self.b, self.pos)?;
+        let start = self.pos + 1;
+        self.pos = end;
+        self.b.get(start..end - 1)
+    }
+
+    fn value(&mut self) -> Option<Shape> {
+        match self.peek()? {
+            b'{' => {
+                self.pos += 1;
+                let mut fields = BTreeMap::new();
+                loop {
+                    match self.peek()? {
+                        b'}' => {
+                            self.pos += 1;
+                            return Some(Shape::Object(fields));
+                        }
+                        b',' => self.pos += 1,
+                        b'"' => {
+                            let raw = self.string()?;
+                            let key = if raw.contains(&b'\\') {
+                                let quoted = [&b"\""[..], raw, &b"\""[..]].concat();
+                                serde_json::from_slice::<String>(&quoted).ok()?
+                            } else {
+                                std::str::from_utf8(raw).ok()?.to_string()
+                            };
+                            if self.peek()? != b':' {
+                                return None;
+                            }
+                            self.pos += 1;
+                            let shape = self.value()?;
+                            fields.insert(key, shape);
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            b'[' => {
+                self.pos += 1;
+                let mut first = None;
+                loop {
+                    match self.peek()? {
+                        b']' => {
+                            self.pos += 1;
+                            return Some(Shape::Array(first.map(Box::new)));
+                        }
+                        b',' => self.pos += 1,
+                        _ => {
+                            let shape = self.value()?;
+                            first.get_or_insert(shape);
+                        }
+                    }
+                }
+            }
+            b'"' => {
+                self.string()?;
+                Some(Shape::Scalar("string"))
+            }
+            b't' | b'f' => {
+                self.pos += if self.b[self.pos] == b't' { 4 } else { 5 };
+                Some(Shape::Scalar("boolean"))
+            }
+            b'n' => {
+                self.pos += 4;
+                Some(Shape::Scalar("null"))
+            }
+            b'-' | b'0'..=b'9' => {
+                while self.b.get(self.pos).is_some_and(|c| b"+-.eE0123456789".contains(c)) {
+                    self.pos += 1;
+                }
+                Some(Shape::Scalar("number"))
+            }
+            _ => None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Shape {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Shape, D::Error> {
+        d.deserialize_any(ShapeVisitor)
+    }
+}
+
+struct ShapeVisitor;
+
+impl<'de> Visitor<'de> for ShapeVisitor {
+    type Value = Shape;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Shape, E> {
+        Ok(Shape::Scalar("boolean"))
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Shape, E> {
+        Ok(Shape::Scalar("number"))
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Shape, E> {
+        Ok(Shape::Scalar("number"))
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Shape, E> {
+        Ok(Shape::Scalar("number"))
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Shape, E> {
+        Ok(Shape::Scalar("string"))
+    }
+    fn visit_unit<E>(self) -> Result<Shape, E> {
+        Ok(Shape::Scalar("null"))
+    }
+    fn visit_none<E>(self) -> Result<Shape, E> {
+        Ok(Shape::Scalar("null"))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Shape, A::Error> {
+        let first: Option<Shape> = seq.next_element()?;
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Shape::Array(first.map(Box::new)))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shape, A::Error> {
+        let mut fields = BTreeMap::new();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            let shape: Shape = map.next_value()?;
+            fields.insert(key.into_owned(), shape);
+        }
+        Ok(Shape::Object(fields))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_sorted_and_values_become_types() {
+        let text =
+            r#"{"timeout":5,"command":"ls -la","opts":{"z":null,"a":[1,2]},"list":[],"ok":true}"#;
+        assert_eq!(
+            shape_of_json(text),
+            r#"{"command":"string","list":[],"ok":"boolean","opts":{"a":["number"],"z":"null"},"timeout":"number"}"#
+        );
+    }
+
+    #[test]
+    fn the_byte_scanner_agrees_with_the_decoder() {
+        for text in [
+            r#"{"timeout":5,"command":"ls \"-la\"\\","opts":{"z":null,"a":[1,{"b":true}]},"l":[]}"#,
+            r#"[{"k\u0041":false},2]"#,
+            r#" "text" "#,
+            "-1.5e3",
+        ] {
+            assert_eq!(shape_of_valid_json(text), shape_of_json(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn non_json_text_is_a_string_shape() {
+        assert_eq!(shape_of_json("*** Begin Patch"), "\"string\"");
+    }
+}

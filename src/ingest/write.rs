@@ -1,0 +1,276 @@
+//! Storing what a file's new bytes produced. Rows and the file's new offset go into the same
+//! transaction, so a crash never leaves an offset ahead of the rows it promises.
+
+use std::collections::HashMap;
+
+use anyhow::{Context, Result};
+use rusqlite::{OptionalExtension, Transaction, params};
+
+use super::IngestReport;
+use super::files::FileRead;
+use super::parse::SessionRec;
+use super::turn::{RowRef, TurnRec};
+use crate::store::now_rfc3339;
+
+/// What a run's writes share: session row ids already looked up, by (agent, session key),
+/// and the run's time stamp.
+pub struct RunCache {
+    ids: HashMap<(String, String), i64>,
+    now: String,
+}
+
+impl RunCache {
+    pub fn new() -> RunCache {
+        RunCache { ids: HashMap::new(), now: now_rfc3339() }
+    }
+}
+
+/// Stores one file's read; returns false (storing nothing) when another ingest run stored
+/// this file since the read was planned.
+pub fn write_file(
+    tx: &Transaction,
+    read: &mut FileRead,
+    cache: &mut RunCache,
+    report: &mut IngestReport,
+) -> Result<bool> {
+    let current: Option<i64> = tx
+        .prepare_cached("SELECT offset FROM ingested_files WHERE path = ?1")?
+        .query_row([&read.key], |r| r.get(0))
+        .optional()?;
+    if current.map(|o| o as u64) != read.planned_offset {
+        return Ok(false);
+    }
+    let format = read.format.map_or("claude", |f| f.as_str());
+    if read.reset {
+        forget_file(tx, &read.key)?;
+    }
+    let mut sessions: Vec<(&String, &SessionRec)> = read.output.sessions.iter().collect();
+    sessions.sort_by(|a, b| a.0.cmp(b.0));
+    for (key, rec) in sessions {
+        session_id(tx, cache, &read.agent, key, format, Some(rec), report)?;
+    }
+    let turns = std::mem::take(&mut read.output.turns);
+    for turn in &turns {
+        let session = session_id(tx, cache, &read.agent, &turn.session_key, format, None, report)?;
+        let id = write_turn(tx, &read.agent, &read.key, session, turn, report)?;
+        if let Some(slot) = turn.open_slot {
+            read.output.state.open[slot].row = RowRef::Stored(id);
+        }
+    }
+    let state = if read.output.state.open.is_empty()
+        && read.output.state.session_key.is_none()
+        && read.output.state.project.is_none()
+    {
+        None
+    } else {
+        Some(serde_json::to_string(&read.output.state)?)
+    };
+    tx.prepare_cached(
+        "INSERT INTO ingested_files(path, agent_id, format, size, mtime_ns, offset, head_hash, lines,
+                                    bad_lines, unknown_lines, state, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+         ON CONFLICT(path) DO UPDATE SET
+            agent_id = excluded.agent_id, format = excluded.format, size = excluded.size,
+            mtime_ns = excluded.mtime_ns, offset = excluded.offset, head_hash = excluded.head_hash,
+            lines = excluded.lines,
+            bad_lines = CASE WHEN ?13 THEN excluded.bad_lines ELSE bad_lines + excluded.bad_lines END,
+            unknown_lines = CASE WHEN ?13 THEN excluded.unknown_lines
+                                 ELSE unknown_lines + excluded.unknown_lines END,
+            state = excluded.state, updated_at = excluded.updated_at",
+    )?
+    .execute(params![
+        read.key,
+        read.agent,
+        format,
+        read.size as i64,
+        read.mtime_ns,
+        read.offset as i64,
+        read.head_hash,
+        read.lines as i64,
+        read.bad_lines as i64,
+        read.unknown_lines as i64,
+        state,
+        cache.now,
+        read.reset,
+    ])
+    .with_context(|| format!("recording {}", read.key))?;
+    Ok(true)
+}
+
+/// Removes the rows of a file that shrank or was replaced, before it is read again.
+fn forget_file(tx: &Transaction, path: &str) -> Result<()> {
+    tx.execute(
+        "DELETE FROM skill_invocations WHERE source = 'transcript'
+           AND turn_id IN (SELECT id FROM turns WHERE file_path = ?1)",
+        [path],
+    )?;
+    tx.execute(
+        "DELETE FROM tool_calls WHERE turn_id IN (SELECT id FROM turns WHERE file_path = ?1)",
+        [path],
+    )?;
+    tx.execute("DELETE FROM turns WHERE file_path = ?1", [path])?;
+    Ok(())
+}
+
+fn session_id(
+    tx: &Transaction,
+    cache: &mut RunCache,
+    agent: &str,
+    key: &str,
+    source: &str,
+    rec: Option<&SessionRec>,
+    report: &mut IngestReport,
+) -> Result<i64> {
+    let cache_key = (agent.to_string(), key.to_string());
+    let known = match cache.ids.get(&cache_key) {
+        Some(id) => Some(*id),
+        None => tx
+            .prepare_cached("SELECT id FROM sessions WHERE agent_id = ?1 AND session_key = ?2")?
+            .query_row(params![agent, key], |r| r.get(0))
+            .optional()?,
+    };
+    let id = match known {
+        Some(id) => {
+            if let Some(rec) = rec {
+                tx.prepare_cached(
+                    "UPDATE sessions SET
+                        project = coalesce(project, ?2),
+                        started_at = CASE WHEN started_at IS NULL OR ?3 < started_at THEN ?3
+                                          ELSE started_at END,
+                        ended_at = CASE WHEN ended_at IS NULL OR ?4 > ended_at THEN ?4
+                                        ELSE ended_at END
+                     WHERE id = ?1",
+                )?
+                .execute(params![
+                    id,
+                    rec.project,
+                    rec.started_at,
+                    rec.ended_at
+                ])?;
+            }
+            id
+        }
+        None => {
+            let empty = SessionRec::default();
+            let rec = rec.unwrap_or(&empty);
+            report.sessions += 1;
+            tx.prepare_cached(
+                "INSERT INTO sessions(agent_id, session_key, source, project, started_at, ended_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
+            )?
+            .query_row(
+                params![agent, key, source, rec.project, rec.started_at, rec.ended_at],
+                |r| r.get(0),
+            )?
+        }
+    };
+    cache.ids.insert(cache_key, id);
+    Ok(id)
+}
+
+fn write_turn(
+    tx: &Transaction,
+    agent: &str,
+    path: &str,
+    session: i64,
+    turn: &TurnRec,
+    report: &mut IngestReport,
+) -> Result<i64> {
+    let updated = match turn.row {
+        RowRef::Stored(id) => {
+            let n = tx
+                .prepare_cached(
+                    "UPDATE turns SET outcome = ?2, failure_reason = ?3, summary = ?4,
+                        started_at = ?5, ended_at = ?6, complete = ?7
+                     WHERE id = ?1",
+                )?
+                .execute(params![
+                    id,
+                    turn.outcome.as_str(),
+                    turn.failure_reason,
+                    turn.summary,
+                    turn.started_at,
+                    turn.ended_at,
+                    turn.complete,
+                ])?;
+            (n == 1).then_some(id)
+        }
+        RowRef::New => None,
+    };
+    let id = match updated {
+        Some(id) => {
+            report.turns_updated += 1;
+            id
+        }
+        None => {
+            report.turns += 1;
+            tx.prepare_cached(
+                "INSERT INTO turns(session_id, agent_id, file_path, start_offset, user_input,
+                    picked_skill, outcome, failure_reason, summary, started_at, ended_at,
+                    is_sidechain, complete)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) RETURNING id",
+            )?
+            .query_row(
+                params![
+                    session,
+                    agent,
+                    path,
+                    turn.start_offset as i64,
+                    turn.user_input,
+                    turn.picked_skill,
+                    turn.outcome.as_str(),
+                    turn.failure_reason,
+                    turn.summary,
+                    turn.started_at,
+                    turn.ended_at,
+                    turn.is_sidechain,
+                    turn.complete,
+                ],
+                |r| r.get(0),
+            )?
+        }
+    };
+    let mut insert_call = tx.prepare_cached(
+        "INSERT INTO tool_calls(turn_id, ordinal, call_id, name, input_shape, is_error, at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?;
+    for call in &turn.new_calls {
+        insert_call.execute(params![
+            id,
+            call.ordinal,
+            call.call_id,
+            call.name,
+            call.input_shape,
+            call.is_error,
+            call.at
+        ])?;
+        report.tool_calls += 1;
+        report.tool_errors += u64::from(call.is_error);
+    }
+    let mut late = tx.prepare_cached(
+        "UPDATE tool_calls SET is_error = 1 WHERE turn_id = ?1 AND call_id = ?2 AND is_error = 0",
+    )?;
+    for call_id in &turn.late_errors {
+        report.tool_errors += late.execute(params![id, call_id])? as u64;
+    }
+    let mut invocation = tx.prepare_cached(
+        "INSERT OR IGNORE INTO skill_invocations(agent_id, skill_name, skill_id, outcome, source,
+            session_key, turn_id, call_id, at)
+         VALUES (?1, ?2, (SELECT id FROM skills WHERE agent_id = ?1 AND name = ?2
+                          ORDER BY id LIMIT 1),
+                 ?3, 'transcript', ?4, ?5, ?6, ?7)",
+    )?;
+    for inv in &turn.invocations {
+        let at = inv.at.clone().or_else(|| turn.ended_at.clone()).unwrap_or_else(now_rfc3339);
+        report.skill_invocations += invocation.execute(params![
+            agent,
+            inv.skill,
+            inv.outcome.as_str(),
+            turn.session_key,
+            id,
+            inv.call_id,
+            at
+        ])? as u64;
+    }
+    Ok(id)
+}
