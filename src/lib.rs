@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod lifecycle;
 pub mod model;
 pub mod store;
 pub mod workspace;

@@ -1,0 +1,34 @@
+//! `skilldeck sweep [--json]`: judge every skill now.
+
+use anyhow::Result;
+use clap::Args;
+
+use super::{GlobalArgs, Outcome, print_json};
+use crate::lifecycle;
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(global: &GlobalArgs, args: SweepArgs) -> Result<Outcome> {
+    let mut ws = global.open()?;
+    let report = lifecycle::sweep(&mut ws)?;
+    if args.json {
+        print_json(&report)?;
+        return Ok(Outcome::Ok);
+    }
+    println!(
+        "judged {} skills in {} ms: {} changed, {} edits recorded, {} implicit failures",
+        report.skills_judged,
+        report.elapsed_ms,
+        report.changes.len(),
+        report.edits_recorded,
+        report.implicit_failures
+    );
+    for c in &report.changes {
+        println!("  {} ({}): {} -> {}: {}", c.name, c.agent_id, c.from, c.to, c.reason);
+    }
+    Ok(Outcome::Ok)
+}
