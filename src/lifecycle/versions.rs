@@ -180,7 +180,10 @@ pub fn scan_edits(ws: &mut Workspace) -> Result<usize> {
     Ok(recorded)
 }
 
-fn stamps(conn: &Connection) -> Result<std::collections::HashMap<i64, (Option<i64>, Option<i64>)>> {
+/// SKILL.md modification time and size as last read.
+type Stamp = (Option<i64>, Option<i64>);
+
+fn stamps(conn: &Connection) -> Result<std::collections::HashMap<i64, Stamp>> {
     let mut stmt = conn.prepare("SELECT id, file_mtime_ns, file_size FROM skills")?;
     let rows = stmt.query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
