@@ -24,30 +24,58 @@ impl Rng {
 
 fn main() -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
-    let mut ws = Workspace::with_paths(Config::default(), Paths::under(dir.path()))?;
-    let started = Instant::now();
-    fill(&mut ws)?;
-    println!("fill: {SKILLS} skills, {INVOCATIONS} invocations in {:.1?}", started.elapsed());
+    let paths = Paths::under(dir.path());
+    // Filling 2M rows takes minutes on a busy machine: keep a template between runs.
+    let template = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("sweep-100k-2m.db");
+    if !template.exists() {
+        let tmp = template.with_extension("filling");
+        let _ = std::fs::remove_file(&tmp);
+        let mut ws =
+            Workspace::with_paths(Config::default(), Paths { db: tmp.clone(), ..paths.clone() })?;
+        let started = Instant::now();
+        fill(&mut ws)?;
+        ws.store.conn().execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
+        drop(ws);
+        std::fs::rename(&tmp, &template)?;
+        println!("fill: {SKILLS} skills, {INVOCATIONS} invocations in {:.1?}", started.elapsed());
+    }
+    std::fs::copy(&template, &paths.db)?;
+    let mut ws = Workspace::with_paths(Config::default(), paths)?;
 
-    let r = timed("first sweep (syncs every counter, many status changes)", || {
+    let r = timed("first sweep (full; syncs every counter, many status changes)", || {
         lifecycle::sweep(&mut ws)
     })?;
     println!(
-        "  judged {} changed {} counters synced {}",
+        "  mode {} judged {} changed {} counters synced {} phases {:?}",
+        r.mode,
         r.skills_judged,
         r.changes.len(),
-        r.counters_synced
+        r.counters_synced,
+        r.phases_ms
+    );
+    let mut full = Vec::new();
+    for _ in 0..3 {
+        let t = Instant::now();
+        let r = lifecycle::sweep_full(&mut ws)?;
+        full.push(t.elapsed());
+        assert!(r.changes.is_empty(), "a full sweep agrees with the one before");
+        println!("  full sweep phases {:?}", r.phases_ms);
+    }
+    full.sort();
+    println!(
+        "full sweep, nothing to change: median {:.1?} (min {:.1?}, max {:.1?})",
+        full[1], full[0], full[2]
     );
     let mut steady = Vec::new();
     for _ in 0..5 {
         let t = Instant::now();
         let r = lifecycle::sweep(&mut ws)?;
         steady.push(t.elapsed());
-        assert!(r.changes.is_empty());
+        assert!(r.changes.is_empty() && r.mode == "incremental");
     }
     steady.sort();
     println!(
-        "steady sweep (nothing changes): median {:.1?} (min {:.1?}, max {:.1?})",
+        "incremental sweep, nothing new: median {:.1?} (min {:.1?}, max {:.1?})",
         steady[2], steady[0], steady[4]
     );
 
@@ -64,8 +92,16 @@ fn main() -> anyhow::Result<()> {
         }
         tx.commit()?;
     }
-    let r = timed("sweep after 1,000 new failures", || lifecycle::sweep(&mut ws))?;
-    println!("  changed {} counters synced {}", r.changes.len(), r.counters_synced);
+    let r = timed("incremental sweep after 1,000 new failures", || lifecycle::sweep(&mut ws))?;
+    println!(
+        "  judged {} changed {} counters synced {} phases {:?}",
+        r.skills_judged,
+        r.changes.len(),
+        r.counters_synced,
+        r.phases_ms
+    );
+    let r = timed("full sweep after that", || lifecycle::sweep_full(&mut ws))?;
+    assert!(r.changes.is_empty(), "incremental and full agree");
     let a = timed("audit (all skills, figures recomputed)", || lifecycle::audit(&ws.store, None))?;
     println!("  {} rows", a.len());
     Ok(())

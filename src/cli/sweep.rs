@@ -8,19 +8,24 @@ use crate::lifecycle;
 
 #[derive(Debug, Args)]
 pub struct SweepArgs {
+    /// Recompute every skill from the whole invocation table (default: only what changed)
+    #[arg(long)]
+    pub full: bool,
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn run(global: &GlobalArgs, args: SweepArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
-    let report = lifecycle::sweep(&mut ws)?;
+    let report =
+        if args.full { lifecycle::sweep_full(&mut ws)? } else { lifecycle::sweep(&mut ws)? };
     if args.json {
         print_json(&report)?;
         return Ok(Outcome::Ok);
     }
     println!(
-        "judged {} skills in {} ms: {} changed, {} edits recorded, {} implicit failures",
+        "{} sweep judged {} skills in {} ms: {} changed, {} edits recorded, {} implicit failures",
+        report.mode,
         report.skills_judged,
         report.elapsed_ms,
         report.changes.len(),

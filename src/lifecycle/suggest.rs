@@ -61,6 +61,12 @@ fn words(text: &str) -> impl Iterator<Item = String> + '_ {
 
 impl SuggestIndex {
     pub fn build(store: &Store, agent: &str) -> Result<SuggestIndex> {
+        Self::build_for(store, agent, None)
+    }
+
+    /// Like `build`, but when `words` is given, only skills whose text contains one of them
+    /// (as a substring, a superset of token matches) are tokenized: a one-query index.
+    fn build_for(store: &Store, agent: &str, words: Option<&[String]>) -> Result<SuggestIndex> {
         let conn = store.conn();
         let mut priors: HashMap<String, (&'static str, f64)> = HashMap::new();
         let mut stmt = conn.prepare(
@@ -80,7 +86,20 @@ impl SuggestIndex {
         )?;
         let mut rows = stmt.query([agent])?;
         let mut index = SuggestIndex { entries: Vec::new(), tokens: HashMap::new() };
+        let mut haystack = String::new();
         while let Some(r) = rows.next()? {
+            if let Some(words) = words {
+                haystack.clear();
+                for col in 0..3 {
+                    if let Ok(text) = r.get_ref(col)?.as_str() {
+                        haystack.extend(text.chars().flat_map(char::to_lowercase));
+                        haystack.push(' ');
+                    }
+                }
+                if !words.iter().any(|w| haystack.contains(w.as_str())) {
+                    continue;
+                }
+            }
             let name: String = r.get(0)?;
             let description: Option<String> = r.get(1)?;
             let triggers: Vec<String> =
@@ -136,9 +155,7 @@ impl SuggestIndex {
     /// trigger 2, description 1, over 3 per word; a whole trigger phrase in the query adds 0.25)
     /// times (0.5 + reliability / 2). Ties go to the name, so results are deterministic.
     pub fn query(&self, query: &str, limit: usize) -> Vec<Suggestion> {
-        let mut query_words: Vec<String> = words(query).collect();
-        query_words.sort_unstable();
-        query_words.dedup();
+        let query_words = query_words(query);
         if query_words.is_empty() {
             return Vec::new();
         }
@@ -182,7 +199,19 @@ impl SuggestIndex {
     }
 }
 
-/// Builds the index for `agent` and answers one query.
+fn query_words(query: &str) -> Vec<String> {
+    let mut out: Vec<String> = words(query).collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Answers one query: indexes only the skills whose text mentions a query word, then ranks them
+/// exactly as a full `SuggestIndex` would.
 pub fn suggest(store: &Store, agent: &str, query: &str, limit: usize) -> Result<Vec<Suggestion>> {
-    Ok(SuggestIndex::build(store, agent)?.query(query, limit))
+    let words = query_words(query);
+    if words.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(SuggestIndex::build_for(store, agent, Some(&words))?.query(query, limit))
 }

@@ -1,27 +1,30 @@
-//! The health sweep: judge every skill from its invocation record, write only what changed.
+//! The health sweep: judge skills from their invocation record, write only what changed.
 //!
-//! Precedence (README "## Lifecycle"): rate rules (seed 001) apply to every skill once the window
-//! holds `min_invocations`; Ghost's streak rules (seed 004) degrade any skill, but only retire
-//! auto-created ones, and only in two steps: a sweep first flags the skill (degraded or
-//! deprecated), and a later sweep retires it if a retire rule still holds and it failed again
-//! since it was flagged. Protected skills are at worst `warning`.
+//! A full sweep folds the whole invocation table in one ordered index scan. Later sweeps are
+//! incremental: only skills with invocation rows newer than the last sweep's high-water mark,
+//! newly linked rows, or a row changed since the last sweep (record, pin, restore, version) are
+//! recomputed, each from the table. Skills nothing touched keep the verdict they had (the rules
+//! are idempotent on an unchanged tally). A changed `[lifecycle]` config forces a full sweep.
 
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Result;
-use rusqlite::params;
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde::Serialize;
 
-use super::status::{DEGRADED, DEPRECATED, HEALTHY, RETIRED, WARNING, is_live};
+use super::rules::{Judged, judge};
+use super::status::{DEGRADED, DEPRECATED, RETIRED, is_live};
 use super::tally::{self, Tally};
-use super::{SkillRow, add_event, implicit, register, versions};
-use crate::config::LifecycleConfig;
-use crate::model::Outcome;
+use super::{SkillRow, add_event, files, implicit, register, versions};
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
 
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct SweepReport {
+    /// `full` (whole table) or `incremental`.
+    pub mode: &'static str,
     pub skills_judged: usize,
     pub edits_recorded: usize,
     pub implicit_failures: usize,
@@ -29,6 +32,15 @@ pub struct SweepReport {
     pub counters_synced: usize,
     pub changes: Vec<StatusChange>,
     pub elapsed_ms: u64,
+    pub phases_ms: Phases,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Phases {
+    pub scan_edits: u64,
+    pub implicit: u64,
+    pub tally: u64,
+    pub apply: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -41,103 +53,86 @@ pub struct StatusChange {
     pub reason: String,
 }
 
-/// What the rules say about one skill.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Verdict {
-    pub status: &'static str,
-    pub reason: String,
-}
+const WATERMARK: &str = "lifecycle.sweep_watermark";
+const SWEPT_AT: &str = "lifecycle.swept_at";
+const CONFIG: &str = "lifecycle.sweep_config";
+const FULL_AT: &str = "lifecycle.full_sweep_at";
+/// A full sweep at least this often catches what leaves no trace for the incremental one
+/// (invocation rows deleted or rewritten by hand).
+const FULL_EVERY: chrono::Duration = chrono::Duration::hours(24);
 
-/// The state a skill is judged from.
-pub struct Judged<'a> {
-    pub status: &'a str,
-    pub protected: bool,
-    pub is_auto_created: bool,
-    /// Newest invocation id when the skill was last flagged.
-    pub flag_mark: Option<i64>,
-}
-
-fn pct(rate: f64) -> String {
-    format!("{:.0}%", rate * 100.0)
-}
-
-/// The rules, as a pure function (tested at their edges).
-pub fn judge(skill: &Judged, t: &Tally, cfg: &LifecycleConfig) -> Verdict {
-    let rate = t.window_rate().filter(|_| t.window_uses as usize >= cfg.min_invocations.max(1));
-    let rate_note =
-        |r: f64| format!("rolling rate {} ({}/{})", pct(r), t.window_successes, t.window_uses);
-    let verdict = |status, reason| Verdict { status, reason };
-    if skill.protected {
-        return match rate {
-            Some(r) if r <= cfg.warning_rate => {
-                verdict(WARNING, format!("{} ≤ {}; protected", rate_note(r), pct(cfg.warning_rate)))
-            }
-            _ => verdict(HEALTHY, "protected".into()),
-        };
-    }
-    let streak_rule = (t.ghost_streak >= cfg.retire_failure_streak)
-        .then(|| format!("{} consecutive failures", t.ghost_streak));
-    let young_rule = (t.ghost_failures >= u64::from(cfg.retire_failures)
-        && t.ghost_uses < u64::from(cfg.retire_max_uses))
-    .then(|| format!("{} failures in {} uses", t.ghost_failures, t.ghost_uses));
-    let retire_rule = if skill.is_auto_created { streak_rule.or(young_rule) } else { None };
-    let flagged = matches!(skill.status, DEGRADED | DEPRECATED);
-    let failed_since_flag = t.last_outcome == Some(Outcome::Failure)
-        && skill.flag_mark.is_none_or(|mark| t.newest_id > mark);
-    if let Some(rule) = &retire_rule
-        && flagged
-        && failed_since_flag
-    {
-        return verdict(RETIRED, format!("{rule}, still failing after being {}", skill.status));
-    }
-    if let Some(r) = rate.filter(|r| *r <= cfg.deprecated_rate) {
-        return verdict(DEPRECATED, format!("{} ≤ {}", rate_note(r), pct(cfg.deprecated_rate)));
-    }
-    if t.ghost_streak >= cfg.degraded_streak {
-        return verdict(DEGRADED, format!("{} consecutive failures", t.ghost_streak));
-    }
-    if let Some(rule) = retire_rule {
-        return verdict(DEGRADED, format!("{rule}; retires if it fails again"));
-    }
-    if let Some(r) = rate.filter(|r| *r <= cfg.warning_rate) {
-        return verdict(WARNING, format!("{} ≤ {}", rate_note(r), pct(cfg.warning_rate)));
-    }
-    match rate {
-        Some(r) => verdict(HEALTHY, rate_note(r)),
-        None => verdict(
-            HEALTHY,
-            format!("{} of {} invocations needed", t.window_uses, cfg.min_invocations),
-        ),
-    }
-}
-
-/// Runs the implicit-signal pass and `scan_edits`, syncs counters from `skill_invocations`,
-/// judges every live skill and applies the changes (retirements move the folder).
+/// Records external edits and implicit failures, then judges the skills whose record changed
+/// since the last sweep (all of them the first time or after a config change).
 pub fn sweep(ws: &mut Workspace) -> Result<SweepReport> {
+    run(ws, false)
+}
+
+/// Like `sweep`, but recomputes every skill from the whole invocation table.
+pub fn sweep_full(ws: &mut Workspace) -> Result<SweepReport> {
+    run(ws, true)
+}
+
+fn ms(t: Instant) -> u64 {
+    u64::try_from(t.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+fn run(ws: &mut Workspace, force_full: bool) -> Result<SweepReport> {
     let started = Instant::now();
-    let mut report = SweepReport {
-        edits_recorded: versions::scan_edits(ws)?,
-        implicit_failures: implicit::implicit_failures(ws)?,
-        ..SweepReport::default()
-    };
+    let mut report = SweepReport::default();
+    let t = Instant::now();
+    report.edits_recorded = versions::scan_edits(ws)?;
+    report.phases_ms.scan_edits = ms(t);
+    let t = Instant::now();
+    report.implicit_failures = implicit::implicit_failures(ws)?;
+    report.phases_ms.implicit = ms(t);
+
     let cfg = ws.config.lifecycle.clone();
+    let cfg_key = serde_json::to_string(&cfg)?;
     ws.store.meta_set("lifecycle.window", &cfg.window.to_string())?;
     let now = now_rfc3339();
-    let tx = ws.store.conn_mut().transaction()?;
+    let t = Instant::now();
+    let tx = ws.store.conn_mut().transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let meta = |key: &str| -> Result<Option<String>> {
+        Ok(tx.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0)).optional()?)
+    };
+    let watermark: Option<i64> = meta(WATERMARK)?.and_then(|w| w.parse().ok());
+    let swept_at = meta(SWEPT_AT)?;
+    let full_due = meta(FULL_AT)?
+        .and_then(|at| chrono::DateTime::parse_from_rfc3339(&at).ok())
+        .is_none_or(|at| chrono::Utc::now().signed_duration_since(at) > FULL_EVERY);
+    let full =
+        force_full || full_due || watermark.is_none() || meta(CONFIG)?.as_deref() != Some(&cfg_key);
+    let high: i64 =
+        tx.query_row("SELECT COALESCE(MAX(id), 0) FROM skill_invocations", [], |r| r.get(0))?;
+    let newly_linked = tally::unlinked_targets(&tx)?;
     report.invocations_linked = tally::link_invocations(&tx)?;
-    let tallies = tally::tally_all(&tx, cfg.window, &tally::resets(&tx)?)?;
-    let skills = sweep_rows(&tx)?;
+    let resets = tally::resets(&tx)?;
+    let (skills, tallies) = if full {
+        (sweep_rows(&tx, None)?, tally::tally_all(&tx, cfg.window, &resets)?)
+    } else {
+        let mut dirty = dirty_skills(&tx, watermark.unwrap_or(0), swept_at.as_deref())?;
+        dirty.extend(newly_linked);
+        let mut tallies = HashMap::new();
+        for id in &dirty {
+            let reset = resets.get(id).map(String::as_str);
+            tallies.insert(*id, tally::tally_one(&tx, *id, cfg.window, reset)?);
+        }
+        (sweep_rows(&tx, Some(&dirty))?, tallies)
+    };
+    report.mode = if full { "full" } else { "incremental" };
+    report.phases_ms.tally = ms(t);
+
+    let t = Instant::now();
     let empty = Tally::default();
-    let mut moved = Vec::new();
+    let mut moved: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let mut sync = tx.prepare(
+        "UPDATE skills SET success_count = ?1, failure_count = ?2, last_outcome = ?3 WHERE id = ?4",
+    )?;
     for (skill, cached, flag_mark) in &skills {
         let t = tallies.get(&skill.id).unwrap_or(&empty);
         let counters = counters_of(t);
         if *cached != counters {
-            tx.execute(
-                "UPDATE skills SET success_count = ?1, failure_count = ?2, last_outcome = ?3
-                 WHERE id = ?4",
-                params![counters.0, counters.1, counters.2, skill.id],
-            )?;
+            sync.execute(params![counters.0, counters.1, counters.2, skill.id])?;
             report.counters_synced += 1;
         }
         if !is_live(&skill.status) {
@@ -157,8 +152,8 @@ pub fn sweep(ws: &mut Workspace) -> Result<SweepReport> {
         let mut path = skill.path.clone();
         if v.status == RETIRED {
             let to = register::parked_path(&ws.paths.retired_dir, &skill.agent_id, &skill.name);
-            super::files::move_dir(std::path::Path::new(&skill.path), &to)?;
-            moved.push((to.clone(), std::path::PathBuf::from(&skill.path)));
+            files::move_dir(Path::new(&skill.path), &to)?;
+            moved.push((to.clone(), PathBuf::from(&skill.path)));
             path = to.to_string_lossy().into_owned();
         }
         let mark = matches!(v.status, DEGRADED | DEPRECATED).then_some(t.newest_id);
@@ -178,13 +173,26 @@ pub fn sweep(ws: &mut Workspace) -> Result<SweepReport> {
             reason: v.reason,
         });
     }
+    drop(sync);
+    let mut marks = vec![(WATERMARK, high.to_string()), (SWEPT_AT, now.clone()), (CONFIG, cfg_key)];
+    if full {
+        marks.push((FULL_AT, now));
+    }
+    for (key, value) in marks {
+        tx.execute(
+            "INSERT INTO meta(key, value) VALUES (?1, ?2)
+             ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            params![key, value],
+        )?;
+    }
     if let Err(e) = tx.commit() {
         for (from, to) in moved {
-            let _ = super::files::move_dir(&from, &to);
+            let _ = files::move_dir(&from, &to);
         }
         return Err(e.into());
     }
-    report.elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    report.phases_ms.apply = ms(t);
+    report.elapsed_ms = ms(started);
     Ok(report)
 }
 
@@ -195,14 +203,48 @@ fn counters_of(t: &Tally) -> Counters {
     (n(t.successes), n(t.failures), t.last_outcome.map(|o| o.as_str().to_string()))
 }
 
-fn sweep_rows(conn: &rusqlite::Connection) -> Result<Vec<(SkillRow, Counters, Option<i64>)>> {
+/// Skills with invocation rows above the watermark, or whose row changed since the last sweep.
+fn dirty_skills(conn: &Connection, watermark: i64, swept_at: Option<&str>) -> Result<HashSet<i64>> {
+    let mut out = HashSet::new();
     let mut stmt = conn.prepare(
-        "SELECT id, agent_id, name, path, status, protected, version, is_auto_created,
-                approved_sha256, needs_review, success_count, failure_count, last_outcome, flag_mark
-         FROM skills",
+        "SELECT DISTINCT skill_id FROM skill_invocations WHERE id > ?1 AND skill_id IS NOT NULL",
     )?;
-    let rows = stmt.query_map([], |r| {
+    for id in stmt.query_map([watermark], |r| r.get(0))? {
+        out.insert(id?);
+    }
+    let mut stmt = conn.prepare("SELECT id FROM skills WHERE ?1 IS NULL OR updated_at >= ?1")?;
+    for id in stmt.query_map([swept_at], |r| r.get(0))? {
+        out.insert(id?);
+    }
+    Ok(out)
+}
+
+type SweepRow = (SkillRow, Counters, Option<i64>);
+
+fn sweep_rows(conn: &Connection, only: Option<&HashSet<i64>>) -> Result<Vec<SweepRow>> {
+    let sql = "SELECT id, agent_id, name, path, status, protected, version, is_auto_created,
+                approved_sha256, needs_review, success_count, failure_count, last_outcome, flag_mark
+         FROM skills";
+    let read = |r: &rusqlite::Row| -> rusqlite::Result<SweepRow> {
         Ok((super::skill_from_row(r)?, (r.get(10)?, r.get(11)?, r.get(12)?), r.get(13)?))
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+    };
+    match only {
+        None => {
+            let mut stmt = conn.prepare(sql)?;
+            let rows = stmt.query_map([], read)?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        }
+        Some(ids) => {
+            let mut stmt = conn.prepare(&format!("{sql} WHERE id = ?1"))?;
+            let mut out = Vec::with_capacity(ids.len());
+            let mut sorted: Vec<_> = ids.iter().copied().collect();
+            sorted.sort_unstable();
+            for id in sorted {
+                if let Some(row) = stmt.query_map([id], read)?.next() {
+                    out.push(row?);
+                }
+            }
+            Ok(out)
+        }
+    }
 }

@@ -165,6 +165,17 @@ pub(crate) fn resets(conn: &Connection) -> Result<HashMap<i64, String>> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// Skills that `link_invocations` is about to give rows to (their tallies change).
+pub(crate) fn unlinked_targets(conn: &Connection) -> Result<Vec<i64>> {
+    let mut stmt = conn.prepare(
+        "SELECT DISTINCT s.id FROM skill_invocations i
+         JOIN skills s ON s.agent_id = i.agent_id AND s.name = i.skill_name
+         WHERE i.skill_id IS NULL",
+    )?;
+    let rows = stmt.query_map([], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// Points invocations that name a skill but lack its id at the matching skill of their agent.
 pub(crate) fn link_invocations(conn: &Connection) -> Result<usize> {
     Ok(conn.execute(

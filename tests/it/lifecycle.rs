@@ -59,6 +59,7 @@ fn five_successes_and_fifteen_failures_rate_25_percent_and_deprecated() {
     assert_eq!(stats["status"], "healthy", "nothing changes before a sweep");
 
     let report = sweep(&tw);
+    assert_eq!(report["mode"], "full", "the first sweep reads the whole table");
     let change = &report["changes"][0];
     assert_eq!(
         (change["from"].as_str(), change["to"].as_str()),
@@ -78,8 +79,17 @@ fn five_successes_and_fifteen_failures_rate_25_percent_and_deprecated() {
         )
         .unwrap();
     assert_eq!((s, f), (5, 15));
-    // A second sweep changes nothing and writes no event.
-    assert_eq!(sweep(&tw)["changes"].as_array().unwrap().len(), 0);
+    // A second sweep changes nothing and writes no event; nor does a forced full one.
+    let again = sweep(&tw);
+    assert_eq!(
+        (again["mode"].as_str(), again["changes"].as_array().unwrap().len()),
+        (Some("incremental"), 0)
+    );
+    let full = tw.run_json(&["sweep", "--full"]);
+    assert_eq!(
+        (full["mode"].as_str(), full["changes"].as_array().unwrap().len()),
+        (Some("full"), 0)
+    );
     let audit = tw.run_json(&["audit"]);
     assert_eq!(audit[0]["name"], "fmt-check");
     assert_eq!(audit[0]["status"], "deprecated");
