@@ -180,7 +180,7 @@ pub(crate) fn unlinked_targets(conn: &Connection) -> Result<Vec<i64>> {
 pub(crate) fn link_invocations(conn: &Connection) -> Result<usize> {
     Ok(conn.execute(
         "UPDATE skill_invocations SET skill_id = (
-             SELECT s.id FROM skills s
+             SELECT s.id FROM skills s INDEXED BY skills_agent_name
              WHERE s.agent_id = skill_invocations.agent_id AND s.name = skill_invocations.skill_name
              ORDER BY s.namespace = 'default' DESC, s.id LIMIT 1)
          WHERE skill_id IS NULL AND EXISTS (

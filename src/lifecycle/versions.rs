@@ -153,23 +153,33 @@ pub fn rollback(ws: &mut Workspace, agent: &str, skill: &str, version: i64) -> R
 /// imports skill folders in the live dir that have no row yet (source `import`, config agent).
 /// Files whose size and mtime match the last read are not reread. Returns versions recorded.
 pub fn scan_edits(ws: &mut Workspace) -> Result<usize> {
-    let skills = all_skills(ws.store.conn())?;
-    let stamps = stamps(ws.store.conn())?;
-    let mut recorded = 0;
-    let mut known = HashSet::new();
-    for skill in &skills {
-        known.insert(skill.path.clone());
-        if !is_live(&skill.status) {
-            continue;
+    let mut changed = Vec::new();
+    {
+        let mut stmt = ws.store.conn().prepare(
+            "SELECT id, path, file_mtime_ns, file_size FROM skills
+             WHERE status NOT IN ('retired', 'archived')",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let path = Path::new(r.get_ref(1)?.as_str()?);
+            let stamp = register::file_stamp(&skill_file(path));
+            if stamp.0.is_some() && stamp != (r.get(2)?, r.get(3)?) {
+                changed.push(r.get::<_, i64>(0)?);
+            }
         }
-        let stamp = register::file_stamp(&skill_file(Path::new(&skill.path)));
-        if stamp.0.is_none() || stamps.get(&skill.id) == Some(&stamp) {
-            continue;
-        }
-        recorded += usize::from(scan_one(ws, skill)?);
     }
+    let mut recorded = 0;
+    for id in changed {
+        let skill = super::skill_by_id(ws.store.conn(), id)?;
+        recorded += usize::from(scan_one(ws, &skill)?);
+    }
+    let folders = live_folders(&ws.paths.skills_dir)?;
+    if folders.is_empty() {
+        return Ok(recorded);
+    }
+    let known: HashSet<String> = all_skills(ws.store.conn())?.into_iter().map(|s| s.path).collect();
     let agent = ws.config.agent_id.clone();
-    for name in live_folders(&ws.paths.skills_dir)? {
+    for name in folders {
         let path = ws.paths.skills_dir.join(&name);
         let known_name = super::find_skill(ws.store.conn(), &agent, &name)?.is_some();
         if !known_name && !known.contains(path.to_string_lossy().as_ref()) {
@@ -178,15 +188,6 @@ pub fn scan_edits(ws: &mut Workspace) -> Result<usize> {
         }
     }
     Ok(recorded)
-}
-
-/// SKILL.md modification time and size as last read.
-type Stamp = (Option<i64>, Option<i64>);
-
-fn stamps(conn: &Connection) -> Result<std::collections::HashMap<i64, Stamp>> {
-    let mut stmt = conn.prepare("SELECT id, file_mtime_ns, file_size FROM skills")?;
-    let rows = stmt.query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// Records the live file of `skill` as an `edit` version if its bytes differ from the newest

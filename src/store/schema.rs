@@ -138,6 +138,9 @@ CREATE TABLE skills (
     UNIQUE(agent_id, namespace, name, scope)
 );
 CREATE INDEX skills_agent_name ON skills(agent_id, name);
+-- lifecycle: the incremental sweep's "changed since" and restored-skill lookups
+CREATE INDEX skills_updated ON skills(updated_at);
+CREATE INDEX skills_reset ON skills(id) WHERE streak_reset_at IS NOT NULL;
 
 CREATE TABLE skill_versions (
     id          INTEGER PRIMARY KEY,
@@ -166,7 +169,6 @@ CREATE TABLE skill_invocations (
 );
 -- lifecycle: the sweep's one ordered scan reads only this index
 CREATE INDEX skill_invocations_scan ON skill_invocations(skill_id, at, id, outcome, superseded);
-CREATE INDEX skill_invocations_unlinked ON skill_invocations(id) WHERE skill_id IS NULL;
 CREATE INDEX skill_invocations_turn ON skill_invocations(turn_id) WHERE turn_id IS NOT NULL;
 CREATE INDEX skill_invocations_skill ON skill_invocations(agent_id, skill_name, at);
 CREATE UNIQUE INDEX skill_invocations_call ON skill_invocations(agent_id, call_id) WHERE call_id IS NOT NULL;
