@@ -159,8 +159,10 @@ fn run(ws: &mut Workspace, force_full: bool) -> Result<SweepReport> {
             path = to.to_string_lossy().into_owned();
         }
         let mark = matches!(v.status, DEGRADED | DEPRECATED).then_some(t.newest_id);
+        // `updated_at` is left alone: it marks changes the next incremental sweep must judge,
+        // and this one is already judged (its time is on the event).
         tx.execute(
-            "UPDATE skills SET status = ?1, path = ?2, updated_at = ?3, flag_mark = ?4,
+            "UPDATE skills SET status = ?1, path = ?2, flag_mark = ?4,
                  deprecated_at = CASE WHEN ?1 = 'deprecated' THEN ?3 ELSE deprecated_at END
              WHERE id = ?5",
             params![v.status, path, now, mark, skill.id],
@@ -209,14 +211,15 @@ fn counters_of(t: &Tally) -> Counters {
 fn dirty_skills(conn: &Connection, watermark: i64, swept_at: Option<&str>) -> Result<HashSet<i64>> {
     let mut out = HashSet::new();
     let mut stmt = conn.prepare(
-        // `+skill_id`: walk the rowid range, not the skill index.
-        "SELECT DISTINCT skill_id FROM skill_invocations WHERE id > ?1 AND +skill_id IS NOT NULL",
+        // NOT INDEXED: walk the rowid range, never the whole skill index.
+        "SELECT skill_id FROM skill_invocations NOT INDEXED WHERE id > ?1 AND skill_id IS NOT NULL",
     )?;
     for id in stmt.query_map([watermark], |r| r.get(0))? {
         out.insert(id?);
     }
-    let mut stmt = conn.prepare("SELECT id FROM skills WHERE ?1 IS NULL OR updated_at >= ?1")?;
-    for id in stmt.query_map([swept_at], |r| r.get(0))? {
+    // No sweep time yet means every row (`""` sorts before any time).
+    let mut stmt = conn.prepare("SELECT id FROM skills WHERE updated_at >= ?1")?;
+    for id in stmt.query_map([swept_at.unwrap_or("")], |r| r.get(0))? {
         out.insert(id?);
     }
     Ok(out)
