@@ -26,20 +26,21 @@ pub struct Suggestion {
     pub prior: &'static str,
 }
 
+/// One suggestible skill, as read from the store.
 struct Entry {
     name: String,
+    description: String,
+    /// `skills.triggers`, a JSON array; its words tokenize like plain text.
+    triggers_json: String,
     status: String,
-    triggers: Vec<String>,
-    reliability: f64,
-    prior: &'static str,
     successes: i64,
     failures: i64,
+    prior: (&'static str, f64, f64),
 }
 
-/// Skills of one agent, tokenized once; `query` is then a few hash lookups per query word.
+/// The suggestible skills of one agent, loaded once, for repeated queries (the console).
 pub struct SuggestIndex {
     entries: Vec<Entry>,
-    tokens: HashMap<String, Vec<(u32, u8)>>,
 }
 
 const NAME_WEIGHT: u8 = 3;
@@ -52,95 +53,99 @@ const STOPWORDS: &[&str] = &[
     "with", "you", "your",
 ];
 
-fn words(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.len() >= 2)
+fn raw_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() >= 2)
+}
+
+/// The query's words: lowercased, deduplicated, stopwords and 1-letter words dropped.
+fn query_words(query: &str) -> Vec<String> {
+    let mut out: Vec<String> = raw_words(query)
         .map(str::to_lowercase)
         .filter(|w| !STOPWORDS.contains(&w.as_str()))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+fn same_word(text_word: &str, query_word: &str) -> bool {
+    if text_word.is_ascii() {
+        text_word.eq_ignore_ascii_case(query_word)
+    } else {
+        text_word.to_lowercase() == query_word
+    }
+}
+
+/// Raises `best[i]` to `weight` for every query word `i` that occurs in `text`.
+fn mark(text: &str, weight: u8, words: &[String], best: &mut [u8]) {
+    for w in raw_words(text) {
+        for (i, q) in words.iter().enumerate() {
+            if best[i] < weight && same_word(w, q) {
+                best[i] = weight;
+            }
+        }
+    }
+}
+
+/// Prior pseudo-successes and pseudo-failures per skill name of `agent`.
+fn priors(store: &Store, agent: &str) -> Result<HashMap<String, (&'static str, f64, f64)>> {
+    let mut out = HashMap::new();
+    let mut stmt = store.conn().prepare(
+        "SELECT skill_name, scorer, score FROM evolved_prompts
+         WHERE agent_id = ?1 AND scorer IN ('bench', 'auto_drafter')
+         ORDER BY scorer = 'bench', created_at",
+    )?;
+    let mut rows = stmt.query([agent])?;
+    while let Some(r) = rows.next()? {
+        let scorer = if r.get_ref(1)?.as_str()? == "bench" { "bench" } else { "auto_drafter" };
+        let s = (r.get::<_, f64>(2)?.clamp(0.0, 1.0) * 5.0).round();
+        // Later rows overwrite: bench rows come last, and the newest row of each scorer last.
+        out.insert(r.get(0)?, (scorer, s, 5.0 - s));
+    }
+    Ok(out)
+}
+
+const DEFAULT_PRIOR: (&str, f64, f64) = ("default", 1.0, 1.0);
+
+/// Reads the suggestible skills of `agent`; with `words`, only those whose text mentions one.
+fn load(store: &Store, agent: &str, words: Option<&[String]>) -> Result<Vec<Entry>> {
+    let priors = priors(store, agent)?;
+    let mut stmt = store.conn().prepare_cached(
+        "SELECT name, description, triggers, status, success_count, failure_count FROM skills
+         WHERE agent_id = ?1 AND status NOT IN ('deprecated', 'retired', 'archived')",
+    )?;
+    let mut rows = stmt.query([agent])?;
+    let mut out = Vec::new();
+    let mut best = vec![0u8; words.map_or(0, <[String]>::len)];
+    while let Some(r) = rows.next()? {
+        let name = r.get_ref(0)?.as_str()?;
+        let description = r.get_ref(1)?.as_str_or_null()?.unwrap_or("");
+        let triggers = r.get_ref(2)?.as_str()?;
+        if let Some(words) = words {
+            best.fill(0);
+            mark(name, NAME_WEIGHT, words, &mut best);
+            mark(triggers, TRIGGER_WEIGHT, words, &mut best);
+            mark(description, DESCRIPTION_WEIGHT, words, &mut best);
+            if best.iter().all(|b| *b == 0) {
+                continue;
+            }
+        }
+        out.push(Entry {
+            name: name.to_string(),
+            description: description.to_string(),
+            triggers_json: triggers.to_string(),
+            status: r.get(3)?,
+            successes: r.get(4)?,
+            failures: r.get(5)?,
+            prior: priors.get(name).copied().unwrap_or(DEFAULT_PRIOR),
+        });
+    }
+    Ok(out)
 }
 
 impl SuggestIndex {
     pub fn build(store: &Store, agent: &str) -> Result<SuggestIndex> {
-        Self::build_for(store, agent, None)
-    }
-
-    /// Like `build`, but when `words` is given, only skills whose text contains one of them
-    /// (as a substring, a superset of token matches) are tokenized: a one-query index.
-    fn build_for(store: &Store, agent: &str, words: Option<&[String]>) -> Result<SuggestIndex> {
-        let conn = store.conn();
-        let mut priors: HashMap<String, (&'static str, f64)> = HashMap::new();
-        let mut stmt = conn.prepare(
-            "SELECT skill_name, scorer, score FROM evolved_prompts
-             WHERE agent_id = ?1 AND scorer IN ('bench', 'auto_drafter')
-             ORDER BY scorer = 'bench', created_at",
-        )?;
-        let mut rows = stmt.query([agent])?;
-        while let Some(r) = rows.next()? {
-            let scorer = if r.get_ref(1)?.as_str()? == "bench" { "bench" } else { "auto_drafter" };
-            // Later rows overwrite: bench rows come last, and the newest row of each scorer last.
-            priors.insert(r.get(0)?, (scorer, r.get(2)?));
-        }
-        let mut stmt = conn.prepare(
-            "SELECT name, description, triggers, status, success_count, failure_count FROM skills
-             WHERE agent_id = ?1 AND status NOT IN ('deprecated', 'retired', 'archived')",
-        )?;
-        let mut rows = stmt.query([agent])?;
-        let mut index = SuggestIndex { entries: Vec::new(), tokens: HashMap::new() };
-        let mut haystack = String::new();
-        while let Some(r) = rows.next()? {
-            if let Some(words) = words {
-                haystack.clear();
-                for col in 0..3 {
-                    if let Ok(text) = r.get_ref(col)?.as_str() {
-                        haystack.extend(text.chars().flat_map(char::to_lowercase));
-                        haystack.push(' ');
-                    }
-                }
-                if !words.iter().any(|w| haystack.contains(w.as_str())) {
-                    continue;
-                }
-            }
-            let name: String = r.get(0)?;
-            let description: Option<String> = r.get(1)?;
-            let triggers: Vec<String> =
-                serde_json::from_str(r.get_ref(2)?.as_str()?).unwrap_or_default();
-            let (successes, failures): (i64, i64) = (r.get(4)?, r.get(5)?);
-            let (prior, (ps, pf)) = match priors.get(&name) {
-                Some((scorer, score)) => {
-                    let s = (score.clamp(0.0, 1.0) * 5.0).round();
-                    (*scorer, (s, 5.0 - s))
-                }
-                None => ("default", (1.0, 1.0)),
-            };
-            let reliability =
-                (successes as f64 + ps) / ((successes + failures) as f64 + ps + pf).max(1.0);
-            let i = u32::try_from(index.entries.len()).unwrap_or(u32::MAX);
-            index.add(i, &name.replace(['-', '_'], " "), NAME_WEIGHT);
-            for t in &triggers {
-                index.add(i, t, TRIGGER_WEIGHT);
-            }
-            index.add(i, description.as_deref().unwrap_or(""), DESCRIPTION_WEIGHT);
-            index.entries.push(Entry {
-                name,
-                status: r.get(3)?,
-                triggers: triggers.iter().map(|t| t.to_lowercase()).collect(),
-                reliability,
-                prior,
-                successes,
-                failures,
-            });
-        }
-        Ok(index)
-    }
-
-    fn add(&mut self, entry: u32, text: &str, weight: u8) {
-        for w in words(text) {
-            let postings = self.tokens.entry(w).or_default();
-            match postings.last_mut() {
-                Some((e, best)) if *e == entry => *best = (*best).max(weight),
-                _ => postings.push((entry, weight)),
-            }
-        }
+        Ok(SuggestIndex { entries: load(store, agent, None)? })
     }
 
     pub fn len(&self) -> usize {
@@ -151,67 +156,69 @@ impl SuggestIndex {
         self.entries.is_empty()
     }
 
-    /// Best `limit` matches: match score (each query word counts its best field: name 3,
-    /// trigger 2, description 1, over 3 per word; a whole trigger phrase in the query adds 0.25)
-    /// times (0.5 + reliability / 2). Ties go to the name, so results are deterministic.
+    /// Best `limit` matches. Each query word counts its best field (name 3, trigger phrase 2,
+    /// description 1) out of 3; a whole trigger phrase inside the query adds 0.25. The match
+    /// score is multiplied by 0.5 + reliability / 2. Ties go to the name: deterministic.
     pub fn query(&self, query: &str, limit: usize) -> Vec<Suggestion> {
-        let query_words = query_words(query);
-        if query_words.is_empty() {
-            return Vec::new();
-        }
-        let mut points: HashMap<u32, u32> = HashMap::new();
-        for w in &query_words {
-            for (e, weight) in self.tokens.get(w).map(Vec::as_slice).unwrap_or_default() {
-                *points.entry(*e).or_default() += u32::from(*weight);
-            }
-        }
-        let lower = query.to_lowercase();
-        let max = (query_words.len() * usize::from(NAME_WEIGHT)) as f64;
-        let mut out: Vec<Suggestion> = points
-            .into_iter()
-            .map(|(e, p)| {
-                let entry = &self.entries[e as usize];
-                let phrase =
-                    entry.triggers.iter().any(|t| !t.is_empty() && lower.contains(t.as_str()));
-                let match_score = (f64::from(p) / max + if phrase { 0.25 } else { 0.0 }).min(1.0);
-                let flagged = matches!(entry.status.as_str(), "warning" | "degraded");
-                let uses = entry.successes + entry.failures;
-                Suggestion {
-                    name: entry.name.clone(),
-                    score: match_score * (0.5 + entry.reliability / 2.0),
-                    match_score,
-                    reliability: entry.reliability,
-                    status: entry.status.clone(),
-                    flagged,
-                    note: flagged.then(|| {
-                        format!(
-                            "low reliability: {} of {uses} invocations succeeded ({})",
-                            entry.successes, entry.status
-                        )
-                    }),
-                    prior: entry.prior,
-                }
-            })
-            .collect();
-        out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
-        out.truncate(limit);
-        out
+        rank(&self.entries, query, limit)
     }
 }
 
-fn query_words(query: &str) -> Vec<String> {
-    let mut out: Vec<String> = words(query).collect();
-    out.sort_unstable();
-    out.dedup();
+fn rank(entries: &[Entry], query: &str, limit: usize) -> Vec<Suggestion> {
+    let words = query_words(query);
+    if words.is_empty() {
+        return Vec::new();
+    }
+    let lower = query.to_lowercase();
+    let max = (words.len() * usize::from(NAME_WEIGHT)) as f64;
+    let mut best = vec![0u8; words.len()];
+    let mut out = Vec::new();
+    for e in entries {
+        best.fill(0);
+        mark(&e.name, NAME_WEIGHT, &words, &mut best);
+        mark(&e.triggers_json, TRIGGER_WEIGHT, &words, &mut best);
+        mark(&e.description, DESCRIPTION_WEIGHT, &words, &mut best);
+        let points: u32 = best.iter().map(|b| u32::from(*b)).sum();
+        if points == 0 {
+            continue;
+        }
+        let phrase = e.triggers_json != "[]"
+            && serde_json::from_str::<Vec<String>>(&e.triggers_json)
+                .unwrap_or_default()
+                .iter()
+                .any(|t| !t.trim().is_empty() && lower.contains(&t.to_lowercase()));
+        let match_score = (f64::from(points) / max + if phrase { 0.25 } else { 0.0 }).min(1.0);
+        let (prior, ps, pf) = e.prior;
+        let uses = e.successes + e.failures;
+        let reliability = (e.successes as f64 + ps) / (uses as f64 + ps + pf).max(1.0);
+        let flagged = matches!(e.status.as_str(), "warning" | "degraded");
+        out.push(Suggestion {
+            name: e.name.clone(),
+            score: match_score * (0.5 + reliability / 2.0),
+            match_score,
+            reliability,
+            status: e.status.clone(),
+            flagged,
+            note: flagged.then(|| {
+                format!(
+                    "low reliability: {} of {uses} invocations succeeded ({})",
+                    e.successes, e.status
+                )
+            }),
+            prior,
+        });
+    }
+    out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
+    out.truncate(limit);
     out
 }
 
-/// Answers one query: indexes only the skills whose text mentions a query word, then ranks them
-/// exactly as a full `SuggestIndex` would.
+/// Answers one query, reading only the skills whose text mentions a query word (ranked exactly
+/// as `SuggestIndex::query` ranks them).
 pub fn suggest(store: &Store, agent: &str, query: &str, limit: usize) -> Result<Vec<Suggestion>> {
     let words = query_words(query);
     if words.is_empty() {
         return Ok(Vec::new());
     }
-    Ok(SuggestIndex::build_for(store, agent, Some(&words))?.query(query, limit))
+    Ok(rank(&load(store, agent, Some(&words))?, query, limit))
 }
