@@ -121,20 +121,21 @@ pub fn approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
     }
     let content = with_name(&skill_md, &skill.name);
     let reason = format!("approved candidate {candidate_id}");
-    versions::write_version(ws, &skill, &content, "approve", &reason)?;
     let now = now_rfc3339();
-    let tx = ws.store.conn_mut().transaction()?;
-    tx.execute(
-        "UPDATE skills SET tool_sequence = ?1, needs_review = 0,
-             approved_sha256 = CASE WHEN is_auto_created = 1 THEN ?2 ELSE approved_sha256 END
-         WHERE id = ?3",
-        params![sequence, sha256_hex(content.as_bytes()), skill.id],
-    )?;
-    tx.execute(
-        "UPDATE skill_candidates SET status = 'promoted', promoted_at = ?1 WHERE id = ?2",
-        params![now, candidate_id],
-    )?;
-    tx.commit()?;
+    versions::write_version(ws, &skill, &content, "approve", &reason, |tx| {
+        tx.execute(
+            "UPDATE skills SET tool_sequence = ?1, needs_review = 0,
+                 approved_sha256 = CASE WHEN is_auto_created = 1 THEN ?2 ELSE approved_sha256 END
+             WHERE id = ?3",
+            params![sequence, sha256_hex(content.as_bytes()), skill.id],
+        )?;
+        tx.execute(
+            "UPDATE skill_candidates SET status = 'promoted', promoted_at = ?1 WHERE id = ?2",
+            params![now, candidate_id],
+        )?;
+        add_event(tx, skill.id, &now, "approved", None, None, &reason)?;
+        Ok(())
+    })?;
     Ok(())
 }
 

@@ -80,3 +80,64 @@ pub fn judge(skill: &Judged, t: &Tally, cfg: &LifecycleConfig) -> Verdict {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tally of `outcomes` given oldest first ('S' / 'F'), ids 1.., no restore.
+    fn tally(outcomes: &str, window: usize) -> Tally {
+        let mut b = super::super::tally::TallyBuilder::new(window, None);
+        let n = outcomes.len();
+        for (i, c) in outcomes.chars().rev().enumerate() {
+            b.push((n - i) as i64, &format!("{:04}", n - i), c == 'S');
+        }
+        b.finish()
+    }
+
+    fn verdict(
+        status: &str,
+        protected: bool,
+        auto: bool,
+        mark: Option<i64>,
+        outcomes: &str,
+    ) -> &'static str {
+        let skill = Judged { status, protected, is_auto_created: auto, flag_mark: mark };
+        judge(&skill, &tally(outcomes, 20), &LifecycleConfig::default()).status
+    }
+
+    #[test]
+    fn thresholds_are_inclusive() {
+        assert_eq!(verdict("healthy", false, false, None, "SSSFFFFFFF"), DEPRECATED); // 30%
+        assert_eq!(verdict("healthy", false, false, None, "FSFSFSFSSS"), HEALTHY); // 60%
+        assert_eq!(verdict("healthy", false, false, None, "SFSFFSFSFF"), WARNING); // 40%
+        assert_eq!(verdict("healthy", false, false, None, "SSFSFFFSFF"), WARNING); // 40%
+    }
+
+    #[test]
+    fn deprecation_outranks_the_streak_and_the_streak_needs_no_minimum() {
+        let s5f15 = format!("{}{}", "S".repeat(5), "F".repeat(15));
+        assert_eq!(verdict("healthy", false, false, None, &s5f15), DEPRECATED);
+        assert_eq!(verdict("healthy", false, false, None, "FFF"), DEGRADED);
+        assert_eq!(verdict("healthy", false, false, None, "FF"), HEALTHY);
+    }
+
+    #[test]
+    fn retirement_takes_an_auto_skill_a_flag_and_a_new_failure() {
+        assert_eq!(verdict("healthy", false, true, None, "FFF"), DEGRADED);
+        assert_eq!(verdict("degraded", false, true, Some(3), "FFF"), DEGRADED);
+        assert_eq!(verdict("degraded", false, true, Some(3), "FFFF"), RETIRED);
+        assert_eq!(verdict("degraded", false, true, Some(3), "FFFS"), HEALTHY);
+        assert_eq!(verdict("degraded", false, false, Some(3), "FFFF"), DEGRADED);
+        let s5f15 = format!("{}{}", "S".repeat(5), "F".repeat(15));
+        assert_eq!(verdict("deprecated", false, true, Some(19), &s5f15), RETIRED);
+        assert_eq!(verdict("deprecated", false, false, Some(19), &s5f15), DEPRECATED);
+    }
+
+    #[test]
+    fn protection_caps_at_warning() {
+        let s5f15 = format!("{}{}", "S".repeat(5), "F".repeat(15));
+        assert_eq!(verdict("degraded", true, true, Some(1), &s5f15), WARNING);
+        assert_eq!(verdict("healthy", true, true, None, "SSSSSFFFF"), HEALTHY);
+    }
+}

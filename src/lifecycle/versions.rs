@@ -102,23 +102,39 @@ pub(crate) fn add_version(
 }
 
 /// Writes `content` as the skill's live SKILL.md (atomically) and records it as a new version,
-/// first saving any edit made to the file since the last recorded version.
+/// first saving any edit made to the file since the last recorded version. `also` runs in the
+/// same transaction as the version row; if that transaction fails, the old file comes back.
 pub(crate) fn write_version(
     ws: &mut Workspace,
     skill: &SkillRow,
     content: &str,
     source: &str,
     reason: &str,
+    also: impl FnOnce(&Connection) -> Result<()>,
 ) -> Result<i64> {
     if !is_live(&skill.status) {
         bail!("skill {:?} is {}; restore it first", skill.name, skill.status);
     }
     scan_one(ws, skill)?;
     let file = skill_file(Path::new(&skill.path));
+    let old = std::fs::read(&file).ok();
     atomic_write(&file, content.as_bytes())?;
-    let tx = ws.store.conn_mut().transaction()?;
-    let version = add_version(&tx, skill, content, source, reason)?;
-    tx.commit()?;
+    let result = (|| -> Result<i64> {
+        let tx = ws.store.conn_mut().transaction()?;
+        let version = add_version(&tx, skill, content, source, reason)?;
+        also(&tx)?;
+        tx.commit()?;
+        Ok(version)
+    })();
+    let version = match result {
+        Ok(v) => v,
+        Err(e) => {
+            if let Some(old) = old {
+                let _ = atomic_write(&file, &old);
+            }
+            return Err(e);
+        }
+    };
     let message = format!("skilldeck: {} v{version} ({source}): {reason}", skill.name);
     if let Err(e) = git::commit(&ws.paths.skills_dir, Path::new(&skill.path), &message) {
         add_event(ws.store.conn(), skill.id, &now_rfc3339(), "git", None, None, &format!("{e:#}"))?;
@@ -139,14 +155,17 @@ pub fn rollback(ws: &mut Workspace, agent: &str, skill: &str, version: i64) -> R
         )
         .optional()?
         .with_context(|| format!("skill {skill:?} has no version {version}"))?;
-    let new = write_version(ws, &row, &content, "rollback", &format!("back to version {version}"))?;
-    if row.is_auto_created {
-        ws.store.conn().execute(
-            "UPDATE skills SET approved_sha256 = ?1, needs_review = 0 WHERE id = ?2",
-            params![sha256_hex(content.as_bytes()), row.id],
-        )?;
-    }
-    Ok(new)
+    let reason = format!("back to version {version}");
+    // Rolling back is a person's decision: an auto-created skill's approval follows it.
+    write_version(ws, &row, &content, "rollback", &reason, |tx| {
+        if row.is_auto_created {
+            tx.execute(
+                "UPDATE skills SET approved_sha256 = ?1, needs_review = 0 WHERE id = ?2",
+                params![sha256_hex(content.as_bytes()), row.id],
+            )?;
+        }
+        Ok(())
+    })
 }
 
 /// Records every live SKILL.md changed outside skilldeck as a version (source `edit`), and

@@ -316,6 +316,29 @@ fn transcript_invocations_count_after_a_sweep_links_them() {
         (Some(1), Some(2))
     );
     assert_eq!(stats["last_used_at"], "2026-01-03T00:00:00Z");
+    // Rows arriving after a sweep are picked up by the next, incremental, one.
+    for i in 3..6 {
+        ws.store
+            .conn()
+            .execute(
+                "INSERT INTO skill_invocations(agent_id, skill_name, outcome, source, call_id, at)
+                 VALUES ('default', 'pdf', ?1, 'transcript', ?2, ?3)",
+                rusqlite_params("failure", i),
+            )
+            .unwrap();
+    }
+    let report = sweep(&tw);
+    assert_eq!(report["mode"], "incremental");
+    assert_eq!(report["invocations_linked"], 3);
+    assert_eq!(report["changes"][0]["to"], "deprecated", "1 of 6 = 17%");
+    let counted: (i64, i64) = ws
+        .store
+        .conn()
+        .query_row("SELECT success_count, failure_count FROM skills WHERE name = 'pdf'", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!(counted, (1, 5));
 }
 
 fn rusqlite_params(outcome: &str, i: usize) -> [String; 3] {
