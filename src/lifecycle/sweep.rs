@@ -28,6 +28,8 @@ pub struct SweepReport {
     pub skills_judged: usize,
     pub edits_recorded: usize,
     pub implicit_failures: usize,
+    /// Open candidates that became proposed versions of a live skill in this sweep.
+    pub proposed_versions: usize,
     pub invocations_linked: usize,
     pub counters_synced: usize,
     pub changes: Vec<StatusChange>,
@@ -61,8 +63,9 @@ const FULL_AT: &str = "lifecycle.full_sweep_at";
 /// (invocation rows deleted or rewritten by hand).
 const FULL_EVERY: chrono::Duration = chrono::Duration::hours(24);
 
-/// Records external edits and implicit failures, then judges the skills whose record changed
-/// since the last sweep (all of them the first time or after a config change).
+/// Records external edits and implicit failures, links open candidates to the skills they
+/// evolve, then judges the skills whose record changed since the last sweep (all of them the
+/// first time, daily, or after a config change).
 pub fn sweep(ws: &mut Workspace) -> Result<SweepReport> {
     run(ws, false)
 }
@@ -84,6 +87,7 @@ fn run(ws: &mut Workspace, force_full: bool) -> Result<SweepReport> {
     report.phases_ms.scan_edits = ms(t);
     let t = Instant::now();
     report.implicit_failures = implicit::implicit_failures(ws)?;
+    report.proposed_versions = super::link_evolutions(ws)?;
     report.phases_ms.implicit = ms(t);
 
     let cfg = ws.config.lifecycle.clone();

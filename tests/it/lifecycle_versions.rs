@@ -32,8 +32,9 @@ fn candidate_with_80_percent_overlap_becomes_the_next_version_not_a_new_skill() 
     let cid =
         add_candidate(&tw, "default", "h1", r#"["Read","Grep","Edit","Bash","Glob"]"#, &proposed);
     let far = add_candidate(&tw, "default", "h2", r#"["Read","Grep","Glob","Glob","Glob"]"#, "x");
-    let mut ws = open(&tw);
-    assert_eq!(lifecycle::link_evolutions(&mut ws).unwrap(), 1);
+    // The sweep links open candidates to the skills they evolve.
+    assert_eq!(tw.run_json(&["sweep"])["proposed_versions"], 1);
+    let ws = open(&tw);
     let target = |c: i64| -> Option<i64> {
         ws.store
             .conn()
