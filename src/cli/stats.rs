@@ -11,6 +11,9 @@ pub struct StatsArgs {
     pub name: String,
     #[arg(long)]
     pub agent: Option<String>,
+    /// Print the health timeline instead: per-day outcomes, rolling rate points, events
+    #[arg(long)]
+    pub timeline: bool,
     #[arg(long)]
     pub json: bool,
 }
@@ -19,6 +22,9 @@ pub fn run(global: &GlobalArgs, args: StatsArgs) -> Result<Outcome> {
     let ws = global.open()?;
     let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws);
     let s = lifecycle::stats(&ws.store, agent, &args.name)?;
+    if args.timeline {
+        return timeline(&ws, s.id, args.json);
+    }
     if args.json {
         print_json(&s)?;
         return Ok(Outcome::Ok);
@@ -47,6 +53,25 @@ pub fn run(global: &GlobalArgs, args: StatsArgs) -> Result<Outcome> {
     );
     if let Some(last) = s.last_outcome {
         println!("  last outcome {last} at {}", s.last_used_at.as_deref().unwrap_or("?"));
+    }
+    Ok(Outcome::Ok)
+}
+
+fn timeline(ws: &crate::workspace::Workspace, skill_id: i64, json: bool) -> Result<Outcome> {
+    let t = lifecycle::timeline(&ws.store, skill_id)?;
+    if json {
+        print_json(&t)?;
+        return Ok(Outcome::Ok);
+    }
+    for d in &t.days {
+        println!("{}  {} ok  {} failed", d.day, d.successes, d.failures);
+    }
+    for e in &t.events {
+        let change = match (&e.from_status, &e.to_status) {
+            (Some(a), Some(b)) if a != b => format!("{a} -> {b}: "),
+            _ => String::new(),
+        };
+        println!("{}  {:<12} {change}{}", e.at, e.kind, e.reason);
     }
     Ok(Outcome::Ok)
 }

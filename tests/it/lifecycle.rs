@@ -117,10 +117,21 @@ fn rolling_window_forgets_old_failures_and_thresholds_are_inclusive() {
     record(&tw, "edge", "SSSSS");
     sweep(&tw);
     assert_eq!(status(&tw, "edge"), "healthy");
-    let events = lifecycle::timeline(&open(&tw).store, 1).unwrap().events;
-    let kinds: Vec<_> =
-        events.iter().filter(|e| e.kind == "status").map(|e| e.to_status.clone()).collect();
-    assert_eq!(kinds, [Some("warning".to_string()), Some("healthy".to_string())]);
+    let timeline = tw.run_json(&["stats", "edge", "--timeline"]);
+    let kinds: Vec<_> = timeline["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "status")
+        .map(|e| e["to_status"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["warning", "healthy"]);
+    assert_eq!(timeline["rate_points"].as_array().unwrap().len(), 10);
+    let text = tw.run_ok(&["stats", "edge", "--timeline"]);
+    assert!(
+        text.contains("status       healthy -> warning: rolling rate 40% (2/5) ≤ 40%"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -167,3 +167,34 @@ fn timeline_has_days_rate_points_and_events() {
     assert_eq!(rates, [1.0, 0.5, 2.0 / 3.0]);
     assert_eq!(t.events[0].kind, "registered");
 }
+
+#[test]
+fn real_skills_are_imported_by_a_sweep_and_routed() {
+    let Some(src) = crate::support::shared_data("skills/openai__skills") else { return };
+    let tw = TestWorkspace::new();
+    let mut copied = 0;
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let dir = entry.unwrap().path();
+        let skill = dir.join("SKILL.md");
+        if skill.is_file() {
+            let to = tw.skills_dir().join(dir.file_name().unwrap());
+            std::fs::create_dir_all(&to).unwrap();
+            std::fs::copy(&skill, to.join("SKILL.md")).unwrap();
+            copied += 1;
+        }
+    }
+    assert_eq!(copied, 10, "SOURCES.md: 10 real Codex skills");
+    let report = tw.run_json(&["sweep"]);
+    assert_eq!(report["edits_recorded"], 10, "each folder imported as version 1");
+    let audit = tw.run_json(&["audit"]);
+    assert_eq!(audit.as_array().unwrap().len(), 10);
+    assert!(
+        audit.as_array().unwrap().iter().all(|s| s["status"] == "healthy" && s["version"] == 1)
+    );
+    let found = tw.run_json(&["suggest", "fix the failing CI checks on my GitHub PR"]);
+    assert_eq!(found[0]["name"], "gh-fix-ci", "{found}");
+    let found = tw.run_json(&["suggest", "write a plan for this coding task"]);
+    assert_eq!(found[0]["name"], "create-plan", "{found}");
+    // A second sweep finds nothing new.
+    assert_eq!(tw.run_json(&["sweep"])["edits_recorded"], 0);
+}
