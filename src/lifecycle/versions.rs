@@ -190,7 +190,20 @@ pub fn scan_edits(ws: &mut Workspace) -> Result<usize> {
     let mut recorded = 0;
     for id in changed {
         let skill = super::skill_by_id(ws.store.conn(), id)?;
-        recorded += usize::from(scan_one(ws, &skill)?);
+        match scan_one(ws, &skill) {
+            Ok(added) => recorded += usize::from(added),
+            // One unreadable file must not stop every sweep: note it on the skill's timeline
+            // and remember its stamp, so it is looked at again only once it changes.
+            Err(e) => {
+                let conn = ws.store.conn();
+                add_event(conn, id, &now_rfc3339(), "scan_error", None, None, &format!("{e:#}"))?;
+                let (mtime, size) = register::file_stamp(&skill_file(Path::new(&skill.path)));
+                conn.execute(
+                    "UPDATE skills SET file_mtime_ns = ?1, file_size = ?2 WHERE id = ?3",
+                    params![mtime, size, id],
+                )?;
+            }
+        }
     }
     let folders = live_folders(&ws.paths.skills_dir)?;
     if folders.is_empty() {
@@ -201,8 +214,12 @@ pub fn scan_edits(ws: &mut Workspace) -> Result<usize> {
     for name in folders {
         let path = ws.paths.skills_dir.join(&name);
         let known_name = super::find_skill(ws.store.conn(), &agent, &name)?.is_some();
-        if !known_name && !known.contains(path.to_string_lossy().as_ref()) {
-            import_live(ws, &agent, &name)?;
+        // A folder that cannot be imported (unreadable SKILL.md) is left for the next sweep;
+        // `record NAME` on it reports the reason.
+        if !known_name
+            && !known.contains(path.to_string_lossy().as_ref())
+            && import_live(ws, &agent, &name).is_ok()
+        {
             recorded += 1;
         }
     }

@@ -180,3 +180,27 @@ fn approvals_and_rollbacks_are_committed_when_the_skills_folder_is_a_git_reposit
     assert!(lines[1].contains("deploy v2 (approve)"), "{log}");
     assert!(git(&["status", "--porcelain"]).is_empty());
 }
+
+#[test]
+fn an_unreadable_skill_file_is_noted_and_does_not_stop_the_sweep() {
+    let tw = TestWorkspace::new();
+    add_skill(&tw, "default", "bad-bytes", false, None);
+    add_skill(&tw, "default", "fine", false, None);
+    std::fs::write(tw.skills_dir().join("bad-bytes/SKILL.md"), b"---\nname: x\n\xff\xfe\n")
+        .unwrap();
+    super::lifecycle::record(&tw, "fine", "FFFF");
+    let report = tw.run_json(&["sweep"]);
+    assert_eq!(report["changes"][0]["name"], "fine", "the sweep went on: {report}");
+    let t = tw.run_json(&["stats", "bad-bytes", "--timeline"]);
+    let err = t["events"].as_array().unwrap().iter().find(|e| e["kind"] == "scan_error").unwrap();
+    assert!(
+        err["reason"].as_str().unwrap().contains("bad-bytes/SKILL.md: SKILL.md is not UTF-8"),
+        "{err}"
+    );
+    assert_eq!(tw.run_json(&["versions", "bad-bytes"]).as_array().unwrap().len(), 1);
+    tw.run_json(&["sweep"]);
+    let t = tw.run_json(&["stats", "bad-bytes", "--timeline"]);
+    let errors =
+        t["events"].as_array().unwrap().iter().filter(|e| e["kind"] == "scan_error").count();
+    assert_eq!(errors, 1, "not repeated while the file is unchanged");
+}
