@@ -125,9 +125,6 @@ CREATE TABLE skills (
     success_count INTEGER NOT NULL DEFAULT 0,
     failure_count INTEGER NOT NULL DEFAULT 0,
     last_outcome  TEXT,
-    created_at    TEXT NOT NULL,
-    updated_at    TEXT NOT NULL,
-    deprecated_at TEXT,
     -- lifecycle: an approved auto-draft whose bytes changed waits for a person again
     needs_review  INTEGER NOT NULL DEFAULT 0,
     triggers      TEXT NOT NULL DEFAULT '[]',      -- JSON array of trigger phrases, for suggest
@@ -135,6 +132,9 @@ CREATE TABLE skills (
     file_size     INTEGER,
     streak_reset_at TEXT,                          -- restore: Ghost's rules count from here
     flag_mark     INTEGER,                         -- newest invocation id when degraded/deprecated
+    created_at    TEXT NOT NULL,
+    updated_at    TEXT NOT NULL,
+    deprecated_at TEXT,
     UNIQUE(agent_id, namespace, name, scope)
 );
 CREATE INDEX skills_agent_name ON skills(agent_id, name);
