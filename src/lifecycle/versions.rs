@@ -254,10 +254,13 @@ fn scan_one(ws: &mut Workspace, skill: &SkillRow) -> Result<bool> {
             add_event(&tx, skill.id, &now_rfc3339(), "needs_review", None, None, reason)?;
         }
     } else {
+        // Same bytes (first look at a row created elsewhere, or a touched file): remember the
+        // stamp, and the trigger phrases `suggest` reads.
         let (mtime, size) = register::file_stamp(&file);
+        let triggers = serde_json::to_string(&files::front_matter(&content).triggers)?;
         tx.execute(
-            "UPDATE skills SET file_mtime_ns = ?1, file_size = ?2 WHERE id = ?3",
-            params![mtime, size, skill.id],
+            "UPDATE skills SET file_mtime_ns = ?1, file_size = ?2, triggers = ?3 WHERE id = ?4",
+            params![mtime, size, triggers, skill.id],
         )?;
     }
     tx.commit()?;

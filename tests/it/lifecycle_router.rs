@@ -198,3 +198,35 @@ fn real_skills_are_imported_by_a_sweep_and_routed() {
     // A second sweep finds nothing new.
     assert_eq!(tw.run_json(&["sweep"])["edits_recorded"], 0);
 }
+
+#[test]
+fn a_skill_row_written_elsewhere_gets_its_triggers_at_the_next_sweep() {
+    // As draft promotion writes it: folder, row and version 1, no lifecycle columns.
+    let tw = TestWorkspace::new();
+    let dir = tw.skills_dir().join("auto-lint");
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = "---\nname: auto-lint\ndescription: Lint the tree\nmetadata:\n  triggers:\n    - tidy warnings\n---\nbody\n";
+    std::fs::write(dir.join("SKILL.md"), text).unwrap();
+    let ws = open(&tw);
+    ws.store
+        .conn()
+        .execute(
+            "INSERT INTO skills(agent_id, name, path, is_auto_created, created_at, updated_at)
+             VALUES ('default', 'auto-lint', ?1, 1, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')",
+            [dir.to_str().unwrap()],
+        )
+        .unwrap();
+    ws.store
+        .conn()
+        .execute(
+            "INSERT INTO skill_versions(skill_id, version, content, sha256, source, created_at)
+             VALUES (1, 1, ?1, ?2, 'promote', '2026-01-01T00:00:00Z')",
+            [text, &lifecycle::files::sha256_hex(text.as_bytes())],
+        )
+        .unwrap();
+    assert_eq!(tw.run_json(&["suggest", "tidy"]).as_array().unwrap().len(), 0);
+    let report = tw.run_json(&["sweep"]);
+    assert_eq!(report["edits_recorded"], 0, "same bytes as version 1: no new version");
+    let found = tw.run_json(&["suggest", "tidy"]);
+    assert_eq!(found[0]["name"], "auto-lint", "{found}");
+}
