@@ -107,45 +107,106 @@ fn priors(store: &Store, agent: &str) -> Result<HashMap<String, (&'static str, f
 
 const DEFAULT_PRIOR: (&str, f64, f64) = ("default", 1.0, 1.0);
 
-/// Reads the suggestible skills of `agent`; with `words`, only those whose text mentions one.
-fn load(store: &Store, agent: &str, words: Option<&[String]>) -> Result<Vec<Entry>> {
-    let priors = priors(store, agent)?;
-    let mut stmt = store.conn().prepare_cached(
-        "SELECT name, description, triggers, status, success_count, failure_count FROM skills
-         WHERE agent_id = ?1 AND status NOT IN ('deprecated', 'retired', 'archived')",
-    )?;
-    let mut rows = stmt.query([agent])?;
-    let mut out = Vec::new();
-    let mut best = vec![0u8; words.map_or(0, <[String]>::len)];
-    while let Some(r) = rows.next()? {
-        let name = r.get_ref(0)?.as_str()?;
-        let description = r.get_ref(1)?.as_str_or_null()?.unwrap_or("");
-        let triggers = r.get_ref(2)?.as_str()?;
-        if let Some(words) = words {
-            best.fill(0);
-            mark(name, NAME_WEIGHT, words, &mut best);
-            mark(triggers, TRIGGER_WEIGHT, words, &mut best);
-            mark(description, DESCRIPTION_WEIGHT, words, &mut best);
-            if best.iter().all(|b| *b == 0) {
-                continue;
-            }
+// `+agent_id`: one sequential table scan beats 10,000 lookups through the (agent, name) index.
+const SELECT: &str = "SELECT name, description, triggers, status, success_count, failure_count
+     FROM skills WHERE +agent_id = ?1 AND status NOT IN ('deprecated', 'retired', 'archived')";
+
+/// One skill as scored: borrowed from a database row or from a `SuggestIndex` entry.
+struct Row<'a> {
+    name: &'a str,
+    description: &'a str,
+    triggers_json: &'a str,
+    status: &'a str,
+    successes: i64,
+    failures: i64,
+    prior: (&'static str, f64, f64),
+}
+
+/// A parsed query plus a scratch buffer (one slot per word).
+struct Query {
+    words: Vec<String>,
+    lower: String,
+    max: f64,
+    best: Vec<u8>,
+}
+
+impl Query {
+    fn new(query: &str) -> Option<Query> {
+        let words = query_words(query);
+        if words.is_empty() {
+            return None;
         }
-        out.push(Entry {
-            name: name.to_string(),
-            description: description.to_string(),
-            triggers_json: triggers.to_string(),
-            status: r.get(3)?,
-            successes: r.get(4)?,
-            failures: r.get(5)?,
-            prior: priors.get(name).copied().unwrap_or(DEFAULT_PRIOR),
-        });
+        let max = (words.len() * usize::from(NAME_WEIGHT)) as f64;
+        Some(Query { best: vec![0; words.len()], lower: query.to_lowercase(), max, words })
     }
-    Ok(out)
+
+    /// Each query word counts its best field (name 3, trigger phrase 2, description 1) out of 3;
+    /// a whole trigger phrase inside the query adds 0.25; the match score is multiplied by
+    /// 0.5 + reliability / 2. `None` when no word matches.
+    fn score(&mut self, row: &Row) -> Option<Suggestion> {
+        self.best.fill(0);
+        mark(row.name, NAME_WEIGHT, &self.words, &mut self.best);
+        mark(row.triggers_json, TRIGGER_WEIGHT, &self.words, &mut self.best);
+        let trigger_hit = self.best.contains(&TRIGGER_WEIGHT);
+        mark(row.description, DESCRIPTION_WEIGHT, &self.words, &mut self.best);
+        let points: u32 = self.best.iter().map(|b| u32::from(*b)).sum();
+        if points == 0 {
+            return None;
+        }
+        // A phrase inside the query shares its words with it, so only then parse the list.
+        let phrase = (trigger_hit || self.best.contains(&NAME_WEIGHT))
+            && row.triggers_json != "[]"
+            && serde_json::from_str::<Vec<String>>(row.triggers_json)
+                .unwrap_or_default()
+                .iter()
+                .any(|t| !t.trim().is_empty() && self.lower.contains(&t.to_lowercase()));
+        let match_score = (f64::from(points) / self.max + if phrase { 0.25 } else { 0.0 }).min(1.0);
+        let (prior, ps, pf) = row.prior;
+        let uses = row.successes + row.failures;
+        let reliability = (row.successes as f64 + ps) / (uses as f64 + ps + pf).max(1.0);
+        let flagged = matches!(row.status, "warning" | "degraded");
+        Some(Suggestion {
+            name: row.name.to_string(),
+            score: match_score * (0.5 + reliability / 2.0),
+            match_score,
+            reliability,
+            status: row.status.to_string(),
+            flagged,
+            note: flagged.then(|| {
+                format!(
+                    "low reliability: {} of {uses} invocations succeeded ({})",
+                    row.successes, row.status
+                )
+            }),
+            prior,
+        })
+    }
+}
+
+/// Best first, ties by name: deterministic.
+fn top(mut found: Vec<Suggestion>, limit: usize) -> Vec<Suggestion> {
+    found.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
+    found.truncate(limit);
+    found
 }
 
 impl SuggestIndex {
     pub fn build(store: &Store, agent: &str) -> Result<SuggestIndex> {
-        Ok(SuggestIndex { entries: load(store, agent, None)? })
+        let priors = priors(store, agent)?;
+        let mut stmt = store.conn().prepare_cached(SELECT)?;
+        let rows = stmt.query_map([agent], |r| {
+            let name: String = r.get(0)?;
+            Ok(Entry {
+                prior: priors.get(&name).copied().unwrap_or(DEFAULT_PRIOR),
+                name,
+                description: r.get::<_, Option<String>>(1)?.unwrap_or_default(),
+                triggers_json: r.get(2)?,
+                status: r.get(3)?,
+                successes: r.get(4)?,
+                failures: r.get(5)?,
+            })
+        })?;
+        Ok(SuggestIndex { entries: rows.collect::<rusqlite::Result<_>>()? })
     }
 
     pub fn len(&self) -> usize {
@@ -156,69 +217,48 @@ impl SuggestIndex {
         self.entries.is_empty()
     }
 
-    /// Best `limit` matches. Each query word counts its best field (name 3, trigger phrase 2,
-    /// description 1) out of 3; a whole trigger phrase inside the query adds 0.25. The match
-    /// score is multiplied by 0.5 + reliability / 2. Ties go to the name: deterministic.
+    /// Best `limit` matches (see `suggest`).
     pub fn query(&self, query: &str, limit: usize) -> Vec<Suggestion> {
-        rank(&self.entries, query, limit)
+        let Some(mut q) = Query::new(query) else { return Vec::new() };
+        let found = self
+            .entries
+            .iter()
+            .filter_map(|e| {
+                q.score(&Row {
+                    name: &e.name,
+                    description: &e.description,
+                    triggers_json: &e.triggers_json,
+                    status: &e.status,
+                    successes: e.successes,
+                    failures: e.failures,
+                    prior: e.prior,
+                })
+            })
+            .collect();
+        top(found, limit)
     }
 }
 
-fn rank(entries: &[Entry], query: &str, limit: usize) -> Vec<Suggestion> {
-    let words = query_words(query);
-    if words.is_empty() {
-        return Vec::new();
-    }
-    let lower = query.to_lowercase();
-    let max = (words.len() * usize::from(NAME_WEIGHT)) as f64;
-    let mut best = vec![0u8; words.len()];
-    let mut out = Vec::new();
-    for e in entries {
-        best.fill(0);
-        mark(&e.name, NAME_WEIGHT, &words, &mut best);
-        mark(&e.triggers_json, TRIGGER_WEIGHT, &words, &mut best);
-        mark(&e.description, DESCRIPTION_WEIGHT, &words, &mut best);
-        let points: u32 = best.iter().map(|b| u32::from(*b)).sum();
-        if points == 0 {
-            continue;
-        }
-        let phrase = e.triggers_json != "[]"
-            && serde_json::from_str::<Vec<String>>(&e.triggers_json)
-                .unwrap_or_default()
-                .iter()
-                .any(|t| !t.trim().is_empty() && lower.contains(&t.to_lowercase()));
-        let match_score = (f64::from(points) / max + if phrase { 0.25 } else { 0.0 }).min(1.0);
-        let (prior, ps, pf) = e.prior;
-        let uses = e.successes + e.failures;
-        let reliability = (e.successes as f64 + ps) / (uses as f64 + ps + pf).max(1.0);
-        let flagged = matches!(e.status.as_str(), "warning" | "degraded");
-        out.push(Suggestion {
-            name: e.name.clone(),
-            score: match_score * (0.5 + reliability / 2.0),
-            match_score,
-            reliability,
-            status: e.status.clone(),
-            flagged,
-            note: flagged.then(|| {
-                format!(
-                    "low reliability: {} of {uses} invocations succeeded ({})",
-                    e.successes, e.status
-                )
-            }),
-            prior,
-        });
-    }
-    out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
-    out.truncate(limit);
-    out
-}
-
-/// Answers one query, reading only the skills whose text mentions a query word (ranked exactly
-/// as `SuggestIndex::query` ranks them).
+/// Answers one query in one pass over the agent's suggestible skills, scoring each row as it is
+/// read (ranked exactly as `SuggestIndex::query` ranks them).
 pub fn suggest(store: &Store, agent: &str, query: &str, limit: usize) -> Result<Vec<Suggestion>> {
-    let words = query_words(query);
-    if words.is_empty() {
-        return Ok(Vec::new());
+    let Some(mut q) = Query::new(query) else { return Ok(Vec::new()) };
+    let priors = priors(store, agent)?;
+    let mut stmt = store.conn().prepare_cached(SELECT)?;
+    let mut rows = stmt.query([agent])?;
+    let mut found = Vec::new();
+    while let Some(r) = rows.next()? {
+        let name = r.get_ref(0)?.as_str()?;
+        let row = Row {
+            name,
+            description: r.get_ref(1)?.as_str_or_null()?.unwrap_or(""),
+            triggers_json: r.get_ref(2)?.as_str()?,
+            status: r.get_ref(3)?.as_str()?,
+            successes: r.get(4)?,
+            failures: r.get(5)?,
+            prior: priors.get(name).copied().unwrap_or(DEFAULT_PRIOR),
+        };
+        found.extend(q.score(&row));
     }
-    Ok(rank(&load(store, agent, Some(&words))?, query, limit))
+    Ok(top(found, limit))
 }
