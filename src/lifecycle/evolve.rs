@@ -142,7 +142,7 @@ pub fn approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
 /// Re-approves a skill that went back to review: binds its approval to the current bytes.
 pub fn approve_current(ws: &mut Workspace, agent: &str, skill: &str) -> Result<()> {
     let row = require_skill(ws.store.conn(), agent, skill)?;
-    versions::scan_edits(ws)?;
+    versions::scan_one(ws, &row)?;
     let content: String = ws.store.conn().query_row(
         "SELECT content FROM skill_versions WHERE skill_id = ?1 ORDER BY version DESC LIMIT 1",
         [row.id],

@@ -6,7 +6,7 @@ use anyhow::{Result, bail};
 use rusqlite::params;
 
 use super::status::{ARCHIVED, HEALTHY, RETIRED, is_live};
-use super::{add_event, files, register, require_skill};
+use super::{add_event, files, register, require_skill, versions};
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
 
@@ -47,7 +47,7 @@ pub fn archive(ws: &mut Workspace, agent: &str, skill: &str) -> Result<()> {
         );
     }
     // Keep any edit made to the live file before it leaves.
-    super::scan_edits(ws)?;
+    versions::scan_one(ws, &row)?;
     let to = register::parked_path(&ws.paths.archive_dir, agent, skill);
     park(ws, &row.path, &to, row.id, &row.status, ARCHIVED, "archived by hand")
 }
@@ -67,12 +67,9 @@ pub fn restore(ws: &mut Workspace, agent: &str, skill: &str) -> Result<()> {
         "UPDATE skills SET streak_reset_at = ?1, flag_mark = NULL WHERE id = ?2",
         params![now, row.id],
     )?;
-    // The file came back as it left; record its stamp so the next scan does not reread it.
-    let (mtime, size) = register::file_stamp(&files::skill_file(&to));
-    ws.store.conn().execute(
-        "UPDATE skills SET file_mtime_ns = ?1, file_size = ?2 WHERE id = ?3",
-        params![mtime, size, row.id],
-    )?;
+    // An edit made while it was parked becomes a version now, like any other edit.
+    let back = super::skill_by_id(ws.store.conn(), row.id)?;
+    versions::scan_one(ws, &back)?;
     Ok(())
 }
 

@@ -229,7 +229,7 @@ pub fn scan_edits(ws: &mut Workspace) -> Result<usize> {
 /// Records the live file of `skill` as an `edit` version if its bytes differ from the newest
 /// version. An approved auto-draft whose bytes no longer match its approval goes back to review
 /// when `review_on_edit` is on. Returns whether a version was added.
-fn scan_one(ws: &mut Workspace, skill: &SkillRow) -> Result<bool> {
+pub(crate) fn scan_one(ws: &mut Workspace, skill: &SkillRow) -> Result<bool> {
     let file = skill_file(Path::new(&skill.path));
     let bytes = match std::fs::read(&file) {
         Ok(b) => b,

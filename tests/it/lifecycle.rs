@@ -276,8 +276,13 @@ fn archive_and_restore_by_hand() {
     let out = tw.run(&["archive", "old"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("already archived"));
+    // An edit made while parked is kept as a version when the skill comes back.
+    let parked = tw.root().join("archive/default/old/SKILL.md");
+    std::fs::write(&parked, skill_md("old", "Edited while archived", "new body")).unwrap();
     tw.run_ok(&["restore", "old"]);
     assert_eq!(tw.run_json(&["stats", "old"])["success_count"], 2);
+    let versions = tw.run_json(&["versions", "old"]);
+    assert_eq!(versions[1]["source"], "edit", "{versions}");
     assert!(tw.skills_dir().join("old/SKILL.md").exists());
     let out = tw.run(&["restore", "old"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("not archived or retired"));
