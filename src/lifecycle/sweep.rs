@@ -158,7 +158,13 @@ fn run(ws: &mut Workspace, force_full: bool) -> Result<SweepReport> {
         let mut path = skill.path.clone();
         if v.status == RETIRED {
             let to = register::parked_path(&ws.paths.retired_dir, &skill.agent_id, &skill.name);
-            files::move_dir(Path::new(&skill.path), &to)?;
+            // A folder that cannot move (say, a name already in the retired folder) must not
+            // stop the sweep: the skill stays as it is and its timeline says why.
+            if let Err(e) = files::move_dir(Path::new(&skill.path), &to) {
+                let reason = format!("{}; not retired: {e:#}", v.reason);
+                add_event(&tx, skill.id, &now, "retire_blocked", None, None, &reason)?;
+                continue;
+            }
             moved.push((to.clone(), PathBuf::from(&skill.path)));
             path = to.to_string_lossy().into_owned();
         }

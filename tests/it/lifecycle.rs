@@ -188,7 +188,16 @@ fn ghost_streak_degrades_then_retires_an_auto_skill_that_keeps_failing() {
     sweep(&tw);
     assert_eq!(status(&tw, "auto-x"), "degraded", "no new failure: not retired yet");
     record(&tw, "auto-x", "F");
-    let report = sweep(&tw);
+    // Something in the way in the retired folder: the sweep goes on, the skill stays.
+    let blocker = tw.root().join("retired/default/auto-x");
+    std::fs::create_dir_all(&blocker).unwrap();
+    assert_eq!(sweep(&tw)["changes"].as_array().unwrap().len(), 0);
+    assert_eq!(status(&tw, "auto-x"), "degraded");
+    let t = tw.run_json(&["stats", "auto-x", "--timeline"]);
+    let blocked = t["events"].as_array().unwrap().iter().find(|e| e["kind"] == "retire_blocked");
+    assert!(blocked.unwrap()["reason"].as_str().unwrap().contains("already exists"), "{t}");
+    std::fs::remove_dir(&blocker).unwrap();
+    let report = tw.run_json(&["sweep", "--full"]);
     assert_eq!(report["changes"][0]["to"], "retired");
     assert!(!tw.skills_dir().join("auto-x").exists(), "agents no longer load it");
     let retired = tw.root().join("retired/default/auto-x/SKILL.md");
