@@ -13,6 +13,7 @@ pub mod draft;
 pub mod engine;
 pub mod identity;
 pub mod ingest;
+pub mod lifecycle;
 pub mod model;
 pub mod packages;
 pub mod spec;

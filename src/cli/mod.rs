@@ -10,6 +10,20 @@ mod export;
 mod import;
 mod render;
 mod resolve;
+pub mod approve;
+pub mod archive;
+pub mod audit;
+pub mod diff;
+pub mod features;
+pub mod pin;
+pub mod record;
+pub mod reject;
+pub mod restore;
+pub mod rollback;
+pub mod stats;
+pub mod suggest;
+pub mod sweep;
+pub mod versions;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -94,6 +108,36 @@ pub enum Command {
     Console(console::ConsoleArgs),
     /// Read agent transcripts (new bytes only) into sessions, turns and tool calls
     Ingest(ingest::IngestArgs),
+    /// Record a skill invocation's outcome (what an agent or hook calls)
+    Record(record::RecordArgs),
+    /// A skill's success/failure counts and rates
+    Stats(stats::StatsArgs),
+    /// Judge every skill now: warn, deprecate, degrade, retire
+    Sweep(sweep::SweepArgs),
+    /// Protect a skill from the sweep
+    Pin(pin::PinArgs),
+    /// Remove a skill's protection
+    Unpin(pin::PinArgs),
+    /// Move a skill to the archive folder
+    Archive(archive::ArchiveArgs),
+    /// Bring an archived or retired skill back
+    Restore(restore::RestoreArgs),
+    /// Approve a proposed version (or, with --skill, a skill back in review)
+    Approve(approve::ApproveArgs),
+    /// Dismiss a proposed version
+    Reject(reject::RejectArgs),
+    /// Unified diff between two versions of a skill
+    Diff(diff::DiffArgs),
+    /// Restore an earlier version as a new version
+    Rollback(rollback::RollbackArgs),
+    /// Every kept version of a skill
+    Versions(versions::VersionsArgs),
+    /// Scorer features per skill
+    Features(features::FeaturesArgs),
+    /// Skills matching a query, weighted by their outcomes
+    Suggest(suggest::SuggestArgs),
+    /// Every skill with its status and rate
+    Audit(audit::AuditArgs),
 }
 
 /// What a command reports back to `main`: success, or a non-zero exit without an error message
@@ -126,6 +170,22 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Command::Ingest(args) => ingest::run(&cli.global, args),
         },
         None => console::run(&cli.global, &console::ConsoleArgs {}),
+            Command::Record(a) => record::run(&cli.global, a),
+            Command::Stats(a) => stats::run(&cli.global, a),
+            Command::Sweep(a) => sweep::run(&cli.global, a),
+            Command::Pin(a) => pin::run(&cli.global, a, true),
+            Command::Unpin(a) => pin::run(&cli.global, a, false),
+            Command::Archive(a) => archive::run(&cli.global, a),
+            Command::Restore(a) => restore::run(&cli.global, a),
+            Command::Approve(a) => approve::run(&cli.global, a),
+            Command::Reject(a) => reject::run(&cli.global, a),
+            Command::Diff(a) => diff::run(&cli.global, a),
+            Command::Rollback(a) => rollback::run(&cli.global, a),
+            Command::Versions(a) => versions::run(&cli.global, a),
+            Command::Features(a) => features::run(&cli.global, a),
+            Command::Suggest(a) => suggest::run(&cli.global, a),
+            Command::Audit(a) => audit::run(&cli.global, a),
+        },
     }
 }
 

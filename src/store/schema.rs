@@ -138,6 +138,13 @@ CREATE TABLE skills (
     success_count INTEGER NOT NULL DEFAULT 0,
     failure_count INTEGER NOT NULL DEFAULT 0,
     last_outcome  TEXT,
+    -- lifecycle: an approved auto-draft whose bytes changed waits for a person again
+    needs_review  INTEGER NOT NULL DEFAULT 0,
+    triggers      TEXT NOT NULL DEFAULT '[]',      -- JSON array of trigger phrases, for suggest
+    file_mtime_ns INTEGER,                         -- SKILL.md stat when last read, to skip rereads
+    file_size     INTEGER,
+    streak_reset_at TEXT,                          -- restore: Ghost's rules count from here
+    flag_mark     INTEGER,                         -- newest invocation id when degraded/deprecated
     created_at    TEXT NOT NULL,
     updated_at    TEXT NOT NULL,
     deprecated_at TEXT,
@@ -154,6 +161,10 @@ CREATE TABLE skills (
     sync_etag     TEXT,
     UNIQUE(agent_id, namespace, name, scope)
 );
+CREATE INDEX skills_agent_name ON skills(agent_id, name);
+-- lifecycle: the incremental sweep's "changed since" and restored-skill lookups
+CREATE INDEX skills_updated ON skills(updated_at);
+CREATE INDEX skills_reset ON skills(id) WHERE streak_reset_at IS NOT NULL;
 
 CREATE TABLE skill_versions (
     id          INTEGER PRIMARY KEY,
@@ -177,8 +188,12 @@ CREATE TABLE skill_invocations (
     turn_id     INTEGER,
     call_id     TEXT,
     note        TEXT,
-    at          TEXT NOT NULL
+    at          TEXT NOT NULL,
+    superseded  INTEGER NOT NULL DEFAULT 0      -- an implicit failure replaced this success
 );
+-- lifecycle: the sweep's one ordered scan reads only this index
+CREATE INDEX skill_invocations_scan ON skill_invocations(skill_id, at, id, outcome, superseded);
+CREATE INDEX skill_invocations_turn ON skill_invocations(turn_id) WHERE turn_id IS NOT NULL;
 CREATE INDEX skill_invocations_skill ON skill_invocations(agent_id, skill_name, at);
 CREATE UNIQUE INDEX skill_invocations_call ON skill_invocations(agent_id, call_id) WHERE call_id IS NOT NULL;
 

@@ -14,5 +14,8 @@ mod ingest_outcomes;
 mod packages;
 mod packages_run;
 mod packages_validation;
+mod lifecycle;
+mod lifecycle_router;
+mod lifecycle_versions;
 mod support;
 mod validate;

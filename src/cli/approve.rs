@@ -1,0 +1,36 @@
+//! `skilldeck approve CANDIDATE_ID` (a proposed version) or `skilldeck approve --skill NAME`
+//! (a skill back in review after an edit: approve its current bytes).
+
+use anyhow::{Result, bail};
+use clap::Args;
+
+use super::{GlobalArgs, Outcome};
+use crate::lifecycle;
+
+#[derive(Debug, Args)]
+pub struct ApproveArgs {
+    /// Candidate id of a proposed version
+    pub candidate: Option<i64>,
+    /// Approve the current bytes of this skill instead
+    #[arg(long, conflicts_with = "candidate")]
+    pub skill: Option<String>,
+    #[arg(long)]
+    pub agent: Option<String>,
+}
+
+pub fn run(global: &GlobalArgs, args: ApproveArgs) -> Result<Outcome> {
+    let mut ws = global.open()?;
+    match (args.candidate, &args.skill) {
+        (Some(id), _) => {
+            lifecycle::approve(&mut ws, id)?;
+            println!("approved candidate {id}");
+        }
+        (None, Some(name)) => {
+            let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws).to_string();
+            lifecycle::approve_current(&mut ws, &agent, name)?;
+            println!("approved the current version of {name}");
+        }
+        (None, None) => bail!("give a candidate id or --skill NAME"),
+    }
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,50 @@
+//! `skilldeck audit [--agent A] [--json]`: every skill with its status and rate.
+
+use anyhow::Result;
+use clap::Args;
+
+use super::{GlobalArgs, Outcome, print_json};
+use crate::lifecycle;
+
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// Only this agent's skills (default: every agent)
+    #[arg(long)]
+    pub agent: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(global: &GlobalArgs, args: AuditArgs) -> Result<Outcome> {
+    let ws = global.open()?;
+    let rows = lifecycle::audit(&ws.store, args.agent.as_deref())?;
+    if args.json {
+        print_json(&rows)?;
+        return Ok(Outcome::Ok);
+    }
+    println!(
+        "{:<32} {:<10} {:<11} {:>6} {:>5} {:>4}",
+        "NAME", "AGENT", "STATUS", "RATE", "USES", "VER"
+    );
+    for s in &rows {
+        let mut status = s.status.clone();
+        if s.protected {
+            status.push('*');
+        }
+        if s.needs_review {
+            status.push('!');
+        }
+        let rate = s.rate.map_or("-".into(), |r| format!("{:.0}%", r * 100.0));
+        println!(
+            "{:<32} {:<10} {:<11} {:>6} {:>5} {:>4}",
+            s.name,
+            s.agent_id,
+            status,
+            rate,
+            s.success_count + s.failure_count,
+            s.version
+        );
+    }
+    println!("(* protected, ! needs review)");
+    Ok(Outcome::Ok)
+}

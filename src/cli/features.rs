@@ -1,0 +1,32 @@
+//! `skilldeck features [--format json|csv]`: seed 001 E's scorer features per skill.
+
+use anyhow::Result;
+use clap::{Args, ValueEnum};
+
+use super::{GlobalArgs, Outcome, print_json};
+use crate::lifecycle;
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Format {
+    Json,
+    Csv,
+}
+
+#[derive(Debug, Args)]
+pub struct FeaturesArgs {
+    #[arg(long, value_enum, default_value = "json")]
+    pub format: Format,
+    /// Only this agent's skills (default: every agent)
+    #[arg(long)]
+    pub agent: Option<String>,
+}
+
+pub fn run(global: &GlobalArgs, args: FeaturesArgs) -> Result<Outcome> {
+    let ws = global.open()?;
+    let rows = lifecycle::features(&ws.store, args.agent.as_deref(), chrono::Utc::now())?;
+    match args.format {
+        Format::Json => print_json(&rows)?,
+        Format::Csv => print!("{}", lifecycle::features_csv(&rows)),
+    }
+    Ok(Outcome::Ok)
+}

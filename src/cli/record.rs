@@ -1,0 +1,32 @@
+//! `skilldeck record NAME success|failure [--note TEXT]`: an explicit outcome.
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use super::{GlobalArgs, Outcome};
+use crate::lifecycle;
+use crate::model;
+
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// Skill name
+    pub name: String,
+    /// `success` or `failure`
+    pub outcome: String,
+    /// Free text kept with the outcome
+    #[arg(long)]
+    pub note: Option<String>,
+    /// Agent the skill belongs to (default: config agent_id)
+    #[arg(long)]
+    pub agent: Option<String>,
+}
+
+pub fn run(global: &GlobalArgs, args: RecordArgs) -> Result<Outcome> {
+    let outcome = model::Outcome::parse(&args.outcome)
+        .with_context(|| format!("outcome {:?}: expected `success` or `failure`", args.outcome))?;
+    let mut ws = global.open()?;
+    let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws).to_string();
+    lifecycle::record(&mut ws, &agent, &args.name, outcome, "explicit", args.note.as_deref())?;
+    println!("recorded {outcome} for {}", args.name);
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,77 @@
+//! `skilldeck stats NAME [--json]`: seed 001's per-skill stats.
+
+use anyhow::Result;
+use clap::Args;
+
+use super::{GlobalArgs, Outcome, print_json};
+use crate::lifecycle;
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    pub name: String,
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// Print the health timeline instead: per-day outcomes, rolling rate points, events
+    #[arg(long)]
+    pub timeline: bool,
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(global: &GlobalArgs, args: StatsArgs) -> Result<Outcome> {
+    let ws = global.open()?;
+    let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws);
+    let s = lifecycle::stats(&ws.store, agent, &args.name)?;
+    if args.timeline {
+        return timeline(&ws, s.id, args.json);
+    }
+    if args.json {
+        print_json(&s)?;
+        return Ok(Outcome::Ok);
+    }
+    let pct = |r: Option<f64>| r.map_or("-".to_string(), |r| format!("{:.0}%", r * 100.0));
+    println!(
+        "{} (agent {}) v{}: {}{}",
+        s.name,
+        s.agent_id,
+        s.version,
+        s.status,
+        if s.protected { ", protected" } else { "" }
+    );
+    println!(
+        "  successes {}  failures {}  rate {}",
+        s.success_count,
+        s.failure_count,
+        pct(s.success_rate)
+    );
+    println!(
+        "  rolling rate {} over the last {} of {}  failure streak {}",
+        pct(s.rolling_rate),
+        s.window_uses,
+        s.window,
+        s.failure_streak
+    );
+    if let Some(last) = s.last_outcome {
+        println!("  last outcome {last} at {}", s.last_used_at.as_deref().unwrap_or("?"));
+    }
+    Ok(Outcome::Ok)
+}
+
+fn timeline(ws: &crate::workspace::Workspace, skill_id: i64, json: bool) -> Result<Outcome> {
+    let t = lifecycle::timeline(&ws.store, skill_id)?;
+    if json {
+        print_json(&t)?;
+        return Ok(Outcome::Ok);
+    }
+    for d in &t.days {
+        println!("{}  {} ok  {} failed", d.day, d.successes, d.failures);
+    }
+    for e in &t.events {
+        let change = match (&e.from_status, &e.to_status) {
+            (Some(a), Some(b)) if a != b => format!("{a} -> {b}: "),
+            _ => String::new(),
+        };
+        println!("{}  {:<12} {change}{}", e.at, e.kind, e.reason);
+    }
+    Ok(Outcome::Ok)
+}

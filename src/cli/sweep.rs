@@ -1,0 +1,39 @@
+//! `skilldeck sweep [--json]`: judge every skill now.
+
+use anyhow::Result;
+use clap::Args;
+
+use super::{GlobalArgs, Outcome, print_json};
+use crate::lifecycle;
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// Recompute every skill from the whole invocation table (default: only what changed)
+    #[arg(long)]
+    pub full: bool,
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(global: &GlobalArgs, args: SweepArgs) -> Result<Outcome> {
+    let mut ws = global.open()?;
+    let report =
+        if args.full { lifecycle::sweep_full(&mut ws)? } else { lifecycle::sweep(&mut ws)? };
+    if args.json {
+        print_json(&report)?;
+        return Ok(Outcome::Ok);
+    }
+    println!(
+        "{} sweep judged {} skills in {} ms: {} changed, {} edits recorded, {} implicit failures",
+        report.mode,
+        report.skills_judged,
+        report.elapsed_ms,
+        report.changes.len(),
+        report.edits_recorded,
+        report.implicit_failures
+    );
+    for c in &report.changes {
+        println!("  {} ({}): {} -> {}: {}", c.name, c.agent_id, c.from, c.to, c.reason);
+    }
+    Ok(Outcome::Ok)
+}

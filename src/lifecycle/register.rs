@@ -1,0 +1,126 @@
+//! Creating a live skill: folder + `skills` row + version 1, as one step.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use rusqlite::params;
+
+use super::files::{self, atomic_write, sha256_hex, skill_file};
+use super::{add_event, tally};
+use crate::store::now_rfc3339;
+use crate::workspace::Workspace;
+
+/// Writes `<skills_dir>/<name>/SKILL.md`, inserts the `skills` row and its version 1 (with
+/// `source`, e.g. `promote` or `import`), and links earlier invocations that named it. Returns the
+/// skill id. An auto-created skill's approval is bound to these bytes (`approved_sha256`).
+/// If the database step fails, the new folder is removed again.
+pub fn register_skill(
+    ws: &mut Workspace,
+    agent: &str,
+    name: &str,
+    content: &str,
+    source: &str,
+    is_auto_created: bool,
+    tool_sequence: Option<&str>,
+) -> Result<i64> {
+    check_name(name)?;
+    let folder = ws.paths.skills_dir.join(name);
+    if folder.exists() {
+        bail!("{} already exists; choose another name or import it", folder.display());
+    }
+    atomic_write(&skill_file(&folder), content.as_bytes())?;
+    match insert(ws, agent, name, &folder, content, source, is_auto_created, tool_sequence) {
+        Ok(id) => Ok(id),
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&folder);
+            Err(e)
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn insert(
+    ws: &mut Workspace,
+    agent: &str,
+    name: &str,
+    folder: &Path,
+    content: &str,
+    source: &str,
+    is_auto_created: bool,
+    tool_sequence: Option<&str>,
+) -> Result<i64> {
+    let now = now_rfc3339();
+    let sha = sha256_hex(content.as_bytes());
+    let fm = files::front_matter(content);
+    let (mtime, size) = file_stamp(&skill_file(folder));
+    let tx = ws.store.conn_mut().transaction()?;
+    tx.execute(
+        "INSERT INTO skills(agent_id, name, description, path, status, version, is_auto_created,
+             tool_sequence, approved_sha256, triggers, file_mtime_ns, file_size, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, 'healthy', 1, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)",
+        params![
+            agent,
+            name,
+            fm.description,
+            folder.to_string_lossy(),
+            is_auto_created,
+            tool_sequence,
+            is_auto_created.then_some(&sha),
+            serde_json::to_string(&fm.triggers)?,
+            mtime,
+            size,
+            now
+        ],
+    )
+    .with_context(|| format!("registering skill {name:?} for agent {agent:?}"))?;
+    let id = tx.last_insert_rowid();
+    tx.execute(
+        "INSERT INTO skill_versions(skill_id, version, content, sha256, source, created_at)
+         VALUES (?1, 1, ?2, ?3, ?4, ?5)",
+        params![id, content, sha, source, now],
+    )?;
+    add_event(
+        &tx,
+        id,
+        &now,
+        "registered",
+        None,
+        Some("healthy"),
+        &format!("version 1 ({source})"),
+    )?;
+    tally::link_invocations(&tx)?;
+    tx.commit()?;
+    Ok(id)
+}
+
+/// A SKILL.md's modification time (ns) and size, to notice edits without rereading every file.
+pub(crate) fn file_stamp(path: &Path) -> (Option<i64>, Option<i64>) {
+    match std::fs::metadata(path) {
+        Ok(m) => {
+            let mtime = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+            (mtime, i64::try_from(m.len()).ok())
+        }
+        Err(_) => (None, None),
+    }
+}
+
+/// Skill names become folder names: refuse anything that could escape the skills dir.
+fn check_name(name: &str) -> Result<()> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+        && !name.starts_with('.');
+    if !ok {
+        bail!("invalid skill name {name:?}: use letters, digits, '-', '_' or '.' (at most 64)");
+    }
+    Ok(())
+}
+
+/// Where a skill of `agent` lives when retired or archived: `<dir>/<agent>/<name>`.
+pub(crate) fn parked_path(dir: &Path, agent: &str, name: &str) -> PathBuf {
+    dir.join(agent).join(name)
+}

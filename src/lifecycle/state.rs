@@ -1,0 +1,101 @@
+//! Changes a person makes by hand: pin, archive, restore.
+
+use std::path::Path;
+
+use anyhow::{Result, bail};
+use rusqlite::params;
+
+use super::status::{ARCHIVED, HEALTHY, RETIRED, is_live};
+use super::{add_event, files, register, require_skill, versions};
+use crate::store::now_rfc3339;
+use crate::workspace::Workspace;
+
+/// Pins (`protected = true`) or unpins a skill. A pinned skill is never deprecated, degraded or
+/// retired; a pinned skill that already is one of those returns to `healthy` at once.
+pub fn set_protected(ws: &mut Workspace, agent: &str, skill: &str, protected: bool) -> Result<()> {
+    let row = require_skill(ws.store.conn(), agent, skill)?;
+    if row.protected == protected {
+        return Ok(());
+    }
+    let now = now_rfc3339();
+    let tx = ws.store.conn_mut().transaction()?;
+    tx.execute(
+        "UPDATE skills SET protected = ?1, updated_at = ?2 WHERE id = ?3",
+        params![protected, now, row.id],
+    )?;
+    let (kind, reason) =
+        if protected { ("pinned", "pinned by hand") } else { ("unpinned", "unpinned by hand") };
+    add_event(&tx, row.id, &now, kind, Some(&row.status), Some(&row.status), reason)?;
+    if protected && matches!(row.status.as_str(), "deprecated" | "degraded") {
+        tx.execute(
+            "UPDATE skills SET status = 'healthy', flag_mark = NULL WHERE id = ?1",
+            [row.id],
+        )?;
+        add_event(&tx, row.id, &now, "status", Some(&row.status), Some(HEALTHY), "pinned")?;
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+/// Moves a live skill to the archive folder (seed 000's `--skills-archive`).
+pub fn archive(ws: &mut Workspace, agent: &str, skill: &str) -> Result<()> {
+    let row = require_skill(ws.store.conn(), agent, skill)?;
+    if !is_live(&row.status) {
+        bail!(
+            "skill {skill:?} is already {}; `skilldeck restore {skill}` brings it back",
+            row.status
+        );
+    }
+    // Keep any edit made to the live file before it leaves.
+    versions::scan_one(ws, &row)?;
+    let to = register::parked_path(&ws.paths.archive_dir, agent, skill);
+    park(ws, &row.path, &to, row.id, &row.status, ARCHIVED, "archived by hand")
+}
+
+/// Brings an archived or retired skill back to the live folder with its history; Ghost's streak
+/// rules count afresh from now, the rolling rate keeps every invocation.
+pub fn restore(ws: &mut Workspace, agent: &str, skill: &str) -> Result<()> {
+    let row = require_skill(ws.store.conn(), agent, skill)?;
+    if row.status != ARCHIVED && row.status != RETIRED {
+        bail!("skill {skill:?} is {}, not archived or retired", row.status);
+    }
+    let to = ws.paths.skills_dir.join(skill);
+    let reason = format!("restored from {}", row.status);
+    park(ws, &row.path, &to, row.id, &row.status, HEALTHY, &reason)?;
+    let now = now_rfc3339();
+    ws.store.conn().execute(
+        "UPDATE skills SET streak_reset_at = ?1, flag_mark = NULL WHERE id = ?2",
+        params![now, row.id],
+    )?;
+    // An edit made while it was parked becomes a version now, like any other edit.
+    let back = super::skill_by_id(ws.store.conn(), row.id)?;
+    versions::scan_one(ws, &back)?;
+    Ok(())
+}
+
+fn park(
+    ws: &mut Workspace,
+    from: &str,
+    to: &Path,
+    id: i64,
+    old: &str,
+    new: &str,
+    reason: &str,
+) -> Result<()> {
+    files::move_dir(Path::new(from), to)?;
+    let now = now_rfc3339();
+    let result = (|| -> Result<()> {
+        let tx = ws.store.conn_mut().transaction()?;
+        tx.execute(
+            "UPDATE skills SET status = ?1, path = ?2, updated_at = ?3 WHERE id = ?4",
+            params![new, to.to_string_lossy(), now, id],
+        )?;
+        add_event(&tx, id, &now, "status", Some(old), Some(new), reason)?;
+        tx.commit()?;
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = files::move_dir(to, Path::new(from));
+    }
+    result
+}

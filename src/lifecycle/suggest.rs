@@ -1,0 +1,264 @@
+//! Phase-1 router: a deterministic match of a query against skill names, descriptions and
+//! trigger phrases, weighted by the outcome record. No model call.
+//!
+//! Reliability is the mean of a Beta posterior: (successes + prior successes) / (uses + prior
+//! uses). Priors follow seed 000's layered order: a `bench` row in `evolved_prompts` (latest per
+//! skill) wins, then an `auto_drafter` row, each giving round(score × 5) pseudo-successes out of
+//! 5; otherwise the default 1 of 2. Deprecated, retired and archived skills are never suggested.
+
+use std::collections::HashMap;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::store::Store;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Suggestion {
+    pub name: String,
+    pub score: f64,
+    pub match_score: f64,
+    pub reliability: f64,
+    pub status: String,
+    /// Seed 001: warning (and degraded) skills are suggested with a low-reliability note.
+    pub flagged: bool,
+    pub note: Option<String>,
+    pub prior: &'static str,
+}
+
+/// One suggestible skill, as read from the store.
+struct Entry {
+    name: String,
+    description: String,
+    /// `skills.triggers`, a JSON array; its words tokenize like plain text.
+    triggers_json: String,
+    status: String,
+    successes: i64,
+    failures: i64,
+    prior: (&'static str, f64, f64),
+}
+
+/// The suggestible skills of one agent, loaded once, for repeated queries (the console).
+pub struct SuggestIndex {
+    entries: Vec<Entry>,
+}
+
+const NAME_WEIGHT: u8 = 3;
+const TRIGGER_WEIGHT: u8 = 2;
+const DESCRIPTION_WEIGHT: u8 = 1;
+
+const STOPWORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "for", "from", "how", "i", "in",
+    "is", "it", "me", "my", "of", "on", "or", "please", "that", "the", "this", "to", "use", "when",
+    "with", "you", "your",
+];
+
+fn raw_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() >= 2)
+}
+
+/// The query's words: lowercased, deduplicated, stopwords and 1-letter words dropped.
+fn query_words(query: &str) -> Vec<String> {
+    let mut out: Vec<String> = raw_words(query)
+        .map(str::to_lowercase)
+        .filter(|w| !STOPWORDS.contains(&w.as_str()))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+fn same_word(text_word: &str, query_word: &str) -> bool {
+    if text_word.is_ascii() {
+        text_word.eq_ignore_ascii_case(query_word)
+    } else {
+        text_word.to_lowercase() == query_word
+    }
+}
+
+/// Raises `best[i]` to `weight` for every query word `i` that occurs in `text`.
+fn mark(text: &str, weight: u8, words: &[String], best: &mut [u8]) {
+    for w in raw_words(text) {
+        for (i, q) in words.iter().enumerate() {
+            if best[i] < weight && same_word(w, q) {
+                best[i] = weight;
+            }
+        }
+    }
+}
+
+/// Prior pseudo-successes and pseudo-failures per skill name of `agent`.
+fn priors(store: &Store, agent: &str) -> Result<HashMap<String, (&'static str, f64, f64)>> {
+    let mut out = HashMap::new();
+    let mut stmt = store.conn().prepare(
+        "SELECT skill_name, scorer, score FROM evolved_prompts
+         WHERE agent_id = ?1 AND scorer IN ('bench', 'auto_drafter')
+         ORDER BY scorer = 'bench', created_at",
+    )?;
+    let mut rows = stmt.query([agent])?;
+    while let Some(r) = rows.next()? {
+        let scorer = if r.get_ref(1)?.as_str()? == "bench" { "bench" } else { "auto_drafter" };
+        let s = (r.get::<_, f64>(2)?.clamp(0.0, 1.0) * 5.0).round();
+        // Later rows overwrite: bench rows come last, and the newest row of each scorer last.
+        out.insert(r.get(0)?, (scorer, s, 5.0 - s));
+    }
+    Ok(out)
+}
+
+const DEFAULT_PRIOR: (&str, f64, f64) = ("default", 1.0, 1.0);
+
+// `+agent_id`: one sequential table scan beats 10,000 lookups through the (agent, name) index.
+const SELECT: &str = "SELECT name, description, triggers, status, success_count, failure_count
+     FROM skills WHERE +agent_id = ?1 AND status NOT IN ('deprecated', 'retired', 'archived')";
+
+/// One skill as scored: borrowed from a database row or from a `SuggestIndex` entry.
+struct Row<'a> {
+    name: &'a str,
+    description: &'a str,
+    triggers_json: &'a str,
+    status: &'a str,
+    successes: i64,
+    failures: i64,
+    prior: (&'static str, f64, f64),
+}
+
+/// A parsed query plus a scratch buffer (one slot per word).
+struct Query {
+    words: Vec<String>,
+    lower: String,
+    max: f64,
+    best: Vec<u8>,
+}
+
+impl Query {
+    fn new(query: &str) -> Option<Query> {
+        let words = query_words(query);
+        if words.is_empty() {
+            return None;
+        }
+        let max = (words.len() * usize::from(NAME_WEIGHT)) as f64;
+        Some(Query { best: vec![0; words.len()], lower: query.to_lowercase(), max, words })
+    }
+
+    /// Each query word counts its best field (name 3, trigger phrase 2, description 1) out of 3;
+    /// a whole trigger phrase inside the query adds 0.25; the match score is multiplied by
+    /// 0.5 + reliability / 2. `None` when no word matches.
+    fn score(&mut self, row: &Row) -> Option<Suggestion> {
+        self.best.fill(0);
+        mark(row.name, NAME_WEIGHT, &self.words, &mut self.best);
+        mark(row.triggers_json, TRIGGER_WEIGHT, &self.words, &mut self.best);
+        let trigger_hit = self.best.contains(&TRIGGER_WEIGHT);
+        mark(row.description, DESCRIPTION_WEIGHT, &self.words, &mut self.best);
+        let points: u32 = self.best.iter().map(|b| u32::from(*b)).sum();
+        if points == 0 {
+            return None;
+        }
+        // A phrase inside the query shares its words with it, so only then parse the list.
+        let phrase = (trigger_hit || self.best.contains(&NAME_WEIGHT))
+            && row.triggers_json != "[]"
+            && serde_json::from_str::<Vec<String>>(row.triggers_json)
+                .unwrap_or_default()
+                .iter()
+                .any(|t| !t.trim().is_empty() && self.lower.contains(&t.to_lowercase()));
+        let match_score = (f64::from(points) / self.max + if phrase { 0.25 } else { 0.0 }).min(1.0);
+        let (prior, ps, pf) = row.prior;
+        let uses = row.successes + row.failures;
+        let reliability = (row.successes as f64 + ps) / (uses as f64 + ps + pf).max(1.0);
+        let flagged = matches!(row.status, "warning" | "degraded");
+        Some(Suggestion {
+            name: row.name.to_string(),
+            score: match_score * (0.5 + reliability / 2.0),
+            match_score,
+            reliability,
+            status: row.status.to_string(),
+            flagged,
+            note: flagged.then(|| {
+                format!(
+                    "low reliability: {} of {uses} invocations succeeded ({})",
+                    row.successes, row.status
+                )
+            }),
+            prior,
+        })
+    }
+}
+
+/// Best first, ties by name: deterministic.
+fn top(mut found: Vec<Suggestion>, limit: usize) -> Vec<Suggestion> {
+    found.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
+    found.truncate(limit);
+    found
+}
+
+impl SuggestIndex {
+    pub fn build(store: &Store, agent: &str) -> Result<SuggestIndex> {
+        let priors = priors(store, agent)?;
+        let mut stmt = store.conn().prepare_cached(SELECT)?;
+        let rows = stmt.query_map([agent], |r| {
+            let name: String = r.get(0)?;
+            Ok(Entry {
+                prior: priors.get(&name).copied().unwrap_or(DEFAULT_PRIOR),
+                name,
+                description: r.get::<_, Option<String>>(1)?.unwrap_or_default(),
+                triggers_json: r.get(2)?,
+                status: r.get(3)?,
+                successes: r.get(4)?,
+                failures: r.get(5)?,
+            })
+        })?;
+        Ok(SuggestIndex { entries: rows.collect::<rusqlite::Result<_>>()? })
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Best `limit` matches (see `suggest`).
+    pub fn query(&self, query: &str, limit: usize) -> Vec<Suggestion> {
+        let Some(mut q) = Query::new(query) else { return Vec::new() };
+        let found = self
+            .entries
+            .iter()
+            .filter_map(|e| {
+                q.score(&Row {
+                    name: &e.name,
+                    description: &e.description,
+                    triggers_json: &e.triggers_json,
+                    status: &e.status,
+                    successes: e.successes,
+                    failures: e.failures,
+                    prior: e.prior,
+                })
+            })
+            .collect();
+        top(found, limit)
+    }
+}
+
+/// Answers one query in one pass over the agent's suggestible skills, scoring each row as it is
+/// read (ranked exactly as `SuggestIndex::query` ranks them).
+pub fn suggest(store: &Store, agent: &str, query: &str, limit: usize) -> Result<Vec<Suggestion>> {
+    let Some(mut q) = Query::new(query) else { return Ok(Vec::new()) };
+    let priors = priors(store, agent)?;
+    let mut stmt = store.conn().prepare_cached(SELECT)?;
+    let mut rows = stmt.query([agent])?;
+    let mut found = Vec::new();
+    while let Some(r) = rows.next()? {
+        let name = r.get_ref(0)?.as_str()?;
+        let row = Row {
+            name,
+            description: r.get_ref(1)?.as_str_or_null()?.unwrap_or(""),
+            triggers_json: r.get_ref(2)?.as_str()?,
+            status: r.get_ref(3)?.as_str()?,
+            successes: r.get(4)?,
+            failures: r.get(5)?,
+            prior: priors.get(name).copied().unwrap_or(DEFAULT_PRIOR),
+        };
+        found.extend(q.score(&row));
+    }
+    Ok(top(found, limit))
+}
