@@ -3,21 +3,21 @@
 //! Each subcommand's arguments and `run` live in their own file beside this one.
 
 mod acquire;
-mod check;
-mod console;
-mod dispatch;
-mod export;
-mod import;
-mod render;
-mod resolve;
 pub mod approve;
 pub mod archive;
 pub mod audit;
+mod check;
+mod console;
 pub mod diff;
+mod dispatch;
+mod export;
 pub mod features;
+mod import;
 pub mod pin;
 pub mod record;
 pub mod reject;
+mod render;
+mod resolve;
 pub mod restore;
 pub mod rollback;
 pub mod stats;
@@ -168,8 +168,6 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Command::Resolve(args) => resolve::run(&cli.global, args),
             Command::Console(args) => console::run(&cli.global, &args),
             Command::Ingest(args) => ingest::run(&cli.global, args),
-        },
-        None => console::run(&cli.global, &console::ConsoleArgs {}),
             Command::Record(a) => record::run(&cli.global, a),
             Command::Stats(a) => stats::run(&cli.global, a),
             Command::Sweep(a) => sweep::run(&cli.global, a),
@@ -186,6 +184,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Command::Suggest(a) => suggest::run(&cli.global, a),
             Command::Audit(a) => audit::run(&cli.global, a),
         },
+        None => console::run(&cli.global, &console::ConsoleArgs {}),
     }
 }
 
