@@ -16,6 +16,7 @@ pub mod ingest;
 pub mod lifecycle;
 pub mod model;
 pub mod packages;
+pub mod pipeline;
 pub mod spec;
 pub mod store;
 pub mod tui;

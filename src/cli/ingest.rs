@@ -16,9 +16,21 @@ pub struct IngestArgs {
     /// Agent owning the transcripts given as PATHs (default: config `agent_id`)
     #[arg(long)]
     pub agent: Option<String>,
+    /// Only read transcripts; skip detection, drafting and evolution
+    #[arg(long)]
+    pub no_detect: bool,
     /// Print the report as JSON
     #[arg(long)]
     pub json: bool,
+}
+
+/// `ingest --json`: the ingest counts at the top level, what detection made of them beside.
+#[derive(serde::Serialize)]
+struct Report {
+    #[serde(flatten)]
+    ingest: IngestReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pipeline: Option<crate::pipeline::AfterIngest>,
 }
 
 pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
@@ -41,10 +53,22 @@ pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
     if show_progress {
         eprintln!();
     }
+    let pipeline =
+        if args.no_detect { None } else { Some(crate::pipeline::after_ingest(&mut ws)?) };
     if args.json {
-        print_json(&report)?;
+        print_json(&Report { ingest: report, pipeline })?;
     } else {
         print!("{}", summary(&report));
+        if let Some(p) = &pipeline {
+            println!(
+                "detection: {} turns, {} new candidates ({} updated), {} streak drafts, {} proposed versions",
+                p.detect.turns_processed,
+                p.detect.candidates_created,
+                p.detect.candidates_updated,
+                p.detect.streak_drafts,
+                p.proposed_versions
+            );
+        }
     }
     Ok(Outcome::Ok)
 }
