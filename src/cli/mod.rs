@@ -8,6 +8,7 @@ pub mod archive;
 pub mod audit;
 mod check;
 mod console;
+mod demo;
 pub mod diff;
 mod dispatch;
 mod export;
@@ -104,6 +105,8 @@ pub enum Command {
     Acquire(acquire::AcquireArgs),
     /// Resolve skill names or refs to exact identities (workspace overrides account)
     Resolve(resolve::ResolveArgs),
+    /// Build a demo workspace from built-in transcripts, run the pipeline, open the console
+    Demo(demo::DemoArgs),
     /// Open the review console (what `skilldeck` alone does in a terminal)
     Console(console::ConsoleArgs),
     /// Read agent transcripts (new bytes only) into sessions, turns and tool calls
@@ -167,6 +170,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Command::Acquire(args) => acquire::run(&cli.global, args),
             Command::Resolve(args) => resolve::run(&cli.global, args),
             Command::Console(args) => console::run(&cli.global, &args),
+            Command::Demo(args) => demo::run(args),
             Command::Ingest(args) => ingest::run(&cli.global, args),
             Command::Record(a) => record::run(&cli.global, a),
             Command::Stats(a) => stats::run(&cli.global, a),

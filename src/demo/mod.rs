@@ -1,8 +1,10 @@
 //! `skilldeck demo`: a deterministic demo workspace and the whole pipeline run over it.
 
+mod run;
 pub mod scenario;
 pub mod transcripts;
 
+pub use run::{DemoReport, build, default_root};
 pub use scenario::Layout;
 
 #[cfg(test)]

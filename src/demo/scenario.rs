@@ -73,7 +73,8 @@ fn fix_test_turn(module: &str, extra_step: bool) -> Turn {
         ),
     ];
     if extra_step {
-        calls.push(call("Bash", json!({"command": "cargo clippy", "description": "Lint"})));
+        let snapshot = format!("tests/snapshots/{module}.snap");
+        calls.push(call("Write", json!({"file_path": snapshot, "content": "accepted"})));
     }
     Turn {
         prompt: format!("fix the failing snapshot test in {module}"),
@@ -198,7 +199,8 @@ pub fn write_phase_one(layout: &Layout) -> Result<()> {
     write(&layout.native_dir.join("trajectories.jsonl"), &native)
 }
 
-/// Phase two: three later sessions where the snapshot-fix sequence gained a lint step.
+/// Phase two: three later sessions where the snapshot-fix sequence gained a step (writing the
+/// accepted snapshot), so detection proposes a new version of the skill promoted in between.
 pub fn write_phase_two(layout: &Layout) -> Result<()> {
     let project = layout.claude_projects.join("-home-demo-webapp");
     for (i, module) in ["cli", "config", "store"].iter().enumerate() {

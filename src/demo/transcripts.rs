@@ -31,11 +31,13 @@ pub struct Turn {
 pub struct Clock {
     now: DateTime<Utc>,
     counter: u64,
+    /// Start time in hex: keeps ids unique across files, as real tool-use ids are.
+    tag: String,
 }
 
 impl Clock {
     pub fn starting(at: DateTime<Utc>) -> Clock {
-        Clock { now: at, counter: 0 }
+        Clock { now: at, counter: 0, tag: format!("{:x}", at.timestamp()) }
     }
 
     fn tick(&mut self) -> String {
@@ -46,6 +48,12 @@ impl Clock {
     fn id(&mut self) -> u64 {
         self.counter += 1;
         self.counter
+    }
+
+    /// A prefixed id such as `toolu_demo<start>x<n>`, unique across the whole demo.
+    fn token(&mut self, prefix: &str) -> String {
+        let n = self.id();
+        format!("{prefix}_demo{}x{n:04}", self.tag)
     }
 
     pub fn uuid(&mut self) -> String {
@@ -77,8 +85,8 @@ pub fn claude_session(clock: &mut Clock, session_id: &str, cwd: &str, turns: &[T
         );
         parent = Some(uuid);
         for c in &turn.calls {
-            let msg_id = format!("msg_demo{:06}", clock.id());
-            let tool_id = format!("toolu_demo{:06}", clock.id());
+            let msg_id = clock.token("msg");
+            let tool_id = clock.token("toolu");
             let uuid = clock.uuid();
             push(
                 json!({
@@ -115,7 +123,7 @@ pub fn claude_session(clock: &mut Clock, session_id: &str, cwd: &str, turns: &[T
             json!({
                 "parentUuid": parent, "isSidechain": false, "userType": "external", "cwd": cwd,
                 "sessionId": session_id, "version": "2.1.14", "type": "assistant",
-                "message": {"model": "claude-demo", "id": format!("msg_demo{:06}", clock.id()),
+                "message": {"model": "claude-demo", "id": clock.token("msg"),
                     "type": "message", "role": "assistant",
                     "content": [{"type": "text", "text": turn.reply}], "stop_reason": "end_turn"},
                 "uuid": uuid, "timestamp": clock.tick()
@@ -171,7 +179,7 @@ pub fn codex_rollout(clock: &mut Clock, session_id: &str, cwd: &str, turns: &[Tu
             &mut out,
         );
         for c in &turn.calls {
-            let call_id = format!("call_demo{:06}", clock.id());
+            let call_id = clock.token("call");
             let code = if c.error { 1 } else { 0 };
             if c.name == "apply_patch" {
                 let patch = c.input.as_str().unwrap_or("*** Begin Patch\n*** End Patch\n");

@@ -5,6 +5,7 @@ mod console;
 mod console_fixture;
 mod console_keys;
 mod console_tmux;
+mod demo;
 mod detect;
 mod draft;
 mod identity;

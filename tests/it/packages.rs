@@ -16,28 +16,7 @@ pub fn fixture_json(name: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(fixture(name)).unwrap()).unwrap()
 }
 
-/// Runs the Agent Skills reference validator on `dir`. Without it: a failure under CI (which
-/// installs it), a printed SKIP elsewhere.
-pub fn agentskills_validate(dir: &Path) {
-    match std::process::Command::new("agentskills").arg("validate").arg(dir).output() {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "`agentskills` is not on PATH but CI is set: .ci/run must install skills-ref"
-            );
-            eprintln!(
-                "SKIP: `agentskills` (PyPI skills-ref) is not installed; SKILL.md not validated"
-            );
-        }
-        Err(e) => panic!("running agentskills: {e}"),
-        Ok(out) => assert!(
-            out.status.success(),
-            "agentskills validate {} failed:\n{}",
-            dir.display(),
-            describe(&out)
-        ),
-    }
-}
+pub use crate::support::agentskills_validate;
 
 pub fn count(tw: &TestWorkspace, sql: &str) -> i64 {
     let store = Store::open(&tw.db()).unwrap();

@@ -86,3 +86,31 @@ pub fn describe(out: &Output) -> String {
         String::from_utf8_lossy(&out.stderr)
     )
 }
+
+/// The Agent Skills reference validator (`agentskills`, PyPI skills-ref) on PATH. Without it: a
+/// failure under CI (whose .ci/run installs it), a printed SKIP elsewhere.
+pub fn reference_validator() -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths).map(|p| p.join("agentskills")).find(|p| p.is_file())
+    });
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "agentskills (PyPI skills-ref) is not on PATH but CI is set: .ci/run must install it"
+        );
+        eprintln!("SKIP: agentskills (PyPI skills-ref) is not on PATH; SKILL.md not validated");
+    }
+    found
+}
+
+/// Asserts the reference validator accepts the skill folder `dir` (skips as above without it).
+pub fn agentskills_validate(dir: &Path) {
+    let Some(agentskills) = reference_validator() else { return };
+    let out = Command::new(agentskills).arg("validate").arg(dir).output().expect("run agentskills");
+    assert!(
+        out.status.success(),
+        "agentskills validate {} failed:\n{}",
+        dir.display(),
+        describe(&out)
+    );
+}

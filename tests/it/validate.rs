@@ -1,6 +1,6 @@
 //! `validate` against the Agent Skills spec, and its agreement with the reference validator.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
@@ -9,19 +9,7 @@ use skilldeck::spec::{self, Severity};
 use crate::support::{TestWorkspace, shared_data};
 
 /// The reference validator `agentskills` (PyPI skills-ref). Missing in CI is a failure, not a skip.
-pub fn reference_validator() -> Option<PathBuf> {
-    let found = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths).map(|p| p.join("agentskills")).find(|p| p.is_file())
-    });
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "agentskills (PyPI skills-ref) is not on PATH; .ci/run installs it"
-        );
-        eprintln!("SKIP: agentskills (PyPI skills-ref) is not on PATH");
-    }
-    found
-}
+pub use crate::support::reference_validator;
 
 fn reference_ok(agentskills: &Path, folder: &Path) -> (bool, String) {
     let out = Command::new(agentskills).arg("validate").arg(folder).output().unwrap();

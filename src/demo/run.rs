@@ -1,0 +1,115 @@
+//! Builds the demo workspace and runs the pipeline over it the way a person would over weeks:
+//! ingest and detect, pin a skill, promote a drafted sequence, let the agent work on, sweep.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+
+use super::scenario::{Layout, write_phase_one, write_phase_two};
+use crate::config::Config;
+use crate::lifecycle::{self, SkillView};
+use crate::pipeline::{self, PassReport};
+use crate::workspace::{Paths, Workspace};
+
+/// Marks a folder as made by `demo`, so a later run may wipe and rebuild it.
+const MARKER: &str = ".skilldeck-demo";
+
+#[derive(Debug, Serialize)]
+pub struct DemoReport {
+    pub root: PathBuf,
+    pub db: PathBuf,
+    pub config: PathBuf,
+    /// The hand-written skill pinned as protected before the sweep.
+    pub pinned: String,
+    /// The drafted sequence promoted between the two phases.
+    pub promoted: String,
+    pub first_pass: PassReport,
+    pub second_pass: PassReport,
+    pub open_candidates: usize,
+    pub skills: Vec<SkillView>,
+}
+
+/// The default demo folder: `<temp>/skilldeck-demo`.
+pub fn default_root() -> PathBuf {
+    std::env::temp_dir().join("skilldeck-demo")
+}
+
+/// Writes the demo workspace under `root` (rebuilding an earlier demo there) and runs the
+/// pipeline over it. Refuses a non-empty folder that an earlier demo did not make.
+pub fn build(root: &Path) -> Result<(Workspace, DemoReport)> {
+    prepare(root)?;
+    let layout = Layout::under(root);
+    write_phase_one(&layout)?;
+    let config = Config::load(&layout.config_file)?;
+    let mut paths = Paths::under(root);
+    paths.config_file = layout.config_file.clone();
+    let mut ws = Workspace::with_paths(config, paths)?;
+    let agent = ws.config.agent_id.clone();
+
+    // A person pins the linter skill they rely on before anything judges it.
+    let ingest = crate::ingest::run(&mut ws, &[], &mut |_| {})?;
+    let after = pipeline::after_ingest(&mut ws)?;
+    let pinned = "lint-fix".to_string();
+    lifecycle::set_protected(&mut ws, &agent, &pinned, true)?;
+    let sweep = lifecycle::sweep(&mut ws)?;
+    let first_pass = PassReport { ingest, after, sweep };
+
+    // ... and promotes the drafted snapshot-fix sequence.
+    let candidate = sequence_candidate(&ws, &agent)?;
+    let promoted = crate::draft::promote(&mut ws, candidate)?.name;
+
+    // Later sessions do the same work with one more step: a proposed new version.
+    write_phase_two(&layout)?;
+    let second_pass = pipeline::run_pass(&mut ws, &[], &mut |_| {})?;
+
+    let open_candidates = crate::draft::list_candidates(&ws.store, None)?
+        .iter()
+        .filter(|c| c.status == "candidate")
+        .count();
+    let skills = lifecycle::audit(&ws.store, None)?;
+    let report = DemoReport {
+        root: root.to_path_buf(),
+        db: ws.paths.db.clone(),
+        config: layout.config_file,
+        pinned,
+        promoted,
+        first_pass,
+        second_pass,
+        open_candidates,
+        skills,
+    };
+    Ok((ws, report))
+}
+
+fn sequence_candidate(ws: &Workspace, agent: &str) -> Result<i64> {
+    ws.store
+        .conn()
+        .query_row(
+            "SELECT id FROM skill_candidates
+             WHERE agent_id = ?1 AND source = 'sequence' AND status = 'candidate'
+             ORDER BY occurrences DESC, id LIMIT 1",
+            [agent],
+            |r| r.get(0),
+        )
+        .context("the demo transcripts produced no sequence candidate to promote")
+}
+
+fn prepare(root: &Path) -> Result<()> {
+    if root.exists() {
+        let empty = std::fs::read_dir(root)
+            .with_context(|| format!("reading {}", root.display()))?
+            .next()
+            .is_none();
+        if !empty && !root.join(MARKER).exists() {
+            bail!(
+                "{} is not empty and was not made by `skilldeck demo`; choose another --dir",
+                root.display()
+            );
+        }
+        std::fs::remove_dir_all(root).with_context(|| format!("clearing {}", root.display()))?;
+    }
+    std::fs::create_dir_all(root).with_context(|| format!("creating {}", root.display()))?;
+    std::fs::write(root.join(MARKER), "made by skilldeck demo; safe to delete\n")
+        .with_context(|| format!("writing {}", root.join(MARKER).display()))
+}

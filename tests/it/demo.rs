@@ -1,0 +1,115 @@
+//! `skilldeck demo` through the binary: the whole pipeline over the built-in transcripts.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::{agentskills_validate, describe};
+
+fn demo_json(dir: &std::path::Path) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_skilldeck"))
+        .args(["demo", "--json", "--dir"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", describe(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn skill<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["skills"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap_or_else(|| {
+        panic!("no skill {name} in {}", report["skills"]);
+    })
+}
+
+/// Runs a subcommand against the demo workspace, like the summary's `try:` line says.
+fn in_demo(dir: &std::path::Path, args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_skilldeck"))
+        .arg("--db")
+        .arg(dir.join("skilldeck.db"))
+        .arg("--skills-dir")
+        .arg(dir.join("skills"))
+        .arg("--config")
+        .arg(dir.join("config.toml"))
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?}: {}", describe(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn demo_runs_every_stage_and_its_drafts_pass_the_reference_validator() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    let report = demo_json(&dir);
+
+    let first = &report["first_pass"];
+    assert_eq!(first["ingest"]["files"], 7, "3 Claude sessions, 3 Codex rollouts, 1 native file");
+    assert_eq!(first["ingest"]["bad_lines"], 0);
+    assert_eq!(report["second_pass"]["ingest"]["files_read"], 3);
+
+    // Streaks (seed 000) in Claude Code and native transcripts became drafts.
+    let candidates = in_demo(&dir, &["candidates", "--all"]);
+    let names: Vec<&str> =
+        candidates.as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    for name in ["auto-changelog-update-version", "auto-generate-metrics-weekly"] {
+        assert!(names.contains(&name), "{name} missing from {names:?}");
+    }
+    // The sequence seen in 3 sessions (seed 001) was promoted; its grown form is a proposed
+    // new version of that skill, not a new skill.
+    let promoted = report["promoted"].as_str().unwrap();
+    let proposal = candidates
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["status"] == "candidate" && !c["target_skill_id"].is_null())
+        .expect("a proposed version");
+    assert_eq!(proposal["target_skill_id"], skill(&report, promoted)["id"]);
+    assert_eq!(proposal["occurrences"], 3);
+    // Codex work belongs to its own agent.
+    let codex = in_demo(&dir, &["candidates", "--agent", "codex"]);
+    assert_eq!(codex.as_array().unwrap().len(), 1, "{codex}");
+    assert_eq!(codex[0]["agent_id"], "codex");
+
+    // Outcomes were scored and swept: failing skill deprecated, the pinned one spared.
+    assert_eq!(skill(&report, "legacy-deploy")["status"], "deprecated");
+    let pinned = skill(&report, "lint-fix");
+    assert_eq!(pinned["protected"], true);
+    assert_ne!(pinned["status"], "deprecated");
+    assert_eq!(skill(&report, "release-notes")["status"], "healthy");
+
+    // Every staged draft and every live skill is valid Agent Skills.
+    for sub in ["staging", "skills"] {
+        for entry in std::fs::read_dir(dir.join(sub)).unwrap() {
+            let folder: PathBuf = entry.unwrap().path();
+            if folder.join("SKILL.md").is_file() {
+                agentskills_validate(&folder);
+            }
+        }
+    }
+}
+
+#[test]
+fn demo_rebuilds_its_own_folder_and_refuses_a_foreign_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    let a = demo_json(&dir);
+    let b = demo_json(&dir);
+    assert_eq!(a["skills"].as_array().unwrap().len(), b["skills"].as_array().unwrap().len());
+    assert_eq!(a["open_candidates"], b["open_candidates"]);
+
+    let foreign = tmp.path().join("mine");
+    std::fs::create_dir_all(&foreign).unwrap();
+    std::fs::write(foreign.join("notes.txt"), "keep me").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_skilldeck"))
+        .args(["demo", "--no-console", "--dir"])
+        .arg(&foreign)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not made by `skilldeck demo`"));
+    assert_eq!(std::fs::read_to_string(foreign.join("notes.txt")).unwrap(), "keep me");
+}
