@@ -190,8 +190,8 @@ fn register(
             }
             None => {
                 tx.execute(
-                    "INSERT INTO skills (agent_id, name, description, path, source, created_at, updated_at)
-                     VALUES (?1, ?2, ?3, ?4, 'acquired', ?5, ?5)",
+                    "INSERT INTO skills (agent_id, name, description, path, source, is_auto_created, created_at, updated_at)
+                     VALUES (?1, ?2, ?3, ?4, 'acquired', 1, ?5, ?5)",
                     params![req.agent, req.name, description, path, now],
                 )?;
                 (tx.last_insert_rowid(), 1i64)

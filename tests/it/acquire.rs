@@ -230,3 +230,30 @@ fn bad_names_and_payloads_are_refused_before_anything_runs() {
         describe(&out)
     );
 }
+
+#[test]
+fn a_failing_code_skill_degrades_then_retires_by_the_lifecycle_rules_and_restores() {
+    let tw = TestWorkspace::new();
+    registered(&acquire(&tw, "add-numbers", ADD, r#"{"a": 2, "b": 3}"#));
+    let status = |tw: &TestWorkspace| -> String {
+        let audit = tw.run_json(&["audit"]);
+        let skill = audit.as_array().unwrap().iter().find(|s| s["name"] == "add-numbers").unwrap();
+        skill["status"].as_str().unwrap().to_string()
+    };
+    for _ in 0..3 {
+        tw.run_ok(&["record", "add-numbers", "failure", "--note", "wrong sum"]);
+    }
+    tw.run_ok(&["sweep"]);
+    assert_eq!(status(&tw), "degraded", "three failures in a row (seed 004)");
+    let detail = tw.run_json(&["resolve", "add-numbers", "--detail"]).to_string();
+    assert!(detail.contains("\"degraded\""), "registry status follows the lifecycle: {detail}");
+
+    tw.run_ok(&["record", "add-numbers", "failure"]);
+    tw.run_ok(&["sweep"]);
+    assert_eq!(status(&tw), "retired", "still failing after being flagged");
+    assert!(!tw.skills_dir().join("add-numbers").exists(), "retired skills leave the live folder");
+
+    tw.run_ok(&["restore", "add-numbers"]);
+    assert_eq!(status(&tw), "healthy");
+    assert_eq!(stored_script(&tw, "add-numbers"), ADD, "restored with its code");
+}
