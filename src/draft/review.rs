@@ -6,11 +6,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
 use super::candidates::{CandidateView, get_candidate};
 use super::stage;
-use crate::detect::sequence::hex;
+use crate::lifecycle::{self, NewSkill};
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
 
@@ -94,9 +93,8 @@ pub fn promote(ws: &mut Workspace, candidate_id: i64) -> Result<Promoted> {
     let skill_md_path = staged.join("SKILL.md");
     let content = fs::read_to_string(&skill_md_path)
         .with_context(|| format!("reading {}", skill_md_path.display()))?;
-    let sha = hex(&Sha256::digest(content.as_bytes()));
     stage::move_folder(&staged, &live)?;
-    match record_promotion(ws, &c, &live, &content, &sha) {
+    match record_promotion(ws, &c, &live, &content) {
         Ok(skill_id) => Ok(Promoted { candidate_id, skill_id, name: c.name, path: live }),
         Err(e) => {
             // Leave the disk as the database says: the draft goes back to staging.
@@ -111,40 +109,25 @@ fn record_promotion(
     c: &CandidateView,
     live: &Path,
     content: &str,
-    sha: &str,
 ) -> Result<i64> {
-    let now = now_rfc3339();
+    let tool_sequence = serde_json::to_string(&c.tool_sequence)?;
     let tx = ws.store.conn_mut().transaction()?;
-    tx.execute(
-        "INSERT INTO skills (agent_id, name, description, path, status, version, is_auto_created,
-         candidate_id, tool_sequence, approved_sha256, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, 'healthy', 1, 1, ?5, ?6, ?7, ?8, ?8)",
-        params![
-            c.agent_id,
-            c.name,
-            c.description,
-            live.to_string_lossy(),
-            c.id,
-            serde_json::to_string(&c.tool_sequence)?,
-            sha,
-            now
-        ],
-    )?;
-    let skill_id = tx.last_insert_rowid();
-    tx.execute(
-        "INSERT INTO skill_versions (skill_id, version, content, sha256, source, created_at)
-         VALUES (?1, 1, ?2, ?3, 'promote', ?4)",
-        params![skill_id, content, sha, now],
-    )?;
-    tx.execute(
-        "INSERT INTO skill_events (skill_id, at, kind, from_status, to_status, reason)
-         VALUES (?1, ?2, 'promoted', NULL, 'healthy', ?3)",
-        params![skill_id, now, format!("promoted from candidate {} ({})", c.id, c.source)],
-    )?;
+    let new = NewSkill {
+        agent: &c.agent_id,
+        name: &c.name,
+        folder: live,
+        content,
+        source: "promote",
+        is_auto_created: true,
+        tool_sequence: Some(&tool_sequence),
+    };
+    let reason = format!("promoted from candidate {} ({})", c.id, c.source);
+    let skill_id = lifecycle::record_new_skill(&tx, &new, "promoted", &reason)?;
+    tx.execute("UPDATE skills SET candidate_id = ?2 WHERE id = ?1", params![skill_id, c.id])?;
     tx.execute(
         "UPDATE skill_candidates SET status = 'promoted', promoted_at = ?2, staged_path = NULL
          WHERE id = ?1",
-        params![c.id, now],
+        params![c.id, now_rfc3339()],
     )?;
     tx.commit()?;
     Ok(skill_id)

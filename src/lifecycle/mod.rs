@@ -25,7 +25,7 @@ pub use evolve::{approve, approve_current, link_evolutions, reject, sequence_ove
 pub use features::{SkillFeatures, features, to_csv as features_csv};
 pub use implicit::implicit_failures;
 pub use outcomes::{SkillStats, record, stats};
-pub use register::register_skill;
+pub use register::{NewSkill, insert_in as record_new_skill, register_skill};
 pub use rules::{Judged, Verdict, judge};
 pub use state::{archive, restore, set_protected};
 pub use suggest::{SuggestIndex, Suggestion, suggest};

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use rusqlite::params;
+use rusqlite::{Transaction, params};
 
 use super::files::{self, atomic_write, sha256_hex, skill_file};
 use super::{add_event, tally};
@@ -49,47 +49,60 @@ pub(crate) fn insert(
     is_auto_created: bool,
     tool_sequence: Option<&str>,
 ) -> Result<i64> {
-    let now = now_rfc3339();
-    let sha = sha256_hex(content.as_bytes());
-    let fm = files::front_matter(content);
-    let (mtime, size) = file_stamp(&skill_file(folder));
     let tx = ws.store.conn_mut().transaction()?;
+    let new = NewSkill { agent, name, folder, content, source, is_auto_created, tool_sequence };
+    let id = insert_in(&tx, &new, "registered", &format!("version 1 ({source})"))?;
+    tx.commit()?;
+    Ok(id)
+}
+
+/// A live skill about to be recorded: its folder already holds `content` as SKILL.md.
+pub struct NewSkill<'a> {
+    pub agent: &'a str,
+    pub name: &'a str,
+    pub folder: &'a Path,
+    pub content: &'a str,
+    /// Where version 1 came from: `promote`, `import`, ...
+    pub source: &'a str,
+    pub is_auto_created: bool,
+    pub tool_sequence: Option<&'a str>,
+}
+
+/// Records `new` inside the caller's transaction: the `skills` row, version 1 with its sha256,
+/// an event of `kind`, and links earlier invocations that named it. An auto-created skill's
+/// approval is bound to these bytes (`approved_sha256`).
+pub fn insert_in(tx: &Transaction, new: &NewSkill, kind: &str, reason: &str) -> Result<i64> {
+    let now = now_rfc3339();
+    let sha = sha256_hex(new.content.as_bytes());
+    let fm = files::front_matter(new.content);
+    let (mtime, size) = file_stamp(&skill_file(new.folder));
     tx.execute(
         "INSERT INTO skills(agent_id, name, description, path, status, version, is_auto_created,
              tool_sequence, approved_sha256, triggers, file_mtime_ns, file_size, created_at, updated_at)
          VALUES (?1, ?2, ?3, ?4, 'healthy', 1, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)",
         params![
-            agent,
-            name,
+            new.agent,
+            new.name,
             fm.description,
-            folder.to_string_lossy(),
-            is_auto_created,
-            tool_sequence,
-            is_auto_created.then_some(&sha),
+            new.folder.to_string_lossy(),
+            new.is_auto_created,
+            new.tool_sequence,
+            new.is_auto_created.then_some(&sha),
             serde_json::to_string(&fm.triggers)?,
             mtime,
             size,
             now
         ],
     )
-    .with_context(|| format!("registering skill {name:?} for agent {agent:?}"))?;
+    .with_context(|| format!("registering skill {:?} for agent {:?}", new.name, new.agent))?;
     let id = tx.last_insert_rowid();
     tx.execute(
         "INSERT INTO skill_versions(skill_id, version, content, sha256, source, created_at)
          VALUES (?1, 1, ?2, ?3, ?4, ?5)",
-        params![id, content, sha, source, now],
+        params![id, new.content, sha, new.source, now],
     )?;
-    add_event(
-        &tx,
-        id,
-        &now,
-        "registered",
-        None,
-        Some("healthy"),
-        &format!("version 1 ({source})"),
-    )?;
-    tally::link_invocations(&tx)?;
-    tx.commit()?;
+    add_event(tx, id, &now, kind, None, Some("healthy"), reason)?;
+    tally::link_invocations(tx)?;
     Ok(id)
 }
 
