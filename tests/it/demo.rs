@@ -24,7 +24,7 @@ fn skill<'a>(report: &'a Value, name: &str) -> &'a Value {
 }
 
 /// Runs a subcommand against the demo workspace, like the summary's `try:` line says.
-fn in_demo(dir: &std::path::Path, args: &[&str]) -> Value {
+fn run_in_demo(dir: &std::path::Path, args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_skilldeck"))
         .arg("--db")
         .arg(dir.join("skilldeck.db"))
@@ -33,11 +33,16 @@ fn in_demo(dir: &std::path::Path, args: &[&str]) -> Value {
         .arg("--config")
         .arg(dir.join("config.toml"))
         .args(args)
-        .arg("--json")
         .output()
         .unwrap();
     assert!(out.status.success(), "{args:?}: {}", describe(&out));
-    serde_json::from_slice(&out.stdout).unwrap()
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn in_demo(dir: &std::path::Path, args: &[&str]) -> Value {
+    let text = run_in_demo(dir, &[args, &["--json"]].concat());
+    serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{args:?} printed non-JSON ({e}): {text}"))
 }
 
 #[test]
@@ -69,6 +74,16 @@ fn demo_runs_every_stage_and_its_drafts_pass_the_reference_validator() {
         .expect("a proposed version");
     assert_eq!(proposal["target_skill_id"], skill(&report, promoted)["id"]);
     assert_eq!(proposal["occurrences"], 3);
+    let id = proposal["id"].to_string();
+    let listing = run_in_demo(&dir, &["candidates"]);
+    assert!(
+        listing.contains(&format!("proposes a new version of {promoted}: skilldeck approve {id}")),
+        "{listing}"
+    );
+    // Approving it makes version 2 of the same skill, and the diff shows the added step.
+    run_in_demo(&dir, &["approve", &id]);
+    let diff = run_in_demo(&dir, &["diff", promoted, "1", "2"]);
+    assert!(diff.lines().any(|l| l.starts_with('+') && l.contains("`Write`")), "{diff}");
     // Codex work belongs to its own agent.
     let codex = in_demo(&dir, &["candidates", "--agent", "codex"]);
     assert_eq!(codex.as_array().unwrap().len(), 1, "{codex}");
