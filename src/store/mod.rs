@@ -41,8 +41,12 @@ impl Store {
         Ok(store)
     }
 
-    fn configure(&self) -> Result<()> {
+    fn configure(&mut self) -> Result<()> {
         self.conn.busy_timeout(BUSY_TIMEOUT)?;
+        // Every write transaction takes the write lock when it begins. A deferred one that read
+        // first could not wait for another process's commit (SQLITE_BUSY at once, whatever the
+        // busy timeout), and the agent, the console and `skilldeck record` write concurrently.
+        self.conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
         // journal_mode answers with the mode in force; in-memory databases stay "memory".
         let _mode: String = self.conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
         self.conn.execute_batch(
@@ -128,6 +132,28 @@ mod tests {
         let store = Store::open(&dir.path().join("sub/skilldeck.db")).unwrap();
         store.meta_set("k", "v").unwrap();
         assert_eq!(store.meta_get("k").unwrap().as_deref(), Some("v"));
+    }
+
+    #[test]
+    fn a_transaction_that_reads_then_writes_survives_a_concurrent_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db");
+        let mut a = Store::open(&path).unwrap();
+        a.meta_set("n", "0").unwrap();
+        let tx = a.conn_mut().transaction().unwrap();
+        let before: String =
+            tx.query_row("SELECT value FROM meta WHERE key = 'n'", [], |r| r.get(0)).unwrap();
+        let other = {
+            let path = path.clone();
+            std::thread::spawn(move || Store::open(&path).unwrap().meta_set("other", "x"))
+        };
+        // Give the other writer time to commit if it could; it must wait for us instead.
+        std::thread::sleep(Duration::from_millis(200));
+        tx.execute("UPDATE meta SET value = ?1 WHERE key = 'n'", [format!("{before}1")]).unwrap();
+        tx.commit().unwrap();
+        other.join().unwrap().unwrap();
+        assert_eq!(a.meta_get("n").unwrap().as_deref(), Some("01"));
+        assert_eq!(a.meta_get("other").unwrap().as_deref(), Some("x"));
     }
 
     #[test]
