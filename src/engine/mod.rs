@@ -7,7 +7,6 @@
 //! queue (a pass already queued is not queued twice). Reads use a second connection.
 
 mod jobs;
-pub mod ops;
 pub mod snapshot;
 mod watch;
 
@@ -19,7 +18,7 @@ use anyhow::{Context, Result};
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 use tokio::task::JoinHandle;
 
-pub use ops::Progress;
+pub use crate::ingest::Progress;
 pub use snapshot::{Snapshot, View};
 
 use crate::store::Store;

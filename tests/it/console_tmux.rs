@@ -66,7 +66,7 @@ fn console_in_tmux_promotes_by_keypress() {
     let screen = wait_for_pane(&session.0, "summarize-pr");
     assert!(screen.contains("Review queue (3)"), "{screen}");
     // The start-up pass (ingest, detect, sweep) must finish before the person's keys queue up.
-    wait_for_pane(&session.0, "sweep changed");
+    wait_for_pane(&session.0, "sweep judged");
     tmux(&["send-keys", "-t", &session.0, "p"]);
     wait_for_pane(&session.0, "promoted summarize-pr");
     tmux(&["send-keys", "-t", &session.0, "2"]);
