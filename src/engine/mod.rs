@@ -300,7 +300,7 @@ impl Engine {
         let mut snap = self.snap.clone();
         let view = self.view.clone();
         let joined = tokio::task::spawn_blocking(move || {
-            let result = snapshot::refresh(reader.conn(), &mut snap, &view, lists);
+            let result = snapshot::refresh(&reader, &mut snap, &view, lists);
             (reader, snap, result)
         })
         .await;

@@ -13,6 +13,9 @@ use anyhow::Result;
 use chrono::{Days, NaiveDate};
 use rusqlite::{Connection, params};
 
+use crate::packages::{self, PackageDetail};
+use crate::store::Store;
+
 /// Outcomes drawn in a skill's trend cell.
 pub const TREND_LEN: usize = 10;
 /// Days in the per-day outcome sparkline.
@@ -32,6 +35,8 @@ pub struct Snapshot {
     pub health: Arc<HashMap<i64, Health>>,
     /// Timeline and versions of the selected skill.
     pub detail: Option<Arc<SkillDetail>>,
+    /// Package, identity and traces of the selected skill, while its detail view is open.
+    pub package: Option<Arc<PackageDetail>>,
     pub rules: Rules,
 }
 
@@ -69,11 +74,14 @@ impl Snapshot {
 pub struct View {
     pub visible: Vec<i64>,
     pub selected: Option<i64>,
+    /// The selected skill's detail view is open: load its package detail too.
+    pub package: bool,
 }
 
 /// Brings `snap` up to date for `view`, reloading the candidate and skill lists too when
 /// `lists`. Returns the connection's `data_version` read before loading.
-pub fn refresh(conn: &Connection, snap: &mut Snapshot, view: &View, lists: bool) -> Result<i64> {
+pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> Result<i64> {
+    let conn = store.conn();
     let version: i64 = conn.query_row("PRAGMA data_version", [], |r| r.get(0))?;
     if lists {
         snap.candidates = Arc::new(load_candidates(conn)?);
@@ -90,9 +98,14 @@ pub fn refresh(conn: &Connection, snap: &mut Snapshot, view: &View, lists: bool)
     let visible: Vec<&SkillRow> =
         view.visible.iter().filter_map(|id| by_id.get(id).copied()).collect();
     snap.health = Arc::new(load_health(conn, &visible, snap.rules.window)?);
-    snap.detail = match view.selected.and_then(|id| by_id.get(&id)) {
+    let selected = view.selected.and_then(|id| by_id.get(&id));
+    snap.detail = match selected {
         Some(skill) => Some(Arc::new(load_detail(conn, skill, snap.rules.window)?)),
         None => None,
+    };
+    snap.package = match selected {
+        Some(skill) if view.package => Some(Arc::new(packages::detail(store, skill.id)?)),
+        _ => None,
     };
     Ok(version)
 }

@@ -18,7 +18,8 @@ pub enum Action {
     GoSkills,
     GoTimeline,
     GoDiff,
-    /// Open the selection's detail (queue: full SKILL.md; skills: timeline; timeline: diff).
+    /// Open the selection's detail (queue: full SKILL.md; skills: the skill's package, identity,
+    /// traces and versions; timeline: diff).
     Enter,
     /// Close the overlay, the filter or the detail.
     Back,
