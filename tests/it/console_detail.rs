@@ -127,3 +127,30 @@ fn enter_on_a_skill_shows_scope_shadowing_artifacts_traces_and_versions() {
     let s = screen(&ws, 100, 40, &[Action::GoSkills, Action::Enter, Action::Back]);
     assert!(s.contains("Skills (3)") && !s.contains("Artifacts"), "{s}");
 }
+
+#[test]
+fn a_code_skill_shows_its_script_hash_and_registry_status() {
+    use skilldeck::acquire::{AcquireOutcome, AcquireRequest, acquire};
+    let dir = tempdir();
+    let mut ws = workspace(dir.path());
+    let req = AcquireRequest {
+        agent: "default".into(),
+        name: "add-numbers".into(),
+        code: "import json, sys\np = json.loads(sys.argv[1])\nprint(p['a'] + p['b'])\n".into(),
+        test_payload: r#"{"a": 2, "b": 3}"#.into(),
+        description: None,
+    };
+    let acquired = match acquire(&mut ws, &req).unwrap() {
+        AcquireOutcome::Registered(a) => a,
+        rejected => panic!("not registered: {rejected:?}"),
+    };
+    let s = screen(&ws, 120, 30, &[Action::GoSkills, Action::Enter]);
+    assert!(s.contains("Code skill"), "{s}");
+    assert!(s.contains("script scripts/add-numbers.py"), "{s}");
+    assert!(s.contains(&format!("sha256 {} · registry active", acquired.sha256)), "{s}");
+
+    // Archiving retires it in the registry, and the detail says so.
+    skilldeck::lifecycle::archive(&mut ws, "default", "add-numbers").unwrap();
+    let s = screen(&ws, 120, 30, &[Action::GoSkills, Action::Enter]);
+    assert!(s.contains("registry retired"), "{s}");
+}

@@ -100,7 +100,7 @@ fn package_lines(p: &PackageDetail, theme: Theme, lines: &mut Vec<Line<'static>>
     lines.push(Line::from(""));
     lines.push(Line::styled(format!("Artifacts ({})", p.artifacts.len()), theme.title()));
     if p.artifacts.is_empty() {
-        lines.push(Line::from("  none: a plain SKILL.md skill"));
+        lines.push(Line::from("  none (SKILL.md only)"));
     }
     for a in &p.artifacts {
         let variant = a.model_variant.as_deref().unwrap_or("default");
