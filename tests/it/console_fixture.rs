@@ -125,18 +125,19 @@ pub fn populate(ws: &Workspace) {
     }
     // Outcomes over days: deploy-docs 90%, lint-fix 35%, flaky-sync 27%. No run of three
     // failures, so only the rate decides the state (never a failure-streak rule).
-    let runs: [(&str, &str); 3] = [
-        ("deploy-docs", "SSSSFSSSSSSSFSSSSSSS"),
-        ("lint-fix", "SFFSFFSFFSFFSFFSFFSF"),
-        ("flaky-sync", "FFSFFSFFSFF"),
+    let runs: [(i64, &str, &str); 3] = [
+        (1, "deploy-docs", "SSSSFSSSSSSSFSSSSSSS"),
+        (2, "lint-fix", "SFFSFFSFFSFFSFFSFFSF"),
+        (3, "flaky-sync", "FFSFFSFFSFF"),
     ];
-    for (name, pattern) in runs {
+    for (id, name, pattern) in runs {
         for (i, ch) in pattern.chars().enumerate() {
             let outcome = if ch == 'S' { "success" } else { "failure" };
             let at = format!("2026-01-{:02}T10:{:02}:00Z", 2 + i / 3, i);
             c.execute(
-                "INSERT INTO skill_invocations(skill_name, outcome, source, at) VALUES (?1, ?2, 'explicit', ?3)",
-                params![name, outcome, at],
+                "INSERT INTO skill_invocations(skill_name, skill_id, outcome, source, at)
+                 VALUES (?1, ?2, ?3, 'explicit', ?4)",
+                params![name, id, outcome, at],
             )
             .unwrap();
         }
