@@ -228,6 +228,27 @@ async fn archiving_a_protected_skill_parks_it_and_keeps_the_pin() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn restore_brings_a_retired_skill_back_live_as_healthy() {
+    let live = Live::start().await;
+    live.press("2jjjjjj");
+    live.wait_for("retired    retired-x").await;
+    live.press("R");
+    live.wait_for("restored retired-x to the live folder as healthy").await;
+    live.wait_for("healthy    retired-x").await;
+    assert_eq!(live.query("SELECT status FROM skills WHERE id = 6"), "healthy");
+    assert!(live.root.join("skills/retired-x/SKILL.md").is_file());
+    assert!(!live.root.join("retired/default/retired-x").exists());
+    assert_eq!(
+        live.query("SELECT reason FROM skill_events WHERE skill_id = 6 ORDER BY id DESC LIMIT 1"),
+        "restored from retired"
+    );
+    // A live skill cannot be restored: the status line says why and nothing changes.
+    live.press("R");
+    live.wait_for("skill \"retired-x\" is healthy, not archived or retired").await;
+    live.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn writes_by_another_process_show_up_without_a_key() {
     let live = Live::start().await;
     let other = Store::open(&live.root.join("skilldeck.db")).unwrap();
