@@ -99,10 +99,13 @@ pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> 
     };
     let visible: Vec<&SkillRow> =
         view.visible.iter().filter_map(|id| by_id.get(id).copied()).collect();
-    snap.health = Arc::new(load_health(store, &visible)?);
+    let (health, selected_timeline) = load_health(store, &visible, view.selected)?;
+    snap.health = Arc::new(health);
     let selected = view.selected.and_then(|id| by_id.get(&id));
     snap.detail = match selected {
-        Some(skill) => Some(Arc::new(load_detail(store, skill, &snap.candidates)?)),
+        Some(skill) => {
+            Some(Arc::new(load_detail(store, skill, &snap.candidates, selected_timeline)?))
+        }
         None => None,
     };
     snap.package = match selected {
@@ -297,12 +300,20 @@ pub fn load_skills(conn: &Connection) -> Result<Vec<SkillRow>> {
 /// Rate, uses and trend for the given skills (those on screen). Rate and uses come from
 /// `lifecycle::timeline` (by skill id, so a workspace skill and the account skill it shadows keep
 /// their own figures); the trend is the newest outcomes.
-pub fn load_health(store: &Store, skills: &[&SkillRow]) -> Result<HashMap<i64, Health>> {
+///
+/// The timeline of `keep` (the selected skill, when on screen) is handed back for its detail, so
+/// a skill with a long record is read once.
+pub fn load_health(
+    store: &Store,
+    skills: &[&SkillRow],
+    keep: Option<i64>,
+) -> Result<(HashMap<i64, Health>, Option<lifecycle::Timeline>)> {
     let mut newest = store.conn().prepare_cached(
         "SELECT outcome = 'success' FROM skill_invocations
          WHERE skill_id = ?1 AND superseded = 0 ORDER BY at DESC, id DESC LIMIT ?2",
     )?;
     let mut out = HashMap::with_capacity(skills.len());
+    let mut kept = None;
     for s in skills {
         let timeline = lifecycle::timeline(store, s.id)?;
         let mut trend: Vec<bool> = newest
@@ -312,18 +323,26 @@ pub fn load_health(store: &Store, skills: &[&SkillRow]) -> Result<HashMap<i64, H
         let uses = timeline.rate_points.len() as u64;
         let rate = timeline.rate_points.last().map(|p| p.rate);
         out.insert(s.id, Health { rate, uses, trend });
+        if keep == Some(s.id) {
+            kept = Some(timeline);
+        }
     }
-    Ok(out)
+    Ok((out, kept))
 }
 
 /// Per-day outcomes, rolling rate and events (`lifecycle::timeline`), and the versions
 /// (`lifecycle::versions`) plus pending proposals (from the queue) of one skill.
+/// `timeline`: the skill's, if already read.
 pub fn load_detail(
     store: &Store,
     skill: &SkillRow,
     candidates: &[CandidateView],
+    timeline: Option<lifecycle::Timeline>,
 ) -> Result<SkillDetail> {
-    let timeline = lifecycle::timeline(store, skill.id)?;
+    let timeline = match timeline {
+        Some(t) => t,
+        None => lifecycle::timeline(store, skill.id)?,
+    };
     let per_day: HashMap<String, (u64, u64)> = timeline
         .days
         .iter()
