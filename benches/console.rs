@@ -12,7 +12,7 @@ use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 use rusqlite::params;
 use skilldeck::config::Config;
-use skilldeck::engine::snapshot::{self, Snapshot};
+use skilldeck::engine::snapshot::Snapshot;
 use skilldeck::engine::{self, Command, EngineOptions, Update};
 use skilldeck::tui::Action;
 use skilldeck::tui::draw::draw;
@@ -78,11 +78,10 @@ fn main() {
         let _ = next_snapshot(&mut handle.updates).await;
         let page_round_trip = t.elapsed();
 
-        // Baseline: what computing every skill's rate up front would cost.
+        // Baseline: every skill's rate up front (`lifecycle::audit`, one pass over the record).
         let store = skilldeck::store::Store::open(&root.join("skilldeck.db")).unwrap();
         let t = Instant::now();
-        let all: Vec<&snapshot::SkillRow> = snap.skills.iter().collect();
-        let loaded = snapshot::load_health(store.conn(), &all, 20).unwrap();
+        let loaded = skilldeck::lifecycle::audit(&store, None).unwrap();
         let all_rates = t.elapsed();
         assert_eq!(loaded.len(), SKILLS as usize);
 

@@ -24,6 +24,7 @@ pub mod rollback;
 pub mod stats;
 pub mod suggest;
 pub mod sweep;
+mod undo;
 pub mod versions;
 
 use std::path::PathBuf;
@@ -141,6 +142,10 @@ pub enum Command {
     Suggest(suggest::SuggestArgs),
     /// Every skill with its status and rate
     Audit(audit::AuditArgs),
+    /// Take a promoted skill back to staging and reopen its candidate
+    UndoPromote(undo::UndoArgs),
+    /// Reopen a dismissed candidate with its draft back in staging
+    UndoDismiss(undo::UndoArgs),
 }
 
 /// What a command reports back to `main`: success, or a non-zero exit without an error message
@@ -187,6 +192,8 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Command::Features(a) => features::run(&cli.global, a),
             Command::Suggest(a) => suggest::run(&cli.global, a),
             Command::Audit(a) => audit::run(&cli.global, a),
+            Command::UndoPromote(a) => undo::promote(&cli.global, a),
+            Command::UndoDismiss(a) => undo::dismiss(&cli.global, a),
         },
         None => console::run(&cli.global, &console::ConsoleArgs {}),
     }

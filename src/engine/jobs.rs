@@ -1,11 +1,16 @@
 //! The engine's writing jobs: the person's ops, their undo, and the ingest/detect/sweep pass.
-//! Each runs on tokio's blocking pool with the workspace moved in.
+//! Each runs on tokio's blocking pool with the workspace moved in, and calls the domain
+//! functions the command line calls (`draft`, `lifecycle`, `ingest`, `pipeline`).
 
 use anyhow::{Context, Result};
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::{Op, Progress, Target, Update, ops};
+use super::{Op, Progress, Target, Update};
+use crate::ingest::IngestReport;
+use crate::lifecycle::SweepReport;
+use crate::pipeline::{self, AfterIngest};
 use crate::workspace::Workspace;
+use crate::{draft, ingest, lifecycle};
 
 /// A unit of writing work.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,8 +77,11 @@ pub(super) fn run_job(
         Job::Undo(op) => (undo(ws, &op), None),
         Job::Pass { ingest, sweep } => (pass(ws, ingest, sweep, updates), None),
         Job::ScanEdits => {
-            let result =
-                ops::scan_edits(ws).map(|n| format!("{n} edited skills recorded as versions"));
+            // Nothing new (a file touched, not changed) says nothing.
+            let result = lifecycle::scan_edits(ws).map(|n| match n {
+                0 => String::new(),
+                n => format!("{n} edited skills recorded as versions"),
+            });
             (result, None)
         }
     }
@@ -82,23 +90,29 @@ pub(super) fn run_job(
 fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
     Ok(match op {
         Op::Promote(t) => {
-            let p = ops::promote(ws, t.id)?;
+            let p = draft::promote(ws, t.id)?;
             format!("promoted {} to {} (u undoes)", p.name, p.path.display())
         }
         Op::Dismiss(t) => {
-            ops::dismiss(ws, t.id)?;
+            draft::dismiss(ws, t.id)?;
             format!("dismissed {} (u undoes)", t.name)
         }
         Op::Approve(t) => {
-            let v = ops::approve(ws, t.id)?;
-            format!("approved {} version {v}", t.name)
+            lifecycle::approve(ws, t.id)?;
+            let version: i64 = ws.store.conn().query_row(
+                "SELECT s.version FROM skills s
+                 JOIN skill_candidates c ON c.target_skill_id = s.id WHERE c.id = ?1",
+                [t.id],
+                |r| r.get(0),
+            )?;
+            format!("approved {} version {version}", t.name)
         }
         Op::Reject(t) => {
-            ops::reject(ws, t.id)?;
+            lifecycle::reject(ws, t.id)?;
             format!("rejected the proposed version of {}", t.name)
         }
         Op::SetProtected(t, on) => {
-            ops::set_protected(ws, &t.agent, &t.name, *on)?;
+            lifecycle::set_protected(ws, &t.agent, &t.name, *on)?;
             if *on {
                 format!("pinned {} (protected)", t.name)
             } else {
@@ -106,21 +120,21 @@ fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
             }
         }
         Op::Archive(t) => {
-            ops::archive(ws, &t.agent, &t.name)?;
+            lifecycle::archive(ws, &t.agent, &t.name)?;
             format!("archived {} (u undoes)", t.name)
         }
         Op::Restore(t) => {
-            ops::restore(ws, &t.agent, &t.name)?;
-            format!("restored {}", t.name)
+            lifecycle::restore(ws, &t.agent, &t.name)?;
+            format!("restored {} to the live folder as healthy", t.name)
         }
     })
 }
 
 fn undo(ws: &mut Workspace, op: &Op) -> Result<String> {
     match op {
-        Op::Promote(t) => ops::undo_promote(ws, t.id)?,
-        Op::Dismiss(t) => ops::undo_dismiss(ws, t.id)?,
-        Op::Archive(t) => ops::restore(ws, &t.agent, &t.name)?,
+        Op::Promote(t) => draft::undo_promote(ws, t.id)?,
+        Op::Dismiss(t) => draft::undo_dismiss(ws, t.id)?,
+        Op::Archive(t) => lifecycle::restore(ws, &t.agent, &t.name)?,
         other => anyhow::bail!("{} cannot be undone", verb(other)),
     }
     Ok(format!("undid {} of {}", verb(op), target(op).name))
@@ -132,21 +146,58 @@ fn pass(
     sweep: bool,
     updates: &UnboundedSender<Update>,
 ) -> Result<String> {
-    let mut parts = Vec::new();
-    if ingest {
-        let mut report = |p: &Progress| {
-            let _ = updates.send(Update::Progress(*p));
-        };
-        parts.push(ops::ingest(ws, &mut report).context("ingest")?);
-        parts.push(ops::detect(ws).context("detect")?);
-    }
-    if sweep {
-        let edited = ops::scan_edits(ws).context("scanning skill edits")?;
-        if edited > 0 {
-            parts.push(format!("{edited} edited skills recorded as versions"));
+    let mut report = |p: &Progress| {
+        let _ = updates.send(Update::Progress(*p));
+    };
+    Ok(match (ingest, sweep) {
+        (true, true) => {
+            let r = pipeline::run_pass(ws, &[], &mut report).context("ingest, detect, sweep")?;
+            format!("{}; {}; {}", ingested(&r.ingest), detected(&r.after), swept(&r.sweep))
         }
-        let changed = ops::sweep(ws).context("sweep")?;
-        parts.push(format!("sweep changed {changed} skills"));
+        (true, false) => {
+            let read = ingest::run(ws, &[], &mut report).context("ingest")?;
+            let after = pipeline::after_ingest(ws).context("detect")?;
+            format!("{}; {}", ingested(&read), detected(&after))
+        }
+        (false, _) => swept(&lifecycle::sweep(ws).context("sweep")?),
+    })
+}
+
+fn ingested(r: &IngestReport) -> String {
+    let mut text = format!("{}/{} files read, {} new turns", r.files_read, r.files, r.turns);
+    let skipped = r.bad_lines + r.unknown_lines;
+    if skipped > 0 {
+        text.push_str(&format!(", {skipped} lines skipped"));
     }
-    Ok(parts.join("; "))
+    text
+}
+
+fn detected(a: &AfterIngest) -> String {
+    let mut text = format!("{} new candidates", a.detect.candidates_created);
+    if a.proposed_versions > 0 {
+        text.push_str(&format!(", {} proposed versions", a.proposed_versions));
+    }
+    text
+}
+
+/// What the status line says of a sweep: skills judged, state changes (the first few by name),
+/// proposed versions.
+fn swept(r: &SweepReport) -> String {
+    let mut text = format!("sweep judged {} skills, {} changed", r.skills_judged, r.changes.len());
+    let named: Vec<String> =
+        r.changes.iter().take(3).map(|c| format!("{} {}→{}", c.name, c.from, c.to)).collect();
+    if !named.is_empty() {
+        text.push_str(&format!(
+            " ({}{})",
+            named.join(", "),
+            if r.changes.len() > 3 { ", …" } else { "" }
+        ));
+    }
+    if r.proposed_versions > 0 {
+        text.push_str(&format!(", {} proposed versions", r.proposed_versions));
+    }
+    if r.edits_recorded > 0 {
+        text.push_str(&format!(", {} edits recorded as versions", r.edits_recorded));
+    }
+    text
 }

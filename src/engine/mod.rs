@@ -7,7 +7,6 @@
 //! queue (a pass already queued is not queued twice). Reads use a second connection.
 
 mod jobs;
-pub mod ops;
 pub mod snapshot;
 mod watch;
 
@@ -19,7 +18,7 @@ use anyhow::{Context, Result};
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 use tokio::task::JoinHandle;
 
-pub use ops::Progress;
+pub use crate::ingest::Progress;
 pub use snapshot::{Snapshot, View};
 
 use crate::store::Store;
@@ -301,7 +300,7 @@ impl Engine {
         let mut snap = self.snap.clone();
         let view = self.view.clone();
         let joined = tokio::task::spawn_blocking(move || {
-            let result = snapshot::refresh(reader.conn(), &mut snap, &view, lists);
+            let result = snapshot::refresh(&reader, &mut snap, &view, lists);
             (reader, snap, result)
         })
         .await;

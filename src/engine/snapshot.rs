@@ -1,9 +1,10 @@
-//! The one place the console reads data: builds an immutable [`Snapshot`] straight from the schema.
+//! The one place the console reads data: builds an immutable [`Snapshot`].
 //!
 //! Built to stay cheap on large stores: the skills list comes from the `skills` table only; rates,
-//! use counts and trends are computed for the rows on screen ([`load_health`]) through the
-//! `skill_invocations(agent_id, skill_name, at)` index; the timeline and versions only for the
-//! selected skill ([`load_detail`]).
+//! use counts and trends are read for the rows on screen ([`load_health`], through
+//! `lifecycle::timeline`); the timeline and versions only for the selected skill ([`load_detail`],
+//! through `lifecycle::timeline` and `lifecycle::versions`), and its package detail
+//! (`packages::detail`) only while the skill's detail view is open.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -12,6 +13,10 @@ use std::sync::Arc;
 use anyhow::Result;
 use chrono::{Days, NaiveDate};
 use rusqlite::{Connection, params};
+
+use crate::lifecycle;
+use crate::packages::{self, PackageDetail};
+use crate::store::Store;
 
 /// Outcomes drawn in a skill's trend cell.
 pub const TREND_LEN: usize = 10;
@@ -32,6 +37,8 @@ pub struct Snapshot {
     pub health: Arc<HashMap<i64, Health>>,
     /// Timeline and versions of the selected skill.
     pub detail: Option<Arc<SkillDetail>>,
+    /// Package, identity and traces of the selected skill, while its detail view is open.
+    pub package: Option<Arc<PackageDetail>>,
     pub rules: Rules,
 }
 
@@ -69,11 +76,14 @@ impl Snapshot {
 pub struct View {
     pub visible: Vec<i64>,
     pub selected: Option<i64>,
+    /// The selected skill's detail view is open: load its package detail too.
+    pub package: bool,
 }
 
 /// Brings `snap` up to date for `view`, reloading the candidate and skill lists too when
 /// `lists`. Returns the connection's `data_version` read before loading.
-pub fn refresh(conn: &Connection, snap: &mut Snapshot, view: &View, lists: bool) -> Result<i64> {
+pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> Result<i64> {
+    let conn = store.conn();
     let version: i64 = conn.query_row("PRAGMA data_version", [], |r| r.get(0))?;
     if lists {
         snap.candidates = Arc::new(load_candidates(conn)?);
@@ -89,10 +99,18 @@ pub fn refresh(conn: &Connection, snap: &mut Snapshot, view: &View, lists: bool)
     };
     let visible: Vec<&SkillRow> =
         view.visible.iter().filter_map(|id| by_id.get(id).copied()).collect();
-    snap.health = Arc::new(load_health(conn, &visible, snap.rules.window)?);
-    snap.detail = match view.selected.and_then(|id| by_id.get(&id)) {
-        Some(skill) => Some(Arc::new(load_detail(conn, skill, snap.rules.window)?)),
+    let (health, selected_timeline) = load_health(store, &visible, view.selected)?;
+    snap.health = Arc::new(health);
+    let selected = view.selected.and_then(|id| by_id.get(&id));
+    snap.detail = match selected {
+        Some(skill) => {
+            Some(Arc::new(load_detail(store, skill, &snap.candidates, selected_timeline)?))
+        }
         None => None,
+    };
+    snap.package = match selected {
+        Some(skill) if view.package => Some(Arc::new(packages::detail(store, skill.id)?)),
+        _ => None,
     };
     Ok(version)
 }
@@ -279,96 +297,97 @@ pub fn load_skills(conn: &Connection) -> Result<Vec<SkillRow>> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// Rate, uses and trend for the given skills (those on screen).
+/// Rate, uses and trend for the given skills (those on screen). Rate and uses come from
+/// `lifecycle::timeline` (by skill id, so a workspace skill and the account skill it shadows keep
+/// their own figures); the trend is the newest outcomes.
+///
+/// The timeline of `keep` (the selected skill, when on screen) is handed back for its detail, so
+/// a skill with a long record is read once.
 pub fn load_health(
-    conn: &Connection,
+    store: &Store,
     skills: &[&SkillRow],
-    window: usize,
-) -> Result<HashMap<i64, Health>> {
-    let mut recent = conn.prepare_cached(
+    keep: Option<i64>,
+) -> Result<(HashMap<i64, Health>, Option<lifecycle::Timeline>)> {
+    let mut newest = store.conn().prepare_cached(
         "SELECT outcome = 'success' FROM skill_invocations
-         WHERE agent_id = ?1 AND skill_name = ?2 ORDER BY at DESC, id DESC LIMIT ?3",
-    )?;
-    let mut count = conn.prepare_cached(
-        "SELECT COUNT(*) FROM skill_invocations WHERE agent_id = ?1 AND skill_name = ?2",
+         WHERE skill_id = ?1 AND superseded = 0 ORDER BY at DESC, id DESC LIMIT ?2",
     )?;
     let mut out = HashMap::with_capacity(skills.len());
-    let take = window.max(TREND_LEN) as i64;
+    let mut kept = None;
     for s in skills {
-        let mut outcomes: Vec<bool> = recent
-            .query_map(params![s.agent, s.name, take], |r| r.get(0))?
+        let timeline = lifecycle::timeline(store, s.id)?;
+        let mut trend: Vec<bool> = newest
+            .query_map(params![s.id, TREND_LEN as i64], |r| r.get(0))?
             .collect::<rusqlite::Result<_>>()?;
-        let uses: i64 = count.query_row(params![s.agent, s.name], |r| r.get(0))?;
-        let in_window = &outcomes[..outcomes.len().min(window)];
-        let rate = (!in_window.is_empty())
-            .then(|| in_window.iter().filter(|ok| **ok).count() as f64 / in_window.len() as f64);
-        outcomes.truncate(TREND_LEN);
-        outcomes.reverse();
-        out.insert(s.id, Health { rate, uses: uses as u64, trend: outcomes });
+        trend.reverse();
+        let uses = timeline.rate_points.len() as u64;
+        let rate = timeline.rate_points.last().map(|p| p.rate);
+        out.insert(s.id, Health { rate, uses, trend });
+        if keep == Some(s.id) {
+            kept = Some(timeline);
+        }
     }
-    Ok(out)
+    Ok((out, kept))
 }
 
-/// Per-day outcomes, rolling rate, events and versions of one skill.
-pub fn load_detail(conn: &Connection, skill: &SkillRow, window: usize) -> Result<SkillDetail> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT substr(at, 1, 10) AS day, SUM(outcome = 'success'), SUM(outcome = 'failure')
-         FROM skill_invocations WHERE agent_id = ?1 AND skill_name = ?2
-         GROUP BY day ORDER BY day DESC LIMIT ?3",
-    )?;
-    let per_day: HashMap<String, (u64, u64)> = stmt
-        .query_map(params![skill.agent, skill.name, TIMELINE_DAYS as i64], |r| {
-            Ok((r.get::<_, String>(0)?, (r.get::<_, i64>(1)? as u64, r.get::<_, i64>(2)? as u64)))
-        })?
-        .collect::<rusqlite::Result<_>>()?;
+/// Per-day outcomes, rolling rate and events (`lifecycle::timeline`), and the versions
+/// (`lifecycle::versions`) plus pending proposals (from the queue) of one skill.
+/// `timeline`: the skill's, if already read.
+pub fn load_detail(
+    store: &Store,
+    skill: &SkillRow,
+    candidates: &[CandidateView],
+    timeline: Option<lifecycle::Timeline>,
+) -> Result<SkillDetail> {
+    let timeline = match timeline {
+        Some(t) => t,
+        None => lifecycle::timeline(store, skill.id)?,
+    };
+    let per_day: HashMap<String, (u64, u64)> = timeline
+        .days
+        .iter()
+        .rev()
+        .take(TIMELINE_DAYS)
+        .map(|d| (d.day.clone(), (u64::from(d.successes), u64::from(d.failures))))
+        .collect();
     let days = fill_days(&per_day);
-
-    let mut stmt = conn.prepare_cached(
-        "SELECT outcome = 'success' FROM skill_invocations
-         WHERE agent_id = ?1 AND skill_name = ?2 ORDER BY at DESC, id DESC LIMIT ?3",
-    )?;
-    let mut recent: Vec<bool> = stmt
-        .query_map(params![skill.agent, skill.name, ROLLING_POINTS as i64], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
-    recent.reverse();
-    let rolling = rolling_rate(&recent, window.max(1));
-
-    let mut stmt = conn.prepare_cached(
-        "SELECT at, kind, from_status, to_status, reason FROM skill_events
-         WHERE skill_id = ?1 ORDER BY at DESC, id DESC LIMIT 50",
-    )?;
-    let events = stmt
-        .query_map([skill.id], |r| {
-            Ok(EventRow {
-                at: r.get(0)?,
-                kind: r.get(1)?,
-                from: r.get(2)?,
-                to: r.get(3)?,
-                reason: r.get(4)?,
-            })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
-
-    let mut stmt = conn.prepare_cached(
-        "SELECT * FROM (
-             SELECT version AS v, source, created_at, content, NULL AS proposal
-             FROM skill_versions WHERE skill_id = ?1
-             UNION ALL
-             SELECT NULL, 'proposed', created_at, COALESCE(skill_md, ''), id FROM skill_candidates
-             WHERE target_skill_id = ?1 AND status = 'candidate')
-         ORDER BY v IS NULL, v, proposal",
-    )?;
-    let versions = stmt
-        .query_map([skill.id], |r| {
-            Ok(VersionRow {
-                version: r.get::<_, Option<i64>>(0)?.unwrap_or(0),
-                source: r.get(1)?,
-                created_at: r.get(2)?,
-                content: r.get(3)?,
-                proposal: r.get(4)?,
-            })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
+    let points = &timeline.rate_points;
+    let first = points.len().saturating_sub(ROLLING_POINTS);
+    let rolling =
+        points[first..].iter().enumerate().map(|(i, p)| ((first + i + 1) as f64, p.rate)).collect();
+    let events = timeline
+        .events
+        .into_iter()
+        .rev()
+        .take(50)
+        .map(|e| EventRow {
+            at: e.at,
+            kind: e.kind,
+            from: e.from_status,
+            to: e.to_status,
+            reason: e.reason,
+        })
+        .collect();
+    let stored = lifecycle::versions(store, skill.id)?.into_iter().map(|v| VersionRow {
+        version: v.version,
+        source: v.source,
+        created_at: v.created_at,
+        content: v.content,
+        proposal: None,
+    });
+    let proposed =
+        candidates.iter().filter(|c| c.target.as_ref().is_some_and(|t| t.id == skill.id));
+    let mut proposed: Vec<VersionRow> = proposed
+        .map(|c| VersionRow {
+            version: 0,
+            source: "proposed".into(),
+            created_at: c.created_at.clone(),
+            content: c.skill_md.clone(),
+            proposal: Some(c.id),
+        })
+        .collect();
+    proposed.sort_by_key(|v| v.proposal);
+    let versions = stored.chain(proposed).collect();
     Ok(SkillDetail { skill_id: skill.id, days, rolling, events, versions })
 }
 
@@ -390,21 +409,6 @@ fn fill_days(per_day: &HashMap<String, (u64, u64)>) -> Vec<DayOutcomes> {
             DayOutcomes { success: counts.map(|c| c.0), failure: counts.map(|c| c.1), day: key }
         })
         .collect()
-}
-
-/// Success rate over the trailing `window` outcomes at each invocation (oldest first).
-pub fn rolling_rate(outcomes: &[bool], window: usize) -> Vec<(f64, f64)> {
-    let mut ok = 0usize;
-    let mut points = Vec::with_capacity(outcomes.len());
-    for (i, &success) in outcomes.iter().enumerate() {
-        ok += usize::from(success);
-        if i >= window {
-            ok -= usize::from(outcomes[i - window]);
-        }
-        let n = (i + 1).min(window);
-        points.push(((i + 1) as f64, ok as f64 / n as f64));
-    }
-    points
 }
 
 fn json_strings(text: &str) -> Vec<String> {
@@ -430,12 +434,6 @@ fn json_strings(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn rolling_rate_slides_over_the_window() {
-        let points = rolling_rate(&[true, false, true, true], 2);
-        assert_eq!(points, vec![(1.0, 1.0), (2.0, 0.5), (3.0, 0.5), (4.0, 1.0)]);
-    }
 
     #[test]
     fn tool_sequences_show_names() {

@@ -34,7 +34,9 @@ pub fn watch(
         let Ok(events) = result else { return };
         let mut skills_changed = false;
         let mut transcripts_changed = false;
-        for event in &events {
+        // Reading a file is not a change (and scan_edits reads every SKILL.md: acting on
+        // access events would loop).
+        for event in events.iter().filter(|e| !e.kind.is_access()) {
             for path in &event.paths {
                 if path.starts_with(&in_skills) {
                     skills_changed = true;

@@ -113,6 +113,11 @@ fn on_update(ui: &mut UiState, snap: &mut Arc<Snapshot>, update: Update) {
             ui.engine.progress = None;
         }
         Update::Progress(p) => ui.engine.progress = Some(p),
+        // Background work with nothing to report keeps the last message on screen.
+        Update::Done(text) if text.is_empty() => {
+            ui.engine.busy = None;
+            ui.engine.progress = None;
+        }
         Update::Done(text) => {
             ui.engine.busy = None;
             ui.engine.progress = None;

@@ -15,6 +15,7 @@ pub fn draw(f: &mut Frame, snap: &Snapshot, ui: &UiState) {
     status::draw_header(f, header, snap, ui, theme);
     match ui.pane {
         Pane::Queue => panes::queue::draw(f, body, snap, ui, theme),
+        Pane::Skills if ui.skill_detail => panes::detail::draw(f, body, snap, ui, theme),
         // Wide terminals show the selected skill's timeline beside the table.
         Pane::Skills if body.width >= layout::SIDE_BY_SIDE => {
             let [table, timeline] = ratatui::layout::Layout::horizontal([

@@ -12,7 +12,7 @@ pub const BINDINGS: &[(&str, &str, Action)] = &[
     ("^d/^u PgDn/PgUp", "scroll detail", Action::PageDown),
     ("Tab/S-Tab 1-4", "switch pane", Action::NextPane),
     ("/", "filter (fuzzy)", Action::StartFilter),
-    ("Enter", "open detail", Action::Enter),
+    ("Enter", "open detail / skill", Action::Enter),
     ("Esc", "back / close", Action::Back),
     ("Space", "diff: set base version", Action::MarkBase),
     ("p", "promote candidate", Action::Promote),

@@ -62,6 +62,8 @@ pub struct UiState {
     pub scroll: u16,
     /// Queue detail shown full width.
     pub zoom: bool,
+    /// Skills pane: the selected skill's detail (package, identity, traces, versions) is open.
+    pub skill_detail: bool,
     pub filter: String,
     pub filtering: bool,
     /// Indices into the snapshot's lists that pass the filter.
@@ -132,7 +134,8 @@ impl UiState {
             .iter()
             .filter_map(|&i| snap.skills.get(i).map(|s| s.id))
             .collect();
-        View { visible, selected: self.skill(snap).map(|s| s.id) }
+        let selected = self.skill(snap).map(|s| s.id);
+        View { visible, selected, package: self.skill_detail && self.pane == Pane::Skills }
     }
 
     /// (base, head) indices into the selected skill's versions for the diff pane.
@@ -236,6 +239,9 @@ fn step(ui: &mut UiState, snap: &Snapshot, delta: isize) -> Option<Command> {
         }
         Pane::Skills | Pane::Timeline => {
             ui.skills_sel = moved(ui.skills_sel, ui.skill_rows.len());
+            if ui.skill_detail {
+                ui.scroll = 0;
+            }
             ui.version_sel = usize::MAX;
             ui.version_base = None;
         }
@@ -251,7 +257,7 @@ fn step(ui: &mut UiState, snap: &Snapshot, delta: isize) -> Option<Command> {
 }
 
 fn page(ui: &mut UiState, snap: &Snapshot, dir: isize) -> Option<Command> {
-    if ui.pane == Pane::Skills {
+    if ui.pane == Pane::Skills && !ui.skill_detail {
         let page = layout::skills_page(ui.area) as isize;
         return step(ui, snap, dir * page);
     }
@@ -264,6 +270,7 @@ fn page(ui: &mut UiState, snap: &Snapshot, dir: isize) -> Option<Command> {
 fn go(ui: &mut UiState, pane: Pane) -> Option<Command> {
     ui.pane = pane;
     ui.zoom = false;
+    ui.skill_detail = false;
     ui.scroll = 0;
     None
 }
@@ -275,7 +282,10 @@ fn enter(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
     }
     match ui.pane {
         Pane::Queue => ui.zoom = ui.candidate(snap).is_some() && !ui.zoom,
-        Pane::Skills => return go(ui, Pane::Timeline),
+        Pane::Skills => {
+            ui.skill_detail = ui.skill(snap).is_some() && !ui.skill_detail;
+            ui.scroll = 0;
+        }
         Pane::Timeline => return go(ui, Pane::Diff),
         Pane::Diff => {}
     }
@@ -290,6 +300,9 @@ fn back(ui: &mut UiState) -> Option<Command> {
         ui.filter.clear();
     } else if ui.zoom {
         ui.zoom = false;
+    } else if ui.skill_detail {
+        ui.skill_detail = false;
+        ui.scroll = 0;
     } else {
         match ui.pane {
             Pane::Timeline => ui.pane = Pane::Skills,

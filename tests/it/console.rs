@@ -13,15 +13,14 @@ use super::console_fixture::{populate, tempdir, workspace};
 
 /// Draws the console after `actions`, the way the app does: lists first, then the view's detail.
 fn screen(ws: &Workspace, width: u16, height: u16, actions: &[Action]) -> String {
-    let conn = ws.store.conn();
     let mut snap = Snapshot::for_workspace(ws);
-    refresh(conn, &mut snap, &View::default(), true).unwrap();
+    refresh(&ws.store, &mut snap, &View::default(), true).unwrap();
     let mut ui = UiState::new(Rect::new(0, 0, width, height), false);
     ui.sync(&snap);
     for &action in actions {
         update(&mut ui, &snap, action);
         let view = ui.view(&snap);
-        refresh(conn, &mut snap, &view, false).unwrap();
+        refresh(&ws.store, &mut snap, &view, false).unwrap();
     }
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal.draw(|f| draw(f, &snap, &ui)).unwrap();
@@ -77,7 +76,7 @@ fn skills_pane_shows_every_state_as_a_word_with_rate_uses_and_trend() {
 fn timeline_pane_shows_days_rate_thresholds_and_events() {
     let (_dir, ws) = populated();
     // Skills sort by name: degraded-y, deploy-docs, flaky-sync, ...
-    let keys = [Action::GoSkills, Action::Down, Action::Down, Action::Enter];
+    let keys = [Action::GoSkills, Action::Down, Action::Down, Action::GoTimeline];
     let s = screen(&ws, 80, 24, &keys);
     assert!(s.contains("flaky-sync deprecated"), "{s}");
     assert!(s.contains("warning→deprecated"), "{s}");

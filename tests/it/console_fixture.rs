@@ -79,8 +79,8 @@ pub fn populate(ws: &Workspace) {
     ];
     for (id, name, status, protected, version) in skills {
         let dir = match status {
-            "archived" => ws.paths.archive_dir.join(name),
-            "retired" => ws.paths.retired_dir.join(name),
+            "archived" => ws.paths.archive_dir.join("default").join(name),
+            "retired" => ws.paths.retired_dir.join("default").join(name),
             _ => ws.paths.skills_dir.join(name),
         };
         std::fs::create_dir_all(&dir).unwrap();
@@ -91,9 +91,18 @@ pub fn populate(ws: &Workspace) {
         };
         std::fs::write(dir.join("SKILL.md"), &content).unwrap();
         c.execute(
-            "INSERT INTO skills(id, name, path, status, protected, version, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, '2026-01-01T08:00:00Z', '2026-01-01T08:00:00Z')",
-            params![id, name, dir.to_string_lossy(), status, protected, version],
+            "INSERT INTO skills(id, name, path, status, protected, version, approved_sha256,
+                                created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, '2026-01-01T08:00:00Z', '2026-01-01T08:00:00Z')",
+            params![
+                id,
+                name,
+                dir.to_string_lossy(),
+                status,
+                protected,
+                version,
+                sha256_hex(&content)
+            ],
         )
         .unwrap();
         let versions: Vec<&str> =
@@ -101,11 +110,12 @@ pub fn populate(ws: &Workspace) {
         for (i, text) in versions.iter().enumerate() {
             c.execute(
                 "INSERT INTO skill_versions(skill_id, version, content, sha256, source, created_at)
-                 VALUES (?1, ?2, ?3, 'x', ?4, ?5)",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                 params![
                     id,
                     i as i64 + 1,
                     text,
+                    sha256_hex(text),
                     if i == 0 { "promote" } else { "edit" },
                     format!("2026-01-0{}T08:00:00Z", i + 1)
                 ],
@@ -115,18 +125,19 @@ pub fn populate(ws: &Workspace) {
     }
     // Outcomes over days: deploy-docs 90%, lint-fix 35%, flaky-sync 27%. No run of three
     // failures, so only the rate decides the state (never a failure-streak rule).
-    let runs: [(&str, &str); 3] = [
-        ("deploy-docs", "SSSSFSSSSSSSFSSSSSSS"),
-        ("lint-fix", "SFFSFFSFFSFFSFFSFFSF"),
-        ("flaky-sync", "FFSFFSFFSFF"),
+    let runs: [(i64, &str, &str); 3] = [
+        (1, "deploy-docs", "SSSSFSSSSSSSFSSSSSSS"),
+        (2, "lint-fix", "SFFSFFSFFSFFSFFSFFSF"),
+        (3, "flaky-sync", "FFSFFSFFSFF"),
     ];
-    for (name, pattern) in runs {
+    for (id, name, pattern) in runs {
         for (i, ch) in pattern.chars().enumerate() {
             let outcome = if ch == 'S' { "success" } else { "failure" };
             let at = format!("2026-01-{:02}T10:{:02}:00Z", 2 + i / 3, i);
             c.execute(
-                "INSERT INTO skill_invocations(skill_name, outcome, source, at) VALUES (?1, ?2, 'explicit', ?3)",
-                params![name, outcome, at],
+                "INSERT INTO skill_invocations(skill_name, skill_id, outcome, source, at)
+                 VALUES (?1, ?2, ?3, 'explicit', ?4)",
+                params![name, id, outcome, at],
             )
             .unwrap();
         }
@@ -151,6 +162,12 @@ pub fn populate(ws: &Workspace) {
         [LINT_V3],
     )
     .unwrap();
+}
+
+/// Hex SHA-256, as the lifecycle stores it to notice edits.
+pub fn sha256_hex(text: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A `TestBackend` the test can read while the app draws into it.

@@ -107,16 +107,21 @@ async fn promote_moves_the_draft_live_and_undo_puts_it_back() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn dismiss_leaves_the_queue_and_undo_brings_it_back() {
+async fn dismiss_parks_the_draft_and_undo_brings_it_back() {
     let live = Live::start().await;
-    live.press("jd");
-    live.wait_for("dismissed triage-issue (u undoes)").await;
-    assert_eq!(live.query("SELECT status FROM skill_candidates WHERE id = 2"), "dismissed");
+    live.press("d");
+    live.wait_for("dismissed summarize-pr (u undoes)").await;
+    assert_eq!(live.query("SELECT status FROM skill_candidates WHERE id = 1"), "dismissed");
+    // The draft waits in `<staging>/.dismissed/` where agents and the queue never look.
+    assert!(live.root.join("staging/.dismissed/summarize-pr/SKILL.md").is_file());
+    assert!(!live.root.join("staging/summarize-pr").exists());
     let screen = live.wait_for("Review queue (2)").await;
-    assert!(!screen.contains("triage-issue ×3"), "{screen}");
+    assert!(!screen.contains("summarize-pr ×4"), "{screen}");
     live.press("u");
-    live.wait_for("undid dismiss of triage-issue").await;
-    assert_eq!(live.query("SELECT status FROM skill_candidates WHERE id = 2"), "candidate");
+    live.wait_for("undid dismiss of summarize-pr").await;
+    assert_eq!(live.query("SELECT status FROM skill_candidates WHERE id = 1"), "candidate");
+    assert!(live.root.join("staging/summarize-pr/SKILL.md").is_file());
+    assert!(!live.root.join("staging/.dismissed/summarize-pr").exists());
     live.wait_for("Review queue (3)").await;
     live.quit().await;
 }
@@ -133,7 +138,7 @@ async fn pin_toggles_protected_on_screen_and_in_the_store() {
     assert_eq!(live.query("SELECT protected || '' FROM skills WHERE name = 'deploy-docs'"), "1");
     assert_eq!(
         live.query("SELECT kind FROM skill_events WHERE skill_id = 1 ORDER BY id DESC LIMIT 1"),
-        "protected"
+        "pinned"
     );
     live.press("P");
     live.wait_for("unpinned deploy-docs").await;
@@ -187,23 +192,59 @@ async fn archive_moves_the_folder_and_undo_restores_it() {
     live.wait_for("archived deploy-docs (u undoes)").await;
     live.wait_for("archived   deploy-docs").await;
     assert_eq!(live.query("SELECT status FROM skills WHERE id = 1"), "archived");
-    assert!(live.root.join("archive/deploy-docs/SKILL.md").is_file());
+    assert!(live.root.join("archive/default/deploy-docs/SKILL.md").is_file());
     assert!(!live.root.join("skills/deploy-docs").exists());
     live.press("u");
     live.wait_for("undid archive of deploy-docs").await;
     live.wait_for("healthy    deploy-docs").await;
+    assert_eq!(live.query("SELECT status FROM skills WHERE id = 1"), "healthy");
     assert!(live.root.join("skills/deploy-docs/SKILL.md").is_file());
+    assert_eq!(
+        live.query("SELECT reason FROM skill_events WHERE skill_id = 1 ORDER BY id DESC LIMIT 1"),
+        "restored from archived"
+    );
     live.quit().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn archiving_a_protected_skill_is_refused_with_the_reason() {
+async fn archiving_a_protected_skill_parks_it_and_keeps_the_pin() {
+    // The sweep never touches a pinned skill, but a person may archive one: it stays pinned, so
+    // restoring it brings it back protected.
     let live = Live::start().await;
     live.press("2jjjjj");
     live.wait_for("protected  pinned-notes").await;
     live.press("x");
-    live.wait_for("pinned-notes is protected: unpin it (P) before archiving").await;
+    live.wait_for("archived pinned-notes (u undoes)").await;
+    live.wait_for("archived   pinned-notes").await;
+    assert_eq!(live.query("SELECT status FROM skills WHERE id = 4"), "archived");
+    assert_eq!(live.query("SELECT protected || '' FROM skills WHERE id = 4"), "1");
+    assert!(live.root.join("archive/default/pinned-notes/SKILL.md").is_file());
+    live.press("u");
+    live.wait_for("undid archive of pinned-notes").await;
+    live.wait_for("protected  pinned-notes").await;
     assert_eq!(live.query("SELECT status FROM skills WHERE id = 4"), "healthy");
+    assert!(live.root.join("skills/pinned-notes/SKILL.md").is_file());
+    live.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn restore_brings_a_retired_skill_back_live_as_healthy() {
+    let live = Live::start().await;
+    live.press("2jjjjjj");
+    live.wait_for("retired    retired-x").await;
+    live.press("R");
+    live.wait_for("restored retired-x to the live folder as healthy").await;
+    live.wait_for("healthy    retired-x").await;
+    assert_eq!(live.query("SELECT status FROM skills WHERE id = 6"), "healthy");
+    assert!(live.root.join("skills/retired-x/SKILL.md").is_file());
+    assert!(!live.root.join("retired/default/retired-x").exists());
+    assert_eq!(
+        live.query("SELECT reason FROM skill_events WHERE skill_id = 6 ORDER BY id DESC LIMIT 1"),
+        "restored from retired"
+    );
+    // A live skill cannot be restored: the status line says why and nothing changes.
+    live.press("R");
+    live.wait_for("skill \"retired-x\" is healthy, not archived or retired").await;
     live.quit().await;
 }
 
@@ -231,21 +272,50 @@ async fn sweep_now_judges_skills_on_their_recent_outcomes() {
     live.press("2");
     live.wait_for("healthy    flaky-sync").await;
     live.press("s");
-    live.wait_for("sweep changed 1 skills").await;
+    // The real rules also lift degraded-y, which has no failures on record.
+    let screen = live.wait_for("sweep judged 5 skills, 2 changed").await;
+    assert!(screen.contains("flaky-sync healthy→deprecated"), "{screen}");
     live.wait_for("deprecated flaky-sync").await;
     assert_eq!(live.query("SELECT status FROM skills WHERE id = 3"), "deprecated");
     live.quit().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_new_transcript_file_triggers_a_pass_shown_in_the_status_line() {
+async fn a_new_transcript_file_is_ingested_detected_and_drafted() {
     let options = EngineOptions { watch: true, ..EngineOptions::quiet() };
     let live = Live::start_with(options).await;
     live.wait_for("watching 2 folders for changes").await;
+    // A native trajectory: the same task succeeding three times in a row (seed 000's streak),
+    // each picking deploy-docs.
     let file = live.root.join("transcripts/project/session.jsonl");
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-    std::fs::write(&file, "{\"type\":\"user\"}\n").unwrap();
-    live.wait_for("scanned 1 transcript files (16 bytes)").await;
+    let lines: String = (1..=3)
+        .map(|n| {
+            format!(
+                "{{\"user_input\": \"rotate the logs on host {n}\", \"picked_skill\": \"deploy-docs\", \
+                 \"outcome\": \"success\", \"summary\": \"rotated\", \
+                 \"timestamp\": \"2026-01-20T10:0{n}:00Z\"}}\n"
+            )
+        })
+        .collect();
+    std::fs::write(&file, lines).unwrap();
+    live.wait_for("1/1 files read, 3 new turns; 1 new candidates").await;
+    live.wait_for("Review queue (4)").await;
+    assert_eq!(
+        live.query("SELECT COUNT(*) || '' FROM turns WHERE complete = 1 AND detected = 1"),
+        "3"
+    );
+    assert_eq!(
+        live.query(
+            "SELECT COUNT(*) || '' FROM skill_invocations WHERE skill_name = 'deploy-docs'
+             AND source = 'transcript'"
+        ),
+        "3"
+    );
+    assert_eq!(
+        live.query("SELECT source FROM skill_candidates ORDER BY id DESC LIMIT 1"),
+        "signature"
+    );
     live.quit().await;
 }
 

@@ -48,6 +48,18 @@ fn console_in_tmux_promotes_by_keypress() {
     let root = dir.path();
     populate(&workspace(root));
     write_config(root);
+    // A transcript for the start-up pass: the same task succeeding three times (seed 000).
+    let transcript = root.join("transcripts/agent/trajectory.jsonl");
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    let lines: String = (1..=3)
+        .map(|n| {
+            format!(
+                "{{\"user_input\": \"rotate the logs on host {n}\", \"outcome\": \"success\", \
+                 \"timestamp\": \"2026-01-20T10:0{n}:00Z\"}}\n"
+            )
+        })
+        .collect();
+    std::fs::write(&transcript, lines).unwrap();
     let name = format!("skilldeck-test-{}", uuid::Uuid::new_v4().simple());
     let command = format!(
         "NO_COLOR=1 {} --db {} --skills-dir {} --config {}",
@@ -63,15 +75,22 @@ fn console_in_tmux_promotes_by_keypress() {
     assert!(status.success());
     let session = Session(name);
 
-    let screen = wait_for_pane(&session.0, "summarize-pr");
-    assert!(screen.contains("Review queue (3)"), "{screen}");
+    wait_for_pane(&session.0, "summarize-pr");
     // The start-up pass (ingest, detect, sweep) must finish before the person's keys queue up.
-    wait_for_pane(&session.0, "sweep changed");
+    let screen = wait_for_pane(&session.0, "sweep judged");
+    assert!(screen.contains("1/1 files read, 3 new turns; 1 new candidates"), "{screen}");
+    wait_for_pane(&session.0, "Review queue (4)");
     tmux(&["send-keys", "-t", &session.0, "p"]);
     wait_for_pane(&session.0, "promoted summarize-pr");
     tmux(&["send-keys", "-t", &session.0, "2"]);
     let skills = wait_for_pane(&session.0, "Skills (8)");
     assert!(skills.contains("summarize-pr"), "{skills}");
+    // Enter opens the selected skill's detail (packages::detail and its versions).
+    tmux(&["send-keys", "-t", &session.0, "Enter"]);
+    let detail = wait_for_pane(&session.0, "Artifacts (0)");
+    assert!(detail.contains("account scope") && detail.contains("Versions"), "{detail}");
+    tmux(&["send-keys", "-t", &session.0, "Escape"]);
+    wait_for_pane(&session.0, "Enter detail · P pin");
     tmux(&["send-keys", "-t", &session.0, "?"]);
     wait_for_pane(&session.0, "keys (Esc closes)");
     tmux(&["send-keys", "-t", &session.0, "Escape"]);
@@ -89,6 +108,13 @@ fn console_in_tmux_promotes_by_keypress() {
         .unwrap();
     assert_eq!(status, "promoted");
     assert!(root.join("skills/summarize-pr/SKILL.md").is_file());
+    let detected: i64 = store
+        .conn()
+        .query_row("SELECT COUNT(*) FROM turns WHERE complete = 1 AND detected = 1", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(detected, 3, "the start-up pass ingested and detected the transcript");
 }
 
 #[test]

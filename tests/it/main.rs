@@ -2,6 +2,8 @@
 
 mod acquire;
 mod console;
+mod console_cli_twins;
+mod console_detail;
 mod console_fixture;
 mod console_keys;
 mod console_tmux;

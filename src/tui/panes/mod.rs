@@ -1,3 +1,4 @@
+pub mod detail;
 pub mod diff;
 pub mod help;
 pub mod queue;

@@ -73,7 +73,7 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
         .block(
             Block::bordered()
                 .title(title)
-                .title_bottom(" Enter timeline · P pin · x archive · R restore "),
+                .title_bottom(" Enter detail · P pin · x archive · R restore "),
         )
         .row_highlight_style(theme.selected());
     f.render_stateful_widget(table, area, &mut state);

@@ -1,0 +1,32 @@
+//! `skilldeck undo-promote ID` / `skilldeck undo-dismiss ID`: the console's `u` from a script.
+
+use anyhow::Result;
+use clap::Args;
+
+use super::{GlobalArgs, Outcome};
+use crate::draft;
+
+#[derive(Debug, Args)]
+pub struct UndoArgs {
+    /// Candidate id (see `skilldeck candidates --all`)
+    pub id: i64,
+}
+
+/// Takes a promoted skill back to staging and reopens its candidate.
+pub fn promote(global: &GlobalArgs, args: UndoArgs) -> Result<Outcome> {
+    let mut ws = global.open()?;
+    draft::undo_promote(&mut ws, args.id)?;
+    let c = draft::get_candidate(ws.store.conn(), args.id)?;
+    let staged = ws.paths.staging_dir.join(&c.name);
+    println!("candidate {} ({}) is open again; its draft is at {}", c.id, c.name, staged.display());
+    Ok(Outcome::Ok)
+}
+
+/// Reopens a dismissed candidate with its draft back in staging.
+pub fn dismiss(global: &GlobalArgs, args: UndoArgs) -> Result<Outcome> {
+    let mut ws = global.open()?;
+    draft::undo_dismiss(&mut ws, args.id)?;
+    let c = draft::get_candidate(ws.store.conn(), args.id)?;
+    println!("candidate {} ({}) is open again", c.id, c.name);
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,173 @@
+//! A skill's detail (Enter in Skills): its identity (scope, namespace, visibility, what it shadows
+//! or is shadowed by), its package artifacts and model variants, recent execution traces, the
+//! tested script of a code skill, and its versions. Drawn from `packages::detail`.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Wrap};
+
+use super::queue::short_date;
+use super::skills::{rate_text, state_word};
+use crate::engine::snapshot::{SkillRow, Snapshot};
+use crate::packages::PackageDetail;
+use crate::tui::state::UiState;
+use crate::tui::theme::Theme;
+
+pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: Theme) {
+    let Some(skill) = ui.skill(snap) else {
+        let block = Block::bordered().title(" Skill ");
+        f.render_widget(Paragraph::new("No skill selected.").block(block), area);
+        return;
+    };
+    let package = snap.package.as_ref().filter(|p| p.skill_id == skill.id);
+    let mut lines = vec![header(skill, snap, theme)];
+    match package {
+        Some(p) => package_lines(p, theme, &mut lines),
+        None => lines.push(Line::from("loading…")),
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::styled("Versions", theme.title()));
+    let versions = snap.detail.as_ref().filter(|d| d.skill_id == skill.id);
+    match versions.map(|d| &d.versions[..]) {
+        None => lines.push(Line::from("  loading…")),
+        Some([]) => lines.push(Line::from("  none recorded")),
+        Some(versions) => lines.extend(versions.iter().rev().map(|v| {
+            let label = match v.proposal {
+                Some(id) => format!("proposed #{id}"),
+                None => format!("v{}", v.version),
+            };
+            let live =
+                if v.proposal.is_none() && v.version == skill.version { "  (live)" } else { "" };
+            Line::from(format!("  {label:<12} {:<9} {}{live}", v.source, short_date(&v.created_at)))
+        })),
+    }
+    let title = format!(" {} ", skill.label());
+    let block = Block::bordered()
+        .title(title)
+        .title_bottom(" Esc back · 3 timeline · 4 diff · P pin · x archive · R restore ");
+    let text = Paragraph::new(lines).block(block).wrap(Wrap { trim: false }).scroll((ui.scroll, 0));
+    f.render_widget(text, area);
+}
+
+fn header<'a>(skill: &SkillRow, snap: &Snapshot, theme: Theme) -> Line<'a> {
+    let word = state_word(skill).to_owned();
+    Line::from(vec![
+        Span::styled(format!("{} ", skill.name), theme.title()),
+        Span::styled(word.clone(), theme.state(&word)),
+        Span::raw(format!(
+            " · v{} · rate {} over last {}",
+            skill.version,
+            rate_text(snap.health.get(&skill.id)),
+            snap.rules.window
+        )),
+    ])
+}
+
+fn package_lines(p: &PackageDetail, theme: Theme, lines: &mut Vec<Line<'static>>) {
+    let visibility = if p.is_public { "public" } else { "private" };
+    let display = p.display_name.as_deref().map(|d| format!("{d} · ")).unwrap_or_default();
+    lines.push(Line::from(format!(
+        "{display}{}/{} ({visibility}) · agent {} · {} scope",
+        p.namespace, p.name, p.agent_id, p.scope
+    )));
+    let mut origin = Vec::new();
+    if let Some(v) = &p.package_version {
+        origin.push(format!("package {v}"));
+    }
+    if let Some(s) = &p.source {
+        origin.push(format!("source {s}"));
+    }
+    if !p.tags.is_empty() {
+        origin.push(format!("tags {}", p.tags.join(", ")));
+    }
+    if !origin.is_empty() {
+        lines.push(Line::from(origin.join(" · ")));
+    }
+    lines.push(Line::from(format!("Folder: {}", p.path)));
+    match &p.shadowed_by {
+        Some(by) => lines.push(Line::styled(
+            format!("Shadowed by {by}: agents load that one"),
+            theme.state("warning"),
+        )),
+        None if p.shadows.is_empty() => lines.push(Line::from("Shadows nothing; not shadowed")),
+        None => {}
+    }
+    for s in &p.shadows {
+        lines.push(Line::from(format!("Shadows {s}")));
+    }
+
+    lines.push(Line::from(""));
+    lines.push(Line::styled(format!("Artifacts ({})", p.artifacts.len()), theme.title()));
+    if p.artifacts.is_empty() {
+        lines.push(Line::from("  none (SKILL.md only)"));
+    }
+    for a in &p.artifacts {
+        let variant = a.model_variant.as_deref().unwrap_or("default");
+        let fallback = a
+            .fallback_artifact
+            .as_deref()
+            .map(|f| format!(" · falls back to {f}"))
+            .unwrap_or_default();
+        let checks = match a.assertions {
+            0 => String::new(),
+            n => format!(" · {n} assertions"),
+        };
+        lines.push(Line::from(format!(
+            "  {:>2} {:<16} {:<20} {variant}{checks}{fallback}",
+            a.ordinal,
+            a.kind.as_str(),
+            a.name
+        )));
+    }
+    for g in &p.variants {
+        let names: Vec<&str> =
+            g.variants.iter().map(|v| v.as_deref().unwrap_or("default")).collect();
+        lines.push(Line::from(format!(
+            "  {} has model variants: {}",
+            g.artifact,
+            names.join(", ")
+        )));
+    }
+
+    lines.push(Line::from(""));
+    lines.push(Line::styled(format!("Recent traces ({})", p.recent_traces.len()), theme.title()));
+    if p.recent_traces.is_empty() {
+        lines.push(Line::from("  none yet (skilldeck dispatch / check record them)"));
+    }
+    for t in &p.recent_traces {
+        let artifact = t.artifact_name.as_deref().unwrap_or(&t.artifact_id);
+        let model = t.model_id.as_deref().map(|m| format!(" ({m})")).unwrap_or_default();
+        let mut result = match t.assertions_run {
+            0 => "no assertions run".to_string(),
+            run => format!("{}/{run} assertions passed", t.assertions_passed),
+        };
+        if let Some(e) = &t.error {
+            result.push_str(&format!(" · {e}"));
+        }
+        let style = if t.error.is_some() || t.assertions_passed < t.assertions_run {
+            theme.failure()
+        } else {
+            ratatui::style::Style::new()
+        };
+        lines.push(Line::styled(
+            format!("  {} {artifact}{model} · {result}", short_date(&t.started_at)),
+            style,
+        ));
+    }
+
+    if let Some(code) = &p.code {
+        lines.push(Line::from(""));
+        lines.push(Line::styled("Code skill", theme.title()));
+        lines.push(Line::from(format!("  script {}", code.script_path)));
+        lines.push(Line::from(format!(
+            "  sha256 {} · registry {} · tested {}",
+            code.sha256,
+            code.registry_status,
+            short_date(&code.tested_at)
+        )));
+        if !code.repairs.is_empty() {
+            lines.push(Line::from(format!("  repaired: {}", code.repairs.join("; "))));
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! Every console key that changes something has a command-line twin that exists, is documented,
+//! and does the same thing; `undo-promote` and `undo-dismiss` are driven through the binary.
+
+use clap::Parser;
+use rusqlite::Connection;
+use skilldeck::cli::Cli;
+use skilldeck::tui::Action;
+use skilldeck::tui::keys::BINDINGS;
+
+use super::console_fixture::{populate, workspace, write_config};
+use super::support::{TestWorkspace, describe};
+
+const CHANGES: [Action; 10] = [
+    Action::Promote,
+    Action::Dismiss,
+    Action::Approve,
+    Action::Reject,
+    Action::ToggleProtected,
+    Action::Archive,
+    Action::Restore,
+    Action::Undo,
+    Action::Sweep,
+    Action::Ingest,
+];
+
+#[test]
+fn every_change_key_has_a_twin_the_cli_accepts() {
+    let bound: Vec<Action> = BINDINGS.iter().map(|(_, _, a)| *a).collect();
+    for action in CHANGES {
+        assert!(bound.contains(&action), "{action:?} has no key in the help overlay");
+        let commands = action.cli_twin_commands(3, "lint-fix");
+        assert!(!commands.is_empty(), "{action:?} has no command-line twin");
+        for args in commands {
+            let argv = std::iter::once("skilldeck".to_string()).chain(args.iter().cloned());
+            if let Err(e) = Cli::try_parse_from(argv) {
+                panic!("twin of {action:?} `skilldeck {}` is not a command:\n{e}", args.join(" "));
+            }
+        }
+    }
+}
+
+#[test]
+fn the_readme_console_section_quotes_every_twin() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start = readme.find("\n## Console").expect("README has a ## Console section");
+    let rest = &readme[start + 1..];
+    let section = &rest[..rest[3..].find("\n## ").map_or(rest.len(), |i| i + 3)];
+    for action in CHANGES {
+        let twin = action.cli_twin().unwrap();
+        let (verbs, args) = twin.split_once(' ').unwrap_or((twin, ""));
+        for verb in verbs.split('|') {
+            let quoted =
+                format!("`skilldeck {verb}{}{args}`", if args.is_empty() { "" } else { " " });
+            assert!(section.contains(&quoted), "README ## Console lacks {quoted}");
+        }
+    }
+}
+
+/// A populated workspace the binary opens (same layout as the console tests).
+fn populated() -> TestWorkspace {
+    let tw = TestWorkspace::new();
+    populate(&workspace(tw.root()));
+    write_config(tw.root());
+    tw
+}
+
+fn candidate_status(tw: &TestWorkspace, id: i64) -> String {
+    let db = Connection::open(tw.db()).unwrap();
+    db.query_row("SELECT status FROM skill_candidates WHERE id = ?1", [id], |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn undo_promote_takes_the_skill_back_to_staging() {
+    let tw = populated();
+    tw.run_ok(&["promote", "1"]);
+    assert!(tw.skills_dir().join("summarize-pr/SKILL.md").is_file());
+    let out = tw.run_ok(&["undo-promote", "1"]);
+    assert!(out.contains("candidate 1 (summarize-pr) is open again"), "{out}");
+    assert_eq!(candidate_status(&tw, 1), "candidate");
+    assert!(!tw.skills_dir().join("summarize-pr").exists());
+    assert!(tw.root().join("staging/summarize-pr/SKILL.md").is_file());
+    let db = Connection::open(tw.db()).unwrap();
+    let rows: i64 = db
+        .query_row("SELECT COUNT(*) FROM skills WHERE name = 'summarize-pr'", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(rows, 0);
+    // It can be promoted again, as in the console after `u`.
+    tw.run_ok(&["promote", "1"]);
+    assert_eq!(candidate_status(&tw, 1), "promoted");
+}
+
+#[test]
+fn undo_dismiss_reopens_the_candidate_with_its_draft() {
+    let tw = populated();
+    tw.run_ok(&["dismiss", "1"]);
+    assert!(tw.root().join("staging/.dismissed/summarize-pr/SKILL.md").is_file());
+    let out = tw.run_ok(&["undo-dismiss", "1"]);
+    assert!(out.contains("candidate 1 (summarize-pr) is open again"), "{out}");
+    assert_eq!(candidate_status(&tw, 1), "candidate");
+    assert!(tw.root().join("staging/summarize-pr/SKILL.md").is_file());
+    assert!(!tw.root().join("staging/.dismissed/summarize-pr").exists());
+}
+
+#[test]
+fn undo_of_something_that_did_not_happen_fails_and_changes_nothing() {
+    let tw = populated();
+    let out = tw.run(&["undo-dismiss", "1"]);
+    assert!(!out.status.success(), "{}", describe(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("candidate 1 (summarize-pr) is candidate, not dismissed"), "{err}");
+    let out = tw.run(&["undo-promote", "2"]);
+    assert!(!out.status.success(), "{}", describe(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not promoted"), "{}", describe(&out));
+    assert_eq!(candidate_status(&tw, 1), "candidate");
+    assert_eq!(candidate_status(&tw, 2), "candidate");
+    assert!(tw.root().join("staging/summarize-pr/SKILL.md").is_file());
+}
