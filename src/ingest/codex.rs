@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::parse::{Sink, for_each_line, json_reason};
+use super::prompt::codex_prompt;
 use super::shape::shape_of_json;
 use super::turn::TurnBuilder;
 
@@ -168,13 +169,13 @@ fn event(
 ) {
     match p.kind.as_deref() {
         Some("user_message") => {
+            let Some(text) = codex_prompt(p.message.as_deref().unwrap_or("")) else { return };
             if let Some(previous) = turn.take() {
                 sink.close(previous);
             }
             let key = session_key(sink);
             let project = sink.out.state.project.clone();
             sink.session(&key, project.as_deref(), at);
-            let text = p.message.as_deref().unwrap_or("").trim();
             *turn = Some(TurnBuilder::start(&key, offset, text, at, false));
         }
         Some("exec_command_end") => {

@@ -12,6 +12,7 @@ mod files;
 mod lenient;
 mod native;
 mod parse;
+mod prompt;
 pub mod shape;
 mod skip;
 mod turn;
