@@ -20,5 +20,6 @@ mod lifecycle_versions;
 mod packages;
 mod packages_run;
 mod packages_validation;
+mod pipeline;
 mod support;
 mod validate;

@@ -1,0 +1,44 @@
+//! The whole pipeline over the real transcripts: ingest, then detection and drafting.
+
+use rusqlite::Connection;
+
+use crate::support::{TestWorkspace, agentskills_validate, shared_data};
+
+fn count(db: &Connection, sql: &str) -> i64 {
+    db.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn real_transcripts_flow_through_detection_into_valid_drafts() {
+    let Some(dir) = shared_data("transcripts") else { return };
+    let ws = TestWorkspace::new();
+    let report = ws.run_json(&["ingest", dir.to_str().unwrap()]);
+    let detect = &report["pipeline"]["detect"];
+    assert!(detect["turns_processed"].as_u64().unwrap() > 100, "{report:#}");
+
+    let db = Connection::open(ws.db()).unwrap();
+    // Every complete turn was consumed by detection; no open one was.
+    assert_eq!(count(&db, "SELECT count(*) FROM turns WHERE complete = 1 AND detected = 0"), 0);
+    assert_eq!(count(&db, "SELECT count(*) FROM turns WHERE complete = 0 AND detected = 1"), 0);
+    // Local slash commands (/clear and friends) are not a person's task: no streak from them.
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM skill_candidates WHERE name LIKE '%command%'"),
+        0,
+        "a draft was made from slash-command lines"
+    );
+
+    // The real sessions repeat read-edit-bash work: candidates with valid staged drafts.
+    let candidates = ws.run_json(&["candidates"]);
+    let list = candidates.as_array().unwrap();
+    assert!(!list.is_empty(), "no candidate from the real transcripts");
+    for c in list {
+        assert!(c["occurrences"].as_i64().unwrap() >= 3, "{c}");
+        agentskills_validate(std::path::Path::new(c["staged_path"].as_str().unwrap()));
+    }
+
+    // Running the same pipeline again changes nothing.
+    let again = ws.run_json(&["ingest", dir.to_str().unwrap()]);
+    assert_eq!(again["turns"], 0);
+    assert_eq!(again["pipeline"]["detect"]["turns_processed"], 0);
+    assert_eq!(ws.run_json(&["candidates"]), candidates);
+}
