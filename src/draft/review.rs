@@ -120,6 +120,7 @@ fn record_promotion(
         source: "promote",
         is_auto_created: true,
         tool_sequence: Some(&tool_sequence),
+        scope: "account",
     };
     let reason = format!("promoted from candidate {} ({})", c.id, c.source);
     let skill_id = lifecycle::record_new_skill(&tx, &new, "promoted", &reason)?;

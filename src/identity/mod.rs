@@ -18,7 +18,7 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::store::{Store, now_rfc3339, rusqlite::params};
+use crate::store::{Store, rusqlite::params};
 use crate::workspace::Workspace;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
@@ -102,13 +102,13 @@ pub fn scope_dir(ws: &Workspace, scope: Scope) -> Result<PathBuf> {
 }
 
 /// Registers skill folders found in either scope's folder that the database does not know yet
-/// (namespace `default`, private), so hand-made skills take part in resolution and shadowing.
+/// (namespace `default`, private), with their SKILL.md as version 1 (source `adopt`), so
+/// hand-made skills take part in resolution, shadowing, scoring and edit tracking.
 pub fn register_folders(ws: &mut Workspace, agent: &str) -> Result<usize> {
     let mut dirs = vec![(Scope::Account, ws.paths.skills_dir.clone())];
     if let Some(dir) = workspace_skills_dir(&ws.config) {
         dirs.push((Scope::Workspace, dir));
     }
-    let now = now_rfc3339();
     let tx = ws.store.conn_mut().transaction()?;
     let mut added = 0;
     for (scope, dir) in dirs {
@@ -124,12 +124,21 @@ pub fn register_folders(ws: &mut Workspace, agent: &str) -> Result<usize> {
             if known {
                 continue;
             }
-            let description = frontmatter_description(&folder.join("SKILL.md"));
-            tx.execute(
-                "INSERT INTO skills (agent_id, name, scope, description, path, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
-                params![agent, name, scope.as_str(), description, path, now],
-            )?;
+            let skill_md = folder.join("SKILL.md");
+            let content = std::fs::read_to_string(&skill_md)
+                .with_context(|| format!("reading {}", skill_md.display()))?;
+            let new = crate::lifecycle::NewSkill {
+                agent,
+                name: &name,
+                folder: &folder,
+                content: &content,
+                source: "adopt",
+                is_auto_created: false,
+                tool_sequence: None,
+                scope: scope.as_str(),
+            };
+            let reason = format!("found in the {} skills folder", scope.as_str());
+            crate::lifecycle::record_new_skill(&tx, &new, "adopted", &reason)?;
             added += 1;
         }
     }
@@ -155,15 +164,6 @@ fn skill_folders(dir: &Path) -> Result<Vec<PathBuf>> {
     }
     out.sort();
     Ok(out)
-}
-
-fn frontmatter_description(skill_md: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(skill_md).ok()?;
-    let front = text.strip_prefix("---")?.split("\n---").next()?;
-    let line = front.lines().find_map(|l| l.strip_prefix("description:"))?;
-    let value = line.trim();
-    let unquoted = serde_json::from_str::<String>(value).ok();
-    Some(unquoted.unwrap_or_else(|| value.trim_matches('\'').to_string()))
 }
 
 /// Resolves `text` to one skill the way every command does: folders in both scopes are

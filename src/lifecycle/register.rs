@@ -50,7 +50,16 @@ pub(crate) fn insert(
     tool_sequence: Option<&str>,
 ) -> Result<i64> {
     let tx = ws.store.conn_mut().transaction()?;
-    let new = NewSkill { agent, name, folder, content, source, is_auto_created, tool_sequence };
+    let new = NewSkill {
+        agent,
+        name,
+        folder,
+        content,
+        source,
+        is_auto_created,
+        tool_sequence,
+        scope: "account",
+    };
     let id = insert_in(&tx, &new, "registered", &format!("version 1 ({source})"))?;
     tx.commit()?;
     Ok(id)
@@ -66,6 +75,8 @@ pub struct NewSkill<'a> {
     pub source: &'a str,
     pub is_auto_created: bool,
     pub tool_sequence: Option<&'a str>,
+    /// `account` (the live skills folder) or `workspace` (a project's folder).
+    pub scope: &'a str,
 }
 
 /// Records `new` inside the caller's transaction: the `skills` row, version 1 with its sha256,
@@ -78,8 +89,9 @@ pub fn insert_in(tx: &Transaction, new: &NewSkill, kind: &str, reason: &str) -> 
     let (mtime, size) = file_stamp(&skill_file(new.folder));
     tx.execute(
         "INSERT INTO skills(agent_id, name, description, path, status, version, is_auto_created,
-             tool_sequence, approved_sha256, triggers, file_mtime_ns, file_size, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, 'healthy', 1, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)",
+             tool_sequence, approved_sha256, triggers, file_mtime_ns, file_size, created_at, updated_at,
+             scope)
+         VALUES (?1, ?2, ?3, ?4, 'healthy', 1, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12)",
         params![
             new.agent,
             new.name,
@@ -91,7 +103,8 @@ pub fn insert_in(tx: &Transaction, new: &NewSkill, kind: &str, reason: &str) -> 
             serde_json::to_string(&fm.triggers)?,
             mtime,
             size,
-            now
+            now,
+            new.scope
         ],
     )
     .with_context(|| format!("registering skill {:?} for agent {:?}", new.name, new.agent))?;

@@ -95,6 +95,10 @@ fn demo_runs_every_stage_and_its_drafts_pass_the_reference_validator() {
     assert_eq!(pinned["protected"], true);
     assert_ne!(pinned["status"], "deprecated");
     assert_eq!(skill(&report, "release-notes")["status"], "healthy");
+    // Hand-made skills found in the folder were adopted as version 1, not seen as edits.
+    let versions = in_demo(&dir, &["versions", "legacy-deploy"]);
+    assert_eq!(versions.as_array().unwrap().len(), 1, "{versions}");
+    assert_eq!(versions[0]["source"], "adopt");
 
     // Every staged draft and every live skill is valid Agent Skills.
     for sub in ["staging", "skills"] {
