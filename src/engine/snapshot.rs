@@ -14,9 +14,9 @@ use anyhow::Result;
 use chrono::{Days, NaiveDate};
 use rusqlite::{Connection, params};
 
-use crate::lifecycle;
 use crate::packages::{self, PackageDetail};
 use crate::store::Store;
+use crate::{draft, lifecycle};
 
 /// Outcomes drawn in a skill's trend cell.
 pub const TREND_LEN: usize = 10;
@@ -86,8 +86,9 @@ pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> 
     let conn = store.conn();
     let version: i64 = conn.query_row("PRAGMA data_version", [], |r| r.get(0))?;
     if lists {
-        snap.candidates = Arc::new(load_candidates(conn)?);
-        snap.skills = Arc::new(load_skills(conn)?);
+        let skills = load_skills(conn)?;
+        snap.candidates = Arc::new(load_candidates(store, &skills)?);
+        snap.skills = Arc::new(skills);
         snap.generation += 1;
     }
     let wanted: std::collections::HashSet<i64> =
@@ -237,45 +238,51 @@ pub struct VersionRow {
     pub proposal: Option<i64>,
 }
 
-pub fn load_candidates(conn: &Connection) -> Result<Vec<CandidateView>> {
-    let mut stmt = conn.prepare(
-        "SELECT c.id, c.agent_id, c.name, c.description, c.source, c.occurrences, c.session_keys,
-                c.examples, c.tool_sequence, COALESCE(c.skill_md, ''), c.staged_path, c.created_at,
-                s.id, s.name, s.version,
-                (SELECT content FROM skill_versions v WHERE v.skill_id = s.id
-                 ORDER BY version DESC LIMIT 1),
-                c.signature
-         FROM skill_candidates c LEFT JOIN skills s ON s.id = c.target_skill_id
-         WHERE c.status = 'candidate' ORDER BY c.created_at, c.id",
-    )?;
-    let rows = stmt.query_map([], |r| {
-        let target = match r.get::<_, Option<i64>>(12)? {
-            Some(id) => Some(TargetSkill {
-                id,
-                name: r.get(13)?,
-                version: r.get(14)?,
-                live: r.get::<_, Option<String>>(15)?.unwrap_or_default(),
-            }),
+/// The review queue: open candidates (`draft::list_candidates`), oldest first, each proposed
+/// version with the live text of the skill it would replace (`lifecycle::versions`).
+pub fn load_candidates(store: &Store, skills: &[SkillRow]) -> Result<Vec<CandidateView>> {
+    let mut open: Vec<draft::CandidateView> = draft::list_candidates(store, None)?
+        .into_iter()
+        .filter(|c| c.status == "candidate")
+        .collect();
+    open.sort_by(|a, b| (&a.created_at, a.id).cmp(&(&b.created_at, b.id)));
+    let targets: HashMap<i64, &SkillRow> = open
+        .iter()
+        .filter_map(|c| c.target_skill_id)
+        .filter_map(|id| skills.iter().find(|s| s.id == id).map(|s| (id, s)))
+        .collect();
+    let mut out = Vec::with_capacity(open.len());
+    for c in open {
+        let target = match c.target_skill_id.and_then(|id| targets.get(&id)) {
+            Some(skill) => {
+                let live = lifecycle::versions(store, skill.id)?.pop().map(|v| v.content);
+                Some(TargetSkill {
+                    id: skill.id,
+                    name: skill.name.clone(),
+                    version: skill.version,
+                    live: live.unwrap_or_default(),
+                })
+            }
             None => None,
         };
-        Ok(CandidateView {
-            id: r.get(0)?,
-            agent: r.get(1)?,
-            name: r.get(2)?,
-            description: r.get(3)?,
-            source: r.get(4)?,
-            signature: r.get(16)?,
-            occurrences: r.get(5)?,
-            sessions: json_strings(&r.get::<_, String>(6)?),
-            examples: json_strings(&r.get::<_, String>(7)?),
-            tool_sequence: json_strings(&r.get::<_, String>(8)?),
-            skill_md: r.get(9)?,
-            staged_path: r.get(10)?,
-            created_at: r.get(11)?,
+        out.push(CandidateView {
+            id: c.id,
+            agent: c.agent_id,
+            name: c.name,
+            description: c.description,
+            source: c.source,
+            signature: c.signature,
+            occurrences: c.occurrences,
+            sessions: c.session_keys,
+            examples: c.examples,
+            tool_sequence: step_names(c.tool_sequence),
+            skill_md: c.skill_md.unwrap_or_default(),
+            staged_path: c.staged_path,
+            created_at: c.created_at,
             target,
-        })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+        });
+    }
+    Ok(out)
 }
 
 /// Every skill, ordered by agent and name. Reads the `skills` table only.
@@ -411,16 +418,16 @@ fn fill_days(per_day: &HashMap<String, (u64, u64)>) -> Vec<DayOutcomes> {
         .collect()
 }
 
-fn json_strings(text: &str) -> Vec<String> {
-    match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(serde_json::Value::Array(items)) => items
+/// Tool names of a stored tool sequence (steps are names or `{name, shape}` objects).
+fn step_names(sequence: serde_json::Value) -> Vec<String> {
+    match sequence {
+        serde_json::Value::Array(items) => items
             .into_iter()
             .map(|v| match v {
                 serde_json::Value::String(s) => s,
                 serde_json::Value::Object(ref m) => m
                     .get("name")
                     .or_else(|| m.get("tool"))
-                    .or_else(|| m.get("user_input"))
                     .and_then(|n| n.as_str())
                     .map(str::to_owned)
                     .unwrap_or_else(|| v.to_string()),
@@ -437,7 +444,7 @@ mod tests {
 
     #[test]
     fn tool_sequences_show_names() {
-        let seq = json_strings(r#"[{"name":"Read","shape":"{}"},"Bash"]"#);
+        let seq = step_names(serde_json::json!([{"name": "Read", "shape": "{}"}, "Bash"]));
         assert_eq!(seq, vec!["Read", "Bash"]);
     }
 }
