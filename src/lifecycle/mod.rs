@@ -84,11 +84,13 @@ fn skill_from_row(r: &rusqlite::Row) -> rusqlite::Result<SkillRow> {
     })
 }
 
+/// The skill an agent loads under `name`: default namespace first, and a workspace skill over the
+/// account skill it shadows.
 pub(crate) fn find_skill(conn: &Connection, agent: &str, name: &str) -> Result<Option<SkillRow>> {
     let sql = format!(
         "SELECT {SKILL_COLUMNS} FROM skills INDEXED BY skills_agent_name
          WHERE agent_id = ?1 AND name = ?2
-         ORDER BY namespace = 'default' DESC, id LIMIT 1"
+         ORDER BY namespace = 'default' DESC, scope = 'workspace' DESC, id LIMIT 1"
     );
     Ok(conn.query_row(&sql, params![agent, name], skill_from_row).optional()?)
 }

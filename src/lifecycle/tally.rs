@@ -182,7 +182,7 @@ pub(crate) fn link_invocations(conn: &Connection) -> Result<usize> {
         "UPDATE skill_invocations SET skill_id = (
              SELECT s.id FROM skills s INDEXED BY skills_agent_name
              WHERE s.agent_id = skill_invocations.agent_id AND s.name = skill_invocations.skill_name
-             ORDER BY s.namespace = 'default' DESC, s.id LIMIT 1)
+             ORDER BY s.namespace = 'default' DESC, s.scope = 'workspace' DESC, s.id LIMIT 1)
          WHERE skill_id IS NULL AND EXISTS (
              SELECT 1 FROM skills s
              WHERE s.agent_id = skill_invocations.agent_id AND s.name = skill_invocations.skill_name)",

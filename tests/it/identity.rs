@@ -214,3 +214,23 @@ fn workspace_scope_without_a_folder_is_a_clear_error() {
     assert!(out.status.success(), "{}", describe(&out));
     assert!(tw.root().join(".claude/skills/release-notes/SKILL.md").is_file());
 }
+
+#[test]
+fn outcomes_and_stats_by_name_go_to_the_workspace_skill_agents_load() {
+    let tw = with_workspace_scope();
+    tw.run_ok(&["import", path_str(&fixture("variants.json"))]);
+    let folder = tw.root().join("project/.claude/skills/release-notes");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("SKILL.md"),
+        "---\nname: release-notes\ndescription: \"Local notes. Use for release notes.\"\n---\nbody\n",
+    )
+    .unwrap();
+    let resolved = tw.run_json(&["resolve", "release-notes"]);
+    assert_eq!(resolved[0]["skill"]["scope"], "workspace", "{resolved}");
+    let workspace_id = resolved[0]["skill"]["skill_id"].clone();
+    tw.run_ok(&["record", "release-notes", "failure"]);
+    let stats = tw.run_json(&["stats", "release-notes"]);
+    assert_eq!(stats["id"], workspace_id, "{stats}");
+    assert_eq!(stats["failure_count"], 1);
+}
