@@ -57,18 +57,22 @@ fn main() {
         secs(rerun)
     );
     println!(
-        "ratio full/floor: {:.2} (target <= 1.20); 1 parser thread/floor: {:.2}",
+        "ratio full/floor: {:.2} (target <= 1.20); 1 parser thread/floor: {:.2}; \
+         cpu full/floor: {:.2}",
         ratio(full.time, floor.time),
-        ratio(single.time, floor.time)
+        ratio(single.time, floor.time),
+        ratio(full.cpu, floor.cpu)
     );
     match ccusage {
         Some(bin) => {
             println!("ccusage: {}", bin.display());
             report("ccusage daily --json --offline", &cc, mb);
             println!(
-                "ratio full/ccusage: {:.2} (target <= 1.00); ccusage takes {:.1}x as long",
+                "ratio full/ccusage: {:.2} (target <= 1.00); ccusage takes {:.1}x as long; \
+                 cpu full/ccusage: {:.2}",
                 ratio(full.time, cc.time),
-                ratio(cc.time, full.time)
+                ratio(cc.time, full.time),
+                ratio(full.cpu, cc.cpu)
             );
         }
         None => println!(
@@ -80,23 +84,50 @@ fn main() {
     println!("{ROUNDS} rounds, best of each; {cores} cores available");
 }
 
+/// A contender's best wall time and, separately, its least CPU time (user + system, all
+/// threads or the child process): on a loaded machine wall time swings with the other load,
+/// CPU time much less.
 struct Best {
     time: Duration,
+    cpu: Duration,
     note: String,
 }
 
 impl Default for Best {
     fn default() -> Self {
-        Best { time: Duration::MAX, note: String::new() }
+        Best { time: Duration::MAX, cpu: Duration::MAX, note: String::new() }
     }
 }
 
 impl Best {
-    fn add(&mut self, (time, note): (Duration, String)) {
+    fn add(&mut self, (time, cpu, note): (Duration, Duration, String)) {
+        self.cpu = self.cpu.min(cpu);
         if time < self.time {
-            *self = Best { time, note };
+            self.time = time;
+            self.note = note;
         }
     }
+}
+
+/// CPU time used so far by this process (`self`) or its waited-for children, from
+/// `/proc/self/stat` (clock ticks of 10 ms); zero where that file is missing.
+fn cpu_time(children: bool) -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the parenthesised command name; utime is field 14 (index 11 here).
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<u64> = rest.split_whitespace().map(|f| f.parse().unwrap_or(0)).collect();
+    let at = if children { 13 } else { 11 };
+    let ticks = fields.get(at).copied().unwrap_or(0) + fields.get(at + 1).copied().unwrap_or(0);
+    Duration::from_millis(ticks * 10)
+}
+
+/// Runs `f`, returning its wall time, its CPU time and its note.
+fn measured(children: bool, f: impl FnOnce() -> String) -> (Duration, Duration, String) {
+    let cpu = cpu_time(children);
+    let start = Instant::now();
+    let note = f();
+    let took = start.elapsed();
+    (took, cpu_time(children).saturating_sub(cpu), note)
 }
 
 fn generate(projects: &Path) {
@@ -131,8 +162,11 @@ fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-fn floor_parse(files: &[PathBuf]) -> (Duration, String) {
-    let start = Instant::now();
+fn floor_parse(files: &[PathBuf]) -> (Duration, Duration, String) {
+    measured(false, || floor_lines(files))
+}
+
+fn floor_lines(files: &[PathBuf]) -> String {
     let mut lines = 0u64;
     for f in files {
         let buf = std::fs::read(f).expect("read corpus file");
@@ -143,10 +177,10 @@ fn floor_parse(files: &[PathBuf]) -> (Duration, String) {
             from = end + 1;
         }
     }
-    (start.elapsed(), lines.to_string())
+    lines.to_string()
 }
 
-fn full_ingest(projects: &Path, threads: Option<usize>) -> (Duration, String) {
+fn full_ingest(projects: &Path, threads: Option<usize>) -> (Duration, Duration, String) {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut ws = Workspace::with_paths(Config::default(), Paths::under(dir.path())).expect("ws");
     // SAFETY: single-threaded here; the variable is read by ingest before it spawns workers.
@@ -156,14 +190,13 @@ fn full_ingest(projects: &Path, threads: Option<usize>) -> (Duration, String) {
             None => std::env::remove_var("SKILLDECK_INGEST_THREADS"),
         }
     }
-    let start = Instant::now();
-    let r = ingest::run(&mut ws, &[projects.to_path_buf()], &mut |_| {}).expect("ingest");
-    let took = start.elapsed();
-    let counts = format!(
-        "{} sessions, {} turns, {} tool calls, {} errors",
-        r.sessions, r.turns, r.tool_calls, r.tool_errors
-    );
-    (took, counts)
+    measured(false, || {
+        let r = ingest::run(&mut ws, &[projects.to_path_buf()], &mut |_| {}).expect("ingest");
+        format!(
+            "{} sessions, {} turns, {} tool calls, {} errors",
+            r.sessions, r.turns, r.tool_calls, r.tool_errors
+        )
+    })
 }
 
 fn rerun_unchanged(projects: &Path) -> Duration {
@@ -185,22 +218,23 @@ fn ccusage_binary() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-fn run_ccusage(bin: &Path, config_dir: &Path) -> (Duration, String) {
-    let start = Instant::now();
-    let out = Command::new(bin)
-        .args(["daily", "--json", "--offline"])
-        .env("CLAUDE_CONFIG_DIR", config_dir)
-        .stderr(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| panic!("running {}: {e}", bin.display()));
-    let took = start.elapsed();
-    assert!(out.status.success(), "ccusage failed: {:?}", out.status);
-    (took, format!("{} bytes of JSON", out.stdout.len()))
+fn run_ccusage(bin: &Path, config_dir: &Path) -> (Duration, Duration, String) {
+    measured(true, || {
+        let out = Command::new(bin)
+            .args(["daily", "--json", "--offline"])
+            .env("CLAUDE_CONFIG_DIR", config_dir)
+            .stderr(Stdio::null())
+            .output()
+            .unwrap_or_else(|e| panic!("running {}: {e}", bin.display()));
+        assert!(out.status.success(), "ccusage failed: {:?}", out.status);
+        format!("{} bytes of JSON", out.stdout.len())
+    })
 }
 
 fn report(name: &str, best: &Best, mb: f64) {
     let t = secs(best.time);
-    println!("{name:<44} {t:>8.3} s  {:>8.1} MB/s  {}", mb / t, best.note);
+    let cpu = secs(best.cpu);
+    println!("{name:<44} {t:>8.3} s  {:>8.1} MB/s  cpu {cpu:>6.2} s  {}", mb / t, best.note);
 }
 
 fn secs(d: Duration) -> f64 {

@@ -21,7 +21,6 @@ const CLAUDE_NOT_PROMPTS: &[&str] = &[
     "<bash-stderr>",
     "<user-memory-input>",
     "<task-notification>",
-    "<system-reminder>",
     "This session is being continued from a previous conversation",
 ];
 
@@ -132,6 +131,8 @@ mod tests {
             "<bash-input>uv run ty check</bash-input>",
             "Stop hook feedback:\n[hooks/stop.sh]: # Task Completion Check",
             "<ide_opened_file>The user opened a.py in the IDE.</ide_opened_file>",
+            "<system-reminder>Todo list is empty.</system-reminder>\n",
+            "<system-reminder>unclosed reminder",
             "[Request interrupted by user for tool use]",
             "  \n ",
         ] {
