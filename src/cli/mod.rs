@@ -84,14 +84,54 @@ impl GlobalArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Build a demo workspace from built-in transcripts, run the pipeline, open the console
+    Demo(demo::DemoArgs),
+    /// Open the review console (what `skilldeck` alone does in a terminal)
+    Console(console::ConsoleArgs),
+    /// Read new transcript bytes, then detect repeated work and draft candidates
+    Ingest(ingest::IngestArgs),
     /// List skill candidates detection proposed (open ones; --all for every status)
     Candidates(candidates::CandidatesArgs),
     /// Move a staged draft into the live skills folder and record it as a skill
     Promote(promote::PromoteArgs),
     /// Dismiss a candidate so the same evidence does not propose it again
     Dismiss(dismiss::DismissArgs),
+    /// Take a promoted skill back to staging and reopen its candidate
+    UndoPromote(undo::UndoArgs),
+    /// Reopen a dismissed candidate with its draft back in staging
+    UndoDismiss(undo::UndoArgs),
+    /// Approve a proposed version (or, with --skill, a skill back in review)
+    Approve(approve::ApproveArgs),
+    /// Dismiss a proposed version
+    Reject(reject::RejectArgs),
     /// Lint skill folders against the Agent Skills spec (exit 1 on errors)
     Validate(validate::ValidateArgs),
+    /// Record a skill invocation's outcome (what an agent or hook calls)
+    Record(record::RecordArgs),
+    /// A skill's success/failure counts and rates
+    Stats(stats::StatsArgs),
+    /// Every skill with its status and rate
+    Audit(audit::AuditArgs),
+    /// Judge every skill now: warn, deprecate, degrade, retire
+    Sweep(sweep::SweepArgs),
+    /// Protect a skill from the sweep
+    Pin(pin::PinArgs),
+    /// Remove a skill's protection
+    Unpin(pin::PinArgs),
+    /// Move a skill to the archive folder
+    Archive(archive::ArchiveArgs),
+    /// Bring an archived or retired skill back
+    Restore(restore::RestoreArgs),
+    /// Every kept version of a skill
+    Versions(versions::VersionsArgs),
+    /// Unified diff between two versions of a skill
+    Diff(diff::DiffArgs),
+    /// Restore an earlier version as a new version
+    Rollback(rollback::RollbackArgs),
+    /// Scorer features per skill
+    Features(features::FeaturesArgs),
+    /// Skills matching a query, weighted by their outcomes
+    Suggest(suggest::SuggestArgs),
     /// Import a skill package JSON (seed 002 shape); every problem is listed, nothing half-written
     Import(import::ImportArgs),
     /// Export a skill package back to its JSON shape
@@ -106,46 +146,6 @@ pub enum Command {
     Acquire(acquire::AcquireArgs),
     /// Resolve skill names or refs to exact identities (workspace overrides account)
     Resolve(resolve::ResolveArgs),
-    /// Build a demo workspace from built-in transcripts, run the pipeline, open the console
-    Demo(demo::DemoArgs),
-    /// Open the review console (what `skilldeck` alone does in a terminal)
-    Console(console::ConsoleArgs),
-    /// Read agent transcripts (new bytes only) into sessions, turns and tool calls
-    Ingest(ingest::IngestArgs),
-    /// Record a skill invocation's outcome (what an agent or hook calls)
-    Record(record::RecordArgs),
-    /// A skill's success/failure counts and rates
-    Stats(stats::StatsArgs),
-    /// Judge every skill now: warn, deprecate, degrade, retire
-    Sweep(sweep::SweepArgs),
-    /// Protect a skill from the sweep
-    Pin(pin::PinArgs),
-    /// Remove a skill's protection
-    Unpin(pin::PinArgs),
-    /// Move a skill to the archive folder
-    Archive(archive::ArchiveArgs),
-    /// Bring an archived or retired skill back
-    Restore(restore::RestoreArgs),
-    /// Approve a proposed version (or, with --skill, a skill back in review)
-    Approve(approve::ApproveArgs),
-    /// Dismiss a proposed version
-    Reject(reject::RejectArgs),
-    /// Unified diff between two versions of a skill
-    Diff(diff::DiffArgs),
-    /// Restore an earlier version as a new version
-    Rollback(rollback::RollbackArgs),
-    /// Every kept version of a skill
-    Versions(versions::VersionsArgs),
-    /// Scorer features per skill
-    Features(features::FeaturesArgs),
-    /// Skills matching a query, weighted by their outcomes
-    Suggest(suggest::SuggestArgs),
-    /// Every skill with its status and rate
-    Audit(audit::AuditArgs),
-    /// Take a promoted skill back to staging and reopen its candidate
-    UndoPromote(undo::UndoArgs),
-    /// Reopen a dismissed candidate with its draft back in staging
-    UndoDismiss(undo::UndoArgs),
 }
 
 /// What a command reports back to `main`: success, or a non-zero exit without an error message
