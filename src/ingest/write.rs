@@ -12,10 +12,10 @@ use super::parse::SessionRec;
 use super::turn::{RowRef, TurnRec};
 use crate::store::now_rfc3339;
 
-/// What a run's writes share: session row ids already looked up, by (agent, session key),
+/// What a run's writes share: session row ids already looked up, by agent and session key,
 /// and the run's time stamp.
 pub struct RunCache {
-    ids: HashMap<(String, String), i64>,
+    ids: HashMap<String, HashMap<String, i64>>,
     now: String,
 }
 
@@ -49,8 +49,7 @@ pub fn write_file(
     for (key, rec) in sessions {
         session_id(tx, cache, &read.agent, key, format, Some(rec), report)?;
     }
-    let turns = std::mem::take(&mut read.output.turns);
-    for turn in &turns {
+    for turn in &read.output.turns {
         let session = session_id(tx, cache, &read.agent, &turn.session_key, format, None, report)?;
         let id = write_turn(tx, &read.agent, &read.key, session, turn, report)?;
         if let Some(slot) = turn.open_slot {
@@ -121,9 +120,14 @@ fn session_id(
     rec: Option<&SessionRec>,
     report: &mut IngestReport,
 ) -> Result<i64> {
-    let cache_key = (agent.to_string(), key.to_string());
-    let known = match cache.ids.get(&cache_key) {
-        Some(id) => Some(*id),
+    let cached = cache.ids.get(agent).and_then(|ids| ids.get(key)).copied();
+    // Every turn asks for its session: the usual answer comes from the cache, with no row to
+    // update and no key to allocate.
+    if let (Some(id), None) = (cached, rec) {
+        return Ok(id);
+    }
+    let known = match cached {
+        Some(id) => Some(id),
         None => tx
             .prepare_cached("SELECT id FROM sessions WHERE agent_id = ?1 AND session_key = ?2")?
             .query_row(params![agent, key], |r| r.get(0))
@@ -164,7 +168,9 @@ fn session_id(
             )?
         }
     };
-    cache.ids.insert(cache_key, id);
+    if cached.is_none() {
+        cache.ids.entry(agent.to_string()).or_default().insert(key.to_string(), id);
+    }
     Ok(id)
 }
 
