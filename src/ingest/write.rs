@@ -158,14 +158,20 @@ fn session_id(
             let empty = SessionRec::default();
             let rec = rec.unwrap_or(&empty);
             report.sessions += 1;
-            tx.prepare_cached(
+            let mut insert = tx.prepare_cached(
                 "INSERT INTO sessions(agent_id, session_key, source, project, started_at, ended_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
-            )?
-            .query_row(
-                params![agent, key, source, rec.project, rec.started_at, rec.ended_at],
-                |r| r.get(0),
-            )?
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?;
+            insert.execute(params![
+                agent,
+                key,
+                source,
+                rec.project,
+                rec.started_at,
+                rec.ended_at
+            ])?;
+            // A plain INSERT and the connection's last rowid: RETURNING buffers its rows first.
+            tx.last_insert_rowid()
         }
     };
     if cached.is_none() {
@@ -214,26 +220,24 @@ fn write_turn(
                 "INSERT INTO turns(session_id, agent_id, file_path, start_offset, user_input,
                     picked_skill, outcome, failure_reason, summary, started_at, ended_at,
                     is_sidechain, complete)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) RETURNING id",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             )?
-            .query_row(
-                params![
-                    session,
-                    agent,
-                    path,
-                    turn.start_offset as i64,
-                    turn.user_input,
-                    turn.picked_skill,
-                    turn.outcome.as_str(),
-                    turn.failure_reason,
-                    turn.summary,
-                    turn.started_at,
-                    turn.ended_at,
-                    turn.is_sidechain,
-                    turn.complete,
-                ],
-                |r| r.get(0),
-            )?
+            .execute(params![
+                session,
+                agent,
+                path,
+                turn.start_offset as i64,
+                turn.user_input,
+                turn.picked_skill,
+                turn.outcome.as_str(),
+                turn.failure_reason,
+                turn.summary,
+                turn.started_at,
+                turn.ended_at,
+                turn.is_sidechain,
+                turn.complete,
+            ])?;
+            tx.last_insert_rowid()
         }
     };
     let mut insert_call = tx.prepare_cached(
