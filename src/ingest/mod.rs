@@ -43,6 +43,12 @@ const INGEST_CACHE_KIB: i64 = 64 * 1024;
 /// Problems kept in a report across all files.
 const MAX_PROBLEMS: usize = 200;
 
+/// Files a parser thread read, for the writer to store and hand back.
+struct Batch {
+    worker: usize,
+    reads: Vec<FileRead>,
+}
+
 /// How far a run has got, for progress bars: files with new bytes to read (unchanged files are
 /// not counted) and those bytes. Reported once before reading and after each file is stored.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
@@ -180,39 +186,55 @@ fn ingest_targets(
     let jobs: Vec<std::sync::Mutex<Option<Job>>> =
         jobs.into_iter().map(|j| std::sync::Mutex::new(Some(j))).collect();
     std::thread::scope(|scope| -> Result<()> {
-        let (sender, receiver) = mpsc::sync_channel::<Vec<FileRead>>(8);
-        for _ in 0..workers {
+        let (sender, receiver) = mpsc::sync_channel::<Batch>(8);
+        let mut give_back = Vec::with_capacity(workers);
+        for worker in 0..workers {
             let sender = sender.clone();
+            let (back, stored) = mpsc::channel::<Vec<FileRead>>();
+            give_back.push(back);
             let (next, jobs) = (&next, &jobs);
             // Results go to the writer in batches: fewer thread wake-ups than one per file.
-            let worker = move || {
-                let mut batch = Vec::new();
+            let parse = move || {
+                let mut reads = Vec::new();
                 let mut batch_bytes = 0;
                 loop {
+                    // Stored batches come back to be freed on the thread that allocated them:
+                    // with glibc's per-thread arenas that is far cheaper than freeing on the
+                    // writer, which would contend for this thread's arena lock.
+                    while let Ok(done) = stored.try_recv() {
+                        drop(done);
+                    }
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(slot) = jobs.get(i) else { break };
                     let Some(job) = slot.lock().ok().and_then(|mut j| j.take()) else { continue };
                     let read = files::read(job, now);
                     batch_bytes += read.bytes_read;
-                    batch.push(read);
-                    if batch.len() >= BATCH_FILES || batch_bytes >= BATCH_BYTES {
+                    reads.push(read);
+                    if reads.len() >= BATCH_FILES || batch_bytes >= BATCH_BYTES {
                         batch_bytes = 0;
-                        if sender.send(std::mem::take(&mut batch)).is_err() {
+                        let batch = Batch { worker, reads: std::mem::take(&mut reads) };
+                        if sender.send(batch).is_err() {
                             return;
                         }
                     }
                 }
-                if !batch.is_empty() {
-                    let _ = sender.send(batch);
+                if !reads.is_empty() {
+                    let _ = sender.send(Batch { worker, reads });
+                }
+                drop(sender);
+                // Until the writer is done: it drops its senders then.
+                for done in stored {
+                    drop(done);
                 }
             };
             std::thread::Builder::new()
                 .name("ingest-parse".into())
-                .spawn_scoped(scope, worker)
+                .spawn_scoped(scope, parse)
                 .context("starting an ingest thread")?;
         }
         drop(sender);
-        let result = store_all(ws, receiver.iter().flatten(), &mut report, &mut done, progress);
+        let result = store_all(ws, receiver.iter(), &give_back, &mut report, &mut done, progress);
+        drop(give_back);
         if result.is_err() {
             // Stop the workers quickly: they end when their next send fails.
             next.store(usize::MAX / 2, Ordering::Relaxed);
@@ -239,7 +261,8 @@ fn parse_threads() -> usize {
 
 fn store_all(
     ws: &mut Workspace,
-    reads: impl Iterator<Item = FileRead>,
+    batches: impl Iterator<Item = Batch>,
+    give_back: &[mpsc::Sender<Vec<FileRead>>],
     report: &mut IngestReport,
     done: &mut Progress,
     progress: &mut dyn FnMut(&Progress),
@@ -247,45 +270,68 @@ fn store_all(
     let conn = ws.store.conn_mut();
     // A first run writes tens of MB: a page cache that holds them avoids spilling and re-reading.
     conn.pragma_update(None, "cache_size", -INGEST_CACHE_KIB)?;
+    // Every row written here references a row this run just looked up or inserted, and a file
+    // read again deletes its turns' tool calls itself: the per-row foreign-key checks only cost.
+    // The pragma is a no-op inside a transaction, so it is set before the first one.
+    let foreign_keys: bool = conn.query_row("PRAGMA foreign_keys", [], |r| r.get(0))?;
+    conn.pragma_update(None, "foreign_keys", false)?;
+    let result = store_in_transactions(conn, batches, give_back, report, done, progress);
+    let restored = conn.pragma_update(None, "foreign_keys", foreign_keys);
+    result?;
+    Ok(restored?)
+}
+
+fn store_in_transactions(
+    conn: &mut crate::store::rusqlite::Connection,
+    batches: impl Iterator<Item = Batch>,
+    give_back: &[mpsc::Sender<Vec<FileRead>>],
+    report: &mut IngestReport,
+    done: &mut Progress,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<()> {
     let mut cache = write::RunCache::new();
     // IMMEDIATE: take the write lock up front, so the offset check in write_file holds.
     let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let mut uncommitted = 0u64;
-    for mut read in reads {
-        done.files_done += 1;
-        done.bytes_done += read.bytes_read;
-        if let Some(problem) = read.error.take() {
-            report.problems.push(problem);
-            progress(done);
-            continue;
-        }
-        if !write::write_file(&tx, &mut read, &mut cache, report)? {
-            report.problems.push(Problem {
-                path: read.key,
-                line: 0,
-                reason: "stored by another ingest run meanwhile; left to it".into(),
-            });
-            progress(done);
-            continue;
-        }
-        report.files_read += 1;
-        report.files_reset += u64::from(read.reset);
-        report.bytes_read += read.bytes_read;
-        report.lines += read.output.lines_read;
-        report.bad_lines += read.bad_lines;
-        report.unknown_lines += read.unknown_lines;
-        for p in read.output.problems {
-            if report.problems.len() < MAX_PROBLEMS {
-                report.problems.push(p);
+    for mut batch in batches {
+        for read in &mut batch.reads {
+            done.files_done += 1;
+            done.bytes_done += read.bytes_read;
+            if let Some(problem) = read.error.take() {
+                report.problems.push(problem);
+                progress(done);
+                continue;
             }
+            if !write::write_file(&tx, read, &mut cache, report)? {
+                report.problems.push(Problem {
+                    path: read.key.clone(),
+                    line: 0,
+                    reason: "stored by another ingest run meanwhile; left to it".into(),
+                });
+                progress(done);
+                continue;
+            }
+            report.files_read += 1;
+            report.files_reset += u64::from(read.reset);
+            report.bytes_read += read.bytes_read;
+            report.lines += read.output.lines_read;
+            report.bad_lines += read.bad_lines;
+            report.unknown_lines += read.unknown_lines;
+            for p in read.output.problems.drain(..) {
+                if report.problems.len() < MAX_PROBLEMS {
+                    report.problems.push(p);
+                }
+            }
+            uncommitted += read.bytes_read;
+            if uncommitted >= COMMIT_BYTES {
+                tx.commit()?;
+                tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                uncommitted = 0;
+            }
+            progress(done);
         }
-        uncommitted += read.bytes_read;
-        if uncommitted >= COMMIT_BYTES {
-            tx.commit()?;
-            tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            uncommitted = 0;
-        }
-        progress(done);
+        // A parser thread that has ended no longer takes them: they are freed here then.
+        let _ = give_back[batch.worker].send(batch.reads);
     }
     tx.commit()?;
     Ok(())

@@ -12,10 +12,10 @@ use super::parse::SessionRec;
 use super::turn::{RowRef, TurnRec};
 use crate::store::now_rfc3339;
 
-/// What a run's writes share: session row ids already looked up, by (agent, session key),
+/// What a run's writes share: session row ids already looked up, by agent and session key,
 /// and the run's time stamp.
 pub struct RunCache {
-    ids: HashMap<(String, String), i64>,
+    ids: HashMap<String, HashMap<String, i64>>,
     now: String,
 }
 
@@ -49,8 +49,7 @@ pub fn write_file(
     for (key, rec) in sessions {
         session_id(tx, cache, &read.agent, key, format, Some(rec), report)?;
     }
-    let turns = std::mem::take(&mut read.output.turns);
-    for turn in &turns {
+    for turn in &read.output.turns {
         let session = session_id(tx, cache, &read.agent, &turn.session_key, format, None, report)?;
         let id = write_turn(tx, &read.agent, &read.key, session, turn, report)?;
         if let Some(slot) = turn.open_slot {
@@ -121,9 +120,14 @@ fn session_id(
     rec: Option<&SessionRec>,
     report: &mut IngestReport,
 ) -> Result<i64> {
-    let cache_key = (agent.to_string(), key.to_string());
-    let known = match cache.ids.get(&cache_key) {
-        Some(id) => Some(*id),
+    let cached = cache.ids.get(agent).and_then(|ids| ids.get(key)).copied();
+    // Every turn asks for its session: the usual answer comes from the cache, with no row to
+    // update and no key to allocate.
+    if let (Some(id), None) = (cached, rec) {
+        return Ok(id);
+    }
+    let known = match cached {
+        Some(id) => Some(id),
         None => tx
             .prepare_cached("SELECT id FROM sessions WHERE agent_id = ?1 AND session_key = ?2")?
             .query_row(params![agent, key], |r| r.get(0))
@@ -154,17 +158,25 @@ fn session_id(
             let empty = SessionRec::default();
             let rec = rec.unwrap_or(&empty);
             report.sessions += 1;
-            tx.prepare_cached(
+            let mut insert = tx.prepare_cached(
                 "INSERT INTO sessions(agent_id, session_key, source, project, started_at, ended_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
-            )?
-            .query_row(
-                params![agent, key, source, rec.project, rec.started_at, rec.ended_at],
-                |r| r.get(0),
-            )?
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?;
+            insert.execute(params![
+                agent,
+                key,
+                source,
+                rec.project,
+                rec.started_at,
+                rec.ended_at
+            ])?;
+            // A plain INSERT and the connection's last rowid: RETURNING buffers its rows first.
+            tx.last_insert_rowid()
         }
     };
-    cache.ids.insert(cache_key, id);
+    if cached.is_none() {
+        cache.ids.entry(agent.to_string()).or_default().insert(key.to_string(), id);
+    }
     Ok(id)
 }
 
@@ -208,26 +220,24 @@ fn write_turn(
                 "INSERT INTO turns(session_id, agent_id, file_path, start_offset, user_input,
                     picked_skill, outcome, failure_reason, summary, started_at, ended_at,
                     is_sidechain, complete)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) RETURNING id",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             )?
-            .query_row(
-                params![
-                    session,
-                    agent,
-                    path,
-                    turn.start_offset as i64,
-                    turn.user_input,
-                    turn.picked_skill,
-                    turn.outcome.as_str(),
-                    turn.failure_reason,
-                    turn.summary,
-                    turn.started_at,
-                    turn.ended_at,
-                    turn.is_sidechain,
-                    turn.complete,
-                ],
-                |r| r.get(0),
-            )?
+            .execute(params![
+                session,
+                agent,
+                path,
+                turn.start_offset as i64,
+                turn.user_input,
+                turn.picked_skill,
+                turn.outcome.as_str(),
+                turn.failure_reason,
+                turn.summary,
+                turn.started_at,
+                turn.ended_at,
+                turn.is_sidechain,
+                turn.complete,
+            ])?;
+            tx.last_insert_rowid()
         }
     };
     let mut insert_call = tx.prepare_cached(
