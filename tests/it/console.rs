@@ -12,7 +12,7 @@ use skilldeck::workspace::Workspace;
 use super::console_fixture::{populate, tempdir, workspace};
 
 /// Draws the console after `actions`, the way the app does: lists first, then the view's detail.
-fn screen(ws: &Workspace, width: u16, height: u16, actions: &[Action]) -> String {
+pub fn screen(ws: &Workspace, width: u16, height: u16, actions: &[Action]) -> String {
     let mut snap = Snapshot::for_workspace(ws);
     refresh(&ws.store, &mut snap, &View::default(), true).unwrap();
     let mut ui = UiState::new(Rect::new(0, 0, width, height), false);

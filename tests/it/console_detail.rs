@@ -1,16 +1,10 @@
 //! The skill detail view (Enter in Skills): a package imported through `packages::import`, in
 //! both scopes so one shadows the other, with a checked trace, drawn from a real store.
 
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-use ratatui::layout::Rect;
 use skilldeck::config::{Config, TranscriptRoot};
-use skilldeck::engine::snapshot::{Snapshot, View, refresh};
 use skilldeck::identity::Scope;
 use skilldeck::packages::{CheckOptions, ImportOptions, ImportResult, check, import};
 use skilldeck::tui::Action;
-use skilldeck::tui::draw::draw;
-use skilldeck::tui::state::{UiState, update};
 use skilldeck::workspace::{Paths, Workspace};
 
 use super::console_fixture::tempdir;
@@ -48,22 +42,10 @@ fn import_as(ws: &mut Workspace, name: &str, scope: Scope) -> i64 {
     }
 }
 
-/// The screen after `actions`, refreshed the way the engine does after each key.
+/// The screen after `actions` (as the other console tests draw it), with today's date hidden.
 fn screen(ws: &Workspace, width: u16, height: u16, actions: &[Action]) -> String {
-    let mut snap = Snapshot::for_workspace(ws);
-    refresh(&ws.store, &mut snap, &View::default(), true).unwrap();
-    let mut ui = UiState::new(Rect::new(0, 0, width, height), false);
-    ui.sync(&snap);
-    for &action in actions {
-        update(&mut ui, &snap, action);
-        let view = ui.view(&snap);
-        refresh(&ws.store, &mut snap, &view, false).unwrap();
-    }
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|f| draw(f, &snap, &ui)).unwrap();
-    let root = ws.paths.db.parent().unwrap().display().to_string();
     let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
-    terminal.backend().to_string().replace(&root, "[TMP]").replace(&today, "[TODAY]   ")
+    super::console::screen(ws, width, height, actions).replace(&today, "[TODAY]   ")
 }
 
 #[test]
