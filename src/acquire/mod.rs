@@ -205,11 +205,7 @@ fn register(
                tested_at = excluded.tested_at",
             params![skill_id, script_rel, interpreter, sha, req.test_payload, repairs, now],
         )?;
-        tx.execute(
-            "INSERT INTO skill_versions (skill_id, version, content, sha256, source, created_at)
-             VALUES (?1, ?2, ?3, ?4, 'import', ?5)",
-            params![skill_id, version, skill_md, sha256_hex(skill_md.as_bytes()), now],
-        )?;
+        crate::lifecycle::insert_version_row(&tx, skill_id, version, &skill_md, "import")?;
         tx.execute(
             "INSERT INTO skill_invocations (agent_id, skill_name, skill_id, outcome, source, note, at)
              VALUES (?1, ?2, ?3, 'success', 'acquire_test', 'test run passed', ?4)",

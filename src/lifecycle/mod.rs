@@ -31,7 +31,7 @@ pub use state::{archive, restore, set_protected};
 pub use suggest::{SuggestIndex, Suggestion, suggest};
 pub use sweep::{Phases, StatusChange, SweepReport, sweep, sweep_full};
 pub use tally::Tally;
-pub use versions::{VersionView, diff_text, rollback, scan_edits, versions};
+pub use versions::{VersionView, diff_text, insert_version_row, rollback, scan_edits, versions};
 
 use anyhow::{Context, Result, bail};
 use rusqlite::{Connection, OptionalExtension, params};

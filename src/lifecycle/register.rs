@@ -109,11 +109,7 @@ pub fn insert_in(tx: &Transaction, new: &NewSkill, kind: &str, reason: &str) -> 
     )
     .with_context(|| format!("registering skill {:?} for agent {:?}", new.name, new.agent))?;
     let id = tx.last_insert_rowid();
-    tx.execute(
-        "INSERT INTO skill_versions(skill_id, version, content, sha256, source, created_at)
-         VALUES (?1, 1, ?2, ?3, ?4, ?5)",
-        params![id, new.content, sha, new.source, now],
-    )?;
+    super::versions::insert_version_row(tx, id, 1, new.content, new.source)?;
     add_event(tx, id, &now, kind, None, Some("healthy"), reason)?;
     tally::link_invocations(tx)?;
     Ok(id)

@@ -59,6 +59,22 @@ fn latest(conn: &Connection, skill_id: i64) -> Result<Option<(i64, String)>> {
         .optional()?)
 }
 
+/// Writes one kept version: the full text and its sha256. Every version row goes through here.
+pub fn insert_version_row(
+    conn: &Connection,
+    skill_id: i64,
+    version: i64,
+    content: &str,
+    source: &str,
+) -> Result<()> {
+    conn.execute(
+        "INSERT INTO skill_versions(skill_id, version, content, sha256, source, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![skill_id, version, content, sha256_hex(content.as_bytes()), source, now_rfc3339()],
+    )?;
+    Ok(())
+}
+
 /// Appends a version row with `content` and points the skill at it (no file write).
 pub(crate) fn add_version(
     conn: &Connection,
@@ -70,11 +86,7 @@ pub(crate) fn add_version(
     let next = latest(conn, skill.id)?.map_or(1, |(v, _)| v + 1);
     let now = now_rfc3339();
     let fm = files::front_matter(content);
-    conn.execute(
-        "INSERT INTO skill_versions(skill_id, version, content, sha256, source, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        params![skill.id, next, content, sha256_hex(content.as_bytes()), source, now],
-    )?;
+    insert_version_row(conn, skill.id, next, content, source)?;
     let (mtime, size) = register::file_stamp(&skill_file(Path::new(&skill.path)));
     conn.execute(
         "UPDATE skills SET version = ?1, description = COALESCE(?2, description), triggers = ?3,

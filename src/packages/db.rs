@@ -7,7 +7,7 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::folder::{install, package_files, sha256_hex, stage};
+use super::folder::{install, package_files, stage};
 use super::model::{Artifact, ArtifactKind, Package, slug};
 use super::validate::{Problem, validate_package};
 use crate::identity::{Scope, scope_dir};
@@ -79,11 +79,7 @@ pub fn import(ws: &mut Workspace, text: &str, opts: &ImportOptions) -> Result<Im
     let stored = (|| {
         let tx = ws.store.conn_mut().transaction()?;
         let (skill_id, version) = write_rows(&tx, &pkg, opts, &name, &folder, existing)?;
-        tx.execute(
-            "INSERT INTO skill_versions (skill_id, version, content, sha256, source, created_at)
-             VALUES (?1, ?2, ?3, ?4, 'import', ?5)",
-            params![skill_id, version, skill_md, sha256_hex(skill_md.as_bytes()), now_rfc3339()],
-        )?;
+        crate::lifecycle::insert_version_row(&tx, skill_id, version, &skill_md, "import")?;
         tx.commit()?;
         anyhow::Ok((skill_id, version))
     })();

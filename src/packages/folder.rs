@@ -6,7 +6,6 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use sha2::{Digest, Sha256};
 
 use super::model::{ArtifactKind, Package, slug};
 use super::validate::ordered;
@@ -89,9 +88,7 @@ pub fn yaml_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
 }
 
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
-}
+pub use crate::lifecycle::files::sha256_hex;
 
 /// Writes `files` into a hidden folder beside `target`; [`install`] moves it into place.
 pub fn stage(target: &Path, files: &Files) -> Result<PathBuf> {

@@ -51,9 +51,9 @@ fn a_workspace_skill_overrides_the_account_skill_of_the_same_name() {
     assert_eq!(count(&tw, "SELECT COUNT(*) FROM skill_execution_traces WHERE skill_id = 2"), 1);
 }
 
-#[test]
-fn a_hand_made_workspace_folder_shadows_an_imported_account_skill() {
-    let tw = with_workspace_scope();
+/// Imports the `release-notes` package into the account scope and writes a hand-made skill of
+/// the same name into the workspace folder; returns that folder.
+fn shadowed_release_notes(tw: &TestWorkspace) -> std::path::PathBuf {
     tw.run_ok(&["import", path_str(&fixture("variants.json"))]);
     let folder = tw.root().join("project/.claude/skills/release-notes");
     std::fs::create_dir_all(&folder).unwrap();
@@ -62,6 +62,13 @@ fn a_hand_made_workspace_folder_shadows_an_imported_account_skill() {
         "---\nname: release-notes\ndescription: \"Local notes.\"\n---\nbody\n",
     )
     .unwrap();
+    folder
+}
+
+#[test]
+fn a_hand_made_workspace_folder_shadows_an_imported_account_skill() {
+    let tw = with_workspace_scope();
+    let folder = shadowed_release_notes(&tw);
     let out = tw.run_json(&["resolve", "release-notes"]);
     assert_eq!(out[0]["skill"]["scope"], "workspace");
     assert_eq!(out[0]["skill"]["path"], folder.to_str().unwrap());
@@ -218,14 +225,7 @@ fn workspace_scope_without_a_folder_is_a_clear_error() {
 #[test]
 fn outcomes_and_stats_by_name_go_to_the_workspace_skill_agents_load() {
     let tw = with_workspace_scope();
-    tw.run_ok(&["import", path_str(&fixture("variants.json"))]);
-    let folder = tw.root().join("project/.claude/skills/release-notes");
-    std::fs::create_dir_all(&folder).unwrap();
-    std::fs::write(
-        folder.join("SKILL.md"),
-        "---\nname: release-notes\ndescription: \"Local notes. Use for release notes.\"\n---\nbody\n",
-    )
-    .unwrap();
+    shadowed_release_notes(&tw);
     let resolved = tw.run_json(&["resolve", "release-notes"]);
     assert_eq!(resolved[0]["skill"]["scope"], "workspace", "{resolved}");
     let workspace_id = resolved[0]["skill"]["skill_id"].clone();
