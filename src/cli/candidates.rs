@@ -37,12 +37,7 @@ pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
     println!("{:>4}  {:<9}  {:>4}  {:<9}  NAME", "ID", "STATUS", "OCC", "SOURCE");
     for c in &list {
         println!("{:>4}  {:<9}  {:>4}  {:<9}  {}", c.id, c.status, c.occurrences, c.source, c.name);
-        if let Some(skill_id) = c.target_skill_id {
-            let target: String = ws
-                .store
-                .conn()
-                .query_row("SELECT name FROM skills WHERE id = ?1", [skill_id], |r| r.get(0))
-                .unwrap_or_else(|_| format!("skill {skill_id}"));
+        if let Some(target) = &c.target_skill_name {
             println!("      proposes a new version of {target}: skilldeck approve {}", c.id);
         }
         if let Some(path) = &c.staged_path {

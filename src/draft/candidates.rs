@@ -28,6 +28,8 @@ pub struct CandidateView {
     pub session_keys: Vec<String>,
     pub staged_path: Option<String>,
     pub target_skill_id: Option<i64>,
+    /// Name of the skill a proposed version would change.
+    pub target_skill_name: Option<String>,
     pub created_at: String,
     pub promoted_at: Option<String>,
     pub dismissed_at: Option<String>,
@@ -37,7 +39,8 @@ pub struct CandidateView {
 
 const COLUMNS: &str = "id, name, agent_id, status, occurrences, source, signature, hash, \
     description, examples, tool_sequence, session_keys, staged_path, target_skill_id, created_at, \
-    promoted_at, dismissed_at, skill_md";
+    promoted_at, dismissed_at, skill_md, \
+    (SELECT s.name FROM skills s WHERE s.id = skill_candidates.target_skill_id)";
 
 fn json_strings(text: &str) -> Vec<String> {
     serde_json::from_str(text).unwrap_or_default()
@@ -66,6 +69,7 @@ fn view(row: &Row) -> rusqlite::Result<CandidateView> {
         promoted_at: row.get(15)?,
         dismissed_at: row.get(16)?,
         skill_md: row.get(17)?,
+        target_skill_name: row.get(18)?,
     })
 }
 

@@ -73,6 +73,7 @@ fn demo_runs_every_stage_and_its_drafts_pass_the_reference_validator() {
         .find(|c| c["status"] == "candidate" && !c["target_skill_id"].is_null())
         .expect("a proposed version");
     assert_eq!(proposal["target_skill_id"], skill(&report, promoted)["id"]);
+    assert_eq!(proposal["target_skill_name"], promoted);
     assert_eq!(proposal["occurrences"], 3);
     let id = proposal["id"].to_string();
     let listing = run_in_demo(&dir, &["candidates"]);
