@@ -3,11 +3,7 @@
 use serde_json::Value;
 use skilldeck::store::rusqlite::Connection;
 
-use crate::support::{TestWorkspace, shared_data};
-
-fn count(db: &Connection, sql: &str) -> i64 {
-    db.query_row(sql, [], |r| r.get(0)).unwrap_or_else(|e| panic!("{sql}: {e}"))
-}
+use crate::support::{TestWorkspace, count, shared_data};
 
 /// Ingest alone: detection (which `ingest` runs after reading unless told not to) fills
 /// signatures, and these tests check what reading stores.

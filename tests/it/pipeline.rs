@@ -2,11 +2,7 @@
 
 use rusqlite::Connection;
 
-use crate::support::{TestWorkspace, agentskills_validate, shared_data};
-
-fn count(db: &Connection, sql: &str) -> i64 {
-    db.query_row(sql, [], |r| r.get(0)).unwrap()
-}
+use crate::support::{TestWorkspace, agentskills_validate, count, shared_data};
 
 #[test]
 fn real_transcripts_flow_through_detection_into_valid_drafts() {

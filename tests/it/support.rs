@@ -114,3 +114,8 @@ pub fn agentskills_validate(dir: &Path) {
         describe(&out)
     );
 }
+
+/// The single integer a counting query returns, naming the query when it fails.
+pub fn count(db: &rusqlite::Connection, sql: &str) -> i64 {
+    db.query_row(sql, [], |r| r.get(0)).unwrap_or_else(|e| panic!("{sql}: {e}"))
+}
