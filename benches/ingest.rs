@@ -4,7 +4,8 @@
 //!
 //! Env: `SKILLDECK_BENCH_CORPUS` (default `/tmp/skilldeck-bench-corpus`; transcripts under its
 //! `projects/`, generated with `../shared/tools/make-bench-corpus` when missing),
-//! `SKILLDECK_CCUSAGE` (the ccusage binary; else `ccusage` on PATH), `SKILLDECK_BENCH_MB` (300).
+//! `SKILLDECK_CCUSAGE` (the ccusage binary; else `ccusage` on PATH), `SKILLDECK_BENCH_MB` (300),
+//! `SKILLDECK_BENCH_ONLY_INGEST=1` (run only the full ingest, for a profiler).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -30,6 +31,14 @@ fn main() {
     println!("corpus: {} ({} files, {mb:.1} MB)", projects.display(), files.len());
     for f in &files {
         let _ = std::fs::read(f); // warm the page cache so every contender reads from memory
+    }
+
+    if std::env::var_os("SKILLDECK_BENCH_ONLY_INGEST").is_some() {
+        let mut full = Best::default();
+        for _ in 0..ROUNDS {
+            full.add(full_ingest(&projects, None));
+        }
+        return report("skilldeck ingest (full, all cores)", &full, mb);
     }
 
     // Contenders run interleaved, round after round, and each keeps its best time: on a shared

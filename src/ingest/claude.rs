@@ -14,8 +14,8 @@ use serde_json::value::RawValue;
 use super::lenient::Lenient;
 use super::parse::{Sink, for_each_line, json_reason};
 use super::prompt::{CLAUDE_INTERRUPTION, claude_prompt};
+use super::scan;
 use super::shape::shape_of_valid_json;
-use super::skip::without_tool_use_result;
 use super::turn::TurnBuilder;
 
 /// Line types Claude Code writes that carry nothing for turns.
@@ -33,7 +33,8 @@ const IGNORED_TYPES: &[&str] = &[
     "tag",
 ];
 
-#[derive(Deserialize)]
+// The structs are read by serde_json, or field by field by `fast_line`: both must agree.
+#[derive(Deserialize, Default, Debug, PartialEq)]
 struct Line<'a> {
     #[serde(borrow, rename = "type")]
     kind: Option<Cow<'a, str>>,
@@ -55,7 +56,7 @@ struct Line<'a> {
     message: Option<Lenient<Message<'a>>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default, Debug, PartialEq)]
 struct Message<'a> {
     #[serde(borrow)]
     id: Option<Cow<'a, str>>,
@@ -65,13 +66,14 @@ struct Message<'a> {
     content: Option<Content<'a>>,
 }
 
+#[derive(Debug, PartialEq)]
 enum Content<'a> {
     Text(Cow<'a, str>),
     Blocks(Vec<Block<'a>>),
     Other,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default, Debug, PartialEq)]
 struct Block<'a> {
     #[serde(borrow, rename = "type")]
     kind: Option<Cow<'a, str>>,
@@ -79,8 +81,8 @@ struct Block<'a> {
     id: Option<Cow<'a, str>>,
     #[serde(borrow)]
     name: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    input: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "raw_json")]
+    input: Option<&'a str>,
     #[serde(borrow)]
     tool_use_id: Option<Cow<'a, str>>,
     is_error: Option<bool>,
@@ -94,6 +96,10 @@ struct SkillInput<'a> {
     skill: Option<Cow<'a, str>>,
 }
 
+fn raw_json<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de str>, D::Error> {
+    Ok(Option::<&'de RawValue>::deserialize(d)?.map(RawValue::get))
+}
+
 /// Parses the new bytes of a Claude Code file into `sink`; returns (next offset, lines read).
 pub fn parse(sink: &mut Sink, buf: &[u8], base: u64) -> (u64, u64) {
     // Stream 0: the main conversation; stream 1: sidechain (subagent) lines.
@@ -103,9 +109,9 @@ pub fn parse(sink: &mut Sink, buf: &[u8], base: u64) -> (u64, u64) {
         streams[slot] = Some(TurnBuilder::resume(open));
     }
     let lines_before = sink.lines_before;
-    let mut scratch = Vec::new();
+    let mut quotes = scan::Quotes::default();
     let result = for_each_line(buf, base, lines_before, |bytes, offset, line_no| {
-        line(sink, &mut streams, bytes, &mut scratch, offset, line_no);
+        line(sink, &mut streams, bytes, &mut quotes, offset, line_no);
     });
     for turn in streams.into_iter().flatten() {
         sink.settle(turn);
@@ -117,16 +123,20 @@ fn line(
     sink: &mut Sink,
     streams: &mut [Option<TurnBuilder>; 2],
     bytes: &[u8],
-    scratch: &mut Vec<u8>,
+    quotes: &mut scan::Quotes,
     offset: u64,
     line_no: u64,
 ) {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return;
     }
-    let parsed: Line = match serde_json::from_slice(without_tool_use_result(bytes, scratch)) {
-        Ok(l) => l,
-        Err(e) => return sink.bad(line_no, json_reason(bytes, &e)),
+    quotes.index(bytes);
+    let parsed = match fast_line(bytes, quotes) {
+        Some(l) => l,
+        None => match serde_json::from_slice::<Line>(bytes) {
+            Ok(l) => l,
+            Err(e) => return sink.bad(line_no, json_reason(bytes, &e)),
+        },
     };
     let Some(kind) = parsed.kind.as_deref() else {
         return sink.bad(line_no, "object without \"type\"");
@@ -212,6 +222,109 @@ fn line(
     *stream = Some(TurnBuilder::start(session, offset, &prompt, at, sidechain));
 }
 
+/// Reads a line with the structural scanner, stepping over the values no field needs (two
+/// thirds of the bytes are tool results, repeated in `toolUseResult`) without decoding them.
+/// `None` for anything it does not read exactly as serde_json would (escaped or repeated keys,
+/// a field of an unexpected kind, broken structure): serde_json reads those lines instead.
+fn fast_line<'a>(bytes: &'a [u8], quotes: &'a scan::Quotes) -> Option<Line<'a>> {
+    let mut line = Line::default();
+    let mut seen = Seen::default();
+    scan::Value::top(bytes, quotes).whole(|v| {
+        let end = v.members(|key, v| match key {
+            b"type" => seen.read(0, &mut line.kind, v.opt_str()),
+            b"sessionId" => seen.read(1, &mut line.session_id, v.opt_str()),
+            b"isSidechain" => seen.read(2, &mut line.is_sidechain, v.opt_bool()),
+            b"isMeta" => seen.read(3, &mut line.is_meta, v.opt_bool()),
+            b"isCompactSummary" => seen.read(4, &mut line.is_compact_summary, v.opt_bool()),
+            b"isApiErrorMessage" => seen.read(5, &mut line.is_api_error, v.opt_bool()),
+            b"timestamp" => seen.read(6, &mut line.timestamp, v.opt_str()),
+            b"cwd" => seen.read(7, &mut line.cwd, v.opt_str()),
+            b"message" => seen.read(8, &mut line.message, fast_message(v)),
+            k if k.contains(&b'\\') => None,
+            _ => v.skip(),
+        })?;
+        Some(((), end))
+    })?;
+    Some(line)
+}
+
+fn fast_message(v: scan::Value<'_>) -> Option<(Option<Lenient<Message<'_>>>, usize)> {
+    match v.kind()? {
+        b'n' => return Some((None, v.skip()?)),
+        b'{' => {}
+        _ => return Some((Some(Lenient(None)), v.skip()?)),
+    }
+    let mut message = Message::default();
+    let mut seen = Seen::default();
+    let end = v.members(|key, v| match key {
+        b"id" => seen.read(0, &mut message.id, v.opt_str()),
+        b"stop_reason" => seen.read(1, &mut message.stop_reason, v.opt_str()),
+        b"content" => seen.read(2, &mut message.content, fast_content(v)),
+        k if k.contains(&b'\\') => None,
+        _ => v.skip(),
+    })?;
+    Some((Some(Lenient(Some(message))), end))
+}
+
+fn fast_content(v: scan::Value<'_>) -> Option<(Option<Content<'_>>, usize)> {
+    match v.kind()? {
+        b'n' => Some((None, v.skip()?)),
+        b'"' => {
+            let (text, end) = v.opt_str()?;
+            Some((text.map(Content::Text), end))
+        }
+        b'[' => {
+            let mut blocks = Vec::new();
+            let end = v.elements(|v| {
+                if v.kind() != Some(b'{') {
+                    return v.skip();
+                }
+                let (block, end) = fast_block(v)?;
+                blocks.push(block);
+                Some(end)
+            })?;
+            Some((Some(Content::Blocks(blocks)), end))
+        }
+        _ => Some((Some(Content::Other), v.skip()?)),
+    }
+}
+
+fn fast_block(v: scan::Value<'_>) -> Option<(Block<'_>, usize)> {
+    let mut block = Block::default();
+    let mut seen = Seen::default();
+    let end = v.members(|key, v| match key {
+        b"type" => seen.read(0, &mut block.kind, v.opt_str()),
+        b"id" => seen.read(1, &mut block.id, v.opt_str()),
+        b"name" => seen.read(2, &mut block.name, v.opt_str()),
+        b"input" => seen.read(3, &mut block.input, v.opt_raw()),
+        b"tool_use_id" => seen.read(4, &mut block.tool_use_id, v.opt_str()),
+        b"is_error" => seen.read(5, &mut block.is_error, v.opt_bool()),
+        b"text" => seen.read(6, &mut block.text, v.opt_str()),
+        k if k.contains(&b'\\') => None,
+        _ => v.skip(),
+    })?;
+    Some((block, end))
+}
+
+/// The fields already read from one object: serde_json refuses a repeated field.
+#[derive(Default)]
+struct Seen(u16);
+
+impl Seen {
+    /// Stores a field's value read by the scanner (`read`: the value and the offset past it)
+    /// in `slot`; `None` when the field was seen before or could not be read.
+    fn read<T>(&mut self, field: u8, slot: &mut T, read: Option<(T, usize)>) -> Option<usize> {
+        let bit = 1 << field;
+        if self.0 & bit != 0 {
+            return None;
+        }
+        self.0 |= bit;
+        let (value, end) = read?;
+        *slot = value;
+        Some(end)
+    }
+}
+
 fn mark_interruption(turn: &mut TurnBuilder, text: &str) {
     if text.trim_start().starts_with(CLAUDE_INTERRUPTION) {
         turn.open.interrupted = true;
@@ -238,7 +351,7 @@ fn assistant(turn: &mut TurnBuilder, message: &Message, api_error: bool, at: Opt
         match b.kind.as_deref() {
             Some("tool_use") => {
                 let name = b.name.as_deref().unwrap_or("");
-                let input = b.input.map(RawValue::get).unwrap_or("null");
+                let input = b.input.unwrap_or("null");
                 let skill = if name == "Skill" {
                     serde_json::from_str::<SkillInput>(input)
                         .ok()
@@ -315,5 +428,102 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
             }
         }
         d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both readers of a line agree: the fast one reads it exactly as serde_json does, or
+    /// leaves it to serde_json. Returns whether the fast one read it.
+    fn agree(line: &[u8]) -> bool {
+        let slow = serde_json::from_slice::<Line>(line).ok();
+        let mut quotes = scan::Quotes::default();
+        quotes.index(line);
+        match fast_line(line, &quotes) {
+            Some(fast) => {
+                assert_eq!(Some(&fast), slow.as_ref(), "{}", String::from_utf8_lossy(line));
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn jsonl_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                jsonl_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                out.push(path);
+            }
+        }
+    }
+
+    #[test]
+    fn the_fast_reader_reads_every_real_line_as_serde_json_does() {
+        let root =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/transcripts");
+        if !root.exists() {
+            eprintln!(
+                "SKIP: {} is absent (the shared real-data folder is not beside this repo)",
+                root.display()
+            );
+            return;
+        }
+        let mut files = Vec::new();
+        jsonl_files(&root, &mut files);
+        let (mut lines, mut fast, mut valid) = (0, 0, 0);
+        for file in files.iter().filter(|f| !f.to_string_lossy().contains("codex")) {
+            let bytes = std::fs::read(file).unwrap();
+            for line in bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+                lines += 1;
+                valid += usize::from(serde_json::from_slice::<Line>(line).is_ok());
+                fast += usize::from(agree(line));
+                // Every cut-off line is refused, or read as serde_json reads it.
+                if lines % 7 == 0 {
+                    for cut in (1..line.len()).step_by(line.len() / 50 + 1) {
+                        agree(&line[..cut]);
+                    }
+                }
+            }
+        }
+        assert!(lines > 3000, "{lines} lines");
+        // Every line serde_json reads, the fast reader reads too: none goes the slow way.
+        assert_eq!(fast, valid, "of {lines} lines");
+    }
+
+    #[test]
+    fn odd_lines_go_to_serde_json_or_read_alike() {
+        let read_fast = [
+            r#"{"type":"user","message":{"content":"hi"}}"#,
+            r#"{"type":"user","message":"text, not an object"}"#,
+            r#"{"type":"user","message":null,"cwd":null}"#,
+            r#"{"type":"user","message":{"content":{"odd":1}}}"#,
+            r#"{"type":"user","message":{"content":[1,null,{"type":"text","text":"a\"b"}]}}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Skill","input":{"skill":"x"}}]}}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"tool_use","input":null}]}}"#,
+            r#" {"type" : "user" , "isMeta" : true} "#,
+            r#"{"type":"user","toolUseResult":{"deep":[[[{"a":"]}"}]]]}}"#,
+        ];
+        for line in read_fast {
+            assert!(agree(line.as_bytes()), "{line}");
+        }
+        let left_to_serde = [
+            r#"{"type":"user","type":"assistant"}"#,
+            r#"{"typ\u0065":"user"}"#,
+            r#"{"type":7}"#,
+            r#"{"type":"user","isMeta":"yes"}"#,
+            r#"{"type":"user","message":{"content":[{"type":"text","is_error":1}]}}"#,
+            r#"{"type":"user","message":{"id":1}}"#,
+            r#"{"type":"user"} trailing"#,
+            r#"{"type":"user","x":[1,}"#,
+            r#"["type","user"]"#,
+            "\"bare\"",
+        ];
+        for line in left_to_serde {
+            assert!(!agree(line.as_bytes()), "{line}");
+        }
     }
 }

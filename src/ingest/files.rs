@@ -59,6 +59,12 @@ pub struct Target {
     pub path: PathBuf,
     pub agent: String,
     pub format: Option<Format>,
+    /// Size and modification time, or why they could not be read.
+    pub stat: Result<(u64, i64), String>,
+}
+
+fn stat_of(meta: std::io::Result<std::fs::Metadata>) -> Result<(u64, i64), String> {
+    meta.map(|m| (m.len(), mtime_ns(&m))).map_err(|e| e.to_string())
 }
 
 /// What an earlier run stored about a file.
@@ -121,7 +127,8 @@ pub fn collect(
 ) -> Result<()> {
     let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
     if !meta.is_dir() {
-        out.push(Target { path: path.to_path_buf(), agent: agent.to_string(), format });
+        let stat = stat_of(Ok(meta));
+        out.push(Target { path: path.to_path_buf(), agent: agent.to_string(), format, stat });
         return Ok(());
     }
     let mut stack = vec![path.to_path_buf()];
@@ -135,7 +142,8 @@ pub fn collect(
                 if kind.is_dir() {
                     stack.push(p);
                 } else if kind.is_file() && p.extension().is_some_and(|e| e == "jsonl") {
-                    found.push(p);
+                    // Relative to the open folder: cheaper than a stat by the whole path.
+                    found.push((p, stat_of(entry.metadata())));
                 }
             }
             Ok(())
@@ -148,8 +156,14 @@ pub fn collect(
             problems.push(Problem { path, line: 0, reason: format!("listing: {e}") });
         }
     }
-    found.sort();
-    out.extend(found.into_iter().map(|p| Target { path: p, agent: agent.to_string(), format }));
+    // Byte order of the paths: as stable as component order, without parsing components.
+    found.sort_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
+    out.extend(found.into_iter().map(|(path, stat)| Target {
+        path,
+        agent: agent.to_string(),
+        format,
+        stat,
+    }));
     Ok(())
 }
 

@@ -7,6 +7,7 @@ use std::marker::PhantomData;
 
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+#[derive(Debug, PartialEq)]
 pub struct Lenient<T>(pub Option<T>);
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Lenient<T> {

@@ -13,8 +13,8 @@ mod lenient;
 mod native;
 mod parse;
 mod prompt;
+mod scan;
 pub mod shape;
-mod skip;
 mod turn;
 mod write;
 
@@ -146,18 +146,16 @@ fn ingest_targets(
             continue;
         }
         report.files += 1;
-        let meta = match std::fs::metadata(&target.path) {
-            Ok(m) => m,
-            Err(e) => {
-                report.problems.push(Problem { path: key, line: 0, reason: e.to_string() });
+        let (size, mtime_ns) = match target.stat {
+            Ok(stat) => stat,
+            Err(ref reason) => {
+                report.problems.push(Problem { path: key, line: 0, reason: reason.clone() });
                 continue;
             }
         };
-        let size = meta.len();
         if size == 0 {
             report.empty_files += 1;
         }
-        let mtime_ns = files::mtime_ns(&meta);
         let previous = stored.remove(&key);
         let unchanged = previous.as_ref().is_some_and(|s| s.size == size && s.mtime_ns == mtime_ns);
         // An unchanged file is skipped, unless it holds a turn left open that can now be
@@ -275,8 +273,16 @@ fn store_all(
     // The pragma is a no-op inside a transaction, so it is set before the first one.
     let foreign_keys: bool = conn.query_row("PRAGMA foreign_keys", [], |r| r.get(0))?;
     conn.pragma_update(None, "foreign_keys", false)?;
+    // SQLite copies the write-ahead log into the database (and syncs both) at every commit that
+    // finds the log over 1000 pages: during a first run, once per commit, each time with the
+    // pages the run keeps rewriting. Off for the run, the log is copied once, at the first
+    // commit after it (by whichever connection writes next) or when the last one closes.
+    let autocheckpoint: i64 = conn.query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0))?;
+    conn.pragma_update(None, "wal_autocheckpoint", 0)?;
     let result = store_in_transactions(conn, batches, give_back, report, done, progress);
-    let restored = conn.pragma_update(None, "foreign_keys", foreign_keys);
+    let restored = conn
+        .pragma_update(None, "foreign_keys", foreign_keys)
+        .and_then(|()| conn.pragma_update(None, "wal_autocheckpoint", autocheckpoint));
     result?;
     Ok(restored?)
 }

@@ -96,7 +96,7 @@ impl Scan<'_> {
 
     /// Skips a string starting at its opening quote; returns its raw inner bytes.
     fn string(&mut self) -> Option<&[u8]> {
-        let end = super::skip::string_end(self.b, self.pos)?;
+        let end = super::scan::string_end(self.b, self.pos)?;
         let start = self.pos + 1;
         self.pos = end;
         self.b.get(start..end - 1)
