@@ -158,3 +158,24 @@ fn two_ingest_runs_at_once_store_each_row_once() {
         count(&db, "SELECT count(*) FROM turns")
     );
 }
+
+#[test]
+fn a_run_leaves_its_connection_as_it_found_it_and_its_rows_committed() {
+    let Some(dir) = shared_data("transcripts/handgemacht-ai__claude-code-log/real_projects") else {
+        return;
+    };
+    let tmp = TestWorkspace::new();
+    let paths = skilldeck::workspace::Paths::under(tmp.root());
+    let mut ws =
+        skilldeck::workspace::Workspace::with_paths(skilldeck::config::Config::default(), paths)
+            .unwrap();
+    let report = skilldeck::ingest::run(&mut ws, &[dir], &mut |_| {}).unwrap();
+    assert_eq!(report.tool_calls, 889);
+    let pragma = |name: &str| -> i64 {
+        ws.store.conn().query_row(&format!("PRAGMA {name}"), [], |r| r.get(0)).unwrap()
+    };
+    // Foreign-key checks and the WAL's automatic checkpoint are off only during the run.
+    assert_eq!((pragma("foreign_keys"), pragma("wal_autocheckpoint")), (1, 1000));
+    let other = Connection::open(ws.paths.db.clone()).unwrap();
+    assert_eq!(count(&other, "SELECT count(*) FROM tool_calls"), 889);
+}

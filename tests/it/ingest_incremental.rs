@@ -281,9 +281,25 @@ fn unknown_types_and_garbage_are_counted_not_fatal_and_a_missing_path_is_named()
     let (ws, file) = setup();
     let mut text = lines(&[user_prompt("hi", "2026-01-01T10:00:00Z")]);
     text.push_str("{\"type\":\"brand-new-kind\",\"sessionId\":\"x\"}\nnot json at all\n\n");
+    // Broken inside values no field reads: the structure is still checked.
+    text.push_str(concat!(
+        r#"{"type":"user","message":{"content":"x"},"toolUseResult":{"stdout":[1,2}}"#,
+        "\n",
+        r#"{"type":"user","message":{"content":[{"type":"tool_result","content":"open}]}}"#,
+        "\n",
+        r#"{"type":"user","message":{"content":"x"},"toolUseResult":tru}"#,
+        "\n",
+    ));
     std::fs::write(&file, text).unwrap();
     let r = ingest(&ws, &file);
-    assert_eq!((r["unknown_lines"].as_u64(), r["bad_lines"].as_u64()), (Some(1), Some(1)), "{r:#}");
+    assert_eq!((r["unknown_lines"].as_u64(), r["bad_lines"].as_u64()), (Some(1), Some(4)), "{r:#}");
+    for line in 5..=7 {
+        assert!(
+            r["problems"].as_array().unwrap().iter().any(|p| p["line"] == line
+                && p["reason"].as_str().unwrap().starts_with("unparseable JSON: ")),
+            "line {line}: {r:#}"
+        );
+    }
     let problems = r["problems"].as_array().unwrap();
     assert!(
         problems
