@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
-use crate::packages::folder::{Files, install, sha256_hex, stage, yaml_string};
+use crate::packages::folder::{Files, install_with, sha256_hex, stage, yaml_string};
 use crate::store::now_rfc3339;
 use crate::store::rusqlite::{OptionalExtension, params};
 use crate::workspace::Workspace;
@@ -178,8 +178,7 @@ fn register(
     let repairs = serde_json::to_string(&sanitized.repairs)?;
     let now = now_rfc3339();
     let path = folder.to_string_lossy().into_owned();
-    let stored = (|| {
-        let tx = ws.store.conn_mut().transaction()?;
+    let stored = install_with(ws.store.conn_mut(), &staged, folder, |tx| {
         let (skill_id, version) = match existing {
             Some(id) => {
                 tx.execute(
@@ -205,23 +204,15 @@ fn register(
                tested_at = excluded.tested_at",
             params![skill_id, script_rel, interpreter, sha, req.test_payload, repairs, now],
         )?;
-        crate::lifecycle::insert_version_row(&tx, skill_id, version, &skill_md, "import")?;
+        crate::lifecycle::insert_version_row(tx, skill_id, version, &skill_md, "import")?;
         tx.execute(
             "INSERT INTO skill_invocations (agent_id, skill_name, skill_id, outcome, source, note, at)
              VALUES (?1, ?2, ?3, 'success', 'acquire_test', 'test run passed', ?4)",
             params![req.agent, req.name, skill_id, now],
         )?;
-        tx.commit()?;
-        anyhow::Ok((skill_id, version))
-    })();
-    let (skill_id, version) = match stored {
-        Ok(v) => v,
-        Err(e) => {
-            let _ = std::fs::remove_dir_all(&staged);
-            return Err(e).context("registering the code skill");
-        }
-    };
-    install(&staged, folder)?;
+        Ok((skill_id, version))
+    });
+    let (skill_id, version) = stored.context("registering the code skill")?;
     let status: String =
         ws.store
             .conn()

@@ -7,7 +7,7 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::folder::{install, package_files, stage};
+use super::folder::{install_with, package_files, stage};
 use super::model::{Artifact, ArtifactKind, Package, slug};
 use super::validate::{Problem, validate_package};
 use crate::identity::{Scope, scope_dir};
@@ -76,21 +76,12 @@ pub fn import(ws: &mut Workspace, text: &str, opts: &ImportOptions) -> Result<Im
     let files = package_files(&pkg, &name);
     let skill_md = files[0].1.clone();
     let staged = stage(&folder, &files)?;
-    let stored = (|| {
-        let tx = ws.store.conn_mut().transaction()?;
-        let (skill_id, version) = write_rows(&tx, &pkg, opts, &name, &folder, existing)?;
-        crate::lifecycle::insert_version_row(&tx, skill_id, version, &skill_md, "import")?;
-        tx.commit()?;
-        anyhow::Ok((skill_id, version))
-    })();
-    let (skill_id, version) = match stored {
-        Ok(v) => v,
-        Err(e) => {
-            let _ = std::fs::remove_dir_all(&staged);
-            return Err(e).context("storing the package");
-        }
-    };
-    install(&staged, &folder)?;
+    let (skill_id, version) = install_with(ws.store.conn_mut(), &staged, &folder, |tx| {
+        let (skill_id, version) = write_rows(tx, &pkg, opts, &name, &folder, existing)?;
+        crate::lifecycle::insert_version_row(tx, skill_id, version, &skill_md, "import")?;
+        Ok((skill_id, version))
+    })
+    .context("storing the package")?;
     Ok(ImportResult::Imported(Imported {
         skill_id,
         name,
