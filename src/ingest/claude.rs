@@ -81,8 +81,9 @@ struct Block<'a> {
     id: Option<Cow<'a, str>>,
     #[serde(borrow)]
     name: Option<Cow<'a, str>>,
+    /// The input's JSON text, kept as bytes: only its shape and a Skill's name are read.
     #[serde(borrow, default, deserialize_with = "raw_json")]
-    input: Option<&'a str>,
+    input: Option<&'a [u8]>,
     #[serde(borrow)]
     tool_use_id: Option<Cow<'a, str>>,
     is_error: Option<bool>,
@@ -96,8 +97,8 @@ struct SkillInput<'a> {
     skill: Option<Cow<'a, str>>,
 }
 
-fn raw_json<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de str>, D::Error> {
-    Ok(Option::<&'de RawValue>::deserialize(d)?.map(RawValue::get))
+fn raw_json<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de [u8]>, D::Error> {
+    Ok(Option::<&'de RawValue>::deserialize(d)?.map(|raw| raw.get().as_bytes()))
 }
 
 /// Parses the new bytes of a Claude Code file into `sink`; returns (next offset, lines read).
@@ -351,9 +352,9 @@ fn assistant(turn: &mut TurnBuilder, message: &Message, api_error: bool, at: Opt
         match b.kind.as_deref() {
             Some("tool_use") => {
                 let name = b.name.as_deref().unwrap_or("");
-                let input = b.input.unwrap_or("null");
+                let input = b.input.unwrap_or(b"null");
                 let skill = if name == "Skill" {
-                    serde_json::from_str::<SkillInput>(input)
+                    serde_json::from_slice::<SkillInput>(input)
                         .ok()
                         .and_then(|s| s.skill.map(|s| s.into_owned()))
                 } else {

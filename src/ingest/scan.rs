@@ -156,14 +156,12 @@ impl<'a> Value<'a> {
         }
     }
 
-    /// The value's text when it is valid UTF-8 (`None` for null, as serde_json reads `Option`).
-    pub fn opt_raw(self) -> Option<(Option<&'a str>, usize)> {
+    /// The value's bytes, its grammar checked as `skip` checks it (`None` for null, as
+    /// serde_json reads `Option`).
+    pub fn opt_raw(self) -> Option<(Option<&'a [u8]>, usize)> {
         let end = self.skip()?;
         let raw = &self.b[self.at..end];
-        if raw == b"null" {
-            return Some((None, end));
-        }
-        Some((Some(std::str::from_utf8(raw).ok()?), end))
+        Some(((raw != b"null").then_some(raw), end))
     }
 }
 
@@ -432,8 +430,8 @@ mod tests {
         assert_eq!(read(b"\"raw \x01 control\"", text), None);
         assert_eq!(read(b"true", |v| v.opt_bool()), Some((Some(true), 4)));
         assert_eq!(read(b"\"true\"", |v| v.opt_bool()), None);
-        let raw = |v: Value| v.opt_raw().map(|(r, _)| r.map(str::to_string));
+        let raw = |v: Value| v.opt_raw().map(|(r, _)| r.map(<[u8]>::to_vec));
         assert_eq!(read(b"null", raw), Some(None));
-        assert_eq!(read(br#" {"a":1} "#, raw), Some(Some(r#"{"a":1}"#.into())));
+        assert_eq!(read(br#" {"a":1} "#, raw), Some(Some(br#"{"a":1}"#.to_vec())));
     }
 }
