@@ -266,23 +266,27 @@ fn store_all(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<()> {
     let conn = ws.store.conn_mut();
-    // A first run writes tens of MB: a page cache that holds them avoids spilling and re-reading.
-    conn.pragma_update(None, "cache_size", -INGEST_CACHE_KIB)?;
-    // Every row written here references a row this run just looked up or inserted, and a file
-    // read again deletes its turns' tool calls itself: the per-row foreign-key checks only cost.
-    // The pragma is a no-op inside a transaction, so it is set before the first one.
-    let foreign_keys: bool = conn.query_row("PRAGMA foreign_keys", [], |r| r.get(0))?;
-    conn.pragma_update(None, "foreign_keys", false)?;
-    // SQLite copies the write-ahead log into the database (and syncs both) at every commit that
-    // finds the log over 1000 pages: during a first run, once per commit, each time with the
-    // pages the run keeps rewriting. Off for the run, the log is copied once, at the first
-    // commit after it (by whichever connection writes next) or when the last one closes.
-    let autocheckpoint: i64 = conn.query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0))?;
-    conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+    // For the run only, put back afterwards (the console's connection lives on):
+    // - a page cache that holds the tens of MB a first run writes, so nothing spills and is read
+    //   again;
+    // - no per-row foreign-key checks: every row written references a row this run just looked
+    //   up or inserted, and a file read again deletes its turns' tool calls itself (the pragma
+    //   is a no-op inside a transaction, so it is set before the first one);
+    // - no automatic checkpoint: SQLite copies the write-ahead log into the database (and syncs
+    //   both) at every commit that finds the log over 1000 pages, during a first run once per
+    //   commit, each time with the pages the run keeps rewriting. Off, the log is copied once, at
+    //   the first commit after the run (by whichever connection writes next) or at close.
+    let settings =
+        [("cache_size", -INGEST_CACHE_KIB), ("foreign_keys", 0), ("wal_autocheckpoint", 0)];
+    let mut before = Vec::with_capacity(settings.len());
+    for (name, value) in settings {
+        let old: i64 = conn.query_row(&format!("PRAGMA {name}"), [], |r| r.get(0))?;
+        before.push((name, old));
+        conn.pragma_update(None, name, value)?;
+    }
     let result = store_in_transactions(conn, batches, give_back, report, done, progress);
-    let restored = conn
-        .pragma_update(None, "foreign_keys", foreign_keys)
-        .and_then(|()| conn.pragma_update(None, "wal_autocheckpoint", autocheckpoint));
+    let restored =
+        before.into_iter().try_for_each(|(name, old)| conn.pragma_update(None, name, old));
     result?;
     Ok(restored?)
 }

@@ -174,8 +174,11 @@ fn a_run_leaves_its_connection_as_it_found_it_and_its_rows_committed() {
     let pragma = |name: &str| -> i64 {
         ws.store.conn().query_row(&format!("PRAGMA {name}"), [], |r| r.get(0)).unwrap()
     };
-    // Foreign-key checks and the WAL's automatic checkpoint are off only during the run.
-    assert_eq!((pragma("foreign_keys"), pragma("wal_autocheckpoint")), (1, 1000));
+    // The big page cache, no foreign-key checks and no automatic checkpoint are for the run only.
+    assert_eq!(
+        (pragma("cache_size"), pragma("foreign_keys"), pragma("wal_autocheckpoint")),
+        (-2000, 1, 1000)
+    );
     let other = Connection::open(ws.paths.db.clone()).unwrap();
     assert_eq!(count(&other, "SELECT count(*) FROM tool_calls"), 889);
 }
