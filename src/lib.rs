@@ -19,5 +19,6 @@ pub mod packages;
 pub mod pipeline;
 pub mod spec;
 pub mod store;
+pub mod text;
 pub mod tui;
 pub mod workspace;

@@ -1,0 +1,4 @@
+//! Text from outside (transcripts, skill folders, paths, config): made safe before it is
+//! printed to a terminal or written into a draft.
+
+pub mod safe;
