@@ -21,4 +21,5 @@ pub mod spec;
 pub mod store;
 pub mod text;
 pub mod tui;
+pub mod workflow;
 pub mod workspace;

@@ -1,0 +1,119 @@
+//! The evidence of one repeated workflow, as discovery hands it to drafting.
+//!
+//! Discovery (`detect`) fills these from ingested turns; drafting (`draft`) turns them into a
+//! SKILL.md. Neither side imports the other for them. Every string here that came from a
+//! transcript has already had its secrets replaced by placeholders (`text::redact`), but is still
+//! untrusted: drafts quote it, never obey it.
+
+use serde::{Deserialize, Serialize};
+
+/// What kind of work a step is, by the tool that did it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepKind {
+    /// A shell command (Claude `Bash`, Codex `exec_command` / `shell` / `local_shell`).
+    Shell,
+    /// Reading or changing a file (Read, Edit, Write, apply_patch, ...).
+    File,
+    /// A tool of an MCP server, by full name.
+    Mcp,
+    /// A subagent call, by its type.
+    Subagent,
+    /// Any other tool, by name.
+    Other,
+}
+
+/// What a check step verifies, when it is one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckKind {
+    Build,
+    Test,
+    Lint,
+    Format,
+}
+
+/// One step of a workflow, in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkflowStep {
+    /// The step's identity, never holding a value: `sh:git commit`, `file:Edit:Cargo.toml`,
+    /// `file:Edit:*.rs`, `mcp:mcp__github__create_pull_request`, `agent:code-reviewer`.
+    pub key: String,
+    pub kind: StepKind,
+    /// The tool that ran it (`Bash`, `Edit`, `exec_command`, ...).
+    pub tool: String,
+    /// The observed commands or targets with the parts that varied between sessions as
+    /// placeholders: `git tag v<version>`, `bd close <id>`, `Edit Cargo.toml`.
+    pub template: String,
+    /// Up to three concrete observations (redacted), for the reader.
+    pub observed: Vec<String>,
+    pub check: Option<CheckKind>,
+    /// Sessions (of the workflow's support) in which this step was seen.
+    pub sessions: usize,
+    /// Seen in fewer than all supporting sessions.
+    pub optional: bool,
+}
+
+/// A step that failed in some session and what followed until it passed again.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FailureFix {
+    /// The failing step's template (`cargo test`).
+    pub step: String,
+    /// Sessions in which it failed at least once.
+    pub sessions: usize,
+    /// Step templates between the failure and the passing re-run (`Edit *.rs`).
+    pub fixed_by: Vec<String>,
+}
+
+/// One session the workflow was seen in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sighting {
+    pub session_key: String,
+    pub project: Option<String>,
+    pub turn_id: i64,
+    pub at: Option<String>,
+    pub success: bool,
+}
+
+/// Why the workflow is proposed, in numbers a reviewer can check.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reason {
+    /// Distinct sessions the workflow was seen in.
+    pub support: usize,
+    /// The support threshold in force (`detect.min_sessions`).
+    pub min_support: usize,
+    /// 0..1: how far the steps are from what every turn of this agent does.
+    pub specificity: f64,
+    /// Steps that are not generic, by key.
+    pub specific_steps: Vec<String>,
+    /// The candidate's score (support x specificity), for ordering the queue.
+    pub score: f64,
+    /// One sentence for the console: "seen in 4 sessions of 3 projects; 3 specific steps
+    /// (bd show, bd update, bd close)".
+    pub summary: String,
+}
+
+/// Everything drafting needs to write a skill for one workflow.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkflowEvidence {
+    pub agent_id: String,
+    pub steps: Vec<WorkflowStep>,
+    /// The users' requests that started the workflow (redacted, opaque ones dropped).
+    pub requests: Vec<String>,
+    pub sightings: Vec<Sighting>,
+    pub failures: Vec<FailureFix>,
+    pub reason: Reason,
+    pub first_seen: Option<String>,
+    pub last_seen: Option<String>,
+}
+
+impl WorkflowEvidence {
+    /// Share of sightings whose turn succeeded.
+    pub fn success_rate(&self) -> f64 {
+        if self.sightings.is_empty() {
+            return 0.0;
+        }
+        let ok = self.sightings.iter().filter(|s| s.success).count();
+        ok as f64 / self.sightings.len() as f64
+    }
+}
