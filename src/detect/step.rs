@@ -136,7 +136,10 @@ fn file(verb: &str, path: Option<&str>, cwd: Option<&str>) -> CallStep {
     match path {
         Some(p) => {
             let rel = relative(p, cwd);
-            CallStep { step: format!("file:{verb}:{}", file_role(rel)), detail: Some(clip_redact(rel)) }
+            CallStep {
+                step: format!("file:{verb}:{}", file_role(rel)),
+                detail: Some(clip_redact(rel)),
+            }
         }
         None => CallStep { step: format!("file:{verb}:*"), detail: None },
     }
@@ -215,13 +218,16 @@ pub fn file_role(path: &str) -> String {
     }
     let ext = name.rsplit_once('.').map(|(stem, e)| (stem, e.to_ascii_lowercase()));
     let class = match &ext {
-        Some((stem, e)) if !stem.is_empty() && e.len() <= 8 && e.chars().all(|c| c.is_ascii_alphanumeric()) => {
+        Some((stem, e))
+            if !stem.is_empty() && e.len() <= 8 && e.chars().all(|c| c.is_ascii_alphanumeric()) =>
+        {
             format!("*.{e}")
         }
         _ => "*".to_string(),
     };
     let dirs: Vec<&str> = path.split(['/', '\\']).collect();
-    let in_dir = |d: &str| dirs[..dirs.len().saturating_sub(1)].iter().any(|x| x.eq_ignore_ascii_case(d));
+    let in_dir =
+        |d: &str| dirs[..dirs.len().saturating_sub(1)].iter().any(|x| x.eq_ignore_ascii_case(d));
     if path.contains(".github/workflows/") {
         return format!(".github/workflows/{class}");
     }
@@ -326,16 +332,116 @@ pub fn segments(command: &str) -> Vec<String> {
 
 /// Programs with no subcommands: a word after them is a value (a pattern, a path).
 const NO_SUBCOMMANDS: &[&str] = &[
-    "ls", "cat", "grep", "rg", "find", "fd", "echo", "printf", "head", "tail", "sed", "awk",
-    "rm", "mkdir", "cp", "mv", "touch", "chmod", "chown", "ln", "pwd", "cd", "wc", "sort", "uniq",
-    "cut", "tr", "xargs", "diff", "tree", "which", "whoami", "date", "sleep", "curl", "wget",
-    "jq", "yq", "less", "more", "file", "stat", "du", "df", "ps", "kill", "pkill", "test", "true",
-    "false", "export", "source", ".", "set", "unset", "open", "basename", "dirname", "realpath",
-    "readlink", "tee", "tar", "zip", "unzip", "gzip", "ssh", "scp", "rsync", "vim", "nano",
-    "code", "bat", "history", "exit", "wait", "read", "type", "command", "eval", "man", "ping",
-    "lsof", "top", "env", "printenv", "sha256sum", "md5sum", "shasum", "base64", "sqlite3",
-    "psql", "mysql", "node", "deno", "ruby", "perl", "php", "java", "tsc", "eslint", "prettier",
-    "mypy", "black", "isort", "pytest", "rustc", "gcc", "clang", "shellcheck", "git-lfs",
+    "ls",
+    "cat",
+    "grep",
+    "rg",
+    "find",
+    "fd",
+    "echo",
+    "printf",
+    "head",
+    "tail",
+    "sed",
+    "awk",
+    "rm",
+    "mkdir",
+    "cp",
+    "mv",
+    "touch",
+    "chmod",
+    "chown",
+    "ln",
+    "pwd",
+    "cd",
+    "wc",
+    "sort",
+    "uniq",
+    "cut",
+    "tr",
+    "xargs",
+    "diff",
+    "tree",
+    "which",
+    "whoami",
+    "date",
+    "sleep",
+    "curl",
+    "wget",
+    "jq",
+    "yq",
+    "less",
+    "more",
+    "file",
+    "stat",
+    "du",
+    "df",
+    "ps",
+    "kill",
+    "pkill",
+    "test",
+    "true",
+    "false",
+    "export",
+    "source",
+    ".",
+    "set",
+    "unset",
+    "open",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
+    "tee",
+    "tar",
+    "zip",
+    "unzip",
+    "gzip",
+    "ssh",
+    "scp",
+    "rsync",
+    "vim",
+    "nano",
+    "code",
+    "bat",
+    "history",
+    "exit",
+    "wait",
+    "read",
+    "type",
+    "command",
+    "eval",
+    "man",
+    "ping",
+    "lsof",
+    "top",
+    "env",
+    "printenv",
+    "sha256sum",
+    "md5sum",
+    "shasum",
+    "base64",
+    "sqlite3",
+    "psql",
+    "mysql",
+    "node",
+    "deno",
+    "ruby",
+    "perl",
+    "php",
+    "java",
+    "tsc",
+    "eslint",
+    "prettier",
+    "mypy",
+    "black",
+    "isort",
+    "pytest",
+    "rustc",
+    "gcc",
+    "clang",
+    "shellcheck",
+    "git-lfs",
 ];
 
 /// Programs whose subcommand has its own subcommand (`gh pr create`, `docker compose up`).
@@ -355,7 +461,10 @@ fn takes_value(program: &str, flag: &str) -> bool {
     matches!(
         (program, flag),
         ("git", "-C" | "-c" | "--git-dir" | "--work-tree")
-            | ("npm" | "pnpm" | "yarn", "--prefix" | "-C" | "--filter" | "--cwd" | "-w" | "--workspace")
+            | (
+                "npm" | "pnpm" | "yarn",
+                "--prefix" | "-C" | "--filter" | "--cwd" | "-w" | "--workspace"
+            )
             | ("make", "-C" | "-f" | "-j")
             | ("docker", "-H" | "--context")
             | ("cargo", "-Z" | "--config" | "--manifest-path" | "-p" | "--package")
@@ -372,7 +481,9 @@ fn is_subcommand_word(word: &str) -> bool {
     let mut chars = word.chars();
     chars.next().is_some_and(|c| c.is_ascii_lowercase())
         && word.len() <= 40
-        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_' || c == ':')
+        && chars.all(|c| {
+            c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_' || c == ':'
+        })
 }
 
 fn key_word(word: &str) -> String {
@@ -393,9 +504,12 @@ pub fn head_key(segment: &str) -> Option<String> {
     // Env assignments and wrappers.
     loop {
         let w = words.get(i)?;
-        if w.contains('=') && !w.starts_with('-') && w.split('=').next().is_some_and(|n| {
-            !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        }) {
+        if w.contains('=')
+            && !w.starts_with('-')
+            && w.split('=').next().is_some_and(|n| {
+                !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
+        {
             i += 1;
         } else if let Some(n) = wrapper_args(base(w)) {
             i += 1;
@@ -415,13 +529,16 @@ pub fn head_key(segment: &str) -> Option<String> {
     if let Some(p) = program.strip_suffix(".exe") {
         program = p.to_string();
     }
-    let python = program.starts_with("python") && program[6..].chars().all(|c| c.is_ascii_digit() || c == '.');
+    let python = program.starts_with("python")
+        && program[6..].chars().all(|c| c.is_ascii_digit() || c == '.');
     if python {
         program = "python".into();
     }
     if program == "bash" || program == "sh" || program == "zsh" {
         // `bash -c "script"` is the script; `bash x.sh` the script file.
-        if let Some(pos) = words.iter().skip(i + 1).position(|w| w.starts_with('-') && w.contains('c')) {
+        if let Some(pos) =
+            words.iter().skip(i + 1).position(|w| w.starts_with('-') && w.contains('c'))
+        {
             let script = words.get(i + 2 + pos)?;
             return segments(script).first().and_then(|s| head_key(s));
         }
@@ -473,8 +590,10 @@ pub fn head_key(segment: &str) -> Option<String> {
     key.push_str(sub);
     let runner = matches!(program.as_str(), "npm" | "pnpm" | "yarn" | "bun")
         && matches!(sub.as_str(), "run" | "run-script" | "exec" | "x");
-    let runs_tool = matches!((program.as_str(), sub.as_str()), ("uv" | "poetry" | "pipenv" | "pdm" | "hatch", "run"))
-        || matches!(program.as_str(), "npx" | "bunx" | "pnpx" | "uvx");
+    let runs_tool = matches!(
+        (program.as_str(), sub.as_str()),
+        ("uv" | "poetry" | "pipenv" | "pdm" | "hatch", "run")
+    ) || matches!(program.as_str(), "npx" | "bunx" | "pnpx" | "uvx");
     if runner || TWO_LEVEL.contains(&program.as_str()) || runs_tool {
         let next = rest[j + 1..].iter().find(|w| !w.starts_with('-'));
         if let Some(n) = next.filter(|w| is_subcommand_word(w) || (runner && !w.contains('/'))) {
@@ -501,15 +620,63 @@ pub fn is_generic(key: &str) -> bool {
     let program = cmd.split(' ').next().unwrap_or("");
     matches!(
         program,
-        "" | "ls" | "cat" | "head" | "tail" | "pwd" | "echo" | "printf" | "cd" | "wc" | "grep"
-            | "rg" | "find" | "fd" | "sed" | "awk" | "tree" | "which" | "sleep" | "true" | "false"
-            | "test" | "sort" | "cut" | "xargs" | "diff" | "file" | "stat" | "du" | "jq" | "export"
-            | "source" | "set" | "date" | "less" | "mkdir" | "touch" | "ps" | "kill" | "pkill"
-            | "env" | "exit" | "wait" | "lsof"
+        "" | "ls"
+            | "cat"
+            | "head"
+            | "tail"
+            | "pwd"
+            | "echo"
+            | "printf"
+            | "cd"
+            | "wc"
+            | "grep"
+            | "rg"
+            | "find"
+            | "fd"
+            | "sed"
+            | "awk"
+            | "tree"
+            | "which"
+            | "sleep"
+            | "true"
+            | "false"
+            | "test"
+            | "sort"
+            | "cut"
+            | "xargs"
+            | "diff"
+            | "file"
+            | "stat"
+            | "du"
+            | "jq"
+            | "export"
+            | "source"
+            | "set"
+            | "date"
+            | "less"
+            | "mkdir"
+            | "touch"
+            | "ps"
+            | "kill"
+            | "pkill"
+            | "env"
+            | "exit"
+            | "wait"
+            | "lsof"
     ) || matches!(
         cmd,
-        "python" | "node" | "git status" | "git diff" | "git log" | "git show" | "git branch" | "git rev-parse"
-            | "git ls-files" | "git remote" | "git blame" | "git grep"
+        "python"
+            | "node"
+            | "git status"
+            | "git diff"
+            | "git log"
+            | "git show"
+            | "git branch"
+            | "git rev-parse"
+            | "git ls-files"
+            | "git remote"
+            | "git blame"
+            | "git grep"
     )
 }
 
@@ -524,15 +691,32 @@ pub fn check_kind(key: &str) -> Option<CheckKind> {
     let words: Vec<&str> = cmd.split(' ').collect();
     let last = *words.last()?;
     let kind = match words.as_slice() {
-        ["cargo", "build" | "check"] | ["go", "build" | "vet"] | ["make" | "just", "build"] => CheckKind::Build,
-        ["cargo", "test" | "nextest"] | ["go", "test"] | ["pytest"] | [_, "-m", "pytest"] => CheckKind::Test,
-        ["cargo", "clippy"] | ["ruff", "check"] | ["eslint"] | ["mypy"] | ["shellcheck"] => CheckKind::Lint,
-        ["cargo", "fmt"] | ["ruff", "format"] | ["prettier"] | ["black"] | ["gofmt"] => CheckKind::Format,
-        ["npm" | "pnpm" | "yarn" | "bun", "test"] | ["make" | "just", "test" | "check"] => CheckKind::Test,
+        ["cargo", "build" | "check"] | ["go", "build" | "vet"] | ["make" | "just", "build"] => {
+            CheckKind::Build
+        }
+        ["cargo", "test" | "nextest"] | ["go", "test"] | ["pytest"] | [_, "-m", "pytest"] => {
+            CheckKind::Test
+        }
+        ["cargo", "clippy"] | ["ruff", "check"] | ["eslint"] | ["mypy"] | ["shellcheck"] => {
+            CheckKind::Lint
+        }
+        ["cargo", "fmt"] | ["ruff", "format"] | ["prettier"] | ["black"] | ["gofmt"] => {
+            CheckKind::Format
+        }
+        ["npm" | "pnpm" | "yarn" | "bun", "test"] | ["make" | "just", "test" | "check"] => {
+            CheckKind::Test
+        }
         ["tsc"] => CheckKind::Build,
         [_, "run", ..] | ["npx" | "uvx" | "bunx", ..] => match last {
-            l if l.contains("test") || l == "pytest" || l == "vitest" || l == "jest" => CheckKind::Test,
-            l if l.contains("lint") || l == "ruff" || l == "eslint" || l == "mypy" || l == "clippy" => {
+            l if l.contains("test") || l == "pytest" || l == "vitest" || l == "jest" => {
+                CheckKind::Test
+            }
+            l if l.contains("lint")
+                || l == "ruff"
+                || l == "eslint"
+                || l == "mypy"
+                || l == "clippy" =>
+            {
                 CheckKind::Lint
             }
             l if l.contains("fmt") || l.contains("format") || l == "prettier" => CheckKind::Format,
@@ -567,10 +751,19 @@ mod tests {
     #[test]
     fn shell_heads_carry_program_and_subcommand_never_values() {
         assert_eq!(keys("git commit -m 'release 1.2.3'"), ["git commit"]);
-        assert_eq!(keys("cd /tmp/x && cargo test --all && git tag v1.2.3"), ["cd", "cargo test", "git tag"]);
-        assert_eq!(keys("RUST_LOG=debug sudo -E timeout 30 cargo build --release"), ["cargo build"]);
+        assert_eq!(
+            keys("cd /tmp/x && cargo test --all && git tag v1.2.3"),
+            ["cd", "cargo test", "git tag"]
+        );
+        assert_eq!(
+            keys("RUST_LOG=debug sudo -E timeout 30 cargo build --release"),
+            ["cargo build"]
+        );
         assert_eq!(keys("gh run view 12345 --log | tail -50"), ["gh run view"]);
-        assert_eq!(keys("npm run build; npm test || echo failed"), ["npm run build", "npm test", "echo"]);
+        assert_eq!(
+            keys("npm run build; npm test || echo failed"),
+            ["npm run build", "npm test", "echo"]
+        );
         assert_eq!(keys("bd close bd-42 --reason done"), ["bd close"]);
         assert_eq!(keys("tk update 17 --status in_progress"), ["tk update"]);
         assert_eq!(keys("python3 -m pytest -q tests/"), ["python -m pytest"]);
@@ -587,15 +780,20 @@ mod tests {
 
     #[test]
     fn calls_become_steps_with_relative_redacted_details() {
-        let s = of_call("Edit", br#"{"file_path":"/w/p/CHANGELOG.md","old_string":"a"}"#, Some("/w/p"));
-        assert_eq!(s, CallStep { step: "file:Edit:CHANGELOG.md".into(), detail: Some("CHANGELOG.md".into()) });
+        let s =
+            of_call("Edit", br#"{"file_path":"/w/p/CHANGELOG.md","old_string":"a"}"#, Some("/w/p"));
+        assert_eq!(
+            s,
+            CallStep { step: "file:Edit:CHANGELOG.md".into(), detail: Some("CHANGELOG.md".into()) }
+        );
         let s = of_call("Write", br#"{"file_path":"/w/p/migrations/0003_add.sql"}"#, Some("/w/p"));
         assert_eq!(s.step, "file:Edit:migrations/*.sql");
         assert_eq!(of_call("Read", br#"{"file_path":"src/main.rs"}"#, None).step, "file:Read:*.rs");
         let s = of_call("Bash", br#"{"command":"GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz012345 gh release create v1"}"#, None);
         assert_eq!(s.step, "sh:gh release create");
         assert!(!s.detail.unwrap().contains("ghp_abc"));
-        let s = of_call("shell", br#"{"command":["bash","-lc","cargo test"],"workdir":"/w"}"#, None);
+        let s =
+            of_call("shell", br#"{"command":["bash","-lc","cargo test"],"workdir":"/w"}"#, None);
         assert_eq!(s.step, "sh:cargo test");
         let s = of_call("exec_command", br#"{"cmd":"git push origin main"}"#, None);
         assert_eq!(s.step, "sh:git push");
@@ -603,9 +801,15 @@ mod tests {
         let s = of_call("apply_patch", patch.as_bytes(), Some("/w"));
         assert_eq!(s.step, "file:Edit:Cargo.toml\nfile:Edit:*.rs");
         assert_eq!(s.detail.as_deref(), Some("Cargo.toml src/a.rs"));
-        assert_eq!(of_call("Task", br#"{"subagent_type":"code-reviewer"}"#, None).step, "agent:code-reviewer");
+        assert_eq!(
+            of_call("Task", br#"{"subagent_type":"code-reviewer"}"#, None).step,
+            "agent:code-reviewer"
+        );
         assert_eq!(of_call("Skill", br#"{"skill":"pdf"}"#, None).step, "skill:pdf");
-        assert_eq!(of_call("mcp__github__create_pr", b"{}", None).step, "mcp:mcp__github__create_pr");
+        assert_eq!(
+            of_call("mcp__github__create_pr", b"{}", None).step,
+            "mcp:mcp__github__create_pr"
+        );
         assert_eq!(of_call("Grep", br#"{"pattern":"x"}"#, None).step, "tool:Grep");
     }
 
@@ -615,7 +819,9 @@ mod tests {
         assert_eq!(file_role("tests/it/main.rs"), "tests/*.rs");
         assert_eq!(file_role("src/foo.test.ts"), "tests/*.ts");
         assert_eq!(file_role("pkg/package.json"), "package.json");
-        assert!(is_generic("file:Edit:*.rs") && is_generic("sh:git status") && is_generic("tool:Grep"));
+        assert!(
+            is_generic("file:Edit:*.rs") && is_generic("sh:git status") && is_generic("tool:Grep")
+        );
         assert!(!is_generic("file:Edit:CHANGELOG.md") && !is_generic("sh:git tag"));
         assert_eq!(check_kind("sh:cargo test"), Some(CheckKind::Test));
         assert_eq!(check_kind("sh:npm run lint"), Some(CheckKind::Lint));
