@@ -61,6 +61,12 @@ pub struct DetectConfig {
     pub min_sessions: usize,
     /// Promote candidates with enough occurrences without review (seed 001 phase 2). Off: a person reviews.
     pub auto_promote: bool,
+    /// Share of the longer of two turns' specific-step sequences their common subsequence must
+    /// cover for the turns to be one workflow.
+    pub workflow_similarity: f64,
+    /// Specific (non-generic) steps a workflow or sequence needs to be proposed; with fewer it is
+    /// recorded as evidence only.
+    pub min_specific_steps: usize,
 }
 
 impl Default for DetectConfig {
@@ -70,6 +76,8 @@ impl Default for DetectConfig {
             min_sequence_len: 3,
             min_sessions: 3,
             auto_promote: false,
+            workflow_similarity: 0.6,
+            min_specific_steps: 2,
         }
     }
 }

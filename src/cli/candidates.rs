@@ -5,6 +5,7 @@ use clap::Args;
 
 use super::{GlobalArgs, Outcome, print_json};
 use crate::draft;
+use crate::text::safe;
 
 #[derive(Debug, Args)]
 pub struct CandidatesArgs {
@@ -17,12 +18,15 @@ pub struct CandidatesArgs {
     /// Print a JSON array
     #[arg(long)]
     pub json: bool,
+    /// Also list rows recorded as evidence only (too few specific steps: never drafted or queued)
+    #[arg(long)]
+    pub evidence: bool,
 }
 
 pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
     let ws = global.open()?;
     let agent = args.agent.clone().unwrap_or_else(|| ws.config.agent_id.clone());
-    let list: Vec<_> = draft::list_candidates(&ws.store, Some(&agent))?
+    let list: Vec<_> = draft::list_with_evidence(&ws.store, Some(&agent), args.evidence)?
         .into_iter()
         .filter(|c| args.all || c.status == "candidate")
         .collect();
@@ -36,7 +40,34 @@ pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
     }
     println!("{:>4}  {:<9}  {:>4}  {:<9}  NAME", "ID", "STATUS", "OCC", "SOURCE");
     for c in &list {
-        println!("{:>4}  {:<9}  {:>4}  {:<9}  {}", c.id, c.status, c.occurrences, c.source, c.name);
+        let status = if c.evidence_only { "evidence" } else { c.status.as_str() };
+        println!(
+            "{:>4}  {:<9}  {:>4}  {:<9}  {}",
+            c.id,
+            status,
+            c.occurrences,
+            c.source,
+            safe::inline(&c.name)
+        );
+        if let Some(reason) = &c.reason {
+            println!(
+                "      why: {} (score {:.1}, specificity {:.2})",
+                safe::inline(&reason.summary),
+                reason.score,
+                reason.specificity
+            );
+        }
+        if let Some(w) = &c.workflow {
+            let steps: Vec<String> = w
+                .steps
+                .iter()
+                .map(|s| {
+                    let t = safe::inline(&s.template).into_owned();
+                    if s.optional { format!("[{t}]") } else { t }
+                })
+                .collect();
+            println!("      steps: {}", steps.join(" -> "));
+        }
         if let Some(target) = &c.target_skill_name {
             println!("      proposes a new version of {target}: skilldeck approve {}", c.id);
         }

@@ -1,12 +1,14 @@
 //! Detection of repeated work: task-signature streaks (seed 000) and tool sequences recurring
 //! across sessions (seed 001). Both become `skill_candidates` rows with a staged draft.
 
+pub mod mine;
 pub mod sequence;
 mod signature;
 pub mod step;
+pub mod workflows;
 mod streak;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use anyhow::{Context, Result};
 use rusqlite::{Connection, params};
@@ -40,6 +42,10 @@ pub struct DetectReport {
     pub polling_runs_skipped: u64,
     /// Turns whose prompt is a smoke test, left out of sequence detection.
     pub smoke_turns_skipped: u64,
+    /// Turns placed in a mined workflow (they had at least two specific steps).
+    pub workflow_turns: u64,
+    /// Candidates recorded as evidence only (too few specific steps): not drafted, not queued.
+    pub evidence_only: u64,
     pub candidates_created: u64,
     pub candidates_updated: u64,
     pub auto_promoted: u64,
@@ -51,6 +57,8 @@ struct Turn {
     id: i64,
     agent_id: String,
     session_key: String,
+    project: Option<String>,
+    ended_at: Option<String>,
     user_input: String,
     success: bool,
     summary: Option<String>,
@@ -73,6 +81,7 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
             break;
         }
         let mut touched: Vec<(String, String)> = Vec::new();
+        let mut touched_workflows: BTreeSet<(String, i64)> = BTreeSet::new();
         let mut touched_set: HashSet<(String, String)> = HashSet::new();
         for turn in &turns {
             let signature = task_signature(&turn.user_input);
@@ -105,6 +114,24 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
                 report.smoke_turns_skipped += 1;
                 continue;
             }
+            if !turn.is_sidechain {
+                let raw = workflows::load_calls(&tx, turn.id)?;
+                let mined = workflows::MinedTurn {
+                    id: turn.id,
+                    agent_id: &turn.agent_id,
+                    session_key: &turn.session_key,
+                    project: turn.project.as_deref(),
+                    request: &turn.user_input,
+                    at: turn.ended_at.as_deref(),
+                    success: turn.success,
+                };
+                if let Some(wid) =
+                    workflows::observe(&tx, &mined, &raw, cfg.workflow_similarity, &now)?
+                {
+                    report.workflow_turns += 1;
+                    touched_workflows.insert((turn.agent_id.clone(), wid));
+                }
+            }
             let (found, skipped) = sequence::sequences(&calls, cfg.min_sequence_len);
             report.polling_runs_skipped +=
                 skipped.iter().filter(|s| **s == Skip::OneTool).count() as u64;
@@ -135,9 +162,16 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
         }
         let mut ctx = Ctx { conn: &tx, staging: &staging, now: &now, drafts: &mut drafts };
         for (agent, hash) in touched {
-            if let Some(id) =
-                sequence_candidate(&mut ctx, &agent, &hash, cfg.min_sessions, &mut report)?
-            {
+            if let Some(id) = sequence_candidate(&mut ctx, &agent, &hash, &cfg, &mut report)? {
+                touched_ids.push(id);
+            }
+        }
+        let judge = workflows::Judge {
+            min_sessions: cfg.min_sessions,
+            min_specific_steps: cfg.min_specific_steps,
+        };
+        for (agent, wid) in touched_workflows {
+            if let Some(id) = workflow_candidate(&mut ctx, &agent, wid, &judge, &mut report)? {
                 touched_ids.push(id);
             }
         }
@@ -174,7 +208,8 @@ impl Ctx<'_> {
 
 fn pending_turns(conn: &Connection) -> Result<Vec<Turn>> {
     let mut stmt = conn.prepare(
-        "SELECT t.id, t.agent_id, s.session_key, t.user_input, t.outcome, t.summary, t.is_sidechain
+        "SELECT t.id, t.agent_id, s.session_key, t.user_input, t.outcome, t.summary, t.is_sidechain,
+                s.project, t.ended_at
          FROM turns t JOIN sessions s ON s.id = t.session_id
          WHERE t.complete = 1 AND t.detected = 0
          ORDER BY t.ended_at, t.id LIMIT ?1",
@@ -188,6 +223,8 @@ fn pending_turns(conn: &Connection) -> Result<Vec<Turn>> {
             success: r.get::<_, String>(4)? == "success",
             summary: r.get(5)?,
             is_sidechain: r.get(6)?,
+            project: r.get(7)?,
+            ended_at: r.get(8)?,
         })
     })?;
     rows.collect::<rusqlite::Result<Vec<_>>>().context("reading pending turns")
@@ -252,6 +289,8 @@ fn observe_streak(
         session_keys,
         occurrences: examples.len() as i64,
         examples: distinct_inputs(examples.iter().map(|e| e.user_input.as_str())),
+        evidence_only: false,
+        workflow: None,
     };
     let recorded = ctx.record(&evidence)?;
     let id = match recorded {
@@ -265,6 +304,10 @@ fn observe_streak(
         }
         Recorded::Counted(id) => {
             report.candidates_updated += 1;
+            return Ok(Some(id));
+        }
+        Recorded::Evidence(id) => {
+            report.evidence_only += 1;
             return Ok(Some(id));
         }
     };
@@ -283,9 +326,10 @@ fn sequence_candidate(
     ctx: &mut Ctx,
     agent: &str,
     hash: &str,
-    min_sessions: usize,
+    cfg: &crate::config::DetectConfig,
     report: &mut DetectReport,
 ) -> Result<Option<i64>> {
+    let min_sessions = cfg.min_sessions;
     let mut stmt = ctx.conn.prepare_cached(
         "SELECT session_key, user_input, tool_sequence FROM sequence_sightings
          WHERE agent_id = ?1 AND hash = ?2 ORDER BY rowid",
@@ -303,12 +347,18 @@ fn sequence_candidate(
         hash: hash.to_string(),
         source: "sequence",
         signature: None,
-        steps,
         session_keys: sightings.iter().map(|s| s.0.clone()).collect(),
         occurrences: sightings.len() as i64,
         examples,
+        evidence_only: sequence_is_generic(&steps, cfg.min_specific_steps),
+        workflow: None,
+        steps,
     };
-    let id = match ctx.record(&evidence)? {
+    Ok(Some(counted(ctx.record(&evidence)?, report)))
+}
+
+fn counted(recorded: Recorded, report: &mut DetectReport) -> i64 {
+    match recorded {
         Recorded::Created(id) => {
             report.candidates_created += 1;
             id
@@ -317,8 +367,78 @@ fn sequence_candidate(
             report.candidates_updated += 1;
             id
         }
+        Recorded::Evidence(id) => {
+            report.evidence_only += 1;
+            id
+        }
+    }
+}
+
+/// A tool sequence says which tools ran, not what they did: it is proposed only when at least
+/// `min_specific` of its tools are specific by name (MCP tools, subagents, skills).
+fn sequence_is_generic(steps: &[Step], min_specific: usize) -> bool {
+    let mut specific: Vec<&str> = steps
+        .iter()
+        .map(|s| s.name.as_str())
+        .filter(|n| n.starts_with("mcp__") || matches!(*n, "Task" | "Agent" | "Skill"))
+        .collect();
+    specific.sort_unstable();
+    specific.dedup();
+    specific.len() < min_specific
+}
+
+/// Records the candidate of a mined workflow seen in enough sessions: proposed with a draft
+/// when it has enough specific steps, else as evidence only. A workflow whose consensus aligns
+/// with an already recorded one is merged into it first (shape variants are one candidate).
+fn workflow_candidate(
+    ctx: &mut Ctx,
+    agent: &str,
+    wid: i64,
+    judge: &workflows::Judge,
+    report: &mut DetectReport,
+) -> Result<Option<i64>> {
+    let Some((ev, evidence_only)) = workflows::evidence(ctx.conn, agent, wid, judge)? else {
+        return Ok(None);
     };
-    Ok(Some(id))
+    let keys: Vec<String> = ev.steps.iter().map(|s| s.key.clone()).collect();
+    if let Some(target) = workflows::merge_into_similar(ctx.conn, agent, wid, &keys)? {
+        let Some((ev, evidence_only)) = workflows::evidence(ctx.conn, agent, target, judge)? else {
+            return Ok(None);
+        };
+        return record_workflow(ctx, agent, target, ev, evidence_only, report).map(Some);
+    }
+    record_workflow(ctx, agent, wid, ev, evidence_only, report).map(Some)
+}
+
+fn record_workflow(
+    ctx: &mut Ctx,
+    agent: &str,
+    wid: i64,
+    ev: crate::workflow::WorkflowEvidence,
+    evidence_only: bool,
+    report: &mut DetectReport,
+) -> Result<i64> {
+    let keys: Vec<String> = ev.steps.iter().map(|s| s.key.clone()).collect();
+    let steps: Vec<Step> = ev
+        .steps
+        .iter()
+        .map(|s| Step { name: s.tool.clone(), input_shape: s.key.clone() })
+        .collect();
+    let evidence = Evidence {
+        agent_id: agent.to_string(),
+        hash: format!("wf:{wid}"),
+        source: "workflow",
+        signature: None,
+        steps,
+        session_keys: ev.sightings.iter().map(|s| s.session_key.clone()).collect(),
+        occurrences: ev.reason.support as i64,
+        examples: ev.requests.iter().take(3).cloned().collect(),
+        evidence_only,
+        workflow: Some(ev),
+    };
+    let id = counted(ctx.record(&evidence)?, report);
+    workflows::set_candidate(ctx.conn, wid, id, &keys)?;
+    Ok(id)
 }
 
 /// Example requests are kept for drafts, not as an archive: a pasted log stays in `turns`.
@@ -360,7 +480,11 @@ fn auto_promote(ws: &mut Workspace, ids: &[i64], report: &mut DetectReport) -> R
         } else {
             cfg.min_sessions as i64
         };
-        if c.status != "candidate" || c.target_skill_id.is_some() || c.occurrences < needed {
+        if c.status != "candidate"
+            || c.evidence_only
+            || c.target_skill_id.is_some()
+            || c.occurrences < needed
+        {
             continue;
         }
         match crate::draft::promote(ws, id) {

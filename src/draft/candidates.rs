@@ -10,6 +10,7 @@ use super::render::{self, DraftDoc};
 use super::stage;
 use crate::detect::sequence::Step;
 use crate::store::Store;
+use crate::workflow::{Reason, WorkflowEvidence};
 
 /// A candidate as `candidates --json` shows it.
 #[derive(Debug, Clone, Serialize)]
@@ -35,12 +36,19 @@ pub struct CandidateView {
     pub dismissed_at: Option<String>,
     /// The proposed SKILL.md text.
     pub skill_md: Option<String>,
+    /// Recorded as evidence only (too few specific steps): never drafted nor queued.
+    pub evidence_only: bool,
+    /// Why it is proposed (workflow candidates).
+    pub reason: Option<Reason>,
+    /// The mined workflow behind it (workflow candidates).
+    pub workflow: Option<WorkflowEvidence>,
 }
 
 const COLUMNS: &str = "id, name, agent_id, status, occurrences, source, signature, hash, \
     description, examples, tool_sequence, session_keys, staged_path, target_skill_id, created_at, \
     promoted_at, dismissed_at, skill_md, \
-    (SELECT s.name FROM skills s WHERE s.id = skill_candidates.target_skill_id)";
+    (SELECT s.name FROM skills s WHERE s.id = skill_candidates.target_skill_id), evidence_only, \
+    reason, workflow";
 
 fn json_strings(text: &str) -> Vec<String> {
     serde_json::from_str(text).unwrap_or_default()
@@ -70,16 +78,30 @@ fn view(row: &Row) -> rusqlite::Result<CandidateView> {
         dismissed_at: row.get(16)?,
         skill_md: row.get(17)?,
         target_skill_name: row.get(18)?,
+        evidence_only: row.get(19)?,
+        reason: row.get::<_, Option<String>>(20)?.and_then(|t| serde_json::from_str(&t).ok()),
+        workflow: row.get::<_, Option<String>>(21)?.and_then(|t| serde_json::from_str(&t).ok()),
     })
 }
 
-/// Every candidate (any status) of `agent`, or of all agents; oldest first.
+/// Every proposed candidate (any status) of `agent`, or of all agents; oldest first. Rows
+/// recorded as evidence only are left out (see `list_with_evidence`).
 pub fn list_candidates(store: &Store, agent: Option<&str>) -> Result<Vec<CandidateView>> {
+    list_with_evidence(store, agent, false)
+}
+
+/// Every candidate of `agent` (or all agents), with the evidence-only rows when `evidence`.
+pub fn list_with_evidence(
+    store: &Store,
+    agent: Option<&str>,
+    evidence: bool,
+) -> Result<Vec<CandidateView>> {
     let sql = format!(
-        "SELECT {COLUMNS} FROM skill_candidates WHERE (?1 IS NULL OR agent_id = ?1) ORDER BY id"
+        "SELECT {COLUMNS} FROM skill_candidates WHERE (?1 IS NULL OR agent_id = ?1)
+         AND (?2 OR evidence_only = 0) ORDER BY id"
     );
     let mut stmt = store.conn().prepare(&sql)?;
-    let rows = stmt.query_map(params![agent], view)?;
+    let rows = stmt.query_map(params![agent, evidence], view)?;
     rows.collect::<rusqlite::Result<Vec<_>>>().context("reading skill_candidates")
 }
 
@@ -103,6 +125,10 @@ pub(crate) struct Evidence {
     /// (added to what earlier streaks of the same signature counted).
     pub occurrences: i64,
     pub examples: Vec<String>,
+    /// Too few specific steps: recorded, never drafted nor queued.
+    pub evidence_only: bool,
+    /// The mined workflow (source `workflow`).
+    pub workflow: Option<WorkflowEvidence>,
 }
 
 /// A draft folder to write once the database transaction that describes it has committed.
@@ -125,6 +151,8 @@ pub(crate) enum Recorded {
     Redrafted(i64),
     /// A promoted, dismissed or version-proposing candidate: only its counts changed.
     Counted(i64),
+    /// A row recorded as evidence only: no draft, not queued.
+    Evidence(i64),
 }
 
 struct Existing {
@@ -182,6 +210,8 @@ pub(crate) fn record(
     let sequence_json = serde_json::to_string(&ev.steps)?;
     let keys_json = serde_json::to_string(&session_keys)?;
     let examples_json = serde_json::to_string(&ev.examples)?;
+    let reason_json = ev.workflow.as_ref().map(|w| serde_json::to_string(&w.reason)).transpose()?;
+    let workflow_json = ev.workflow.as_ref().map(serde_json::to_string).transpose()?;
     // A reviewed candidate, or one lifecycle turned into a proposed version of a skill, keeps its
     // text: only the evidence counts move.
     if let Some(e) = &existing
@@ -193,6 +223,33 @@ pub(crate) fn record(
         )?;
         return Ok((Recorded::Counted(e.id), None));
     }
+    // Evidence only: the row keeps what was seen, with no draft and no place in the queue.
+    if ev.evidence_only {
+        let id = match &existing {
+            Some(e) => {
+                conn.execute(
+                    "UPDATE skill_candidates SET occurrences = ?2, session_keys = ?3, examples = ?4,
+                     tool_sequence = ?5, reason = ?6, workflow = ?7, evidence_only = 1 WHERE id = ?1",
+                    params![e.id, occurrences, keys_json, examples_json, sequence_json, reason_json, workflow_json],
+                )?;
+                e.id
+            }
+            None => {
+                conn.execute(
+                    "INSERT INTO skill_candidates (agent_id, hash, name, tool_sequence, session_keys,
+                     occurrences, status, created_at, source, signature, examples, evidence_only,
+                     reason, workflow)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'candidate', ?7, ?8, ?9, ?10, 1, ?11, ?12)",
+                    params![
+                        ev.agent_id, ev.hash, name, sequence_json, keys_json, occurrences, now,
+                        ev.source, ev.signature, examples_json, reason_json, workflow_json
+                    ],
+                )?;
+                conn.last_insert_rowid()
+            }
+        };
+        return Ok((Recorded::Evidence(id), None));
+    }
     // The draft shows this streak's successes; a sequence shows its distinct sessions.
     let doc = DraftDoc {
         name: &name,
@@ -201,6 +258,7 @@ pub(crate) fn record(
         evidence_count: if accumulate { ev.occurrences } else { occurrences },
         examples: &ev.examples,
         steps: &ev.steps,
+        workflow: ev.workflow.as_ref(),
     };
     let skill_md = render::skill_md(&doc);
     let description = render::description(&doc);
@@ -215,7 +273,8 @@ pub(crate) fn record(
         Some(e) => {
             conn.execute(
                 "UPDATE skill_candidates SET occurrences = ?2, session_keys = ?3, examples = ?4,
-                 tool_sequence = ?5, skill_md = ?6, description = ?7, staged_path = ?8
+                 tool_sequence = ?5, skill_md = ?6, description = ?7, staged_path = ?8,
+                 reason = ?9, workflow = ?10, evidence_only = 0
                  WHERE id = ?1",
                 params![
                     e.id,
@@ -225,7 +284,9 @@ pub(crate) fn record(
                     sequence_json,
                     skill_md,
                     description,
-                    staged
+                    staged,
+                    reason_json,
+                    workflow_json
                 ],
             )?;
             Ok((Recorded::Redrafted(e.id), Some(StagedDraft { folder, skill_md, manifest })))
@@ -234,8 +295,9 @@ pub(crate) fn record(
             conn.execute(
                 "INSERT INTO skill_candidates (agent_id, hash, name, description, tool_sequence,
                  session_keys, occurrences, status, created_at, source, signature, examples,
-                 skill_md, staged_path)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'candidate', ?8, ?9, ?10, ?11, ?12, ?13)",
+                 skill_md, staged_path, reason, workflow)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'candidate', ?8, ?9, ?10, ?11, ?12, ?13, ?14,
+                         ?15)",
                 params![
                     ev.agent_id,
                     ev.hash,
@@ -249,7 +311,9 @@ pub(crate) fn record(
                     ev.signature,
                     examples_json,
                     skill_md,
-                    staged
+                    staged,
+                    reason_json,
+                    workflow_json
                 ],
             )?;
             let id = conn.last_insert_rowid();
@@ -261,7 +325,10 @@ pub(crate) fn record(
 /// The mechanical name, with a hash suffix when another candidate (of any agent: staging and
 /// live folders are shared) already holds it.
 fn unique_name(conn: &Connection, ev: &Evidence) -> Result<String> {
-    let base = render::base_name(ev.source, ev.signature.as_deref(), &ev.steps, &ev.hash);
+    let base = match &ev.workflow {
+        Some(w) => render::workflow_name(w, &ev.hash),
+        None => render::base_name(ev.source, ev.signature.as_deref(), &ev.steps, &ev.hash),
+    };
     let taken: bool = conn.query_row(
         "SELECT EXISTS(SELECT 1 FROM skill_candidates WHERE name = ?1)",
         [&base],

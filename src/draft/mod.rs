@@ -5,5 +5,5 @@ pub mod render;
 mod review;
 pub mod stage;
 
-pub use candidates::{CandidateView, get_candidate, list_candidates};
+pub use candidates::{CandidateView, get_candidate, list_candidates, list_with_evidence};
 pub use review::{Promoted, dismiss, promote, undo_dismiss, undo_promote};

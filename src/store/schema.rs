@@ -316,6 +316,7 @@ CREATE TABLE workflows (
     members     INTEGER NOT NULL DEFAULT 0,
     sessions    INTEGER NOT NULL DEFAULT 0, -- distinct sessions among members
     candidate_id INTEGER,                   -- skill_candidates row once proposed or recorded
+    consensus   TEXT,                       -- JSON array of the consensus step keys, once recorded
     updated_at  TEXT NOT NULL
 );
 
@@ -331,6 +332,7 @@ CREATE TABLE workflow_members (
     success     INTEGER NOT NULL,
     PRIMARY KEY(workflow_id, turn_id)
 ) WITHOUT ROWID;
+CREATE INDEX workflow_members_session ON workflow_members(workflow_id, session_key);
 
 -- Inverted index: workflows by the steps of their representative sequence.
 CREATE TABLE workflow_index (

@@ -9,6 +9,7 @@ mod console_keys;
 mod console_tmux;
 mod demo;
 mod detect;
+mod discovery;
 mod draft;
 mod identity;
 mod ingest;
