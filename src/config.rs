@@ -67,6 +67,10 @@ pub struct DetectConfig {
     /// Specific (non-generic) steps a workflow or sequence needs to be proposed; with fewer it is
     /// recorded as evidence only.
     pub min_specific_steps: usize,
+    /// Propose only work with specific steps (mined workflows; streaks and tool sequences whose
+    /// turns have them and no workflow holds). Off: the seeds' behaviour, every streak and
+    /// sequence row proposed and workflows kept as evidence (the demo uses it).
+    pub specific_only: bool,
 }
 
 impl Default for DetectConfig {
@@ -78,6 +82,7 @@ impl Default for DetectConfig {
             auto_promote: false,
             workflow_similarity: 0.6,
             min_specific_steps: 2,
+            specific_only: true,
         }
     }
 }

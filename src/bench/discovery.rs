@@ -91,13 +91,13 @@ pub fn run_case(
     let listed = run(bin, &root, &["candidates", "--json"])?;
     output.extend_from_slice(&listed);
     output.extend(run(bin, &root, &["candidates", "--all", "--evidence"])?);
-    let candidates: Vec<serde_json::Value> = serde_json::from_slice(&listed)
-        .or_else(|_| {
-            // `candidates --json` prints a message instead of `[]` when there are none.
-            Ok::<_, serde_json::Error>(Vec::new())
-        })?;
+    let candidates: Vec<serde_json::Value> = serde_json::from_slice(&listed).or_else(|_| {
+        // `candidates --json` prints a message instead of `[]` when there are none.
+        Ok::<_, serde_json::Error>(Vec::new())
+    })?;
     let score = plant::score(&candidates, &generated.planted);
     all_bytes(&root, &mut output)?;
-    let leaked = plant::leaks(&output, &generated.secrets).into_iter().map(str::to_string).collect();
+    let leaked =
+        plant::leaks(&output, &generated.secrets).into_iter().map(str::to_string).collect();
     Ok(CaseResult { min_sessions, score, leaked })
 }

@@ -128,7 +128,9 @@ impl Script {
             ),
             Agent::Codex => (
                 "apply_patch",
-                Value::String(format!("*** Begin Patch\n*** Add File: {path}\n+-- new\n*** End Patch\n")),
+                Value::String(format!(
+                    "*** Begin Patch\n*** Add File: {path}\n+-- new\n*** End Patch\n"
+                )),
             ),
         };
         self.calls.push(Call { name, input, error: false });
@@ -188,10 +190,17 @@ struct Workflow {
 
 fn workflows(r: &mut Rng) -> Vec<Workflow> {
     let tracker = r.pick(&["tk", "bd", "tix", "trk", "issues", "jr", "ticket"]).to_string();
-    let (lang_test, lang_src) =
-        *r.pick(&[("cargo test", "src/lib.rs"), ("go test ./...", "internal/app.go"), ("npm test", "src/index.ts")]);
+    let (lang_test, lang_src) = *r.pick(&[
+        ("cargo test", "src/lib.rs"),
+        ("go test ./...", "internal/app.go"),
+        ("npm test", "src/index.ts"),
+    ]);
     let migrate = *r.pick(&["sqlx migrate run", "diesel migration run", "refinery migrate"]);
-    let deploy = *r.pick(&["npx wrangler pages deploy dist", "npx gh-pages -d dist", "npx netlify deploy --prod"]);
+    let deploy = *r.pick(&[
+        "npx wrangler pages deploy dist",
+        "npx gh-pages -d dist",
+        "npx netlify deploy --prod",
+    ]);
     let (mcp_get, mcp_update) = *r.pick(&[
         ("mcp__linear__get_issue", "mcp__linear__update_issue"),
         ("mcp__jira__get_ticket", "mcp__jira__transition_ticket"),
@@ -201,9 +210,16 @@ fn workflows(r: &mut Rng) -> Vec<Workflow> {
     vec![
         Workflow {
             name: "release-crate",
-            anchors: ["cargo test", "Edit CHANGELOG.md", "Edit Cargo.toml", "git commit", "git tag v", "cargo publish"]
-                .map(String::from)
-                .to_vec(),
+            anchors: [
+                "cargo test",
+                "Edit CHANGELOG.md",
+                "Edit Cargo.toml",
+                "git commit",
+                "git tag v",
+                "cargo publish",
+            ]
+            .map(String::from)
+            .to_vec(),
             codex: false,
             build: Box::new(move |r, s, secret| {
                 let v = version(r);
@@ -238,7 +254,8 @@ fn workflows(r: &mut Rng) -> Vec<Workflow> {
             anchors: ["Edit migrations/*.sql", migrate, "git commit"].map(String::from).to_vec(),
             codex: false,
             build: Box::new(move |r, s, _| {
-                let table = r.pick(&["users", "orders", "invoices", "events", "sessions"]).to_string();
+                let table =
+                    r.pick(&["users", "orders", "invoices", "events", "sessions"]).to_string();
                 let n = 1 + r.below(30);
                 if r.chance(50) {
                     s.look(r, "migrations");
@@ -288,7 +305,9 @@ fn workflows(r: &mut Rng) -> Vec<Workflow> {
         },
         Workflow {
             name: "docs-deploy",
-            anchors: ["npm ci", "Edit docs/*.md", "npm run docs:build", deploy].map(String::from).to_vec(),
+            anchors: ["npm ci", "Edit docs/*.md", "npm run docs:build", deploy]
+                .map(String::from)
+                .to_vec(),
             codex: false,
             build: Box::new(move |r, s, secret| {
                 s.sh("npm ci");
@@ -311,7 +330,9 @@ fn workflows(r: &mut Rng) -> Vec<Workflow> {
         },
         Workflow {
             name: "python-check",
-            anchors: ["ruff check", "ruff format", "python -m pytest", "mypy"].map(String::from).to_vec(),
+            anchors: ["ruff check", "ruff format", "python -m pytest", "mypy"]
+                .map(String::from)
+                .to_vec(),
             codex: true,
             build: Box::new(move |r, s, secret| {
                 s.edit("pyproject.toml");
@@ -321,7 +342,11 @@ fn workflows(r: &mut Rng) -> Vec<Workflow> {
                     s.look(r, "src/pkg/core.py");
                 }
                 match secret {
-                    Some(key) => s.check(r, &format!("AWS_ACCESS_KEY_ID={key} python -m pytest -q"), "tests/test_core.py"),
+                    Some(key) => s.check(
+                        r,
+                        &format!("AWS_ACCESS_KEY_ID={key} python -m pytest -q"),
+                        "tests/test_core.py",
+                    ),
                     None => s.check(r, "python -m pytest -q", "tests/test_core.py"),
                 }
                 s.sh("mypy src");
@@ -335,7 +360,9 @@ fn workflows(r: &mut Rng) -> Vec<Workflow> {
         },
         Workflow {
             name: "mcp-issue-pr",
-            anchors: [mcp_get, "npm test", "mcp__github__create_pull_request", mcp_update].map(String::from).to_vec(),
+            anchors: [mcp_get, "npm test", "mcp__github__create_pull_request", mcp_update]
+                .map(String::from)
+                .to_vec(),
             codex: false,
             build: Box::new(move |r, s, _| {
                 let key = format!("ENG-{}", 100 + r.below(900));
@@ -343,7 +370,10 @@ fn workflows(r: &mut Rng) -> Vec<Workflow> {
                 s.read("src/app.ts");
                 s.edit("src/app.ts");
                 s.check(r, "npm test", "src/app.ts");
-                s.tool("mcp__github__create_pull_request", json!({"title": format!("Fix {key}"), "body": "..."}));
+                s.tool(
+                    "mcp__github__create_pull_request",
+                    json!({"title": format!("Fix {key}"), "body": "..."}),
+                );
                 s.tool(mcp_update, json!({"id": key, "state": "In Review"}));
                 r.pick(&[
                     format!("handle {key}: fix it and open a PR"),
@@ -377,17 +407,24 @@ fn generic_turns(r: &mut Rng, agent: Agent, cwd: &str) -> Vec<Turn> {
                 0 | 1 => s.read(&file),
                 2 | 3 => s.edit(&file),
                 4 => {
-                    let cmd = *r.pick(&["ls src", "git status", "git diff --stat", "cat Cargo.toml"]);
+                    let cmd =
+                        *r.pick(&["ls src", "git status", "git diff --stat", "cat Cargo.toml"]);
                     s.sh(cmd)
                 }
                 _ => s.look(r, &file),
             }
         }
         let prompt = if i == 0 {
-            r.pick(&["fix the parser bug", "refactor the store module", "explain this function", "rename model fields"])
-                .to_string()
+            r.pick(&[
+                "fix the parser bug",
+                "refactor the store module",
+                "explain this function",
+                "rename model fields",
+            ])
+            .to_string()
         } else {
-            r.pick(&["continue", "go on", "yes", "ok", "try again", "keep going", "/clear"]).to_string()
+            r.pick(&["continue", "go on", "yes", "ok", "try again", "keep going", "/clear"])
+                .to_string()
         };
         turns.push(Turn { prompt, calls: s.calls, reply: "Done." });
     }
@@ -395,13 +432,42 @@ fn generic_turns(r: &mut Rng, agent: Agent, cwd: &str) -> Vec<Turn> {
 }
 
 const NOISE: &[&str] = &[
-    "cargo build --release", "cargo clippy --all-targets", "cargo fmt", "npm install", "npm run dev",
-    "docker compose up -d", "docker ps", "make", "make test", "gh pr list", "gh pr view 12",
-    "gh run list", "git push", "git pull --rebase", "git checkout -b feature", "git stash",
-    "pip install -e .", "uv sync", "go build ./...", "go vet ./...", "kubectl get pods",
-    "terraform plan", "terraform apply", "psql -c 'select 1'", "redis-cli ping", "yarn lint",
-    "pnpm install", "bundle exec rspec", "mvn package", "gradle build", "helm upgrade app ./chart",
-    "brew install jq", "just build", "poetry install", "deno task start", "bun test",
+    "cargo build --release",
+    "cargo clippy --all-targets",
+    "cargo fmt",
+    "npm install",
+    "npm run dev",
+    "docker compose up -d",
+    "docker ps",
+    "make",
+    "make test",
+    "gh pr list",
+    "gh pr view 12",
+    "gh run list",
+    "git push",
+    "git pull --rebase",
+    "git checkout -b feature",
+    "git stash",
+    "pip install -e .",
+    "uv sync",
+    "go build ./...",
+    "go vet ./...",
+    "kubectl get pods",
+    "terraform plan",
+    "terraform apply",
+    "psql -c 'select 1'",
+    "redis-cli ping",
+    "yarn lint",
+    "pnpm install",
+    "bundle exec rspec",
+    "mvn package",
+    "gradle build",
+    "helm upgrade app ./chart",
+    "brew install jq",
+    "just build",
+    "poetry install",
+    "deno task start",
+    "bun test",
 ];
 
 /// Sessions running a few specific commands in random order: they share steps, not workflows.
@@ -425,33 +491,37 @@ pub fn generate(dir: &Path, plan: &Plan) -> Result<Generated> {
     out.secrets = secrets.clone();
     let start = Utc.with_ymd_and_hms(2026, 10, 1, 9, 0, 0).single().expect("valid date");
     let mut session_no = 0usize;
-    let mut write = |agent: Agent, project: &str, turns: &[Turn], out: &mut Generated| -> Result<()> {
-        session_no += 1;
-        let mut clock = Clock::starting(start + Duration::hours(session_no as i64 * 3));
-        let id = format!("{:08x}-plnt-4000-8000-{session_no:012x}", plan.seed as u32);
-        let cwd = format!("/home/dev/{project}");
-        let (path, text) = match agent {
-            Agent::Claude => (
-                dir.join("claude").join(format!("-home-dev-{project}")).join(format!("{id}.jsonl")),
-                claude_session(&mut clock, &id, &cwd, turns),
-            ),
-            Agent::Codex => (
-                dir.join("codex").join(format!("rollout-2026-10-01T00-00-00-{id}.jsonl")),
-                codex_rollout(&mut clock, &id, &cwd, turns),
-            ),
+    let mut write =
+        |agent: Agent, project: &str, turns: &[Turn], out: &mut Generated| -> Result<()> {
+            session_no += 1;
+            let mut clock = Clock::starting(start + Duration::hours(session_no as i64 * 3));
+            let id = format!("{:08x}-plnt-4000-8000-{session_no:012x}", plan.seed as u32);
+            let cwd = format!("/home/dev/{project}");
+            let (path, text) = match agent {
+                Agent::Claude => (
+                    dir.join("claude")
+                        .join(format!("-home-dev-{project}"))
+                        .join(format!("{id}.jsonl")),
+                    claude_session(&mut clock, &id, &cwd, turns),
+                ),
+                Agent::Codex => (
+                    dir.join("codex").join(format!("rollout-2026-10-01T00-00-00-{id}.jsonl")),
+                    codex_rollout(&mut clock, &id, &cwd, turns),
+                ),
+            };
+            std::fs::create_dir_all(path.parent().expect("has a parent"))?;
+            std::fs::write(&path, text)?;
+            out.files += 1;
+            Ok(())
         };
-        std::fs::create_dir_all(path.parent().expect("has a parent"))?;
-        std::fs::write(&path, text)?;
-        out.files += 1;
-        Ok(())
-    };
     let flows = workflows(&mut r);
     // Secrets go to the release (registry token), docs (GitHub token) and python (AWS key)
     // workflows, and one into a request.
     for (wi, flow) in flows.iter().enumerate() {
         let agent = if flow.codex { Agent::Codex } else { Agent::Claude };
         for k in 0..plan.sessions_per_workflow {
-            let project = format!("{}-{}", PROJECTS[(wi * 7 + k * 3 + r.below(3)) % PROJECTS.len()], k);
+            let project =
+                format!("{}-{}", PROJECTS[(wi * 7 + k * 3 + r.below(3)) % PROJECTS.len()], k);
             let cwd = format!("/home/dev/{project}");
             let mut s = Script { agent, cwd: cwd.clone(), calls: Vec::new() };
             let secret = match (flow.name, k) {
@@ -470,7 +540,11 @@ pub fn generate(dir: &Path, plan: &Plan) -> Result<Generated> {
             }
             turns.push(Turn { prompt, calls: s.calls, reply: "Done." });
             if r.chance(50) {
-                turns.push(Turn { prompt: "thanks".into(), calls: Vec::new(), reply: "You're welcome." });
+                turns.push(Turn {
+                    prompt: "thanks".into(),
+                    calls: Vec::new(),
+                    reply: "You're welcome.",
+                });
             }
             write(agent, &project, &turns, &mut out)?;
         }
@@ -518,10 +592,16 @@ pub fn score(candidates: &[Value], planted: &[Planted]) -> Score {
         s.proposed += 1;
         let templates: Vec<String> = c["workflow"]["steps"]
             .as_array()
-            .map(|a| a.iter().filter_map(|st| st["template"].as_str().map(str::to_string)).collect())
+            .map(|a| {
+                a.iter().filter_map(|st| st["template"].as_str().map(str::to_string)).collect()
+            })
             .unwrap_or_default();
         let matched = planted.iter().position(|p| {
-            let carried = p.anchors.iter().filter(|a| templates.iter().any(|t| t.starts_with(a.as_str()))).count();
+            let carried = p
+                .anchors
+                .iter()
+                .filter(|a| templates.iter().any(|t| t.starts_with(a.as_str())))
+                .count();
             carried * 4 >= p.anchors.len() * 3
         });
         match matched {
@@ -533,7 +613,8 @@ pub fn score(candidates: &[Value], planted: &[Planted]) -> Score {
         }
     }
     s.recalled = hit.iter().filter(|h| **h).count();
-    s.missed = planted.iter().zip(&hit).filter(|(_, h)| !**h).map(|(p, _)| p.name.clone()).collect();
+    s.missed =
+        planted.iter().zip(&hit).filter(|(_, h)| !**h).map(|(p, _)| p.name.clone()).collect();
     s.recall = if planted.is_empty() { 1.0 } else { s.recalled as f64 / planted.len() as f64 };
     s.precision = if s.proposed == 0 { 0.0 } else { s.true_positives as f64 / s.proposed as f64 };
     s

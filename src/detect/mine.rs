@@ -86,9 +86,7 @@ pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
     let mut i = 0;
     while i < expanded.len() {
         let (obs, err) = &expanded[i];
-        if *err
-            && let Some(j) = expanded[i + 1..].iter().position(|(o, e)| o.0 == obs.0 && !e)
-        {
+        if *err && let Some(j) = expanded[i + 1..].iter().position(|(o, e)| o.0 == obs.0 && !e) {
             let j = i + 1 + j;
             let mut fix: Vec<String> = Vec::new();
             for (o, _) in &expanded[i + 1..j] {
@@ -215,8 +213,9 @@ fn placeholder(values: &[&str], previous: Option<&str>) -> String {
             && v.contains('.')
     };
     let flag = previous.is_some_and(|p| p.starts_with('-'));
-    if previous.is_some_and(|p| matches!(p, "-m" | "--message" | "--title" | "--body" | "--notes" | "--reason" | "-t"))
-        || values.iter().any(|v| v.contains(' '))
+    if previous.is_some_and(|p| {
+        matches!(p, "-m" | "--message" | "--title" | "--body" | "--notes" | "--reason" | "-t")
+    }) || values.iter().any(|v| v.contains(' '))
     {
         return "<message>".into();
     }
@@ -235,7 +234,9 @@ fn placeholder(values: &[&str], previous: Option<&str>) -> String {
     if values.iter().all(|v| id_like(v)) {
         return "<id>".into();
     }
-    if values.iter().all(|v| v.contains('/') || v.rsplit_once('.').is_some_and(|(a, b)| !a.is_empty() && b.len() <= 5)) {
+    if values.iter().all(|v| {
+        v.contains('/') || v.rsplit_once('.').is_some_and(|(a, b)| !a.is_empty() && b.len() <= 5)
+    }) {
         return "<path>".into();
     }
     "<name>".into()
@@ -297,7 +298,11 @@ fn aligned_tokens(base: &[String], other: &[String]) -> Vec<bool> {
     let mut t = vec![vec![0u16; m + 1]; n + 1];
     for i in (0..n).rev() {
         for j in (0..m).rev() {
-            t[i][j] = if base[i] == other[j] { t[i + 1][j + 1] + 1 } else { t[i + 1][j].max(t[i][j + 1]) };
+            t[i][j] = if base[i] == other[j] {
+                t[i + 1][j + 1] + 1
+            } else {
+                t[i + 1][j].max(t[i][j + 1])
+            };
         }
     }
     let mut out = vec![false; n];
@@ -366,11 +371,18 @@ mod tests {
             call("sh:cargo test", "cargo test", false),
             call("file:Edit:CHANGELOG.md", "CHANGELOG.md", false),
             call("file:Edit:CHANGELOG.md", "CHANGELOG.md", false),
-            call("sh:cd\nsh:git commit\nsh:git tag", "cd /w && git commit -m 'x y' && git tag v1.0.0", false),
+            call(
+                "sh:cd\nsh:git commit\nsh:git tag",
+                "cd /w && git commit -m 'x y' && git tag v1.0.0",
+                false,
+            ),
             call("tool:TodoWrite", "", false),
         ];
         let seq = turn_sequence(&calls);
-        assert_eq!(seq.keys(), ["sh:cargo test", "file:Edit:CHANGELOG.md", "sh:git commit", "sh:git tag"]);
+        assert_eq!(
+            seq.keys(),
+            ["sh:cargo test", "file:Edit:CHANGELOG.md", "sh:git commit", "sh:git tag"]
+        );
         assert_eq!(seq.failures, [Failure("sh:cargo test".into(), vec!["file:Edit:*.rs".into()])]);
         assert_eq!(seq.steps[3].1.as_deref(), Some("git tag v1.0.0"));
         assert!(seq.all_keys.contains(&"file:Read:*.rs".to_string()));
@@ -387,10 +399,20 @@ mod tests {
 
     #[test]
     fn templates_keep_constants_and_type_what_varies() {
-        let t = |d: &[&str]| template(&d.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
-        assert_eq!(t(&["git tag v1.2.3", "git tag v0.4.0", "git tag v2.0.0-rc1"]), "git tag v<version>");
-        assert_eq!(t(&["bd close bd-12", "bd close bd-7 --reason done", "bd close bd-40"]), "bd close <id>");
-        assert_eq!(t(&["git commit -m 'release 1.2'", "git commit -m 'fix parser'"]), "git commit -m <message>");
+        let t =
+            |d: &[&str]| template(&d.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
+        assert_eq!(
+            t(&["git tag v1.2.3", "git tag v0.4.0", "git tag v2.0.0-rc1"]),
+            "git tag v<version>"
+        );
+        assert_eq!(
+            t(&["bd close bd-12", "bd close bd-7 --reason done", "bd close bd-40"]),
+            "bd close <id>"
+        );
+        assert_eq!(
+            t(&["git commit -m 'release 1.2'", "git commit -m 'fix parser'"]),
+            "git commit -m <message>"
+        );
         assert_eq!(t(&["cargo publish", "cargo publish"]), "cargo publish");
         assert_eq!(t(&["tk show 12", "tk show 40"]), "tk show <id>");
         assert_eq!(t(&["cat a/b.txt", "cat c/d.md"]), "cat <path>");

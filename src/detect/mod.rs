@@ -5,8 +5,8 @@ pub mod mine;
 pub mod sequence;
 mod signature;
 pub mod step;
-pub mod workflows;
 mod streak;
+pub mod workflows;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
@@ -91,30 +91,9 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
             )?;
             report.turns_processed += 1;
             let calls = load_calls(&tx, turn.id)?;
-            // A subagent's prompt is written by the parent agent, not asked by the user.
-            if !turn.is_sidechain {
-                if is_control_prompt(&turn.user_input) {
-                    report.control_prompts += 1;
-                } else if signature.is_empty() {
-                    report.empty_signatures += 1;
-                } else {
-                    let mut ctx =
-                        Ctx { conn: &tx, staging: &staging, now: &now, drafts: &mut drafts };
-                    let id = observe_streak(
-                        &mut ctx,
-                        cfg.streak_threshold,
-                        turn,
-                        &signature,
-                        &mut report,
-                    )?;
-                    touched_ids.extend(id);
-                }
-            }
-            if sequence::is_smoke_test(&turn.user_input) {
-                report.smoke_turns_skipped += 1;
-                continue;
-            }
-            if !turn.is_sidechain {
+            let smoke = sequence::is_smoke_test(&turn.user_input);
+            let mut joined: Option<i64> = None;
+            if !turn.is_sidechain && !smoke {
                 let raw = workflows::load_calls(&tx, turn.id)?;
                 let mined = workflows::MinedTurn {
                     id: turn.id,
@@ -130,7 +109,25 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
                 {
                     report.workflow_turns += 1;
                     touched_workflows.insert((turn.agent_id.clone(), wid));
+                    joined = Some(wid);
                 }
+            }
+            // A subagent's prompt is written by the parent agent, not asked by the user.
+            if !turn.is_sidechain {
+                if is_control_prompt(&turn.user_input) {
+                    report.control_prompts += 1;
+                } else if signature.is_empty() {
+                    report.empty_signatures += 1;
+                } else {
+                    let mut ctx =
+                        Ctx { conn: &tx, staging: &staging, now: &now, drafts: &mut drafts };
+                    let id = observe_streak(&mut ctx, &cfg, turn, &signature, joined, &mut report)?;
+                    touched_ids.extend(id);
+                }
+            }
+            if smoke {
+                report.smoke_turns_skipped += 1;
+                continue;
             }
             let (found, skipped) = sequence::sequences(&calls, cfg.min_sequence_len);
             report.polling_runs_skipped +=
@@ -161,17 +158,19 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
             }
         }
         let mut ctx = Ctx { conn: &tx, staging: &staging, now: &now, drafts: &mut drafts };
-        for (agent, hash) in touched {
-            if let Some(id) = sequence_candidate(&mut ctx, &agent, &hash, &cfg, &mut report)? {
-                touched_ids.push(id);
-            }
-        }
+        // Workflows first: a sequence row whose turns a proposed workflow holds stays evidence.
         let judge = workflows::Judge {
             min_sessions: cfg.min_sessions,
             min_specific_steps: cfg.min_specific_steps,
+            propose: cfg.specific_only,
         };
         for (agent, wid) in touched_workflows {
             if let Some(id) = workflow_candidate(&mut ctx, &agent, wid, &judge, &mut report)? {
+                touched_ids.push(id);
+            }
+        }
+        for (agent, hash) in touched {
+            if let Some(id) = sequence_candidate(&mut ctx, &agent, &hash, &cfg, &mut report)? {
                 touched_ids.push(id);
             }
         }
@@ -244,11 +243,13 @@ fn load_calls(conn: &Connection, turn_id: i64) -> Result<Vec<Call>> {
 /// candidate id.
 fn observe_streak(
     ctx: &mut Ctx,
-    threshold: u32,
+    cfg: &crate::config::DetectConfig,
     turn: &Turn,
     signature: &str,
+    workflow: Option<i64>,
     report: &mut DetectReport,
 ) -> Result<Option<i64>> {
+    let threshold = cfg.streak_threshold;
     let example = streak::Example {
         user_input: clip(&turn.user_input).to_string(),
         summary: turn.summary.clone(),
@@ -274,6 +275,14 @@ fn observe_streak(
     };
     let last_turn = examples.last().map(|e| e.turn_id).unwrap_or(turn.id);
     let steps: Vec<Step> = sequence::fold(&load_calls(ctx.conn, last_turn)?);
+    // Proposed only when the work has specific steps and no mined workflow (seen in enough
+    // sessions) already holds this turn: otherwise the streak is evidence.
+    let specific = mine::turn_sequence(&workflows::load_calls(ctx.conn, last_turn)?).keys().len();
+    let covered = match workflow {
+        Some(wid) => workflows::sessions(ctx.conn, wid)? >= cfg.min_sessions.max(1),
+        None => false,
+    };
+    let evidence_only = cfg.specific_only && (specific < cfg.min_specific_steps || covered);
     let mut session_keys: Vec<String> = Vec::new();
     for e in &examples {
         if !session_keys.contains(&e.session_key) {
@@ -289,7 +298,7 @@ fn observe_streak(
         session_keys,
         occurrences: examples.len() as i64,
         examples: distinct_inputs(examples.iter().map(|e| e.user_input.as_str())),
-        evidence_only: false,
+        evidence_only,
         workflow: None,
     };
     let recorded = ctx.record(&evidence)?;
@@ -350,7 +359,9 @@ fn sequence_candidate(
         session_keys: sightings.iter().map(|s| s.0.clone()).collect(),
         occurrences: sightings.len() as i64,
         examples,
-        evidence_only: sequence_is_generic(&steps, cfg.min_specific_steps),
+        evidence_only: cfg.specific_only
+            && (sequence_is_generic(&steps, cfg.min_specific_steps)
+                || workflows::covers_sequence(ctx.conn, agent, hash)?),
         workflow: None,
         steps,
     };
@@ -438,6 +449,11 @@ fn record_workflow(
     };
     let id = counted(ctx.record(&evidence)?, report);
     workflows::set_candidate(ctx.conn, wid, id, &keys)?;
+    if !evidence_only {
+        for superseded in workflows::supersede_sequences(ctx.conn, agent, wid)? {
+            ctx.drafts.remove(&superseded);
+        }
+    }
     Ok(id)
 }
 

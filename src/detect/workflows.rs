@@ -34,7 +34,8 @@ pub struct MinedTurn<'a> {
 /// Reads a turn's calls as mining needs them (rows ingested before steps existed count by name).
 pub fn load_calls(conn: &Connection, turn_id: i64) -> Result<Vec<RawCall>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT coalesce(step, 'tool:' || name), detail, is_error FROM tool_calls
+        "SELECT coalesce(step, CASE WHEN substr(name, 1, 5) = 'mcp__' THEN 'mcp:' || name
+                                    ELSE 'tool:' || name END), detail, is_error FROM tool_calls
          WHERE turn_id = ?1 ORDER BY ordinal, id",
     )?;
     let rows = stmt.query_map([turn_id], |r| {
@@ -168,12 +169,18 @@ fn add_member(
 
 /// Distinct sessions a workflow was seen in.
 pub fn sessions(conn: &Connection, id: i64) -> Result<usize> {
-    let n: i64 = conn.query_row("SELECT sessions FROM workflows WHERE id = ?1", [id], |r| r.get(0))?;
+    let n: i64 =
+        conn.query_row("SELECT sessions FROM workflows WHERE id = ?1", [id], |r| r.get(0))?;
     Ok(n as usize)
 }
 
 /// Records the candidate a workflow's evidence became.
-pub fn set_candidate(conn: &Connection, id: i64, candidate: i64, consensus: &[String]) -> Result<()> {
+pub fn set_candidate(
+    conn: &Connection,
+    id: i64,
+    candidate: i64,
+    consensus: &[String],
+) -> Result<()> {
     conn.execute(
         "UPDATE workflows SET candidate_id = ?2, consensus = ?3 WHERE id = ?1",
         params![id, candidate, serde_json::to_string(consensus)?],
@@ -208,8 +215,8 @@ pub fn merge_into_similar(
         }
     }
     for other in found {
-        let text: Option<String> = conn
-            .query_row("SELECT consensus FROM workflows WHERE id = ?1", [other], |r| r.get(0))?;
+        let text: Option<String> =
+            conn.query_row("SELECT consensus FROM workflows WHERE id = ?1", [other], |r| r.get(0))?;
         let Some(text) = text else { continue };
         let theirs: Vec<String> = serde_json::from_str(&text)?;
         if mine::similarity(consensus, &theirs) >= MERGE_SIMILARITY {
@@ -249,6 +256,8 @@ struct MemberRow {
 pub struct Judge {
     pub min_sessions: usize,
     pub min_specific_steps: usize,
+    /// Workflows may be proposed (`detect.specific_only`); else they are evidence only.
+    pub propose: bool,
 }
 
 /// The evidence of a workflow and whether it is evidence only (too few specific steps); `None`
@@ -315,7 +324,8 @@ pub fn evidence(
     let specificity = if consensus.is_empty() {
         0.0
     } else {
-        consensus.iter().map(|c| mine::weight(&c.key, &dfs, total)).sum::<f64>() / consensus.len() as f64
+        consensus.iter().map(|c| mine::weight(&c.key, &dfs, total)).sum::<f64>()
+            / consensus.len() as f64
     };
     let projects: HashSet<&str> = rows.iter().filter_map(|m| m.project.as_deref()).collect();
     let shown: Vec<String> = specific.iter().take(4).map(|k| display(k)).collect();
@@ -333,7 +343,7 @@ pub fn evidence(
         score: support as f64 * specificity * specific.len() as f64,
         summary,
     };
-    let evidence_only = specific.len() < judge.min_specific_steps;
+    let evidence_only = !judge.propose || specific.len() < judge.min_specific_steps;
     let mut sessions_seen: HashSet<&str> = HashSet::new();
     let sightings: Vec<Sighting> = rows
         .iter()
@@ -354,7 +364,8 @@ pub fn evidence(
             if !in_consensus.contains(key.as_str()) {
                 continue;
             }
-            let label = steps.iter().find(|s| &s.key == key).map_or(display(key), |s| s.template.clone());
+            let label =
+                steps.iter().find(|s| &s.key == key).map_or(display(key), |s| s.template.clone());
             failure_sessions.entry(label.clone()).or_default().insert(&m.session_key);
             let entry = match failures.iter_mut().position(|f| f.step == label) {
                 Some(i) => &mut failures[i],
@@ -449,4 +460,38 @@ fn workflow_step(c: &mine::ConsensusStep, support: usize) -> WorkflowStep {
         sessions: c.sessions,
         optional: c.sessions < support,
     }
+}
+
+/// Whether a proposed workflow already holds a turn of the sequence `hash`: the workflow says
+/// the same with the commands, so the sequence row stays evidence.
+pub fn covers_sequence(conn: &Connection, agent: &str, hash: &str) -> Result<bool> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT EXISTS(
+                SELECT 1 FROM sequence_sightings q
+                JOIN workflow_members m ON m.turn_id = q.turn_id
+                JOIN workflows w ON w.id = m.workflow_id
+                JOIN skill_candidates c ON c.id = w.candidate_id
+                WHERE q.agent_id = ?1 AND q.hash = ?2 AND c.evidence_only = 0)",
+        )?
+        .query_row(params![agent, hash], |r| r.get(0))?)
+}
+
+/// Open sequence candidates whose sightings are turns of workflow `id`: made evidence only
+/// (the workflow proposes the same work with its commands). Returns their ids.
+pub fn supersede_sequences(conn: &Connection, agent: &str, id: i64) -> Result<Vec<i64>> {
+    let ids: Vec<i64> = conn
+        .prepare_cached(
+            "SELECT DISTINCT c.id FROM skill_candidates c
+             JOIN sequence_sightings q ON q.agent_id = c.agent_id AND q.hash = c.hash
+             JOIN workflow_members m ON m.turn_id = q.turn_id
+             WHERE c.agent_id = ?1 AND m.workflow_id = ?2 AND c.source = 'sequence'
+               AND c.status = 'candidate' AND c.evidence_only = 0 AND c.target_skill_id IS NULL",
+        )?
+        .query_map(params![agent, id], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for c in &ids {
+        conn.execute("UPDATE skill_candidates SET evidence_only = 1 WHERE id = ?1", [c])?;
+    }
+    Ok(ids)
 }

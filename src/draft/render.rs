@@ -105,8 +105,13 @@ fn tool_list(steps: &[Step]) -> String {
 pub fn description(doc: &DraftDoc) -> String {
     let text = match (doc.source, doc.signature, doc.workflow) {
         (_, _, Some(w)) => {
-            let steps: Vec<&str> =
-                w.steps.iter().filter(|s| !s.optional).map(|s| s.template.as_str()).take(5).collect();
+            let steps: Vec<&str> = w
+                .steps
+                .iter()
+                .filter(|s| !s.optional)
+                .map(|s| s.template.as_str())
+                .take(5)
+                .collect();
             format!(
                 "Repeats a workflow seen in {} sessions: {}. Use when a request asks for this same \
                  work again.",

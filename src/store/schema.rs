@@ -333,6 +333,8 @@ CREATE TABLE workflow_members (
     PRIMARY KEY(workflow_id, turn_id)
 ) WITHOUT ROWID;
 CREATE INDEX workflow_members_session ON workflow_members(workflow_id, session_key);
+CREATE INDEX workflow_members_turn ON workflow_members(turn_id);
+CREATE INDEX sequence_sightings_turn ON sequence_sightings(turn_id);
 
 -- Inverted index: workflows by the steps of their representative sequence.
 CREATE TABLE workflow_index (

@@ -16,7 +16,8 @@ fn bin() -> &'static Path {
 fn planted_workflows_are_found_precisely_without_leaks() {
     let work = tempfile::tempdir().unwrap();
     let corpus = work.path().join("corpus");
-    let plan = Plan { seed: 11, sessions_per_workflow: 4, generic_sessions: 12, noise_sessions: 12 };
+    let plan =
+        Plan { seed: 11, sessions_per_workflow: 4, generic_sessions: 12, noise_sessions: 12 };
     let generated = plant::generate(&corpus, &plan).unwrap();
     for min_sessions in [2, 3] {
         let result = run_case(bin(), &corpus, work.path(), &generated, min_sessions).unwrap();
