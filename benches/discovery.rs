@@ -6,7 +6,8 @@
 //! and re-run, other arguments and wordings, swapped steps) and fake secrets, among generic
 //! sessions, noise sessions and the real transcripts of `../shared/data` (copied at run time).
 //! Runs the real `skilldeck ingest` at support thresholds 2, 3 and 4 and reports recall,
-//! precision and leaked secrets per seed. `DISCOVERY_SEEDS=4,5,6` runs other seeds.
+//! precision and leaked secrets per seed. `DISCOVERY_SEEDS=4,5,6` runs other seeds;
+//! `DISCOVERY_KEEP=1` keeps the folders for reading the drafts.
 
 use std::path::Path;
 use std::time::Instant;
@@ -24,6 +25,8 @@ fn main() {
     let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/transcripts");
     println!("seed  support  recall  precision  proposed  leaks  time    missed / spurious");
     let mut worst = (1.0f64, 1.0f64, 0usize);
+    // DISCOVERY_KEEP=1 keeps the last seed's folders (corpus, databases, staged drafts).
+    let mut kept = None;
     for seed in seeds {
         let work = tempfile::tempdir().expect("tempdir");
         let corpus = work.path().join("corpus");
@@ -51,6 +54,12 @@ fn main() {
             );
             worst = (worst.0.min(s.recall), worst.1.min(s.precision), worst.2.max(r.leaked.len()));
         }
+        if std::env::var_os("DISCOVERY_KEEP").is_some() {
+            kept = Some(work.keep());
+        }
+    }
+    if let Some(w) = kept {
+        println!("kept: {}", w.display());
     }
     println!(
         "worst: recall {:.2}, precision {:.2}, leaks {} (targets: >= 0.9, >= 0.8, 0)",

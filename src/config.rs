@@ -67,6 +67,9 @@ pub struct DetectConfig {
     /// Specific (non-generic) steps a workflow or sequence needs to be proposed; with fewer it is
     /// recorded as evidence only.
     pub min_specific_steps: usize,
+    /// Weight of evidence a workflow needs to be proposed: support (sessions) x specific steps.
+    /// 6 asks three specific steps of a workflow seen in two sessions, two of one seen in three.
+    pub min_evidence: usize,
     /// Propose only work with specific steps (mined workflows; streaks and tool sequences whose
     /// turns have them and no workflow holds). Off: the seeds' behaviour, every streak and
     /// sequence row proposed and workflows kept as evidence (the demo uses it).
@@ -82,6 +85,7 @@ impl Default for DetectConfig {
             auto_promote: false,
             workflow_similarity: 0.6,
             min_specific_steps: 2,
+            min_evidence: 6,
             specific_only: true,
         }
     }

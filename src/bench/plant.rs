@@ -56,7 +56,7 @@ impl Rng {
     pub fn new(seed: u64) -> Rng {
         Rng(seed ^ 0x9e37_79b9_7f4a_7c15)
     }
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -64,10 +64,10 @@ impl Rng {
         z ^ (z >> 31)
     }
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
+        (self.next_u64() % n.max(1) as u64) as usize
     }
     pub fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
+        self.next_u64() % 100 < percent
     }
     pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len())]
@@ -180,12 +180,16 @@ fn version(r: &mut Rng) -> String {
     format!("{}.{}.{}", r.below(4), r.below(20), r.below(10))
 }
 
+/// Writes one session's calls of a workflow (with the secret to plant, if any); returns the
+/// request.
+type Build = Box<dyn Fn(&mut Rng, &mut Script, Option<&str>) -> String>;
+
 /// One planted workflow: its name, anchors and a session builder.
 struct Workflow {
     name: &'static str,
     anchors: Vec<String>,
     codex: bool,
-    build: Box<dyn Fn(&mut Rng, &mut Script, Option<&str>) -> String>,
+    build: Build,
 }
 
 fn workflows(r: &mut Rng) -> Vec<Workflow> {

@@ -200,8 +200,23 @@ pub fn consensus(members: &[Member], min_sessions: usize) -> Vec<ConsensusStep> 
     out.into_iter().map(|(_, s)| s).collect()
 }
 
+/// A command's words, without the env assignments in front (`TOKEN=... cargo publish`): they
+/// belong to one session, not to the step.
 fn words(text: &str) -> Vec<String> {
-    shlex::split(text).unwrap_or_else(|| text.split_whitespace().map(str::to_string).collect())
+    let mut words =
+        shlex::split(text).unwrap_or_else(|| text.split_whitespace().map(str::to_string).collect());
+    let env = words
+        .iter()
+        .take_while(|w| {
+            w.split_once('=').is_some_and(|(name, _)| {
+                !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
+        })
+        .count();
+    if env < words.len() {
+        words.drain(..env);
+    }
+    words
 }
 
 /// The placeholder a varying token becomes, from its values and the token before it.
@@ -416,6 +431,7 @@ mod tests {
         assert_eq!(t(&["cargo publish", "cargo publish"]), "cargo publish");
         assert_eq!(t(&["tk show 12", "tk show 40"]), "tk show <id>");
         assert_eq!(t(&["cat a/b.txt", "cat c/d.md"]), "cat <path>");
+        assert_eq!(t(&["cargo publish", "TOKEN=<redacted:x> cargo publish"]), "cargo publish");
     }
 
     #[test]

@@ -162,6 +162,7 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
         let judge = workflows::Judge {
             min_sessions: cfg.min_sessions,
             min_specific_steps: cfg.min_specific_steps,
+            min_evidence: cfg.min_evidence,
             propose: cfg.specific_only,
         };
         for (agent, wid) in touched_workflows {
@@ -275,11 +276,21 @@ fn observe_streak(
     };
     let last_turn = examples.last().map(|e| e.turn_id).unwrap_or(turn.id);
     let steps: Vec<Step> = sequence::fold(&load_calls(ctx.conn, last_turn)?);
-    // Proposed only when the work has specific steps and no mined workflow (seen in enough
-    // sessions) already holds this turn: otherwise the streak is evidence.
-    let specific = mine::turn_sequence(&workflows::load_calls(ctx.conn, last_turn)?).keys().len();
+    // Proposed only when the streak's turns did the same specific steps (at least
+    // `min_specific_steps` shared by all) and no mined workflow holds the work: a workflow seen
+    // in enough sessions, or one already proposed, says the same with the commands.
+    let mut shared: Option<BTreeSet<String>> = None;
+    for e in &examples {
+        let seq = mine::turn_sequence(&workflows::load_calls(ctx.conn, e.turn_id)?);
+        let keys: BTreeSet<String> = seq.keys().into_iter().map(str::to_string).collect();
+        shared = Some(match shared {
+            Some(s) => s.intersection(&keys).cloned().collect(),
+            None => keys,
+        });
+    }
+    let specific = shared.map_or(0, |s| s.len());
     let covered = match workflow {
-        Some(wid) => workflows::sessions(ctx.conn, wid)? >= cfg.min_sessions.max(1),
+        Some(wid) => workflows::is_covering(ctx.conn, wid, cfg.min_sessions)?,
         None => false,
     };
     let evidence_only = cfg.specific_only && (specific < cfg.min_specific_steps || covered);
@@ -300,6 +311,7 @@ fn observe_streak(
         examples: distinct_inputs(examples.iter().map(|e| e.user_input.as_str())),
         evidence_only,
         workflow: None,
+        workflow_id: workflow,
     };
     let recorded = ctx.record(&evidence)?;
     let id = match recorded {
@@ -362,6 +374,7 @@ fn sequence_candidate(
         evidence_only: cfg.specific_only
             && (sequence_is_generic(&steps, cfg.min_specific_steps)
                 || workflows::covers_sequence(ctx.conn, agent, hash)?),
+        workflow_id: None,
         workflow: None,
         steps,
     };
@@ -446,11 +459,14 @@ fn record_workflow(
         examples: ev.requests.iter().take(3).cloned().collect(),
         evidence_only,
         workflow: Some(ev),
+        workflow_id: Some(wid),
     };
     let id = counted(ctx.record(&evidence)?, report);
     workflows::set_candidate(ctx.conn, wid, id, &keys)?;
     if !evidence_only {
-        for superseded in workflows::supersede_sequences(ctx.conn, agent, wid)? {
+        let mut superseded = workflows::supersede_sequences(ctx.conn, agent, wid)?;
+        superseded.extend(workflows::supersede_streaks(ctx.conn, wid)?);
+        for superseded in superseded {
             ctx.drafts.remove(&superseded);
         }
     }

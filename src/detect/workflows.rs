@@ -225,6 +225,10 @@ pub fn merge_into_similar(
                 params![id, other],
             )?;
             conn.execute("DELETE FROM workflow_members WHERE workflow_id = ?1", [id])?;
+            conn.execute(
+                "UPDATE skill_candidates SET workflow_id = ?2 WHERE workflow_id = ?1",
+                params![id, other],
+            )?;
             conn.execute("DELETE FROM workflow_index WHERE workflow_id = ?1", [id])?;
             conn.execute("DELETE FROM workflows WHERE id = ?1", [id])?;
             conn.execute(
@@ -256,6 +260,8 @@ struct MemberRow {
 pub struct Judge {
     pub min_sessions: usize,
     pub min_specific_steps: usize,
+    /// Support x specific steps needed to propose (`detect.min_evidence`).
+    pub min_evidence: usize,
     /// Workflows may be proposed (`detect.specific_only`); else they are evidence only.
     pub propose: bool,
 }
@@ -343,7 +349,9 @@ pub fn evidence(
         score: support as f64 * specificity * specific.len() as f64,
         summary,
     };
-    let evidence_only = !judge.propose || specific.len() < judge.min_specific_steps;
+    let evidence_only = !judge.propose
+        || specific.len() < judge.min_specific_steps
+        || support * specific.len() < judge.min_evidence;
     let mut sessions_seen: HashSet<&str> = HashSet::new();
     let sightings: Vec<Sighting> = rows
         .iter()
@@ -489,6 +497,36 @@ pub fn supersede_sequences(conn: &Connection, agent: &str, id: i64) -> Result<Ve
                AND c.status = 'candidate' AND c.evidence_only = 0 AND c.target_skill_id IS NULL",
         )?
         .query_map(params![agent, id], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for c in &ids {
+        conn.execute("UPDATE skill_candidates SET evidence_only = 1 WHERE id = ?1", [c])?;
+    }
+    Ok(ids)
+}
+
+/// Whether workflow `id` holds its turns' work for a streak: seen in `min_sessions` sessions or
+/// already proposed.
+pub fn is_covering(conn: &Connection, id: i64, min_sessions: usize) -> Result<bool> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT w.sessions >= ?2 OR EXISTS(SELECT 1 FROM skill_candidates c
+                WHERE c.id = w.candidate_id AND c.evidence_only = 0)
+             FROM workflows w WHERE w.id = ?1",
+        )?
+        .query_row(params![id, min_sessions.max(1) as i64], |r| r.get(0))
+        .optional()?
+        .unwrap_or(false))
+}
+
+/// Open streak candidates whose last turn workflow `id` holds: made evidence only once the
+/// workflow is proposed. Returns their ids.
+pub fn supersede_streaks(conn: &Connection, id: i64) -> Result<Vec<i64>> {
+    let ids: Vec<i64> = conn
+        .prepare_cached(
+            "SELECT id FROM skill_candidates WHERE workflow_id = ?1 AND source = 'signature'
+               AND status = 'candidate' AND evidence_only = 0 AND target_skill_id IS NULL",
+        )?
+        .query_map([id], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
     for c in &ids {
         conn.execute("UPDATE skill_candidates SET evidence_only = 1 WHERE id = ?1", [c])?;

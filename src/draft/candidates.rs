@@ -129,6 +129,8 @@ pub(crate) struct Evidence {
     pub evidence_only: bool,
     /// The mined workflow (source `workflow`).
     pub workflow: Option<WorkflowEvidence>,
+    /// The mined workflow that holds this evidence's (last) turn, if any.
+    pub workflow_id: Option<i64>,
 }
 
 /// A draft folder to write once the database transaction that describes it has committed.
@@ -229,8 +231,9 @@ pub(crate) fn record(
             Some(e) => {
                 conn.execute(
                     "UPDATE skill_candidates SET occurrences = ?2, session_keys = ?3, examples = ?4,
-                     tool_sequence = ?5, reason = ?6, workflow = ?7, evidence_only = 1 WHERE id = ?1",
-                    params![e.id, occurrences, keys_json, examples_json, sequence_json, reason_json, workflow_json],
+                     tool_sequence = ?5, reason = ?6, workflow = ?7, evidence_only = 1,
+                     workflow_id = coalesce(?8, workflow_id) WHERE id = ?1",
+                    params![e.id, occurrences, keys_json, examples_json, sequence_json, reason_json, workflow_json, ev.workflow_id],
                 )?;
                 e.id
             }
@@ -238,11 +241,12 @@ pub(crate) fn record(
                 conn.execute(
                     "INSERT INTO skill_candidates (agent_id, hash, name, tool_sequence, session_keys,
                      occurrences, status, created_at, source, signature, examples, evidence_only,
-                     reason, workflow)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'candidate', ?7, ?8, ?9, ?10, 1, ?11, ?12)",
+                     reason, workflow, workflow_id)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'candidate', ?7, ?8, ?9, ?10, 1, ?11, ?12, ?13)",
                     params![
                         ev.agent_id, ev.hash, name, sequence_json, keys_json, occurrences, now,
-                        ev.source, ev.signature, examples_json, reason_json, workflow_json
+                        ev.source, ev.signature, examples_json, reason_json, workflow_json,
+                        ev.workflow_id
                     ],
                 )?;
                 conn.last_insert_rowid()
@@ -274,7 +278,8 @@ pub(crate) fn record(
             conn.execute(
                 "UPDATE skill_candidates SET occurrences = ?2, session_keys = ?3, examples = ?4,
                  tool_sequence = ?5, skill_md = ?6, description = ?7, staged_path = ?8,
-                 reason = ?9, workflow = ?10, evidence_only = 0
+                 reason = ?9, workflow = ?10, evidence_only = 0,
+                 workflow_id = coalesce(?11, workflow_id)
                  WHERE id = ?1",
                 params![
                     e.id,
@@ -286,7 +291,8 @@ pub(crate) fn record(
                     description,
                     staged,
                     reason_json,
-                    workflow_json
+                    workflow_json,
+                    ev.workflow_id
                 ],
             )?;
             Ok((Recorded::Redrafted(e.id), Some(StagedDraft { folder, skill_md, manifest })))
@@ -295,9 +301,9 @@ pub(crate) fn record(
             conn.execute(
                 "INSERT INTO skill_candidates (agent_id, hash, name, description, tool_sequence,
                  session_keys, occurrences, status, created_at, source, signature, examples,
-                 skill_md, staged_path, reason, workflow)
+                 skill_md, staged_path, reason, workflow, workflow_id)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'candidate', ?8, ?9, ?10, ?11, ?12, ?13, ?14,
-                         ?15)",
+                         ?15, ?16)",
                 params![
                     ev.agent_id,
                     ev.hash,
@@ -313,7 +319,8 @@ pub(crate) fn record(
                     skill_md,
                     staged,
                     reason_json,
-                    workflow_json
+                    workflow_json,
+                    ev.workflow_id
                 ],
             )?;
             let id = conn.last_insert_rowid();

@@ -58,6 +58,13 @@ pub fn promote(ws: &mut Workspace, candidate_id: i64) -> Result<Promoted> {
             c.name
         );
     }
+    if c.evidence_only {
+        bail!(
+            "candidate {candidate_id} ({}) is recorded as evidence only (no specific steps): it has \
+             no draft to promote",
+            c.name
+        );
+    }
     let live = ws.paths.skills_dir.join(&c.name);
     if live.exists() {
         bail!(

@@ -299,6 +299,8 @@ ALTER TABLE tool_calls ADD COLUMN detail TEXT;    -- the concrete command or pat
 ALTER TABLE skill_candidates ADD COLUMN evidence_only INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE skill_candidates ADD COLUMN reason TEXT;    -- JSON workflow::Reason
 ALTER TABLE skill_candidates ADD COLUMN workflow TEXT;  -- JSON workflow::WorkflowEvidence
+ALTER TABLE skill_candidates ADD COLUMN workflow_id INTEGER; -- the mined workflow holding its turn
+CREATE INDEX skill_candidates_workflow ON skill_candidates(workflow_id) WHERE workflow_id IS NOT NULL;
 
 -- Step document frequency per agent: in how many mined turns each step occurs.
 CREATE TABLE workflow_step_df (
