@@ -179,6 +179,8 @@ pub struct SkillRow {
     pub status: String,
     pub protected: bool,
     pub version: i64,
+    /// The skill's folder.
+    pub path: String,
 }
 
 impl SkillRow {
@@ -288,7 +290,7 @@ pub fn load_candidates(store: &Store, skills: &[SkillRow]) -> Result<Vec<Candida
 /// Every skill, ordered by agent and name. Reads the `skills` table only.
 pub fn load_skills(conn: &Connection) -> Result<Vec<SkillRow>> {
     let mut stmt = conn.prepare(
-        "SELECT id, agent_id, name, status, protected, version FROM skills
+        "SELECT id, agent_id, name, status, protected, version, path FROM skills
          ORDER BY agent_id, namespace, name, scope",
     )?;
     let rows = stmt.query_map([], |r| {
@@ -299,6 +301,7 @@ pub fn load_skills(conn: &Connection) -> Result<Vec<SkillRow>> {
             status: r.get(3)?,
             protected: r.get(4)?,
             version: r.get(5)?,
+            path: r.get(6)?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)

@@ -31,7 +31,10 @@ pub use state::{archive, restore, set_protected};
 pub use suggest::{SuggestIndex, Suggestion, suggest};
 pub use sweep::{Phases, StatusChange, SweepReport, sweep, sweep_full};
 pub use tally::Tally;
-pub use versions::{VersionView, diff_text, insert_version_row, rollback, scan_edits, versions};
+pub use versions::{
+    EditScan, VersionView, diff_text, insert_version_row, rollback, scan_edits, scan_edits_by_kind,
+    versions,
+};
 
 use anyhow::{Context, Result, bail};
 use rusqlite::{Connection, OptionalExtension, params};

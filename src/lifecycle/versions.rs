@@ -184,6 +184,19 @@ pub fn rollback(ws: &mut Workspace, agent: &str, skill: &str, version: i64) -> R
 /// imports skill folders in the live dir that have no row yet (source `import`, config agent).
 /// Files whose size and mtime match the last read are not reread. Returns versions recorded.
 pub fn scan_edits(ws: &mut Workspace) -> Result<usize> {
+    let scan = scan_edits_by_kind(ws)?;
+    Ok(scan.edited + scan.adopted)
+}
+
+/// What [`scan_edits`] found: live skills whose file changed, and new folders adopted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EditScan {
+    pub edited: usize,
+    pub adopted: usize,
+}
+
+/// [`scan_edits`], telling edits and adoptions apart (a new folder is adopted, not edited).
+pub fn scan_edits_by_kind(ws: &mut Workspace) -> Result<EditScan> {
     let mut changed = Vec::new();
     {
         let mut stmt = ws.store.conn().prepare(
@@ -200,6 +213,7 @@ pub fn scan_edits(ws: &mut Workspace) -> Result<usize> {
         }
     }
     let mut recorded = 0;
+    let mut adopted = 0;
     for id in changed {
         let skill = super::skill_by_id(ws.store.conn(), id)?;
         match scan_one(ws, &skill) {
@@ -219,7 +233,7 @@ pub fn scan_edits(ws: &mut Workspace) -> Result<usize> {
     }
     let folders = live_folders(&ws.paths.skills_dir)?;
     if folders.is_empty() {
-        return Ok(recorded);
+        return Ok(EditScan { edited: recorded, adopted });
     }
     let known: HashSet<String> = all_skills(ws.store.conn())?.into_iter().map(|s| s.path).collect();
     let agent = ws.config.agent_id.clone();
@@ -232,10 +246,10 @@ pub fn scan_edits(ws: &mut Workspace) -> Result<usize> {
             && !known.contains(path.to_string_lossy().as_ref())
             && import_live(ws, &agent, &name).is_ok()
         {
-            recorded += 1;
+            adopted += 1;
         }
     }
-    Ok(recorded)
+    Ok(EditScan { edited: recorded, adopted })
 }
 
 /// Records the live file of `skill` as an `edit` version if its bytes differ from the newest

@@ -2,3 +2,11 @@
 //! printed to a terminal or written into a draft.
 
 pub mod safe;
+
+/// `1 skill`, `2 skills`: a count with its noun in the right number (`noun` + `s` when plural).
+pub fn count(n: impl Into<u64>, noun: &str) -> String {
+    match n.into() {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
+    }
+}
