@@ -21,5 +21,6 @@ mod packages;
 mod packages_run;
 mod packages_validation;
 mod pipeline;
+mod reliab_depth;
 mod support;
 mod validate;
