@@ -24,7 +24,12 @@ pub fn run(global: &GlobalArgs, args: AuditArgs) -> Result<Outcome> {
     }
     crate::out!(
         "{:<32} {:<10} {:<11} {:>6} {:>5} {:>4}",
-        "NAME", "AGENT", "STATUS", "RATE", "USES", "VER"
+        "NAME",
+        "AGENT",
+        "STATUS",
+        "RATE",
+        "USES",
+        "VER"
     );
     for s in &rows {
         let mut status = s.status.clone();

@@ -36,7 +36,14 @@ pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
     }
     crate::out!("{:>4}  {:<9}  {:>4}  {:<9}  NAME", "ID", "STATUS", "OCC", "SOURCE");
     for c in &list {
-        crate::out!("{:>4}  {:<9}  {:>4}  {:<9}  {}", c.id, c.status, c.occurrences, c.source, c.name);
+        crate::out!(
+            "{:>4}  {:<9}  {:>4}  {:<9}  {}",
+            c.id,
+            c.status,
+            c.occurrences,
+            c.source,
+            c.name
+        );
         if let Some(target) = &c.target_skill_name {
             crate::out!("      proposes a new version of {target}: skilldeck approve {}", c.id);
         }

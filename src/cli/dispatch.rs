@@ -49,7 +49,11 @@ pub fn run(global: &super::GlobalArgs, args: DispatchArgs) -> Result<Outcome> {
     }
     crate::err_out!(
         "dispatched {:?} ({}) via {} in {} ms; trace {}",
-        done.artifact, done.kind, done.handler, done.duration_ms, done.trace_id
+        done.artifact,
+        done.kind,
+        done.handler,
+        done.duration_ms,
+        done.trace_id
     );
     crate::out_part!("{}", done.output);
     if !done.output.ends_with('\n') {

@@ -38,8 +38,8 @@ use crate::workspace::{Overrides, Workspace};
 
 mod candidates;
 mod dismiss;
-pub mod output;
 pub mod ingest;
+pub mod output;
 mod promote;
 mod validate;
 

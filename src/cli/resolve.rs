@@ -73,7 +73,11 @@ pub fn run(global: &super::GlobalArgs, args: ResolveArgs) -> Result<Outcome> {
                 }
                 Resolution::Ambiguous { requested, candidates } => {
                     let list: Vec<String> = candidates.iter().map(ToString::to_string).collect();
-                    crate::out!("{}: ambiguous, candidates: {}", requested.requested, list.join("; "));
+                    crate::out!(
+                        "{}: ambiguous, candidates: {}",
+                        requested.requested,
+                        list.join("; ")
+                    );
                 }
                 Resolution::NotFound { requested } => {
                     crate::out!("{}: not found", requested.requested)
@@ -92,7 +96,13 @@ fn print_detail(d: &PackageDetail) {
     let vis = if d.is_public { "public" } else { "private" };
     crate::out!(
         "{}{title}: #{} {}/{} {vis}, {} scope, {} ({})",
-        d.name, d.skill_id, d.namespace, d.name, d.scope, d.status, d.path
+        d.name,
+        d.skill_id,
+        d.namespace,
+        d.name,
+        d.scope,
+        d.status,
+        d.path
     );
     if let Some(s) = &d.shadowed_by {
         crate::out!("  shadowed by {s}");

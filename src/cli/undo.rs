@@ -18,7 +18,12 @@ pub fn promote(global: &GlobalArgs, args: UndoArgs) -> Result<Outcome> {
     draft::undo_promote(&mut ws, args.id)?;
     let c = draft::get_candidate(ws.store.conn(), args.id)?;
     let staged = ws.paths.staging_dir.join(&c.name);
-    crate::out!("candidate {} ({}) is open again; its draft is at {}", c.id, c.name, staged.display());
+    crate::out!(
+        "candidate {} ({}) is open again; its draft is at {}",
+        c.id,
+        c.name,
+        staged.display()
+    );
     Ok(Outcome::Ok)
 }
 

@@ -27,3 +27,41 @@ fn a_reader_that_closes_the_pipe_ends_the_command_quietly() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked") && stderr.is_empty(), "{}", describe(&out));
 }
+
+#[test]
+fn eight_connections_opening_a_new_database_at_once_all_succeed() {
+    use std::sync::{Arc, Barrier};
+    for round in 0..5 {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(format!("new-{round}.db"));
+        let barrier = Arc::new(Barrier::new(8));
+        let opens: Vec<_> = (0..8)
+            .map(|_| {
+                let (path, barrier) = (path.clone(), barrier.clone());
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    skilldeck::store::Store::open(&path).map(|s| s.schema_version().unwrap())
+                })
+            })
+            .collect();
+        let versions: Vec<i64> = opens
+            .into_iter()
+            .map(|t| t.join().unwrap().unwrap_or_else(|e| panic!("round {round}: {e:#}")))
+            .collect();
+        assert!(versions.windows(2).all(|w| w[0] == w[1] && w[0] > 0), "{versions:?}");
+    }
+}
+
+#[test]
+fn eight_processes_opening_a_new_database_at_once_all_succeed() {
+    let tw = TestWorkspace::new();
+    let children: Vec<_> = (0..8)
+        .map(|_| {
+            tw.cmd().arg("audit").stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", describe(&out));
+    }
+}
