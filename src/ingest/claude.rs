@@ -17,6 +17,7 @@ use super::prompt::{CLAUDE_INTERRUPTION, claude_prompt};
 use super::scan;
 use super::shape::{TooDeep, shape_of_valid_json};
 use super::turn::TurnBuilder;
+use crate::detect::step;
 
 /// Line types Claude Code writes that carry nothing for turns.
 const IGNORED_TYPES: &[&str] = &[
@@ -162,7 +163,8 @@ fn line(
         };
         let turn =
             stream.get_or_insert_with(|| TurnBuilder::start(session, offset, "", at, sidechain));
-        assistant(turn, &message, shapes, parsed.is_api_error.unwrap_or(false), at);
+        let api_error = parsed.is_api_error.unwrap_or(false);
+        assistant(turn, &message, shapes, api_error, at, parsed.cwd.as_deref());
         return;
     }
     if parsed.is_meta == Some(true) || parsed.is_compact_summary == Some(true) {
@@ -354,6 +356,7 @@ fn assistant(
     shapes: Vec<String>,
     api_error: bool,
     at: Option<&str>,
+    cwd: Option<&str>,
 ) {
     let mut shapes = shapes.into_iter();
     turn.touch(at);
@@ -384,7 +387,8 @@ fn assistant(
                     None
                 };
                 let shape = shapes.next().unwrap_or_default();
-                turn.add_call(b.id.as_deref(), name, shape, skill, at);
+                let step = step::of_call(name, input, cwd);
+                turn.add_call(b.id.as_deref(), name, shape, step, skill, at);
             }
             Some("text") => {
                 if let Some(t) = b.text.as_deref() {
