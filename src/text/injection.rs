@@ -203,7 +203,8 @@ mod tests {
         assert!(f[0].reason.contains("zero-width") && f[0].reason.contains("U+200B"));
         assert_eq!(kinds("abc\u{202E}fed"), ["hidden-unicode"]);
         assert_eq!(kinds("x\u{2066}y\u{2069}"), ["hidden-unicode"]);
-        let tags: String = "hi".chars().map(|c| char::from_u32(0xE0000 + c as u32).unwrap()).collect();
+        let tags: String =
+            "hi".chars().map(|c| char::from_u32(0xE0000 + c as u32).unwrap()).collect();
         let f = flags(&format!("fix bug{tags}"));
         assert!(f[0].reason.contains("2 invisible Unicode tag"), "{}", f[0].reason);
         assert_eq!(kinds("bell\x07 and \x1b[2J"), ["control"]);
