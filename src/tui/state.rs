@@ -78,9 +78,9 @@ impl EngineStatus {
     }
 }
 
-/// Skill states the `f` key cycles through (`protected` means pinned).
+/// Skill states the `f` key cycles through (`pinned`: protected skills, whatever their state).
 pub const STATE_FILTERS: [&str; 7] =
-    ["healthy", "warning", "deprecated", "degraded", "protected", "archived", "retired"];
+    ["healthy", "warning", "deprecated", "degraded", "pinned", "archived", "retired"];
 
 /// Orders of the Skills list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -181,7 +181,7 @@ impl UiState {
         let state = self.state_filter.and_then(|i| STATE_FILTERS.get(i)).copied();
         let in_state = |s: &SkillRow| match state {
             None => true,
-            Some("protected") => s.protected,
+            Some("pinned") => s.protected,
             Some(word) => s.status == word,
         };
         self.skill_rows = (0..snap.skills.len())
@@ -524,7 +524,10 @@ fn hunk(ui: &mut UiState, snap: &Snapshot, forward: bool) -> Option<Command> {
         Some(&line) => ui.scroll = line as u16,
         None if starts.is_empty() => return say(ui, "no changes between these versions"),
         None => {
-            return say(ui, if forward { "no more changes below" } else { "no more changes above" });
+            return say(
+                ui,
+                if forward { "no more changes below" } else { "no more changes above" },
+            );
         }
     }
     None

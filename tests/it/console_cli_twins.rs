@@ -78,20 +78,23 @@ fn every_change_key_has_a_twin_the_cli_accepts() {
 }
 
 #[test]
-fn the_readme_console_section_quotes_every_twin() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let start = readme.find("\n## Console").expect("README has a ## Console section");
-    let rest = &readme[start + 1..];
-    let section = &rest[..rest[3..].find("\n## ").map_or(rest.len(), |i| i + 3)];
+fn the_console_guide_quotes_every_twin_and_every_bound_action() {
+    let guide =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/console.md")).unwrap();
     for action in changes() {
         let twin = action.cli_twin().unwrap();
         let (verbs, args) = twin.split_once(' ').unwrap_or((twin, ""));
         for verb in verbs.split('|') {
             let quoted =
                 format!("`skilldeck {verb}{}{args}`", if args.is_empty() { "" } else { " " });
-            assert!(section.contains(&quoted), "README ## Console lacks {quoted}");
+            assert!(guide.contains(&quoted), "docs/console.md lacks {quoted}");
         }
+    }
+    // The [keys] section names every action a key can be bound to.
+    for action in KeyMap::default().actions() {
+        let name = serde_json::to_value(action).unwrap();
+        let name = name.as_str().unwrap();
+        assert!(guide.contains(&format!("`{name}`")), "docs/console.md lacks the action `{name}`");
     }
 }
 

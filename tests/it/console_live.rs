@@ -82,7 +82,10 @@ impl Live {
 
     /// The screen with this workspace's temp folder written `[TMP]`, for snapshots.
     pub fn redact(&self, screen: &str) -> String {
-        screen.replace(&self.root.display().to_string(), "[TMP]")
+        let root = self.root.display().to_string();
+        let name = self.root.file_name().unwrap().to_string_lossy().to_string();
+        // A narrow header shortens the path from the left, so the folder name also shows alone.
+        screen.replace(&root, "[TMP]").replace(&name, "sdXXXXXX")
     }
 
     pub fn mouse(&self, kind: MouseEventKind, column: u16, row: u16) {

@@ -170,12 +170,7 @@ fn shorten_list(items: &[String], n: usize) -> String {
 }
 
 fn one_line(text: &str, max: usize) -> String {
-    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
-        flat
-    } else {
-        format!("{}…", flat.chars().take(max - 1).collect::<String>())
-    }
+    layout::ellipsize(&text.split_whitespace().collect::<Vec<_>>().join(" "), max)
 }
 
 pub fn short_date(at: &str) -> &str {
