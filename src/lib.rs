@@ -17,6 +17,7 @@ pub mod lifecycle;
 pub mod model;
 pub mod packages;
 pub mod pipeline;
+pub mod process;
 pub mod spec;
 pub mod store;
 pub mod text;

@@ -24,6 +24,7 @@ mod packages_validation;
 mod pipeline;
 mod reliab_depth;
 mod reliab_escapes;
+mod reliab_isolation;
 mod reliab_small;
 mod support;
 mod validate;
