@@ -71,14 +71,16 @@ fn a_double_forked_daemon_is_killed_at_the_timeout() {
     let dir = tempfile::tempdir().unwrap();
     let script = "import os, time\n\
         if os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n        \
-        for i in range(60):\n            time.sleep(0.05)\n            \
+        for i in range(400):\n            time.sleep(0.05)\n            \
         open('beat', 'a').write('.')\n    os._exit(0)\n\
         time.sleep(30)\n";
     let program = vec!["python3".to_string(), "-c".to_string(), script.to_string()];
-    let job = Job::sandboxed(&program, dir.path(), Duration::from_millis(800));
+    let job = Job::sandboxed(&program, dir.path(), Duration::from_secs(3));
     let out = process::run(&job).unwrap();
     assert!(out.timed_out && out.confined, "{out:?}");
     let beats = |p: &Path| std::fs::read(p.join("beat")).map(|b| b.len()).unwrap_or(0);
+    // The kernel ends the namespace's processes as the run returns; let that settle.
+    std::thread::sleep(Duration::from_millis(200));
     let at_kill = beats(dir.path());
     assert!(at_kill > 0, "the daemon never ran: {out:?}");
     std::thread::sleep(Duration::from_millis(600));
