@@ -18,7 +18,11 @@ use crate::lifecycle::files::atomic_write;
 /// with a program whose file name starts with `skilldeck`.
 pub fn is_ours(command: &str) -> bool {
     let Some(rest) = command.trim_end().strip_suffix("ingest --hook") else { return false };
-    let program = rest.split_whitespace().next().unwrap_or("").trim_matches(['\'', '"']);
+    let rest = rest.trim_start();
+    let program = match rest.chars().next() {
+        Some(q @ ('\'' | '"')) => rest[1..].split(q).next().unwrap_or(""),
+        _ => rest.split_whitespace().next().unwrap_or(""),
+    };
     Path::new(program).file_name().is_some_and(|n| n.to_string_lossy().starts_with("skilldeck"))
 }
 

@@ -321,7 +321,7 @@ fn hook_round_trip_ingests_the_real_session_then_uninstall_restores_the_bytes() 
 
     // A second Stop right away is throttled; SessionEnd always runs (and finds nothing new).
     let mut payload = payload;
-    let mut stdin_run = |p: &Value| {
+    let stdin_run = |p: &Value| {
         let mut c = ws.cmd();
         c.args(["ingest", "--hook", "--json"]).stdin(Stdio::piped()).stdout(Stdio::piped());
         let mut child = c.spawn().unwrap();

@@ -22,5 +22,6 @@ mod packages;
 mod packages_run;
 mod packages_validation;
 mod pipeline;
+mod skill_uses;
 mod support;
 mod validate;
