@@ -152,15 +152,16 @@ fn codex_shell_reads_of_skill_files_are_uses() {
     };
     let ws = TestWorkspace::new();
     ingest(&ws, &dir);
-    let got = invocations(&ws);
+    let mut got = invocations(&ws);
+    got.sort();
     let read = |s: &str| (s.to_string(), "success".to_string(), Some("via read".to_string()));
     // Turns whose end the rollouts show; each skill once per turn (one call read two files).
     assert_eq!(
         got,
         [
-            read("using-superpowers"),
             read("brainstorming"),
             read("test-driven-development"),
+            read("using-superpowers"),
             read("using-superpowers")
         ]
     );
