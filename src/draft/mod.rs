@@ -1,8 +1,11 @@
 //! Staged drafts and a person's review of them: candidates, promotion, dismissal, and undo.
 
 pub mod candidates;
+pub mod naming;
+mod quote;
 pub mod render;
 mod review;
+pub mod skill;
 pub mod stage;
 
 pub use candidates::{CandidateView, get_candidate, list_candidates};

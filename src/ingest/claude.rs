@@ -17,6 +17,7 @@ use super::prompt::{CLAUDE_INTERRUPTION, claude_prompt};
 use super::scan;
 use super::shape::shape_of_valid_json;
 use super::turn::TurnBuilder;
+use crate::detect::step;
 
 /// Line types Claude Code writes that carry nothing for turns.
 const IGNORED_TYPES: &[&str] = &[
@@ -163,7 +164,7 @@ fn line(
     if kind == "assistant" {
         let turn =
             stream.get_or_insert_with(|| TurnBuilder::start(session, offset, "", at, sidechain));
-        assistant(turn, &message, parsed.is_api_error.unwrap_or(false), at);
+        assistant(turn, &message, parsed.is_api_error.unwrap_or(false), at, parsed.cwd.as_deref());
         return;
     }
     if parsed.is_meta == Some(true) {
@@ -359,7 +360,13 @@ fn mark_interruption(turn: &mut TurnBuilder, text: &str) {
     }
 }
 
-fn assistant(turn: &mut TurnBuilder, message: &Message, api_error: bool, at: Option<&str>) {
+fn assistant(
+    turn: &mut TurnBuilder,
+    message: &Message,
+    api_error: bool,
+    at: Option<&str>,
+    cwd: Option<&str>,
+) {
     turn.touch(at);
     if api_error {
         turn.open.api_error = true;
@@ -387,7 +394,8 @@ fn assistant(turn: &mut TurnBuilder, message: &Message, api_error: bool, at: Opt
                 } else {
                     None
                 };
-                turn.add_call(b.id.as_deref(), name, shape_of_valid_json(input), skill, at);
+                let step = step::of_call(name, input, cwd);
+                turn.add_call(b.id.as_deref(), name, shape_of_valid_json(input), step, skill, at);
                 if name == "Read"
                     && let Some(skill) = read_skill(input)
                 {

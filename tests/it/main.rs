@@ -10,6 +10,7 @@ mod console_tmux;
 mod demo;
 mod detect;
 mod draft;
+mod drafting;
 mod hooks;
 mod identity;
 mod ingest;
