@@ -7,8 +7,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use toml_edit::{Array, DocumentMut, Item, Value};
 
-use super::settings::{FileChange, backup_path};
-use crate::lifecycle::files::atomic_write;
+use super::settings::{FileChange, backup_path, write_backed_up};
 
 /// Whether a notify argv is skilldeck's (`…skilldeck… [global args] ingest --hook`).
 pub fn is_ours(argv: &[String]) -> bool {
@@ -40,14 +39,7 @@ fn read(path: &Path) -> Result<(Option<String>, DocumentMut)> {
 }
 
 fn write(path: &Path, original: Option<&str>, doc: &DocumentMut) -> Result<()> {
-    if let Some(orig) = original {
-        let backup = backup_path(path);
-        if !backup.exists() {
-            std::fs::write(&backup, orig)
-                .with_context(|| format!("backing up to {}", backup.display()))?;
-        }
-    }
-    atomic_write(path, doc.to_string().as_bytes())
+    write_backed_up(path, original.map(str::as_bytes), doc.to_string().as_bytes())
 }
 
 /// Sets `notify = argv` unless a notify program is already set: another program is never

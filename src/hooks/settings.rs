@@ -105,14 +105,7 @@ impl SettingsFile {
 
     /// Writes the object atomically, backing the original up once beside it.
     pub fn write(&self) -> Result<()> {
-        if let Some(orig) = &self.original {
-            let backup = backup_path(&self.path);
-            if !backup.exists() {
-                std::fs::write(&backup, orig)
-                    .with_context(|| format!("backing up to {}", backup.display()))?;
-            }
-        }
-        atomic_write(&self.path, &self.render()?)
+        write_backed_up(&self.path, self.original.as_deref(), &self.render()?)
     }
 
     /// Event names whose groups run `command` (ours or not).
@@ -183,6 +176,19 @@ impl SettingsFile {
         }
         removed
     }
+}
+
+/// Writes `bytes` to `path` atomically, first copying `original` (the bytes on disk, if any) to
+/// `<file>.skilldeck-backup` unless a backup already exists.
+pub fn write_backed_up(path: &Path, original: Option<&[u8]>, bytes: &[u8]) -> Result<()> {
+    if let Some(orig) = original {
+        let backup = backup_path(path);
+        if !backup.exists() {
+            std::fs::write(&backup, orig)
+                .with_context(|| format!("backing up to {}", backup.display()))?;
+        }
+    }
+    atomic_write(path, bytes)
 }
 
 pub fn backup_path(path: &Path) -> PathBuf {
