@@ -40,6 +40,7 @@ use crate::workspace::{Overrides, Workspace};
 mod candidates;
 mod dismiss;
 pub mod ingest;
+pub mod output;
 mod promote;
 mod validate;
 
@@ -204,7 +205,8 @@ pub fn run(cli: Cli) -> Result<Outcome> {
 }
 
 pub fn print_json<T: Serialize + ?Sized>(value: &T) -> Result<()> {
-    println!("{}", serde_json::to_string_pretty(value)?);
+    let text = output::json_text(&serde_json::to_string_pretty(value)?);
+    crate::out!("{text}");
     Ok(())
 }
 
@@ -215,7 +217,7 @@ pub fn main() -> ExitCode {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::Fail(code)) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            crate::err_out!("error: {e:#}");
             ExitCode::FAILURE
         }
     }
