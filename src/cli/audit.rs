@@ -27,7 +27,7 @@ pub fn run(global: &GlobalArgs, args: AuditArgs) -> Result<Outcome> {
         "NAME", "AGENT", "STATUS", "RATE", "USES", "VER"
     );
     for s in &rows {
-        let mut status = s.status.clone();
+        let mut status = s.status.to_string();
         if s.protected {
             status.push('*');
         }

@@ -27,6 +27,7 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 pub use files::{Format, IDLE_CLOSE};
+pub use write::{PendingTurn, ToolCallRow, mark_detected, pending_turns, tool_calls, tool_set};
 pub use parse::{MAX_PROBLEMS_PER_FILE, Problem};
 
 use crate::store::rusqlite::TransactionBehavior;
@@ -137,7 +138,7 @@ fn ingest_targets(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<IngestReport> {
     let mut report = IngestReport::default();
-    let mut stored = files::load_stored(ws.store.conn()).context("reading ingested files")?;
+    let mut stored = write::load_stored(ws.store.conn()).context("reading ingested files")?;
     let mut jobs = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for target in targets {

@@ -207,3 +207,8 @@ mod tests {
         assert!(parse("---\n\n---\n").is_err());
     }
 }
+
+/// A double-quoted YAML scalar (JSON string syntax is valid YAML).
+pub fn yaml_string(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}

@@ -1,4 +1,8 @@
 //! The SQLite store: one file, WAL mode, a busy timeout, and migrations on open.
+//!
+//! Owns the connection, the schema migrations, transactions and the table `meta` (key/value
+//! marks such as the sweep's watermark). Every other table has one owner module that the rest of
+//! skilldeck goes through; `docs/architecture.md` lists them.
 
 mod schema;
 
@@ -95,20 +99,27 @@ impl Store {
     }
 
     pub fn meta_get(&self, key: &str) -> Result<Option<String>> {
-        Ok(self
-            .conn
-            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
-            .optional()?)
+        meta_get(&self.conn, key)
     }
 
     pub fn meta_set(&self, key: &str, value: &str) -> Result<()> {
-        self.conn.execute(
-            "INSERT INTO meta(key, value) VALUES (?1, ?2)
-             ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            params![key, value],
-        )?;
-        Ok(())
+        meta_set(&self.conn, key, value)
     }
+}
+
+/// A value of the `meta` table, read on any connection or transaction.
+pub fn meta_get(conn: &Connection, key: &str) -> Result<Option<String>> {
+    Ok(conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0)).optional()?)
+}
+
+/// Sets a value of the `meta` table.
+pub fn meta_set(conn: &Connection, key: &str, value: &str) -> Result<()> {
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES (?1, ?2)
+         ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        params![key, value],
+    )?;
+    Ok(())
 }
 
 /// The current time as stored everywhere: RFC 3339 UTC with seconds.

@@ -2,3 +2,5 @@
 //! printed to a terminal or written into a draft.
 
 pub mod safe;
+pub mod hex;
+pub mod slug;

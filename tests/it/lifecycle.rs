@@ -1,6 +1,7 @@
 //! Lifecycle: outcomes, stats and the health sweep, driven through the binary.
 
 use serde_json::Value;
+use skilldeck::catalog::VersionSource;
 use skilldeck::config::Config;
 use skilldeck::lifecycle;
 use skilldeck::workspace::{Paths, Workspace};
@@ -27,7 +28,7 @@ pub fn add_skill(
 ) -> i64 {
     let mut ws = open(tw);
     let text = skill_md(name, &format!("Does {name} things"), "1. step one\n2. step two");
-    lifecycle::register_skill(&mut ws, agent, name, &text, "promote", auto, seq).unwrap()
+    lifecycle::register_skill(&mut ws, agent, name, &text, VersionSource::Promote, auto, seq).unwrap()
 }
 
 pub fn record(tw: &TestWorkspace, name: &str, outcomes: &str) {
@@ -218,7 +219,7 @@ fn ghost_streak_degrades_then_retires_an_auto_skill_that_keeps_failing() {
     sweep(&tw);
     assert_eq!(status(&tw, "auto-x"), "healthy");
     let timeline = lifecycle::timeline(&open(&tw).store, 1).unwrap();
-    let path: Vec<_> = timeline.events.iter().filter_map(|e| e.to_status.clone()).collect();
+    let path: Vec<_> = timeline.events.iter().filter_map(|e| e.to_status.map(|s| s.as_str())).collect();
     assert_eq!(path, ["healthy", "degraded", "retired", "healthy"]);
     assert!(timeline.events.iter().any(|e| e.reason == "restored from retired"));
 }
