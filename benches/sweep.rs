@@ -92,7 +92,9 @@ fn main() -> anyhow::Result<()> {
         }
         tx.commit()?;
     }
-    let r = timed("incremental sweep after 1,000 new failures", || skilldeck::pipeline::sweep(&mut ws, false))?;
+    let r = timed("incremental sweep after 1,000 new failures", || {
+        skilldeck::pipeline::sweep(&mut ws, false)
+    })?;
     println!(
         "  judged {} changed {} counters synced {} phases {:?}",
         r.skills_judged,

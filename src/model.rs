@@ -1,6 +1,5 @@
 //! Small value types shared by every module.
 
-
 /// A closed set of words stored as TEXT: `as_str` for SQL and output, `parse` for input, and
 /// `ToSql`/`FromSql` so a row can only hold one of the words (a typo does not compile, an
 /// unknown word in the database is an error naming it).

@@ -61,7 +61,11 @@ pub fn sweep(ws: &mut Workspace, full: bool) -> Result<SweepReport> {
     upkeep_and_judge(ws, full, true)
 }
 
-pub(crate) fn upkeep_and_judge(ws: &mut Workspace, full: bool, evolve: bool) -> Result<SweepReport> {
+pub(crate) fn upkeep_and_judge(
+    ws: &mut Workspace,
+    full: bool,
+    evolve: bool,
+) -> Result<SweepReport> {
     let started = Instant::now();
     let t = Instant::now();
     let edits_recorded = lifecycle::scan_edits(ws)?;

@@ -133,15 +133,27 @@ fn test_and_register(
     let out =
         runner::run(&cfg.interpreter, &[&test_path, &req.test_payload], None, scratch, timeout)
             .context("running the test ([acquire] interpreter)")?;
-    let existing: Option<(i64, bool)> =
-        match skills::find_exact(ws.store.conn(), &req.agent, "default", &req.name, Scope::Account)? {
-            Some((id, _)) => Some((id, code::get(ws.store.conn(), id)?.is_some())),
-            None => None,
-        };
+    let existing: Option<(i64, bool)> = match skills::find_exact(
+        ws.store.conn(),
+        &req.agent,
+        "default",
+        &req.name,
+        Scope::Account,
+    )? {
+        Some((id, _)) => Some((id, code::get(ws.store.conn(), id)?.is_some())),
+        None => None,
+    };
     if out.code != Some(0) || out.stdout.trim().is_empty() {
         let cause = out.failure_line(timeout);
         if let Some((skill_id, true)) = existing {
-            record_test(ws.store.conn(), &req.agent, &req.name, skill_id, Outcome::Failure, &cause)?;
+            record_test(
+                ws.store.conn(),
+                &req.agent,
+                &req.name,
+                skill_id,
+                Outcome::Failure,
+                &cause,
+            )?;
         }
         return Ok(AcquireOutcome::Rejected { stage: "test", cause, repairs: sanitized.repairs });
     }

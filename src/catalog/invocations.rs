@@ -80,9 +80,8 @@ pub fn insert_from_transcript(
 
 /// Forgets what a transcript said about the given turns (the file is read again).
 pub fn delete_transcript_rows(conn: &Connection, turn_ids: &[i64]) -> Result<()> {
-    let mut stmt = conn.prepare_cached(
-        "DELETE FROM skill_invocations WHERE source = ?1 AND turn_id = ?2",
-    )?;
+    let mut stmt =
+        conn.prepare_cached("DELETE FROM skill_invocations WHERE source = ?1 AND turn_id = ?2")?;
     for id in turn_ids {
         stmt.execute(params![InvocationSource::Transcript, id])?;
     }
@@ -146,9 +145,8 @@ pub fn outcomes_oldest_first(conn: &Connection, skill_id: i64) -> Result<Vec<(St
         "SELECT at, outcome FROM skill_invocations WHERE skill_id = ?1 AND superseded = 0
          ORDER BY at, id",
     )?;
-    let rows = stmt.query_map([skill_id], |r| {
-        Ok((r.get(0)?, r.get::<_, Outcome>(1)? == Outcome::Success))
-    })?;
+    let rows = stmt
+        .query_map([skill_id], |r| Ok((r.get(0)?, r.get::<_, Outcome>(1)? == Outcome::Success)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 

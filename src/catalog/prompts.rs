@@ -26,7 +26,10 @@ pub fn add(
 
 /// The latest score per skill name of `agent` from the `bench` and `auto_drafter` scorers, a
 /// `bench` score winning: skill name → (scorer, score).
-pub fn latest_scores(conn: &Connection, agent: &str) -> Result<HashMap<String, (&'static str, f64)>> {
+pub fn latest_scores(
+    conn: &Connection,
+    agent: &str,
+) -> Result<HashMap<String, (&'static str, f64)>> {
     let mut out = HashMap::new();
     let mut stmt = conn.prepare(
         "SELECT skill_name, scorer, score FROM evolved_prompts

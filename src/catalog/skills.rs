@@ -201,7 +201,10 @@ pub fn promoted_from(
 }
 
 pub fn set_candidate(conn: &Connection, skill_id: i64, candidate_id: i64) -> Result<()> {
-    conn.execute("UPDATE skills SET candidate_id = ?2 WHERE id = ?1", params![skill_id, candidate_id])?;
+    conn.execute(
+        "UPDATE skills SET candidate_id = ?2 WHERE id = ?1",
+        params![skill_id, candidate_id],
+    )?;
     Ok(())
 }
 
@@ -247,9 +250,8 @@ pub fn reset_streak(conn: &Connection, skill_id: i64, now: &str) -> Result<()> {
 }
 
 pub fn streak_reset_at(conn: &Connection, skill_id: i64) -> Result<Option<String>> {
-    Ok(conn.query_row("SELECT streak_reset_at FROM skills WHERE id = ?1", [skill_id], |r| {
-        r.get(0)
-    })?)
+    Ok(conn
+        .query_row("SELECT streak_reset_at FROM skills WHERE id = ?1", [skill_id], |r| r.get(0))?)
 }
 
 /// `streak_reset_at` of the skills that have one.
@@ -320,7 +322,12 @@ pub fn approve_current(conn: &Connection, skill_id: i64, sha: &str, now: &str) -
 
 /// An approved proposed version: the skill takes over its tool sequence, and an auto-created
 /// skill's approval follows the new bytes.
-pub fn approve_evolution(conn: &Connection, skill_id: i64, sequence: &str, sha: &str) -> Result<()> {
+pub fn approve_evolution(
+    conn: &Connection,
+    skill_id: i64,
+    sequence: &str,
+    sha: &str,
+) -> Result<()> {
     conn.execute(
         "UPDATE skills SET tool_sequence = ?1, needs_review = 0,
              approved_sha256 = CASE WHEN is_auto_created = 1 THEN ?2 ELSE approved_sha256 END
@@ -524,7 +531,11 @@ pub struct SkillRef {
 impl std::fmt::Display for SkillRef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let vis = if self.is_public { "public:" } else { "" };
-        write!(f, "{vis}{}/{} (#{}, {} scope)", self.namespace, self.name, self.skill_id, self.scope)
+        write!(
+            f,
+            "{vis}{}/{} (#{}, {} scope)",
+            self.namespace, self.name, self.skill_id, self.scope
+        )
     }
 }
 

@@ -16,8 +16,7 @@ pub struct SweepArgs {
 
 pub fn run(global: &GlobalArgs, args: SweepArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
-    let report =
-        crate::pipeline::sweep(&mut ws, args.full)?;
+    let report = crate::pipeline::sweep(&mut ws, args.full)?;
     if args.json {
         print_json(&report)?;
         return Ok(Outcome::Ok);

@@ -6,8 +6,8 @@
 //! turns through `ingest` and records candidates through `draft::candidates`.
 
 pub mod sequence;
-mod signature;
 mod sightings;
+mod signature;
 mod streak;
 
 use std::collections::{BTreeMap, HashSet};
@@ -322,7 +322,10 @@ fn auto_promote(ws: &mut Workspace, ids: &[i64], report: &mut DetectReport) -> R
         } else {
             cfg.min_sessions as i64
         };
-        if c.status != CandidateStatus::Candidate || c.target_skill_id.is_some() || c.occurrences < needed {
+        if c.status != CandidateStatus::Candidate
+            || c.target_skill_id.is_some()
+            || c.occurrences < needed
+        {
             continue;
         }
         match crate::draft::promote(ws, id) {

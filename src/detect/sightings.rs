@@ -36,7 +36,11 @@ pub fn add(conn: &Connection, s: &Sighting) -> Result<bool> {
 }
 
 /// The sightings of one hash, first seen first: (session key, user input, tool sequence JSON).
-pub fn of_hash(conn: &Connection, agent: &str, hash: &str) -> Result<Vec<(String, String, String)>> {
+pub fn of_hash(
+    conn: &Connection,
+    agent: &str,
+    hash: &str,
+) -> Result<Vec<(String, String, String)>> {
     let mut stmt = conn.prepare_cached(
         "SELECT session_key, user_input, tool_sequence FROM sequence_sightings
          WHERE agent_id = ?1 AND hash = ?2 ORDER BY rowid",

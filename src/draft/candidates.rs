@@ -62,8 +62,7 @@ pub struct CandidateView {
 
 const COLUMNS: &str = "id, name, agent_id, status, occurrences, source, signature, hash, \
     description, examples, tool_sequence, session_keys, staged_path, target_skill_id, created_at, \
-    promoted_at, dismissed_at, skill_md, \
-    (SELECT s.name FROM skills s WHERE s.id = skill_candidates.target_skill_id)";
+    promoted_at, dismissed_at, skill_md";
 
 fn json_strings(text: &str) -> Vec<String> {
     serde_json::from_str(text).unwrap_or_default()
@@ -92,8 +91,16 @@ fn view(row: &Row) -> rusqlite::Result<CandidateView> {
         promoted_at: row.get(15)?,
         dismissed_at: row.get(16)?,
         skill_md: row.get(17)?,
-        target_skill_name: row.get(18)?,
+        target_skill_name: None,
     })
+}
+
+/// Fills the name of the skill a proposed version would change (read from the catalog).
+fn with_target_name(conn: &Connection, mut c: CandidateView) -> Result<CandidateView> {
+    if let Some(id) = c.target_skill_id {
+        c.target_skill_name = crate::catalog::skills::by_id(conn, id).ok().map(|s| s.name);
+    }
+    Ok(c)
 }
 
 /// Every candidate (any status) of `agent`, or of all agents; oldest first.
@@ -103,14 +110,17 @@ pub fn list_candidates(store: &Store, agent: Option<&str>) -> Result<Vec<Candida
     );
     let mut stmt = store.conn().prepare(&sql)?;
     let rows = stmt.query_map(params![agent], view)?;
-    rows.collect::<rusqlite::Result<Vec<_>>>().context("reading skill_candidates")
+    let rows = rows.collect::<rusqlite::Result<Vec<_>>>().context("reading skill_candidates")?;
+    rows.into_iter().map(|c| with_target_name(store.conn(), c)).collect()
 }
 
 pub fn get_candidate(conn: &Connection, id: i64) -> Result<CandidateView> {
     let sql = format!("SELECT {COLUMNS} FROM skill_candidates WHERE id = ?1");
-    conn.query_row(&sql, [id], view)
+    let c = conn
+        .query_row(&sql, [id], view)
         .optional()?
-        .with_context(|| format!("no candidate with id {id} (see `skilldeck candidates --all`)"))
+        .with_context(|| format!("no candidate with id {id} (see `skilldeck candidates --all`)"))?;
+    with_target_name(conn, c)
 }
 
 /// What detection found for one candidate-to-be.
@@ -303,7 +313,8 @@ pub fn open_unlinked(conn: &Connection) -> Result<Vec<(i64, String, String)>> {
         "SELECT id, agent_id, tool_sequence FROM skill_candidates
          WHERE status = ?1 AND target_skill_id IS NULL",
     )?;
-    let rows = stmt.query_map([CandidateStatus::Candidate], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    let rows =
+        stmt.query_map([CandidateStatus::Candidate], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 

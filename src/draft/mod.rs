@@ -7,7 +7,9 @@ pub mod render;
 mod review;
 pub mod stage;
 
-pub use candidates::{CandidateSource, CandidateStatus, CandidateView, get_candidate, list_candidates};
+pub use candidates::{
+    CandidateSource, CandidateStatus, CandidateView, get_candidate, list_candidates,
+};
 pub use evolve::{link_evolutions, sequence_overlap};
 pub use review::{
     Promoted, approve, approve_current, dismiss, promote, reject, undo_dismiss, undo_promote,

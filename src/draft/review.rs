@@ -11,7 +11,10 @@ use serde::Serialize;
 use super::candidates::{self, CandidateStatus, CandidateView, get_candidate};
 use super::stage;
 use crate::catalog::{VersionSource, events, skills, versions};
-use crate::lifecycle::{self, NewSkill, files::{sha256_hex, with_name}};
+use crate::lifecycle::{
+    self, NewSkill,
+    files::{sha256_hex, with_name},
+};
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
 
@@ -149,8 +152,12 @@ pub fn dismiss(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
     }
     let now = now_rfc3339();
     let parked_path = parked.exists().then(|| parked.to_string_lossy().into_owned());
-    let changed =
-        candidates::set_dismissed(ws.store.conn(), candidate_id, &now, Some(parked_path.as_deref()));
+    let changed = candidates::set_dismissed(
+        ws.store.conn(),
+        candidate_id,
+        &now,
+        Some(parked_path.as_deref()),
+    );
     if let Err(e) = changed {
         if parked.exists() {
             let _ = stage::move_folder(&parked, &staged);

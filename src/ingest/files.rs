@@ -325,4 +325,3 @@ pub fn detect(buf: &[u8]) -> Option<Format> {
     }
     None
 }
-

@@ -27,8 +27,8 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 pub use files::{Format, IDLE_CLOSE};
-pub use write::{PendingTurn, ToolCallRow, mark_detected, pending_turns, tool_calls, tool_set};
 pub use parse::{MAX_PROBLEMS_PER_FILE, Problem};
+pub use write::{PendingTurn, ToolCallRow, mark_detected, pending_turns, tool_calls, tool_set};
 
 use crate::store::rusqlite::TransactionBehavior;
 use crate::workspace::Workspace;
@@ -266,7 +266,6 @@ fn store_all(
     done: &mut Progress,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<()> {
-    let conn = ws.store.conn_mut();
     // For the run only, put back afterwards (the console's connection lives on):
     // - a page cache that holds the tens of MB a first run writes, so nothing spills and is read
     //   again;
@@ -279,17 +278,9 @@ fn store_all(
     //   the first commit after the run (by whichever connection writes next) or at close.
     let settings =
         [("cache_size", -INGEST_CACHE_KIB), ("foreign_keys", 0), ("wal_autocheckpoint", 0)];
-    let mut before = Vec::with_capacity(settings.len());
-    for (name, value) in settings {
-        let old: i64 = conn.query_row(&format!("PRAGMA {name}"), [], |r| r.get(0))?;
-        before.push((name, old));
-        conn.pragma_update(None, name, value)?;
-    }
-    let result = store_in_transactions(conn, batches, give_back, report, done, progress);
-    let restored =
-        before.into_iter().try_for_each(|(name, old)| conn.pragma_update(None, name, old));
-    result?;
-    Ok(restored?)
+    ws.store.with_settings(&settings, |conn| {
+        store_in_transactions(conn, batches, give_back, report, done, progress)
+    })
 }
 
 fn store_in_transactions(

@@ -34,7 +34,8 @@ pub struct SkillView {
 /// Every skill (of `agent`, or all agents), ordered by agent and name, figures from the record.
 pub fn audit(store: &Store, agent: Option<&str>) -> Result<Vec<SkillView>> {
     let conn = store.conn();
-    let tallies = tally::tally_all(conn, store_window(store)?, &crate::catalog::skills::resets(conn)?)?;
+    let tallies =
+        tally::tally_all(conn, store_window(store)?, &crate::catalog::skills::resets(conn)?)?;
     let empty = Tally::default();
     let out = skills::list(conn, agent)?
         .into_iter()

@@ -20,7 +20,9 @@ pub fn implicit_failures(ws: &mut Workspace) -> Result<usize> {
     let pairs = invocations::retry_pairs(&tx)?;
     let mut added = 0;
     for p in pairs {
-        if crate::ingest::tool_set(&tx, p.turn_id)? == crate::ingest::tool_set(&tx, p.retry_turn_id)? {
+        if crate::ingest::tool_set(&tx, p.turn_id)?
+            == crate::ingest::tool_set(&tx, p.retry_turn_id)?
+        {
             continue;
         }
         let note = format!("retried in turn {} with different tools", p.retry_turn_id);

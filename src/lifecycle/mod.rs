@@ -24,7 +24,8 @@ pub use features::{SkillFeatures, features, to_csv as features_csv};
 pub use implicit::implicit_failures;
 pub use outcomes::{SkillStats, record, stats};
 pub use register::{
-    NewSkill, adopt_folder, adopt_folders, insert_in as record_new_skill, register_skill, scope_folders,
+    NewSkill, adopt_folder, adopt_folders, insert_in as record_new_skill, register_skill,
+    scope_folders,
 };
 pub use rules::{Judged, Verdict, judge};
 pub use state::{archive, restore, set_protected};
@@ -34,8 +35,8 @@ pub use tally::Tally;
 pub use versions::{diff_text, rollback, scan_edits, versions};
 pub(crate) use versions::{scan_one, write_version};
 
-pub use crate::catalog::SkillStatus;
 pub(crate) use crate::catalog::SkillRow;
+pub use crate::catalog::SkillStatus;
 pub use crate::catalog::versions::VersionView;
 
 use anyhow::Result;

@@ -7,9 +7,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use rusqlite::Connection;
 
-use super::files::{self, atomic_write, sha256_hex, skill_file};
 use super::add_event;
-use crate::catalog::{NewSkillRow, Scope, SkillStatus, VersionSource, invocations, skills, versions};
+use super::files::{self, atomic_write, sha256_hex, skill_file};
+use crate::catalog::{
+    NewSkillRow, Scope, SkillStatus, VersionSource, invocations, skills, versions,
+};
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
 
@@ -94,8 +96,8 @@ pub fn adopt_folder(
         return Ok(None);
     }
     let file = skill_file(folder);
-    let content = std::fs::read_to_string(&file)
-        .with_context(|| format!("reading {}", file.display()))?;
+    let content =
+        std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
     let new = NewSkill {
         agent,
         name: &name,

@@ -6,11 +6,11 @@
 //! deprecated), and a later sweep retires it if a retire rule still holds and it failed again
 //! since it was flagged. Protected skills are at worst `warning`.
 
+use super::tally::Tally;
 use crate::catalog::SkillStatus::{
     self, Degraded as DEGRADED, Deprecated as DEPRECATED, Healthy as HEALTHY, Retired as RETIRED,
     Warning as WARNING,
 };
-use super::tally::Tally;
 use crate::config::LifecycleConfig;
 use crate::model::Outcome;
 

@@ -87,8 +87,7 @@ fn run(ws: &mut Workspace, force_full: bool) -> Result<SweepReport> {
     ws.store.meta_set("lifecycle.window", &cfg.window.to_string())?;
     let now = now_rfc3339();
     let t = Instant::now();
-    // Reading the invocation index through a memory map saves a copy per page on a full scan.
-    ws.store.conn().query_row("PRAGMA mmap_size = 268435456", [], |_| Ok(()))?;
+    ws.store.map_for_scans()?;
     let tx = ws.store.conn_mut().transaction_with_behavior(TransactionBehavior::Immediate)?;
     let meta = |key: &str| crate::store::meta_get(&tx, key);
     let watermark: Option<i64> = meta(WATERMARK)?.and_then(|w| w.parse().ok());

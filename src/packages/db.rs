@@ -163,7 +163,15 @@ fn write_rows(
     let (skill_id, version) = match existing {
         Some((id, version)) => {
             let description = Some(pkg.description.as_str());
-            skills::replace_content(tx, id, description, Some(&path), Some(opts.is_public), version + 1, &now)?;
+            skills::replace_content(
+                tx,
+                id,
+                description,
+                Some(&path),
+                Some(opts.is_public),
+                version + 1,
+                &now,
+            )?;
             versions::insert(tx, id, version + 1, skill_md, VersionSource::Import)?;
             artifacts_delete(tx, id)?;
             (id, version + 1)

@@ -8,8 +8,8 @@ use super::db::load_artifacts;
 use super::model::ArtifactKind;
 use super::traces::{TraceView, recent};
 use crate::acquire::registry_status;
-use crate::identity::{SkillRef, shadowing};
 use crate::catalog::skills::{self, DetailRow};
+use crate::identity::{SkillRef, shadowing};
 use crate::store::Store;
 
 #[derive(Debug, Clone, Serialize)]

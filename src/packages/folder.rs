@@ -95,4 +95,3 @@ pub fn write_file_atomic(path: &Path, contents: &[u8]) -> Result<()> {
     std::fs::write(&tmp, contents).with_context(|| format!("writing {}", tmp.display()))?;
     std::fs::rename(&tmp, path).with_context(|| format!("renaming into {}", path.display()))
 }
-

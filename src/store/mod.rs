@@ -85,6 +85,33 @@ impl Store {
         &mut self.conn
     }
 
+    /// Runs `f` with the given integer connection settings (`PRAGMA name = value`), putting
+    /// every one back as it was afterwards, whether `f` succeeded or not.
+    pub fn with_settings<T>(
+        &mut self,
+        settings: &[(&str, i64)],
+        f: impl FnOnce(&mut Connection) -> Result<T>,
+    ) -> Result<T> {
+        let mut before = Vec::with_capacity(settings.len());
+        for &(name, value) in settings {
+            let old: i64 = self.conn.query_row(&format!("PRAGMA {name}"), [], |r| r.get(0))?;
+            before.push((name, old));
+            self.conn.pragma_update(None, name, value)?;
+        }
+        let result = f(&mut self.conn);
+        let restored =
+            before.into_iter().try_for_each(|(name, old)| self.conn.pragma_update(None, name, old));
+        let value = result?;
+        restored?;
+        Ok(value)
+    }
+
+    /// Reads of large tables go through a memory map (saves a copy per page on a full scan).
+    pub fn map_for_scans(&self) -> Result<()> {
+        self.conn.query_row("PRAGMA mmap_size = 268435456", [], |_| Ok(()))?;
+        Ok(())
+    }
+
     pub fn path(&self) -> Option<&Path> {
         self.path.as_deref()
     }

@@ -1,6 +1,6 @@
 //! Text from outside (transcripts, skill folders, paths, config): made safe before it is
 //! printed to a terminal or written into a draft.
 
-pub mod safe;
 pub mod hex;
+pub mod safe;
 pub mod slug;

@@ -84,7 +84,11 @@ fn candidates_of_agent_a_are_invisible_to_agent_b() {
     add_skill(&tw, "bob", "deploy-b", true, Some(SEQ));
     let cid = add_candidate(&tw, "alice", "h1", SEQ, "x");
     let mut ws = open(&tw);
-    assert_eq!(skilldeck::draft::link_evolutions(&mut ws).unwrap(), 0, "same sequence, other agent");
+    assert_eq!(
+        skilldeck::draft::link_evolutions(&mut ws).unwrap(),
+        0,
+        "same sequence, other agent"
+    );
     let out = tw.run(&["approve", &cid.to_string()]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a proposed version"));
     assert_eq!(tw.run_json(&["audit", "--agent", "alice"]).as_array().unwrap().len(), 0);
