@@ -8,6 +8,7 @@
 pub mod sequence;
 mod sightings;
 mod signature;
+pub mod step;
 mod streak;
 
 use std::collections::{BTreeMap, HashSet};
@@ -23,7 +24,7 @@ use crate::draft::render::{DRAFT_SCORE, DRAFT_SCORER};
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
 use sequence::{Call, Skip, Step};
-pub use signature::task_signature;
+pub use signature::{is_control_prompt, task_signature};
 
 /// Turns handled per transaction.
 const BATCH: usize = 500;
@@ -33,6 +34,8 @@ pub struct DetectReport {
     pub turns_processed: u64,
     /// Turns whose signature came out empty (ignored by streaks).
     pub empty_signatures: u64,
+    /// Control prompts ("continue", "yes", a lone slash command): never start or feed a streak.
+    pub control_prompts: u64,
     /// Buckets a failure dropped.
     pub streaks_reset: u64,
     /// Streaks that reached the threshold and wrote a draft.
@@ -76,7 +79,9 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
             let calls = load_calls(&tx, turn.id)?;
             // A subagent's prompt is written by the parent agent, not asked by the user.
             if !turn.is_sidechain {
-                if signature.is_empty() {
+                if is_control_prompt(&turn.user_input) {
+                    report.control_prompts += 1;
+                } else if signature.is_empty() {
                     report.empty_signatures += 1;
                 } else {
                     let mut ctx =

@@ -37,9 +37,85 @@ pub fn task_signature(input: &str) -> String {
     tokens.join("-")
 }
 
+/// Prompts that steer the work under way rather than ask for a task: "continue", "go on",
+/// "yes", "try again", a lone slash command. They never start or feed a streak.
+pub fn is_control_prompt(input: &str) -> bool {
+    const CONTROL: &[&str] = &[
+        "continue",
+        "go on",
+        "go ahead",
+        "keep going",
+        "carry on",
+        "proceed",
+        "next",
+        "resume",
+        "yes",
+        "y",
+        "yep",
+        "yeah",
+        "ok",
+        "okay",
+        "k",
+        "sure",
+        "no",
+        "n",
+        "nope",
+        "try again",
+        "retry",
+        "again",
+        "do it",
+        "done",
+        "thanks",
+        "thank you",
+        "ty",
+        "great",
+        "good",
+        "nice",
+        "cool",
+        "perfect",
+        "lgtm",
+        "sounds good",
+        "go",
+        "please continue",
+        "continue please",
+        "yes please",
+        "ok continue",
+        "yes continue",
+        "ok go ahead",
+        "yes go ahead",
+        "stop",
+        "wait",
+        "hmm",
+        "please proceed",
+        "continue from where you left off",
+        "what next",
+    ];
+    let text = input.trim();
+    if text.starts_with('/') && !text.contains(char::is_whitespace) {
+        return true;
+    }
+    let words: Vec<String> = text
+        .to_lowercase()
+        .split(|c: char| c.is_whitespace() || c.is_ascii_punctuation())
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect();
+    words.is_empty() || CONTROL.contains(&words.join(" ").as_str())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_prompts() {
+        for p in ["continue", "Go on.", "yes!", "OK", "try again", "keep going", "/clear", "  "] {
+            assert!(is_control_prompt(p), "{p}");
+        }
+        for p in ["continue the migration work", "/release 1.2.0", "yes, add the flag"] {
+            assert!(!is_control_prompt(p), "{p}");
+        }
+    }
 
     #[test]
     fn seed_examples_share_one_signature() {

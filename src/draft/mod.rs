@@ -3,8 +3,11 @@
 
 pub mod candidates;
 mod evolve;
+pub mod naming;
+mod quote;
 pub mod render;
 mod review;
+pub mod skill;
 pub mod stage;
 
 pub use candidates::{

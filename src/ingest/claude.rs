@@ -17,6 +17,7 @@ use super::prompt::{CLAUDE_INTERRUPTION, claude_prompt};
 use super::scan;
 use super::shape::shape_of_valid_json;
 use super::turn::TurnBuilder;
+use crate::detect::step;
 
 /// Line types Claude Code writes that carry nothing for turns.
 const IGNORED_TYPES: &[&str] = &[
@@ -158,7 +159,7 @@ fn line(
     if kind == "assistant" {
         let turn =
             stream.get_or_insert_with(|| TurnBuilder::start(session, offset, "", at, sidechain));
-        assistant(turn, &message, parsed.is_api_error.unwrap_or(false), at);
+        assistant(turn, &message, parsed.is_api_error.unwrap_or(false), at, parsed.cwd.as_deref());
         return;
     }
     if parsed.is_meta == Some(true) || parsed.is_compact_summary == Some(true) {
@@ -332,7 +333,13 @@ fn mark_interruption(turn: &mut TurnBuilder, text: &str) {
     }
 }
 
-fn assistant(turn: &mut TurnBuilder, message: &Message, api_error: bool, at: Option<&str>) {
+fn assistant(
+    turn: &mut TurnBuilder,
+    message: &Message,
+    api_error: bool,
+    at: Option<&str>,
+    cwd: Option<&str>,
+) {
     turn.touch(at);
     if api_error {
         turn.open.api_error = true;
@@ -360,7 +367,8 @@ fn assistant(turn: &mut TurnBuilder, message: &Message, api_error: bool, at: Opt
                 } else {
                     None
                 };
-                turn.add_call(b.id.as_deref(), name, shape_of_valid_json(input), skill, at);
+                let step = step::of_call(name, input, cwd);
+                turn.add_call(b.id.as_deref(), name, shape_of_valid_json(input), step, skill, at);
             }
             Some("text") => {
                 if let Some(t) = b.text.as_deref() {

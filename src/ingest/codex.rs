@@ -15,6 +15,7 @@ use super::parse::{Sink, for_each_line, json_reason};
 use super::prompt::codex_prompt;
 use super::shape::shape_of_json;
 use super::turn::TurnBuilder;
+use crate::detect::step;
 
 #[derive(Deserialize)]
 struct Line<'a> {
@@ -38,6 +39,9 @@ struct Payload<'a> {
     name: Option<Cow<'a, str>>,
     #[serde(borrow)]
     arguments: Option<Cow<'a, str>>,
+    /// A custom tool call's raw input (`apply_patch`'s patch).
+    #[serde(borrow)]
+    input: Option<Cow<'a, str>>,
     #[serde(borrow)]
     call_id: Option<Cow<'a, str>>,
     #[serde(borrow)]
@@ -137,19 +141,26 @@ fn response_item(
 ) {
     match p.kind.as_deref() {
         Some("function_call") => {
-            let shape = shape_of_json(p.arguments.as_deref().unwrap_or("null"));
+            let args = p.arguments.as_deref().unwrap_or("null");
+            let shape = shape_of_json(args);
             let name = p.name.as_deref().unwrap_or("");
-            current(sink, turn, offset, at).add_call(p.call_id.as_deref(), name, shape, None, at);
+            let step = step::of_call(name, args.as_bytes(), sink.out.state.project.as_deref());
+            let id = p.call_id.as_deref();
+            current(sink, turn, offset, at).add_call(id, name, shape, step, None, at);
         }
         Some("custom_tool_call") => {
             let name = p.name.as_deref().unwrap_or("");
             let shape = "\"string\"".to_string();
-            current(sink, turn, offset, at).add_call(p.call_id.as_deref(), name, shape, None, at);
+            let input = p.input.as_deref().unwrap_or("");
+            let step = step::of_call(name, input.as_bytes(), sink.out.state.project.as_deref());
+            let id = p.call_id.as_deref();
+            current(sink, turn, offset, at).add_call(id, name, shape, step, None, at);
         }
         Some("web_search_call") => {
             let shape = "{}".to_string();
             let id = p.call_id.as_deref();
-            current(sink, turn, offset, at).add_call(id, "web_search", shape, None, at);
+            let step = step::CallStep { step: "tool:web_search".into(), detail: None };
+            current(sink, turn, offset, at).add_call(id, "web_search", shape, step, None, at);
         }
         Some("function_call_output") | Some("custom_tool_call_output") => {
             let Some(id) = p.call_id.as_deref() else { return };

@@ -53,10 +53,32 @@ pub fn claude_prompt(text: &str) -> Option<String> {
     if words.is_empty() || words.starts_with(CLAUDE_INTERRUPTION) || is_hook_output(words) {
         return None;
     }
+    if let Some(command) = slash_command(words) {
+        return Some(command);
+    }
     if CLAUDE_NOT_PROMPTS.iter().any(|m| words.starts_with(m)) {
         return None;
     }
     Some(words.to_string())
+}
+
+/// A slash command run with arguments (`<command-name>/release</command-name>` ...
+/// `<command-args>1.2.0</command-args>`) is the person's request: `/release 1.2.0`. A lone slash
+/// command (no arguments) is not.
+fn slash_command(text: &str) -> Option<String> {
+    if !(text.starts_with("<command-name>") || text.starts_with("<command-message>")) {
+        return None;
+    }
+    let element = |name: &str| {
+        let open = format!("<{name}>");
+        let start = text.find(&open)? + open.len();
+        let end = text[start..].find(&format!("</{name}>"))? + start;
+        Some(text[start..end].trim())
+    };
+    let name = element("command-name").filter(|n| !n.is_empty())?;
+    let args = element("command-args").filter(|a| !a.is_empty())?;
+    let slash = if name.starts_with('/') { "" } else { "/" };
+    Some(format!("{slash}{name} {args}"))
 }
 
 /// Hook events whose output Claude Code writes back as `<Event> hook feedback:` user lines.
@@ -120,6 +142,16 @@ fn without_elements(text: &str, names: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slash_commands_with_arguments_are_the_request() {
+        let text = "<command-name>/plugin:release</command-name>\n<command-message>release</command-message>\n<command-args>crate 1.2.0</command-args>";
+        assert_eq!(claude_prompt(text), Some("/plugin:release crate 1.2.0".to_string()));
+        let lone = "<command-name>/exit</command-name>\n<command-message>exit</command-message>\n<command-args></command-args>";
+        assert_eq!(claude_prompt(lone), None);
+        let bare = "<command-name>review</command-name><command-args>--verbose</command-args>";
+        assert_eq!(claude_prompt(bare), Some("/review --verbose".to_string()));
+    }
 
     #[test]
     fn claude_harness_lines_are_not_prompts() {

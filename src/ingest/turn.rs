@@ -3,7 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::detect::step::CallStep;
 use crate::model::Outcome;
+use crate::text::redact;
 
 /// Longest text kept for a turn's user input or summary.
 const MAX_TEXT: usize = 4000;
@@ -15,6 +17,8 @@ pub struct CallRec {
     pub ordinal: u32,
     pub name: String,
     pub input_shape: String,
+    /// Step keys and redacted detail (`detect::step`).
+    pub step: CallStep,
     pub is_error: bool,
     pub at: Option<String>,
 }
@@ -140,7 +144,8 @@ impl TurnBuilder {
             row: RowRef::New,
             session_key: session_key.to_string(),
             start_offset,
-            user_input: clip(user_input),
+            // Prompts are stored redacted: no secret reaches the evidence.
+            user_input: clip(&redact::secrets(user_input)),
             summary: None,
             started_at: at.map(str::to_string),
             ended_at: at.map(str::to_string),
@@ -181,6 +186,7 @@ impl TurnBuilder {
         call_id: Option<&str>,
         name: &str,
         input_shape: String,
+        step: CallStep,
         skill: Option<String>,
         at: Option<&str>,
     ) -> bool {
@@ -202,6 +208,7 @@ impl TurnBuilder {
             ordinal: self.open.next_ordinal,
             name: name.to_string(),
             input_shape,
+            step,
             is_error: false,
             at: at.map(str::to_string),
         });
@@ -308,7 +315,7 @@ impl TurnBuilder {
             picked_skill: None,
             outcome,
             failure_reason,
-            summary: o.summary.clone(),
+            summary: o.summary.as_deref().map(|t| redact::secrets(t).into_owned()),
             started_at: o.started_at.clone(),
             ended_at: o.ended_at.clone(),
             is_sidechain: o.is_sidechain,

@@ -247,8 +247,9 @@ fn write_turn(
         }
     };
     let mut insert_call = tx.prepare_cached(
-        "INSERT INTO tool_calls(turn_id, ordinal, call_id, name, input_shape, is_error, at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO tool_calls(turn_id, ordinal, call_id, name, input_shape, is_error, at, step,
+                                detail)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?;
     for call in &turn.new_calls {
         insert_call.execute(params![
@@ -258,7 +259,9 @@ fn write_turn(
             call.name,
             call.input_shape,
             call.is_error,
-            call.at
+            call.at,
+            call.step.step,
+            call.step.detail
         ])?;
         report.tool_calls += 1;
         report.tool_errors += u64::from(call.is_error);

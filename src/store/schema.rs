@@ -3,7 +3,7 @@
 //! Each entry of `MIGRATIONS` moves the database from version `i` to `i + 1`. Until the first
 //! release, migration 1 may still be edited in place; after it, only append.
 
-pub const MIGRATIONS: &[&str] = &[V1];
+pub const MIGRATIONS: &[&str] = &[V1, V_DRAFTS];
 
 const V1: &str = r#"
 CREATE TABLE meta (
@@ -287,4 +287,56 @@ CREATE TABLE acquired_code (
     sanitized     TEXT NOT NULL DEFAULT '[]',      -- JSON array of the repairs applied
     tested_at     TEXT NOT NULL
 );
+"#;
+
+/// Discovery (issue 9): steps that carry meaning, evidence-only candidates with their reason, and
+/// the mined workflows (owned by `detect::workflows`).
+const V_DRAFTS: &str = r#"
+ALTER TABLE tool_calls ADD COLUMN step TEXT;      -- step keys, one per line (detect::step)
+ALTER TABLE tool_calls ADD COLUMN detail TEXT;    -- the concrete command or path, redacted, clipped
+
+-- 1: recorded as evidence, never drafted nor queued (only generic steps)
+ALTER TABLE skill_candidates ADD COLUMN evidence_only INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE skill_candidates ADD COLUMN reason TEXT;    -- JSON workflow::Reason
+ALTER TABLE skill_candidates ADD COLUMN workflow TEXT;  -- JSON workflow::WorkflowEvidence
+
+-- Step document frequency per agent: in how many mined turns each step occurs.
+CREATE TABLE workflow_step_df (
+    agent_id  TEXT NOT NULL,
+    step      TEXT NOT NULL,
+    turns     INTEGER NOT NULL,
+    PRIMARY KEY(agent_id, step)
+) WITHOUT ROWID;
+
+-- A workflow: turns of distinct sessions whose specific steps align.
+CREATE TABLE workflows (
+    id          INTEGER PRIMARY KEY,
+    agent_id    TEXT NOT NULL,
+    steps       TEXT NOT NULL,              -- JSON array of step keys: the representative sequence
+    members     INTEGER NOT NULL DEFAULT 0,
+    sessions    INTEGER NOT NULL DEFAULT 0, -- distinct sessions among members
+    candidate_id INTEGER,                   -- skill_candidates row once proposed or recorded
+    updated_at  TEXT NOT NULL
+);
+
+CREATE TABLE workflow_members (
+    workflow_id INTEGER NOT NULL REFERENCES workflows(id) ON DELETE CASCADE,
+    turn_id     INTEGER NOT NULL,
+    session_key TEXT NOT NULL,
+    project     TEXT,
+    steps       TEXT NOT NULL,              -- JSON array of [key, detail] after collapsing
+    failures    TEXT NOT NULL DEFAULT '[]', -- JSON array of [failed key, [fix keys]]
+    request     TEXT NOT NULL,
+    at          TEXT,
+    success     INTEGER NOT NULL,
+    PRIMARY KEY(workflow_id, turn_id)
+) WITHOUT ROWID;
+
+-- Inverted index: workflows by the steps of their representative sequence.
+CREATE TABLE workflow_index (
+    agent_id    TEXT NOT NULL,
+    step        TEXT NOT NULL,
+    workflow_id INTEGER NOT NULL,
+    PRIMARY KEY(agent_id, step, workflow_id)
+) WITHOUT ROWID;
 "#;

@@ -2,5 +2,7 @@
 //! printed to a terminal or written into a draft.
 
 pub mod hex;
+pub mod injection;
+pub mod redact;
 pub mod safe;
 pub mod slug;

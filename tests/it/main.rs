@@ -10,6 +10,7 @@ mod console_tmux;
 mod demo;
 mod detect;
 mod draft;
+mod drafting;
 mod identity;
 mod ingest;
 mod ingest_incremental;

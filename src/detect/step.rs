@@ -1,0 +1,831 @@
+//! Steps that carry meaning: what a tool call did, as a key that never holds a value.
+//!
+//! A shell call becomes one step per command of a compound line (`cd x && cargo test && git
+//! commit -m m` is `sh:cd`, `sh:cargo test`, `sh:git commit`), each keyed by its program and
+//! subcommand; a file call by the file's role (`file:Edit:CHANGELOG.md`, `file:Edit:*.rs`); an
+//! MCP tool by its full name; a subagent by its type; a skill by its name. The concrete command
+//! or path is the step's `detail`, kept (clipped and redacted) for templates. See
+//! `docs/discovery.md`.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+
+use crate::text::redact;
+use crate::workflow::{CheckKind, StepKind};
+
+/// Longest detail kept per call.
+const MAX_DETAIL: usize = 300;
+
+/// What ingest stores for one tool call: its step keys (one per line; several for a compound
+/// shell command) and the redacted, clipped concrete command or path.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CallStep {
+    pub step: String,
+    pub detail: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+struct Input<'a> {
+    #[serde(borrow, default)]
+    command: Option<Command<'a>>,
+    #[serde(borrow, default)]
+    cmd: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    file_path: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    notebook_path: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    path: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    subagent_type: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    skill: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    input: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    workdir: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Command<'a> {
+    Text(#[serde(borrow)] Cow<'a, str>),
+    Argv(Vec<Cow<'a, str>>),
+}
+
+/// The step of one call from its tool name and input (JSON, or raw text for Codex custom tools
+/// like `apply_patch`), with paths made relative to `cwd` where they are under it.
+pub fn of_call(tool: &str, input: &[u8], cwd: Option<&str>) -> CallStep {
+    let parsed: Input = serde_json::from_slice(input).unwrap_or_default();
+    let cwd = parsed.workdir.as_deref().or(cwd);
+    match tool {
+        "Bash" | "exec_command" | "shell" | "local_shell" | "container.exec" => {
+            let text: Option<Cow<str>> = match (&parsed.command, &parsed.cmd) {
+                (Some(Command::Text(t)), _) => Some(Cow::Borrowed(t.as_ref())),
+                (Some(Command::Argv(argv)), _) => Some(argv_script(argv)),
+                (None, Some(c)) => Some(Cow::Borrowed(c.as_ref())),
+                _ => None,
+            };
+            match text {
+                Some(t) => shell(&t),
+                None => CallStep { step: format!("tool:{tool}"), detail: None },
+            }
+        }
+        "apply_patch" => {
+            let raw = match &parsed.input {
+                Some(t) => Cow::Borrowed(t.as_ref()),
+                None => String::from_utf8_lossy(input),
+            };
+            patch(&raw, cwd)
+        }
+        "Read" | "NotebookRead" | "view_image" => {
+            file("Read", parsed.file_path.as_deref().or(parsed.notebook_path.as_deref()), cwd)
+        }
+        "Edit" | "MultiEdit" | "Write" | "NotebookEdit" => {
+            file("Edit", parsed.file_path.as_deref().or(parsed.notebook_path.as_deref()), cwd)
+        }
+        "Task" | "Agent" => {
+            let kind = parsed.subagent_type.as_deref().unwrap_or("general-purpose");
+            CallStep { step: format!("agent:{}", key_word(kind)), detail: None }
+        }
+        "Skill" => {
+            let name = parsed.skill.as_deref().unwrap_or("");
+            CallStep { step: format!("skill:{}", key_word(name)), detail: None }
+        }
+        t if t.starts_with("mcp__") => CallStep { step: format!("mcp:{t}"), detail: None },
+        t => CallStep {
+            step: format!("tool:{t}"),
+            detail: parsed.path.as_deref().map(|p| clip_redact(relative(p, cwd))),
+        },
+    }
+}
+
+/// The script of a Codex `shell` argv: `["bash", "-lc", "script"]` is the script.
+fn argv_script<'a>(argv: &'a [Cow<'a, str>]) -> Cow<'a, str> {
+    if let [sh, flag, script] = argv
+        && matches!(base(sh), "bash" | "sh" | "zsh")
+        && flag.starts_with('-')
+        && flag.contains('c')
+    {
+        return Cow::Borrowed(script.as_ref());
+    }
+    Cow::Owned(shlex::try_join(argv.iter().map(|a| a.as_ref())).unwrap_or_else(|_| argv.join(" ")))
+}
+
+fn clip_redact(text: &str) -> String {
+    let text = text.trim();
+    let mut end = text.len().min(MAX_DETAIL);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    redact::secrets(&text[..end]).into_owned()
+}
+
+fn relative<'a>(path: &'a str, cwd: Option<&str>) -> &'a str {
+    if let Some(cwd) = cwd.map(|c| c.trim_end_matches('/')).filter(|c| !c.is_empty())
+        && let Some(rest) = path.strip_prefix(cwd)
+        && let Some(rest) = rest.strip_prefix('/')
+    {
+        return rest;
+    }
+    path
+}
+
+fn file(verb: &str, path: Option<&str>, cwd: Option<&str>) -> CallStep {
+    match path {
+        Some(p) => {
+            let rel = relative(p, cwd);
+            CallStep {
+                step: format!("file:{verb}:{}", file_role(rel)),
+                detail: Some(clip_redact(rel)),
+            }
+        }
+        None => CallStep { step: format!("file:{verb}:*"), detail: None },
+    }
+}
+
+/// Codex `apply_patch`: one step per file the patch adds or updates (all changes are `Edit`).
+fn patch(text: &str, cwd: Option<&str>) -> CallStep {
+    let mut keys: Vec<String> = Vec::new();
+    let mut paths: Vec<&str> = Vec::new();
+    for line in text.lines() {
+        let path = line
+            .strip_prefix("*** Update File: ")
+            .or_else(|| line.strip_prefix("*** Add File: "))
+            .or_else(|| line.strip_prefix("*** Delete File: "));
+        if let Some(p) = path.map(str::trim) {
+            let rel = relative(p, cwd);
+            let key = format!("file:Edit:{}", file_role(rel));
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+            paths.push(rel);
+        }
+    }
+    if keys.is_empty() {
+        return CallStep { step: "file:Edit:*".into(), detail: None };
+    }
+    CallStep { step: keys.join("\n"), detail: Some(clip_redact(&paths.join(" "))) }
+}
+
+/// Files whose name is their role wherever they are.
+const ROLE_FILES: &[&str] = &[
+    "Cargo.toml",
+    "Cargo.lock",
+    "package.json",
+    "package-lock.json",
+    "pnpm-lock.yaml",
+    "yarn.lock",
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "requirements.txt",
+    "go.mod",
+    "go.sum",
+    "Gemfile",
+    "pom.xml",
+    "build.gradle",
+    "CHANGELOG.md",
+    "CHANGES.md",
+    "HISTORY.md",
+    "README.md",
+    "CONTRIBUTING.md",
+    "LICENSE",
+    "Dockerfile",
+    "docker-compose.yml",
+    "compose.yaml",
+    "Makefile",
+    "justfile",
+    "tsconfig.json",
+    "mkdocs.yml",
+    ".gitignore",
+    ".env.example",
+    "AGENTS.md",
+    "CLAUDE.md",
+    "SKILL.md",
+    "version.txt",
+    "VERSION",
+];
+
+/// The role of a file by its (relative) path: a known file name, a CI workflow, a migration, a
+/// test file, else its extension class (`*.rs`).
+pub fn file_role(path: &str) -> String {
+    let path = path.trim().trim_end_matches('/');
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    if let Some(known) = ROLE_FILES.iter().find(|k| k.eq_ignore_ascii_case(name)) {
+        return known.to_string();
+    }
+    let ext = name.rsplit_once('.').map(|(stem, e)| (stem, e.to_ascii_lowercase()));
+    let class = match &ext {
+        Some((stem, e))
+            if !stem.is_empty() && e.len() <= 8 && e.chars().all(|c| c.is_ascii_alphanumeric()) =>
+        {
+            format!("*.{e}")
+        }
+        _ => "*".to_string(),
+    };
+    let dirs: Vec<&str> = path.split(['/', '\\']).collect();
+    let in_dir =
+        |d: &str| dirs[..dirs.len().saturating_sub(1)].iter().any(|x| x.eq_ignore_ascii_case(d));
+    if path.contains(".github/workflows/") {
+        return format!(".github/workflows/{class}");
+    }
+    if in_dir("migrations") || in_dir("migration") {
+        return format!("migrations/{class}");
+    }
+    let lower = name.to_ascii_lowercase();
+    let test_name = lower.starts_with("test_")
+        || lower.contains("_test.")
+        || lower.contains(".test.")
+        || lower.contains(".spec.")
+        || lower.contains("_spec.");
+    if test_name || in_dir("tests") || in_dir("test") || in_dir("__tests__") {
+        return format!("tests/{class}");
+    }
+    if in_dir("docs") && class == "*.md" {
+        return "docs/*.md".to_string();
+    }
+    class
+}
+
+/// One shell command line: a step per command of a compound line.
+pub fn shell(command: &str) -> CallStep {
+    let mut keys: Vec<String> = Vec::new();
+    for segment in segments(command) {
+        if let Some(key) = head_key(&segment) {
+            let key = format!("sh:{key}");
+            if keys.last() != Some(&key) {
+                keys.push(key);
+            }
+        }
+    }
+    if keys.is_empty() {
+        keys.push("sh:".to_string());
+    }
+    CallStep { step: keys.join("\n"), detail: Some(clip_redact(command)) }
+}
+
+/// The commands of a compound line, split on `&&`, `||`, `;` and newlines outside quotes; each
+/// cut at its first pipe (what a pipe feeds, `| tail`, `| grep`, is not a step). After a heredoc
+/// marker the rest of the line is its text, not commands.
+pub fn segments(command: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut in_pipe = false;
+    let (mut single, mut double) = (false, false);
+    let mut chars = command.chars().peekable();
+    let push = |cur: &mut String, in_pipe: &mut bool, out: &mut Vec<String>| {
+        let t = cur.trim();
+        if !t.is_empty() {
+            out.push(t.to_string());
+        }
+        cur.clear();
+        *in_pipe = false;
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            '\\' if !single => {
+                if !in_pipe {
+                    cur.push(c);
+                    if let Some(n) = chars.next() {
+                        cur.push(n);
+                    }
+                } else {
+                    chars.next();
+                }
+                continue;
+            }
+            _ => {}
+        }
+        if single || double {
+            if !in_pipe {
+                cur.push(c);
+            }
+            continue;
+        }
+        match c {
+            '&' if chars.peek() == Some(&'&') => {
+                chars.next();
+                push(&mut cur, &mut in_pipe, &mut out);
+            }
+            '|' if chars.peek() == Some(&'|') => {
+                chars.next();
+                push(&mut cur, &mut in_pipe, &mut out);
+            }
+            ';' | '\n' => push(&mut cur, &mut in_pipe, &mut out),
+            '|' => in_pipe = true,
+            '<' if chars.peek() == Some(&'<') && !in_pipe => {
+                // A heredoc: its body is not commands.
+                push(&mut cur, &mut in_pipe, &mut out);
+                return out;
+            }
+            _ if !in_pipe => cur.push(c),
+            _ => {}
+        }
+    }
+    push(&mut cur, &mut in_pipe, &mut out);
+    out
+}
+
+/// Programs with no subcommands: a word after them is a value (a pattern, a path).
+const NO_SUBCOMMANDS: &[&str] = &[
+    "ls",
+    "cat",
+    "grep",
+    "rg",
+    "find",
+    "fd",
+    "echo",
+    "printf",
+    "head",
+    "tail",
+    "sed",
+    "awk",
+    "rm",
+    "mkdir",
+    "cp",
+    "mv",
+    "touch",
+    "chmod",
+    "chown",
+    "ln",
+    "pwd",
+    "cd",
+    "wc",
+    "sort",
+    "uniq",
+    "cut",
+    "tr",
+    "xargs",
+    "diff",
+    "tree",
+    "which",
+    "whoami",
+    "date",
+    "sleep",
+    "curl",
+    "wget",
+    "jq",
+    "yq",
+    "less",
+    "more",
+    "file",
+    "stat",
+    "du",
+    "df",
+    "ps",
+    "kill",
+    "pkill",
+    "test",
+    "true",
+    "false",
+    "export",
+    "source",
+    ".",
+    "set",
+    "unset",
+    "open",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
+    "tee",
+    "tar",
+    "zip",
+    "unzip",
+    "gzip",
+    "ssh",
+    "scp",
+    "rsync",
+    "vim",
+    "nano",
+    "code",
+    "bat",
+    "history",
+    "exit",
+    "wait",
+    "read",
+    "type",
+    "command",
+    "eval",
+    "man",
+    "ping",
+    "lsof",
+    "top",
+    "env",
+    "printenv",
+    "sha256sum",
+    "md5sum",
+    "shasum",
+    "base64",
+    "sqlite3",
+    "psql",
+    "mysql",
+    "node",
+    "deno",
+    "ruby",
+    "perl",
+    "php",
+    "java",
+    "tsc",
+    "eslint",
+    "prettier",
+    "mypy",
+    "black",
+    "isort",
+    "pytest",
+    "rustc",
+    "gcc",
+    "clang",
+    "shellcheck",
+    "git-lfs",
+];
+
+/// Programs whose subcommand has its own subcommand (`gh pr create`, `docker compose up`).
+const TWO_LEVEL: &[&str] = &["gh", "docker", "kubectl", "aws", "gcloud", "az", "glab", "uv"];
+
+/// Wrappers peeled off the front of a command, with how many value arguments they take.
+fn wrapper_args(word: &str) -> Option<usize> {
+    match word {
+        "sudo" | "time" | "nohup" | "env" | "command" | "exec" | "nice" | "caffeinate" => Some(0),
+        "timeout" | "gtimeout" => Some(1),
+        _ => None,
+    }
+}
+
+/// Global options that take a value before the subcommand (`git -C dir`, `cargo +nightly`).
+fn takes_value(program: &str, flag: &str) -> bool {
+    matches!(
+        (program, flag),
+        ("git", "-C" | "-c" | "--git-dir" | "--work-tree")
+            | (
+                "npm" | "pnpm" | "yarn",
+                "--prefix" | "-C" | "--filter" | "--cwd" | "-w" | "--workspace"
+            )
+            | ("make", "-C" | "-f" | "-j")
+            | ("docker", "-H" | "--context")
+            | ("cargo", "-Z" | "--config" | "--manifest-path" | "-p" | "--package")
+            | ("go", "-C")
+            | ("uv", "--directory" | "--project")
+    )
+}
+
+fn base(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+fn is_subcommand_word(word: &str) -> bool {
+    let mut chars = word.chars();
+    chars.next().is_some_and(|c| c.is_ascii_lowercase())
+        && word.len() <= 40
+        && chars.all(|c| {
+            c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_' || c == ':'
+        })
+}
+
+fn key_word(word: &str) -> String {
+    word.chars().filter(|c| !c.is_control() && !c.is_whitespace()).take(80).collect()
+}
+
+/// The program (and subcommand) of one command, with `cd X`-free wrappers, env assignments,
+/// `sudo`, `time`, `timeout N`, `nohup`, `env` peeled; `None` when it has no program.
+pub fn head_key(segment: &str) -> Option<String> {
+    let mut segment = segment.trim().trim_start_matches(['(', '{', '!', ' ']);
+    // The end of a subshell: `(source .venv/bin/activate && pytest)`.
+    while segment.matches(')').count() > segment.matches('(').count() && segment.ends_with(')') {
+        segment = segment[..segment.len() - 1].trim_end();
+    }
+    let words = shlex::split(segment)
+        .unwrap_or_else(|| segment.split_whitespace().map(str::to_string).collect());
+    let mut i = 0;
+    // Env assignments and wrappers.
+    loop {
+        let w = words.get(i)?;
+        if w.contains('=')
+            && !w.starts_with('-')
+            && w.split('=').next().is_some_and(|n| {
+                !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
+        {
+            i += 1;
+        } else if let Some(n) = wrapper_args(base(w)) {
+            i += 1;
+            while words.get(i).is_some_and(|w| w.starts_with('-')) {
+                i += 1;
+            }
+            i += n;
+        } else {
+            break;
+        }
+    }
+    let program_word = words.get(i)?;
+    let mut program = base(program_word).to_string();
+    if program.is_empty() || program.starts_with('-') || program.starts_with('$') {
+        return None;
+    }
+    if let Some(p) = program.strip_suffix(".exe") {
+        program = p.to_string();
+    }
+    let python = program.starts_with("python")
+        && program[6..].chars().all(|c| c.is_ascii_digit() || c == '.');
+    if python {
+        program = "python".into();
+    }
+    if program == "bash" || program == "sh" || program == "zsh" {
+        // `bash -c "script"` is the script; `bash x.sh` the script file.
+        if let Some(pos) =
+            words.iter().skip(i + 1).position(|w| w.starts_with('-') && w.contains('c'))
+        {
+            let script = words.get(i + 2 + pos)?;
+            return segments(script).first().and_then(|s| head_key(s));
+        }
+        return words.get(i + 1).map(|w| format!("{program} {}", base(w)));
+    }
+    let rest = &words[i + 1..];
+    if python || program == "node" || program == "ruby" || program == "perl" {
+        // `python -m pytest`, `python manage.py migrate`; `python -c code` is just python.
+        return Some(match rest.first().map(String::as_str) {
+            Some("-m") => match rest.get(1) {
+                Some(m) => {
+                    let sub = rest.get(2).filter(|w| is_subcommand_word(w));
+                    match sub {
+                        Some(s) if m == "pip" => format!("{program} -m {m} {s}"),
+                        _ => format!("{program} -m {m}"),
+                    }
+                }
+                None => program,
+            },
+            Some(script) if !script.starts_with('-') && script.contains('.') => {
+                let sub = rest.get(1).filter(|w| is_subcommand_word(w));
+                match sub {
+                    Some(s) => format!("{program} {} {s}", base(script)),
+                    None => format!("{program} {}", base(script)),
+                }
+            }
+            _ => program,
+        });
+    }
+    if NO_SUBCOMMANDS.contains(&program.as_str()) {
+        return Some(program);
+    }
+    // Skip global options (and the values of those that take one) before the subcommand.
+    let mut j = 0;
+    while let Some(w) = rest.get(j) {
+        if w.starts_with('+') && program == "cargo" {
+            j += 1;
+        } else if w.starts_with('-') {
+            j += if takes_value(&program, w) { 2 } else { 1 };
+        } else {
+            break;
+        }
+    }
+    let mut key = program.clone();
+    let Some(sub) = rest.get(j).filter(|w| is_subcommand_word(w)) else {
+        return Some(key);
+    };
+    key.push(' ');
+    key.push_str(sub);
+    let runner = matches!(program.as_str(), "npm" | "pnpm" | "yarn" | "bun")
+        && matches!(sub.as_str(), "run" | "run-script" | "exec" | "x");
+    let runs_tool = matches!(
+        (program.as_str(), sub.as_str()),
+        ("uv" | "poetry" | "pipenv" | "pdm" | "hatch", "run")
+    ) || matches!(program.as_str(), "npx" | "bunx" | "pnpx" | "uvx");
+    if runner || TWO_LEVEL.contains(&program.as_str()) || runs_tool {
+        let next = rest[j + 1..].iter().find(|w| !w.starts_with('-'));
+        if let Some(n) = next.filter(|w| is_subcommand_word(w) || (runner && !w.contains('/'))) {
+            key.push(' ');
+            key.push_str(&key_word(n));
+        }
+    }
+    Some(key)
+}
+
+/// Steps every agent does whatever the task: reading, searching, looking around, bookkeeping.
+pub fn is_generic(key: &str) -> bool {
+    if key.starts_with("file:Read:") || key == "file:Edit:*" {
+        return true;
+    }
+    if let Some(role) = key.strip_prefix("file:Edit:") {
+        // A plain source file by extension class; named files and roles are specific.
+        return role.starts_with("*.");
+    }
+    if let Some(tool) = key.strip_prefix("tool:") {
+        return !matches!(tool, "WebFetch" | "WebSearch" | "web_search");
+    }
+    let Some(cmd) = key.strip_prefix("sh:") else { return false };
+    let program = cmd.split(' ').next().unwrap_or("");
+    matches!(
+        program,
+        "" | "ls"
+            | "cat"
+            | "head"
+            | "tail"
+            | "pwd"
+            | "echo"
+            | "printf"
+            | "cd"
+            | "wc"
+            | "grep"
+            | "rg"
+            | "find"
+            | "fd"
+            | "sed"
+            | "awk"
+            | "tree"
+            | "which"
+            | "sleep"
+            | "true"
+            | "false"
+            | "test"
+            | "sort"
+            | "cut"
+            | "xargs"
+            | "diff"
+            | "file"
+            | "stat"
+            | "du"
+            | "jq"
+            | "export"
+            | "source"
+            | "set"
+            | "date"
+            | "less"
+            | "mkdir"
+            | "touch"
+            | "ps"
+            | "kill"
+            | "pkill"
+            | "env"
+            | "exit"
+            | "wait"
+            | "lsof"
+    ) || matches!(
+        cmd,
+        "python"
+            | "node"
+            | "git status"
+            | "git diff"
+            | "git log"
+            | "git show"
+            | "git branch"
+            | "git rev-parse"
+            | "git ls-files"
+            | "git remote"
+            | "git blame"
+            | "git grep"
+    )
+}
+
+/// Tools that wait on or take notes about work (see `sequence::is_transparent`).
+pub fn is_transparent(key: &str) -> bool {
+    key.strip_prefix("tool:").is_some_and(super::sequence::is_transparent)
+}
+
+/// What a step checks, from its command head.
+pub fn check_kind(key: &str) -> Option<CheckKind> {
+    let cmd = key.strip_prefix("sh:")?;
+    let words: Vec<&str> = cmd.split(' ').collect();
+    let last = *words.last()?;
+    let kind = match words.as_slice() {
+        ["cargo", "build" | "check"] | ["go", "build" | "vet"] | ["make" | "just", "build"] => {
+            CheckKind::Build
+        }
+        ["cargo", "test" | "nextest"] | ["go", "test"] | ["pytest"] | [_, "-m", "pytest"] => {
+            CheckKind::Test
+        }
+        ["cargo", "clippy"] | ["ruff", "check"] | ["eslint"] | ["mypy"] | ["shellcheck"] => {
+            CheckKind::Lint
+        }
+        ["cargo", "fmt"] | ["ruff", "format"] | ["prettier"] | ["black"] | ["gofmt"] => {
+            CheckKind::Format
+        }
+        ["npm" | "pnpm" | "yarn" | "bun", "test"] | ["make" | "just", "test" | "check"] => {
+            CheckKind::Test
+        }
+        ["tsc"] => CheckKind::Build,
+        [_, "run", ..] | ["npx" | "uvx" | "bunx", ..] => match last {
+            l if l.contains("test") || l == "pytest" || l == "vitest" || l == "jest" => {
+                CheckKind::Test
+            }
+            l if l.contains("lint")
+                || l == "ruff"
+                || l == "eslint"
+                || l == "mypy"
+                || l == "clippy" =>
+            {
+                CheckKind::Lint
+            }
+            l if l.contains("fmt") || l.contains("format") || l == "prettier" => CheckKind::Format,
+            l if l.contains("build") || l.contains("typecheck") || l == "tsc" => CheckKind::Build,
+            _ => return None,
+        },
+        ["make" | "just", "lint"] => CheckKind::Lint,
+        _ => return None,
+    };
+    Some(kind)
+}
+
+/// The kind of a step, from its key.
+pub fn kind_of(key: &str) -> StepKind {
+    match key.split(':').next() {
+        Some("sh") => StepKind::Shell,
+        Some("file") => StepKind::File,
+        Some("mcp") => StepKind::Mcp,
+        Some("agent") => StepKind::Subagent,
+        _ => StepKind::Other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(cmd: &str) -> Vec<String> {
+        shell(cmd).step.lines().map(|k| k.trim_start_matches("sh:").to_string()).collect()
+    }
+
+    #[test]
+    fn shell_heads_carry_program_and_subcommand_never_values() {
+        assert_eq!(keys("git commit -m 'release 1.2.3'"), ["git commit"]);
+        assert_eq!(
+            keys("cd /tmp/x && cargo test --all && git tag v1.2.3"),
+            ["cd", "cargo test", "git tag"]
+        );
+        assert_eq!(
+            keys("RUST_LOG=debug sudo -E timeout 30 cargo build --release"),
+            ["cargo build"]
+        );
+        assert_eq!(keys("gh run view 12345 --log | tail -50"), ["gh run view"]);
+        assert_eq!(
+            keys("npm run build; npm test || echo failed"),
+            ["npm run build", "npm test", "echo"]
+        );
+        assert_eq!(keys("bd close bd-42 --reason done"), ["bd close"]);
+        assert_eq!(keys("tk update 17 --status in_progress"), ["tk update"]);
+        assert_eq!(keys("python3 -m pytest -q tests/"), ["python -m pytest"]);
+        assert_eq!(keys("grep -rn foo src | head"), ["grep"]);
+        assert_eq!(keys("git -C ../repo --no-pager log --oneline"), ["git log"]);
+        assert_eq!(keys("uv run pytest -x"), ["uv run pytest"]);
+        assert_eq!(keys("nohup env FOO=1 make test"), ["make test"]);
+        assert_eq!(keys("cat <<'EOF' > notes.md\ncargo publish\nEOF"), ["cat"]);
+        assert_eq!(keys("bash -lc 'cargo fmt --check'"), ["cargo fmt"]);
+        assert_eq!(keys("./scripts/release.sh 1.2.3"), ["release.sh"]);
+        assert_eq!(keys("jira issue view PROJ-12"), ["jira issue"]);
+        assert_eq!(keys("(source .venv/bin/activate && pytest -q)"), ["source", "pytest"]);
+    }
+
+    #[test]
+    fn calls_become_steps_with_relative_redacted_details() {
+        let s =
+            of_call("Edit", br#"{"file_path":"/w/p/CHANGELOG.md","old_string":"a"}"#, Some("/w/p"));
+        assert_eq!(
+            s,
+            CallStep { step: "file:Edit:CHANGELOG.md".into(), detail: Some("CHANGELOG.md".into()) }
+        );
+        let s = of_call("Write", br#"{"file_path":"/w/p/migrations/0003_add.sql"}"#, Some("/w/p"));
+        assert_eq!(s.step, "file:Edit:migrations/*.sql");
+        assert_eq!(of_call("Read", br#"{"file_path":"src/main.rs"}"#, None).step, "file:Read:*.rs");
+        let s = of_call("Bash", br#"{"command":"GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz012345 gh release create v1"}"#, None);
+        assert_eq!(s.step, "sh:gh release create");
+        assert!(!s.detail.unwrap().contains("ghp_abc"));
+        let s =
+            of_call("shell", br#"{"command":["bash","-lc","cargo test"],"workdir":"/w"}"#, None);
+        assert_eq!(s.step, "sh:cargo test");
+        let s = of_call("exec_command", br#"{"cmd":"git push origin main"}"#, None);
+        assert_eq!(s.step, "sh:git push");
+        let patch = "*** Begin Patch\n*** Update File: /w/Cargo.toml\n@@\n*** Add File: /w/src/a.rs\n*** End Patch";
+        let s = of_call("apply_patch", patch.as_bytes(), Some("/w"));
+        assert_eq!(s.step, "file:Edit:Cargo.toml\nfile:Edit:*.rs");
+        assert_eq!(s.detail.as_deref(), Some("Cargo.toml src/a.rs"));
+        assert_eq!(
+            of_call("Task", br#"{"subagent_type":"code-reviewer"}"#, None).step,
+            "agent:code-reviewer"
+        );
+        assert_eq!(of_call("Skill", br#"{"skill":"pdf"}"#, None).step, "skill:pdf");
+        assert_eq!(
+            of_call("mcp__github__create_pr", b"{}", None).step,
+            "mcp:mcp__github__create_pr"
+        );
+        assert_eq!(of_call("Grep", br#"{"pattern":"x"}"#, None).step, "tool:Grep");
+    }
+
+    #[test]
+    fn roles_generic_steps_and_checks() {
+        assert_eq!(file_role(".github/workflows/ci.yml"), ".github/workflows/*.yml");
+        assert_eq!(file_role("tests/it/main.rs"), "tests/*.rs");
+        assert_eq!(file_role("src/foo.test.ts"), "tests/*.ts");
+        assert_eq!(file_role("pkg/package.json"), "package.json");
+        assert!(
+            is_generic("file:Edit:*.rs") && is_generic("sh:git status") && is_generic("tool:Grep")
+        );
+        assert!(!is_generic("file:Edit:CHANGELOG.md") && !is_generic("sh:git tag"));
+        assert_eq!(check_kind("sh:cargo test"), Some(CheckKind::Test));
+        assert_eq!(check_kind("sh:npm run lint"), Some(CheckKind::Lint));
+        assert_eq!(check_kind("sh:uv run pytest"), Some(CheckKind::Test));
+        assert_eq!(check_kind("sh:git commit"), None);
+    }
+}

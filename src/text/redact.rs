@@ -1,0 +1,461 @@
+//! Secrets out of transcript text before it is stored, shown or drafted.
+//!
+//! `secrets` replaces tokens, keys and passwords with a placeholder naming their kind
+//! (`<redacted:github-token>`); `is_opaque` tells a request that is nothing but such markers.
+//!
+//! The patterns are plain `regex` rules behind one `RegexSet` prefilter: text with no secret (the
+//! common case at ingest) costs one lazy-DFA scan and comes back borrowed. The maintained secret
+//! scanners on crates.io are whole applications (gitleaks-style rule files, network checks, their
+//! own CLIs) or carry a handful of rules without placeholders by kind; the rules here are short,
+//! named and tested one by one, near-misses included.
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use regex::{Captures, Regex, RegexSet};
+
+/// One rule: what it finds, and which capture group is the secret (0 = the whole match).
+struct Rule {
+    kind: &'static str,
+    pattern: &'static str,
+    group: usize,
+    /// Extra test on the captures; `false` keeps the text (a near-miss).
+    accept: fn(&Captures) -> bool,
+}
+
+fn always(_: &Captures) -> bool {
+    true
+}
+
+const RULES: &[Rule] = &[
+    Rule {
+        kind: "private-key",
+        pattern: r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
+        group: 0,
+        accept: always,
+    },
+    Rule {
+        kind: "github-token",
+        pattern: r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})",
+        group: 0,
+        accept: always,
+    },
+    Rule {
+        kind: "anthropic-key",
+        pattern: r"\bsk-ant-[A-Za-z0-9_-]{16,}",
+        group: 0,
+        accept: always,
+    },
+    Rule {
+        kind: "openai-key",
+        pattern: r"\bsk-[A-Za-z0-9_-]{20,}",
+        group: 0,
+        // `sk-learn-compatible-estimators` is words: a key has digits and no long words.
+        accept: |c| looks_random(&c[0][3..]),
+    },
+    Rule { kind: "aws-key", pattern: r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", group: 0, accept: always },
+    Rule {
+        kind: "slack-token",
+        pattern: r"\bxox[abprs]-[A-Za-z0-9-]{10,}",
+        group: 0,
+        accept: always,
+    },
+    Rule {
+        kind: "jwt",
+        pattern: r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+        group: 0,
+        accept: always,
+    },
+    Rule {
+        kind: "bearer-token",
+        pattern: r"(?i)\b(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{12,})",
+        group: 1,
+        accept: |c| looks_random(&c[1]),
+    },
+    Rule {
+        kind: "url-password",
+        pattern: r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@",
+        group: 1,
+        accept: |c| is_value(&c[1]),
+    },
+    Rule {
+        kind: "password",
+        pattern: r#"(?i)--(?:password|passwd|pass|token|api-key|secret|client-secret)(?:=|\s+)("[^"]*"|'[^']*'|[^\s"']+)"#,
+        group: 1,
+        accept: |c| is_value(&c[1]),
+    },
+    Rule {
+        kind: "secret-value",
+        pattern: r#"(?i)["']([A-Za-z0-9_.-]*(?:passw(?:or)?d|secret|token|api_?key|apikey|access_?key|private_?key|credentials?)[A-Za-z0-9_.-]*)["']\s*:\s*"([^"]*)""#,
+        group: 2,
+        accept: |c| secret_for(&c[1], &c[2]),
+    },
+    Rule {
+        kind: "secret-value",
+        pattern: r#"(?i)\b([A-Za-z0-9_]*(?:passw(?:or)?d|secret)[A-Za-z0-9_]*|[A-Za-z0-9_]*(?:token|_key|apikey|_pat|credentials?))\s*=\s*("[^"]*"|'[^']*'|[^\s"'&;|,)]+)"#,
+        group: 2,
+        accept: |c| secret_for(&c[1], &c[2]),
+    },
+    Rule {
+        kind: "high-entropy",
+        pattern: r#"(?i)\b(?:api[ _-]?key|key|token|secret|password|passwd|credential)s?\b["']?\s*(?:[:=]|is\b|was\b)?\s*["'`]?([A-Za-z0-9+/_.=-]{20,})"#,
+        group: 1,
+        accept: |c| looks_random(&c[1]),
+    },
+];
+
+static SET: LazyLock<RegexSet> =
+    LazyLock::new(|| RegexSet::new(RULES.iter().map(|r| r.pattern)).expect("rules compile"));
+static REGEXES: LazyLock<Vec<Regex>> =
+    LazyLock::new(|| RULES.iter().map(|r| Regex::new(r.pattern).expect("rule compiles")).collect());
+static DOTENV_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*\s*=\s*)(.*)$").expect("compiles")
+});
+
+/// `text` with every secret replaced by `<redacted:KIND>`; borrowed when nothing was found.
+pub fn secrets(text: &str) -> Cow<'_, str> {
+    let mut out = Cow::Borrowed(text);
+    if let Some(redacted) = dotenv(&out) {
+        out = Cow::Owned(redacted);
+    }
+    let hits = SET.matches(&out);
+    if !hits.matched_any() && matches!(out, Cow::Borrowed(_)) {
+        return out;
+    }
+    for (i, rule) in RULES.iter().enumerate() {
+        if !hits.matched(i) {
+            continue;
+        }
+        let re = &REGEXES[i];
+        let mut changed = false;
+        let replaced = re.replace_all(&out, |c: &Captures| {
+            let whole = c.get(0).expect("group 0");
+            let secret = c.get(rule.group).expect("rule group");
+            if !(rule.accept)(c) {
+                return whole.as_str().to_string();
+            }
+            changed = true;
+            let head = &whole.as_str()[..secret.start() - whole.start()];
+            let tail = &whole.as_str()[secret.end() - whole.start()..];
+            format!("{head}{}{tail}", marker(rule.kind))
+        });
+        if changed {
+            out = Cow::Owned(replaced.into_owned());
+        }
+    }
+    out
+}
+
+fn marker(kind: &str) -> String {
+    format!("<redacted:{kind}>")
+}
+
+/// A dotenv dump: at least three `KEY=value` lines making most of the non-comment lines. Every
+/// value is replaced (a dump of settings is not what a skill needs, and any of them may be a key).
+fn dotenv(text: &str) -> Option<String> {
+    if text.bytes().filter(|&b| b == b'=').count() < 3 {
+        return None;
+    }
+    let lines: Vec<&str> =
+        text.lines().filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#')).collect();
+    let assignments = lines.iter().filter(|l| DOTENV_LINE.is_match(l)).count();
+    if assignments < 3 || assignments * 10 < lines.len() * 6 {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        match DOTENV_LINE.captures(line) {
+            Some(c) if is_value(c[2].trim()) => {
+                out.push_str(&c[1]);
+                out.push_str(&marker("env-value"));
+            }
+            _ => out.push_str(line),
+        }
+    }
+    Some(out)
+}
+
+/// Not empty, not a reference to a secret held elsewhere (`$VAR`, `${VAR}`, `<token>`), not a
+/// mask or an earlier placeholder.
+fn is_value(value: &str) -> bool {
+    let v = value.trim_matches(|c| c == '"' || c == '\'');
+    !(v.is_empty()
+        || v.starts_with('$')
+        || v.starts_with('<')
+        || v.starts_with('%')
+        || v.starts_with("{{")
+        || (v.len() >= 3 && v.chars().all(|c| matches!(c, '*' | 'x' | 'X' | '.'))))
+}
+
+/// A value assigned to `name`: any value of a password or secret; for tokens and keys, only
+/// values that look like one (`MAX_TOKENS=4096` and `sort_key=name` stay).
+fn secret_for(name: &str, value: &str) -> bool {
+    if !is_value(value) {
+        return false;
+    }
+    let lower = name.to_ascii_lowercase();
+    if lower.contains("passw") || lower.contains("secret") {
+        return true;
+    }
+    let v = value.trim_matches(|c| c == '"' || c == '\'');
+    v.len() >= 8
+        && !v.chars().all(|c| c.is_ascii_digit())
+        && !matches!(v, "true" | "false" | "null" | "none" | "None")
+        && (v.chars().any(|c| c.is_ascii_digit()) || v.len() >= 16)
+}
+
+/// Random-looking: letters and digits mixed and high character entropy, not words joined by
+/// hyphens (`sk-learn-compatible-estimators`, `authentication`).
+fn looks_random(value: &str) -> bool {
+    let alnum = value.chars().filter(|c| c.is_ascii_alphanumeric()).count();
+    if alnum < 12 {
+        return false;
+    }
+    let has_digit = value.chars().any(|c| c.is_ascii_digit());
+    let has_alpha = value.chars().any(|c| c.is_ascii_alphabetic());
+    if !(has_digit && has_alpha) {
+        return false;
+    }
+    // Words joined by hyphens are long lowercase runs; keys are short runs of mixed case.
+    let in_words: usize =
+        value.split(|c: char| !c.is_ascii_lowercase()).map(str::len).filter(|&n| n >= 5).sum();
+    if in_words * 2 >= alnum {
+        return false;
+    }
+    entropy(value) >= 3.0
+}
+
+/// Shannon entropy in bits per character.
+fn entropy(value: &str) -> f64 {
+    let mut counts = [0usize; 128];
+    let mut n = 0usize;
+    for b in value.bytes().filter(u8::is_ascii) {
+        counts[b as usize] += 1;
+        n += 1;
+    }
+    if n == 0 {
+        return 0.0;
+    }
+    counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = c as f64 / n as f64;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+static MARKERS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)<redacted(?::[^>]*)?>|\[redacted[^\]]*\]|\bredacted\b|\*{3,}|x{8,}")
+        .expect("compiles")
+});
+
+/// A request that is only redaction markers, or mostly them (`[REDACTED]`, `<redacted>`, `***`,
+/// `<redacted:…>`), or empty: nothing a reader could learn from, so it is not an example.
+pub fn is_opaque(request: &str) -> bool {
+    let marked: usize = MARKERS.find_iter(request).map(|m| m.as_str().len()).sum();
+    let rest = MARKERS.replace_all(request, " ");
+    let words: usize = rest.chars().filter(|c| c.is_alphanumeric()).count();
+    words < 4 || marked >= words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(text: &str) -> String {
+        secrets(text).into_owned()
+    }
+
+    #[test]
+    fn github_tokens() {
+        let t = "push with ghp_1234567890abcdefghijABCDEFGHIJ123456 now";
+        assert_eq!(r(t), "push with <redacted:github-token> now");
+        assert_eq!(
+            r("gho_abcdefghij0123456789abcd and github_pat_11ABCDEFG0123456789_abcdefghijkl"),
+            "<redacted:github-token> and <redacted:github-token>"
+        );
+        // Near-misses: short or a word.
+        assert_eq!(r("ghp_short and gh_pages"), "ghp_short and gh_pages");
+    }
+
+    #[test]
+    fn anthropic_and_openai_keys() {
+        assert_eq!(
+            r("ANTHROPIC key sk-ant-api03-AbCdEf0123456789xyzXYZ-_q"),
+            "ANTHROPIC key <redacted:anthropic-key>"
+        );
+        assert_eq!(r("use sk-proj-Ab3dEf9hIj2LmN0pQr5tUv7x"), "use <redacted:openai-key>");
+        assert_eq!(r("sk-A1b2C3d4E5f6G7h8I9j0K1l2"), "<redacted:openai-key>");
+        // Near-misses: scikit-learn words stay.
+        for keep in [
+            "pip install sk-learn",
+            "the sk-learn-compatible-estimators package",
+            "sk-learn-pipeline-transformers-v2",
+        ] {
+            assert_eq!(r(keep), keep);
+        }
+    }
+
+    #[test]
+    fn aws_and_slack() {
+        assert_eq!(r("id AKIAIOSFODNN7EXAMPLE ok"), "id <redacted:aws-key> ok");
+        assert_eq!(r("ASIAY34FZKBOKMUTVV7A"), "<redacted:aws-key>");
+        assert_eq!(r("xoxb-1234567890-abcdefghij"), "<redacted:slack-token>");
+        assert_eq!(r("xoxp-0000000000-1111-aaaa"), "<redacted:slack-token>");
+        // Near-misses.
+        assert_eq!(r("AKIA is a prefix; AKIAshort"), "AKIA is a prefix; AKIAshort");
+        assert_eq!(r("xoxo-hugs and xoxb-"), "xoxo-hugs and xoxb-");
+    }
+
+    #[test]
+    fn private_key_blocks_whole() {
+        let t = "key:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\nAAAA\n-----END OPENSSH PRIVATE KEY-----\nafter";
+        assert_eq!(r(t), "key:\n<redacted:private-key>\nafter");
+        let cut = "-----BEGIN RSA PRIVATE KEY-----\nMIIE...truncated";
+        assert_eq!(r(cut), "<redacted:private-key>");
+        // A public key is not a secret.
+        let public = "-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----";
+        assert_eq!(r(public), public);
+    }
+
+    #[test]
+    fn bearer_tokens() {
+        assert_eq!(
+            r("curl -H 'Authorization: Bearer abc123DEF456ghi789JKL' x"),
+            "curl -H 'Authorization: Bearer <redacted:bearer-token>' x"
+        );
+        assert_eq!(
+            r("Authorization: Basic dXNlcjpwYXNzd29yZDEyMw=="),
+            "Authorization: Basic <redacted:bearer-token>"
+        );
+        // Near-misses: prose and references.
+        for keep in ["use bearer authentication here", "Bearer $TOKEN", "token refreshing"] {
+            assert_eq!(r(keep), keep);
+        }
+    }
+
+    #[test]
+    fn url_passwords() {
+        assert_eq!(
+            r("psql postgres://admin:hunter2@db.local/app"),
+            "psql postgres://admin:<redacted:url-password>@db.local/app"
+        );
+        // Near-misses: no password, a port, a reference.
+        for keep in [
+            "ssh://git@github.com/x",
+            "http://localhost:8080/a",
+            "postgres://app:${PGPASSWORD}@db/app",
+        ] {
+            assert_eq!(r(keep), keep);
+        }
+    }
+
+    #[test]
+    fn assignments() {
+        assert_eq!(
+            r("export GITHUB_TOKEN=abc123def456"),
+            "export GITHUB_TOKEN=<redacted:secret-value>"
+        );
+        assert_eq!(r("AWS_SECRET_ACCESS_KEY='x'"), "AWS_SECRET_ACCESS_KEY=<redacted:secret-value>");
+        assert_eq!(
+            r("DB_PASSWORD=hunter2 cargo run"),
+            "DB_PASSWORD=<redacted:secret-value> cargo run"
+        );
+        assert_eq!(r("OPENAI_API_KEY=abcdefgh12345678"), "OPENAI_API_KEY=<redacted:secret-value>");
+        assert_eq!(
+            r("mysql --password=hunter2 -u root"),
+            "mysql --password=<redacted:password> -u root"
+        );
+        assert_eq!(r("login --token s3cr3tvalue"), "login --token <redacted:password>");
+        assert_eq!(
+            r(r#"{"user": "bob", "password": "hunter2"}"#),
+            r#"{"user": "bob", "password": "<redacted:secret-value>"}"#
+        );
+        assert_eq!(r(r#""api_key": "abcd1234efgh""#), r#""api_key": "<redacted:secret-value>""#);
+        // Near-misses: counts, references, names.
+        for keep in [
+            "MAX_TOKENS=4096",
+            "GITHUB_TOKEN=$GITHUB_TOKEN",
+            "PASSWORD=${DB_PASSWORD}",
+            "sort_key=name",
+            r#""max_tokens": "100""#,
+            r#""token_count": "12""#,
+            "echo $API_KEY",
+            "--password-file ./pw.txt",
+        ] {
+            assert_eq!(r(keep), keep, "{keep}");
+        }
+    }
+
+    #[test]
+    fn dotenv_dumps() {
+        let dump = "# app\nDATABASE_URL=postgres://localhost/app\nAPP_NAME=demo\nSTRIPE=sk_live_1\nPORT=3000\n";
+        let got = r(dump);
+        assert_eq!(
+            got,
+            "# app\nDATABASE_URL=<redacted:env-value>\nAPP_NAME=<redacted:env-value>\n\
+             STRIPE=<redacted:env-value>\nPORT=<redacted:env-value>\n"
+        );
+        // Near-miss: one assignment in a paragraph is not a dump.
+        let prose = "Set RUST_LOG=debug and run\nthe tests again\nthen report back";
+        assert_eq!(r(prose), prose);
+    }
+
+    #[test]
+    fn jwts() {
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U";
+        assert_eq!(r(&format!("cookie {jwt};")), "cookie <redacted:jwt>;");
+        assert_eq!(r("eyJ is a prefix"), "eyJ is a prefix");
+    }
+
+    #[test]
+    fn high_entropy_after_key_words() {
+        assert_eq!(
+            r("my api key is 9fA3kQ7zX2mB8vL1pR4tY6wN"),
+            "my api key is <redacted:high-entropy>"
+        );
+        assert_eq!(r("secret: Zx81Qw92Er73Ty64Ui55"), "secret: <redacted:high-entropy>");
+        // Near-misses: words and paths after key words.
+        for keep in [
+            "the key is configuration_management_of_things",
+            "token refresh_token_rotation_policy",
+            "secret sharing",
+        ] {
+            assert_eq!(r(keep), keep, "{keep}");
+        }
+    }
+
+    #[test]
+    fn clean_text_is_borrowed() {
+        let t = "cargo test --release && git commit -m 'fix: key parsing'";
+        assert!(matches!(secrets(t), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn opaque_requests() {
+        for opaque in [
+            "[REDACTED]",
+            "<redacted>",
+            "***",
+            "<redacted:github-token>",
+            "  ",
+            "",
+            "ok <redacted:jwt> <redacted:aws-key>",
+            "[REDACTED] [REDACTED] do it",
+        ] {
+            assert!(is_opaque(opaque), "{opaque:?}");
+        }
+        for clear in [
+            "release the crate with the token <redacted:github-token>",
+            "add a sql migration for the users table",
+            "fix the login bug",
+        ] {
+            assert!(!is_opaque(clear), "{clear:?}");
+        }
+    }
+}
