@@ -127,6 +127,16 @@ impl Paths {
     }
 }
 
+/// The workspace skills folder: the configured one, else `./.claude/skills` of the current
+/// directory if it exists.
+pub fn workspace_skills_dir(config: &Config) -> Option<PathBuf> {
+    if let Some(dir) = &config.workspace_skills_dir {
+        return Some(dir.clone());
+    }
+    let default = PathBuf::from(".claude/skills");
+    default.is_dir().then(|| std::env::current_dir().map(|d| d.join(&default)).unwrap_or(default))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,14 +154,4 @@ mod tests {
         assert_eq!(ws.paths.skills_dir, dir.path().join("live"));
         assert!(dir.path().join("w/db.sqlite").exists());
     }
-}
-
-/// The workspace skills folder: the configured one, else `./.claude/skills` of the current
-/// directory if it exists.
-pub fn workspace_skills_dir(config: &Config) -> Option<PathBuf> {
-    if let Some(dir) = &config.workspace_skills_dir {
-        return Some(dir.clone());
-    }
-    let default = PathBuf::from(".claude/skills");
-    default.is_dir().then(|| std::env::current_dir().map(|d| d.join(&default)).unwrap_or(default))
 }

@@ -337,8 +337,11 @@ pub fn approve_evolution(
     Ok(())
 }
 
+/// A SKILL.md's modification time (ns) and size, as last read.
+pub type FileStamp = (Option<i64>, Option<i64>);
+
 /// The live skills' (id, folder, stamp) for the edit scan.
-pub fn live_stamps(conn: &Connection) -> Result<Vec<(i64, String, (Option<i64>, Option<i64>))>> {
+pub fn live_stamps(conn: &Connection) -> Result<Vec<(i64, String, FileStamp)>> {
     let mut stmt = conn.prepare(
         "SELECT id, path, file_mtime_ns, file_size FROM skills
          WHERE status NOT IN ('retired', 'archived')",

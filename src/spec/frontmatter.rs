@@ -163,6 +163,11 @@ impl MarkedEventReceiver for Builder {
     }
 }
 
+/// A double-quoted YAML scalar (JSON string syntax is valid YAML).
+pub fn yaml_string(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,9 +211,4 @@ mod tests {
         assert!(parse("---\nname: a\n").is_err());
         assert!(parse("---\n\n---\n").is_err());
     }
-}
-
-/// A double-quoted YAML scalar (JSON string syntax is valid YAML).
-pub fn yaml_string(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_default()
 }
