@@ -39,35 +39,10 @@ pub(crate) use crate::catalog::SkillRow;
 pub use crate::catalog::SkillStatus;
 pub use crate::catalog::versions::VersionView;
 
-use anyhow::Result;
-use rusqlite::Connection;
-
-use crate::catalog::{events, skills};
-
-pub(crate) fn find_skill(conn: &Connection, agent: &str, name: &str) -> Result<Option<SkillRow>> {
-    skills::find(conn, agent, name)
-}
-
-pub(crate) fn require_skill(conn: &Connection, agent: &str, name: &str) -> Result<SkillRow> {
-    skills::require(conn, agent, name)
-}
-
-pub(crate) fn skill_by_id(conn: &Connection, id: i64) -> Result<SkillRow> {
-    skills::by_id(conn, id)
-}
-
-/// Appends a timeline event.
-pub(crate) fn add_event(
-    conn: &Connection,
-    skill_id: i64,
-    at: &str,
-    kind: &str,
-    from: Option<SkillStatus>,
-    to: Option<SkillStatus>,
-    reason: &str,
-) -> Result<()> {
-    events::add(conn, skill_id, at, kind, from, to, reason)
-}
+pub(crate) use crate::catalog::events::add as add_event;
+pub(crate) use crate::catalog::skills::{
+    by_id as skill_by_id, find as find_skill, require as require_skill,
+};
 
 /// `--agent` default: the configured agent.
 pub fn agent_or_default<'a>(
