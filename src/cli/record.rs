@@ -34,6 +34,6 @@ pub fn run(global: &GlobalArgs, args: RecordArgs) -> Result<Outcome> {
         crate::catalog::InvocationSource::Explicit,
         args.note.as_deref(),
     )?;
-    println!("recorded {outcome} for {}", args.name);
+    crate::out!("recorded {outcome} for {}", args.name);
     Ok(Outcome::Ok)
 }

@@ -13,6 +13,6 @@ pub struct RejectArgs {
 pub fn run(global: &GlobalArgs, args: RejectArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
     crate::draft::reject(&mut ws, args.candidate)?;
-    println!("dismissed candidate {}", args.candidate);
+    crate::out!("dismissed candidate {}", args.candidate);
     Ok(Outcome::Ok)
 }
