@@ -58,13 +58,14 @@ pub fn insert_from_transcript(
     turn_id: i64,
     call_id: Option<&str>,
     at: &str,
+    note: Option<&str>,
 ) -> Result<usize> {
     let mut stmt = conn.prepare_cached(
         "INSERT OR IGNORE INTO skill_invocations(agent_id, skill_name, skill_id, outcome, source,
-            session_key, turn_id, call_id, at)
+            session_key, turn_id, call_id, at, note)
          VALUES (?1, ?2, (SELECT id FROM skills WHERE agent_id = ?1 AND name = ?2
                           ORDER BY id LIMIT 1),
-                 ?3, ?4, ?5, ?6, ?7, ?8)",
+                 ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?;
     Ok(stmt.execute(params![
         agent,
@@ -74,7 +75,8 @@ pub fn insert_from_transcript(
         session_key,
         turn_id,
         call_id,
-        at
+        at,
+        note
     ])?)
 }
 

@@ -283,6 +283,7 @@ fn write_turn(
             id,
             Some(&inv.call_id),
             &at,
+            inv.via.as_deref().map(|v| format!("via {v}")).as_deref(),
         )? as u64;
     }
     Ok(id)
