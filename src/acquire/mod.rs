@@ -19,8 +19,8 @@ use crate::catalog::{InvocationSource, Scope, SkillStatus, VersionSource, skills
 use crate::fsio::{Files, install_with, stage};
 use crate::lifecycle::{self, NewSkill};
 use crate::model::Outcome;
-use crate::spec::frontmatter::yaml_string;
 use crate::process::{self, Job};
+use crate::spec::frontmatter::yaml_string;
 use crate::store::now_rfc3339;
 use crate::store::rusqlite::Connection;
 use crate::text::hex::sha256_hex;
