@@ -11,6 +11,7 @@ pub mod demo;
 pub mod detect;
 pub mod draft;
 pub mod engine;
+pub mod fsio;
 pub mod hooks;
 pub mod identity;
 pub mod ingest;

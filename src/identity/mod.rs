@@ -125,7 +125,7 @@ pub fn register_folders(ws: &mut Workspace, agent: &str) -> Result<usize> {
                 continue;
             }
             let skill_md = folder.join("SKILL.md");
-            let content = std::fs::read_to_string(&skill_md)
+            let content = crate::fsio::read_skill_md_text(&skill_md)
                 .with_context(|| format!("reading {}", skill_md.display()))?;
             let new = crate::lifecycle::NewSkill {
                 agent,

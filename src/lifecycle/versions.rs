@@ -129,7 +129,7 @@ pub(crate) fn write_version(
     }
     scan_one(ws, skill)?;
     let file = skill_file(Path::new(&skill.path));
-    let old = std::fs::read(&file).ok();
+    let old = crate::fsio::read_skill_md(&file).ok();
     atomic_write(&file, content.as_bytes())?;
     let result = (|| -> Result<i64> {
         let tx = ws.store.conn_mut().transaction()?;
@@ -243,7 +243,7 @@ pub fn scan_edits(ws: &mut Workspace) -> Result<usize> {
 /// when `review_on_edit` is on. Returns whether a version was added.
 pub(crate) fn scan_one(ws: &mut Workspace, skill: &SkillRow) -> Result<bool> {
     let file = skill_file(Path::new(&skill.path));
-    let bytes = match std::fs::read(&file) {
+    let bytes = match crate::fsio::read_skill_md(&file) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
         Err(e) => return Err(e).with_context(|| format!("reading {}", file.display())),
@@ -283,7 +283,7 @@ pub(crate) fn scan_one(ws: &mut Workspace, skill: &SkillRow) -> Result<bool> {
 pub(crate) fn import_live(ws: &mut Workspace, agent: &str, name: &str) -> Result<i64> {
     let folder = ws.paths.skills_dir.join(name);
     let file = skill_file(&folder);
-    let content = std::fs::read_to_string(&file).with_context(|| {
+    let content = crate::fsio::read_skill_md_text(&file).with_context(|| {
         format!("no skill named {name:?} for agent {agent:?} and no readable {}", file.display())
     })?;
     register::insert(ws, agent, name, &folder, &content, "import", false, None)
