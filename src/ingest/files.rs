@@ -126,6 +126,10 @@ pub fn collect(
     problems: &mut Vec<Problem>,
 ) -> Result<()> {
     let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
+    // One file is one key however it is spelled (`tx`, `./tx`, `$PWD/tx`, a symlink): the walk
+    // starts from the canonical path, and links below it are not followed.
+    let canonical = std::fs::canonicalize(path);
+    let path = canonical.as_deref().unwrap_or(path);
     if !meta.is_dir() && !meta.is_file() {
         // A FIFO would block the read forever, a device never end: named, not opened.
         let path = path.to_string_lossy().into_owned();

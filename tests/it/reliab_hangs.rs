@@ -14,13 +14,8 @@ fn mkfifo(path: &Path) {
 
 /// Runs the binary with `args`; a run still going after a minute is a hang: killed, and failed.
 fn run_bounded(tw: &TestWorkspace, args: &[&str]) -> Output {
-    let mut child = tw
-        .cmd()
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child =
+        tw.cmd().args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let started = Instant::now();
     while child.try_wait().unwrap().is_none() {
         if started.elapsed() > Duration::from_secs(60) {
@@ -39,19 +34,28 @@ fn ingest_names_a_fifo_path_and_a_fifo_root_instead_of_blocking() {
     mkfifo(&fifo);
     let out = run_bounded(&tw, &["ingest", "--no-detect", "--json", fifo.to_str().unwrap()]);
     assert!(out.status.success(), "{}", describe(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("not a regular file"), "{}", describe(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("not a regular file"),
+        "{}",
+        describe(&out)
+    );
     let root = tw.root().join("root-fifo");
     mkfifo(&root);
     std::fs::write(tw.config(), format!("[[transcripts]]\npath = {:?}\n", root)).unwrap();
     let out = run_bounded(&tw, &["ingest", "--no-detect", "--json"]);
     assert!(out.status.success(), "{}", describe(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("not a regular file"), "{}", describe(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("not a regular file"),
+        "{}",
+        describe(&out)
+    );
 }
 
 fn live_skill(tw: &TestWorkspace, name: &str) -> std::path::PathBuf {
     let folder = tw.skills_dir().join(name);
     std::fs::create_dir_all(&folder).unwrap();
-    let text = format!("---\nname: {name}\ndescription: Tidy. Use when asked to tidy.\n---\nTidy.\n");
+    let text =
+        format!("---\nname: {name}\ndescription: Tidy. Use when asked to tidy.\n---\nTidy.\n");
     std::fs::write(folder.join("SKILL.md"), text).unwrap();
     tw.run_ok(&["sweep"]);
     folder.join("SKILL.md")
@@ -83,10 +87,14 @@ fn a_skill_md_past_the_cap_is_refused_by_validate() {
     let folder = tw.root().join("huge");
     std::fs::create_dir_all(&folder).unwrap();
     let body = "x".repeat(2 << 20);
-    std::fs::write(folder.join("SKILL.md"), format!("---\nname: huge\ndescription: d\n---\n{body}"))
-        .unwrap();
+    std::fs::write(
+        folder.join("SKILL.md"),
+        format!("---\nname: huge\ndescription: d\n---\n{body}"),
+    )
+    .unwrap();
     let out = run_bounded(&tw, &["validate", folder.to_str().unwrap()]);
     assert!(!out.status.success());
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let text =
+        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(text.contains("the cap for SKILL.md"), "{}", describe(&out));
 }
