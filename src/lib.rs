@@ -5,6 +5,7 @@
 //! console (`tui`) only draws state and turns keys into actions.
 
 pub mod acquire;
+pub mod catalog;
 pub mod cli;
 pub mod config;
 pub mod demo;
