@@ -113,6 +113,19 @@ pub fn rollback(ws: &mut Workspace, agent: &str, skill: &str, version: i64) -> R
 /// adopts skill folders in the live dir that have no row yet (source `adopt`, config agent).
 /// Files whose size and mtime match the last read are not reread. Returns versions recorded.
 pub fn scan_edits(ws: &mut Workspace) -> Result<usize> {
+    let scan = scan_edits_by_kind(ws)?;
+    Ok(scan.edited + scan.adopted)
+}
+
+/// What [`scan_edits`] found: live skills whose file changed, and new folders adopted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EditScan {
+    pub edited: usize,
+    pub adopted: usize,
+}
+
+/// [`scan_edits`], telling edits and adoptions apart (a new folder is adopted, not edited).
+pub fn scan_edits_by_kind(ws: &mut Workspace) -> Result<EditScan> {
     let mut changed = Vec::new();
     for (id, path, known) in skills::live_stamps(ws.store.conn())? {
         let stamp = register::file_stamp(&skill_file(Path::new(&path)));
@@ -138,8 +151,8 @@ pub fn scan_edits(ws: &mut Workspace) -> Result<usize> {
     // Folders in the live skills folder the database does not know yet are adopted; one that
     // cannot be read is left for the next sweep (`record NAME` on it reports the reason).
     let agent = ws.config.agent_id.clone();
-    recorded += register::adopt_folders(ws, &agent, &[Scope::Account], false)?;
-    Ok(recorded)
+    let adopted = register::adopt_folders(ws, &agent, &[Scope::Account], false)?;
+    Ok(EditScan { edited: recorded, adopted })
 }
 
 /// Records the live file of `skill` as an `edit` version if its bytes differ from the newest
