@@ -69,7 +69,7 @@ pub(crate) fn write_version(
     }
     scan_one(ws, skill)?;
     let file = skill_file(Path::new(&skill.path));
-    let old = std::fs::read(&file).ok();
+    let old = crate::fsio::read_skill_md(&file).ok();
     atomic_write(&file, content.as_bytes())?;
     let result = (|| -> Result<i64> {
         let tx = ws.store.conn_mut().transaction()?;
@@ -160,7 +160,7 @@ pub fn scan_edits_by_kind(ws: &mut Workspace) -> Result<EditScan> {
 /// when `review_on_edit` is on. Returns whether a version was added.
 pub(crate) fn scan_one(ws: &mut Workspace, skill: &SkillRow) -> Result<bool> {
     let file = skill_file(Path::new(&skill.path));
-    let bytes = match std::fs::read(&file) {
+    let bytes = match crate::fsio::read_skill_md(&file) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
         Err(e) => return Err(e).with_context(|| format!("reading {}", file.display())),
