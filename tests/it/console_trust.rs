@@ -118,9 +118,10 @@ async fn the_status_line_keeps_a_result_speaks_plainly_and_fits() {
     // A result stays while the person moves around.
     live.press("p");
     let screen = live.wait_for("promoted summarize-pr").await;
-    live.press("jk");
-    live.wait_for("Review queue (2)").await;
-    let after = live.backend.screen();
+    live.press("j");
+    live.wait_for("candidate #3").await;
+    live.press("k");
+    let after = live.wait_for("candidate #2").await;
     assert!(status_line(&after).starts_with("promoted summarize-pr"), "{after}");
     // The long result is cut at the edge with an ellipsis, never wrapped or run off.
     let status = status_line(&screen);
