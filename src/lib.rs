@@ -6,18 +6,22 @@
 
 pub mod acquire;
 pub mod bench;
+pub mod catalog;
 pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod detect;
 pub mod draft;
 pub mod engine;
+pub mod fsio;
+pub mod hooks;
 pub mod identity;
 pub mod ingest;
 pub mod lifecycle;
 pub mod model;
 pub mod packages;
 pub mod pipeline;
+pub mod process;
 pub mod spec;
 pub mod store;
 pub mod text;

@@ -61,6 +61,16 @@ impl Workspace {
     pub fn agent_for(&self, root: &TranscriptRoot) -> String {
         root.agent.clone().unwrap_or_else(|| self.config.agent_id.clone())
     }
+
+    /// The agent owning a transcript file: that of the configured root it lies under, else the
+    /// config's `agent_id`.
+    pub fn agent_for_path(&self, path: &Path) -> String {
+        self.config
+            .transcripts
+            .iter()
+            .find(|r| path.starts_with(&r.path))
+            .map_or_else(|| self.config.agent_id.clone(), |r| self.agent_for(r))
+    }
 }
 
 pub fn default_roots(home: &Path) -> Vec<TranscriptRoot> {
@@ -125,6 +135,16 @@ impl Paths {
             archive_dir: root.join("archive"),
         }
     }
+}
+
+/// The workspace skills folder: the configured one, else `./.claude/skills` of the current
+/// directory if it exists.
+pub fn workspace_skills_dir(config: &Config) -> Option<PathBuf> {
+    if let Some(dir) = &config.workspace_skills_dir {
+        return Some(dir.clone());
+    }
+    let default = PathBuf::from(".claude/skills");
+    default.is_dir().then(|| std::env::current_dir().map(|d| d.join(&default)).unwrap_or(default))
 }
 
 #[cfg(test)]

@@ -28,20 +28,20 @@ pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
     let agent = args.agent.clone().unwrap_or_else(|| ws.config.agent_id.clone());
     let list: Vec<_> = draft::list_with_evidence(&ws.store, Some(&agent), args.evidence)?
         .into_iter()
-        .filter(|c| args.all || c.status == "candidate")
+        .filter(|c| args.all || c.status == crate::draft::CandidateStatus::Candidate)
         .collect();
     if args.json {
         print_json(&list)?;
         return Ok(Outcome::Ok);
     }
     if list.is_empty() {
-        println!("no candidates for agent {agent}");
+        crate::out!("no candidates for agent {agent}");
         return Ok(Outcome::Ok);
     }
-    println!("{:>4}  {:<9}  {:>4}  {:<9}  NAME", "ID", "STATUS", "OCC", "SOURCE");
+    crate::out!("{:>4}  {:<9}  {:>4}  {:<9}  NAME", "ID", "STATUS", "OCC", "SOURCE");
     for c in &list {
-        let status = if c.evidence_only { "evidence" } else { c.status.as_str() };
-        println!(
+        let status = if c.evidence_only { "evidence".to_string() } else { c.status.to_string() };
+        crate::out!(
             "{:>4}  {:<9}  {:>4}  {:<9}  {}",
             c.id,
             status,
@@ -50,7 +50,7 @@ pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
             safe::inline(&c.name)
         );
         if let Some(reason) = &c.reason {
-            println!(
+            crate::out!(
                 "      why: {} (score {:.1}, specificity {:.2})",
                 safe::inline(&reason.summary),
                 reason.score,
@@ -66,13 +66,13 @@ pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
                     if s.optional { format!("[{t}]") } else { t }
                 })
                 .collect();
-            println!("      steps: {}", steps.join(" -> "));
+            crate::out!("      steps: {}", steps.join(" -> "));
         }
         if let Some(target) = &c.target_skill_name {
-            println!("      proposes a new version of {target}: skilldeck approve {}", c.id);
+            crate::out!("      proposes a new version of {target}: skilldeck approve {}", c.id);
         }
         if let Some(path) = &c.staged_path {
-            println!("      draft: {path}");
+            crate::out!("      draft: {path}");
         }
     }
     Ok(Outcome::Ok)

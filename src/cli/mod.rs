@@ -13,6 +13,7 @@ pub mod diff;
 mod dispatch;
 mod export;
 pub mod features;
+mod hooks;
 mod import;
 pub mod pin;
 pub mod record;
@@ -39,6 +40,7 @@ use crate::workspace::{Overrides, Workspace};
 mod candidates;
 mod dismiss;
 pub mod ingest;
+pub mod output;
 mod promote;
 mod validate;
 
@@ -100,6 +102,8 @@ pub enum Command {
     UndoPromote(undo::UndoArgs),
     /// Reopen a dismissed candidate with its draft back in staging
     UndoDismiss(undo::UndoArgs),
+    /// Take an approved version back (the skill returns to its text before) and reopen it
+    UndoApprove(undo::UndoArgs),
     /// Approve a proposed version (or, with --skill, a skill back in review)
     Approve(approve::ApproveArgs),
     /// Dismiss a proposed version
@@ -146,6 +150,8 @@ pub enum Command {
     Acquire(acquire::AcquireArgs),
     /// Resolve skill names or refs to exact identities (workspace overrides account)
     Resolve(resolve::ResolveArgs),
+    /// Install, remove or show the agents' hooks that run `skilldeck ingest --hook`
+    Hooks(hooks::HooksArgs),
 }
 
 /// What a command reports back to `main`: success, or a non-zero exit without an error message
@@ -174,6 +180,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Command::Check(args) => check::run(&cli.global, args),
             Command::Acquire(args) => acquire::run(&cli.global, args),
             Command::Resolve(args) => resolve::run(&cli.global, args),
+            Command::Hooks(args) => hooks::run(&cli.global, args),
             Command::Console(args) => console::run(&cli.global, &args),
             Command::Demo(args) => demo::run(args),
             Command::Ingest(args) => ingest::run(&cli.global, args),
@@ -194,13 +201,15 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Command::Audit(a) => audit::run(&cli.global, a),
             Command::UndoPromote(a) => undo::promote(&cli.global, a),
             Command::UndoDismiss(a) => undo::dismiss(&cli.global, a),
+            Command::UndoApprove(a) => undo::approve(&cli.global, a),
         },
         None => console::run(&cli.global, &console::ConsoleArgs {}),
     }
 }
 
 pub fn print_json<T: Serialize + ?Sized>(value: &T) -> Result<()> {
-    println!("{}", serde_json::to_string_pretty(value)?);
+    let text = output::json_text(&serde_json::to_string_pretty(value)?);
+    crate::out!("{text}");
     Ok(())
 }
 
@@ -211,7 +220,7 @@ pub fn main() -> ExitCode {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::Fail(code)) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            crate::err_out!("error: {e:#}");
             ExitCode::FAILURE
         }
     }

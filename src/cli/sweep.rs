@@ -4,7 +4,6 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{GlobalArgs, Outcome, print_json};
-use crate::lifecycle;
 
 #[derive(Debug, Args)]
 pub struct SweepArgs {
@@ -17,13 +16,12 @@ pub struct SweepArgs {
 
 pub fn run(global: &GlobalArgs, args: SweepArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
-    let report =
-        if args.full { lifecycle::sweep_full(&mut ws)? } else { lifecycle::sweep(&mut ws)? };
+    let report = crate::pipeline::sweep(&mut ws, args.full)?;
     if args.json {
         print_json(&report)?;
         return Ok(Outcome::Ok);
     }
-    println!(
+    crate::out!(
         "{} sweep judged {} skills in {} ms: {} changed, {} edits recorded, {} implicit failures",
         report.mode,
         report.skills_judged,
@@ -33,7 +31,7 @@ pub fn run(global: &GlobalArgs, args: SweepArgs) -> Result<Outcome> {
         report.implicit_failures
     );
     for c in &report.changes {
-        println!("  {} ({}): {} -> {}: {}", c.name, c.agent_id, c.from, c.to, c.reason);
+        crate::out!("  {} ({}): {} -> {}: {}", c.name, c.agent_id, c.from, c.to, c.reason);
     }
     Ok(Outcome::Ok)
 }

@@ -1,4 +1,5 @@
-//! `skilldeck undo-promote ID` / `skilldeck undo-dismiss ID`: the console's `u` from a script.
+//! `skilldeck undo-promote ID` / `undo-dismiss ID` / `undo-approve ID`: the console's `u` from a
+//! script.
 
 use anyhow::Result;
 use clap::Args;
@@ -18,7 +19,12 @@ pub fn promote(global: &GlobalArgs, args: UndoArgs) -> Result<Outcome> {
     draft::undo_promote(&mut ws, args.id)?;
     let c = draft::get_candidate(ws.store.conn(), args.id)?;
     let staged = ws.paths.staging_dir.join(&c.name);
-    println!("candidate {} ({}) is open again; its draft is at {}", c.id, c.name, staged.display());
+    crate::out!(
+        "candidate {} ({}) is open again; its draft is at {}",
+        c.id,
+        c.name,
+        staged.display()
+    );
     Ok(Outcome::Ok)
 }
 
@@ -27,6 +33,15 @@ pub fn dismiss(global: &GlobalArgs, args: UndoArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
     draft::undo_dismiss(&mut ws, args.id)?;
     let c = draft::get_candidate(ws.store.conn(), args.id)?;
-    println!("candidate {} ({}) is open again", c.id, c.name);
+    crate::out!("candidate {} ({}) is open again", c.id, c.name);
+    Ok(Outcome::Ok)
+}
+
+/// Takes an approval back: the skill returns to its text before, the proposal is open again.
+pub fn approve(global: &GlobalArgs, args: UndoArgs) -> Result<Outcome> {
+    let mut ws = global.open()?;
+    draft::undo_approve(&mut ws, args.id)?;
+    let c = draft::get_candidate(ws.store.conn(), args.id)?;
+    crate::out!("the approval of candidate {} ({}) is undone; it is open again", c.id, c.name);
     Ok(Outcome::Ok)
 }

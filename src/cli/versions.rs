@@ -35,7 +35,7 @@ pub fn run(global: &GlobalArgs, args: VersionsArgs) -> Result<Outcome> {
         .map(|v| Row {
             version: v.version,
             sha256: &v.sha256,
-            source: &v.source,
+            source: v.source.as_str(),
             created_at: &v.created_at,
             bytes: v.content.len(),
         })
@@ -45,7 +45,7 @@ pub fn run(global: &GlobalArgs, args: VersionsArgs) -> Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     for r in rows {
-        println!(
+        crate::out!(
             "v{:<4} {}  {:<8} {}  {} bytes",
             r.version,
             &r.sha256[..12.min(r.sha256.len())],

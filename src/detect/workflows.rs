@@ -31,17 +31,12 @@ pub struct MinedTurn<'a> {
     pub success: bool,
 }
 
-/// Reads a turn's calls as mining needs them (rows ingested before steps existed count by name).
+/// A turn's calls as mining needs them (read through `ingest`, the owner of `tool_calls`).
 pub fn load_calls(conn: &Connection, turn_id: i64) -> Result<Vec<RawCall>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT coalesce(step, CASE WHEN substr(name, 1, 5) = 'mcp__' THEN 'mcp:' || name
-                                    ELSE 'tool:' || name END), detail, is_error FROM tool_calls
-         WHERE turn_id = ?1 ORDER BY ordinal, id",
-    )?;
-    let rows = stmt.query_map([turn_id], |r| {
-        Ok(RawCall { step: r.get(0)?, detail: r.get(1)?, is_error: r.get(2)? })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    Ok(crate::ingest::tool_calls(conn, turn_id)?
+        .into_iter()
+        .map(|c| RawCall { step: c.step, detail: c.detail, is_error: c.is_error })
+        .collect())
 }
 
 fn df(conn: &Connection, agent: &str, key: &str) -> Result<u64> {

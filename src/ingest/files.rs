@@ -1,6 +1,5 @@
 //! Finding transcript files, deciding what to read of each, and reading it.
 
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -126,6 +125,17 @@ pub fn collect(
     problems: &mut Vec<Problem>,
 ) -> Result<()> {
     let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
+    // One file is one key however it is spelled (`tx`, `./tx`, `$PWD/tx`, a symlink): the walk
+    // starts from the canonical path, and links below it are not followed.
+    let canonical = std::fs::canonicalize(path);
+    let path = canonical.as_deref().unwrap_or(path);
+    if !meta.is_dir() && !meta.is_file() {
+        // A FIFO would block the read forever, a device never end: named, not opened.
+        let path = path.to_string_lossy().into_owned();
+        let reason = "not a regular file or folder (a FIFO, device or socket): skipped".to_string();
+        problems.push(Problem { path, line: 0, reason });
+        return Ok(());
+    }
     if !meta.is_dir() {
         let stat = stat_of(Ok(meta));
         out.push(Target { path: path.to_path_buf(), agent: agent.to_string(), format, stat });
@@ -211,7 +221,7 @@ pub fn read(job: Job, now: SystemTime) -> FileRead {
 }
 
 fn read_into(job: &Job, now: SystemTime, read: &mut FileRead) -> Result<()> {
-    let mut file = File::open(&job.target.path).context("opening")?;
+    let mut file = crate::fsio::open_regular(&job.target.path).context("opening")?;
     let mut state = FileState::default();
     let mut start = 0u64;
     // The bytes before `start` that belong to the head (only when the stored offset is short).
@@ -325,32 +335,4 @@ pub fn detect(buf: &[u8]) -> Option<Format> {
         }
     }
     None
-}
-
-/// Stored rows of every file ingested before, by path.
-pub fn load_stored(conn: &rusqlite::Connection) -> Result<HashMap<String, Stored>> {
-    let mut stmt = conn.prepare(
-        "SELECT path, format, size, mtime_ns, offset, head_hash, lines, state FROM ingested_files",
-    )?;
-    let rows = stmt.query_map([], |r| {
-        let format: String = r.get(1)?;
-        Ok((
-            r.get::<_, String>(0)?,
-            Stored {
-                format: Format::parse(&format),
-                size: r.get::<_, i64>(2)? as u64,
-                mtime_ns: r.get(3)?,
-                offset: r.get::<_, i64>(4)? as u64,
-                head_hash: r.get(5)?,
-                lines: r.get::<_, i64>(6)? as u64,
-                state: r.get(7)?,
-            },
-        ))
-    })?;
-    let mut map = HashMap::new();
-    for row in rows {
-        let (path, stored) = row?;
-        map.insert(path, stored);
-    }
-    Ok(map)
 }

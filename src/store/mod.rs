@@ -1,6 +1,11 @@
 //! The SQLite store: one file, WAL mode, a busy timeout, and migrations on open.
+//!
+//! Owns the connection, the schema migrations, transactions and the table `meta` (key/value
+//! marks such as the sweep's watermark). Every other table has one owner module that the rest of
+//! skilldeck goes through; `docs/architecture.md` lists them.
 
 mod schema;
+pub mod trouble;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -20,7 +25,13 @@ pub struct Store {
 
 impl Store {
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    /// A trouble a person can fix (read-only folder, a path under a file, a lock, a damaged
+    /// file) is one line naming the path and the fix ([`trouble::explain`]).
     pub fn open(path: &Path) -> Result<Self> {
+        Store::open_inner(path).map_err(|e| trouble::explained(path, e))
+    }
+
+    fn open_inner(path: &Path) -> Result<Self> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("creating database folder {}", dir.display()))?;
@@ -55,22 +66,35 @@ impl Store {
         Ok(())
     }
 
+    /// Brings the schema up to date under the write lock: the version is read again once the
+    /// lock is held, so processes opening a new database at once apply each migration once.
     fn migrate(&mut self) -> Result<()> {
+        let target = schema::MIGRATIONS.len();
+        if self.version_checked(target)? == target {
+            return Ok(());
+        }
+        // BEGIN IMMEDIATE (the connection's transaction behaviour): waits for other writers.
+        let tx = self.conn.transaction()?;
+        let current: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let current = usize::try_from(current).unwrap_or(usize::MAX);
+        for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(current) {
+            tx.execute_batch(sql).with_context(|| format!("applying migration {}", i + 1))?;
+            tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The schema version, refused when newer than this build understands.
+    fn version_checked(&self, target: usize) -> Result<usize> {
         let current: i64 = self.conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         let current = usize::try_from(current).unwrap_or(usize::MAX);
-        let target = schema::MIGRATIONS.len();
         if current > target {
             bail!(
                 "database schema version {current} is newer than this skilldeck understands ({target}); upgrade skilldeck"
             );
         }
-        for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(current) {
-            let tx = self.conn.transaction()?;
-            tx.execute_batch(sql).with_context(|| format!("applying migration {}", i + 1))?;
-            tx.pragma_update(None, "user_version", (i + 1) as i64)?;
-            tx.commit()?;
-        }
-        Ok(())
+        Ok(current)
     }
 
     pub fn conn(&self) -> &Connection {
@@ -79,6 +103,33 @@ impl Store {
 
     pub fn conn_mut(&mut self) -> &mut Connection {
         &mut self.conn
+    }
+
+    /// Runs `f` with the given integer connection settings (`PRAGMA name = value`), putting
+    /// every one back as it was afterwards, whether `f` succeeded or not.
+    pub fn with_settings<T>(
+        &mut self,
+        settings: &[(&str, i64)],
+        f: impl FnOnce(&mut Connection) -> Result<T>,
+    ) -> Result<T> {
+        let mut before = Vec::with_capacity(settings.len());
+        for &(name, value) in settings {
+            let old: i64 = self.conn.query_row(&format!("PRAGMA {name}"), [], |r| r.get(0))?;
+            before.push((name, old));
+            self.conn.pragma_update(None, name, value)?;
+        }
+        let result = f(&mut self.conn);
+        let restored =
+            before.into_iter().try_for_each(|(name, old)| self.conn.pragma_update(None, name, old));
+        let value = result?;
+        restored?;
+        Ok(value)
+    }
+
+    /// Reads of large tables go through a memory map (saves a copy per page on a full scan).
+    pub fn map_for_scans(&self) -> Result<()> {
+        self.conn.query_row("PRAGMA mmap_size = 268435456", [], |_| Ok(()))?;
+        Ok(())
     }
 
     pub fn path(&self) -> Option<&Path> {
@@ -95,20 +146,27 @@ impl Store {
     }
 
     pub fn meta_get(&self, key: &str) -> Result<Option<String>> {
-        Ok(self
-            .conn
-            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
-            .optional()?)
+        meta_get(&self.conn, key)
     }
 
     pub fn meta_set(&self, key: &str, value: &str) -> Result<()> {
-        self.conn.execute(
-            "INSERT INTO meta(key, value) VALUES (?1, ?2)
-             ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            params![key, value],
-        )?;
-        Ok(())
+        meta_set(&self.conn, key, value)
     }
+}
+
+/// A value of the `meta` table, read on any connection or transaction.
+pub fn meta_get(conn: &Connection, key: &str) -> Result<Option<String>> {
+    Ok(conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0)).optional()?)
+}
+
+/// Sets a value of the `meta` table.
+pub fn meta_set(conn: &Connection, key: &str, value: &str) -> Result<()> {
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES (?1, ?2)
+         ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        params![key, value],
+    )?;
+    Ok(())
 }
 
 /// The current time as stored everywhere: RFC 3339 UTC with seconds.

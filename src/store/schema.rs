@@ -3,7 +3,7 @@
 //! Each entry of `MIGRATIONS` moves the database from version `i` to `i + 1`. Until the first
 //! release, migration 1 may still be edited in place; after it, only append.
 
-pub const MIGRATIONS: &[&str] = &[V1, V_DRAFTS];
+pub const MIGRATIONS: &[&str] = &[V1, V_DRAFTS, V_CANONICAL_KEYS, V_WORKFLOWS];
 
 const V1: &str = r#"
 CREATE TABLE meta (
@@ -299,8 +299,6 @@ ALTER TABLE tool_calls ADD COLUMN detail TEXT;    -- the concrete command or pat
 ALTER TABLE skill_candidates ADD COLUMN evidence_only INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE skill_candidates ADD COLUMN reason TEXT;    -- JSON workflow::Reason
 ALTER TABLE skill_candidates ADD COLUMN workflow TEXT;  -- JSON workflow::WorkflowEvidence
-ALTER TABLE skill_candidates ADD COLUMN workflow_id INTEGER; -- the mined workflow holding its turn
-CREATE INDEX skill_candidates_workflow ON skill_candidates(workflow_id) WHERE workflow_id IS NOT NULL;
 
 -- Step document frequency per agent: in how many mined turns each step occurs.
 CREATE TABLE workflow_step_df (
@@ -318,7 +316,6 @@ CREATE TABLE workflows (
     members     INTEGER NOT NULL DEFAULT 0,
     sessions    INTEGER NOT NULL DEFAULT 0, -- distinct sessions among members
     candidate_id INTEGER,                   -- skill_candidates row once proposed or recorded
-    consensus   TEXT,                       -- JSON array of the consensus step keys, once recorded
     updated_at  TEXT NOT NULL
 );
 
@@ -334,9 +331,6 @@ CREATE TABLE workflow_members (
     success     INTEGER NOT NULL,
     PRIMARY KEY(workflow_id, turn_id)
 ) WITHOUT ROWID;
-CREATE INDEX workflow_members_session ON workflow_members(workflow_id, session_key);
-CREATE INDEX workflow_members_turn ON workflow_members(turn_id);
-CREATE INDEX sequence_sightings_turn ON sequence_sightings(turn_id);
 
 -- Inverted index: workflows by the steps of their representative sequence.
 CREATE TABLE workflow_index (
@@ -345,4 +339,23 @@ CREATE TABLE workflow_index (
     workflow_id INTEGER NOT NULL,
     PRIMARY KEY(agent_id, step, workflow_id)
 ) WITHOUT ROWID;
+"#;
+
+/// Transcript files are keyed by canonical path (one file however it is spelled). Rows stored
+/// under other spellings are rewritten by the next ingest (`ingest::write::canonical_keys`),
+/// which needs the filesystem: this flag asks for it.
+const V_CANONICAL_KEYS: &str = r#"
+INSERT INTO meta(key, value) VALUES ('ingest.keys', 'spelled')
+    ON CONFLICT(key) DO UPDATE SET value = excluded.value;
+"#;
+
+/// Discovery, second step: merged workflows remember their consensus, candidates the workflow
+/// holding their turn, and the lookups by session and turn are indexed.
+const V_WORKFLOWS: &str = r#"
+ALTER TABLE workflows ADD COLUMN consensus TEXT;   -- JSON array of consensus step keys, once recorded
+ALTER TABLE skill_candidates ADD COLUMN workflow_id INTEGER; -- the mined workflow holding its turn
+CREATE INDEX skill_candidates_workflow ON skill_candidates(workflow_id) WHERE workflow_id IS NOT NULL;
+CREATE INDEX workflow_members_session ON workflow_members(workflow_id, session_key);
+CREATE INDEX workflow_members_turn ON workflow_members(turn_id);
+CREATE INDEX sequence_sightings_turn ON sequence_sightings(turn_id);
 "#;

@@ -1,0 +1,274 @@
+//! The SKILL.md of a repeated workflow: instructions a person would promote, made from a
+//! `WorkflowEvidence` — the steps in order with their commands, the checks, what failed and how
+//! it was fixed, quoted example requests, and the evidence.
+//!
+//! Transcript text only appears quoted (code spans, block quotes), revealed (`draft::quote`), and
+//! the finished text goes through `text::redact::secrets` once more, so no secret reaches a draft
+//! even if discovery missed one.
+
+use std::collections::BTreeSet;
+
+use crate::text::injection::{self, Flag};
+use crate::text::redact;
+use crate::workflow::{CheckKind, StepKind, WorkflowEvidence, WorkflowStep};
+
+use super::quote::{block_quote, code, one_line, phrase};
+
+const MAX_DESCRIPTION: usize = 1024;
+const MAX_STEPS: usize = 12;
+const MAX_COMMAND: usize = 120;
+const MAX_EXAMPLES: usize = 3;
+const MAX_EXAMPLE_CHARS: usize = 300;
+
+/// Every reason the evidence looks aimed at the agent (requests, step commands, fixes).
+pub fn evidence_flags(ev: &WorkflowEvidence) -> Vec<Flag> {
+    let steps = ev.steps.iter().flat_map(|s| std::iter::once(&s.template).chain(&s.observed));
+    let failures = ev.failures.iter().flat_map(|f| std::iter::once(&f.step).chain(&f.fixed_by));
+    injection::flags_all(ev.requests.iter().chain(steps).chain(failures).map(String::as_str))
+}
+
+/// The requests fit to quote: not opaque, not flagged, secrets replaced; first ones first,
+/// without repeats.
+pub fn example_requests(ev: &WorkflowEvidence) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for request in &ev.requests {
+        let request = redact::secrets(request.trim()).into_owned();
+        if redact::is_opaque(&request)
+            || !injection::flags(&request).is_empty()
+            || out.contains(&request)
+        {
+            continue;
+        }
+        out.push(request);
+    }
+    out
+}
+
+/// The name as a title: `release-crate` → `Release crate`.
+fn title(name: &str) -> String {
+    let words = name.replace('-', " ");
+    let mut chars = words.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => words,
+    }
+}
+
+/// The steps that make the workflow what it is: specific ones when discovery named them.
+fn key_steps(ev: &WorkflowEvidence) -> Vec<&WorkflowStep> {
+    let specific: Vec<&WorkflowStep> =
+        ev.steps.iter().filter(|s| ev.reason.specific_steps.contains(&s.key)).collect();
+    if specific.is_empty() { ev.steps.iter().filter(|s| !s.optional).collect() } else { specific }
+}
+
+/// What the skill does and when to use it, in the words of the requests.
+pub fn description(ev: &WorkflowEvidence, name: &str) -> String {
+    let what = name.replace('-', " ");
+    let mut text = format!("Use this skill when asked to {what}");
+    let examples = example_requests(ev);
+    let quoted: Vec<String> =
+        examples.iter().take(2).map(|r| format!("\"{}\"", phrase(r, 80))).collect();
+    if !quoted.is_empty() {
+        text.push_str(&format!(", as in {}", quoted.join(" or ")));
+    }
+    text.push('.');
+    let commands: Vec<String> =
+        key_steps(ev).iter().take(5).map(|s| code(&s.template, 40)).collect();
+    let sessions = ev.reason.support.max(ev.sightings.len());
+    if commands.is_empty() {
+        text.push_str(&format!(" It repeats the steps seen in {sessions} sessions."));
+    } else {
+        text.push_str(&format!(
+            " It repeats the steps seen in {sessions} sessions: {}.",
+            commands.join(", ")
+        ));
+    }
+    // Never let free text split the frontmatter on `---` (the reference parser splits on it).
+    let text = text.replace("---", "- - -");
+    let text = redact::secrets(&text).into_owned();
+    super::quote::clip(&text, MAX_DESCRIPTION)
+}
+
+fn step_line(step: &WorkflowStep) -> String {
+    let template = step.template.trim();
+    let what = match step.kind {
+        StepKind::Shell => format!("Run {}", code(template, MAX_COMMAND)),
+        StepKind::File => match template.split_once(' ') {
+            Some((tool, target)) if tool == step.tool => {
+                format!("{} {}", tool, code(target, MAX_COMMAND))
+            }
+            _ => format!("{} {}", one_line(&step.tool, 40), code(template, MAX_COMMAND)),
+        },
+        StepKind::Mcp => format!("Call the MCP tool {}", code(template, MAX_COMMAND)),
+        StepKind::Subagent => format!("Hand the work to the {} subagent", code(template, 60)),
+        StepKind::Other => format!("Use {}", code(template, MAX_COMMAND)),
+    };
+    let mut line = what;
+    if template.contains('<')
+        && let Some(seen) = step.observed.iter().find(|o| o.trim() != template)
+    {
+        line.push_str(&format!(" (seen: {})", code(seen, 80)));
+    }
+    line.push('.');
+    line
+}
+
+fn check_name(kind: CheckKind) -> &'static str {
+    match kind {
+        CheckKind::Build => "Build",
+        CheckKind::Test => "Test",
+        CheckKind::Lint => "Lint",
+        CheckKind::Format => "Format",
+    }
+}
+
+fn date(at: &Option<String>) -> Option<&str> {
+    at.as_deref().map(|a| a.get(..10).unwrap_or(a))
+}
+
+/// A project as a short label: its last path component.
+fn project_label(project: &str) -> &str {
+    project.trim_end_matches('/').rsplit(['/', '\\']).next().unwrap_or(project)
+}
+
+/// The SKILL.md for `ev` under `name` (already spec-valid and unique).
+pub fn skill_md(ev: &WorkflowEvidence, name: &str) -> String {
+    let sessions = ev.reason.support.max(ev.sightings.len());
+    let mut s = String::new();
+    s.push_str("---\n");
+    s.push_str(&format!("name: {name}\n"));
+    s.push_str(&format!("description: {}\n", json(&description(ev, name))));
+    s.push_str("metadata:\n");
+    s.push_str("  skilldeck-auto-drafted: \"true\"\n");
+    s.push_str("  skilldeck-needs-review: \"true\"\n");
+    s.push_str("  skilldeck-source: \"workflow\"\n");
+    s.push_str(&format!("  skilldeck-evidence-count: \"{sessions}\"\n"));
+    s.push_str("---\n\n");
+    s.push_str(&format!("# {}\n\n", title(name)));
+    s.push_str(
+        "> **Draft awaiting review.** skilldeck drafted this skill from repeated work. Check the \
+         steps, edit them, and remove this notice when satisfied; `skilldeck candidates` lists \
+         it and `skilldeck promote ID` makes it live.\n\n",
+    );
+    s.push_str(&format!(
+        "{} the way it was done in {sessions} sessions. Follow the steps in order; replace each \
+         `<placeholder>` with the value for the request at hand.\n\n",
+        title(name)
+    ));
+
+    s.push_str("## Steps\n\n");
+    for (i, step) in ev.steps.iter().take(MAX_STEPS).enumerate() {
+        let optional = if step.optional {
+            format!("Optional (seen in {} of {sessions} sessions): ", step.sessions)
+        } else {
+            String::new()
+        };
+        s.push_str(&format!("{}. {optional}{}\n", i + 1, step_line(step)));
+    }
+    if ev.steps.len() > MAX_STEPS {
+        s.push_str(&format!(
+            "\n{} more steps were seen; `skilldeck candidates --json` lists them all.\n",
+            ev.steps.len() - MAX_STEPS
+        ));
+    }
+    s.push('\n');
+
+    let mut seen = BTreeSet::new();
+    let checks: Vec<(CheckKind, &WorkflowStep)> = ev
+        .steps
+        .iter()
+        .filter_map(|st| st.check.map(|k| (k, st)))
+        .filter(|(_, st)| seen.insert(st.template.clone()))
+        .collect();
+    if !checks.is_empty() {
+        s.push_str(
+            "## Checks\n\nRun these before calling the work done; fix what they report.\n\n",
+        );
+        for (kind, step) in checks {
+            s.push_str(&format!("- {}: {}\n", check_name(kind), code(&step.template, MAX_COMMAND)));
+        }
+        s.push('\n');
+    }
+
+    if !ev.failures.is_empty() {
+        s.push_str("## When it fails\n\n");
+        for f in &ev.failures {
+            let runs =
+                if f.sessions == 1 { "1 session" } else { &format!("{} sessions", f.sessions) };
+            let fixes: Vec<String> = f.fixed_by.iter().take(4).map(|x| code(x, 60)).collect();
+            if fixes.is_empty() {
+                s.push_str(&format!(
+                    "- {} failed in {runs}; it passed when run again.\n",
+                    code(&f.step, MAX_COMMAND)
+                ));
+            } else {
+                s.push_str(&format!(
+                    "- {} failed in {runs}; it was fixed with {}, then run again.\n",
+                    code(&f.step, MAX_COMMAND),
+                    fixes.join(", ")
+                ));
+            }
+        }
+        s.push('\n');
+    }
+
+    let examples = example_requests(ev);
+    if !examples.is_empty() {
+        s.push_str("## Example requests\n\nQuoted from the sessions, as they were asked:\n\n");
+        for example in examples.iter().take(MAX_EXAMPLES) {
+            s.push_str(&block_quote(example, MAX_EXAMPLE_CHARS));
+            s.push('\n');
+        }
+    }
+
+    s.push_str("## Evidence\n\n");
+    let projects: BTreeSet<&str> =
+        ev.sightings.iter().filter_map(|x| x.project.as_deref()).map(project_label).collect();
+    let mut line = format!("- Seen in {sessions} sessions");
+    if !projects.is_empty() {
+        let names: Vec<String> = projects.iter().take(3).map(|p| code(p, 40)).collect();
+        let more = if projects.len() > 3 { ", ..." } else { "" };
+        line.push_str(&format!(
+            " of {} project{} ({}{more})",
+            projects.len(),
+            if projects.len() == 1 { "" } else { "s" },
+            names.join(", ")
+        ));
+    }
+    if !ev.sightings.is_empty() {
+        let ok = ev.sightings.iter().filter(|x| x.success).count();
+        line.push_str(&format!(
+            "; {ok} of {} succeeded ({:.0}%)",
+            ev.sightings.len(),
+            ev.success_rate() * 100.0
+        ));
+    }
+    s.push_str(&line);
+    s.push_str(".\n");
+    match (date(&ev.first_seen), date(&ev.last_seen)) {
+        (Some(a), Some(b)) if a != b => s.push_str(&format!("- First seen {a}, last seen {b}.\n")),
+        (Some(a), _) | (None, Some(a)) => s.push_str(&format!("- Seen on {a}.\n")),
+        _ => {}
+    }
+    if !ev.reason.summary.trim().is_empty() {
+        s.push_str(&format!(
+            "- Proposed because: {}.\n",
+            one_line(&crate::text::safe::inline(&ev.reason.summary), 300).trim_end_matches('.')
+        ));
+    }
+    let left_out = ev.requests.len().saturating_sub(examples.len());
+    let flagged = ev.requests.iter().filter(|r| !injection::flags(r).is_empty()).count();
+    if flagged > 0 {
+        s.push_str(&format!(
+            "- {flagged} request(s) left out of the examples: flagged as aimed at the agent \
+             (`skilldeck candidates` shows why).\n"
+        ));
+    } else if left_out > 0 && examples.len() < MAX_EXAMPLES {
+        s.push_str(&format!("- {left_out} request(s) left out: redacted or repeated.\n"));
+    }
+    redact::secrets(&s).into_owned()
+}
+
+fn json(text: &str) -> String {
+    serde_json::to_string(text).expect("a string serializes")
+}
