@@ -179,6 +179,8 @@ pub struct SkillRow {
     pub status: String,
     pub protected: bool,
     pub version: i64,
+    /// The skill's folder.
+    pub path: String,
 }
 
 impl SkillRow {
@@ -296,6 +298,7 @@ pub fn load_skills(conn: &Connection) -> Result<Vec<SkillRow>> {
             status: r.status.to_string(),
             protected: r.protected,
             version: r.version,
+            path: r.path,
         })
         .collect())
 }

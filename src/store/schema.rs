@@ -3,7 +3,7 @@
 //! Each entry of `MIGRATIONS` moves the database from version `i` to `i + 1`. Until the first
 //! release, migration 1 may still be edited in place; after it, only append.
 
-pub const MIGRATIONS: &[&str] = &[V1, V_DRAFTS];
+pub const MIGRATIONS: &[&str] = &[V1, V_DRAFTS, V_CANONICAL_KEYS];
 
 const V1: &str = r#"
 CREATE TABLE meta (
@@ -339,4 +339,12 @@ CREATE TABLE workflow_index (
     workflow_id INTEGER NOT NULL,
     PRIMARY KEY(agent_id, step, workflow_id)
 ) WITHOUT ROWID;
+"#;
+
+/// Transcript files are keyed by canonical path (one file however it is spelled). Rows stored
+/// under other spellings are rewritten by the next ingest (`ingest::write::canonical_keys`),
+/// which needs the filesystem: this flag asks for it.
+const V_CANONICAL_KEYS: &str = r#"
+INSERT INTO meta(key, value) VALUES ('ingest.keys', 'spelled')
+    ON CONFLICT(key) DO UPDATE SET value = excluded.value;
 "#;
