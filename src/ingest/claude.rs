@@ -266,10 +266,12 @@ fn read_line<'a>(
         return Ok(line);
     }
     if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
-        let e = serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(bytes)
-            .err()
-            .expect("a line not starting with { is no object");
-        return Err(json_reason(bytes, &e));
+        return Err(
+            match serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(bytes) {
+                Err(e) => json_reason(bytes, &e),
+                Ok(_) => "not a JSON object".to_string(),
+            },
+        );
     }
     let e = match serde_json::from_slice::<Line>(bytes) {
         Ok(line) => return Ok(line),
