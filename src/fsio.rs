@@ -90,6 +90,8 @@ impl<'a> Swap<'a> {
             swap.put_back_aside();
             return Err(e).with_context(|| format!("installing {}", target.display()));
         }
+        // The files were written before; the folder entry is made durable before the commit.
+        sync_parents(staged, target)?;
         Ok(swap)
     }
 
@@ -110,6 +112,44 @@ impl<'a> Swap<'a> {
             let _ = std::fs::rename(aside, self.target);
         }
     }
+}
+
+/// Writes `path` through a temporary file in the same folder and a rename, so a reader (or a
+/// crash) sees the old bytes or the new ones, never half. Durable when it returns: the file's
+/// bytes are synced before the rename and the folder's entry after it.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let name = path.file_name().context("file path without a name")?.to_string_lossy();
+    let tmp = dir.join(format!(".{name}.{}.tmp", uuid::Uuid::new_v4().simple()));
+    let written = (|| {
+        let mut file = File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()
+    })();
+    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, path)) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e).with_context(|| format!("writing {}", path.display()));
+    }
+    sync_dir(dir)
+}
+
+/// Makes the entries of folder `dir` (a rename into or out of it) durable.
+pub fn sync_dir(dir: &Path) -> Result<()> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .with_context(|| format!("syncing folder {}", dir.display()))
+}
+
+/// Syncs the parent folders of both ends of a rename.
+pub fn sync_parents(from: &Path, to: &Path) -> Result<()> {
+    for path in [from, to] {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            sync_dir(dir)?;
+        }
+    }
+    Ok(())
 }
 
 // Reading files from folders others write to: only regular files are opened (a FIFO or a

@@ -8,13 +8,7 @@ use anyhow::{Context, Result, bail};
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename, so a crash
 /// leaves the old file or the new one, never half of one.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().context("file path without a folder")?;
-    fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let file_name = path.file_name().context("file path without a name")?.to_string_lossy();
-    let tmp = dir.join(format!(".{file_name}.tmp-{}", std::process::id()));
-    fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    fs::rename(&tmp, path)
-        .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
+    crate::fsio::write_atomic(path, bytes)
 }
 
 /// Writes a draft folder: SKILL.md and, for streak drafts, manifest.json. SKILL.md quotes
@@ -37,7 +31,7 @@ pub fn move_folder(from: &Path, to: &Path) -> Result<()> {
     let parent = to.parent().context("destination without a parent folder")?;
     fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     if fs::rename(from, to).is_ok() {
-        return Ok(());
+        return crate::fsio::sync_parents(from, to);
     }
     let name = to.file_name().context("destination without a name")?.to_string_lossy();
     let tmp = parent.join(format!(".{name}.moving-{}", std::process::id()));

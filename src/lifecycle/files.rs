@@ -11,16 +11,7 @@ pub use crate::text::hex::sha256_hex;
 /// Writes `path` through a temporary file in the same folder and a rename, so a reader sees
 /// either the old bytes or the new ones, never half.
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().context("file path without a folder")?;
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let tmp = dir.join(format!(".{name}.{}.tmp", uuid::Uuid::new_v4().simple()));
-    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    if let Err(e) = std::fs::rename(&tmp, path) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e).with_context(|| format!("replacing {}", path.display()));
-    }
-    Ok(())
+    crate::fsio::write_atomic(path, bytes)
 }
 
 /// Moves a skill folder; a missing source is not an error (the row may outlive its folder).
@@ -36,7 +27,7 @@ pub fn move_dir(from: &Path, to: &Path) -> Result<()> {
             .with_context(|| format!("creating {}", parent.display()))?;
     }
     if std::fs::rename(from, to).is_ok() {
-        return Ok(());
+        return crate::fsio::sync_parents(from, to);
     }
     // Different file systems: copy, then remove the original.
     copy_dir(from, to)
