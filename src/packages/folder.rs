@@ -3,9 +3,6 @@
 //! renamed in, so a crash leaves either the old folder or the new one.
 
 use std::collections::HashSet;
-use std::path::Path;
-
-use anyhow::Result;
 
 use super::model::{ArtifactKind, Package, slug};
 use super::validate::ordered;
@@ -85,8 +82,3 @@ pub fn package_files(pkg: &Package, folder_name: &str) -> Files {
 pub use crate::spec::frontmatter::yaml_string;
 
 pub use crate::lifecycle::files::sha256_hex;
-
-/// Writes one file atomically: a temp file in the same folder, then a rename.
-pub fn write_file_atomic(path: &Path, contents: &[u8]) -> Result<()> {
-    crate::fsio::write_atomic(path, contents)
-}
