@@ -82,6 +82,11 @@ impl GlobalArgs {
     pub fn open(&self) -> Result<Workspace> {
         Workspace::open(&self.overrides())
     }
+
+    /// The workspace with its database opened for reading only (works on a read-only disk).
+    pub fn open_read_only(&self) -> Result<Workspace> {
+        Workspace::open_read_only(&self.overrides())
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -136,7 +141,7 @@ pub enum Command {
     Features(features::FeaturesArgs),
     /// Skills matching a query, weighted by their outcomes
     Suggest(suggest::SuggestArgs),
-    /// Import a skill package JSON (seed 002 shape); every problem is listed, nothing half-written
+    /// Import a skill package JSON; every problem is listed, nothing half-written
     Import(import::ImportArgs),
     /// Export a skill package back to its JSON shape
     Export(export::ExportArgs),

@@ -31,7 +31,7 @@ pub fn workspace(root: &Path) -> Workspace {
         transcripts: vec![TranscriptRoot { path: transcripts, format: "auto".into(), agent: None }],
         ..Config::default()
     };
-    // The console tests feed streaks of tool-less native turns: the seeds' proposal rules.
+    // The console tests feed streaks of tool-less native turns: the earlier proposal rules.
     config.detect.specific_only = false;
     crate::support::library_workspace(config, root)
 }

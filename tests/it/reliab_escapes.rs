@@ -38,9 +38,8 @@ fn a_hostile_prompt_reaches_neither_the_draft_nor_the_terminal() {
     assert_clean("candidates", &tw.run(&["candidates"]));
     assert_clean("candidates --json", &tw.run(&["candidates", "--json"]));
     // A live version holding the raw sequence (a hand edit), then `diff` against it.
-    let id = feed
-        .count(&format!("SELECT id FROM skill_candidates WHERE name = '{FLOW}'"))
-        .to_string();
+    let id =
+        feed.count(&format!("SELECT id FROM skill_candidates WHERE name = '{FLOW}'")).to_string();
     tw.run_ok(&["promote", &id]);
     let live = tw.skills_dir().join(FLOW).join("SKILL.md");
     let edited = std::fs::read_to_string(&live).unwrap() + &format!("\nStep {HOSTILE}\n");
