@@ -1,4 +1,8 @@
 //! Runs a program in a subprocess with a timeout, capturing its output.
+//!
+//! The child leads its own process group; on timeout the whole group is killed, so a shell
+//! script's grandchildren (a model CLI, its helpers) do not outlive it. Each captured stream is
+//! capped at `MAX_OUTPUT` bytes (the rest is read and dropped, so the child never blocks).
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -29,15 +33,17 @@ pub fn run(
 ) -> Result<RunOutput> {
     let Some((exe, lead)) = program.split_first() else { bail!("empty command") };
     let started = Instant::now();
-    let mut child = Command::new(exe)
+    let mut command = Command::new(exe);
+    command
         .args(lead)
         .args(args)
         .current_dir(cwd)
         .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .with_context(|| format!("starting {exe:?}"))?;
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = command.spawn().with_context(|| format!("starting {exe:?}"))?;
     if let (Some(text), Some(mut pipe)) = (stdin, child.stdin.take()) {
         let text = text.to_string();
         std::thread::spawn(move || {
@@ -53,7 +59,7 @@ pub fn run(
         }
         if started.elapsed() >= timeout {
             timed_out = true;
-            let _ = child.kill();
+            kill_group(&mut child);
             break child.wait()?;
         }
         std::thread::sleep(Duration::from_millis(10));
@@ -71,11 +77,28 @@ pub fn run(
 
 const PIPE_GRACE: Duration = Duration::from_secs(2);
 
-fn drain(mut pipe: impl Read + Send + 'static) -> mpsc::Receiver<Vec<u8>> {
+/// Bytes kept of each of stdout and stderr.
+pub const MAX_OUTPUT: u64 = 4 << 20;
+
+/// Kills the child's whole process group (it leads one), or the child alone elsewhere.
+fn kill_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: kill(2) with a negative pid signals the group `pid` leads; no memory is shared.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+}
+
+fn drain(pipe: impl Read + Send + 'static) -> mpsc::Receiver<Vec<u8>> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let mut buf = Vec::new();
-        let _ = pipe.read_to_end(&mut buf);
+        let mut limited = pipe.take(MAX_OUTPUT);
+        let _ = limited.read_to_end(&mut buf);
+        let _ = std::io::copy(&mut limited.into_inner(), &mut std::io::sink());
         let _ = tx.send(buf);
     });
     rx

@@ -1,6 +1,8 @@
 //! Staged drafts and a person's review of them: candidates, promotion, dismissal, and undo.
 
 pub mod candidates;
+pub mod finish;
+pub mod model;
 pub mod naming;
 mod quote;
 pub mod render;

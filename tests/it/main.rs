@@ -10,6 +10,7 @@ mod console_tmux;
 mod demo;
 mod detect;
 mod draft;
+mod draft_command;
 mod drafting;
 mod identity;
 mod ingest;

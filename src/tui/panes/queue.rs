@@ -71,6 +71,16 @@ fn draw_detail(f: &mut Frame, area: Rect, c: &CandidateView, ui: &UiState, theme
         c.source,
         short_date(&c.created_at)
     )));
+    if let Some(reason) = &c.reason {
+        lines.push(Line::from(format!("Why: {reason}")));
+    }
+    match &c.draft_note {
+        Some(note) => lines.push(Line::from(format!("Drafted by: {} ({note})", c.drafted_by))),
+        None => lines.push(Line::from(format!("Drafted by: {}", c.drafted_by))),
+    }
+    for flag in &c.flags {
+        lines.push(Line::styled(format!("Flagged: {flag}"), theme.error()));
+    }
     if let Some(sig) = c.signature.as_deref().filter(|s| !s.is_empty()) {
         lines.push(Line::from(format!("Task signature: {sig}")));
     }
@@ -80,7 +90,12 @@ fn draw_detail(f: &mut Frame, area: Rect, c: &CandidateView, ui: &UiState, theme
     for example in c.examples.iter().take(3) {
         lines.push(Line::from(format!("  e.g. “{}”", one_line(example, 70))));
     }
-    if !c.tool_sequence.is_empty() {
+    if !c.steps.is_empty() {
+        lines.push(Line::from("Steps:"));
+        for (i, step) in c.steps.iter().enumerate() {
+            lines.push(Line::from(format!("  {}. {step}", i + 1)));
+        }
+    } else if !c.tool_sequence.is_empty() {
         lines.push(Line::from(format!("Tools: {}", c.tool_sequence.join(" → "))));
     }
     lines.push(Line::from(""));
