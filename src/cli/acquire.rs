@@ -51,7 +51,7 @@ pub fn run(global: &super::GlobalArgs, args: AcquireArgs) -> Result<Outcome> {
                 } else {
                     format!("repaired: {}", done.repairs.join(", "))
                 };
-                println!(
+                crate::out!(
                     "registered {} (#{}, version {}, {}; sha256 {}) at {}",
                     done.name,
                     done.skill_id,
@@ -60,7 +60,7 @@ pub fn run(global: &super::GlobalArgs, args: AcquireArgs) -> Result<Outcome> {
                     &done.sha256[..12],
                     done.path.display()
                 );
-                println!(
+                crate::out!(
                     "{repaired}; test output: {}",
                     done.test_stdout.lines().next().unwrap_or("")
                 );
@@ -68,7 +68,7 @@ pub fn run(global: &super::GlobalArgs, args: AcquireArgs) -> Result<Outcome> {
             Ok(Outcome::Ok)
         }
         AcquireOutcome::Rejected { stage, cause, .. } => {
-            eprintln!("{}: not registered ({stage} failed): {cause}", req.name);
+            crate::err_out!("{}: not registered ({stage} failed): {cause}", req.name);
             Ok(Outcome::Fail(1))
         }
     }

@@ -23,12 +23,12 @@ pub fn run(global: &GlobalArgs, args: ApproveArgs) -> Result<Outcome> {
     match (args.candidate, &args.skill) {
         (Some(id), _) => {
             lifecycle::approve(&mut ws, id)?;
-            println!("approved candidate {id}");
+            crate::out!("approved candidate {id}");
         }
         (None, Some(name)) => {
             let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws).to_string();
             lifecycle::approve_current(&mut ws, &agent, name)?;
-            println!("approved the current version of {name}");
+            crate::out!("approved the current version of {name}");
         }
         (None, None) => bail!("give a candidate id or --skill NAME"),
     }

@@ -12,6 +12,6 @@ pub fn run(global: &GlobalArgs, args: ArchiveArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
     let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws).to_string();
     lifecycle::archive(&mut ws, &agent, &args.name)?;
-    println!("archived {}", args.name);
+    crate::out!("archived {}", args.name);
     Ok(Outcome::Ok)
 }

@@ -22,9 +22,14 @@ pub fn run(global: &GlobalArgs, args: AuditArgs) -> Result<Outcome> {
         print_json(&rows)?;
         return Ok(Outcome::Ok);
     }
-    println!(
+    crate::out!(
         "{:<32} {:<10} {:<11} {:>6} {:>5} {:>4}",
-        "NAME", "AGENT", "STATUS", "RATE", "USES", "VER"
+        "NAME",
+        "AGENT",
+        "STATUS",
+        "RATE",
+        "USES",
+        "VER"
     );
     for s in &rows {
         let mut status = s.status.clone();
@@ -35,7 +40,7 @@ pub fn run(global: &GlobalArgs, args: AuditArgs) -> Result<Outcome> {
             status.push('!');
         }
         let rate = s.rate.map_or("-".into(), |r| format!("{:.0}%", r * 100.0));
-        println!(
+        crate::out!(
             "{:<32} {:<10} {:<11} {:>6} {:>5} {:>4}",
             s.name,
             s.agent_id,
@@ -45,6 +50,6 @@ pub fn run(global: &GlobalArgs, args: AuditArgs) -> Result<Outcome> {
             s.version
         );
     }
-    println!("(* protected, ! needs review)");
+    crate::out!("(* protected, ! needs review)");
     Ok(Outcome::Ok)
 }

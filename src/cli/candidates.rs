@@ -32,17 +32,24 @@ pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     if list.is_empty() {
-        println!("no candidates for agent {agent}");
+        crate::out!("no candidates for agent {agent}");
         return Ok(Outcome::Ok);
     }
-    println!("{:>4}  {:<9}  {:>4}  {:<9}  NAME", "ID", "STATUS", "OCC", "SOURCE");
+    crate::out!("{:>4}  {:<9}  {:>4}  {:<9}  NAME", "ID", "STATUS", "OCC", "SOURCE");
     for c in &list {
-        println!("{:>4}  {:<9}  {:>4}  {:<9}  {}", c.id, c.status, c.occurrences, c.source, c.name);
+        crate::out!(
+            "{:>4}  {:<9}  {:>4}  {:<9}  {}",
+            c.id,
+            c.status,
+            c.occurrences,
+            c.source,
+            c.name
+        );
         if let Some(target) = &c.target_skill_name {
-            println!("      proposes a new version of {target}: skilldeck approve {}", c.id);
+            crate::out!("      proposes a new version of {target}: skilldeck approve {}", c.id);
         }
         if let Some(path) = &c.staged_path {
-            println!("      draft: {path}");
+            crate::out!("      draft: {path}");
         }
         match &c.draft_note {
             Some(why) => println!("      drafted by: {} ({})", c.drafted_by, safe::inline(why)),

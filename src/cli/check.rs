@@ -48,13 +48,13 @@ pub fn run(global: &super::GlobalArgs, args: CheckArgs) -> Result<Outcome> {
                 "failed" => "FAIL",
                 _ => "NOT RUN",
             };
-            println!("{label:7} {} {}: {}", r.kind, r.check, r.detail);
+            crate::out!("{label:7} {} {}: {}", r.kind, r.check, r.detail);
         }
         let recorded = match report.outcome {
             Some(o) => format!("recorded {o} for {}", report.skill),
             None => "no assertion could run; score unchanged".to_string(),
         };
-        println!(
+        crate::out!(
             "{}/{} assertions passed, {} not run; {recorded} (trace {})",
             report.assertions_passed,
             report.assertions_run,

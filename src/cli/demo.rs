@@ -28,7 +28,7 @@ pub fn run(args: DemoArgs) -> Result<Outcome> {
         print_json(&report)?;
         return Ok(Outcome::Ok);
     }
-    print!("{}", summary(&report));
+    crate::out_part!("{}", summary(&report));
     if !args.no_console && super::console::has_terminal() {
         crate::tui::run_console(ws)?;
     }

@@ -29,6 +29,6 @@ pub fn run(global: &GlobalArgs, args: DiffArgs) -> Result<Outcome> {
         })
     };
     let old = if from == 0 && args.from.is_none() { "" } else { text(from)? };
-    print!("{}", lifecycle::diff_text(old, text(to)?));
+    crate::out_part!("{}", lifecycle::diff_text(old, text(to)?));
     Ok(Outcome::Ok)
 }

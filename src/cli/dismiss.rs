@@ -16,6 +16,6 @@ pub fn run(global: &GlobalArgs, args: DismissArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
     draft::dismiss(&mut ws, args.id)?;
     let c = draft::get_candidate(ws.store.conn(), args.id)?;
-    println!("dismissed candidate {} ({})", c.id, c.name);
+    crate::out!("dismissed candidate {} ({})", c.id, c.name);
     Ok(Outcome::Ok)
 }

@@ -42,18 +42,22 @@ pub fn run(global: &super::GlobalArgs, args: DispatchArgs) -> Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     if let Some(from) = &done.fell_back_from {
-        eprintln!(
+        crate::err_out!(
             "note: {from:?} is a dspy_module and the DSPy runtime is absent; fell back to its prompt_template {:?}",
             done.artifact
         );
     }
-    eprintln!(
+    crate::err_out!(
         "dispatched {:?} ({}) via {} in {} ms; trace {}",
-        done.artifact, done.kind, done.handler, done.duration_ms, done.trace_id
+        done.artifact,
+        done.kind,
+        done.handler,
+        done.duration_ms,
+        done.trace_id
     );
-    print!("{}", done.output);
+    crate::out_part!("{}", done.output);
     if !done.output.ends_with('\n') {
-        println!();
+        crate::out!();
     }
     Ok(Outcome::Ok)
 }

@@ -29,9 +29,9 @@ pub fn run(global: &super::GlobalArgs, args: ExportArgs) -> Result<Outcome> {
     match args.out {
         Some(path) => {
             write_file_atomic(&path, json.as_bytes())?;
-            eprintln!("exported {} to {}", skill, path.display());
+            crate::err_out!("exported {} to {}", skill, path.display());
         }
-        None => print!("{json}"),
+        None => crate::out_part!("{json}"),
     }
     Ok(Outcome::Ok)
 }

@@ -26,7 +26,7 @@ pub fn run(global: &GlobalArgs, args: FeaturesArgs) -> Result<Outcome> {
     let rows = lifecycle::features(&ws.store, args.agent.as_deref(), chrono::Utc::now())?;
     match args.format {
         Format::Json => print_json(&rows)?,
-        Format::Csv => print!("{}", lifecycle::features_csv(&rows)),
+        Format::Csv => crate::out_part!("{}", lifecycle::features_csv(&rows)),
     }
     Ok(Outcome::Ok)
 }

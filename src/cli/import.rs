@@ -55,7 +55,7 @@ pub fn run(global: &super::GlobalArgs, args: ImportArgs) -> Result<Outcome> {
             if args.json {
                 print_json(&Report { imported: Some(&done), problems: &[] })?;
             } else {
-                println!(
+                crate::out!(
                     "imported {:?} as {}/{} (#{}, {} scope, version {}, {} artifacts) into {}",
                     done.display_name,
                     done.namespace,
@@ -74,9 +74,9 @@ pub fn run(global: &super::GlobalArgs, args: ImportArgs) -> Result<Outcome> {
                 print_json(&Report { imported: None, problems: &problems })?;
             }
             let file = args.package.display();
-            eprintln!("{file}: rejected, nothing was written ({} problems):", problems.len());
+            crate::err_out!("{file}: rejected, nothing was written ({} problems):", problems.len());
             for p in &problems {
-                eprintln!("{file}: {p}");
+                crate::err_out!("{file}: {p}");
             }
             Ok(Outcome::Fail(1))
         }

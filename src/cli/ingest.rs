@@ -39,6 +39,7 @@ pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
     let show_progress = !args.json && std::io::stderr().is_terminal();
     let mut on_progress = |p: &Progress| {
         if show_progress && p.files_total > 0 {
+            // Numbers only, and a carriage return that must reach the terminal as it is.
             eprint!(
                 "\ringesting {}/{} files, {:.1}/{:.1} MB",
                 p.files_done,
@@ -51,16 +52,16 @@ pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
     };
     let report = ingest::run_as(&mut ws, &args.paths, &agent, &mut on_progress)?;
     if show_progress {
-        eprintln!();
+        crate::err_out!();
     }
     let pipeline =
         if args.no_detect { None } else { Some(crate::pipeline::after_ingest(&mut ws)?) };
     if args.json {
         print_json(&Report { ingest: report, pipeline })?;
     } else {
-        print!("{}", summary(&report));
+        crate::out_part!("{}", summary(&report));
         if let Some(p) = &pipeline {
-            println!(
+            crate::out!(
                 "detection: {} turns, {} new candidates ({} updated), {} streak drafts, {} proposed versions",
                 p.detect.turns_processed,
                 p.detect.candidates_created,

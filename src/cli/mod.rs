@@ -39,6 +39,7 @@ use crate::workspace::{Overrides, Workspace};
 mod candidates;
 mod dismiss;
 pub mod ingest;
+pub mod output;
 mod promote;
 mod validate;
 
@@ -200,7 +201,8 @@ pub fn run(cli: Cli) -> Result<Outcome> {
 }
 
 pub fn print_json<T: Serialize + ?Sized>(value: &T) -> Result<()> {
-    println!("{}", serde_json::to_string_pretty(value)?);
+    let text = output::json_text(&serde_json::to_string_pretty(value)?);
+    crate::out!("{text}");
     Ok(())
 }
 
@@ -211,7 +213,7 @@ pub fn main() -> ExitCode {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::Fail(code)) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            crate::err_out!("error: {e:#}");
             ExitCode::FAILURE
         }
     }

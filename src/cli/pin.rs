@@ -17,6 +17,6 @@ pub fn run(global: &GlobalArgs, args: PinArgs, protected: bool) -> Result<Outcom
     let mut ws = global.open()?;
     let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws).to_string();
     lifecycle::set_protected(&mut ws, &agent, &args.name, protected)?;
-    println!("{} {}", if protected { "pinned" } else { "unpinned" }, args.name);
+    crate::out!("{} {}", if protected { "pinned" } else { "unpinned" }, args.name);
     Ok(Outcome::Ok)
 }

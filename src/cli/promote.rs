@@ -21,7 +21,7 @@ pub fn run(global: &GlobalArgs, args: PromoteArgs) -> Result<Outcome> {
     if args.json {
         print_json(&promoted)?;
     } else {
-        println!(
+        crate::out!(
             "promoted candidate {} as skill {} ({}) at {}",
             promoted.candidate_id,
             promoted.skill_id,

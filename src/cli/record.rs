@@ -27,6 +27,6 @@ pub fn run(global: &GlobalArgs, args: RecordArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
     let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws).to_string();
     lifecycle::record(&mut ws, &agent, &args.name, outcome, "explicit", args.note.as_deref())?;
-    println!("recorded {outcome} for {}", args.name);
+    crate::out!("recorded {outcome} for {}", args.name);
     Ok(Outcome::Ok)
 }

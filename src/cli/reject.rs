@@ -14,6 +14,6 @@ pub struct RejectArgs {
 pub fn run(global: &GlobalArgs, args: RejectArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
     lifecycle::reject(&mut ws, args.candidate)?;
-    println!("dismissed candidate {}", args.candidate);
+    crate::out!("dismissed candidate {}", args.candidate);
     Ok(Outcome::Ok)
 }

@@ -68,9 +68,9 @@ pub fn run(global: &super::GlobalArgs, args: RenderArgs) -> Result<Outcome> {
             text,
         })?;
     } else {
-        print!("{text}");
+        crate::out_part!("{text}");
         if !text.ends_with('\n') {
-            println!();
+            crate::out!();
         }
     }
     Ok(Outcome::Ok)

@@ -69,19 +69,23 @@ pub fn run(global: &super::GlobalArgs, args: ResolveArgs) -> Result<Outcome> {
                 Resolution::Resolved { requested, skill, shadows } => {
                     let shadow =
                         shadows.iter().map(|s| format!("; overrides {s}")).collect::<String>();
-                    println!("{} -> {skill}{shadow}", requested.requested);
+                    crate::out!("{} -> {skill}{shadow}", requested.requested);
                 }
                 Resolution::Ambiguous { requested, candidates } => {
                     let list: Vec<String> = candidates.iter().map(ToString::to_string).collect();
-                    println!("{}: ambiguous, candidates: {}", requested.requested, list.join("; "));
+                    crate::out!(
+                        "{}: ambiguous, candidates: {}",
+                        requested.requested,
+                        list.join("; ")
+                    );
                 }
                 Resolution::NotFound { requested } => {
-                    println!("{}: not found", requested.requested)
+                    crate::out!("{}: not found", requested.requested)
                 }
             }
         }
         if let Some(set) = &args.save {
-            println!("saved selection {set:?} ({} entries, as requested)", selections.len());
+            crate::out!("saved selection {set:?} ({} entries, as requested)", selections.len());
         }
     }
     Ok(if all_resolved { Outcome::Ok } else { Outcome::Fail(1) })
@@ -90,15 +94,21 @@ pub fn run(global: &super::GlobalArgs, args: ResolveArgs) -> Result<Outcome> {
 fn print_detail(d: &PackageDetail) {
     let title = d.display_name.as_deref().map(|t| format!(" {t:?}")).unwrap_or_default();
     let vis = if d.is_public { "public" } else { "private" };
-    println!(
+    crate::out!(
         "{}{title}: #{} {}/{} {vis}, {} scope, {} ({})",
-        d.name, d.skill_id, d.namespace, d.name, d.scope, d.status, d.path
+        d.name,
+        d.skill_id,
+        d.namespace,
+        d.name,
+        d.scope,
+        d.status,
+        d.path
     );
     if let Some(s) = &d.shadowed_by {
-        println!("  shadowed by {s}");
+        crate::out!("  shadowed by {s}");
     }
     for s in &d.shadows {
-        println!("  overrides {s}");
+        crate::out!("  overrides {s}");
     }
     for a in &d.artifacts {
         let variant = a.model_variant.as_deref().unwrap_or("default");
@@ -109,10 +119,10 @@ fn print_detail(d: &PackageDetail) {
         if let Some(f) = &a.fallback_artifact {
             line += &format!(", falls back to {f}");
         }
-        println!("{line}");
+        crate::out!("{line}");
     }
     if let Some(c) = &d.code {
-        println!(
+        crate::out!(
             "  code {} sha256 {} ({}), tested {}",
             c.script_path,
             &c.sha256[..12],
@@ -129,6 +139,6 @@ fn print_detail(d: &PackageDetail) {
         if let Some(e) = &t.error {
             line += &format!(" error: {}", e.lines().next().unwrap_or(""));
         }
-        println!("{line}");
+        crate::out!("{line}");
     }
 }

@@ -12,6 +12,6 @@ pub fn run(global: &GlobalArgs, args: RestoreArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
     let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws).to_string();
     lifecycle::restore(&mut ws, &agent, &args.name)?;
-    println!("restored {} to {}", args.name, ws.paths.skills_dir.join(&args.name).display());
+    crate::out!("restored {} to {}", args.name, ws.paths.skills_dir.join(&args.name).display());
     Ok(Outcome::Ok)
 }

@@ -18,6 +18,6 @@ pub fn run(global: &GlobalArgs, args: RollbackArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
     let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws).to_string();
     let new = lifecycle::rollback(&mut ws, &agent, &args.name, args.version)?;
-    println!("{} is now version {new} (the text of version {})", args.name, args.version);
+    crate::out!("{} is now version {new} (the text of version {})", args.name, args.version);
     Ok(Outcome::Ok)
 }

@@ -30,7 +30,7 @@ pub fn run(global: &GlobalArgs, args: StatsArgs) -> Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     let pct = |r: Option<f64>| r.map_or("-".to_string(), |r| format!("{:.0}%", r * 100.0));
-    println!(
+    crate::out!(
         "{} (agent {}) v{}: {}{}",
         s.name,
         s.agent_id,
@@ -38,13 +38,13 @@ pub fn run(global: &GlobalArgs, args: StatsArgs) -> Result<Outcome> {
         s.status,
         if s.protected { ", protected" } else { "" }
     );
-    println!(
+    crate::out!(
         "  successes {}  failures {}  rate {}",
         s.success_count,
         s.failure_count,
         pct(s.success_rate)
     );
-    println!(
+    crate::out!(
         "  rolling rate {} over the last {} of {}  failure streak {}",
         pct(s.rolling_rate),
         s.window_uses,
@@ -52,7 +52,7 @@ pub fn run(global: &GlobalArgs, args: StatsArgs) -> Result<Outcome> {
         s.failure_streak
     );
     if let Some(last) = s.last_outcome {
-        println!("  last outcome {last} at {}", s.last_used_at.as_deref().unwrap_or("?"));
+        crate::out!("  last outcome {last} at {}", s.last_used_at.as_deref().unwrap_or("?"));
     }
     Ok(Outcome::Ok)
 }
@@ -64,14 +64,14 @@ fn timeline(ws: &crate::workspace::Workspace, skill_id: i64, json: bool) -> Resu
         return Ok(Outcome::Ok);
     }
     for d in &t.days {
-        println!("{}  {} ok  {} failed", d.day, d.successes, d.failures);
+        crate::out!("{}  {} ok  {} failed", d.day, d.successes, d.failures);
     }
     for e in &t.events {
         let change = match (&e.from_status, &e.to_status) {
             (Some(a), Some(b)) if a != b => format!("{a} -> {b}: "),
             _ => String::new(),
         };
-        println!("{}  {:<12} {change}{}", e.at, e.kind, e.reason);
+        crate::out!("{}  {:<12} {change}{}", e.at, e.kind, e.reason);
     }
     Ok(Outcome::Ok)
 }

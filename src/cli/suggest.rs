@@ -26,10 +26,10 @@ pub fn run(global: &GlobalArgs, args: SuggestArgs) -> Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     if found.is_empty() {
-        println!("no skill matches {:?}", args.query);
+        crate::out!("no skill matches {:?}", args.query);
     }
     for s in &found {
-        println!(
+        crate::out!(
             "{:.3}  {}{}",
             s.score,
             s.name,

@@ -23,7 +23,7 @@ pub fn run(global: &GlobalArgs, args: SweepArgs) -> Result<Outcome> {
         print_json(&report)?;
         return Ok(Outcome::Ok);
     }
-    println!(
+    crate::out!(
         "{} sweep judged {} skills in {} ms: {} changed, {} edits recorded, {} implicit failures",
         report.mode,
         report.skills_judged,
@@ -33,7 +33,7 @@ pub fn run(global: &GlobalArgs, args: SweepArgs) -> Result<Outcome> {
         report.implicit_failures
     );
     for c in &report.changes {
-        println!("  {} ({}): {} -> {}: {}", c.name, c.agent_id, c.from, c.to, c.reason);
+        crate::out!("  {} ({}): {} -> {}: {}", c.name, c.agent_id, c.from, c.to, c.reason);
     }
     Ok(Outcome::Ok)
 }

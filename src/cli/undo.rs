@@ -18,7 +18,12 @@ pub fn promote(global: &GlobalArgs, args: UndoArgs) -> Result<Outcome> {
     draft::undo_promote(&mut ws, args.id)?;
     let c = draft::get_candidate(ws.store.conn(), args.id)?;
     let staged = ws.paths.staging_dir.join(&c.name);
-    println!("candidate {} ({}) is open again; its draft is at {}", c.id, c.name, staged.display());
+    crate::out!(
+        "candidate {} ({}) is open again; its draft is at {}",
+        c.id,
+        c.name,
+        staged.display()
+    );
     Ok(Outcome::Ok)
 }
 
@@ -27,6 +32,6 @@ pub fn dismiss(global: &GlobalArgs, args: UndoArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
     draft::undo_dismiss(&mut ws, args.id)?;
     let c = draft::get_candidate(ws.store.conn(), args.id)?;
-    println!("candidate {} ({}) is open again", c.id, c.name);
+    crate::out!("candidate {} ({}) is open again", c.id, c.name);
     Ok(Outcome::Ok)
 }

@@ -25,10 +25,10 @@ pub fn run(args: ValidateArgs) -> Result<Outcome> {
         print_json(&problems)?;
     } else {
         for p in &problems {
-            println!("{p}");
+            crate::out!("{p}");
         }
         let folders = spec::skill_folders(&args.dir).map(|f| f.len()).unwrap_or(0);
-        println!(
+        crate::out!(
             "{folders} folder(s) checked: {errors} error(s), {} warning(s)",
             problems.len() - errors
         );

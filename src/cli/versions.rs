@@ -45,7 +45,7 @@ pub fn run(global: &GlobalArgs, args: VersionsArgs) -> Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     for r in rows {
-        println!(
+        crate::out!(
             "v{:<4} {}  {:<8} {}  {} bytes",
             r.version,
             &r.sha256[..12.min(r.sha256.len())],

@@ -17,8 +17,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
 }
 
-/// Writes a draft folder: SKILL.md and, for streak drafts, manifest.json.
+/// Writes a draft folder: SKILL.md and, for streak drafts, manifest.json. SKILL.md quotes
+/// transcripts, so its control characters are written escaped (`text::safe::block`).
 pub fn write_draft(folder: &Path, skill_md: &str, manifest: Option<&str>) -> Result<()> {
+    let skill_md = crate::text::safe::block(skill_md);
     write_atomic(&folder.join("SKILL.md"), skill_md.as_bytes())?;
     if let Some(m) = manifest {
         write_atomic(&folder.join("manifest.json"), m.as_bytes())?;

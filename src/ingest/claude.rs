@@ -15,7 +15,7 @@ use super::lenient::Lenient;
 use super::parse::{Sink, for_each_line, json_reason};
 use super::prompt::{CLAUDE_INTERRUPTION, claude_prompt};
 use super::scan;
-use super::shape::shape_of_valid_json;
+use super::shape::{TooDeep, shape_of_valid_json};
 use super::turn::TurnBuilder;
 use crate::detect::step;
 
@@ -157,9 +157,14 @@ fn line(
     let sidechain = parsed.is_sidechain.unwrap_or(false);
     let stream = &mut streams[usize::from(sidechain)];
     if kind == "assistant" {
+        let shapes = match call_shapes(&message) {
+            Ok(shapes) => shapes,
+            Err(e) => return sink.bad(line_no, e.to_string()),
+        };
         let turn =
             stream.get_or_insert_with(|| TurnBuilder::start(session, offset, "", at, sidechain));
-        assistant(turn, &message, parsed.is_api_error.unwrap_or(false), at, parsed.cwd.as_deref());
+        let api_error = parsed.is_api_error.unwrap_or(false);
+        assistant(turn, &message, shapes, api_error, at, parsed.cwd.as_deref());
         return;
     }
     if parsed.is_meta == Some(true) || parsed.is_compact_summary == Some(true) {
@@ -333,13 +338,27 @@ fn mark_interruption(turn: &mut TurnBuilder, text: &str) {
     }
 }
 
+/// The input shape of each `tool_use` block, in order; `TooDeep` refuses the whole line.
+fn call_shapes(message: &Message) -> Result<Vec<String>, TooDeep> {
+    let Some(Content::Blocks(blocks)) = &message.content else {
+        return Ok(Vec::new());
+    };
+    blocks
+        .iter()
+        .filter(|b| b.kind.as_deref() == Some("tool_use"))
+        .map(|b| shape_of_valid_json(b.input.unwrap_or(b"null")))
+        .collect()
+}
+
 fn assistant(
     turn: &mut TurnBuilder,
     message: &Message,
+    shapes: Vec<String>,
     api_error: bool,
     at: Option<&str>,
     cwd: Option<&str>,
 ) {
+    let mut shapes = shapes.into_iter();
     turn.touch(at);
     if api_error {
         turn.open.api_error = true;
@@ -367,8 +386,9 @@ fn assistant(
                 } else {
                     None
                 };
+                let shape = shapes.next().unwrap_or_default();
                 let step = step::of_call(name, input, cwd);
-                turn.add_call(b.id.as_deref(), name, shape_of_valid_json(input), step, skill, at);
+                turn.add_call(b.id.as_deref(), name, shape, step, skill, at);
             }
             Some("text") => {
                 if let Some(t) = b.text.as_deref() {

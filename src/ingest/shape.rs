@@ -72,19 +72,37 @@ fn decoded_shape(text: &[u8]) -> String {
     }
 }
 
+/// Containers nested deeper than this have no shape: the input is refused (serde_json's own
+/// limit is 128). Walking, printing and dropping a shape recurse, so the bound keeps the stack.
+pub const MAX_DEPTH: usize = 128;
+
+/// Why an input has no shape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TooDeep;
+
+impl fmt::Display for TooDeep {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "tool input nested deeper than {MAX_DEPTH} levels")
+    }
+}
+
 /// Shape of a JSON text whose structure is known to be sound, in one pass over its bytes that
 /// skips string contents instead of decoding them; decoded in full when that pass fails.
-pub fn shape_of_valid_json(text: &[u8]) -> String {
-    let mut scan = Scan { b: text, pos: 0 };
+/// `TooDeep` for containers nested past `MAX_DEPTH`.
+pub fn shape_of_valid_json(text: &[u8]) -> Result<String, TooDeep> {
+    let mut scan = Scan { b: text, pos: 0, depth: 0, too_deep: false };
     match scan.value() {
-        Some(shape) => shape.to_json(),
-        None => decoded_shape(text),
+        Some(shape) => Ok(shape.to_json()),
+        None if scan.too_deep => Err(TooDeep),
+        None => Ok(decoded_shape(text)),
     }
 }
 
 struct Scan<'a> {
     b: &'a [u8],
     pos: usize,
+    depth: usize,
+    too_deep: bool,
 }
 
 impl Scan<'_> {
@@ -107,7 +125,22 @@ impl Scan<'_> {
     }
 
     fn value(&mut self) -> Option<Shape> {
-        match self.peek()? {
+        let kind = self.peek()?;
+        if matches!(kind, b'{' | b'[') {
+            if self.depth >= MAX_DEPTH {
+                self.too_deep = true;
+                return None;
+            }
+            self.depth += 1;
+            let shape = self.container(kind);
+            self.depth -= 1;
+            return shape;
+        }
+        self.scalar(kind)
+    }
+
+    fn container(&mut self, kind: u8) -> Option<Shape> {
+        match kind {
             b'{' => {
                 self.pos += 1;
                 let mut fields = BTreeMap::new();
@@ -154,6 +187,12 @@ impl Scan<'_> {
                     }
                 }
             }
+            _ => None,
+        }
+    }
+
+    fn scalar(&mut self, kind: u8) -> Option<Shape> {
+        match kind {
             b'"' => {
                 self.string()?;
                 Some(Shape::Scalar("string"))
@@ -249,8 +288,17 @@ mod tests {
             r#" "text" "#,
             "-1.5e3",
         ] {
-            assert_eq!(shape_of_valid_json(text.as_bytes()), shape_of_json(text), "{text}");
+            assert_eq!(shape_of_valid_json(text.as_bytes()), Ok(shape_of_json(text)), "{text}");
         }
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_without_recursing_past_the_bound() {
+        let deep = format!("{}{}", "[".repeat(8000), "]".repeat(8000));
+        assert_eq!(shape_of_valid_json(deep.as_bytes()), Err(TooDeep));
+        assert_eq!(shape_of_json(&deep), "\"string\"");
+        let fits = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert!(shape_of_valid_json(fits.as_bytes()).is_ok());
     }
 
     #[test]

@@ -79,10 +79,19 @@ fn parse_yaml(yaml: &str) -> Result<Option<Node>, ParseError> {
             ));
         }
     }
+    // Events are pulled one by one: `Parser::load` recurses once per nesting level.
     let mut builder = Builder::default();
-    Parser::new_from_str(yaml).load(&mut builder, false).map_err(|e| {
-        err(format!("Invalid YAML in frontmatter: {}", e.info()), Some(e.marker().line()))
-    })?;
+    let mut parser = Parser::new_from_str(yaml);
+    loop {
+        let (event, mark) = parser.next_token().map_err(|e| {
+            err(format!("Invalid YAML in frontmatter: {}", e.info()), Some(e.marker().line()))
+        })?;
+        let done = matches!(event, Event::DocumentEnd | Event::StreamEnd);
+        builder.on_event(event, mark);
+        if done || builder.too_deep > 0 {
+            break;
+        }
+    }
     match builder.error {
         Some(e) => Err(e),
         None => Ok(builder.root),
@@ -94,11 +103,17 @@ enum Frame {
     Seq(Vec<Node>),
 }
 
+/// Frontmatter nested deeper than this is refused: a tree built from hostile nesting (100,000
+/// `- ` on one line) would overflow the stack when it is walked or dropped.
+pub const MAX_DEPTH: usize = 64;
+
 #[derive(Default)]
 struct Builder {
     stack: Vec<Frame>,
     root: Option<Node>,
     error: Option<ParseError>,
+    /// Collections opened past `MAX_DEPTH` and not closed yet: their events are dropped.
+    too_deep: usize,
 }
 
 impl Builder {
@@ -136,6 +151,20 @@ impl Builder {
 
 impl MarkedEventReceiver for Builder {
     fn on_event(&mut self, ev: Event, mark: Marker) {
+        let opens = matches!(ev, Event::MappingStart(..) | Event::SequenceStart(..));
+        let closes = matches!(ev, Event::MappingEnd | Event::SequenceEnd);
+        if self.too_deep > 0 || (opens && self.stack.len() >= MAX_DEPTH) {
+            if opens {
+                self.too_deep += 1;
+                self.error.get_or_insert(err(
+                    format!("Invalid YAML in frontmatter: nested deeper than {MAX_DEPTH} levels"),
+                    Some(mark.line()),
+                ));
+            } else if closes {
+                self.too_deep -= 1;
+            }
+            return;
+        }
         match ev {
             Event::Scalar(value, ..) => self.finish(Node::Str(value), mark),
             Event::MappingStart(..) => {
@@ -205,5 +234,14 @@ mod tests {
         assert!(parse("name: a\n").is_err());
         assert!(parse("---\nname: a\n").is_err());
         assert!(parse("---\n\n---\n").is_err());
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_not_built() {
+        let text = format!("---\nname: a\nx:\n  {}y\n---\n", "- ".repeat(MAX_DEPTH + 5));
+        let e = parse(&text).err().expect("refused");
+        assert!(e.reason.contains("nested deeper"), "{e:?}");
+        let ok = format!("---\nname: a\nx:\n  {}y\n---\n", "- ".repeat(MAX_DEPTH - 2));
+        assert!(parse(&ok).is_ok());
     }
 }

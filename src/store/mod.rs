@@ -55,22 +55,35 @@ impl Store {
         Ok(())
     }
 
+    /// Brings the schema up to date under the write lock: the version is read again once the
+    /// lock is held, so processes opening a new database at once apply each migration once.
     fn migrate(&mut self) -> Result<()> {
+        let target = schema::MIGRATIONS.len();
+        if self.version_checked(target)? == target {
+            return Ok(());
+        }
+        // BEGIN IMMEDIATE (the connection's transaction behaviour): waits for other writers.
+        let tx = self.conn.transaction()?;
+        let current: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let current = usize::try_from(current).unwrap_or(usize::MAX);
+        for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(current) {
+            tx.execute_batch(sql).with_context(|| format!("applying migration {}", i + 1))?;
+            tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The schema version, refused when newer than this build understands.
+    fn version_checked(&self, target: usize) -> Result<usize> {
         let current: i64 = self.conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         let current = usize::try_from(current).unwrap_or(usize::MAX);
-        let target = schema::MIGRATIONS.len();
         if current > target {
             bail!(
                 "database schema version {current} is newer than this skilldeck understands ({target}); upgrade skilldeck"
             );
         }
-        for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(current) {
-            let tx = self.conn.transaction()?;
-            tx.execute_batch(sql).with_context(|| format!("applying migration {}", i + 1))?;
-            tx.pragma_update(None, "user_version", (i + 1) as i64)?;
-            tx.commit()?;
-        }
-        Ok(())
+        Ok(current)
     }
 
     pub fn conn(&self) -> &Connection {

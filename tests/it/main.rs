@@ -23,5 +23,8 @@ mod packages;
 mod packages_run;
 mod packages_validation;
 mod pipeline;
+mod reliab_depth;
+mod reliab_escapes;
+mod reliab_small;
 mod support;
 mod validate;
