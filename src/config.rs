@@ -33,6 +33,7 @@ pub struct Config {
     pub acquire: AcquireConfig,
     pub packages: PackagesConfig,
     pub draft: DraftConfig,
+    pub hooks: HooksConfig,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -185,6 +186,23 @@ impl Default for DraftConfig {
     }
 }
 
+/// `skilldeck ingest --hook`, what the agents' hooks run (docs/hooks.md).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct HooksConfig {
+    /// A `Stop` hook (or Codex notify) is skipped when a hook ingested the same transcript less
+    /// than this many seconds ago; `SessionEnd` always runs.
+    pub stop_throttle_secs: u64,
+    /// Seconds a hook run works before it gives up and exits 0 (what it stored stays stored).
+    pub time_limit_secs: u64,
+}
+
+impl Default for HooksConfig {
+    fn default() -> Self {
+        HooksConfig { stop_throttle_secs: 60, time_limit_secs: 20 }
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {
@@ -202,6 +220,7 @@ impl Default for Config {
             acquire: AcquireConfig::default(),
             packages: PackagesConfig::default(),
             draft: DraftConfig::default(),
+            hooks: HooksConfig::default(),
         }
     }
 }

@@ -61,6 +61,16 @@ impl Workspace {
     pub fn agent_for(&self, root: &TranscriptRoot) -> String {
         root.agent.clone().unwrap_or_else(|| self.config.agent_id.clone())
     }
+
+    /// The agent owning a transcript file: that of the configured root it lies under, else the
+    /// config's `agent_id`.
+    pub fn agent_for_path(&self, path: &Path) -> String {
+        self.config
+            .transcripts
+            .iter()
+            .find(|r| path.starts_with(&r.path))
+            .map_or_else(|| self.config.agent_id.clone(), |r| self.agent_for(r))
+    }
 }
 
 pub fn default_roots(home: &Path) -> Vec<TranscriptRoot> {

@@ -1,7 +1,6 @@
 //! Code skills (seed 004): sanitize the code, test-run it with its payload in a scratch folder,
 //! and register it (folder, row, content hash) only when the run exits 0 with output.
 
-pub mod runner;
 pub mod sanitize;
 
 use std::path::PathBuf;
@@ -11,6 +10,7 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
 use crate::packages::folder::{Files, install_with, sha256_hex, stage, yaml_string};
+use crate::process::{self, Job};
 use crate::store::now_rfc3339;
 use crate::store::rusqlite::{OptionalExtension, params};
 use crate::workspace::Workspace;
@@ -98,8 +98,8 @@ fn test_and_register(
 ) -> Result<AcquireOutcome> {
     let cfg = ws.config.acquire.clone();
     let parse_error = |code: &str| -> Result<Option<String>> {
-        let out = runner::run(&cfg.parse_check, &[], Some(code), scratch, timeout)
-            .context("running the parse check ([acquire] parse_check)")?;
+        let job = Job { stdin: Some(code), ..Job::sandboxed(&cfg.parse_check, scratch, timeout) };
+        let out = process::run(&job).context("running the parse check ([acquire] parse_check)")?;
         Ok((out.code != Some(0)).then(|| out.failure_line(timeout)))
     };
     let sanitized = if cfg.parse_check.is_empty() {
@@ -119,9 +119,9 @@ fn test_and_register(
     let test_file = scratch.join(format!("test_skill.{}", cfg.script_ext));
     std::fs::write(&test_file, &sanitized.code).context("writing the test copy")?;
     let test_path = test_file.to_string_lossy().into_owned();
-    let out =
-        runner::run(&cfg.interpreter, &[&test_path, &req.test_payload], None, scratch, timeout)
-            .context("running the test ([acquire] interpreter)")?;
+    let args = [test_path.as_str(), req.test_payload.as_str()];
+    let job = Job { args: &args, ..Job::sandboxed(&cfg.interpreter, scratch, timeout) };
+    let out = process::run(&job).context("running the test ([acquire] interpreter)")?;
     let existing: Option<(i64, bool)> = ws
         .store
         .conn()

@@ -22,6 +22,10 @@ pub struct IngestArgs {
     /// Print the report as JSON
     #[arg(long)]
     pub json: bool,
+    /// Run as an agent's hook: the payload on stdin (or Codex notify's JSON as the one PATH);
+    /// just that transcript, quietly, always exiting 0 (problems go to hooks/hooks.log)
+    #[arg(long)]
+    pub hook: bool,
 }
 
 /// `ingest --json`: the ingest counts at the top level, what detection made of them beside.
@@ -34,6 +38,10 @@ struct Report {
 }
 
 pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
+    if args.hook {
+        hook(global, &args);
+        return Ok(Outcome::Ok);
+    }
     let mut ws = global.open()?;
     let agent = args.agent.clone().unwrap_or_else(|| ws.config.agent_id.clone());
     let show_progress = !args.json && std::io::stderr().is_terminal();
@@ -113,4 +121,64 @@ pub fn summary(r: &IngestReport) -> String {
         out.push_str(&format!("{}:{}: {}\n", p.path, p.line, p.reason));
     }
     out
+}
+
+/// What the hook's worker thread reports: the configured time limit, then the result.
+enum Msg {
+    Limit(u64),
+    Done(Result<crate::hooks::run::HookOutcome>),
+}
+
+/// `ingest --hook`: never fails and never prints unless `--json` asks; problems go to the log.
+fn hook(global: &GlobalArgs, args: &IngestArgs) {
+    use crate::hooks::run;
+    use std::time::{Duration, Instant, SystemTime};
+    let started = Instant::now();
+    let paths: Vec<String> = args.paths.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    let log_dir = global
+        .db
+        .as_deref()
+        .map(run::hook_dir)
+        .or_else(|| crate::config::PlatformDirs::detect().ok().map(|d| d.data_dir.join("hooks")))
+        .unwrap_or_else(|| std::path::PathBuf::from(".skilldeck/hooks"));
+    let payload = match run::read_payload(&paths, std::io::stdin().lock()) {
+        Ok(p) => p,
+        Err(e) => return run::log(&log_dir, &format!("bad payload: {e:#}")),
+    };
+    let what = format!("{} {:?}", payload.event, payload.transcript);
+    let overrides = global.overrides();
+    let (send, recv) = std::sync::mpsc::channel();
+    // The work runs on its own thread so the wait for it can be cut short: a run past the time
+    // limit is left behind when the process exits (SQLite keeps every commit whole, and the next
+    // run resumes from the last stored offset). It first sends the configured limit.
+    std::thread::spawn(move || {
+        let mut ws = match crate::workspace::Workspace::open(&overrides) {
+            Ok(ws) => ws,
+            Err(e) => return drop(send.send(Msg::Done(Err(e)))),
+        };
+        let _ = send.send(Msg::Limit(ws.config.hooks.time_limit_secs));
+        let _ = send.send(Msg::Done(run::handle(&mut ws, &payload, SystemTime::now())));
+    });
+    let mut limit = Duration::from_secs(crate::config::HooksConfig::default().time_limit_secs);
+    loop {
+        match recv.recv_timeout(limit.saturating_sub(started.elapsed())) {
+            Ok(Msg::Limit(secs)) => limit = Duration::from_secs(secs),
+            Ok(Msg::Done(Ok(outcome))) => {
+                if args.json {
+                    let _ = print_json(&outcome);
+                }
+                return;
+            }
+            Ok(Msg::Done(Err(e))) => return run::log(&log_dir, &format!("{what}: {e:#}")),
+            Err(_) => {
+                return run::log(
+                    &log_dir,
+                    &format!(
+                        "{what}: time limit of {} s reached; the next run continues",
+                        limit.as_secs()
+                    ),
+                );
+            }
+        }
+    }
 }

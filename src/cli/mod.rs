@@ -13,6 +13,7 @@ pub mod diff;
 mod dispatch;
 mod export;
 pub mod features;
+mod hooks;
 mod import;
 pub mod pin;
 pub mod record;
@@ -147,6 +148,8 @@ pub enum Command {
     Acquire(acquire::AcquireArgs),
     /// Resolve skill names or refs to exact identities (workspace overrides account)
     Resolve(resolve::ResolveArgs),
+    /// Install, remove or show the agents' hooks that run `skilldeck ingest --hook`
+    Hooks(hooks::HooksArgs),
 }
 
 /// What a command reports back to `main`: success, or a non-zero exit without an error message
@@ -175,6 +178,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Command::Check(args) => check::run(&cli.global, args),
             Command::Acquire(args) => acquire::run(&cli.global, args),
             Command::Resolve(args) => resolve::run(&cli.global, args),
+            Command::Hooks(args) => hooks::run(&cli.global, args),
             Command::Console(args) => console::run(&cli.global, &args),
             Command::Demo(args) => demo::run(args),
             Command::Ingest(args) => ingest::run(&cli.global, args),

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::acquire::runner;
 use crate::config::DraftConfig;
+use crate::process::{self, Confine, Env, Job};
 use crate::spec::{self, Severity, frontmatter};
 use crate::text::{injection, redact};
 use crate::workflow::{FailureFix, WorkflowStep};
@@ -79,8 +79,18 @@ pub fn draft(
     let input = serde_json::to_string_pretty(packet).map_err(|e| format!("packet: {e}"))?;
     std::fs::create_dir_all(scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
     let timeout = Duration::from_secs(cfg.timeout_secs.max(1));
-    let out = runner::run(&cfg.command, &[], Some(&input), scratch, timeout)
-        .map_err(|e| format!("{e:#}"))?;
+    // A command the user configured: it keeps their environment (a model CLI needs its login)
+    // and may write where they may; it runs in an empty scratch folder, killed whole at the limit.
+    let job = Job {
+        program: &cfg.command,
+        args: &[],
+        stdin: Some(&input),
+        cwd: scratch,
+        timeout,
+        env: Env::Inherit,
+        confine: Confine::None,
+    };
+    let out = process::run(&job).map_err(|e| format!("{e:#}"))?;
     if out.timed_out || out.code != Some(0) || out.stdout.trim().is_empty() {
         return Err(format!("draft.command {}", out.failure_line(timeout)));
     }

@@ -55,6 +55,11 @@ struct Line<'a> {
     cwd: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     message: Option<Lenient<Message<'a>>>,
+    /// On the skill body Claude Code injects after a `Skill` tool call: that call's id.
+    #[serde(borrow, rename = "sourceToolUseID")]
+    source_tool_use_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    uuid: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize, Default, Debug, PartialEq)]
@@ -167,7 +172,27 @@ fn line(
         assistant(turn, &message, shapes, api_error, at, parsed.cwd.as_deref());
         return;
     }
-    if parsed.is_meta == Some(true) || parsed.is_compact_summary == Some(true) {
+    if parsed.is_meta == Some(true) {
+        // The body of a skill the user called as `/name` (a `Skill` call's body names its call).
+        if parsed.source_tool_use_id.is_none()
+            && let Some(skill) = message.content.as_ref().and_then(slash_skill)
+        {
+            let id = parsed
+                .uuid
+                .as_deref()
+                .map_or_else(|| format!("{}:{offset}", sink.path), str::to_string);
+            // The person asked for the skill: that starts a turn, as a prompt would (the
+            // `<command-name>` line before it starts none).
+            if let Some(previous) = stream.take() {
+                sink.close(previous);
+            }
+            let mut turn = TurnBuilder::start(session, offset, &format!("/{skill}"), at, sidechain);
+            turn.add_use(&skill, format!("slash:{id}"), "slash", at);
+            *stream = Some(turn);
+        }
+        return;
+    }
+    if parsed.is_compact_summary == Some(true) {
         return;
     }
     let mut text: Option<String> = None;
@@ -247,6 +272,8 @@ fn fast_line<'a>(bytes: &'a [u8], quotes: &'a scan::Quotes) -> Option<Line<'a>> 
             b"timestamp" => seen.read(6, &mut line.timestamp, v.opt_str()),
             b"cwd" => seen.read(7, &mut line.cwd, v.opt_str()),
             b"message" => seen.read(8, &mut line.message, fast_message(v)),
+            b"sourceToolUseID" => seen.read(9, &mut line.source_tool_use_id, v.opt_str()),
+            b"uuid" => seen.read(10, &mut line.uuid, v.opt_str()),
             k if k.contains(&b'\\') => None,
             _ => v.skip(),
         })?;
@@ -389,6 +416,12 @@ fn assistant(
                 let shape = shapes.next().unwrap_or_default();
                 let step = step::of_call(name, input, cwd);
                 turn.add_call(b.id.as_deref(), name, shape, step, skill, at);
+                if name == "Read"
+                    && let Some(skill) = read_skill(input)
+                {
+                    let id = format!("read:{}", b.id.as_deref().unwrap_or(""));
+                    turn.add_use(&skill, id, "read", at);
+                }
             }
             Some("text") => {
                 if let Some(t) = b.text.as_deref() {
@@ -399,6 +432,31 @@ fn assistant(
         }
     }
     set_stop(turn, message);
+}
+
+/// What Claude Code writes first in a skill body it injects.
+const SKILL_BODY_PREFIX: &str = "Base directory for this skill: ";
+
+/// The skill a meta line's body belongs to: the last component of its base directory.
+fn slash_skill(content: &Content) -> Option<String> {
+    let text = match content {
+        Content::Text(t) => t.as_ref(),
+        Content::Blocks(blocks) => blocks.iter().find_map(|b| b.text.as_deref())?,
+        Content::Other => return None,
+    };
+    let dir = text.strip_prefix(SKILL_BODY_PREFIX)?.lines().next()?.trim();
+    super::skill_use::folder_name(dir.trim_end_matches(['/', '\\']))
+}
+
+/// The skill whose SKILL.md a `Read` call reads (`…/skills/<name>/SKILL.md`).
+fn read_skill(input: &[u8]) -> Option<String> {
+    #[derive(Deserialize)]
+    struct ReadInput<'a> {
+        #[serde(borrow)]
+        file_path: Option<Cow<'a, str>>,
+    }
+    let path = serde_json::from_slice::<ReadInput>(input).ok()?.file_path?;
+    super::skill_use::skill_of_skill_md(&path)
 }
 
 fn set_stop(turn: &mut TurnBuilder, message: &Message) {

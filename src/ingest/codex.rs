@@ -52,6 +52,23 @@ struct Payload<'a> {
     message: Option<Cow<'a, str>>,
     #[serde(borrow)]
     last_agent_message: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    role: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct ContentItem<'a> {
+    #[serde(borrow)]
+    text: Option<Cow<'a, str>>,
+}
+
+/// The command of a shell tool call's arguments (`cmd` string, or `command` string or argv).
+#[derive(Deserialize)]
+struct ShellArgs {
+    cmd: Option<String>,
+    command: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -61,20 +78,39 @@ struct OutputObject<'a> {
     success: Option<bool>,
 }
 
+/// Skill bodies Codex injected for the turn about to start: Codex writes them before the
+/// `user_message` event that starts it, so they wait for it (or for the next tool call).
+type Injected = Vec<(String, String, Option<String>)>;
+
 pub fn parse(sink: &mut Sink, buf: &[u8], base: u64) -> (u64, u64) {
     let mut turn: Option<TurnBuilder> =
         std::mem::take(&mut sink.out.state.open).into_iter().next().map(TurnBuilder::resume);
     let lines_before = sink.lines_before;
+    let mut injected = Injected::new();
     let result = for_each_line(buf, base, lines_before, |bytes, offset, line_no| {
-        line(sink, &mut turn, bytes, offset, line_no);
+        line(sink, &mut turn, &mut injected, bytes, offset, line_no);
     });
-    if let Some(t) = turn {
+    if let Some(mut t) = turn {
+        take_injected(&mut t, &mut injected);
         sink.settle(t);
     }
     result
 }
 
-fn line(sink: &mut Sink, turn: &mut Option<TurnBuilder>, bytes: &[u8], offset: u64, line_no: u64) {
+fn take_injected(turn: &mut TurnBuilder, injected: &mut Injected) {
+    for (skill, id, at) in injected.drain(..) {
+        turn.add_use(&skill, id, "injected", at.as_deref());
+    }
+}
+
+fn line(
+    sink: &mut Sink,
+    turn: &mut Option<TurnBuilder>,
+    injected: &mut Injected,
+    bytes: &[u8],
+    offset: u64,
+    line_no: u64,
+) {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return;
     }
@@ -107,8 +143,15 @@ fn line(sink: &mut Sink, turn: &mut Option<TurnBuilder>, bytes: &[u8], offset: u
             let project = sink.out.state.project.clone();
             sink.session(&key, project.as_deref(), at);
         }
-        "response_item" => response_item(sink, turn, &p, offset, at),
-        "event_msg" => event(sink, turn, &p, offset, at),
+        "response_item" => response_item(sink, turn, injected, &p, offset, at),
+        "event_msg" => {
+            event(sink, turn, &p, offset, at);
+            if let Some(t) = turn.as_mut()
+                && p.kind.as_deref() == Some("user_message")
+            {
+                take_injected(t, injected);
+            }
+        }
         "turn_context" | "compacted" => {}
         other => sink.unknown(line_no, other),
     }
@@ -135,18 +178,34 @@ fn current<'t>(
 fn response_item(
     sink: &mut Sink,
     turn: &mut Option<TurnBuilder>,
+    injected: &mut Injected,
     p: &Payload,
     offset: u64,
     at: Option<&str>,
 ) {
+    if !injected.is_empty()
+        && matches!(p.kind.as_deref(), Some("function_call" | "custom_tool_call"))
+    {
+        take_injected(current(sink, turn, offset, at), injected);
+    }
     match p.kind.as_deref() {
         Some("function_call") => {
-            let args = p.arguments.as_deref().unwrap_or("null");
-            let shape = shape_of_json(args);
+            let arguments = p.arguments.as_deref().unwrap_or("null");
+            let shape = shape_of_json(arguments);
             let name = p.name.as_deref().unwrap_or("");
-            let step = step::of_call(name, args.as_bytes(), sink.out.state.project.as_deref());
-            let id = p.call_id.as_deref();
-            current(sink, turn, offset, at).add_call(id, name, shape, step, None, at);
+            let step = step::of_call(name, arguments.as_bytes(), sink.out.state.project.as_deref());
+            let t = current(sink, turn, offset, at);
+            t.add_call(p.call_id.as_deref(), name, shape, step, None, at);
+            for skill in skills_read(arguments) {
+                let id = format!("read:{}:{skill}", p.call_id.as_deref().unwrap_or(""));
+                t.add_use(&skill, id, "read", at);
+            }
+        }
+        Some("message") if p.role.as_deref() == Some("user") => {
+            if let Some((skill, _path)) = p.content.and_then(injected_skill) {
+                let id = format!("injected:{}:{offset}", session_key(sink));
+                injected.push((skill, id, at.map(str::to_string)));
+            }
         }
         Some("custom_tool_call") => {
             let name = p.name.as_deref().unwrap_or("");
@@ -218,6 +277,40 @@ fn event(
     }
 }
 
+/// Skills whose SKILL.md a shell call reads.
+fn skills_read(arguments: &str) -> Vec<String> {
+    if memchr::memmem::find(arguments.as_bytes(), b"SKILL.md").is_none() {
+        return Vec::new();
+    }
+    let Ok(args) = serde_json::from_str::<ShellArgs>(arguments) else { return Vec::new() };
+    let command = match (args.cmd, args.command) {
+        (Some(cmd), _) => cmd,
+        (None, Some(serde_json::Value::String(s))) => s,
+        (None, Some(serde_json::Value::Array(argv))) => {
+            // `["bash", "-lc", "cat …"]`: the script is the last word.
+            argv.last().and_then(|v| v.as_str()).unwrap_or("").to_string()
+        }
+        _ => return Vec::new(),
+    };
+    super::skill_use::skills_read_by_command(&command)
+}
+
+/// A skill body Codex injected as a user message:
+/// `<skill>\n<name>NAME</name>\n<path>PATH</path>\n…</skill>`.
+fn injected_skill(content: &RawValue) -> Option<(String, String)> {
+    memchr::memmem::find(content.get().as_bytes(), b"<skill>")?;
+    let items: Vec<ContentItem> = serde_json::from_str(content.get()).ok()?;
+    let text = items.iter().find_map(|i| i.text.as_deref())?.trim_start();
+    let rest = text.strip_prefix("<skill>")?.trim_start();
+    let name = rest.strip_prefix("<name>")?.split_once("</name>")?.0.trim();
+    let path = rest
+        .split_once("<path>")
+        .and_then(|(_, r)| r.split_once("</path>"))
+        .map_or("", |(p, _)| p.trim());
+    let name = super::skill_use::folder_name(name)?;
+    Some((name, path.to_string()))
+}
+
 /// Whether a tool output says its process failed.
 fn output_failed(raw: &RawValue) -> bool {
     let text = raw.get();
@@ -264,6 +357,23 @@ fn text_failed(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn injected_skill_bodies_name_their_skill() {
+        let raw = serde_json::value::to_raw_value(&serde_json::json!([{"type": "input_text",
+            "text": "<skill>\n<name>demo-skill</name>\n<path>/h/.codex/skills/demo/SKILL.md</path>\nbody\n</skill>"}]))
+        .unwrap();
+        let (name, path) = injected_skill(&raw).unwrap();
+        assert_eq!(
+            (name.as_str(), path.as_str()),
+            ("demo-skill", "/h/.codex/skills/demo/SKILL.md")
+        );
+        let plain = serde_json::value::to_raw_value(
+            &serde_json::json!([{"type": "input_text", "text": "hi"}]),
+        )
+        .unwrap();
+        assert!(injected_skill(&plain).is_none());
+    }
 
     #[test]
     fn exit_codes_in_output_text() {

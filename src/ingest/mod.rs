@@ -15,6 +15,7 @@ mod parse;
 mod prompt;
 mod scan;
 pub mod shape;
+mod skill_use;
 mod turn;
 mod write;
 

@@ -58,6 +58,7 @@ fn line(sink: &mut Sink, bytes: &[u8], offset: u64, line_no: u64) {
             outcome,
             call_id: format!("native:{path}:{offset}"),
             at: at.clone(),
+            via: None,
         })
         .into_iter()
         .collect();

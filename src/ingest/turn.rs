@@ -30,6 +30,19 @@ pub struct InvocationRec {
     pub outcome: Outcome,
     pub call_id: String,
     pub at: Option<String>,
+    /// How the skill was used when not through a `Skill` tool call (`slash`, `read`, `injected`).
+    pub via: Option<String>,
+}
+
+/// A use of a skill without a tool result of its own (a `/name` typed by the user, the agent
+/// reading its SKILL.md, a body Codex injected): its outcome is the turn's.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SkillUse {
+    pub skill: String,
+    /// Unique per agent: `<via>:<id of the line or call>`.
+    pub use_id: String,
+    pub via: String,
+    pub at: Option<String>,
 }
 
 /// Where a turn's row is: already stored (an open turn from an earlier run) or new.
@@ -95,6 +108,9 @@ pub struct OpenTurn {
     /// Explicit end seen (Codex task_complete / turn_aborted).
     pub ended: bool,
     pub pending: Vec<PendingCall>,
+    /// Skill uses settled with the turn's outcome when it closes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub uses: Vec<SkillUse>,
 }
 
 /// Parser state carried between runs in `ingested_files.state` (JSON).
@@ -159,6 +175,7 @@ impl TurnBuilder {
             last_message_id: None,
             ended: false,
             pending: Vec::new(),
+            uses: Vec::new(),
         })
     }
 
@@ -241,6 +258,7 @@ impl TurnBuilder {
                 outcome,
                 call_id: pending.call_id.clone(),
                 at: pending.at,
+                via: None,
             });
         }
         if !is_error {
@@ -254,6 +272,25 @@ impl TurnBuilder {
             call.is_error = true;
         }
         true
+    }
+
+    /// Records a use of `skill` other than a `Skill` tool call. A skill is counted once per turn:
+    /// a `/name` and the body Claude Code injects for it, or a `Skill` call followed by a read of
+    /// the same SKILL.md, are one use.
+    pub fn add_use(&mut self, skill: &str, use_id: String, via: &str, at: Option<&str>) {
+        let o = &self.open;
+        let seen = o.uses.iter().any(|u| u.skill == skill)
+            || o.pending.iter().any(|p| p.skill.as_deref() == Some(skill))
+            || self.invocations.iter().any(|i| i.skill == skill);
+        if seen || skill.is_empty() {
+            return;
+        }
+        self.open.uses.push(SkillUse {
+            skill: skill.to_string(),
+            use_id,
+            via: via.to_string(),
+            at: at.map(str::to_string),
+        });
     }
 
     pub fn set_summary(&mut self, text: &str) {
@@ -302,8 +339,18 @@ impl TurnBuilder {
                         outcome,
                         call_id: p.call_id,
                         at: p.at,
+                        via: None,
                     });
                 }
+            }
+            for u in std::mem::take(&mut self.open.uses) {
+                self.invocations.push(InvocationRec {
+                    skill: u.skill,
+                    outcome,
+                    call_id: u.use_id,
+                    at: u.at,
+                    via: Some(u.via),
+                });
             }
         }
         let o = &self.open;

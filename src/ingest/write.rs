@@ -268,10 +268,10 @@ fn write_turn(
     }
     let mut invocation = tx.prepare_cached(
         "INSERT OR IGNORE INTO skill_invocations(agent_id, skill_name, skill_id, outcome, source,
-            session_key, turn_id, call_id, at)
+            session_key, turn_id, call_id, at, note)
          VALUES (?1, ?2, (SELECT id FROM skills WHERE agent_id = ?1 AND name = ?2
                           ORDER BY id LIMIT 1),
-                 ?3, 'transcript', ?4, ?5, ?6, ?7)",
+                 ?3, 'transcript', ?4, ?5, ?6, ?7, ?8)",
     )?;
     for inv in &turn.invocations {
         let at = inv.at.clone().or_else(|| turn.ended_at.clone()).unwrap_or_else(now_rfc3339);
@@ -282,7 +282,8 @@ fn write_turn(
             turn.session_key,
             id,
             inv.call_id,
-            at
+            at,
+            inv.via.as_deref().map(|v| format!("via {v}"))
         ])? as u64;
     }
     Ok(id)

@@ -308,7 +308,8 @@ fn a_package_without_an_id_is_given_one_and_optional_keys_stay_absent() {
     let pkg = validate_package(&doc.to_string()).unwrap();
     assert!(uuid::Uuid::parse_str(&pkg.id).is_ok());
     let back = serde_json::to_value(&pkg).unwrap();
-    let keys: Vec<&str> = back.as_object().unwrap().keys().map(String::as_str).collect();
+    let mut keys: Vec<&str> = back.as_object().unwrap().keys().map(String::as_str).collect();
+    keys.sort_unstable();
     assert_eq!(keys, ["artifacts", "description", "id", "name"]);
 }
 

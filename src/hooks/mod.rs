@@ -1,0 +1,269 @@
+//! Agent hooks: `skilldeck hooks install|uninstall|status` puts `skilldeck ingest --hook` into the
+//! agents' own settings so each session is ingested as it happens, and takes it out again.
+//!
+//! - Claude Code: a `SessionEnd` hook and a `Stop` hook (throttled by `ingest --hook` itself) in
+//!   `settings.json` (user: `~/.claude/settings.json`, project: `.claude/settings.json`).
+//! - Codex: `notify` in `config.toml` (never replacing another notify program) and, where the
+//!   installed Codex runs hooks, a `Stop` hook in `hooks.json` beside it.
+//!
+//! Every edit keeps what the user had (keys, their order, the file's indent), writes atomically,
+//! backs the original up once, and is undone exactly by `uninstall`. The payload handling lives in
+//! `run` (what `ingest --hook` does).
+
+pub mod codex;
+pub mod run;
+pub mod settings;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+pub use settings::{FileChange, SettingsFile, backup_path};
+
+/// Seconds an agent lets `ingest --hook` run before it gives up on it (our own limit is shorter).
+pub const HOOK_TIMEOUT_SECS: u64 = 30;
+/// Claude Code events skilldeck hooks.
+pub const CLAUDE_EVENTS: &[&str] = &["SessionEnd", "Stop"];
+/// Codex `hooks.json` events skilldeck hooks (Codex has no session-end event).
+pub const CODEX_EVENTS: &[&str] = &["Stop"];
+/// First Codex release taken to run `hooks.json` without a feature flag (hooks moved from an
+/// opt-in `codex_hooks` flag to on-by-default in spring 2026; 0.125 is the release seen in the
+/// real rollouts from then).
+pub const CODEX_HOOKS_DEFAULT_ON: (u64, u64) = (0, 125);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Agent {
+    Claude,
+    Codex,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    User,
+    Project,
+}
+
+/// The agents' configuration folders for one scope.
+#[derive(Debug, Clone)]
+pub struct Places {
+    /// `~/.claude` (or `$CLAUDE_CONFIG_DIR`), or `<project>/.claude`.
+    pub claude_dir: PathBuf,
+    /// `~/.codex` (or `$CODEX_HOME`), or `<project>/.codex`.
+    pub codex_dir: PathBuf,
+}
+
+impl Places {
+    pub fn resolve(scope: Scope, project: &Path) -> Result<Places> {
+        match scope {
+            Scope::Project => Ok(Places {
+                claude_dir: project.join(".claude"),
+                codex_dir: project.join(".codex"),
+            }),
+            Scope::User => {
+                let home = crate::config::PlatformDirs::detect()?.home;
+                let env_dir = |var: &str| std::env::var_os(var).filter(|v| !v.is_empty());
+                Ok(Places {
+                    claude_dir: env_dir("CLAUDE_CONFIG_DIR")
+                        .map_or_else(|| home.join(".claude"), PathBuf::from),
+                    codex_dir: env_dir("CODEX_HOME")
+                        .map_or_else(|| home.join(".codex"), PathBuf::from),
+                })
+            }
+        }
+    }
+
+    pub fn claude_settings(&self) -> PathBuf {
+        self.claude_dir.join("settings.json")
+    }
+
+    pub fn codex_config(&self) -> PathBuf {
+        self.codex_dir.join("config.toml")
+    }
+
+    pub fn codex_hooks(&self) -> PathBuf {
+        self.codex_dir.join("hooks.json")
+    }
+}
+
+/// The program and arguments a hook runs: this executable, the global options it was given, then
+/// `ingest --hook`.
+#[derive(Debug, Clone)]
+pub struct HookCommand {
+    pub argv: Vec<String>,
+}
+
+impl HookCommand {
+    pub fn new(exe: &Path, global_args: &[String]) -> HookCommand {
+        let mut argv = vec![exe.to_string_lossy().into_owned()];
+        argv.extend(global_args.iter().cloned());
+        argv.extend(["ingest".to_string(), "--hook".to_string()]);
+        HookCommand { argv }
+    }
+
+    /// The command line a shell runs (each word quoted when it needs to be).
+    pub fn shell(&self) -> String {
+        self.argv.iter().map(|a| shell_quote(a)).collect::<Vec<_>>().join(" ")
+    }
+}
+
+fn shell_quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word.bytes().all(|b| b.is_ascii_alphanumeric() || b"/._-+=:,@".contains(&b));
+    if plain { word.to_string() } else { format!("'{}'", word.replace('\'', r"'\''")) }
+}
+
+/// Whether the installed Codex runs `hooks.json`, and why that was decided.
+pub fn codex_runs_hooks(places: &Places) -> (bool, String) {
+    if places.codex_hooks().exists() {
+        return (true, "hooks.json already exists".into());
+    }
+    if let Some(on) = codex::hooks_flag(&places.codex_config()) {
+        return (on, format!("[features] hooks = {on} in config.toml"));
+    }
+    match codex_version() {
+        Some(v) if v >= CODEX_HOOKS_DEFAULT_ON => {
+            (true, format!("Codex {}.{} runs hooks by default", v.0, v.1))
+        }
+        Some(v) => (
+            false,
+            format!(
+                "Codex {}.{} runs hooks only with `[features] hooks = true`; notify alone is used",
+                v.0, v.1
+            ),
+        ),
+        None => (false, "no `codex` on PATH to ask for its version; notify alone is used".into()),
+    }
+}
+
+fn codex_version() -> Option<(u64, u64)> {
+    let out = std::process::Command::new("codex").arg("--version").output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let version = text.split_whitespace().find(|w| w.starts_with(|c: char| c.is_ascii_digit()))?;
+    let mut parts = version.split('.').map(|p| p.parse::<u64>().ok());
+    Some((parts.next()??, parts.next()??))
+}
+
+/// Adds the hooks for `agent`; each file changed is reported.
+pub fn install(agent: Agent, places: &Places, cmd: &HookCommand) -> Result<Vec<FileChange>> {
+    match agent {
+        Agent::Claude => Ok(vec![install_json(&places.claude_settings(), CLAUDE_EVENTS, cmd)?]),
+        Agent::Codex => {
+            let mut changes = vec![codex::install(&places.codex_config(), &cmd.argv)?];
+            let (runs, why) = codex_runs_hooks(places);
+            if runs {
+                let mut change = install_json(&places.codex_hooks(), CODEX_EVENTS, cmd)?;
+                change.note.get_or_insert(why);
+                changes.push(change);
+            } else {
+                changes.push(FileChange {
+                    file: places.codex_hooks(),
+                    action: "unchanged",
+                    events: Vec::new(),
+                    note: Some(why),
+                });
+            }
+            Ok(changes)
+        }
+    }
+}
+
+fn install_json(path: &Path, events: &[&str], cmd: &HookCommand) -> Result<FileChange> {
+    let mut file = SettingsFile::read(path)?;
+    let kept = file.layout_kept();
+    let added = file.add(events, &cmd.shell(), HOOK_TIMEOUT_SECS)?;
+    let mut change =
+        FileChange { file: path.to_path_buf(), action: "unchanged", events: added, note: None };
+    if change.events.is_empty() {
+        change.note = Some("already installed".into());
+        return Ok(change);
+    }
+    if !kept {
+        change.note = Some(format!(
+            "the file's layout was not the usual pretty-printed JSON and was normalized; the \
+             original is in {}",
+            backup_path(path).display()
+        ));
+    }
+    file.write()?;
+    change.action = "added";
+    Ok(change)
+}
+
+/// Removes exactly what `install` added for `agent`.
+pub fn uninstall(agent: Agent, places: &Places) -> Result<Vec<FileChange>> {
+    match agent {
+        Agent::Claude => Ok(vec![uninstall_json(&places.claude_settings())?]),
+        Agent::Codex => Ok(vec![
+            codex::uninstall(&places.codex_config())?,
+            uninstall_json(&places.codex_hooks())?,
+        ]),
+    }
+}
+
+fn uninstall_json(path: &Path) -> Result<FileChange> {
+    let mut change =
+        FileChange { file: path.to_path_buf(), action: "unchanged", events: vec![], note: None };
+    if !path.exists() {
+        return Ok(change);
+    }
+    let mut file = SettingsFile::read(path)?;
+    change.events = file.remove_ours();
+    if change.events.is_empty() {
+        return Ok(change);
+    }
+    // A file skilldeck created (nothing was backed up) and left empty goes away again.
+    if file.root.is_empty() && !backup_path(path).exists() {
+        std::fs::remove_file(path).with_context(|| format!("removing {}", path.display()))?;
+    } else {
+        file.write()?;
+    }
+    change.action = "removed";
+    Ok(change)
+}
+
+/// One settings file and what skilldeck has in it.
+#[derive(Debug, Serialize)]
+pub struct FileStatus {
+    pub agent: Agent,
+    pub file: PathBuf,
+    pub exists: bool,
+    /// Events (or `notify`) that run `skilldeck ingest --hook`.
+    pub installed: Vec<String>,
+    pub backup: Option<PathBuf>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+pub fn status(agent: Agent, places: &Places) -> Result<Vec<FileStatus>> {
+    let json_status = |path: PathBuf| -> Result<FileStatus> {
+        let exists = path.exists();
+        let installed =
+            if exists { SettingsFile::read(&path)?.events_with_ours() } else { Vec::new() };
+        let backup = Some(backup_path(&path)).filter(|b| b.exists());
+        Ok(FileStatus { agent, file: path, exists, installed, backup, note: None })
+    };
+    match agent {
+        Agent::Claude => Ok(vec![json_status(places.claude_settings())?]),
+        Agent::Codex => {
+            let config = places.codex_config();
+            let notify = codex::status(&config)?;
+            let backup = Some(backup_path(&config)).filter(|b| b.exists());
+            let mut out = vec![FileStatus {
+                agent,
+                exists: config.exists(),
+                installed: if notify == Some(true) { vec!["notify".into()] } else { vec![] },
+                note: (notify == Some(false))
+                    .then(|| "notify runs another program (not replaced)".into()),
+                file: config,
+                backup,
+            }];
+            let mut hooks = json_status(places.codex_hooks())?;
+            hooks.note = Some(codex_runs_hooks(places).1);
+            out.push(hooks);
+            Ok(out)
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! `skilldeck ingest --hook`: what an agent's hook runs. It reads the hook's JSON (Claude Code and
+//! Codex hooks: on stdin; Codex `notify`: as the last argument), ingests just that session's
+//! transcript and runs detection over it, quietly. It never blocks or bothers the agent: it always
+//! exits 0, stops waiting after `hooks.time_limit_secs`, and writes problems to `hooks.log` beside
+//! the database instead of the terminal.
+//!
+//! Throttle: `Stop` (Claude Code and Codex hooks) and Codex's per-turn notify fire after every
+//! reply, so they are skipped when the same transcript was ingested by a hook less than
+//! `hooks.stop_throttle_secs` ago (a stamp file per transcript, checked before the database is
+//! opened). `SessionEnd` always runs, so the end of a session is never lost; what a skipped run
+//! would have read is read by the next run, since ingestion resumes from the stored offset.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+
+use crate::workspace::Workspace;
+
+/// Log files past this size are started afresh.
+const MAX_LOG_BYTES: u64 = 1 << 20;
+
+/// A hook payload reduced to what ingestion needs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Payload {
+    /// `SessionEnd`, `Stop`, … or `agent-turn-complete` for Codex notify.
+    pub event: String,
+    pub session_id: Option<String>,
+    pub transcript: Option<PathBuf>,
+    pub cwd: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct HookInput {
+    session_id: Option<String>,
+    transcript_path: Option<PathBuf>,
+    cwd: Option<String>,
+    hook_event_name: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct NotifyInput {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    #[serde(rename = "thread-id")]
+    thread_id: Option<String>,
+    cwd: Option<String>,
+}
+
+impl Payload {
+    /// From a Claude Code / Codex hook's stdin JSON.
+    pub fn from_hook(bytes: &[u8]) -> Result<Payload> {
+        let input: HookInput = serde_json::from_slice(bytes).context("hook input on stdin")?;
+        Ok(Payload {
+            event: input.hook_event_name.unwrap_or_default(),
+            session_id: input.session_id,
+            transcript: input.transcript_path.filter(|p| !p.as_os_str().is_empty()),
+            cwd: input.cwd,
+        })
+    }
+
+    /// From Codex's notify argument (`{"type": "agent-turn-complete", "thread-id": …}`); the
+    /// transcript is found by its thread id.
+    pub fn from_notify(arg: &str) -> Result<Payload> {
+        let input: NotifyInput = serde_json::from_str(arg).context("Codex notify argument")?;
+        Ok(Payload {
+            event: input.kind.unwrap_or_default(),
+            session_id: input.thread_id,
+            transcript: None,
+            cwd: input.cwd,
+        })
+    }
+
+    pub fn is_throttled_event(&self) -> bool {
+        matches!(self.event.as_str(), "Stop" | "agent-turn-complete")
+    }
+}
+
+/// What one hook run did.
+#[derive(Debug, Serialize)]
+#[serde(tag = "result", rename_all = "snake_case")]
+pub enum HookOutcome {
+    Ingested {
+        transcript: PathBuf,
+        turns: u64,
+        skill_invocations: u64,
+        candidates_created: u64,
+    },
+    /// A `Stop` within the throttle window of the previous run on this transcript.
+    Throttled {
+        transcript: PathBuf,
+    },
+    /// The payload named no transcript that exists (Codex: no rollout file with its thread id).
+    NoTranscript,
+}
+
+/// The folder beside the database that holds `hooks.log` and the throttle stamps.
+pub fn hook_dir(db: &Path) -> PathBuf {
+    db.parent().unwrap_or(Path::new(".")).join("hooks")
+}
+
+/// Ingests the payload's transcript and detects over it. `now` is passed for the throttle.
+pub fn handle(ws: &mut Workspace, payload: &Payload, now: SystemTime) -> Result<HookOutcome> {
+    let transcript = match &payload.transcript {
+        Some(p) => Some(p.clone()),
+        None => payload.session_id.as_deref().and_then(|id| find_codex_rollout(ws, id)),
+    };
+    let Some(transcript) = transcript.filter(|p| p.is_file()) else {
+        return Ok(HookOutcome::NoTranscript);
+    };
+    if payload.is_throttled_event() {
+        let window = Duration::from_secs(ws.config.hooks.stop_throttle_secs);
+        if !stamp(&hook_dir(&ws.paths.db), &transcript, now, window)? {
+            return Ok(HookOutcome::Throttled { transcript });
+        }
+    } else {
+        stamp(&hook_dir(&ws.paths.db), &transcript, now, Duration::ZERO)?;
+    }
+    let agent = ws.agent_for_path(&transcript);
+    let report = crate::ingest::run_as(ws, std::slice::from_ref(&transcript), &agent, &mut |_| {})?;
+    let after = crate::pipeline::after_ingest(ws)?;
+    Ok(HookOutcome::Ingested {
+        transcript,
+        turns: report.turns + report.turns_updated,
+        skill_invocations: report.skill_invocations,
+        candidates_created: after.detect.candidates_created,
+    })
+}
+
+/// Records that a hook is ingesting `transcript` now. Returns false (and leaves the stamp) when
+/// the previous stamp is younger than `window`.
+fn stamp(dir: &Path, transcript: &Path, now: SystemTime, window: Duration) -> Result<bool> {
+    let key = crate::lifecycle::files::sha256_hex(transcript.to_string_lossy().as_bytes());
+    let path = dir.join(format!("{}.stamp", &key[..16]));
+    if !window.is_zero()
+        && let Ok(meta) = std::fs::metadata(&path)
+        && let Ok(modified) = meta.modified()
+        && now.duration_since(modified).is_ok_and(|age| age < window)
+    {
+        return Ok(false);
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let file = std::fs::File::create(&path)?;
+    file.set_modified(now)?;
+    Ok(true)
+}
+
+/// The Codex rollout whose file name ends with `<thread id>.jsonl`, searched newest day first
+/// under the Codex transcript roots (`sessions/YYYY/MM/DD/`).
+fn find_codex_rollout(ws: &Workspace, thread_id: &str) -> Option<PathBuf> {
+    if thread_id.is_empty() || thread_id.contains(['/', '\\']) {
+        return None;
+    }
+    let suffix = format!("{thread_id}.jsonl");
+    let mut roots: Vec<PathBuf> = ws
+        .transcript_roots()
+        .into_iter()
+        .filter(|r| r.format == "codex" || r.format == "auto")
+        .map(|r| r.path)
+        .collect();
+    if let Some(home) = std::env::var_os("CODEX_HOME").filter(|v| !v.is_empty()) {
+        roots.push(PathBuf::from(home).join("sessions"));
+    }
+    roots.iter().find_map(|root| find_newest_first(root, &suffix, 4))
+}
+
+fn find_newest_first(dir: &Path, suffix: &str, depth: usize) -> Option<PathBuf> {
+    let mut entries: Vec<PathBuf> =
+        std::fs::read_dir(dir).ok()?.flatten().map(|e| e.path()).collect();
+    entries.sort_by(|a, b| b.cmp(a));
+    for path in entries {
+        if path.is_dir() {
+            if depth > 0
+                && let Some(found) = find_newest_first(&path, suffix, depth - 1)
+            {
+                return Some(found);
+            }
+        } else if path.file_name().is_some_and(|n| n.to_string_lossy().ends_with(suffix)) {
+            return Some(path);
+        }
+    }
+    None
+}
+
+/// Appends one line to `hooks.log` (started afresh past 1 MB). Failures to log are ignored:
+/// there is nowhere else to report them without bothering the agent.
+pub fn log(dir: &Path, line: &str) {
+    let _ = std::fs::create_dir_all(dir);
+    let path = dir.join("hooks.log");
+    if std::fs::metadata(&path).is_ok_and(|m| m.len() > MAX_LOG_BYTES) {
+        let _ = std::fs::remove_file(&path);
+    }
+    if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(&path) {
+        let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let _ = writeln!(f, "{at} {}", crate::text::safe::inline(line));
+    }
+}
+
+/// Reads the payload: a single JSON argument is Codex's notify; otherwise the hook's stdin.
+pub fn read_payload(args: &[String], stdin: impl std::io::Read) -> Result<Payload> {
+    match args {
+        [arg] if arg.trim_start().starts_with('{') => Payload::from_notify(arg),
+        [] => {
+            let mut bytes = Vec::new();
+            stdin.take(1 << 20).read_to_end(&mut bytes).context("reading the hook's stdin")?;
+            Payload::from_hook(&bytes)
+        }
+        _ => bail!("--hook takes its payload on stdin (or one JSON argument from Codex notify)"),
+    }
+}
