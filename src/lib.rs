@@ -5,12 +5,14 @@
 //! console (`tui`) only draws state and turns keys into actions.
 
 pub mod acquire;
+pub mod catalog;
 pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod detect;
 pub mod draft;
 pub mod engine;
+pub mod fsio;
 pub mod hooks;
 pub mod identity;
 pub mod ingest;

@@ -34,7 +34,7 @@ pub fn after_detection(ws: &Workspace, ids: &[i64]) -> Result<FinishReport> {
     for &id in ids {
         let c = candidates::get_candidate(conn, id)?;
         let Some(mechanical) = c.skill_md.clone() else { continue };
-        if c.status != "candidate" {
+        if c.status != candidates::CandidateStatus::Candidate {
             continue;
         }
         let workflow = candidates::workflow_of(conn, id)?;
