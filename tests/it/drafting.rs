@@ -221,7 +221,7 @@ fn the_queue_detail_shows_steps_reason_drafter_and_flags() {
                  occurrences, created_at, source, examples, skill_md, workflow, reason, flags,
                  drafted_by, draft_note)
              VALUES ('w1', ?1, ?2, '[]', '[\"s1\",\"s2\",\"s3\"]', 3, '2026-02-20T09:00:00Z',
-                 'workflow', ?3, ?4, ?5, ?6, ?7, 'mechanical',
+                 'sequence', ?3, ?4, ?5, ?6, ?7, 'mechanical',
                  'draft.command timed out after 180s')",
             rusqlite::params![
                 name,
