@@ -91,7 +91,7 @@ pub fn promote(ws: &mut Workspace, candidate_id: i64) -> Result<Promoted> {
         );
     }
     let skill_md_path = staged.join("SKILL.md");
-    let content = fs::read_to_string(&skill_md_path)
+    let content = crate::fsio::read_skill_md_text(&skill_md_path)
         .with_context(|| format!("reading {}", skill_md_path.display()))?;
     stage::move_folder(&staged, &live)?;
     match record_promotion(ws, &c, &live, &content) {
@@ -202,7 +202,7 @@ pub fn undo_promote(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
         stage::move_folder(live, &staged)?;
         moved = true;
     }
-    let skill_md = fs::read_to_string(staged.join("SKILL.md")).ok();
+    let skill_md = crate::fsio::read_skill_md_text(&staged.join("SKILL.md")).ok();
     let result = (|| -> Result<()> {
         let tx = ws.store.conn_mut().transaction()?;
         if let Some((skill_id, _)) = &skill {

@@ -188,6 +188,8 @@ pub struct SkillRow {
     pub status: String,
     pub protected: bool,
     pub version: i64,
+    /// The skill's folder.
+    pub path: String,
 }
 
 impl SkillRow {
@@ -311,6 +313,7 @@ pub fn load_skills(conn: &Connection) -> Result<Vec<SkillRow>> {
             status: r.status.to_string(),
             protected: r.protected,
             version: r.version,
+            path: r.path,
         })
         .collect())
 }

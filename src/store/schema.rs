@@ -3,7 +3,7 @@
 //! Each entry of `MIGRATIONS` moves the database from version `i` to `i + 1`. Until the first
 //! release, migration 1 may still be edited in place; after it, only append.
 
-pub const MIGRATIONS: &[&str] = &[V1, V_DRAFTS, V_WRITE];
+pub const MIGRATIONS: &[&str] = &[V1, V_DRAFTS, V_CANONICAL_KEYS, V_WRITE];
 
 const V1: &str = r#"
 CREATE TABLE meta (
@@ -347,4 +347,12 @@ const V_WRITE: &str = r#"
 ALTER TABLE skill_candidates ADD COLUMN flags TEXT NOT NULL DEFAULT '[]'; -- JSON [text::injection::Flag]
 ALTER TABLE skill_candidates ADD COLUMN drafted_by TEXT NOT NULL DEFAULT 'mechanical'; -- or 'draft.command'
 ALTER TABLE skill_candidates ADD COLUMN draft_note TEXT;  -- why draft.command's text was not kept
+"#;
+
+/// Transcript files are keyed by canonical path (one file however it is spelled). Rows stored
+/// under other spellings are rewritten by the next ingest (`ingest::write::canonical_keys`),
+/// which needs the filesystem: this flag asks for it.
+const V_CANONICAL_KEYS: &str = r#"
+INSERT INTO meta(key, value) VALUES ('ingest.keys', 'spelled')
+    ON CONFLICT(key) DO UPDATE SET value = excluded.value;
 "#;
