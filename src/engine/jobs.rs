@@ -73,7 +73,8 @@ pub(super) fn run_job(
     match job {
         Job::Op(op) => {
             let result = apply(ws, &op);
-            let undoable = matches!(op, Op::Promote(_) | Op::Dismiss(_) | Op::Archive(_));
+            let undoable =
+                matches!(op, Op::Promote(_) | Op::Dismiss(_) | Op::Approve(_) | Op::Archive(_));
             let keep = (result.is_ok() && undoable).then_some(op);
             (result, keep)
         }
@@ -112,7 +113,7 @@ fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
                 Some(id) => crate::catalog::skills::by_id(ws.store.conn(), id)?.version,
                 None => 0,
             };
-            format!("approved {} version {version}", t.name)
+            format!("approved {} version {version} (u undoes)", t.name)
         }
         Op::Reject(t) => {
             draft::reject(ws, t.id)?;
@@ -141,6 +142,7 @@ fn undo(ws: &mut Workspace, op: &Op) -> Result<String> {
     match op {
         Op::Promote(t) => draft::undo_promote(ws, t.id)?,
         Op::Dismiss(t) => draft::undo_dismiss(ws, t.id)?,
+        Op::Approve(t) => draft::undo_approve(ws, t.id)?,
         Op::Archive(t) => lifecycle::restore(ws, &t.agent, &t.name)?,
         other => anyhow::bail!("{} cannot be undone", verb(other)),
     }

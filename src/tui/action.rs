@@ -118,7 +118,7 @@ impl Action {
             Action::Archive => Some("archive NAME"),
             Action::Restore => Some("restore NAME"),
             // Undoing an archive is `restore NAME`.
-            Action::Undo => Some("undo-promote|undo-dismiss ID"),
+            Action::Undo => Some("undo-promote|undo-dismiss|undo-approve ID"),
             Action::Sweep => Some("sweep"),
             // `ingest` runs detection and evolution too.
             Action::Ingest => Some("ingest"),

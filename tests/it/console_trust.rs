@@ -8,6 +8,7 @@ use skilldeck::config::KeyList;
 use skilldeck::engine::EngineOptions;
 use skilldeck::tui::keys::KeyMap;
 
+use super::console_fixture::{LINT_V2, LINT_V3, populate, workspace, write_config};
 use super::console_live::Live;
 use super::support::{TestWorkspace, describe};
 
@@ -117,9 +118,10 @@ async fn the_status_line_keeps_a_result_speaks_plainly_and_fits() {
     // A result stays while the person moves around.
     live.press("p");
     let screen = live.wait_for("promoted summarize-pr").await;
-    live.press("jk");
-    live.wait_for("Review queue (2)").await;
-    let after = live.backend.screen();
+    live.press("j");
+    live.wait_for("candidate #3").await;
+    live.press("k");
+    let after = live.wait_for("candidate #2").await;
     assert!(status_line(&after).starts_with("promoted summarize-pr"), "{after}");
     // The long result is cut at the edge with an ellipsis, never wrapped or run off.
     let status = status_line(&screen);
@@ -310,4 +312,51 @@ fn inverted_thresholds_are_refused_naming_the_file_and_key() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(&tw.config().display().to_string()), "{err}");
     assert!(err.contains("warning_rate = 0.2 is below deprecated_rate = 0.3"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_approval_diff_is_what_approve_writes_and_u_takes_it_back() {
+    let live = Live::start().await;
+    // A proposal drafted under another name: approve keeps the skill's name, so the diff must
+    // not show the name changing.
+    let renamed = LINT_V3.replace("name: lint-fix", "name: lint-fix-write");
+    live.db
+        .conn()
+        .execute("UPDATE skill_candidates SET skill_md = ?1 WHERE id = 3", [&renamed])
+        .unwrap();
+    live.press("G");
+    let screen = live.wait_for("Proposed new version of lint-fix").await;
+    assert!(!screen.contains("lint-fix-write"), "{screen}");
+    assert!(screen.contains("  name: lint-fix"), "{screen}");
+    live.press("ay");
+    live.wait_for("approved lint-fix version 3 (u undoes)").await;
+    let on_disk = std::fs::read_to_string(live.root.join("skills/lint-fix/SKILL.md")).unwrap();
+    assert_eq!(on_disk, LINT_V3);
+    live.press("u");
+    live.wait_for("undid approve of lint-fix").await;
+    let on_disk = std::fs::read_to_string(live.root.join("skills/lint-fix/SKILL.md")).unwrap();
+    assert_eq!(on_disk, LINT_V2);
+    assert_eq!(live.query("SELECT status FROM skill_candidates WHERE id = 3"), "candidate");
+    assert_eq!(
+        live.query(
+            "SELECT source FROM skill_versions WHERE skill_id = 2 ORDER BY version DESC LIMIT 1"
+        ),
+        "rollback"
+    );
+    live.wait_for("version lint-fix ×3").await;
+    live.quit().await;
+}
+
+#[test]
+fn undo_approve_on_the_command_line_takes_the_approval_back() {
+    let tw = TestWorkspace::new();
+    populate(&workspace(tw.root()));
+    write_config(tw.root());
+    tw.run_ok(&["approve", "3"]);
+    let out = tw.run_ok(&["undo-approve", "3"]);
+    assert!(out.contains("the approval of candidate 3 (lint-fix) is undone"), "{out}");
+    let on_disk = std::fs::read_to_string(tw.skills_dir().join("lint-fix/SKILL.md")).unwrap();
+    assert_eq!(on_disk, LINT_V2);
+    let again = tw.run(&["undo-approve", "3"]);
+    assert!(!again.status.success(), "{}", describe(&again));
 }
