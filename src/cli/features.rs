@@ -1,4 +1,4 @@
-//! `skilldeck features [--format json|csv]`: seed 001 E's scorer features per skill.
+//! `skilldeck features [--format json|csv]`: scorer features per skill.
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};

@@ -136,7 +136,7 @@ pub enum Command {
     Features(features::FeaturesArgs),
     /// Skills matching a query, weighted by their outcomes
     Suggest(suggest::SuggestArgs),
-    /// Import a skill package JSON (seed 002 shape); every problem is listed, nothing half-written
+    /// Import a skill package JSON; every problem is listed, nothing half-written
     Import(import::ImportArgs),
     /// Export a skill package back to its JSON shape
     Export(export::ExportArgs),

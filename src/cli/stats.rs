@@ -1,4 +1,4 @@
-//! `skilldeck stats NAME [--json]`: seed 001's per-skill stats.
+//! `skilldeck stats NAME [--json]`: per-skill stats.
 
 use anyhow::Result;
 use clap::Args;

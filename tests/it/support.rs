@@ -5,11 +5,17 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// `../shared/data/<rel>` if present; otherwise prints why the caller skips and returns None.
+/// Under `CI` (the variable set) a missing folder fails the test instead: CI must provide it.
 pub fn shared_data(rel: &str) -> Option<PathBuf> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data").join(rel);
     if path.exists() {
         Some(path)
     } else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{} is absent but CI is set: the shared real-data folder is required under CI",
+            path.display()
+        );
         eprintln!(
             "SKIP: {} is absent (the shared real-data folder is not beside this repo)",
             path.display()
