@@ -22,7 +22,7 @@ pub struct FeaturesArgs {
 }
 
 pub fn run(global: &GlobalArgs, args: FeaturesArgs) -> Result<Outcome> {
-    let ws = global.open()?;
+    let ws = global.open_read_only()?;
     let rows = lifecycle::features(&ws.store, args.agent.as_deref(), chrono::Utc::now())?;
     match args.format {
         Format::Json => print_json(&rows)?,

@@ -82,6 +82,11 @@ impl GlobalArgs {
     pub fn open(&self) -> Result<Workspace> {
         Workspace::open(&self.overrides())
     }
+
+    /// The workspace with its database opened for reading only (works on a read-only disk).
+    pub fn open_read_only(&self) -> Result<Workspace> {
+        Workspace::open_read_only(&self.overrides())
+    }
 }
 
 #[derive(Debug, Subcommand)]
