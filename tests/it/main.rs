@@ -13,6 +13,7 @@ mod demo;
 mod detect;
 mod discovery;
 mod draft;
+mod draft_command;
 mod drafting;
 mod hooks;
 mod identity;
