@@ -29,6 +29,7 @@ use serde::Serialize;
 
 pub use files::{Format, IDLE_CLOSE};
 pub use parse::{MAX_PROBLEMS_PER_FILE, Problem};
+pub use write::{TurnSteps, turn_steps_since};
 
 use crate::store::rusqlite::TransactionBehavior;
 use crate::workspace::Workspace;

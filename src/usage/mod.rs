@@ -10,6 +10,7 @@
 //! - `merge`: the mechanical merged SKILL.md of two overlapping skills.
 
 pub mod merge;
+pub mod missed;
 pub mod overlap;
 pub mod steps;
 pub mod triggers;
