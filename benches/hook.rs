@@ -60,8 +60,9 @@ fn db_args<'a>(db: &'a Path, rest: &[&'a str]) -> Vec<&'a str> {
         Box::leak(root.join("skills").into_os_string().into_string().unwrap().into_boxed_str());
     // No throttle, so the Stop after an appended turn is measured doing its work.
     std::fs::write(root.join("config.toml"), "[hooks]\nstop_throttle_secs = 0\n").unwrap();
-    let config =
-        Box::leak(root.join("config.toml").into_os_string().into_string().unwrap().into_boxed_str());
+    let config = Box::leak(
+        root.join("config.toml").into_os_string().into_string().unwrap().into_boxed_str(),
+    );
     args.extend(["--skills-dir", skills, "--config", config]);
     args.extend_from_slice(rest);
     args

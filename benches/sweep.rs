@@ -43,7 +43,7 @@ fn main() -> anyhow::Result<()> {
     let mut ws = Workspace::with_paths(Config::default(), paths)?;
 
     let r = timed("first sweep (full; syncs every counter, many status changes)", || {
-        lifecycle::sweep(&mut ws)
+        skilldeck::pipeline::sweep(&mut ws, false)
     })?;
     println!(
         "  mode {} judged {} changed {} counters synced {} phases {:?}",
@@ -56,7 +56,7 @@ fn main() -> anyhow::Result<()> {
     let mut full = Vec::new();
     for _ in 0..3 {
         let t = Instant::now();
-        let r = lifecycle::sweep_full(&mut ws)?;
+        let r = skilldeck::pipeline::sweep(&mut ws, true)?;
         full.push(t.elapsed());
         assert!(r.changes.is_empty(), "a full sweep agrees with the one before");
         println!("  full sweep phases {:?}", r.phases_ms);
@@ -69,7 +69,7 @@ fn main() -> anyhow::Result<()> {
     let mut steady = Vec::new();
     for _ in 0..5 {
         let t = Instant::now();
-        let r = lifecycle::sweep(&mut ws)?;
+        let r = skilldeck::pipeline::sweep(&mut ws, false)?;
         steady.push(t.elapsed());
         assert!(r.changes.is_empty() && r.mode == "incremental");
     }
@@ -92,7 +92,9 @@ fn main() -> anyhow::Result<()> {
         }
         tx.commit()?;
     }
-    let r = timed("incremental sweep after 1,000 new failures", || lifecycle::sweep(&mut ws))?;
+    let r = timed("incremental sweep after 1,000 new failures", || {
+        skilldeck::pipeline::sweep(&mut ws, false)
+    })?;
     println!(
         "  judged {} changed {} counters synced {} phases {:?}",
         r.skills_judged,
@@ -100,7 +102,7 @@ fn main() -> anyhow::Result<()> {
         r.counters_synced,
         r.phases_ms
     );
-    let r = timed("full sweep after that", || lifecycle::sweep_full(&mut ws))?;
+    let r = timed("full sweep after that", || skilldeck::pipeline::sweep(&mut ws, true))?;
     assert!(r.changes.is_empty(), "incremental and full agree");
     let a = timed("audit (all skills, figures recomputed)", || lifecycle::audit(&ws.store, None))?;
     println!("  {} rows", a.len());

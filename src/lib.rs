@@ -5,12 +5,14 @@
 //! console (`tui`) only draws state and turns keys into actions.
 
 pub mod acquire;
+pub mod catalog;
 pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod detect;
 pub mod draft;
 pub mod engine;
+pub mod fsio;
 pub mod hooks;
 pub mod identity;
 pub mod ingest;
@@ -18,6 +20,7 @@ pub mod lifecycle;
 pub mod model;
 pub mod packages;
 pub mod pipeline;
+pub mod process;
 pub mod spec;
 pub mod store;
 pub mod text;

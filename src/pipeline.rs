@@ -1,8 +1,10 @@
 //! The pipeline in one call: what `ingest`, `demo` and the console's engine run after reading
 //! transcripts — register hand-made skill folders, detect repeated work and draft it, and turn
-//! candidates that overlap a live skill into proposed versions.
+//! candidates that overlap a live skill into proposed versions — and the upkeep before each
+//! health sweep (outside edits, implicit failures, evolution), each run once per pass.
 
 use std::path::PathBuf;
+use std::time::Instant;
 
 use anyhow::Result;
 use serde::Serialize;
@@ -26,7 +28,7 @@ pub fn after_ingest(ws: &mut Workspace) -> Result<AfterIngest> {
     let agent = ws.config.agent_id.clone();
     let skills_registered = crate::identity::register_folders(ws, &agent)?;
     let detect = detect::run(ws)?;
-    let proposed_versions = lifecycle::link_evolutions(ws)?;
+    let proposed_versions = crate::draft::link_evolutions(ws)?;
     Ok(AfterIngest { skills_registered, detect, proposed_versions })
 }
 
@@ -39,7 +41,8 @@ pub struct PassReport {
 }
 
 /// A whole background pass: ingest the given paths (empty: the configured roots), detect,
-/// evolve, then sweep (which also records outside edits and implicit failures).
+/// evolve, record outside edits and implicit failures, then judge. Evolution runs once (in
+/// `after_ingest`).
 pub fn run_pass(
     ws: &mut Workspace,
     paths: &[PathBuf],
@@ -47,6 +50,36 @@ pub fn run_pass(
 ) -> Result<PassReport> {
     let ingest = ingest::run(ws, paths, progress)?;
     let after = after_ingest(ws)?;
-    let sweep = lifecycle::sweep(ws)?;
+    let sweep = upkeep_and_judge(ws, false, false)?;
     Ok(PassReport { ingest, after, sweep })
+}
+
+/// `skilldeck sweep`: record outside edits (adopting unknown live folders), add implicit
+/// failures, link open candidates to the skills they evolve, then judge the skills whose record
+/// changed (every skill when `full`).
+pub fn sweep(ws: &mut Workspace, full: bool) -> Result<SweepReport> {
+    upkeep_and_judge(ws, full, true)
+}
+
+pub(crate) fn upkeep_and_judge(
+    ws: &mut Workspace,
+    full: bool,
+    evolve: bool,
+) -> Result<SweepReport> {
+    let started = Instant::now();
+    let t = Instant::now();
+    let edits_recorded = lifecycle::scan_edits(ws)?;
+    let scan_edits = lifecycle::ms(t);
+    let t = Instant::now();
+    let implicit_failures = lifecycle::implicit_failures(ws)?;
+    let proposed_versions = if evolve { crate::draft::link_evolutions(ws)? } else { 0 };
+    let implicit = lifecycle::ms(t);
+    let mut report = lifecycle::judge_skills(ws, full)?;
+    report.edits_recorded = edits_recorded;
+    report.implicit_failures = implicit_failures;
+    report.proposed_versions = proposed_versions;
+    report.phases_ms.scan_edits = scan_edits;
+    report.phases_ms.implicit = implicit;
+    report.elapsed_ms = lifecycle::ms(started);
+    Ok(report)
 }

@@ -137,6 +137,16 @@ impl Paths {
     }
 }
 
+/// The workspace skills folder: the configured one, else `./.claude/skills` of the current
+/// directory if it exists.
+pub fn workspace_skills_dir(config: &Config) -> Option<PathBuf> {
+    if let Some(dir) = &config.workspace_skills_dir {
+        return Some(dir.clone());
+    }
+    let default = PathBuf::from(".claude/skills");
+    default.is_dir().then(|| std::env::current_dir().map(|d| d.join(&default)).unwrap_or(default))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,11 @@
 //! Code skills (seed 004): sanitize the code, test-run it with its payload in a scratch folder,
 //! and register it (folder, row, content hash) only when the run exits 0 with output.
 
-pub mod runner;
+//!
+//! Owns the table `acquired_code` (`code`); the skill itself is registered through
+//! `lifecycle::register` like every skill.
+
+pub mod code;
 pub mod sanitize;
 
 use std::path::PathBuf;
@@ -10,9 +14,16 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
-use crate::packages::folder::{Files, install_with, sha256_hex, stage, yaml_string};
+use crate::catalog::invocations::{self, NewInvocation};
+use crate::catalog::{InvocationSource, Scope, SkillStatus, VersionSource, skills, versions};
+use crate::fsio::{Files, install_with, stage};
+use crate::lifecycle::{self, NewSkill};
+use crate::model::Outcome;
+use crate::process::{self, Job};
+use crate::spec::frontmatter::yaml_string;
 use crate::store::now_rfc3339;
-use crate::store::rusqlite::{OptionalExtension, params};
+use crate::store::rusqlite::Connection;
+use crate::text::hex::sha256_hex;
 use crate::workspace::Workspace;
 
 #[derive(Debug, Clone)]
@@ -50,10 +61,10 @@ pub enum AcquireOutcome {
 }
 
 /// The seed 004 registry status of a skill in a lifecycle state.
-pub fn registry_status(status: &str) -> &'static str {
+pub fn registry_status(status: SkillStatus) -> &'static str {
     match status {
-        "degraded" => "degraded",
-        "retired" | "archived" => "retired",
+        SkillStatus::Degraded => "degraded",
+        SkillStatus::Retired | SkillStatus::Archived => "retired",
         _ => "active",
     }
 }
@@ -98,8 +109,8 @@ fn test_and_register(
 ) -> Result<AcquireOutcome> {
     let cfg = ws.config.acquire.clone();
     let parse_error = |code: &str| -> Result<Option<String>> {
-        let out = runner::run(&cfg.parse_check, &[], Some(code), scratch, timeout)
-            .context("running the parse check ([acquire] parse_check)")?;
+        let job = Job { stdin: Some(code), ..Job::sandboxed(&cfg.parse_check, scratch, timeout) };
+        let out = process::run(&job).context("running the parse check ([acquire] parse_check)")?;
         Ok((out.code != Some(0)).then(|| out.failure_line(timeout)))
     };
     let sanitized = if cfg.parse_check.is_empty() {
@@ -119,23 +130,30 @@ fn test_and_register(
     let test_file = scratch.join(format!("test_skill.{}", cfg.script_ext));
     std::fs::write(&test_file, &sanitized.code).context("writing the test copy")?;
     let test_path = test_file.to_string_lossy().into_owned();
-    let out =
-        runner::run(&cfg.interpreter, &[&test_path, &req.test_payload], None, scratch, timeout)
-            .context("running the test ([acquire] interpreter)")?;
-    let existing: Option<(i64, bool)> = ws
-        .store
-        .conn()
-        .query_row(
-            "SELECT s.id, EXISTS(SELECT 1 FROM acquired_code a WHERE a.skill_id = s.id) FROM skills s
-             WHERE s.agent_id = ?1 AND s.namespace = 'default' AND s.name = ?2 AND s.scope = 'account'",
-            params![req.agent, req.name],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?;
+    let args = [test_path.as_str(), req.test_payload.as_str()];
+    let job = Job { args: &args, ..Job::sandboxed(&cfg.interpreter, scratch, timeout) };
+    let out = process::run(&job).context("running the test ([acquire] interpreter)")?;
+    let existing: Option<(i64, bool)> = match skills::find_exact(
+        ws.store.conn(),
+        &req.agent,
+        "default",
+        &req.name,
+        Scope::Account,
+    )? {
+        Some((id, _)) => Some((id, code::get(ws.store.conn(), id)?.is_some())),
+        None => None,
+    };
     if out.code != Some(0) || out.stdout.trim().is_empty() {
         let cause = out.failure_line(timeout);
         if let Some((skill_id, true)) = existing {
-            record_test(ws, &req.agent, &req.name, skill_id, "failure", &cause)?;
+            record_test(
+                ws.store.conn(),
+                &req.agent,
+                &req.name,
+                skill_id,
+                Outcome::Failure,
+                &cause,
+            )?;
         }
         return Ok(AcquireOutcome::Rejected { stage: "test", cause, repairs: sanitized.repairs });
     }
@@ -177,46 +195,49 @@ fn register(
     let interpreter = serde_json::to_string(&cfg.interpreter)?;
     let repairs = serde_json::to_string(&sanitized.repairs)?;
     let now = now_rfc3339();
-    let path = folder.to_string_lossy().into_owned();
+    let _path = folder.to_string_lossy().into_owned();
     let stored = install_with(ws.store.conn_mut(), &staged, folder, |tx| {
         let (skill_id, version) = match existing {
             Some(id) => {
-                tx.execute(
-                    "UPDATE skills SET description = ?2, version = version + 1, updated_at = ?3 WHERE id = ?1",
-                    params![id, description, now],
-                )?;
-                (id, tx.query_row("SELECT version FROM skills WHERE id = ?1", [id], |r| r.get(0))?)
+                let version = skills::by_id(tx, id)?.version + 1;
+                skills::replace_content(tx, id, Some(description), None, None, version, &now)?;
+                versions::insert(tx, id, version, &skill_md, VersionSource::Import)?;
+                (id, version)
             }
             None => {
-                tx.execute(
-                    "INSERT INTO skills (agent_id, name, description, path, source, is_auto_created, created_at, updated_at)
-                     VALUES (?1, ?2, ?3, ?4, 'acquired', 1, ?5, ?5)",
-                    params![req.agent, req.name, description, path, now],
-                )?;
-                (tx.last_insert_rowid(), 1i64)
+                let new = NewSkill {
+                    agent: &req.agent,
+                    name: &req.name,
+                    folder,
+                    content: &skill_md,
+                    source: VersionSource::Import,
+                    is_auto_created: true,
+                    description: Some(description),
+                    ..NewSkill::account()
+                };
+                let reason = "version 1 (acquired code skill)";
+                let id = lifecycle::record_new_skill(tx, &new, "registered", reason)?;
+                skills::set_source(tx, id, "acquired")?;
+                (id, 1)
             }
         };
-        tx.execute(
-            "INSERT INTO acquired_code (skill_id, script_path, interpreter, sha256, test_payload, sanitized, tested_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-             ON CONFLICT(skill_id) DO UPDATE SET script_path = excluded.script_path, interpreter = excluded.interpreter,
-               sha256 = excluded.sha256, test_payload = excluded.test_payload, sanitized = excluded.sanitized,
-               tested_at = excluded.tested_at",
-            params![skill_id, script_rel, interpreter, sha, req.test_payload, repairs, now],
+        code::put(
+            tx,
+            &code::CodeRow {
+                skill_id,
+                script_path: script_rel.clone(),
+                interpreter: interpreter.clone(),
+                sha256: sha.clone(),
+                test_payload: req.test_payload.clone(),
+                sanitized: repairs.clone(),
+                tested_at: now.clone(),
+            },
         )?;
-        crate::lifecycle::insert_version_row(tx, skill_id, version, &skill_md, "import")?;
-        tx.execute(
-            "INSERT INTO skill_invocations (agent_id, skill_name, skill_id, outcome, source, note, at)
-             VALUES (?1, ?2, ?3, 'success', 'acquire_test', 'test run passed', ?4)",
-            params![req.agent, req.name, skill_id, now],
-        )?;
+        record_test(tx, &req.agent, &req.name, skill_id, Outcome::Success, "test run passed")?;
         Ok((skill_id, version))
     });
     let (skill_id, version) = stored.context("registering the code skill")?;
-    let status: String =
-        ws.store
-            .conn()
-            .query_row("SELECT status FROM skills WHERE id = ?1", [skill_id], |r| r.get(0))?;
+    let status = skills::status_of(ws.store.conn(), skill_id)?;
     Ok(AcquireOutcome::Registered(Acquired {
         skill_id,
         name: req.name.clone(),
@@ -226,22 +247,33 @@ fn register(
         repairs: sanitized.repairs,
         test_stdout: stdout.trim_end().to_string(),
         version,
-        registry_status: registry_status(&status),
+        registry_status: registry_status(status),
     }))
 }
 
 fn record_test(
-    ws: &mut Workspace,
+    conn: &Connection,
     agent: &str,
     name: &str,
     skill_id: i64,
-    outcome: &str,
+    outcome: Outcome,
     note: &str,
 ) -> Result<()> {
-    ws.store.conn().execute(
-        "INSERT INTO skill_invocations (agent_id, skill_name, skill_id, outcome, source, note, at)
-         VALUES (?1, ?2, ?3, ?4, 'acquire_test', ?5, ?6)",
-        params![agent, name, skill_id, outcome, note, now_rfc3339()],
+    let now = now_rfc3339();
+    invocations::insert(
+        conn,
+        &NewInvocation {
+            agent,
+            skill_name: name,
+            skill_id: Some(skill_id),
+            outcome,
+            source: InvocationSource::AcquireTest,
+            session_key: None,
+            turn_id: None,
+            call_id: None,
+            note: Some(note),
+            at: &now,
+        },
     )?;
     Ok(())
 }

@@ -22,12 +22,12 @@ pub fn run(global: &GlobalArgs, args: ApproveArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
     match (args.candidate, &args.skill) {
         (Some(id), _) => {
-            lifecycle::approve(&mut ws, id)?;
+            crate::draft::approve(&mut ws, id)?;
             crate::out!("approved candidate {id}");
         }
         (None, Some(name)) => {
             let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws).to_string();
-            lifecycle::approve_current(&mut ws, &agent, name)?;
+            crate::draft::approve_current(&mut ws, &agent, name)?;
             crate::out!("approved the current version of {name}");
         }
         (None, None) => bail!("give a candidate id or --skill NAME"),

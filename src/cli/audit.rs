@@ -32,7 +32,7 @@ pub fn run(global: &GlobalArgs, args: AuditArgs) -> Result<Outcome> {
         "VER"
     );
     for s in &rows {
-        let mut status = s.status.clone();
+        let mut status = s.status.to_string();
         if s.protected {
             status.push('*');
         }

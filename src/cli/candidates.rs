@@ -24,7 +24,7 @@ pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
     let agent = args.agent.clone().unwrap_or_else(|| ws.config.agent_id.clone());
     let list: Vec<_> = draft::list_candidates(&ws.store, Some(&agent))?
         .into_iter()
-        .filter(|c| args.all || c.status == "candidate")
+        .filter(|c| args.all || c.status == crate::draft::CandidateStatus::Candidate)
         .collect();
     if args.json {
         print_json(&list)?;

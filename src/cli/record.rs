@@ -26,7 +26,14 @@ pub fn run(global: &GlobalArgs, args: RecordArgs) -> Result<Outcome> {
         .with_context(|| format!("outcome {:?}: expected `success` or `failure`", args.outcome))?;
     let mut ws = global.open()?;
     let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws).to_string();
-    lifecycle::record(&mut ws, &agent, &args.name, outcome, "explicit", args.note.as_deref())?;
+    lifecycle::record(
+        &mut ws,
+        &agent,
+        &args.name,
+        outcome,
+        crate::catalog::InvocationSource::Explicit,
+        args.note.as_deref(),
+    )?;
     crate::out!("recorded {outcome} for {}", args.name);
     Ok(Outcome::Ok)
 }

@@ -4,7 +4,6 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{GlobalArgs, Outcome};
-use crate::lifecycle;
 
 #[derive(Debug, Args)]
 pub struct RejectArgs {
@@ -13,7 +12,7 @@ pub struct RejectArgs {
 
 pub fn run(global: &GlobalArgs, args: RejectArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
-    lifecycle::reject(&mut ws, args.candidate)?;
+    crate::draft::reject(&mut ws, args.candidate)?;
     crate::out!("dismissed candidate {}", args.candidate);
     Ok(Outcome::Ok)
 }

@@ -4,7 +4,6 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{GlobalArgs, Outcome, print_json};
-use crate::lifecycle;
 
 #[derive(Debug, Args)]
 pub struct SweepArgs {
@@ -17,8 +16,7 @@ pub struct SweepArgs {
 
 pub fn run(global: &GlobalArgs, args: SweepArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
-    let report =
-        if args.full { lifecycle::sweep_full(&mut ws)? } else { lifecycle::sweep(&mut ws)? };
+    let report = crate::pipeline::sweep(&mut ws, args.full)?;
     if args.json {
         print_json(&report)?;
         return Ok(Outcome::Ok);

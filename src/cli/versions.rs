@@ -35,7 +35,7 @@ pub fn run(global: &GlobalArgs, args: VersionsArgs) -> Result<Outcome> {
         .map(|v| Row {
             version: v.version,
             sha256: &v.sha256,
-            source: &v.source,
+            source: v.source.as_str(),
             created_at: &v.created_at,
             bytes: v.content.len(),
         })

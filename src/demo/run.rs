@@ -52,7 +52,7 @@ pub fn build(root: &Path) -> Result<(Workspace, DemoReport)> {
     let after = pipeline::after_ingest(&mut ws)?;
     let pinned = "lint-fix".to_string();
     lifecycle::set_protected(&mut ws, &agent, &pinned, true)?;
-    let sweep = lifecycle::sweep(&mut ws)?;
+    let sweep = pipeline::upkeep_and_judge(&mut ws, false, false)?;
     let first_pass = PassReport { ingest, after, sweep };
 
     // ... and promotes the drafted snapshot-fix sequence.
@@ -65,7 +65,7 @@ pub fn build(root: &Path) -> Result<(Workspace, DemoReport)> {
 
     let open_candidates = crate::draft::list_candidates(&ws.store, None)?
         .iter()
-        .filter(|c| c.status == "candidate")
+        .filter(|c| c.status == crate::draft::CandidateStatus::Candidate)
         .count();
     let skills = lifecycle::audit(&ws.store, None)?;
     let report = DemoReport {
@@ -83,15 +83,16 @@ pub fn build(root: &Path) -> Result<(Workspace, DemoReport)> {
 }
 
 fn sequence_candidate(ws: &Workspace, agent: &str) -> Result<i64> {
-    ws.store
-        .conn()
-        .query_row(
-            "SELECT id FROM skill_candidates
-             WHERE agent_id = ?1 AND source = 'sequence' AND status = 'candidate'
-             ORDER BY occurrences DESC, id LIMIT 1",
-            [agent],
-            |r| r.get(0),
-        )
+    let mut open: Vec<_> = crate::draft::list_candidates(&ws.store, Some(agent))?
+        .into_iter()
+        .filter(|c| {
+            c.source == crate::draft::CandidateSource::Sequence
+                && c.status == crate::draft::CandidateStatus::Candidate
+        })
+        .collect();
+    open.sort_by(|a, b| b.occurrences.cmp(&a.occurrences).then(a.id.cmp(&b.id)));
+    open.first()
+        .map(|c| c.id)
         .context("the demo transcripts produced no sequence candidate to promote")
 }
 

@@ -1,7 +1,12 @@
 //! Detection of repeated work: task-signature streaks (seed 000) and tool sequences recurring
 //! across sessions (seed 001). Both become `skill_candidates` rows with a staged draft.
 
+//!
+//! Owns the tables `signature_streaks` (`streak`) and `sequence_sightings` (`sightings`); reads
+//! turns through `ingest` and records candidates through `draft::candidates`.
+
 pub mod sequence;
+mod sightings;
 mod signature;
 pub mod step;
 mod streak;
@@ -9,11 +14,12 @@ mod streak;
 use std::collections::{BTreeMap, HashSet};
 
 use anyhow::{Context, Result};
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 use serde::Serialize;
-use uuid::Uuid;
 
-use crate::draft::candidates::{self, Evidence, Recorded, StagedDraft};
+use crate::draft::candidates::{
+    self, CandidateSource, CandidateStatus, Evidence, Recorded, StagedDraft,
+};
 use crate::draft::render::{DRAFT_SCORE, DRAFT_SCORER};
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
@@ -47,15 +53,7 @@ pub struct DetectReport {
     pub auto_promote_errors: Vec<String>,
 }
 
-struct Turn {
-    id: i64,
-    agent_id: String,
-    session_key: String,
-    user_input: String,
-    success: bool,
-    summary: Option<String>,
-    is_sidechain: bool,
-}
+use crate::ingest::PendingTurn as Turn;
 
 /// Consumes pending turns (complete, not yet detected) in (ended_at, id) order, one transaction
 /// per batch. Running it again with nothing new changes nothing.
@@ -68,7 +66,7 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
     loop {
         let now = now_rfc3339();
         let tx = ws.store.conn_mut().transaction()?;
-        let turns = pending_turns(&tx)?;
+        let turns = crate::ingest::pending_turns(&tx, BATCH)?;
         if turns.is_empty() {
             break;
         }
@@ -76,10 +74,7 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
         let mut touched_set: HashSet<(String, String)> = HashSet::new();
         for turn in &turns {
             let signature = task_signature(&turn.user_input);
-            tx.execute(
-                "UPDATE turns SET signature = ?2, detected = 1 WHERE id = ?1",
-                params![turn.id, signature],
-            )?;
+            crate::ingest::mark_detected(&tx, turn.id, &signature)?;
             report.turns_processed += 1;
             let calls = load_calls(&tx, turn.id)?;
             // A subagent's prompt is written by the parent agent, not asked by the user.
@@ -110,21 +105,16 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
                 skipped.iter().filter(|s| **s == Skip::OneTool).count() as u64;
             for steps in found {
                 let hash = sequence::hash(&steps);
-                let added = tx.execute(
-                    "INSERT OR IGNORE INTO sequence_sightings
-                     (agent_id, hash, session_key, turn_id, user_input, tool_sequence, seen_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                    params![
-                        turn.agent_id,
-                        hash,
-                        turn.session_key,
-                        turn.id,
-                        clip(&turn.user_input),
-                        serde_json::to_string(&steps)?,
-                        now
-                    ],
-                )?;
-                if added > 0 {
+                let sighting = sightings::Sighting {
+                    agent_id: &turn.agent_id,
+                    hash: &hash,
+                    session_key: &turn.session_key,
+                    turn_id: turn.id,
+                    user_input: clip(&turn.user_input),
+                    tool_sequence: &serde_json::to_string(&steps)?,
+                    seen_at: &now,
+                };
+                if sightings::add(&tx, &sighting)? {
                     report.sequences_seen += 1;
                     let key = (turn.agent_id.clone(), hash);
                     if touched_set.insert(key.clone()) {
@@ -172,35 +162,11 @@ impl Ctx<'_> {
     }
 }
 
-fn pending_turns(conn: &Connection) -> Result<Vec<Turn>> {
-    let mut stmt = conn.prepare(
-        "SELECT t.id, t.agent_id, s.session_key, t.user_input, t.outcome, t.summary, t.is_sidechain
-         FROM turns t JOIN sessions s ON s.id = t.session_id
-         WHERE t.complete = 1 AND t.detected = 0
-         ORDER BY t.ended_at, t.id LIMIT ?1",
-    )?;
-    let rows = stmt.query_map([BATCH as i64], |r| {
-        Ok(Turn {
-            id: r.get(0)?,
-            agent_id: r.get(1)?,
-            session_key: r.get(2)?,
-            user_input: r.get(3)?,
-            success: r.get::<_, String>(4)? == "success",
-            summary: r.get(5)?,
-            is_sidechain: r.get(6)?,
-        })
-    })?;
-    rows.collect::<rusqlite::Result<Vec<_>>>().context("reading pending turns")
-}
-
 fn load_calls(conn: &Connection, turn_id: i64) -> Result<Vec<Call>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT name, input_shape, is_error FROM tool_calls WHERE turn_id = ?1 ORDER BY ordinal, id",
-    )?;
-    let rows = stmt.query_map([turn_id], |r| {
-        Ok(Call { name: r.get(0)?, input_shape: r.get(1)?, is_error: r.get(2)? })
-    })?;
-    rows.collect::<rusqlite::Result<Vec<_>>>().context("reading tool calls")
+    Ok(crate::ingest::tool_calls(conn, turn_id)?
+        .into_iter()
+        .map(|c| Call { name: c.name, input_shape: c.input_shape, is_error: c.is_error })
+        .collect())
 }
 
 /// Feeds one turn to its bucket; on a trigger, drafts `auto-<signature>` and returns the
@@ -246,7 +212,7 @@ fn observe_streak(
     let evidence = Evidence {
         agent_id: turn.agent_id.clone(),
         hash: format!("sig:{signature}"),
-        source: "signature",
+        source: CandidateSource::Signature,
         signature: Some(signature.to_string()),
         steps,
         session_keys,
@@ -269,12 +235,19 @@ fn observe_streak(
         }
     };
     report.streak_drafts += 1;
-    // Seed 000's PromptStore row: one per draft, fresh UUID v4 key.
-    ctx.conn.execute(
-        "INSERT INTO evolved_prompts (id, agent_id, skill_name, prompt, score, scorer, created_at)
-         SELECT ?1, agent_id, name, skill_md, ?2, ?3, ?4 FROM skill_candidates WHERE id = ?5",
-        params![Uuid::new_v4().to_string(), DRAFT_SCORE, DRAFT_SCORER, ctx.now, id],
-    )?;
+    // The prompt store keeps one row per draft, under a fresh UUID v4 key.
+    let c = candidates::get_candidate(ctx.conn, id)?;
+    if let Some(skill_md) = &c.skill_md {
+        crate::catalog::prompts::add(
+            ctx.conn,
+            &c.agent_id,
+            &c.name,
+            skill_md,
+            DRAFT_SCORE,
+            DRAFT_SCORER,
+            ctx.now,
+        )?;
+    }
     Ok(Some(id))
 }
 
@@ -286,13 +259,7 @@ fn sequence_candidate(
     min_sessions: usize,
     report: &mut DetectReport,
 ) -> Result<Option<i64>> {
-    let mut stmt = ctx.conn.prepare_cached(
-        "SELECT session_key, user_input, tool_sequence FROM sequence_sightings
-         WHERE agent_id = ?1 AND hash = ?2 ORDER BY rowid",
-    )?;
-    let sightings: Vec<(String, String, String)> = stmt
-        .query_map(params![agent, hash], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-        .collect::<rusqlite::Result<_>>()?;
+    let sightings = sightings::of_hash(ctx.conn, agent, hash)?;
     if sightings.len() < min_sessions.max(1) {
         return Ok(None);
     }
@@ -301,7 +268,7 @@ fn sequence_candidate(
     let evidence = Evidence {
         agent_id: agent.to_string(),
         hash: hash.to_string(),
-        source: "sequence",
+        source: CandidateSource::Sequence,
         signature: None,
         steps,
         session_keys: sightings.iter().map(|s| s.0.clone()).collect(),
@@ -355,12 +322,15 @@ fn auto_promote(ws: &mut Workspace, ids: &[i64], report: &mut DetectReport) -> R
             continue;
         }
         let c = candidates::get_candidate(ws.store.conn(), id)?;
-        let needed = if c.source == "signature" {
+        let needed = if c.source == CandidateSource::Signature {
             i64::from(cfg.streak_threshold)
         } else {
             cfg.min_sessions as i64
         };
-        if c.status != "candidate" || c.target_skill_id.is_some() || c.occurrences < needed {
+        if c.status != CandidateStatus::Candidate
+            || c.target_skill_id.is_some()
+            || c.occurrences < needed
+        {
             continue;
         }
         match crate::draft::promote(ws, id) {

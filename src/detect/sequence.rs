@@ -1,15 +1,9 @@
 //! Seed 001 tool sequences: runs of consecutive tool calls in a turn, hashed by tool names and
 //! parameter shapes (never values), counted per distinct session of one agent.
 
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-/// One step of a sequence: a tool and the shape of its input.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Step {
-    pub name: String,
-    pub input_shape: String,
-}
+pub use crate::model::Step;
 
 /// A tool call as stored by ingestion.
 #[derive(Debug, Clone)]
@@ -99,9 +93,7 @@ pub fn hash(steps: &[Step]) -> String {
     hex(&h.finalize())
 }
 
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+pub use crate::text::hex::hex;
 
 /// Prompts that only check the agent is alive: their tool calls are not work worth a skill.
 pub fn is_smoke_test(user_input: &str) -> bool {

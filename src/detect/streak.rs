@@ -1,5 +1,7 @@
-//! Seed 000 buckets: consecutive successes per (agent, task signature), kept in
-//! `signature_streaks` so a streak survives between runs.
+//! Streak buckets: consecutive successes per (agent, task signature), kept so a streak survives
+//! between runs.
+//!
+//! Owns the table `signature_streaks`.
 
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};

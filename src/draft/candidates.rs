@@ -1,4 +1,5 @@
-//! `skill_candidates` rows: recording detection evidence and listing candidates.
+//! Owns the table `skill_candidates`: recording detection evidence, listing candidates, and
+//! the status changes review decisions make (`draft::review`). Statuses and sources are typed.
 
 use std::path::Path;
 
@@ -8,8 +9,30 @@ use serde::Serialize;
 
 use super::render::{self, DraftDoc};
 use super::stage;
-use crate::detect::sequence::Step;
+use crate::model::Step;
 use crate::store::Store;
+
+crate::text_enum! {
+    /// Where a candidate stands in review.
+    pub enum CandidateStatus {
+        /// Open: waiting for a person (or auto-promotion).
+        Candidate = "candidate",
+        /// Went live as a skill, or approved as a new version of one.
+        Promoted = "promoted",
+        /// Dismissed: detection keeps counting its evidence but never proposes it again.
+        Dismissed = "dismissed",
+    }
+}
+
+crate::text_enum! {
+    /// What kind of evidence a candidate came from.
+    pub enum CandidateSource {
+        /// A tool sequence recurring across sessions.
+        Sequence = "sequence",
+        /// A streak of successful turns with the same task signature.
+        Signature = "signature",
+    }
+}
 
 /// A candidate as `candidates --json` shows it.
 #[derive(Debug, Clone, Serialize)]
@@ -17,9 +40,9 @@ pub struct CandidateView {
     pub id: i64,
     pub name: String,
     pub agent_id: String,
-    pub status: String,
+    pub status: CandidateStatus,
     pub occurrences: i64,
-    pub source: String,
+    pub source: CandidateSource,
     pub signature: Option<String>,
     pub hash: String,
     pub description: Option<String>,
@@ -39,8 +62,7 @@ pub struct CandidateView {
 
 const COLUMNS: &str = "id, name, agent_id, status, occurrences, source, signature, hash, \
     description, examples, tool_sequence, session_keys, staged_path, target_skill_id, created_at, \
-    promoted_at, dismissed_at, skill_md, \
-    (SELECT s.name FROM skills s WHERE s.id = skill_candidates.target_skill_id)";
+    promoted_at, dismissed_at, skill_md";
 
 fn json_strings(text: &str) -> Vec<String> {
     serde_json::from_str(text).unwrap_or_default()
@@ -69,8 +91,16 @@ fn view(row: &Row) -> rusqlite::Result<CandidateView> {
         promoted_at: row.get(15)?,
         dismissed_at: row.get(16)?,
         skill_md: row.get(17)?,
-        target_skill_name: row.get(18)?,
+        target_skill_name: None,
     })
+}
+
+/// Fills the name of the skill a proposed version would change (read from the catalog).
+fn with_target_name(conn: &Connection, mut c: CandidateView) -> Result<CandidateView> {
+    if let Some(id) = c.target_skill_id {
+        c.target_skill_name = crate::catalog::skills::by_id(conn, id).ok().map(|s| s.name);
+    }
+    Ok(c)
 }
 
 /// Every candidate (any status) of `agent`, or of all agents; oldest first.
@@ -80,22 +110,24 @@ pub fn list_candidates(store: &Store, agent: Option<&str>) -> Result<Vec<Candida
     );
     let mut stmt = store.conn().prepare(&sql)?;
     let rows = stmt.query_map(params![agent], view)?;
-    rows.collect::<rusqlite::Result<Vec<_>>>().context("reading skill_candidates")
+    let rows = rows.collect::<rusqlite::Result<Vec<_>>>().context("reading skill_candidates")?;
+    rows.into_iter().map(|c| with_target_name(store.conn(), c)).collect()
 }
 
 pub fn get_candidate(conn: &Connection, id: i64) -> Result<CandidateView> {
     let sql = format!("SELECT {COLUMNS} FROM skill_candidates WHERE id = ?1");
-    conn.query_row(&sql, [id], view)
+    let c = conn
+        .query_row(&sql, [id], view)
         .optional()?
-        .with_context(|| format!("no candidate with id {id} (see `skilldeck candidates --all`)"))
+        .with_context(|| format!("no candidate with id {id} (see `skilldeck candidates --all`)"))?;
+    with_target_name(conn, c)
 }
 
 /// What detection found for one candidate-to-be.
 pub(crate) struct Evidence {
     pub agent_id: String,
     pub hash: String,
-    /// `signature` or `sequence`.
-    pub source: &'static str,
+    pub source: CandidateSource,
     pub signature: Option<String>,
     pub steps: Vec<Step>,
     pub session_keys: Vec<String>,
@@ -130,7 +162,7 @@ pub(crate) enum Recorded {
 struct Existing {
     id: i64,
     name: String,
-    status: String,
+    status: CandidateStatus,
     occurrences: i64,
     session_keys: Vec<String>,
     target_skill_id: Option<i64>,
@@ -162,7 +194,7 @@ pub(crate) fn record(
             },
         )
         .optional()?;
-    let accumulate = ev.source == "signature";
+    let accumulate = ev.source == CandidateSource::Signature;
     let (occurrences, session_keys) = match (&existing, accumulate) {
         (Some(e), true) => {
             let mut keys = e.session_keys.clone();
@@ -185,7 +217,7 @@ pub(crate) fn record(
     // A reviewed candidate, or one lifecycle turned into a proposed version of a skill, keeps its
     // text: only the evidence counts move.
     if let Some(e) = &existing
-        && (e.status != "candidate" || e.target_skill_id.is_some())
+        && (e.status != CandidateStatus::Candidate || e.target_skill_id.is_some())
     {
         conn.execute(
             "UPDATE skill_candidates SET occurrences = ?2, session_keys = ?3 WHERE id = ?1",
@@ -196,7 +228,7 @@ pub(crate) fn record(
     // The draft shows this streak's successes; a sequence shows its distinct sessions.
     let doc = DraftDoc {
         name: &name,
-        source: ev.source,
+        source: ev.source.as_str(),
         signature: ev.signature.as_deref(),
         evidence_count: if accumulate { ev.occurrences } else { occurrences },
         examples: &ev.examples,
@@ -235,7 +267,7 @@ pub(crate) fn record(
                 "INSERT INTO skill_candidates (agent_id, hash, name, description, tool_sequence,
                  session_keys, occurrences, status, created_at, source, signature, examples,
                  skill_md, staged_path)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'candidate', ?8, ?9, ?10, ?11, ?12, ?13)",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?14, ?8, ?9, ?10, ?11, ?12, ?13)",
                 params![
                     ev.agent_id,
                     ev.hash,
@@ -249,7 +281,8 @@ pub(crate) fn record(
                     ev.signature,
                     examples_json,
                     skill_md,
-                    staged
+                    staged,
+                    CandidateStatus::Candidate
                 ],
             )?;
             let id = conn.last_insert_rowid();
@@ -261,7 +294,7 @@ pub(crate) fn record(
 /// The mechanical name, with a hash suffix when another candidate (of any agent: staging and
 /// live folders are shared) already holds it.
 fn unique_name(conn: &Connection, ev: &Evidence) -> Result<String> {
-    let base = render::base_name(ev.source, ev.signature.as_deref(), &ev.steps, &ev.hash);
+    let base = render::base_name(ev.source.as_str(), ev.signature.as_deref(), &ev.steps, &ev.hash);
     let taken: bool = conn.query_row(
         "SELECT EXISTS(SELECT 1 FROM skill_candidates WHERE name = ?1)",
         [&base],
@@ -288,4 +321,98 @@ pub fn workflow_steps(conn: &Connection, candidate_id: i64) -> Result<Option<Vec
         Err(_) => return Ok(None),
     };
     Ok(Some(evidence.steps.into_iter().map(|s| s.key).collect()))
+}
+
+/// Open candidates that do not propose a version yet: (id, agent, tool sequence JSON).
+pub fn open_unlinked(conn: &Connection) -> Result<Vec<(i64, String, String)>> {
+    let mut stmt = conn.prepare(
+        "SELECT id, agent_id, tool_sequence FROM skill_candidates
+         WHERE status = ?1 AND target_skill_id IS NULL",
+    )?;
+    let rows =
+        stmt.query_map([CandidateStatus::Candidate], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The candidate now proposes a new version of `skill_id`.
+pub fn set_target(conn: &Connection, candidate_id: i64, skill_id: i64) -> Result<()> {
+    conn.execute(
+        "UPDATE skill_candidates SET target_skill_id = ?1 WHERE id = ?2",
+        params![skill_id, candidate_id],
+    )?;
+    Ok(())
+}
+
+/// Promoted (live, or approved as a version). `unstage`: its draft left the staging folder.
+pub fn set_promoted(conn: &Connection, candidate_id: i64, now: &str, unstage: bool) -> Result<()> {
+    conn.execute(
+        "UPDATE skill_candidates SET status = ?3, promoted_at = ?2,
+             staged_path = CASE WHEN ?4 THEN NULL ELSE staged_path END
+         WHERE id = ?1",
+        params![candidate_id, now, CandidateStatus::Promoted, unstage],
+    )?;
+    Ok(())
+}
+
+/// Dismisses an open candidate; `parked` is where its draft went, if it was moved. Returns
+/// whether the candidate was still open.
+pub fn set_dismissed(
+    conn: &Connection,
+    candidate_id: i64,
+    now: &str,
+    parked: Option<Option<&str>>,
+) -> Result<bool> {
+    let n = match parked {
+        Some(path) => conn.execute(
+            "UPDATE skill_candidates SET status = ?4, dismissed_at = ?2, staged_path = ?3
+             WHERE id = ?1 AND status = ?5",
+            params![
+                candidate_id,
+                now,
+                path,
+                CandidateStatus::Dismissed,
+                CandidateStatus::Candidate
+            ],
+        )?,
+        None => conn.execute(
+            "UPDATE skill_candidates SET status = ?3, dismissed_at = ?2 WHERE id = ?1 AND status = ?4",
+            params![candidate_id, now, CandidateStatus::Dismissed, CandidateStatus::Candidate],
+        )?,
+    };
+    Ok(n > 0)
+}
+
+/// Opens a dismissed candidate again, its draft back at `staged`.
+pub fn reopen_dismissed(conn: &Connection, candidate_id: i64, staged: &str) -> Result<()> {
+    conn.execute(
+        "UPDATE skill_candidates SET status = ?3, dismissed_at = NULL, staged_path = ?2
+         WHERE id = ?1",
+        params![candidate_id, staged, CandidateStatus::Candidate],
+    )?;
+    Ok(())
+}
+
+/// Opens a promoted candidate again, its draft back at `staged` (with the live text, if read).
+pub fn reopen_promoted(
+    conn: &Connection,
+    candidate_id: i64,
+    staged: &str,
+    skill_md: Option<&str>,
+) -> Result<()> {
+    conn.execute(
+        "UPDATE skill_candidates SET status = ?4, promoted_at = NULL, staged_path = ?2,
+         skill_md = COALESCE(?3, skill_md) WHERE id = ?1",
+        params![candidate_id, staged, skill_md, CandidateStatus::Candidate],
+    )?;
+    Ok(())
+}
+
+/// The candidate's tool sequence as stored (a JSON array).
+pub fn tool_sequence_json(conn: &Connection, candidate_id: i64) -> Result<String> {
+    conn.query_row(
+        "SELECT tool_sequence FROM skill_candidates WHERE id = ?1",
+        [candidate_id],
+        |r| r.get(0),
+    )
+    .with_context(|| format!("no candidate with id {candidate_id}"))
 }

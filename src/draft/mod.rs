@@ -1,6 +1,8 @@
-//! Staged drafts and a person's review of them: candidates, promotion, dismissal, and undo.
+//! Staged drafts and a person's review of them: candidates, evolution into proposed versions,
+//! and every review decision (promote, dismiss, approve, reject, undo) in `review`.
 
 pub mod candidates;
+mod evolve;
 pub mod naming;
 mod quote;
 pub mod render;
@@ -8,5 +10,10 @@ mod review;
 pub mod skill;
 pub mod stage;
 
-pub use candidates::{CandidateView, get_candidate, list_candidates};
-pub use review::{Promoted, dismiss, promote, undo_dismiss, undo_promote};
+pub use candidates::{
+    CandidateSource, CandidateStatus, CandidateView, get_candidate, list_candidates,
+};
+pub use evolve::{link_evolutions, sequence_overlap};
+pub use review::{
+    Promoted, approve, approve_current, dismiss, promote, reject, undo_dismiss, undo_promote,
+};

@@ -4,7 +4,8 @@
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::detect::sequence::{Step, hex};
+use crate::model::Step;
+use crate::text::hex::hex;
 
 /// Everything a draft's text is made from.
 pub struct DraftDoc<'a> {

@@ -1,15 +1,20 @@
-//! A person's decisions on a candidate: promote it live, dismiss it, and undo either.
+//! Every review decision, in one place: promote a candidate live, dismiss it, undo either,
+//! approve a proposed version (or the current bytes of a skill that went back to review), and
+//! reject a proposed version.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
 
-use super::candidates::{CandidateView, get_candidate};
+use super::candidates::{self, CandidateStatus, CandidateView, get_candidate};
 use super::stage;
-use crate::lifecycle::{self, NewSkill};
+use crate::catalog::{VersionSource, events, skills, versions};
+use crate::lifecycle::{
+    self, NewSkill,
+    files::{sha256_hex, with_name},
+};
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
 
@@ -45,7 +50,7 @@ fn ensure_draft(folder: &Path, c: &CandidateView) -> Result<()> {
 /// records the skill with version 1. A draft that breaks the spec is refused.
 pub fn promote(ws: &mut Workspace, candidate_id: i64) -> Result<Promoted> {
     let c = get_candidate(ws.store.conn(), candidate_id)?;
-    if c.status != "candidate" {
+    if c.status != CandidateStatus::Candidate {
         bail!(
             "candidate {candidate_id} ({}) is {}: only an open candidate can be promoted",
             c.name,
@@ -65,12 +70,7 @@ pub fn promote(ws: &mut Workspace, candidate_id: i64) -> Result<Promoted> {
             live.display()
         );
     }
-    let exists: bool = ws.store.conn().query_row(
-        "SELECT EXISTS(SELECT 1 FROM skills WHERE agent_id = ?1 AND name = ?2)",
-        params![c.agent_id, c.name],
-        |r| r.get(0),
-    )?;
-    if exists {
+    if skills::exists_named(ws.store.conn(), &c.agent_id, &c.name)? {
         bail!(
             "cannot promote candidate {candidate_id}: agent {} already has a skill named {}",
             c.agent_id,
@@ -117,19 +117,15 @@ fn record_promotion(
         name: &c.name,
         folder: live,
         content,
-        source: "promote",
+        source: VersionSource::Promote,
         is_auto_created: true,
         tool_sequence: Some(&tool_sequence),
-        scope: "account",
+        ..NewSkill::account()
     };
     let reason = format!("promoted from candidate {} ({})", c.id, c.source);
     let skill_id = lifecycle::record_new_skill(&tx, &new, "promoted", &reason)?;
-    tx.execute("UPDATE skills SET candidate_id = ?2 WHERE id = ?1", params![skill_id, c.id])?;
-    tx.execute(
-        "UPDATE skill_candidates SET status = 'promoted', promoted_at = ?2, staged_path = NULL
-         WHERE id = ?1",
-        params![c.id, now_rfc3339()],
-    )?;
+    skills::set_candidate(&tx, skill_id, c.id)?;
+    candidates::set_promoted(&tx, c.id, &now_rfc3339(), true)?;
     tx.commit()?;
     Ok(skill_id)
 }
@@ -138,7 +134,7 @@ fn record_promotion(
 /// it again. The draft moves to `<staging>/.dismissed/` so `undo_dismiss` can restore it.
 pub fn dismiss(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
     let c = get_candidate(ws.store.conn(), candidate_id)?;
-    if c.status != "candidate" {
+    if c.status != CandidateStatus::Candidate {
         bail!(
             "candidate {candidate_id} ({}) is {}: only an open candidate can be dismissed",
             c.name,
@@ -155,16 +151,18 @@ pub fn dismiss(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
         stage::move_folder(&staged, &parked)?;
     }
     let now = now_rfc3339();
-    let changed = ws.store.conn().execute(
-        "UPDATE skill_candidates SET status = 'dismissed', dismissed_at = ?2, staged_path = ?3
-         WHERE id = ?1 AND status = 'candidate'",
-        params![candidate_id, now, parked.exists().then(|| parked.to_string_lossy().into_owned())],
+    let parked_path = parked.exists().then(|| parked.to_string_lossy().into_owned());
+    let changed = candidates::set_dismissed(
+        ws.store.conn(),
+        candidate_id,
+        &now,
+        Some(parked_path.as_deref()),
     );
     if let Err(e) = changed {
         if parked.exists() {
             let _ = stage::move_folder(&parked, &staged);
         }
-        return Err(e.into());
+        return Err(e);
     }
     Ok(())
 }
@@ -172,7 +170,7 @@ pub fn dismiss(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
 /// Reopens a dismissed candidate and puts its draft back in staging.
 pub fn undo_dismiss(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
     let c = get_candidate(ws.store.conn(), candidate_id)?;
-    if c.status != "dismissed" {
+    if c.status != CandidateStatus::Dismissed {
         bail!("candidate {candidate_id} ({}) is {}, not dismissed", c.name, c.status);
     }
     let staged = staged_folder(ws, &c);
@@ -180,11 +178,7 @@ pub fn undo_dismiss(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
     if parked.exists() {
         stage::move_folder(&parked, &staged)?;
     }
-    ws.store.conn().execute(
-        "UPDATE skill_candidates SET status = 'candidate', dismissed_at = NULL, staged_path = ?2
-         WHERE id = ?1",
-        params![candidate_id, staged.to_string_lossy()],
-    )?;
+    candidates::reopen_dismissed(ws.store.conn(), candidate_id, &staged.to_string_lossy())?;
     Ok(())
 }
 
@@ -192,18 +186,10 @@ pub fn undo_dismiss(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
 /// reopens the candidate. Edits made to the live SKILL.md travel back with it.
 pub fn undo_promote(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
     let c = get_candidate(ws.store.conn(), candidate_id)?;
-    if c.status != "promoted" {
+    if c.status != CandidateStatus::Promoted {
         bail!("candidate {candidate_id} ({}) is {}, not promoted", c.name, c.status);
     }
-    let skill: Option<(i64, String)> = ws
-        .store
-        .conn()
-        .query_row(
-            "SELECT id, path FROM skills WHERE candidate_id = ?1 AND agent_id = ?2",
-            params![candidate_id, c.agent_id],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?;
+    let skill = skills::promoted_from(ws.store.conn(), candidate_id, &c.agent_id)?;
     let staged = staged_folder(ws, &c);
     if staged.exists() {
         bail!("cannot undo: {} is in the way in the staging folder", staged.display());
@@ -220,18 +206,13 @@ pub fn undo_promote(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
     let result = (|| -> Result<()> {
         let tx = ws.store.conn_mut().transaction()?;
         if let Some((skill_id, _)) = &skill {
-            tx.execute(
-                "UPDATE skill_invocations SET skill_id = NULL WHERE skill_id = ?1",
-                [skill_id],
-            )?;
-            tx.execute("DELETE FROM skill_events WHERE skill_id = ?1", [skill_id])?;
-            tx.execute("DELETE FROM skill_versions WHERE skill_id = ?1", [skill_id])?;
-            tx.execute("DELETE FROM skills WHERE id = ?1", [skill_id])?;
+            skills::delete(&tx, *skill_id)?;
         }
-        tx.execute(
-            "UPDATE skill_candidates SET status = 'candidate', promoted_at = NULL, staged_path = ?2,
-             skill_md = COALESCE(?3, skill_md) WHERE id = ?1",
-            params![candidate_id, staged.to_string_lossy(), skill_md],
+        candidates::reopen_promoted(
+            &tx,
+            candidate_id,
+            &staged.to_string_lossy(),
+            skill_md.as_deref(),
         )?;
         tx.commit()?;
         Ok(())
@@ -240,4 +221,63 @@ pub fn undo_promote(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
         let _ = stage::move_folder(&staged, live);
     }
     result
+}
+
+/// Applies a proposed version: writes its SKILL.md (named as the skill) atomically as the next
+/// version (source `approve`), takes over its tool sequence, binds an auto-created skill's
+/// approval to the new bytes, and marks the candidate `promoted`.
+pub fn approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
+    let c = get_candidate(ws.store.conn(), candidate_id)?;
+    if c.status != CandidateStatus::Candidate {
+        bail!("candidate {candidate_id} is already {}", c.status);
+    }
+    let target = c.target_skill_id.with_context(|| {
+        format!(
+            "candidate {candidate_id} is a new skill, not a proposed version: promote it instead"
+        )
+    })?;
+    let skill_md =
+        c.skill_md.with_context(|| format!("candidate {candidate_id} has no SKILL.md text"))?;
+    let sequence = candidates::tool_sequence_json(ws.store.conn(), candidate_id)?;
+    let skill = skills::by_id(ws.store.conn(), target)?;
+    if !skill.status.is_live() {
+        bail!(
+            "skill {:?} is {}; restore it before approving a new version",
+            skill.name,
+            skill.status
+        );
+    }
+    let content = with_name(&skill_md, &skill.name);
+    let reason = format!("approved candidate {candidate_id}");
+    let now = now_rfc3339();
+    lifecycle::write_version(ws, &skill, &content, VersionSource::Approve, &reason, |tx| {
+        skills::approve_evolution(tx, skill.id, &sequence, &sha256_hex(content.as_bytes()))?;
+        candidates::set_promoted(tx, candidate_id, &now, false)?;
+        events::add(tx, skill.id, &now, "approved", None, None, &reason)?;
+        Ok(())
+    })?;
+    Ok(())
+}
+
+/// Re-approves a skill that went back to review: binds its approval to the current bytes.
+pub fn approve_current(ws: &mut Workspace, agent: &str, skill: &str) -> Result<()> {
+    let row = skills::require(ws.store.conn(), agent, skill)?;
+    lifecycle::scan_one(ws, &row)?;
+    let content = versions::latest_content(ws.store.conn(), row.id)?;
+    let now = now_rfc3339();
+    let tx = ws.store.conn_mut().transaction()?;
+    skills::approve_current(&tx, row.id, &sha256_hex(content.as_bytes()), &now)?;
+    events::add(&tx, row.id, &now, "approved", None, None, "current version approved by hand")?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// Dismisses a candidate (a proposed version or a new-skill candidate).
+pub fn reject(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
+    let c = get_candidate(ws.store.conn(), candidate_id)?;
+    if c.status != CandidateStatus::Candidate {
+        bail!("candidate {candidate_id} is already {}", c.status);
+    }
+    candidates::set_dismissed(ws.store.conn(), candidate_id, &now_rfc3339(), None)?;
+    Ok(())
 }

@@ -98,17 +98,16 @@ fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
             format!("dismissed {} (u undoes)", t.name)
         }
         Op::Approve(t) => {
-            lifecycle::approve(ws, t.id)?;
-            let version: i64 = ws.store.conn().query_row(
-                "SELECT s.version FROM skills s
-                 JOIN skill_candidates c ON c.target_skill_id = s.id WHERE c.id = ?1",
-                [t.id],
-                |r| r.get(0),
-            )?;
+            draft::approve(ws, t.id)?;
+            let target = draft::get_candidate(ws.store.conn(), t.id)?.target_skill_id;
+            let version = match target {
+                Some(id) => crate::catalog::skills::by_id(ws.store.conn(), id)?.version,
+                None => 0,
+            };
             format!("approved {} version {version}", t.name)
         }
         Op::Reject(t) => {
-            lifecycle::reject(ws, t.id)?;
+            draft::reject(ws, t.id)?;
             format!("rejected the proposed version of {}", t.name)
         }
         Op::SetProtected(t, on) => {
@@ -159,7 +158,7 @@ fn pass(
             let after = pipeline::after_ingest(ws).context("detect")?;
             format!("{}; {}", ingested(&read), detected(&after))
         }
-        (false, _) => swept(&lifecycle::sweep(ws).context("sweep")?),
+        (false, _) => swept(&pipeline::sweep(ws, false).context("sweep")?),
     })
 }
 

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use chrono::{Days, NaiveDate};
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 
 use crate::packages::{self, PackageDetail};
 use crate::store::Store;
@@ -84,7 +84,7 @@ pub struct View {
 /// `lists`. Returns the connection's `data_version` read before loading.
 pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> Result<i64> {
     let conn = store.conn();
-    let version: i64 = conn.query_row("PRAGMA data_version", [], |r| r.get(0))?;
+    let version = store.data_version()?;
     if lists {
         let skills = load_skills(conn)?;
         snap.candidates = Arc::new(load_candidates(store, &skills)?);
@@ -243,7 +243,7 @@ pub struct VersionRow {
 pub fn load_candidates(store: &Store, skills: &[SkillRow]) -> Result<Vec<CandidateView>> {
     let mut open: Vec<draft::CandidateView> = draft::list_candidates(store, None)?
         .into_iter()
-        .filter(|c| c.status == "candidate")
+        .filter(|c| c.status == crate::draft::CandidateStatus::Candidate)
         .collect();
     open.sort_by(|a, b| (&a.created_at, a.id).cmp(&(&b.created_at, b.id)));
     let targets: HashMap<i64, &SkillRow> = open
@@ -270,7 +270,7 @@ pub fn load_candidates(store: &Store, skills: &[SkillRow]) -> Result<Vec<Candida
             agent: c.agent_id,
             name: c.name,
             description: c.description,
-            source: c.source,
+            source: c.source.to_string(),
             signature: c.signature,
             occurrences: c.occurrences,
             sessions: c.session_keys,
@@ -285,23 +285,19 @@ pub fn load_candidates(store: &Store, skills: &[SkillRow]) -> Result<Vec<Candida
     Ok(out)
 }
 
-/// Every skill, ordered by agent and name. Reads the `skills` table only.
+/// Every skill, ordered by agent and name.
 pub fn load_skills(conn: &Connection) -> Result<Vec<SkillRow>> {
-    let mut stmt = conn.prepare(
-        "SELECT id, agent_id, name, status, protected, version FROM skills
-         ORDER BY agent_id, namespace, name, scope",
-    )?;
-    let rows = stmt.query_map([], |r| {
-        Ok(SkillRow {
-            id: r.get(0)?,
-            agent: r.get(1)?,
-            name: r.get(2)?,
-            status: r.get(3)?,
-            protected: r.get(4)?,
-            version: r.get(5)?,
+    Ok(crate::catalog::skills::console_rows(conn)?
+        .into_iter()
+        .map(|r| SkillRow {
+            id: r.id,
+            agent: r.agent_id,
+            name: r.name,
+            status: r.status.to_string(),
+            protected: r.protected,
+            version: r.version,
         })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+        .collect())
 }
 
 /// Rate, uses and trend for the given skills (those on screen). Rate and uses come from
@@ -315,18 +311,11 @@ pub fn load_health(
     skills: &[&SkillRow],
     keep: Option<i64>,
 ) -> Result<(HashMap<i64, Health>, Option<lifecycle::Timeline>)> {
-    let mut newest = store.conn().prepare_cached(
-        "SELECT outcome = 'success' FROM skill_invocations
-         WHERE skill_id = ?1 AND superseded = 0 ORDER BY at DESC, id DESC LIMIT ?2",
-    )?;
     let mut out = HashMap::with_capacity(skills.len());
     let mut kept = None;
     for s in skills {
         let timeline = lifecycle::timeline(store, s.id)?;
-        let mut trend: Vec<bool> = newest
-            .query_map(params![s.id, TREND_LEN as i64], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
-        trend.reverse();
+        let trend = crate::catalog::invocations::newest_outcomes(store.conn(), s.id, TREND_LEN)?;
         let uses = timeline.rate_points.len() as u64;
         let rate = timeline.rate_points.last().map(|p| p.rate);
         out.insert(s.id, Health { rate, uses, trend });
@@ -370,14 +359,14 @@ pub fn load_detail(
         .map(|e| EventRow {
             at: e.at,
             kind: e.kind,
-            from: e.from_status,
-            to: e.to_status,
+            from: e.from_status.map(|s| s.to_string()),
+            to: e.to_status.map(|s| s.to_string()),
             reason: e.reason,
         })
         .collect();
     let stored = lifecycle::versions(store, skill.id)?.into_iter().map(|v| VersionRow {
         version: v.version,
-        source: v.source,
+        source: v.source.to_string(),
         created_at: v.created_at,
         content: v.content,
         proposal: None,

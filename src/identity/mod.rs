@@ -12,30 +12,16 @@ mod selections;
 pub use resolver::{Resolution, SkillRef, resolve, resolve_one, shadowing};
 pub use selections::{load_selection, save_selection};
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
-use crate::config::Config;
-use crate::store::{Store, rusqlite::params};
+use crate::store::Store;
 use crate::workspace::Workspace;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum Scope {
-    Account,
-    Workspace,
-}
-
-impl Scope {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Scope::Account => "account",
-            Scope::Workspace => "workspace",
-        }
-    }
-}
+pub use crate::catalog::Scope;
+pub use crate::workspace::workspace_skills_dir;
 
 /// What a person asked for, as typed: `NAME`, `NAMESPACE/NAME`, `public:NAMESPACE/NAME`,
 /// `private:NAME`, or `#ID` (an exact skill id, which is runtime state and never saved).
@@ -82,15 +68,6 @@ impl Selection {
     }
 }
 
-/// The workspace skills folder: the configured one, else `./.claude/skills` if it exists.
-pub fn workspace_skills_dir(config: &Config) -> Option<PathBuf> {
-    if let Some(dir) = &config.workspace_skills_dir {
-        return Some(dir.clone());
-    }
-    let default = PathBuf::from(".claude/skills");
-    default.is_dir().then(|| std::env::current_dir().map(|d| d.join(&default)).unwrap_or(default))
-}
-
 /// The folder skills of `scope` are written to.
 pub fn scope_dir(ws: &Workspace, scope: Scope) -> Result<PathBuf> {
     match scope {
@@ -105,65 +82,7 @@ pub fn scope_dir(ws: &Workspace, scope: Scope) -> Result<PathBuf> {
 /// (namespace `default`, private), with their SKILL.md as version 1 (source `adopt`), so
 /// hand-made skills take part in resolution, shadowing, scoring and edit tracking.
 pub fn register_folders(ws: &mut Workspace, agent: &str) -> Result<usize> {
-    let mut dirs = vec![(Scope::Account, ws.paths.skills_dir.clone())];
-    if let Some(dir) = workspace_skills_dir(&ws.config) {
-        dirs.push((Scope::Workspace, dir));
-    }
-    let tx = ws.store.conn_mut().transaction()?;
-    let mut added = 0;
-    for (scope, dir) in dirs {
-        for folder in skill_folders(&dir)? {
-            let name =
-                folder.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            let path = folder.to_string_lossy().into_owned();
-            let known: bool = tx.query_row(
-                "SELECT EXISTS(SELECT 1 FROM skills WHERE path = ?1 OR (agent_id = ?2 AND name = ?3 AND scope = ?4 AND namespace = 'default'))",
-                params![path, agent, name, scope.as_str()],
-                |r| r.get(0),
-            )?;
-            if known {
-                continue;
-            }
-            let skill_md = folder.join("SKILL.md");
-            let content = std::fs::read_to_string(&skill_md)
-                .with_context(|| format!("reading {}", skill_md.display()))?;
-            let new = crate::lifecycle::NewSkill {
-                agent,
-                name: &name,
-                folder: &folder,
-                content: &content,
-                source: "adopt",
-                is_auto_created: false,
-                tool_sequence: None,
-                scope: scope.as_str(),
-            };
-            let reason = format!("found in the {} skills folder", scope.as_str());
-            crate::lifecycle::record_new_skill(&tx, &new, "adopted", &reason)?;
-            added += 1;
-        }
-    }
-    tx.commit()?;
-    Ok(added)
-}
-
-fn skill_folders(dir: &Path) -> Result<Vec<PathBuf>> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => {
-            return Err(e).with_context(|| format!("reading skills folder {}", dir.display()));
-        }
-    };
-    let mut out = Vec::new();
-    for entry in entries {
-        let path = entry?.path();
-        let hidden = path.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
-        if !hidden && path.join("SKILL.md").is_file() {
-            out.push(path);
-        }
-    }
-    out.sort();
-    Ok(out)
+    crate::lifecycle::adopt_folders(ws, agent, Scope::ALL, true)
 }
 
 /// Resolves `text` to one skill the way every command does: folders in both scopes are
@@ -175,10 +94,7 @@ pub fn resolve_for_command(ws: &mut Workspace, agent: &str, text: &str) -> Resul
 
 /// Looks a skill's agent up, for commands handed a bare id.
 pub fn skill_agent(store: &Store, skill_id: i64) -> Result<String> {
-    store
-        .conn()
-        .query_row("SELECT agent_id FROM skills WHERE id = ?1", [skill_id], |r| r.get(0))
-        .with_context(|| format!("no skill with id {skill_id}"))
+    crate::catalog::skills::agent_of(store.conn(), skill_id)
 }
 
 #[cfg(test)]

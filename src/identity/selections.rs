@@ -1,5 +1,7 @@
-//! Saved selections (seed 003): what was requested is stored; the skill id is derived at read
-//! time, so a re-imported or re-scoped skill is still found.
+//! Saved selections: what was requested is stored; the skill id is derived at read time, so a
+//! re-imported or re-scoped skill is still found.
+//!
+//! Owns the table `skill_selections`.
 
 use anyhow::{Result, bail};
 

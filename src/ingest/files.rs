@@ -1,6 +1,5 @@
 //! Finding transcript files, deciding what to read of each, and reading it.
 
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -325,32 +324,4 @@ pub fn detect(buf: &[u8]) -> Option<Format> {
         }
     }
     None
-}
-
-/// Stored rows of every file ingested before, by path.
-pub fn load_stored(conn: &rusqlite::Connection) -> Result<HashMap<String, Stored>> {
-    let mut stmt = conn.prepare(
-        "SELECT path, format, size, mtime_ns, offset, head_hash, lines, state FROM ingested_files",
-    )?;
-    let rows = stmt.query_map([], |r| {
-        let format: String = r.get(1)?;
-        Ok((
-            r.get::<_, String>(0)?,
-            Stored {
-                format: Format::parse(&format),
-                size: r.get::<_, i64>(2)? as u64,
-                mtime_ns: r.get(3)?,
-                offset: r.get::<_, i64>(4)? as u64,
-                head_hash: r.get(5)?,
-                lines: r.get::<_, i64>(6)? as u64,
-                state: r.get(7)?,
-            },
-        ))
-    })?;
-    let mut map = HashMap::new();
-    for row in rows {
-        let (path, stored) = row?;
-        map.insert(path, stored);
-    }
-    Ok(map)
 }

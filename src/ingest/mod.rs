@@ -29,7 +29,10 @@ use serde::Serialize;
 
 pub use files::{Format, IDLE_CLOSE};
 pub use parse::{MAX_PROBLEMS_PER_FILE, Problem};
-pub use write::{TurnSteps, turn_steps_since};
+pub use write::{
+    PendingTurn, ToolCallRow, TurnSteps, mark_detected, pending_turns, tool_calls, tool_set,
+    turn_steps_since,
+};
 
 use crate::store::rusqlite::TransactionBehavior;
 use crate::workspace::Workspace;
@@ -139,7 +142,7 @@ fn ingest_targets(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<IngestReport> {
     let mut report = IngestReport::default();
-    let mut stored = files::load_stored(ws.store.conn()).context("reading ingested files")?;
+    let mut stored = write::load_stored(ws.store.conn()).context("reading ingested files")?;
     let mut jobs = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for target in targets {
@@ -267,7 +270,6 @@ fn store_all(
     done: &mut Progress,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<()> {
-    let conn = ws.store.conn_mut();
     // For the run only, put back afterwards (the console's connection lives on):
     // - a page cache that holds the tens of MB a first run writes, so nothing spills and is read
     //   again;
@@ -280,17 +282,9 @@ fn store_all(
     //   the first commit after the run (by whichever connection writes next) or at close.
     let settings =
         [("cache_size", -INGEST_CACHE_KIB), ("foreign_keys", 0), ("wal_autocheckpoint", 0)];
-    let mut before = Vec::with_capacity(settings.len());
-    for (name, value) in settings {
-        let old: i64 = conn.query_row(&format!("PRAGMA {name}"), [], |r| r.get(0))?;
-        before.push((name, old));
-        conn.pragma_update(None, name, value)?;
-    }
-    let result = store_in_transactions(conn, batches, give_back, report, done, progress);
-    let restored =
-        before.into_iter().try_for_each(|(name, old)| conn.pragma_update(None, name, old));
-    result?;
-    Ok(restored?)
+    ws.store.with_settings(&settings, |conn| {
+        store_in_transactions(conn, batches, give_back, report, done, progress)
+    })
 }
 
 fn store_in_transactions(

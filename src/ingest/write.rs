@@ -1,15 +1,21 @@
 //! Storing what a file's new bytes produced. Rows and the file's new offset go into the same
 //! transaction, so a crash never leaves an offset ahead of the rows it promises.
+//!
+//! Owns the tables `ingested_files`, `sessions`, `turns` and `tool_calls`: detection and the
+//! lifecycle read turns and tool calls through the functions at the end of this file.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use anyhow::{Context, Result};
-use rusqlite::{OptionalExtension, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+
+use crate::model::Outcome;
 
 use super::IngestReport;
-use super::files::FileRead;
+use super::files::{FileRead, Format, Stored};
 use super::parse::SessionRec;
 use super::turn::{RowRef, TurnRec};
+use crate::catalog::invocations;
 use crate::store::now_rfc3339;
 
 /// What a run's writes share: session row ids already looked up, by agent and session key,
@@ -98,11 +104,11 @@ pub fn write_file(
 
 /// Removes the rows of a file that shrank or was replaced, before it is read again.
 fn forget_file(tx: &Transaction, path: &str) -> Result<()> {
-    tx.execute(
-        "DELETE FROM skill_invocations WHERE source = 'transcript'
-           AND turn_id IN (SELECT id FROM turns WHERE file_path = ?1)",
-        [path],
-    )?;
+    let turn_ids: Vec<i64> = tx
+        .prepare("SELECT id FROM turns WHERE file_path = ?1")?
+        .query_map([path], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    invocations::delete_transcript_rows(tx, &turn_ids)?;
     tx.execute(
         "DELETE FROM tool_calls WHERE turn_id IN (SELECT id FROM turns WHERE file_path = ?1)",
         [path],
@@ -266,25 +272,19 @@ fn write_turn(
     for call_id in &turn.late_errors {
         report.tool_errors += late.execute(params![id, call_id])? as u64;
     }
-    let mut invocation = tx.prepare_cached(
-        "INSERT OR IGNORE INTO skill_invocations(agent_id, skill_name, skill_id, outcome, source,
-            session_key, turn_id, call_id, at, note)
-         VALUES (?1, ?2, (SELECT id FROM skills WHERE agent_id = ?1 AND name = ?2
-                          ORDER BY id LIMIT 1),
-                 ?3, 'transcript', ?4, ?5, ?6, ?7, ?8)",
-    )?;
     for inv in &turn.invocations {
         let at = inv.at.clone().or_else(|| turn.ended_at.clone()).unwrap_or_else(now_rfc3339);
-        report.skill_invocations += invocation.execute(params![
+        report.skill_invocations += invocations::insert_from_transcript(
+            tx,
             agent,
-            inv.skill,
-            inv.outcome.as_str(),
-            turn.session_key,
+            &inv.skill,
+            inv.outcome,
+            &turn.session_key,
             id,
-            inv.call_id,
-            at,
-            inv.via.as_deref().map(|v| format!("via {v}"))
-        ])? as u64;
+            Some(&inv.call_id),
+            &at,
+            inv.via.as_deref().map(|v| format!("via {v}")).as_deref(),
+        )? as u64;
     }
     Ok(id)
 }
@@ -327,4 +327,102 @@ pub fn turn_steps_since(
     })?;
     let all: Vec<TurnSteps> = rows.collect::<rusqlite::Result<_>>()?;
     Ok(all.into_iter().filter(|t| !t.steps.is_empty()).collect())
+}
+
+/// Stored rows of every file ingested before, by path.
+pub(crate) fn load_stored(conn: &rusqlite::Connection) -> Result<HashMap<String, Stored>> {
+    let mut stmt = conn.prepare(
+        "SELECT path, format, size, mtime_ns, offset, head_hash, lines, state FROM ingested_files",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        let format: String = r.get(1)?;
+        Ok((
+            r.get::<_, String>(0)?,
+            Stored {
+                format: Format::parse(&format),
+                size: r.get::<_, i64>(2)? as u64,
+                mtime_ns: r.get(3)?,
+                offset: r.get::<_, i64>(4)? as u64,
+                head_hash: r.get(5)?,
+                lines: r.get::<_, i64>(6)? as u64,
+                state: r.get(7)?,
+            },
+        ))
+    })?;
+    let mut map = HashMap::new();
+    for row in rows {
+        let (path, stored) = row?;
+        map.insert(path, stored);
+    }
+    Ok(map)
+}
+
+/// A complete turn detection has not consumed yet.
+#[derive(Debug, Clone)]
+pub struct PendingTurn {
+    pub id: i64,
+    pub agent_id: String,
+    pub session_key: String,
+    pub user_input: String,
+    pub success: bool,
+    pub summary: Option<String>,
+    pub is_sidechain: bool,
+}
+
+/// Up to `limit` complete turns not yet detected, in (ended_at, id) order.
+pub fn pending_turns(conn: &Connection, limit: usize) -> Result<Vec<PendingTurn>> {
+    let mut stmt = conn.prepare(
+        "SELECT t.id, t.agent_id, s.session_key, t.user_input, t.outcome, t.summary, t.is_sidechain
+         FROM turns t JOIN sessions s ON s.id = t.session_id
+         WHERE t.complete = 1 AND t.detected = 0
+         ORDER BY t.ended_at, t.id LIMIT ?1",
+    )?;
+    let rows = stmt.query_map([i64::try_from(limit).unwrap_or(i64::MAX)], |r| {
+        Ok(PendingTurn {
+            id: r.get(0)?,
+            agent_id: r.get(1)?,
+            session_key: r.get(2)?,
+            user_input: r.get(3)?,
+            success: r.get::<_, Outcome>(4)? == Outcome::Success,
+            summary: r.get(5)?,
+            is_sidechain: r.get(6)?,
+        })
+    })?;
+    rows.collect::<rusqlite::Result<Vec<_>>>().context("reading pending turns")
+}
+
+/// Marks a turn consumed by detection, with its task signature (`""` when empty).
+pub fn mark_detected(conn: &Connection, turn_id: i64, signature: &str) -> Result<()> {
+    let mut stmt =
+        conn.prepare_cached("UPDATE turns SET signature = ?2, detected = 1 WHERE id = ?1")?;
+    stmt.execute(params![turn_id, signature])?;
+    Ok(())
+}
+
+/// One stored tool call: its name, the shape of its input, and whether it failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCallRow {
+    pub name: String,
+    pub input_shape: String,
+    pub is_error: bool,
+}
+
+/// A turn's tool calls in order.
+pub fn tool_calls(conn: &Connection, turn_id: i64) -> Result<Vec<ToolCallRow>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT name, input_shape, is_error FROM tool_calls WHERE turn_id = ?1 ORDER BY ordinal, id",
+    )?;
+    let rows = stmt.query_map([turn_id], |r| {
+        Ok(ToolCallRow { name: r.get(0)?, input_shape: r.get(1)?, is_error: r.get(2)? })
+    })?;
+    rows.collect::<rusqlite::Result<Vec<_>>>().context("reading tool calls")
+}
+
+/// Tool names used in a turn, without the `Skill` tool itself.
+pub fn tool_set(conn: &Connection, turn_id: i64) -> Result<BTreeSet<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT DISTINCT name FROM tool_calls WHERE turn_id = ?1 AND name <> 'Skill'",
+    )?;
+    let rows = stmt.query_map([turn_id], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }

@@ -3,11 +3,12 @@
 use std::collections::BTreeMap;
 
 use anyhow::Result;
-use rusqlite::params;
 use serde::Serialize;
 
 use super::outcomes::store_window;
 use super::tally::{self, Tally};
+pub use crate::catalog::events::TimelineEvent;
+use crate::catalog::{SkillStatus, events, invocations, skills};
 use crate::store::Store;
 
 #[derive(Debug, Clone, Serialize)]
@@ -15,7 +16,7 @@ pub struct SkillView {
     pub id: i64,
     pub name: String,
     pub agent_id: String,
-    pub status: String,
+    pub status: SkillStatus,
     pub protected: bool,
     pub needs_review: bool,
     pub is_auto_created: bool,
@@ -33,43 +34,32 @@ pub struct SkillView {
 /// Every skill (of `agent`, or all agents), ordered by agent and name, figures from the record.
 pub fn audit(store: &Store, agent: Option<&str>) -> Result<Vec<SkillView>> {
     let conn = store.conn();
-    let tallies = tally::tally_all(conn, store_window(store)?, &tally::resets(conn)?)?;
-    let mut stmt = conn.prepare(
-        "SELECT id, name, agent_id, status, protected, needs_review, is_auto_created, version, path
-         FROM skills WHERE ?1 IS NULL OR agent_id = ?1 ORDER BY agent_id, name, id",
-    )?;
+    let tallies =
+        tally::tally_all(conn, store_window(store)?, &crate::catalog::skills::resets(conn)?)?;
     let empty = Tally::default();
-    let rows = stmt.query_map([agent], |r| {
-        Ok(SkillView {
-            id: r.get(0)?,
-            name: r.get(1)?,
-            agent_id: r.get(2)?,
-            status: r.get(3)?,
-            protected: r.get(4)?,
-            needs_review: r.get(5)?,
-            is_auto_created: r.get(6)?,
-            version: r.get(7)?,
-            path: r.get(8)?,
-            rate: None,
-            window_uses: 0,
-            success_count: 0,
-            failure_count: 0,
-            failure_streak: 0,
-            last_used_at: None,
+    let out = skills::list(conn, agent)?
+        .into_iter()
+        .map(|s| {
+            let t = tallies.get(&s.id).unwrap_or(&empty);
+            SkillView {
+                id: s.id,
+                name: s.name,
+                agent_id: s.agent_id,
+                status: s.status,
+                protected: s.protected,
+                needs_review: s.needs_review,
+                is_auto_created: s.is_auto_created,
+                version: s.version,
+                path: s.path,
+                rate: t.window_rate(),
+                window_uses: t.window_uses,
+                success_count: t.successes,
+                failure_count: t.failures,
+                failure_streak: t.failure_streak,
+                last_used_at: t.last_used_at.clone(),
+            }
         })
-    })?;
-    let mut out = Vec::new();
-    for row in rows {
-        let mut v = row?;
-        let t = tallies.get(&v.id).unwrap_or(&empty);
-        v.rate = t.window_rate();
-        v.window_uses = t.window_uses;
-        v.success_count = t.successes;
-        v.failure_count = t.failures;
-        v.failure_streak = t.failure_streak;
-        v.last_used_at = t.last_used_at.clone();
-        out.push(v);
-    }
+        .collect();
     Ok(out)
 }
 
@@ -97,26 +87,10 @@ pub struct RatePoint {
     pub rate: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct TimelineEvent {
-    pub at: String,
-    pub kind: String,
-    pub from_status: Option<String>,
-    pub to_status: Option<String>,
-    pub reason: String,
-}
-
-/// Per-day outcome counts, the rolling rate after each invocation, and every state change.
 pub fn timeline(store: &Store, skill_id: i64) -> Result<Timeline> {
     let window = store_window(store)?;
     let conn = store.conn();
-    let mut stmt = conn.prepare(
-        "SELECT at, outcome FROM skill_invocations WHERE skill_id = ?1 AND superseded = 0
-         ORDER BY at, id",
-    )?;
-    let outcomes: Vec<(String, bool)> = stmt
-        .query_map([skill_id], |r| Ok((r.get(0)?, r.get::<_, String>(1)? == "success")))?
-        .collect::<rusqlite::Result<_>>()?;
+    let outcomes = invocations::outcomes_oldest_first(conn, skill_id)?;
     let mut days: BTreeMap<String, DayCount> = BTreeMap::new();
     let mut rate_points = Vec::with_capacity(outcomes.len());
     let mut recent = std::collections::VecDeque::with_capacity(window);
@@ -137,20 +111,6 @@ pub fn timeline(store: &Store, skill_id: i64) -> Result<Timeline> {
         rate_points
             .push(RatePoint { at: at.clone(), rate: recent_ok as f64 / recent.len() as f64 });
     }
-    let mut stmt = conn.prepare(
-        "SELECT at, kind, from_status, to_status, reason FROM skill_events
-         WHERE skill_id = ?1 ORDER BY at, id",
-    )?;
-    let events = stmt
-        .query_map(params![skill_id], |r| {
-            Ok(TimelineEvent {
-                at: r.get(0)?,
-                kind: r.get(1)?,
-                from_status: r.get(2)?,
-                to_status: r.get(3)?,
-                reason: r.get(4)?,
-            })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
+    let events = events::list(conn, skill_id)?;
     Ok(Timeline { skill_id, window, days: days.into_values().collect(), rate_points, events })
 }

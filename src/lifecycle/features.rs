@@ -6,13 +6,14 @@ use serde::Serialize;
 
 use super::outcomes::store_window;
 use super::tally::{self, Tally};
+use crate::catalog::{SkillStatus, invocations, skills};
 use crate::store::Store;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct SkillFeatures {
     pub agent_id: String,
     pub name: String,
-    pub status: String,
+    pub status: SkillStatus,
     pub skill_age_days: f64,
     /// Rolling success rate over the window; `null` before any invocation.
     pub skill_success_rate: Option<f64>,
@@ -31,40 +32,36 @@ pub fn features(
     now: DateTime<Utc>,
 ) -> Result<Vec<SkillFeatures>> {
     let conn = store.conn();
-    let tallies = tally::tally_all(conn, store_window(store)?, &tally::resets(conn)?)?;
+    let tallies =
+        tally::tally_all(conn, store_window(store)?, &crate::catalog::skills::resets(conn)?)?;
     let since = (now - Duration::days(7)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    let mut stmt = conn.prepare(
-        "SELECT s.id, s.agent_id, s.name, s.status, s.created_at, s.version, s.is_auto_created,
-                (SELECT COUNT(*) FROM skill_invocations i
-                 WHERE i.skill_id = s.id AND i.superseded = 0 AND i.at >= ?2)
-         FROM skills s WHERE ?1 IS NULL OR s.agent_id = ?1 ORDER BY s.agent_id, s.name, s.id",
-    )?;
+    let recent = invocations::counts_since(conn, &since)?;
     let empty = Tally::default();
-    let rows = stmt.query_map(rusqlite::params![agent, since], |r| {
-        let id: i64 = r.get(0)?;
-        let created: String = r.get(4)?;
-        let recent: i64 = r.get(7)?;
-        let t = tallies.get(&id).unwrap_or(&empty);
-        let age = DateTime::parse_from_rfc3339(&created)
-            .map(|c| (now - c.with_timezone(&Utc)).num_seconds().max(0) as f64 / 86_400.0)
-            .unwrap_or(0.0);
-        Ok(SkillFeatures {
-            agent_id: r.get(1)?,
-            name: r.get(2)?,
-            status: r.get(3)?,
-            skill_age_days: (age * 1000.0).round() / 1000.0,
-            skill_success_rate: t.window_rate(),
-            skill_invocation_velocity: recent as f64 / 7.0,
-            skill_version: r.get(5)?,
-            is_auto_created: r.get(6)?,
-            use_count: t.uses,
-            last_used_at: t.last_used_at.clone(),
+    let out = skills::list(conn, agent)?
+        .into_iter()
+        .map(|s| {
+            let t = tallies.get(&s.id).unwrap_or(&empty);
+            let age = DateTime::parse_from_rfc3339(&s.created_at)
+                .map(|c| (now - c.with_timezone(&Utc)).num_seconds().max(0) as f64 / 86_400.0)
+                .unwrap_or(0.0);
+            let recent = recent.get(&s.id).copied().unwrap_or(0);
+            SkillFeatures {
+                agent_id: s.agent_id,
+                name: s.name,
+                status: s.status,
+                skill_age_days: (age * 1000.0).round() / 1000.0,
+                skill_success_rate: t.window_rate(),
+                skill_invocation_velocity: recent as f64 / 7.0,
+                skill_version: s.version,
+                is_auto_created: s.is_auto_created,
+                use_count: t.uses,
+                last_used_at: t.last_used_at.clone(),
+            }
         })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+        .collect();
+    Ok(out)
 }
 
-/// CSV with a header row; fields never contain commas except names, which are quoted.
 pub fn to_csv(rows: &[SkillFeatures]) -> String {
     let mut out = String::from(
         "agent_id,name,status,skill_age_days,skill_success_rate,skill_invocation_velocity,\

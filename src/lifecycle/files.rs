@@ -3,18 +3,10 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use sha2::{Digest, Sha256};
 
 pub const SKILL_FILE: &str = "SKILL.md";
 
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut out = String::with_capacity(64);
-    for b in digest.iter() {
-        out.push_str(&format!("{b:02x}"));
-    }
-    out
-}
+pub use crate::text::hex::sha256_hex;
 
 /// Writes `path` through a temporary file in the same folder and a rename, so a reader sees
 /// either the old bytes or the new ones, never half.

@@ -1,16 +1,15 @@
 //! Recording outcomes and reading a skill's figures.
 
-use anyhow::{Result, bail};
-use rusqlite::params;
+use anyhow::Result;
 use serde::Serialize;
 
 use super::tally::{Tally, tally_one};
 use super::{SkillRow, find_skill, require_skill, versions};
+use crate::catalog::invocations::{self, NewInvocation};
+use crate::catalog::{InvocationSource, SkillStatus, skills};
 use crate::model::Outcome;
 use crate::store::{Store, now_rfc3339};
 use crate::workspace::Workspace;
-
-pub const SOURCES: &[&str] = &["transcript", "explicit", "implicit", "check"];
 
 /// Records one invocation outcome of `skill` (seed 001's explicit feedback; also what a hook
 /// calls). A skill folder in the live dir that skilldeck has not seen yet is imported first.
@@ -19,36 +18,35 @@ pub fn record(
     agent: &str,
     skill: &str,
     outcome: Outcome,
-    source: &str,
+    source: InvocationSource,
     note: Option<&str>,
 ) -> Result<()> {
-    if !SOURCES.contains(&source) {
-        bail!("unknown outcome source {source:?}: expected one of {}", SOURCES.join(", "));
-    }
     let row = match find_skill(ws.store.conn(), agent, skill)? {
         Some(row) => row,
         None => {
-            versions::import_live(ws, agent, skill)?;
+            versions::adopt_live(ws, agent, skill)?;
             require_skill(ws.store.conn(), agent, skill)?
         }
     };
     let now = now_rfc3339();
     let tx = ws.store.conn_mut().transaction()?;
-    tx.execute(
-        "INSERT INTO skill_invocations(agent_id, skill_name, skill_id, outcome, source, note, at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        params![agent, skill, row.id, outcome.as_str(), source, note, now],
+    invocations::insert(
+        &tx,
+        &NewInvocation {
+            agent,
+            skill_name: skill,
+            skill_id: Some(row.id),
+            outcome,
+            source,
+            session_key: None,
+            turn_id: None,
+            call_id: None,
+            note,
+            at: &now,
+        },
     )?;
     // The counters are a cache for readers of the row; the sweep recomputes them from the table.
-    let (s, f) = match outcome {
-        Outcome::Success => (1, 0),
-        Outcome::Failure => (0, 1),
-    };
-    tx.execute(
-        "UPDATE skills SET success_count = success_count + ?1, failure_count = failure_count + ?2,
-             last_outcome = ?3, updated_at = ?4 WHERE id = ?5",
-        params![s, f, outcome.as_str(), now, row.id],
-    )?;
+    skills::bump_counters(&tx, row.id, outcome, &now)?;
     tx.commit()?;
     Ok(())
 }
@@ -59,7 +57,7 @@ pub struct SkillStats {
     pub id: i64,
     pub name: String,
     pub agent_id: String,
-    pub status: String,
+    pub status: SkillStatus,
     pub protected: bool,
     pub needs_review: bool,
     pub version: i64,
@@ -79,11 +77,7 @@ pub struct SkillStats {
 pub fn stats(store: &Store, agent: &str, skill: &str) -> Result<SkillStats> {
     let row = require_skill(store.conn(), agent, skill)?;
     let window = store_window(store)?;
-    let reset: Option<String> = store.conn().query_row(
-        "SELECT streak_reset_at FROM skills WHERE id = ?1",
-        [row.id],
-        |r| r.get(0),
-    )?;
+    let reset = skills::streak_reset_at(store.conn(), row.id)?;
     let tally = tally_one(store.conn(), row.id, window, reset.as_deref())?;
     Ok(stats_of(&row, &tally, window))
 }
@@ -93,7 +87,7 @@ pub(crate) fn stats_of(row: &SkillRow, t: &Tally, window: usize) -> SkillStats {
         id: row.id,
         name: row.name.clone(),
         agent_id: row.agent_id.clone(),
-        status: row.status.clone(),
+        status: row.status,
         protected: row.protected,
         needs_review: row.needs_review,
         version: row.version,

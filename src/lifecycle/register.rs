@@ -1,12 +1,17 @@
-//! Creating a live skill: folder + `skills` row + version 1, as one step.
+//! Creating a skill: the one registration path. Promotion, adoption of folders found on disk,
+//! package imports and acquired code skills all record their skill here: the `skills` row,
+//! version 1 with its sha256, a timeline event, and earlier invocations that named it linked.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use rusqlite::{Transaction, params};
+use rusqlite::Connection;
 
+use super::add_event;
 use super::files::{self, atomic_write, sha256_hex, skill_file};
-use super::{add_event, tally};
+use crate::catalog::{
+    NewSkillRow, Scope, SkillStatus, VersionSource, invocations, skills, versions,
+};
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
 
@@ -19,7 +24,7 @@ pub fn register_skill(
     agent: &str,
     name: &str,
     content: &str,
-    source: &str,
+    source: VersionSource,
     is_auto_created: bool,
     tool_sequence: Option<&str>,
 ) -> Result<i64> {
@@ -39,13 +44,13 @@ pub fn register_skill(
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn insert(
+fn insert(
     ws: &mut Workspace,
     agent: &str,
     name: &str,
     folder: &Path,
     content: &str,
-    source: &str,
+    source: VersionSource,
     is_auto_created: bool,
     tool_sequence: Option<&str>,
 ) -> Result<i64> {
@@ -58,60 +63,168 @@ pub(crate) fn insert(
         source,
         is_auto_created,
         tool_sequence,
-        scope: "account",
+        ..NewSkill::account()
     };
     let id = insert_in(&tx, &new, "registered", &format!("version 1 ({source})"))?;
     tx.commit()?;
     Ok(id)
 }
 
-/// A live skill about to be recorded: its folder already holds `content` as SKILL.md.
+/// The skills folder of each scope: the live folder, and the workspace folder when there is one.
+pub fn scope_folders(ws: &Workspace) -> Vec<(Scope, PathBuf)> {
+    let mut dirs = vec![(Scope::Account, ws.paths.skills_dir.clone())];
+    if let Some(dir) = crate::workspace::workspace_skills_dir(&ws.config) {
+        dirs.push((Scope::Workspace, dir));
+    }
+    dirs
+}
+
+/// The one adoption path: registers a skill folder the database does not know yet (namespace
+/// `default`, private, not auto-created) with its SKILL.md as version 1, source `adopt`, so a
+/// hand-made skill takes part in resolution, shadowing, scoring and edit tracking. A folder
+/// already known by its path, or by its name in the default namespace of `scope`, is left alone
+/// (`Ok(None)`).
+pub fn adopt_folder(
+    conn: &Connection,
+    agent: &str,
+    folder: &Path,
+    scope: Scope,
+) -> Result<Option<i64>> {
+    let name = folder.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let path = folder.to_string_lossy();
+    if skills::knows_folder(conn, agent, &name, scope, &path)? {
+        return Ok(None);
+    }
+    let file = skill_file(folder);
+    let content =
+        std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+    let new = NewSkill {
+        agent,
+        name: &name,
+        folder,
+        content: &content,
+        source: VersionSource::Adopt,
+        scope,
+        ..NewSkill::account()
+    };
+    let reason = format!("found in the {scope} skills folder");
+    Ok(Some(insert_in(conn, &new, "adopted", &reason)?))
+}
+
+/// Adopts every unknown skill folder (a folder with a SKILL.md, not hidden) of the given scopes.
+/// `strict`: the first folder that cannot be read is an error; otherwise it is left for the
+/// next run (`record NAME` on it reports the reason). Returns how many were adopted.
+pub fn adopt_folders(
+    ws: &mut Workspace,
+    agent: &str,
+    scopes: &[Scope],
+    strict: bool,
+) -> Result<usize> {
+    let dirs: Vec<(Scope, PathBuf)> =
+        scope_folders(ws).into_iter().filter(|(s, _)| scopes.contains(s)).collect();
+    let tx = ws.store.conn_mut().transaction()?;
+    let mut added = 0;
+    for (scope, dir) in dirs {
+        for folder in skill_folders(&dir)? {
+            match adopt_folder(&tx, agent, &folder, scope) {
+                Ok(Some(_)) => added += 1,
+                Ok(None) => {}
+                Err(e) if strict => return Err(e),
+                Err(_) => {}
+            }
+        }
+    }
+    tx.commit()?;
+    Ok(added)
+}
+
+/// Skill folders in `dir`: not hidden, holding a SKILL.md, sorted.
+pub(crate) fn skill_folders(dir: &Path) -> Result<Vec<PathBuf>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => {
+            return Err(e).with_context(|| format!("reading skills folder {}", dir.display()));
+        }
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let path = entry?.path();
+        let hidden = path.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        if !hidden && skill_file(&path).is_file() {
+            out.push(path);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// A skill about to be recorded: its folder already holds `content` as SKILL.md.
 pub struct NewSkill<'a> {
     pub agent: &'a str,
     pub name: &'a str,
     pub folder: &'a Path,
     pub content: &'a str,
-    /// Where version 1 came from: `promote`, `import`, ...
-    pub source: &'a str,
+    /// Where version 1 came from.
+    pub source: VersionSource,
     pub is_auto_created: bool,
     pub tool_sequence: Option<&'a str>,
-    /// `account` (the live skills folder) or `workspace` (a project's folder).
-    pub scope: &'a str,
+    /// The account's live skills folder or a project's folder.
+    pub scope: Scope,
+    pub namespace: &'a str,
+    pub is_public: bool,
+    /// The description to store; `None` reads it from the SKILL.md front matter.
+    pub description: Option<&'a str>,
+}
+
+impl NewSkill<'static> {
+    /// The defaults: an account-scope private skill in the `default` namespace.
+    pub fn account() -> NewSkill<'static> {
+        NewSkill {
+            agent: "",
+            name: "",
+            folder: Path::new(""),
+            content: "",
+            source: VersionSource::Import,
+            is_auto_created: false,
+            tool_sequence: None,
+            scope: Scope::Account,
+            namespace: "default",
+            is_public: false,
+            description: None,
+        }
+    }
 }
 
 /// Records `new` inside the caller's transaction: the `skills` row, version 1 with its sha256,
 /// an event of `kind`, and links earlier invocations that named it. An auto-created skill's
 /// approval is bound to these bytes (`approved_sha256`).
-pub fn insert_in(tx: &Transaction, new: &NewSkill, kind: &str, reason: &str) -> Result<i64> {
+pub fn insert_in(conn: &Connection, new: &NewSkill, kind: &str, reason: &str) -> Result<i64> {
     let now = now_rfc3339();
     let sha = sha256_hex(new.content.as_bytes());
     let fm = files::front_matter(new.content);
     let (mtime, size) = file_stamp(&skill_file(new.folder));
-    tx.execute(
-        "INSERT INTO skills(agent_id, name, description, path, status, version, is_auto_created,
-             tool_sequence, approved_sha256, triggers, file_mtime_ns, file_size, created_at, updated_at,
-             scope)
-         VALUES (?1, ?2, ?3, ?4, 'healthy', 1, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12)",
-        params![
-            new.agent,
-            new.name,
-            fm.description,
-            new.folder.to_string_lossy(),
-            new.is_auto_created,
-            new.tool_sequence,
-            new.is_auto_created.then_some(&sha),
-            serde_json::to_string(&fm.triggers)?,
-            mtime,
-            size,
-            now,
-            new.scope
-        ],
-    )
-    .with_context(|| format!("registering skill {:?} for agent {:?}", new.name, new.agent))?;
-    let id = tx.last_insert_rowid();
-    super::versions::insert_version_row(tx, id, 1, new.content, new.source)?;
-    add_event(tx, id, &now, kind, None, Some("healthy"), reason)?;
-    tally::link_invocations(tx)?;
+    let path = new.folder.to_string_lossy();
+    let row = NewSkillRow {
+        agent: new.agent,
+        name: new.name,
+        namespace: new.namespace,
+        is_public: new.is_public,
+        scope: new.scope,
+        description: new.description.or(fm.description.as_deref()),
+        path: &path,
+        is_auto_created: new.is_auto_created,
+        tool_sequence: new.tool_sequence,
+        approved_sha256: new.is_auto_created.then_some(sha.as_str()),
+        triggers: &serde_json::to_string(&fm.triggers)?,
+        file_mtime_ns: mtime,
+        file_size: size,
+        now: &now,
+    };
+    let id = skills::insert(conn, &row)?;
+    versions::insert(conn, id, 1, new.content, new.source)?;
+    add_event(conn, id, &now, kind, None, Some(SkillStatus::Healthy), reason)?;
+    invocations::link_all(conn)?;
     Ok(id)
 }
 

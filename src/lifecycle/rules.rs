@@ -6,21 +6,24 @@
 //! deprecated), and a later sweep retires it if a retire rule still holds and it failed again
 //! since it was flagged. Protected skills are at worst `warning`.
 
-use super::status::{DEGRADED, DEPRECATED, HEALTHY, RETIRED, WARNING};
 use super::tally::Tally;
+use crate::catalog::SkillStatus::{
+    self, Degraded as DEGRADED, Deprecated as DEPRECATED, Healthy as HEALTHY, Retired as RETIRED,
+    Warning as WARNING,
+};
 use crate::config::LifecycleConfig;
 use crate::model::Outcome;
 
 /// What the rules say about one skill.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verdict {
-    pub status: &'static str,
+    pub status: SkillStatus,
     pub reason: String,
 }
 
 /// The state a skill is judged from.
-pub struct Judged<'a> {
-    pub status: &'a str,
+pub struct Judged {
+    pub status: SkillStatus,
     pub protected: bool,
     pub is_auto_created: bool,
     /// Newest invocation id when the skill was last flagged.
@@ -51,7 +54,7 @@ pub fn judge(skill: &Judged, t: &Tally, cfg: &LifecycleConfig) -> Verdict {
         && t.ghost_uses < u64::from(cfg.retire_max_uses))
     .then(|| format!("{} failures in {} uses", t.ghost_failures, t.ghost_uses));
     let retire_rule = if skill.is_auto_created { streak_rule.or(young_rule) } else { None };
-    let flagged = matches!(skill.status, DEGRADED | DEPRECATED);
+    let flagged = skill.status.is_flagged();
     let failed_since_flag = t.last_outcome == Some(Outcome::Failure)
         && skill.flag_mark.is_none_or(|mark| t.newest_id > mark);
     if let Some(rule) = &retire_rule
@@ -101,7 +104,8 @@ mod tests {
         auto: bool,
         mark: Option<i64>,
         outcomes: &str,
-    ) -> &'static str {
+    ) -> SkillStatus {
+        let status = SkillStatus::parse(status).unwrap();
         let skill = Judged { status, protected, is_auto_created: auto, flag_mark: mark };
         judge(&skill, &tally(outcomes, 20), &LifecycleConfig::default()).status
     }

@@ -3,10 +3,10 @@
 use std::path::Path;
 
 use anyhow::{Result, bail};
-use rusqlite::params;
 
-use super::status::{ARCHIVED, HEALTHY, RETIRED, is_live};
 use super::{add_event, files, register, require_skill, versions};
+use crate::catalog::SkillStatus::{Archived, Healthy, Retired};
+use crate::catalog::{SkillStatus, skills};
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
 
@@ -19,19 +19,13 @@ pub fn set_protected(ws: &mut Workspace, agent: &str, skill: &str, protected: bo
     }
     let now = now_rfc3339();
     let tx = ws.store.conn_mut().transaction()?;
-    tx.execute(
-        "UPDATE skills SET protected = ?1, updated_at = ?2 WHERE id = ?3",
-        params![protected, now, row.id],
-    )?;
+    skills::set_protected(&tx, row.id, protected, &now)?;
     let (kind, reason) =
         if protected { ("pinned", "pinned by hand") } else { ("unpinned", "unpinned by hand") };
-    add_event(&tx, row.id, &now, kind, Some(&row.status), Some(&row.status), reason)?;
-    if protected && matches!(row.status.as_str(), "deprecated" | "degraded") {
-        tx.execute(
-            "UPDATE skills SET status = 'healthy', flag_mark = NULL WHERE id = ?1",
-            [row.id],
-        )?;
-        add_event(&tx, row.id, &now, "status", Some(&row.status), Some(HEALTHY), "pinned")?;
+    add_event(&tx, row.id, &now, kind, Some(row.status), Some(row.status), reason)?;
+    if protected && row.status.is_flagged() {
+        skills::set_status_unflagged(&tx, row.id, Healthy)?;
+        add_event(&tx, row.id, &now, "status", Some(row.status), Some(Healthy), "pinned")?;
     }
     tx.commit()?;
     Ok(())
@@ -40,7 +34,7 @@ pub fn set_protected(ws: &mut Workspace, agent: &str, skill: &str, protected: bo
 /// Moves a live skill to the archive folder (seed 000's `--skills-archive`).
 pub fn archive(ws: &mut Workspace, agent: &str, skill: &str) -> Result<()> {
     let row = require_skill(ws.store.conn(), agent, skill)?;
-    if !is_live(&row.status) {
+    if !row.status.is_live() {
         bail!(
             "skill {skill:?} is already {}; `skilldeck restore {skill}` brings it back",
             row.status
@@ -49,24 +43,21 @@ pub fn archive(ws: &mut Workspace, agent: &str, skill: &str) -> Result<()> {
     // Keep any edit made to the live file before it leaves.
     versions::scan_one(ws, &row)?;
     let to = register::parked_path(&ws.paths.archive_dir, agent, skill);
-    park(ws, &row.path, &to, row.id, &row.status, ARCHIVED, "archived by hand")
+    park(ws, &row.path, &to, row.id, row.status, Archived, "archived by hand")
 }
 
 /// Brings an archived or retired skill back to the live folder with its history; Ghost's streak
 /// rules count afresh from now, the rolling rate keeps every invocation.
 pub fn restore(ws: &mut Workspace, agent: &str, skill: &str) -> Result<()> {
     let row = require_skill(ws.store.conn(), agent, skill)?;
-    if row.status != ARCHIVED && row.status != RETIRED {
+    if row.status != Archived && row.status != Retired {
         bail!("skill {skill:?} is {}, not archived or retired", row.status);
     }
     let to = ws.paths.skills_dir.join(skill);
     let reason = format!("restored from {}", row.status);
-    park(ws, &row.path, &to, row.id, &row.status, HEALTHY, &reason)?;
+    park(ws, &row.path, &to, row.id, row.status, Healthy, &reason)?;
     let now = now_rfc3339();
-    ws.store.conn().execute(
-        "UPDATE skills SET streak_reset_at = ?1, flag_mark = NULL WHERE id = ?2",
-        params![now, row.id],
-    )?;
+    skills::reset_streak(ws.store.conn(), row.id, &now)?;
     // An edit made while it was parked becomes a version now, like any other edit.
     let back = super::skill_by_id(ws.store.conn(), row.id)?;
     versions::scan_one(ws, &back)?;
@@ -78,18 +69,15 @@ fn park(
     from: &str,
     to: &Path,
     id: i64,
-    old: &str,
-    new: &str,
+    old: SkillStatus,
+    new: SkillStatus,
     reason: &str,
 ) -> Result<()> {
     files::move_dir(Path::new(from), to)?;
     let now = now_rfc3339();
     let result = (|| -> Result<()> {
         let tx = ws.store.conn_mut().transaction()?;
-        tx.execute(
-            "UPDATE skills SET status = ?1, path = ?2, updated_at = ?3 WHERE id = ?4",
-            params![new, to.to_string_lossy(), now, id],
-        )?;
+        skills::set_status_and_path(&tx, id, new, &to.to_string_lossy(), &now)?;
         add_event(&tx, id, &now, "status", Some(old), Some(new), reason)?;
         tx.commit()?;
         Ok(())

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use anyhow::Result;
 use serde::Serialize;
 
+use crate::catalog::skills;
 use crate::store::Store;
 
 #[derive(Debug, Clone, Serialize)]
@@ -87,29 +88,18 @@ fn mark(text: &str, weight: u8, words: &[String], best: &mut [u8]) {
     }
 }
 
-/// Prior pseudo-successes and pseudo-failures per skill name of `agent`.
+/// Prior pseudo-successes and pseudo-failures per skill name of `agent`: round(score × 5) of 5.
 fn priors(store: &Store, agent: &str) -> Result<HashMap<String, (&'static str, f64, f64)>> {
-    let mut out = HashMap::new();
-    let mut stmt = store.conn().prepare(
-        "SELECT skill_name, scorer, score FROM evolved_prompts
-         WHERE agent_id = ?1 AND scorer IN ('bench', 'auto_drafter')
-         ORDER BY scorer = 'bench', created_at",
-    )?;
-    let mut rows = stmt.query([agent])?;
-    while let Some(r) = rows.next()? {
-        let scorer = if r.get_ref(1)?.as_str()? == "bench" { "bench" } else { "auto_drafter" };
-        let s = (r.get::<_, f64>(2)?.clamp(0.0, 1.0) * 5.0).round();
-        // Later rows overwrite: bench rows come last, and the newest row of each scorer last.
-        out.insert(r.get(0)?, (scorer, s, 5.0 - s));
-    }
-    Ok(out)
+    Ok(crate::catalog::prompts::latest_scores(store.conn(), agent)?
+        .into_iter()
+        .map(|(name, (scorer, score))| {
+            let s = (score.clamp(0.0, 1.0) * 5.0).round();
+            (name, (scorer, s, 5.0 - s))
+        })
+        .collect())
 }
 
 const DEFAULT_PRIOR: (&str, f64, f64) = ("default", 1.0, 1.0);
-
-// `+agent_id`: one sequential table scan beats 10,000 lookups through the (agent, name) index.
-const SELECT: &str = "SELECT name, description, triggers, status, success_count, failure_count
-     FROM skills WHERE +agent_id = ?1 AND status NOT IN ('deprecated', 'retired', 'archived')";
 
 /// One skill as scored: borrowed from a database row or from a `SuggestIndex` entry.
 struct Row<'a> {
@@ -193,20 +183,20 @@ fn top(mut found: Vec<Suggestion>, limit: usize) -> Vec<Suggestion> {
 impl SuggestIndex {
     pub fn build(store: &Store, agent: &str) -> Result<SuggestIndex> {
         let priors = priors(store, agent)?;
-        let mut stmt = store.conn().prepare_cached(SELECT)?;
-        let rows = stmt.query_map([agent], |r| {
-            let name: String = r.get(0)?;
-            Ok(Entry {
-                prior: priors.get(&name).copied().unwrap_or(DEFAULT_PRIOR),
-                name,
-                description: r.get::<_, Option<String>>(1)?.unwrap_or_default(),
-                triggers_json: r.get(2)?,
-                status: r.get(3)?,
-                successes: r.get(4)?,
-                failures: r.get(5)?,
-            })
+        let mut entries = Vec::new();
+        skills::for_each_suggestible(store.conn(), agent, |r| {
+            entries.push(Entry {
+                prior: priors.get(r.name).copied().unwrap_or(DEFAULT_PRIOR),
+                name: r.name.to_string(),
+                description: r.description.to_string(),
+                triggers_json: r.triggers_json.to_string(),
+                status: r.status.to_string(),
+                successes: r.successes,
+                failures: r.failures,
+            });
+            Ok(())
         })?;
-        Ok(SuggestIndex { entries: rows.collect::<rusqlite::Result<_>>()? })
+        Ok(SuggestIndex { entries })
     }
 
     pub fn len(&self) -> usize {
@@ -244,21 +234,19 @@ impl SuggestIndex {
 pub fn suggest(store: &Store, agent: &str, query: &str, limit: usize) -> Result<Vec<Suggestion>> {
     let Some(mut q) = Query::new(query) else { return Ok(Vec::new()) };
     let priors = priors(store, agent)?;
-    let mut stmt = store.conn().prepare_cached(SELECT)?;
-    let mut rows = stmt.query([agent])?;
     let mut found = Vec::new();
-    while let Some(r) = rows.next()? {
-        let name = r.get_ref(0)?.as_str()?;
+    skills::for_each_suggestible(store.conn(), agent, |r| {
         let row = Row {
-            name,
-            description: r.get_ref(1)?.as_str_or_null()?.unwrap_or(""),
-            triggers_json: r.get_ref(2)?.as_str()?,
-            status: r.get_ref(3)?.as_str()?,
-            successes: r.get(4)?,
-            failures: r.get(5)?,
-            prior: priors.get(name).copied().unwrap_or(DEFAULT_PRIOR),
+            name: r.name,
+            description: r.description,
+            triggers_json: r.triggers_json,
+            status: r.status.as_str(),
+            successes: r.successes,
+            failures: r.failures,
+            prior: priors.get(r.name).copied().unwrap_or(DEFAULT_PRIOR),
         };
         found.extend(q.score(&row));
-    }
+        Ok(())
+    })?;
     Ok(top(found, limit))
 }

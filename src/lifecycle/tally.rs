@@ -6,6 +6,7 @@ use anyhow::Result;
 use rusqlite::Connection;
 use serde::Serialize;
 
+use crate::catalog::invocations;
 use crate::model::Outcome;
 
 /// What one skill's invocation record says. Ghost's figures (`ghost_*`) count only invocations
@@ -107,17 +108,8 @@ pub(crate) fn tally_one(
     window: usize,
     reset_at: Option<&str>,
 ) -> Result<Tally> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT id, at, outcome FROM skill_invocations
-         WHERE skill_id = ?1 AND superseded = 0 ORDER BY at DESC, id DESC",
-    )?;
-    let mut rows = stmt.query([skill_id])?;
     let mut b = TallyBuilder::new(window, reset_at);
-    while let Some(r) = rows.next()? {
-        let at = r.get_ref(1)?.as_str()?;
-        let success = r.get_ref(2)?.as_str()? == "success";
-        b.push(r.get(0)?, at, success);
-    }
+    invocations::for_each_newest_first(conn, skill_id, |id, at, success| b.push(id, at, success))?;
     Ok(b.finish())
 }
 
@@ -128,66 +120,22 @@ pub(crate) fn tally_all(
     resets: &HashMap<i64, String>,
 ) -> Result<HashMap<i64, Tally>> {
     let mut out = HashMap::new();
-    let mut stmt = conn.prepare(
-        "SELECT skill_id, id, at, outcome FROM skill_invocations INDEXED BY skill_invocations_scan
-         WHERE skill_id IS NOT NULL AND superseded = 0
-         ORDER BY skill_id DESC, at DESC, id DESC",
-    )?;
-    let mut rows = stmt.query([])?;
     let mut current: Option<(i64, TallyBuilder)> = None;
-    while let Some(r) = rows.next()? {
-        let skill_id: i64 = r.get(0)?;
-        let at = r.get_ref(2)?.as_str()?;
-        let success = r.get_ref(3)?.as_str()? == "success";
-        match &mut current {
-            Some((id, b)) if *id == skill_id => b.push(r.get(1)?, at, success),
-            _ => {
-                if let Some((id, b)) = current.take() {
-                    out.insert(id, b.finish());
-                }
-                let mut b = TallyBuilder::new(window, resets.get(&skill_id).map(String::as_str));
-                b.push(r.get(1)?, at, success);
-                current = Some((skill_id, b));
+    invocations::for_each_by_skill(conn, |skill_id, id, at, success| match &mut current {
+        Some((cur, b)) if *cur == skill_id => b.push(id, at, success),
+        _ => {
+            if let Some((cur, b)) = current.take() {
+                out.insert(cur, b.finish());
             }
+            let mut b = TallyBuilder::new(window, resets.get(&skill_id).map(String::as_str));
+            b.push(id, at, success);
+            current = Some((skill_id, b));
         }
-    }
+    })?;
     if let Some((id, b)) = current {
         out.insert(id, b.finish());
     }
     Ok(out)
-}
-
-/// `skills.streak_reset_at` of the skills that have one.
-pub(crate) fn resets(conn: &Connection) -> Result<HashMap<i64, String>> {
-    let mut stmt =
-        conn.prepare("SELECT id, streak_reset_at FROM skills WHERE streak_reset_at IS NOT NULL")?;
-    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
-/// Skills that `link_invocations` is about to give rows to (their tallies change).
-pub(crate) fn unlinked_targets(conn: &Connection) -> Result<Vec<i64>> {
-    let mut stmt = conn.prepare(
-        "SELECT DISTINCT s.id FROM skill_invocations i
-         JOIN skills s ON s.agent_id = i.agent_id AND s.name = i.skill_name
-         WHERE i.skill_id IS NULL",
-    )?;
-    let rows = stmt.query_map([], |r| r.get(0))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
-/// Points invocations that name a skill but lack its id at the matching skill of their agent.
-pub(crate) fn link_invocations(conn: &Connection) -> Result<usize> {
-    Ok(conn.execute(
-        "UPDATE skill_invocations SET skill_id = (
-             SELECT s.id FROM skills s INDEXED BY skills_agent_name
-             WHERE s.agent_id = skill_invocations.agent_id AND s.name = skill_invocations.skill_name
-             ORDER BY s.namespace = 'default' DESC, s.scope = 'workspace' DESC, s.id LIMIT 1)
-         WHERE skill_id IS NULL AND EXISTS (
-             SELECT 1 FROM skills s
-             WHERE s.agent_id = skill_invocations.agent_id AND s.name = skill_invocations.skill_name)",
-        [],
-    )?)
 }
 
 #[cfg(test)]

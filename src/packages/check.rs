@@ -9,8 +9,10 @@ use super::db::load_artifacts;
 use super::model::Artifact;
 use super::render::choose_variant;
 use super::traces::{NewTrace, record};
+use crate::catalog::invocations::{self, NewInvocation};
+use crate::catalog::{InvocationSource, skills};
 use crate::model::Outcome;
-use crate::store::{now_rfc3339, rusqlite::params};
+use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
 
 #[derive(Debug, Clone, Default)]
@@ -55,11 +57,7 @@ pub fn check(
     let outcome =
         (run > 0).then_some(if failed == 0 { Outcome::Success } else { Outcome::Failure });
     let session_id = opts.session.clone().unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-    let (agent, skill_name): (String, String) = ws.store.conn().query_row(
-        "SELECT agent_id, name FROM skills WHERE id = ?1",
-        [skill_id],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?;
+    let (agent, skill_name) = skills::agent_and_name(ws.store.conn(), skill_id)?;
     let failures: Vec<String> = results
         .iter()
         .filter(|r| r.verdict == "failed")
@@ -86,10 +84,20 @@ pub fn check(
     if let Some(outcome) = outcome {
         let note =
             format!("check {:?}: {passed}/{run} assertions passed (trace {trace_id})", chosen.name);
-        tx.execute(
-            "INSERT INTO skill_invocations (agent_id, skill_name, skill_id, outcome, source, session_key, note, at)
-             VALUES (?1, ?2, ?3, ?4, 'check', ?5, ?6, ?7)",
-            params![agent, skill_name, skill_id, outcome.as_str(), session_id, note, now_rfc3339()],
+        invocations::insert(
+            &tx,
+            &NewInvocation {
+                agent: &agent,
+                skill_name: &skill_name,
+                skill_id: Some(skill_id),
+                outcome,
+                source: InvocationSource::Check,
+                session_key: Some(&session_id),
+                turn_id: None,
+                call_id: None,
+                note: Some(&note),
+                at: &now_rfc3339(),
+            },
         )?;
     }
     tx.commit()?;

@@ -1,5 +1,8 @@
-//! Import and export: a validated package becomes one `skills` row, its `skill_artifacts`, a
-//! `skill_versions` row and a skill folder, all or nothing.
+//! Import and export: a validated package becomes one skill (registered through
+//! `lifecycle::register`, like every skill), its `skill_artifacts`, a version and a skill folder,
+//! all or nothing.
+//!
+//! Owns the table `skill_artifacts`.
 
 use std::path::PathBuf;
 
@@ -10,8 +13,11 @@ use serde_json::Value;
 use super::folder::{install_with, package_files, stage};
 use super::model::{Artifact, ArtifactKind, Package, slug};
 use super::validate::{Problem, validate_package};
-use crate::identity::{Scope, scope_dir};
-use crate::store::rusqlite::{OptionalExtension, Transaction, params};
+use crate::catalog::skills::{self, PackageColumns};
+use crate::catalog::{Scope, VersionSource, versions};
+use crate::identity::scope_dir;
+use crate::lifecycle::{self, NewSkill};
+use crate::store::rusqlite::{Transaction, params};
 use crate::store::{Store, now_rfc3339};
 use crate::workspace::Workspace;
 
@@ -77,9 +83,7 @@ pub fn import(ws: &mut Workspace, text: &str, opts: &ImportOptions) -> Result<Im
     let skill_md = files[0].1.clone();
     let staged = stage(&folder, &files)?;
     let (skill_id, version) = install_with(ws.store.conn_mut(), &staged, &folder, |tx| {
-        let (skill_id, version) = write_rows(tx, &pkg, opts, &name, &folder, existing)?;
-        crate::lifecycle::insert_version_row(tx, skill_id, version, &skill_md, "import")?;
-        Ok((skill_id, version))
+        write_rows(tx, &pkg, opts, &name, &folder, &skill_md, existing)
     })
     .context("storing the package")?;
     Ok(ImportResult::Imported(Imported {
@@ -111,22 +115,10 @@ fn placement(
     name: &str,
     folder: &std::path::Path,
 ) -> Result<(Option<Existing>, Vec<Problem>)> {
-    let existing: Option<Existing> = store
-        .conn()
-        .query_row(
-            "SELECT id, version FROM skills WHERE agent_id = ?1 AND namespace = ?2 AND name = ?3 AND scope = ?4",
-            params![opts.agent, opts.namespace, name, opts.scope.as_str()],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?;
-    let owner: Option<(i64, String)> = store
-        .conn()
-        .query_row(
-            "SELECT id, namespace FROM skills WHERE path = ?1 AND id IS NOT ?2",
-            params![folder.to_string_lossy(), existing.map(|e| e.0)],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?;
+    let existing: Option<Existing> =
+        skills::find_exact(store.conn(), &opts.agent, &opts.namespace, name, opts.scope)?;
+    let owner =
+        skills::owner_of_path(store.conn(), &folder.to_string_lossy(), existing.map(|e| e.0))?;
     let reason = if let Some((id, namespace)) = owner {
         Some(format!(
             "the folder {} belongs to skill {namespace}/{name} (#{id}); a scope folder holds one skill per name, so import this namespace into the other scope",
@@ -163,47 +155,57 @@ fn write_rows(
     opts: &ImportOptions,
     name: &str,
     folder: &std::path::Path,
+    skill_md: &str,
     existing: Option<Existing>,
 ) -> Result<(i64, i64)> {
     let now = now_rfc3339();
     let path = folder.to_string_lossy();
     let (skill_id, version) = match existing {
         Some((id, version)) => {
-            tx.execute(
-                "UPDATE skills SET description = ?2, path = ?3, is_public = ?4, version = ?5, updated_at = ?6
-                 WHERE id = ?1",
-                params![id, pkg.description, path, opts.is_public, version + 1, now],
+            let description = Some(pkg.description.as_str());
+            skills::replace_content(
+                tx,
+                id,
+                description,
+                Some(&path),
+                Some(opts.is_public),
+                version + 1,
+                &now,
             )?;
-            tx.execute("DELETE FROM skill_artifacts WHERE skill_id = ?1", [id])?;
+            versions::insert(tx, id, version + 1, skill_md, VersionSource::Import)?;
+            artifacts_delete(tx, id)?;
             (id, version + 1)
         }
         None => {
-            tx.execute(
-                "INSERT INTO skills (agent_id, name, namespace, is_public, scope, description, path, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
-                params![opts.agent, name, opts.namespace, opts.is_public, opts.scope.as_str(), pkg.description, path, now],
-            )?;
-            (tx.last_insert_rowid(), 1)
+            let new = NewSkill {
+                agent: &opts.agent,
+                name,
+                folder,
+                content: skill_md,
+                source: VersionSource::Import,
+                scope: opts.scope,
+                namespace: &opts.namespace,
+                is_public: opts.is_public,
+                description: Some(&pkg.description),
+                ..NewSkill::account()
+            };
+            let reason = format!("version 1 (import of package {:?})", pkg.name);
+            (lifecycle::record_new_skill(tx, &new, "registered", &reason)?, 1)
         }
     };
-    tx.execute(
-        "UPDATE skills SET package_uuid = ?2, display_name = ?3, package_version = ?4, tags = ?5, source = ?6,
-            author = ?7, intent_patterns = ?8, trigger_phrases = ?9, marketplace_id = ?10, sync_etag = ?11
-         WHERE id = ?1",
-        params![
-            skill_id,
-            pkg.id,
-            pkg.name,
-            pkg.version,
-            json_list(&pkg.tags),
-            pkg.source,
-            pkg.author,
-            json_list(&pkg.intent_patterns),
-            json_list(&pkg.trigger_phrases),
-            pkg.marketplace_id,
-            pkg.sync_etag
-        ],
-    )?;
+    let columns = PackageColumns {
+        package_uuid: Some(pkg.id.clone()),
+        display_name: Some(pkg.name.clone()),
+        package_version: pkg.version.clone(),
+        tags: json_list(&pkg.tags),
+        source: pkg.source.clone(),
+        author: pkg.author.clone(),
+        intent_patterns: json_list(&pkg.intent_patterns),
+        trigger_phrases: json_list(&pkg.trigger_phrases),
+        marketplace_id: pkg.marketplace_id.clone(),
+        sync_etag: pkg.sync_etag.clone(),
+    };
+    skills::set_package_columns(tx, skill_id, &columns)?;
     for a in &pkg.artifacts {
         tx.execute(
             "INSERT INTO skill_artifacts (id, skill_id, kind, name, ordinal, content, model_variant, metadata, state_blob, created_at, updated_at)
@@ -223,6 +225,11 @@ fn write_rows(
         )?;
     }
     Ok((skill_id, version))
+}
+
+fn artifacts_delete(tx: &Transaction, skill_id: i64) -> Result<()> {
+    tx.execute("DELETE FROM skill_artifacts WHERE skill_id = ?1", [skill_id])?;
+    Ok(())
 }
 
 /// An artifact row with its database id.
@@ -279,23 +286,22 @@ pub fn load_artifacts(store: &Store, skill_id: i64) -> Result<Vec<StoredArtifact
 
 /// Rebuilds the package JSON of a skill that was imported as one.
 pub fn load_package(store: &Store, skill_id: i64) -> Result<Package> {
-    type Row =
-        (Option<String>, Option<String>, String, Option<String>, Option<String>, Option<String>);
-    let (id, display, description, version, tags, source): Row = store.conn().query_row(
-        "SELECT package_uuid, display_name, COALESCE(description, ''), package_version, tags, source
-         FROM skills WHERE id = ?1",
-        [skill_id],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
-    )?;
+    let (columns, description) = skills::package_columns(store.conn(), skill_id)?;
+    let PackageColumns {
+        package_uuid: id,
+        display_name: display,
+        package_version: version,
+        tags,
+        source,
+        author,
+        intent_patterns: intents,
+        trigger_phrases: triggers,
+        marketplace_id,
+        sync_etag,
+    } = columns;
     let (Some(id), Some(name)) = (id, display) else {
         bail!("skill #{skill_id} is not a package (it was not imported from a package JSON)");
     };
-    type Extra = (Option<String>, Option<String>, Option<String>, Option<String>, Option<String>);
-    let (author, intents, triggers, marketplace_id, sync_etag): Extra = store.conn().query_row(
-        "SELECT author, intent_patterns, trigger_phrases, marketplace_id, sync_etag FROM skills WHERE id = ?1",
-        [skill_id],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
-    )?;
     let list = |text: Option<String>| -> Result<Option<Vec<String>>> {
         Ok(text.map(|t| serde_json::from_str(&t)).transpose()?)
     };

@@ -1,16 +1,16 @@
 //! What a console pane needs to draw one skill package: its artifacts and variants, its scope and
 //! shadowing, and its recent traces.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::Serialize;
 
 use super::db::load_artifacts;
 use super::model::ArtifactKind;
 use super::traces::{TraceView, recent};
 use crate::acquire::registry_status;
+use crate::catalog::skills::{self, DetailRow};
 use crate::identity::{SkillRef, shadowing};
 use crate::store::Store;
-use crate::store::rusqlite::OptionalExtension;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ArtifactSummary {
@@ -71,34 +71,7 @@ pub struct PackageDetail {
 const RECENT_TRACES: usize = 10;
 
 pub fn detail(store: &Store, skill_id: i64) -> Result<PackageDetail> {
-    type Row = (
-        String,
-        String,
-        Option<String>,
-        String,
-        bool,
-        String,
-        String,
-        String,
-        Option<String>,
-        Option<String>,
-        Option<String>,
-    );
-    let row: Row = store
-        .conn()
-        .query_row(
-            "SELECT agent_id, name, display_name, namespace, is_public, scope, path, status, source, package_version, tags
-             FROM skills WHERE id = ?1",
-            [skill_id],
-            |r| {
-                Ok((
-                    r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?,
-                    r.get(8)?, r.get(9)?, r.get(10)?,
-                ))
-            },
-        )
-        .with_context(|| format!("no skill with id {skill_id}"))?;
-    let (
+    let DetailRow {
         agent_id,
         name,
         display_name,
@@ -110,7 +83,7 @@ pub fn detail(store: &Store, skill_id: i64) -> Result<PackageDetail> {
         source,
         package_version,
         tags,
-    ) = row;
+    } = skills::detail_row(store.conn(), skill_id)?;
     let artifacts: Vec<ArtifactSummary> = load_artifacts(store, skill_id)?
         .into_iter()
         .map(|s| {
@@ -152,7 +125,7 @@ pub fn detail(store: &Store, skill_id: i64) -> Result<PackageDetail> {
         display_name,
         namespace,
         is_public,
-        scope,
+        scope: scope.to_string(),
         path,
         source,
         package_version,
@@ -162,8 +135,8 @@ pub fn detail(store: &Store, skill_id: i64) -> Result<PackageDetail> {
         shadowed_by,
         shadows,
         recent_traces: recent(store, skill_id, RECENT_TRACES)?,
-        code: code_detail(store, skill_id, registry_status(&status))?,
-        status,
+        code: code_detail(store, skill_id, registry_status(status))?,
+        status: status.to_string(),
     })
 }
 
@@ -172,14 +145,8 @@ fn code_detail(
     skill_id: i64,
     registry_status: &'static str,
 ) -> Result<Option<CodeDetail>> {
-    let row = store
-        .conn()
-        .query_row(
-            "SELECT script_path, sha256, sanitized, tested_at FROM acquired_code WHERE skill_id = ?1",
-            [skill_id],
-            |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get(3)?)),
-        )
-        .optional()?;
+    let row = crate::acquire::code::get(store.conn(), skill_id)?
+        .map(|c| (c.script_path, c.sha256, c.sanitized, c.tested_at));
     Ok(row.map(|(script_path, sha256, repairs, tested_at)| CodeDetail {
         script_path,
         sha256,

@@ -14,8 +14,8 @@ use super::db::{StoredArtifact, load_artifacts};
 use super::model::{Artifact, ArtifactKind};
 use super::render::{choose_variant, render_str};
 use super::traces::{NewTrace, record};
-use crate::acquire::runner;
 use crate::config::Config;
+use crate::process::{self, Confine, Env, Job};
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
 
@@ -73,7 +73,7 @@ pub fn plan<'a>(
 
 /// Is the configured DSPy runtime there to run?
 pub fn dspy_runtime_available(config: &Config) -> bool {
-    config.packages.dspy_runtime.first().is_some_and(|p| runner::on_path(p))
+    config.packages.dspy_runtime.first().is_some_and(|p| process::on_path(p))
 }
 
 /// Dispatches the artifact `name` of skill `skill_id` and records a trace row.
@@ -153,19 +153,27 @@ fn execute(
             Ok(("prompt_engine", text))
         }
         ArtifactKind::CodeTemplate => {
-            let code = render_str(&a.content, vars)?;
+            // Variables reach the code as data only (JSON in argv[1]), never pasted into its
+            // source: rendered without them, a template that names one fails to render.
+            let code = render_str(&a.content, &BTreeMap::new()).map_err(|e| {
+                e.context(format!(
+                    "code_template {:?}: code reads its variables from the JSON in argv[1]; \
+                     {{{{ name }}}} placeholders are not filled in code",
+                    a.name
+                ))
+            })?;
             trace.rendered_input = Some(code.clone());
             let out = in_scratch(|dir| {
                 let file = dir.join(format!("artifact.{}", config.acquire.script_ext));
                 std::fs::write(&file, &code)?;
                 let payload = serde_json::to_string(vars)?;
-                runner::run(
-                    &config.acquire.interpreter,
-                    &[&file.to_string_lossy(), &payload],
-                    None,
-                    dir,
-                    timeout,
-                )
+                let file = file.to_string_lossy();
+                let args = [file.as_ref(), payload.as_str()];
+                let job = Job {
+                    args: &args,
+                    ..Job::sandboxed(&config.acquire.interpreter, dir, timeout)
+                };
+                process::run(&job)
             })?;
             if out.code != Some(0) {
                 bail!("code_template {:?} failed: {}", a.name, out.failure_line(timeout));
@@ -183,14 +191,16 @@ fn execute(
                 "params": vars,
             });
             trace.rendered_input = Some(request.to_string());
+            // The runtime is a program the user configured (it may call models with the user's
+            // keys): it sees the user's environment and may write where the user may.
+            let request = request.to_string();
             let out = in_scratch(|dir| {
-                runner::run(
-                    &config.packages.dspy_runtime,
-                    &[],
-                    Some(&request.to_string()),
-                    dir,
-                    timeout,
-                )
+                process::run(&Job {
+                    stdin: Some(&request),
+                    env: Env::Inherit,
+                    confine: Confine::None,
+                    ..Job::sandboxed(&config.packages.dspy_runtime, dir, timeout)
+                })
             })?;
             if out.code != Some(0) {
                 bail!("DSPy runtime failed on {:?}: {}", a.name, out.failure_line(timeout));

@@ -98,33 +98,5 @@ pub fn is_default_variant(variant: Option<&str>) -> bool {
     matches!(variant, None | Some("default"))
 }
 
-/// The Agent Skills folder name for a package name: lowercase ASCII letters and digits, words
-/// joined by single hyphens ("Consistency Checker" → "consistency-checker").
-pub fn slug(name: &str) -> String {
-    let mut out = String::new();
-    let mut pending_hyphen = false;
-    for c in name.chars() {
-        if c.is_ascii_alphanumeric() {
-            if pending_hyphen && !out.is_empty() {
-                out.push('-');
-            }
-            pending_hyphen = false;
-            out.push(c.to_ascii_lowercase());
-        } else {
-            pending_hyphen = true;
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn slug_joins_words_with_single_hyphens() {
-        assert_eq!(slug("Consistency Checker"), "consistency-checker");
-        assert_eq!(slug("  --DSPy  Checker v2!"), "dspy-checker-v2");
-        assert_eq!(slug("!!!"), "");
-    }
-}
+/// The Agent Skills folder name for a package name ("Consistency Checker" → "consistency-checker").
+pub use crate::text::slug::slug;

@@ -1,4 +1,7 @@
-//! Execution traces (seed 002): one row per artifact execution or output check.
+//! Execution traces: one row per artifact execution or output check.
+//!
+//! Owns the table `skill_execution_traces` (its listing reads artifact names from
+//! `skill_artifacts`, owned by `packages::db`).
 
 use anyhow::Result;
 use serde::Serialize;

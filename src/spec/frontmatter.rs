@@ -192,6 +192,11 @@ impl MarkedEventReceiver for Builder {
     }
 }
 
+/// A double-quoted YAML scalar (JSON string syntax is valid YAML).
+pub fn yaml_string(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

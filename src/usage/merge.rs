@@ -98,11 +98,15 @@ mod tests {
     fn survivor_keeps_its_text_and_gains_what_the_absorbed_skill_adds() {
         let a = "---\nname: release\ndescription: Release the crate.\nlicense: MIT\n---\n# Release\n\n1. Run `cargo test`.\n2. Run `git tag v<version>`.\n";
         let b = "---\nname: publish\ndescription: >\n  Publish to crates.io.\n---\n# Publish\n\n1. Run `cargo test`.\n2. Run `cargo publish`.\n";
-        let m = merged(("release", "Release the crate.", a), ("publish", "Publish to crates.io.", b));
+        let m =
+            merged(("release", "Release the crate.", a), ("publish", "Publish to crates.io.", b));
         assert!(m.starts_with(
             "---\nname: release\ndescription: \"Release the crate. Also: Publish to crates.io.\"\nlicense: MIT\n---\n\n# Release\n"
         ), "{m}");
-        assert!(m.contains("## Also (from publish)\n\n## Publish\n2. Run `cargo publish`.\n"), "{m}");
+        assert!(
+            m.contains("## Also (from publish)\n\n## Publish\n2. Run `cargo publish`.\n"),
+            "{m}"
+        );
         assert_eq!(m.matches("cargo test").count(), 1, "shared lines once: {m}");
         let fm = crate::lifecycle::files::front_matter(&m);
         assert_eq!(fm.name.as_deref(), Some("release"));

@@ -7,10 +7,8 @@
 //! with at least `NOT_TRIGGERING_MIN` missed triggers and at least twice as many misses as uses is
 //! "not triggering": its description is not making the agent pick it for the requests shown.
 
-use std::collections::HashSet;
-
 use anyhow::Result;
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 use serde::Serialize;
 
 use super::{steps, triggers};
@@ -67,15 +65,21 @@ pub fn workflow_of(conn: &Connection, skill: &SkillRef) -> Result<(Vec<String>, 
     {
         return Ok((keys, "workflow"));
     }
-    let body =
-        std::fs::read_to_string(std::path::Path::new(&skill.path).join("SKILL.md")).unwrap_or_default();
+    let body = std::fs::read_to_string(std::path::Path::new(&skill.path).join("SKILL.md"))
+        .unwrap_or_default();
     Ok((steps::of_body(&body), "body"))
 }
 
 /// Uses and missed triggers of `skill` since it went live.
 pub fn uptake(conn: &Connection, skill: &SkillRef) -> Result<Uptake> {
     let (workflow, workflow_from) = workflow_of(conn, skill)?;
-    let (used_turns, use_sessions) = uses_since(conn, skill)?;
+    let (used_turns, use_sessions) = crate::catalog::invocations::uses_since(
+        conn,
+        skill.id,
+        &skill.agent,
+        &skill.name,
+        &skill.since,
+    )?;
     let mut missed = Vec::new();
     if !steps::specific(&workflow).is_empty() {
         for turn in crate::ingest::turn_steps_since(conn, &skill.agent, &skill.since)? {
@@ -106,28 +110,4 @@ pub fn uptake(conn: &Connection, skill: &SkillRef) -> Result<Uptake> {
         missed,
         not_triggering,
     })
-}
-
-/// Turns (and sessions) the skill was used in since it went live.
-fn uses_since(conn: &Connection, skill: &SkillRef) -> Result<(HashSet<i64>, Vec<String>)> {
-    let mut stmt = conn.prepare(
-        "SELECT turn_id, session_key FROM skill_invocations
-         WHERE (skill_id = ?1 OR (agent_id = ?2 AND skill_name = ?3)) AND at >= ?4
-         ORDER BY at, id",
-    )?;
-    let rows = stmt.query_map(params![skill.id, skill.agent, skill.name, skill.since], |r| {
-        Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<String>>(1)?))
-    })?;
-    let mut turns = HashSet::new();
-    let mut sessions: Vec<String> = Vec::new();
-    for row in rows {
-        let (turn, session) = row?;
-        turns.extend(turn);
-        if let Some(s) = session
-            && !sessions.contains(&s)
-        {
-            sessions.push(s);
-        }
-    }
-    Ok((turns, sessions))
 }

@@ -23,8 +23,9 @@ pub const MIN_WORDS: usize = 4;
 /// Words that say nothing about what a skill does.
 const COMMON: &[&str] = &[
     "the", "and", "for", "with", "this", "that", "use", "when", "user", "asks", "skill", "from",
-    "into", "your", "you", "are", "its", "any", "all", "not", "but", "via", "using", "used", "should",
-    "will", "can", "also", "then", "them", "they", "their", "has", "have", "one", "each", "such",
+    "into", "your", "you", "are", "its", "any", "all", "not", "but", "via", "using", "used",
+    "should", "will", "can", "also", "then", "them", "they", "their", "has", "have", "one", "each",
+    "such",
 ];
 
 /// Longest common subsequence length.

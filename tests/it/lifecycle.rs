@@ -1,6 +1,7 @@
 //! Lifecycle: outcomes, stats and the health sweep, driven through the binary.
 
 use serde_json::Value;
+use skilldeck::catalog::VersionSource;
 use skilldeck::config::Config;
 use skilldeck::lifecycle;
 use skilldeck::workspace::{Paths, Workspace};
@@ -27,7 +28,8 @@ pub fn add_skill(
 ) -> i64 {
     let mut ws = open(tw);
     let text = skill_md(name, &format!("Does {name} things"), "1. step one\n2. step two");
-    lifecycle::register_skill(&mut ws, agent, name, &text, "promote", auto, seq).unwrap()
+    lifecycle::register_skill(&mut ws, agent, name, &text, VersionSource::Promote, auto, seq)
+        .unwrap()
 }
 
 pub fn record(tw: &TestWorkspace, name: &str, outcomes: &str) {
@@ -218,7 +220,8 @@ fn ghost_streak_degrades_then_retires_an_auto_skill_that_keeps_failing() {
     sweep(&tw);
     assert_eq!(status(&tw, "auto-x"), "healthy");
     let timeline = lifecycle::timeline(&open(&tw).store, 1).unwrap();
-    let path: Vec<_> = timeline.events.iter().filter_map(|e| e.to_status.clone()).collect();
+    let path: Vec<_> =
+        timeline.events.iter().filter_map(|e| e.to_status.map(|s| s.as_str())).collect();
     assert_eq!(path, ["healthy", "degraded", "retired", "healthy"]);
     assert!(timeline.events.iter().any(|e| e.reason == "restored from retired"));
 }
@@ -306,13 +309,13 @@ fn record_rejects_bad_input_and_imports_unseen_live_skills() {
     add_skill(&tw, "default", "x", false, None);
     let out = tw.run(&["record", "x", "maybe"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("expected `success` or `failure`"));
-    // A hand-made folder in the live dir is imported on first record.
+    // A hand-made folder in the live dir is adopted on first record, like every unknown folder.
     let dir = tw.skills_dir().join("handmade");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("SKILL.md"), skill_md("handmade", "By hand", "body")).unwrap();
     tw.run_ok(&["record", "handmade", "success", "--note", "worked"]);
     let v = tw.run_json(&["versions", "handmade"]);
-    assert_eq!(v[0]["source"], "import");
+    assert_eq!(v[0]["source"], "adopt");
     assert_eq!(tw.run_json(&["stats", "handmade"])["success_count"], 1);
 }
 

@@ -34,7 +34,16 @@ fn features_as_json_and_csv() {
 fn add_described(tw: &TestWorkspace, name: &str, description: &str) {
     let mut ws = open(tw);
     let text = skill_md(name, description, "body");
-    lifecycle::register_skill(&mut ws, "default", name, &text, "promote", false, None).unwrap();
+    lifecycle::register_skill(
+        &mut ws,
+        "default",
+        name,
+        &text,
+        skilldeck::catalog::VersionSource::Promote,
+        false,
+        None,
+    )
+    .unwrap();
 }
 
 #[test]

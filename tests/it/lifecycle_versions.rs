@@ -84,7 +84,11 @@ fn candidates_of_agent_a_are_invisible_to_agent_b() {
     add_skill(&tw, "bob", "deploy-b", true, Some(SEQ));
     let cid = add_candidate(&tw, "alice", "h1", SEQ, "x");
     let mut ws = open(&tw);
-    assert_eq!(lifecycle::link_evolutions(&mut ws).unwrap(), 0, "same sequence, other agent");
+    assert_eq!(
+        skilldeck::draft::link_evolutions(&mut ws).unwrap(),
+        0,
+        "same sequence, other agent"
+    );
     let out = tw.run(&["approve", &cid.to_string()]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a proposed version"));
     assert_eq!(tw.run_json(&["audit", "--agent", "alice"]).as_array().unwrap().len(), 0);
@@ -170,7 +174,7 @@ fn approvals_and_rollbacks_are_committed_when_the_skills_folder_is_a_git_reposit
     git(&["init", "-q"]);
     add_skill(&tw, "default", "deploy", true, Some(SEQ));
     let cid = add_candidate(&tw, "default", "h1", SEQ, &skill_md("x", "d", "evolved"));
-    lifecycle::link_evolutions(&mut open(&tw)).unwrap();
+    skilldeck::draft::link_evolutions(&mut open(&tw)).unwrap();
     tw.run_ok(&["approve", &cid.to_string()]);
     tw.run_ok(&["rollback", "deploy", "1"]);
     let log = git(&["log", "--format=%an|%s"]);

@@ -1,0 +1,192 @@
+//! One helper per disk job: a skill folder staged beside its place and moved in together with
+//! the database rows that describe it, all or nothing.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use rusqlite::{Connection, Transaction};
+
+/// Files of a skill folder, relative path → contents.
+pub type Files = Vec<(String, String)>;
+
+/// Writes `files` into a hidden folder beside `target`; [`install`] moves it into place.
+pub fn stage(target: &Path, files: &Files) -> Result<PathBuf> {
+    let parent = target.parent().context("skill folder has no parent")?;
+    std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    let name = target.file_name().context("skill folder has no name")?.to_string_lossy();
+    let staged = parent.join(format!(".{name}.staged-{}", uuid::Uuid::new_v4()));
+    let result = (|| {
+        for (rel, contents) in files {
+            let path = staged.join(rel);
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            std::fs::write(&path, contents)?;
+        }
+        anyhow::Ok(())
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_dir_all(&staged);
+        return Err(e).with_context(|| format!("writing skill folder {}", staged.display()));
+    }
+    Ok(staged)
+}
+
+/// Stores the rows `rows` writes and moves the staged folder to `target` (replacing what was
+/// there) as one step: the folder goes in before the transaction commits and comes back out if
+/// the commit fails. A crash between the two leaves the folder without its rows, which the next
+/// pass adopts (or, over an older version, records as an edit), rather than rows without their
+/// folder. On any failure the staged folder is removed and `target` is as it was.
+pub fn install_with<T>(
+    conn: &mut Connection,
+    staged: &Path,
+    target: &Path,
+    rows: impl FnOnce(&Transaction) -> Result<T>,
+) -> Result<T> {
+    let result = (|| {
+        let tx = conn.transaction()?;
+        let value = rows(&tx)?;
+        let swap = Swap::into_place(staged, target)?;
+        match tx.commit() {
+            Ok(()) => {
+                swap.finish();
+                Ok(value)
+            }
+            Err(e) => {
+                swap.undo();
+                Err(anyhow::Error::from(e).context("committing"))
+            }
+        }
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_dir_all(staged);
+    }
+    result
+}
+
+/// A staged folder moved into place, with what was there kept aside until the move is final.
+struct Swap<'a> {
+    staged: &'a Path,
+    target: &'a Path,
+    aside: Option<PathBuf>,
+}
+
+impl<'a> Swap<'a> {
+    fn into_place(staged: &'a Path, target: &'a Path) -> Result<Swap<'a>> {
+        let mut aside = None;
+        if target.exists() {
+            let name = target.file_name().unwrap_or_default().to_string_lossy();
+            let path = target.with_file_name(format!(".{name}.old-{}", uuid::Uuid::new_v4()));
+            std::fs::rename(target, &path)
+                .with_context(|| format!("moving aside {}", target.display()))?;
+            aside = Some(path);
+        }
+        let swap = Swap { staged, target, aside };
+        if let Err(e) = std::fs::rename(staged, target) {
+            swap.put_back_aside();
+            return Err(e).with_context(|| format!("installing {}", target.display()));
+        }
+        Ok(swap)
+    }
+
+    fn finish(self) {
+        if let Some(aside) = &self.aside {
+            let _ = std::fs::remove_dir_all(aside);
+        }
+    }
+
+    /// Moves the new folder back to where it was staged and the old one back in place.
+    fn undo(self) {
+        let _ = std::fs::rename(self.target, self.staged);
+        self.put_back_aside();
+    }
+
+    fn put_back_aside(&self) {
+        if let Some(aside) = &self.aside {
+            let _ = std::fs::rename(aside, self.target);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A database whose `rows` table checks its foreign key at commit, so a test can make the
+    /// commit itself fail; a skills folder holding `skill/SKILL.md` ("old").
+    fn setup() -> (tempfile::TempDir, Connection, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = Connection::open(dir.path().join("db.sqlite")).unwrap();
+        conn.execute_batch(
+            "PRAGMA foreign_keys = ON;
+             CREATE TABLE parents (id INTEGER PRIMARY KEY);
+             CREATE TABLE rows (parent INTEGER REFERENCES parents(id) DEFERRABLE INITIALLY DEFERRED);",
+        )
+        .unwrap();
+        let target = dir.path().join("skills/skill");
+        std::fs::create_dir_all(&target).unwrap();
+        std::fs::write(target.join("SKILL.md"), "old").unwrap();
+        (dir, conn, target)
+    }
+
+    fn staged_new(target: &Path) -> PathBuf {
+        stage(target, &vec![("SKILL.md".to_string(), "new".to_string())]).unwrap()
+    }
+
+    fn leftovers(target: &Path) -> Vec<String> {
+        let parent = target.parent().unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(parent)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    fn rows(conn: &Connection) -> i64 {
+        conn.query_row("SELECT count(*) FROM rows", [], |r| r.get(0)).unwrap()
+    }
+
+    #[test]
+    fn the_folder_replaces_the_old_one_when_the_rows_commit() {
+        let (_dir, mut conn, target) = setup();
+        let staged = staged_new(&target);
+        install_with(&mut conn, &staged, &target, |tx| {
+            tx.execute_batch("INSERT INTO parents VALUES (1); INSERT INTO rows VALUES (1);")?;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(std::fs::read_to_string(target.join("SKILL.md")).unwrap(), "new");
+        assert_eq!(leftovers(&target), vec!["skill"]);
+        assert_eq!(rows(&conn), 1);
+    }
+
+    #[test]
+    fn a_failed_commit_puts_the_old_folder_back_and_removes_the_new_one() {
+        let (_dir, mut conn, target) = setup();
+        let staged = staged_new(&target);
+        let err = install_with(&mut conn, &staged, &target, |tx| {
+            tx.execute("INSERT INTO rows VALUES (7)", [])?; // no parent 7: refused at commit
+            Ok(())
+        })
+        .unwrap_err();
+        assert!(format!("{err:#}").contains("FOREIGN KEY"), "{err:#}");
+        assert_eq!(std::fs::read_to_string(target.join("SKILL.md")).unwrap(), "old");
+        assert_eq!(leftovers(&target), vec!["skill"]);
+        assert_eq!(rows(&conn), 0);
+    }
+
+    #[test]
+    fn failed_rows_leave_the_folder_untouched() {
+        let (_dir, mut conn, target) = setup();
+        let staged = staged_new(&target);
+        let err = install_with(&mut conn, &staged, &target, |tx| -> Result<()> {
+            tx.execute("INSERT INTO no_such_table VALUES (1)", [])?;
+            Ok(())
+        })
+        .unwrap_err();
+        assert!(format!("{err:#}").contains("no_such_table"), "{err:#}");
+        assert_eq!(std::fs::read_to_string(target.join("SKILL.md")).unwrap(), "old");
+        assert_eq!(leftovers(&target), vec!["skill"]);
+    }
+}
