@@ -33,6 +33,7 @@ pub struct Config {
     pub acquire: AcquireConfig,
     pub packages: PackagesConfig,
     pub hooks: HooksConfig,
+    pub codex: CodexConfig,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -168,6 +169,23 @@ pub struct PackagesConfig {
     pub dspy_runtime: Vec<String>,
 }
 
+/// Codex as a second agent beside Claude Code: its own skills, kept apart.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct CodexConfig {
+    /// Agent that owns Codex's default transcript root and its skills folders.
+    pub agent_id: String,
+    /// Codex's skills folders; `None` means `$CODEX_HOME/skills` (`~/.codex/skills`) and the shared
+    /// `~/.agents/skills`, those that exist (only when `skills_dir` is not set or overridden).
+    pub skills_dirs: Option<Vec<PathBuf>>,
+}
+
+impl Default for CodexConfig {
+    fn default() -> Self {
+        CodexConfig { agent_id: "codex".into(), skills_dirs: None }
+    }
+}
+
 /// `skilldeck ingest --hook`, what the agents' hooks run (docs/hooks.md).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
@@ -202,6 +220,7 @@ impl Default for Config {
             acquire: AcquireConfig::default(),
             packages: PackagesConfig::default(),
             hooks: HooksConfig::default(),
+            codex: CodexConfig::default(),
         }
     }
 }

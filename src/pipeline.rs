@@ -48,6 +48,7 @@ pub fn run_pass(
     paths: &[PathBuf],
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<PassReport> {
+    lifecycle::reconcile(ws)?;
     let ingest = ingest::run(ws, paths, progress)?;
     let after = after_ingest(ws)?;
     let sweep = upkeep_and_judge(ws, false, false)?;

@@ -79,8 +79,12 @@ impl GlobalArgs {
         }
     }
 
+    /// Opens the workspace and reconciles the skills folders with the database first, so every
+    /// command sees every skill on disk (a hand-made one too).
     pub fn open(&self) -> Result<Workspace> {
-        Workspace::open(&self.overrides())
+        let mut ws = Workspace::open(&self.overrides())?;
+        crate::lifecycle::reconcile(&mut ws)?;
+        Ok(ws)
     }
 }
 

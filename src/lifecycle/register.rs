@@ -120,13 +120,46 @@ pub fn adopt_folders(
     scopes: &[Scope],
     strict: bool,
 ) -> Result<usize> {
-    let dirs: Vec<(Scope, PathBuf)> =
-        scope_folders(ws).into_iter().filter(|(s, _)| scopes.contains(s)).collect();
+    let dirs: Vec<(String, Scope, PathBuf)> = scope_folders(ws)
+        .into_iter()
+        .filter(|(s, _)| scopes.contains(s))
+        .map(|(s, d)| (agent.to_string(), s, d))
+        .collect();
+    adopt_in(ws, &dirs, strict)
+}
+
+/// Every skills folder an agent loads: the configured agent's scopes, and Codex's folders as the
+/// account scope of the Codex agent.
+pub fn agent_folders(ws: &Workspace) -> Vec<(String, Scope, PathBuf)> {
+    let agent = &ws.config.agent_id;
+    let mut out: Vec<(String, Scope, PathBuf)> =
+        scope_folders(ws).into_iter().map(|(s, d)| (agent.clone(), s, d)).collect();
+    for dir in &ws.codex_skills_dirs {
+        out.push((ws.config.codex.agent_id.clone(), Scope::Account, dir.clone()));
+    }
+    out
+}
+
+/// What every command and engine pass does first: adopt skill folders the agents load that the
+/// database does not know yet, through the one adoption path. Cheap when nothing changed: one
+/// folder listing per skills folder and a stat and an indexed lookup per skill folder. A folder
+/// that cannot be read is left for the next run.
+pub fn reconcile(ws: &mut Workspace) -> Result<usize> {
+    let dirs = agent_folders(ws);
+    adopt_in(ws, &dirs, false)
+}
+
+fn adopt_in(ws: &mut Workspace, dirs: &[(String, Scope, PathBuf)], strict: bool) -> Result<usize> {
     let tx = ws.store.conn_mut().transaction()?;
     let mut added = 0;
-    for (scope, dir) in dirs {
-        for folder in skill_folders(&dir)? {
-            match adopt_folder(&tx, agent, &folder, scope) {
+    for (agent, scope, dir) in dirs {
+        let folders = match skill_folders(dir) {
+            Ok(f) => f,
+            Err(e) if strict => return Err(e),
+            Err(_) => continue,
+        };
+        for folder in folders {
+            match adopt_folder(&tx, agent, &folder, *scope) {
                 Ok(Some(_)) => added += 1,
                 Ok(None) => {}
                 Err(e) if strict => return Err(e),
@@ -134,7 +167,9 @@ pub fn adopt_folders(
             }
         }
     }
-    tx.commit()?;
+    if added > 0 {
+        tx.commit()?;
+    }
     Ok(added)
 }
 

@@ -23,6 +23,7 @@ mod packages;
 mod packages_run;
 mod packages_validation;
 mod pipeline;
+mod reconcile;
 mod reliab_depth;
 mod reliab_escapes;
 mod reliab_isolation;
