@@ -1,6 +1,7 @@
 //! `skilldeck ingest --hook` on one 10 MB Claude Code session (target: under 200 ms), beside
 //! baselines measured in the same run: the plain `skilldeck ingest FILE` of the same file (what the
-//! hook saves nothing over), and the process start floor (`skilldeck --version`).
+//! hook saves nothing over) and its reading alone (`--no-detect`), and the process start floor
+//! (`skilldeck --version`).
 //!
 //! The session is built from the real sessions in ../shared/data (one file, the real lines
 //! replicated with fresh ids per copy, as ../shared/tools/make-bench-corpus does for trees).
@@ -30,12 +31,16 @@ fn main() {
 
     let mut floor = Vec::new();
     let mut plain = Vec::new();
+    let mut no_detect = Vec::new();
     let mut hook_end = Vec::new();
     let mut hook_stop = Vec::new();
     for round in 0..ROUNDS {
         floor.push(timed(|| run(&["--version"], None)));
         let db = dir.path().join(format!("plain-{round}/skilldeck.db"));
         plain.push(timed(|| run(&db_args(&db, &["ingest", session.to_str().unwrap()]), None)));
+        let db = dir.path().join(format!("read-{round}/skilldeck.db"));
+        let read_only = ["ingest", "--no-detect", session.to_str().unwrap()];
+        no_detect.push(timed(|| run(&db_args(&db, &read_only), None)));
         let db = dir.path().join(format!("hook-{round}/skilldeck.db"));
         let end = payload(&session, "SessionEnd");
         hook_end.push(timed(|| run(&db_args(&db, &["ingest", "--hook"]), Some(&end))));
@@ -46,6 +51,7 @@ fn main() {
     }
     report("process start floor (skilldeck --version)", &floor);
     report("plain `ingest FILE` (fresh database)", &plain);
+    report("plain `ingest --no-detect FILE` (reading alone)", &no_detect);
     report("`ingest --hook` SessionEnd (fresh database)", &hook_end);
     report("`ingest --hook` Stop after one appended turn", &hook_stop);
     let ratio = median(&hook_end).as_secs_f64() / median(&plain).as_secs_f64();

@@ -98,6 +98,11 @@ pub struct LifecycleConfig {
     pub evolve_overlap: f64,
     /// An approved auto-draft whose bytes change returns to review.
     pub review_on_edit: bool,
+    /// Days without a use after which a skill is marked `stale` (usage beside outcomes).
+    pub stale_days: u32,
+    /// Days without a use after which an auto-created skill is archived (restorable); pinned
+    /// skills never move, hand-written ones are only marked stale.
+    pub archive_days: u32,
 }
 
 impl Default for LifecycleConfig {
@@ -113,6 +118,8 @@ impl Default for LifecycleConfig {
             retire_max_uses: 10,
             evolve_overlap: 0.70,
             review_on_edit: true,
+            stale_days: 30,
+            archive_days: 90,
         }
     }
 }

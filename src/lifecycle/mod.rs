@@ -13,6 +13,7 @@ mod implicit;
 mod outcomes;
 mod register;
 mod rules;
+mod staleness;
 mod state;
 mod suggest;
 mod sweep;
@@ -28,7 +29,8 @@ pub use register::{
     register_skill, scope_folders,
 };
 pub use rules::{Judged, Verdict, judge};
-pub use state::{archive, restore, set_protected};
+pub use staleness::{StaleReport, staleness};
+pub use state::{archive, archive_with_reason, restore, set_protected};
 pub use suggest::{SuggestIndex, Suggestion, suggest};
 pub use sweep::{Phases, StatusChange, SweepReport, judge_skills, ms};
 pub use tally::Tally;

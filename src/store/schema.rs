@@ -3,7 +3,7 @@
 //! Each entry of `MIGRATIONS` moves the database from version `i` to `i + 1`. Until the first
 //! release, migration 1 may still be edited in place; after it, only append.
 
-pub const MIGRATIONS: &[&str] = &[V1, V_DRAFTS];
+pub const MIGRATIONS: &[&str] = &[V1, V_DRAFTS, V_LOOP];
 
 const V1: &str = r#"
 CREATE TABLE meta (
@@ -339,4 +339,10 @@ CREATE TABLE workflow_index (
     workflow_id INTEGER NOT NULL,
     PRIMARY KEY(agent_id, step, workflow_id)
 ) WITHOUT ROWID;
+"#;
+
+/// Usage (issue 12): a usage-based lifecycle beside the outcome-based one, and merges.
+const V_LOOP: &str = r#"
+ALTER TABLE skills ADD COLUMN stale_since TEXT;       -- unused for lifecycle.stale_days since then
+ALTER TABLE skills ADD COLUMN absorbed_into INTEGER;  -- the skill a merge folded this one into
 "#;

@@ -29,5 +29,6 @@ mod reliab_escapes;
 mod reliab_isolation;
 mod reliab_small;
 mod skill_uses;
+mod staleness;
 mod support;
 mod validate;
