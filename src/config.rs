@@ -34,6 +34,26 @@ pub struct Config {
     pub packages: PackagesConfig,
     pub hooks: HooksConfig,
     pub codex: CodexConfig,
+    /// Console key bindings: action name → key or keys (`promote = "+"`,
+    /// `down = ["j", "ctrl-n"]`). Listed actions lose their default keys. See docs/console.md.
+    pub keys: std::collections::BTreeMap<String, KeyList>,
+}
+
+/// One key or several, as written in the `[keys]` table.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum KeyList {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl KeyList {
+    pub fn keys(&self) -> Vec<&str> {
+        match self {
+            KeyList::One(k) => vec![k.as_str()],
+            KeyList::Many(ks) => ks.iter().map(String::as_str).collect(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -228,6 +248,7 @@ impl Default for Config {
             packages: PackagesConfig::default(),
             hooks: HooksConfig::default(),
             codex: CodexConfig::default(),
+            keys: Default::default(),
         }
     }
 }
@@ -243,7 +264,30 @@ impl Config {
     }
 
     pub fn parse(text: &str) -> Result<Config> {
-        Ok(toml::from_str(text)?)
+        let config: Config = toml::from_str(text)?;
+        config.check()?;
+        Ok(config)
+    }
+
+    /// Values that parse but cannot work together, named by their key.
+    fn check(&self) -> Result<()> {
+        let l = &self.lifecycle;
+        for (key, rate) in
+            [("warning_rate", l.warning_rate), ("deprecated_rate", l.deprecated_rate)]
+        {
+            if !(0.0..=1.0).contains(&rate) {
+                anyhow::bail!("[lifecycle] {key} = {rate}: a success rate between 0 and 1");
+            }
+        }
+        if l.warning_rate < l.deprecated_rate {
+            anyhow::bail!(
+                "[lifecycle] warning_rate = {} is below deprecated_rate = {}: a skill must reach \
+                 warning before it is deprecated; set warning_rate at or above deprecated_rate",
+                l.warning_rate,
+                l.deprecated_rate
+            );
+        }
+        Ok(())
     }
 }
 
@@ -284,6 +328,19 @@ mod tests {
         std::fs::write(&bad, "[detect]\nstreak = 4\n").unwrap();
         let err = format!("{:#}", Config::load(&bad).unwrap_err());
         assert!(err.contains("bad.toml") && err.contains("streak"), "{err}");
+    }
+
+    #[test]
+    fn inverted_thresholds_are_refused_with_the_file_and_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.toml");
+        std::fs::write(&file, "[lifecycle]\nwarning_rate = 0.2\ndeprecated_rate = 0.3\n").unwrap();
+        let err = format!("{:#}", Config::load(&file).unwrap_err());
+        assert!(err.contains("config.toml"), "{err}");
+        assert!(
+            err.contains("[lifecycle] warning_rate = 0.2 is below deprecated_rate = 0.3"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -771,12 +771,14 @@ pub struct ConsoleRow {
     pub status: SkillStatus,
     pub protected: bool,
     pub version: i64,
+    /// The skill's folder.
+    pub path: String,
 }
 
 /// Every skill for the console, ordered by agent, namespace, name and scope.
 pub fn console_rows(conn: &Connection) -> Result<Vec<ConsoleRow>> {
     let mut stmt = conn.prepare(
-        "SELECT id, agent_id, name, status, protected, version FROM skills
+        "SELECT id, agent_id, name, status, protected, version, path FROM skills
          ORDER BY agent_id, namespace, name, scope",
     )?;
     let rows = stmt.query_map([], |r| {
@@ -787,6 +789,7 @@ pub fn console_rows(conn: &Connection) -> Result<Vec<ConsoleRow>> {
             status: r.get(3)?,
             protected: r.get(4)?,
             version: r.get(5)?,
+            path: r.get(6)?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)

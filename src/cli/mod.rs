@@ -106,6 +106,8 @@ pub enum Command {
     UndoPromote(undo::UndoArgs),
     /// Reopen a dismissed candidate with its draft back in staging
     UndoDismiss(undo::UndoArgs),
+    /// Take an approved version back (the skill returns to its text before) and reopen it
+    UndoApprove(undo::UndoArgs),
     /// Approve a proposed version (or, with --skill, a skill back in review)
     Approve(approve::ApproveArgs),
     /// Dismiss a proposed version
@@ -203,6 +205,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Command::Audit(a) => audit::run(&cli.global, a),
             Command::UndoPromote(a) => undo::promote(&cli.global, a),
             Command::UndoDismiss(a) => undo::dismiss(&cli.global, a),
+            Command::UndoApprove(a) => undo::approve(&cli.global, a),
         },
         None => console::run(&cli.global, &console::ConsoleArgs {}),
     }

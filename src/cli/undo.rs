@@ -1,4 +1,5 @@
-//! `skilldeck undo-promote ID` / `skilldeck undo-dismiss ID`: the console's `u` from a script.
+//! `skilldeck undo-promote ID` / `undo-dismiss ID` / `undo-approve ID`: the console's `u` from a
+//! script.
 
 use anyhow::Result;
 use clap::Args;
@@ -33,5 +34,14 @@ pub fn dismiss(global: &GlobalArgs, args: UndoArgs) -> Result<Outcome> {
     draft::undo_dismiss(&mut ws, args.id)?;
     let c = draft::get_candidate(ws.store.conn(), args.id)?;
     crate::out!("candidate {} ({}) is open again", c.id, c.name);
+    Ok(Outcome::Ok)
+}
+
+/// Takes an approval back: the skill returns to its text before, the proposal is open again.
+pub fn approve(global: &GlobalArgs, args: UndoArgs) -> Result<Outcome> {
+    let mut ws = global.open()?;
+    draft::undo_approve(&mut ws, args.id)?;
+    let c = draft::get_candidate(ws.store.conn(), args.id)?;
+    crate::out!("the approval of candidate {} ({}) is undone; it is open again", c.id, c.name);
     Ok(Outcome::Ok)
 }

@@ -407,6 +407,15 @@ pub fn reopen_promoted(
     Ok(())
 }
 
+/// An approved proposed version is open for review again (its approval was undone).
+pub fn reopen_approved(conn: &Connection, candidate_id: i64) -> Result<()> {
+    conn.execute(
+        "UPDATE skill_candidates SET status = ?2, promoted_at = NULL WHERE id = ?1",
+        params![candidate_id, CandidateStatus::Candidate],
+    )?;
+    Ok(())
+}
+
 /// The candidate's tool sequence as stored (a JSON array).
 pub fn tool_sequence_json(conn: &Connection, candidate_id: i64) -> Result<String> {
     conn.query_row(

@@ -15,5 +15,6 @@ pub use candidates::{
 };
 pub use evolve::{link_evolutions, sequence_overlap};
 pub use review::{
-    Promoted, approve, approve_current, dismiss, promote, reject, undo_dismiss, undo_promote,
+    Promoted, approval_text, approve, approve_current, dismiss, promote, reject, undo_approve,
+    undo_dismiss, undo_promote,
 };

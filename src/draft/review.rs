@@ -91,7 +91,7 @@ pub fn promote(ws: &mut Workspace, candidate_id: i64) -> Result<Promoted> {
         );
     }
     let skill_md_path = staged.join("SKILL.md");
-    let content = fs::read_to_string(&skill_md_path)
+    let content = crate::fsio::read_skill_md_text(&skill_md_path)
         .with_context(|| format!("reading {}", skill_md_path.display()))?;
     stage::move_folder(&staged, &live)?;
     match record_promotion(ws, &c, &live, &content) {
@@ -202,7 +202,7 @@ pub fn undo_promote(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
         stage::move_folder(live, &staged)?;
         moved = true;
     }
-    let skill_md = fs::read_to_string(staged.join("SKILL.md")).ok();
+    let skill_md = crate::fsio::read_skill_md_text(&staged.join("SKILL.md")).ok();
     let result = (|| -> Result<()> {
         let tx = ws.store.conn_mut().transaction()?;
         if let Some((skill_id, _)) = &skill {
@@ -247,13 +247,59 @@ pub fn approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
             skill.status
         );
     }
-    let content = with_name(&skill_md, &skill.name);
+    let content = approval_text(&skill_md, &skill.name);
     let reason = format!("approved candidate {candidate_id}");
     let now = now_rfc3339();
     lifecycle::write_version(ws, &skill, &content, VersionSource::Approve, &reason, |tx| {
         skills::approve_evolution(tx, skill.id, &sequence, &sha256_hex(content.as_bytes()))?;
         candidates::set_promoted(tx, candidate_id, &now, false)?;
         events::add(tx, skill.id, &now, "approved", None, None, &reason)?;
+        Ok(())
+    })?;
+    Ok(())
+}
+
+/// The text approving proposed version `skill_md` writes for the skill `name`: the proposal
+/// named as the skill. The queue diffs this, so what it shows is what approve writes.
+pub fn approval_text(skill_md: &str, name: &str) -> String {
+    with_name(skill_md, name)
+}
+
+/// Takes an approval back: the skill returns to the text it had before (a new `rollback`
+/// version, so the history keeps both) and the proposed version is open for review again. Refused
+/// once the skill has changed since the approval (roll back by hand then).
+pub fn undo_approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
+    let c = get_candidate(ws.store.conn(), candidate_id)?;
+    if c.status != CandidateStatus::Promoted {
+        bail!("candidate {candidate_id} ({}) is {}, not approved", c.name, c.status);
+    }
+    let target = c.target_skill_id.with_context(|| {
+        format!(
+            "candidate {candidate_id} ({}) was promoted as a new skill: undo-promote it",
+            c.name
+        )
+    })?;
+    let skill = skills::by_id(ws.store.conn(), target)?;
+    let history = versions::list(ws.store.conn(), skill.id)?;
+    let approved = format!("approved candidate {candidate_id}");
+    let Some(at) = history.iter().rposition(|v| v.source == VersionSource::Approve) else {
+        bail!("skill {:?} has no approved version to take back", skill.name);
+    };
+    if at + 1 != history.len() || at == 0 {
+        bail!(
+            "skill {:?} changed since {approved}; roll it back by hand (skilldeck rollback)",
+            skill.name
+        );
+    }
+    let before = history[at - 1].content.clone();
+    let reason = format!("undid the approval of candidate {candidate_id}");
+    let now = now_rfc3339();
+    lifecycle::write_version(ws, &skill, &before, VersionSource::Rollback, &reason, |tx| {
+        if skill.is_auto_created {
+            skills::bind_approval(tx, skill.id, &sha256_hex(before.as_bytes()))?;
+        }
+        candidates::reopen_approved(tx, candidate_id)?;
+        events::add(tx, skill.id, &now, "approval_undone", None, None, &reason)?;
         Ok(())
     })?;
     Ok(())

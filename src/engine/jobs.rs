@@ -9,6 +9,7 @@ use super::{Op, Progress, Target, Update};
 use crate::ingest::IngestReport;
 use crate::lifecycle::SweepReport;
 use crate::pipeline::{self, AfterIngest};
+use crate::text::count;
 use crate::workspace::Workspace;
 use crate::{draft, ingest, lifecycle};
 
@@ -62,26 +63,34 @@ fn target(op: &Op) -> &Target {
 }
 
 /// Runs one job; returns its message and, for undoable ops, the op to remember.
+/// `personal`: the person asked for it, so a pass that found nothing says so.
 pub(super) fn run_job(
     ws: &mut Workspace,
     job: Job,
+    personal: bool,
     updates: &UnboundedSender<Update>,
 ) -> (Result<String>, Option<Op>) {
     match job {
         Job::Op(op) => {
             let result = apply(ws, &op);
-            let undoable = matches!(op, Op::Promote(_) | Op::Dismiss(_) | Op::Archive(_));
+            let undoable =
+                matches!(op, Op::Promote(_) | Op::Dismiss(_) | Op::Approve(_) | Op::Archive(_));
             let keep = (result.is_ok() && undoable).then_some(op);
             (result, keep)
         }
         Job::Undo(op) => (undo(ws, &op), None),
-        Job::Pass { ingest, sweep } => (pass(ws, ingest, sweep, updates), None),
+        Job::Pass { ingest, sweep } => {
+            let result = pass(ws, ingest, sweep, updates).map(|parts| match parts.is_empty() {
+                true if personal => "no changes".to_string(),
+                // A background pass that found nothing keeps the last message on screen.
+                true => String::new(),
+                false => parts.join("; "),
+            });
+            (result, None)
+        }
         Job::ScanEdits => {
             // Nothing new (a file touched, not changed) says nothing.
-            let result = lifecycle::scan_edits(ws).map(|n| match n {
-                0 => String::new(),
-                n => format!("{n} edited skills recorded as versions"),
-            });
+            let result = lifecycle::scan_edits_by_kind(ws).map(|scan| scanned(&scan).join("; "));
             (result, None)
         }
     }
@@ -104,7 +113,7 @@ fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
                 Some(id) => crate::catalog::skills::by_id(ws.store.conn(), id)?.version,
                 None => 0,
             };
-            format!("approved {} version {version}", t.name)
+            format!("approved {} version {version} (u undoes)", t.name)
         }
         Op::Reject(t) => {
             draft::reject(ws, t.id)?;
@@ -113,7 +122,7 @@ fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
         Op::SetProtected(t, on) => {
             lifecycle::set_protected(ws, &t.agent, &t.name, *on)?;
             if *on {
-                format!("pinned {} (protected)", t.name)
+                format!("pinned {}: the sweep leaves its state alone", t.name)
             } else {
                 format!("unpinned {}", t.name)
             }
@@ -133,70 +142,107 @@ fn undo(ws: &mut Workspace, op: &Op) -> Result<String> {
     match op {
         Op::Promote(t) => draft::undo_promote(ws, t.id)?,
         Op::Dismiss(t) => draft::undo_dismiss(ws, t.id)?,
+        Op::Approve(t) => draft::undo_approve(ws, t.id)?,
         Op::Archive(t) => lifecycle::restore(ws, &t.agent, &t.name)?,
         other => anyhow::bail!("{} cannot be undone", verb(other)),
     }
     Ok(format!("undid {} of {}", verb(op), target(op).name))
 }
 
+/// What a pass found, in words; empty when it found nothing.
 fn pass(
     ws: &mut Workspace,
     ingest: bool,
     sweep: bool,
     updates: &UnboundedSender<Update>,
-) -> Result<String> {
+) -> Result<Vec<String>> {
     let mut report = |p: &Progress| {
         let _ = updates.send(Update::Progress(*p));
     };
-    Ok(match (ingest, sweep) {
+    let mut parts = Vec::new();
+    match (ingest, sweep) {
         (true, true) => {
             let r = pipeline::run_pass(ws, &[], &mut report).context("ingest, detect, sweep")?;
-            format!("{}; {}; {}", ingested(&r.ingest), detected(&r.after), swept(&r.sweep))
+            parts.extend(ingested(&r.ingest));
+            parts.extend(detected(&r.after));
+            parts.extend(swept(&r.sweep, false));
         }
         (true, false) => {
             let read = ingest::run(ws, &[], &mut report).context("ingest")?;
             let after = pipeline::after_ingest(ws).context("detect")?;
-            format!("{}; {}", ingested(&read), detected(&after))
+            parts.extend(ingested(&read));
+            parts.extend(detected(&after));
         }
-        (false, _) => swept(&pipeline::sweep(ws, false).context("sweep")?),
-    })
+        (false, _) => parts.extend(swept(&pipeline::sweep(ws, false).context("sweep")?, true)),
+    }
+    Ok(parts)
 }
 
-fn ingested(r: &IngestReport) -> String {
-    let mut text = format!("{}/{} files read, {} new turns", r.files_read, r.files, r.turns);
+fn ingested(r: &IngestReport) -> Option<String> {
+    if r.files_read == 0 && r.turns == 0 {
+        return None;
+    }
+    let mut text = format!("read {}, {}", count(r.files_read, "file"), count(r.turns, "new turn"));
     let skipped = r.bad_lines + r.unknown_lines;
     if skipped > 0 {
-        text.push_str(&format!(", {skipped} lines skipped"));
+        text.push_str(&format!(" ({} skipped)", count(skipped, "line")));
     }
-    text
+    Some(text)
 }
 
-fn detected(a: &AfterIngest) -> String {
-    let mut text = format!("{} new candidates", a.detect.candidates_created);
+fn detected(a: &AfterIngest) -> Option<String> {
+    let mut parts = Vec::new();
+    if a.detect.candidates_created > 0 {
+        parts.push(count(a.detect.candidates_created, "new candidate"));
+    }
     if a.proposed_versions > 0 {
-        text.push_str(&format!(", {} proposed versions", a.proposed_versions));
+        parts.push(count(a.proposed_versions as u64, "proposed version"));
     }
-    text
+    (!parts.is_empty()).then(|| parts.join(", "))
 }
 
-/// What the status line says of a sweep: skills judged, state changes (the first few by name),
-/// proposed versions.
-fn swept(r: &SweepReport) -> String {
-    let mut text = format!("sweep judged {} skills, {} changed", r.skills_judged, r.changes.len());
-    let named: Vec<String> =
-        r.changes.iter().take(3).map(|c| format!("{} {}→{}", c.name, c.from, c.to)).collect();
-    if !named.is_empty() {
-        text.push_str(&format!(
-            " ({}{})",
+/// What the status line says of a sweep: state changes (the first few by name), proposed
+/// versions, edits. `always`: the person asked, so say how many were judged even when nothing
+/// changed.
+fn swept(r: &SweepReport, always: bool) -> Option<String> {
+    let mut parts = Vec::new();
+    if !r.changes.is_empty() {
+        let named: Vec<String> =
+            r.changes.iter().take(3).map(|c| format!("{} {}→{}", c.name, c.from, c.to)).collect();
+        parts.push(format!(
+            "{} ({}{})",
+            count(r.changes.len() as u64, "state change"),
             named.join(", "),
             if r.changes.len() > 3 { ", …" } else { "" }
         ));
     }
     if r.proposed_versions > 0 {
-        text.push_str(&format!(", {} proposed versions", r.proposed_versions));
+        parts.push(count(r.proposed_versions as u64, "proposed version"));
     }
     if r.edits_recorded > 0 {
-        text.push_str(&format!(", {} edits recorded as versions", r.edits_recorded));
+        parts.push(format!("{} recorded", count(r.edits_recorded as u64, "edit")));
     }
-    text
+    if parts.is_empty() && !always {
+        return None;
+    }
+    let judged = format!("sweep judged {}", count(r.skills_judged as u64, "skill"));
+    Some(match parts.is_empty() {
+        true => format!("{judged}: no changes"),
+        false => format!("{judged}: {}", parts.join(", ")),
+    })
+}
+
+/// What a look at the live skills folder found: edited skills and newly adopted folders.
+fn scanned(scan: &lifecycle::EditScan) -> Vec<String> {
+    let mut parts = Vec::new();
+    if scan.edited > 0 {
+        parts.push(format!(
+            "{} recorded as new versions",
+            count(scan.edited as u64, "edited skill")
+        ));
+    }
+    if scan.adopted > 0 {
+        parts.push(format!("adopted {}", count(scan.adopted as u64, "new skill folder")));
+    }
+    parts
 }

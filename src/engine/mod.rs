@@ -22,6 +22,7 @@ pub use crate::ingest::Progress;
 pub use snapshot::{Snapshot, View};
 
 use crate::store::Store;
+use crate::text::count;
 use crate::workspace::Workspace;
 use jobs::{Job, describe, run_job};
 
@@ -29,7 +30,7 @@ use jobs::{Job, describe, run_job};
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     Op(Op),
-    /// Reverse the last promote, dismiss or archive.
+    /// Reverse the last promote, dismiss or archive not yet undone (several steps back).
     Undo,
     Refresh,
     IngestNow,
@@ -62,10 +63,13 @@ pub struct Target {
 #[derive(Debug, Clone)]
 pub enum Update {
     Snapshot(Arc<Snapshot>),
-    /// Long work started (shown until `Done` or `Failed`).
+    /// Long work started (shown until `Done`, `Note` or `Failed`).
     Busy(String),
     Progress(Progress),
+    /// The result of something the person asked for.
     Done(String),
+    /// What background work (a timed pass, a file event) found; empty when nothing.
+    Note(String),
     Failed(String),
 }
 
@@ -127,14 +131,17 @@ pub fn spawn(ws: Workspace, options: EngineOptions) -> Result<EngineHandle> {
         snap: base,
         view: View::default(),
         queue: VecDeque::new(),
-        undo: None,
+        undo: Vec::new(),
+        asked: false,
         data_version: None,
     };
     tokio::spawn(engine.run(cmd_rx, options));
     Ok(EngineHandle { commands: cmd_tx, updates: upd_rx })
 }
 
-type Running = JoinHandle<(Workspace, Result<String>, Option<Op>)>;
+/// A running job: gives back the workspace, its result, the op to remember for undo, and
+/// whether the person asked for it.
+type Running = JoinHandle<(Workspace, Result<String>, Option<Op>, bool)>;
 
 struct Engine {
     ws: Option<Workspace>,
@@ -145,8 +152,10 @@ struct Engine {
     snap: Snapshot,
     view: View,
     queue: VecDeque<Job>,
-    /// The last undoable op that succeeded.
-    undo: Option<Op>,
+    /// Undoable ops that succeeded, newest last.
+    undo: Vec<Op>,
+    /// The person asked for a pass (`i`, `s`): its result is theirs, not a background note.
+    asked: bool,
     data_version: Option<i64>,
 }
 
@@ -211,7 +220,10 @@ impl Engine {
         match watch::watch(&w.transcript_roots, &w.skills_dir, options.debounce, tx) {
             Ok(watcher) => {
                 let n = watcher.watched.len();
-                self.send(Update::Done(format!("watching {n} folders for changes")));
+                self.send(Update::Note(format!(
+                    "watching {} for changes",
+                    count(n as u64, "folder")
+                )));
                 Some(watcher)
             }
             Err(e) => {
@@ -224,12 +236,18 @@ impl Engine {
     fn command(&mut self, cmd: Command) {
         match cmd {
             Command::Op(op) => self.enqueue(Job::Op(op)),
-            Command::Undo => match self.undo.take() {
+            Command::Undo => match self.undo.pop() {
                 Some(op) => self.enqueue(Job::Undo(op)),
                 None => self.send(Update::Failed("nothing to undo".into())),
             },
-            Command::IngestNow => self.enqueue(Job::Pass { ingest: true, sweep: false }),
-            Command::SweepNow => self.enqueue(Job::Pass { ingest: false, sweep: true }),
+            Command::IngestNow => {
+                self.asked = true;
+                self.enqueue(Job::Pass { ingest: true, sweep: false })
+            }
+            Command::SweepNow => {
+                self.asked = true;
+                self.enqueue(Job::Pass { ingest: false, sweep: true })
+            }
             Command::Refresh => self.data_version = None,
             Command::View(view) => self.view = view,
         }
@@ -254,28 +272,35 @@ impl Engine {
         let job = self.queue.pop_front()?;
         let mut ws = self.ws.take()?;
         self.send(Update::Busy(describe(&job)));
+        let personal = match job {
+            Job::Op(_) | Job::Undo(_) => true,
+            Job::Pass { .. } => std::mem::take(&mut self.asked),
+            Job::ScanEdits => false,
+        };
         let updates = self.updates.clone();
         Some(tokio::task::spawn_blocking(move || {
-            let (result, undo) = run_job(&mut ws, job, &updates);
-            (ws, result, undo)
+            let (result, undo) = run_job(&mut ws, job, personal, &updates);
+            (ws, result, undo, personal)
         }))
     }
 
     async fn finish(
         &mut self,
-        done: Result<(Workspace, Result<String>, Option<Op>), tokio::task::JoinError>,
+        done: Result<(Workspace, Result<String>, Option<Op>, bool), tokio::task::JoinError>,
     ) {
         match done {
-            Ok((ws, result, undo)) => {
+            Ok((ws, result, undo, personal)) => {
                 self.ws = Some(ws);
                 match result {
                     Ok(message) => {
-                        if undo.is_some() {
-                            self.undo = undo;
-                        }
-                        self.send(Update::Done(message));
+                        self.undo.extend(undo);
+                        self.send(if personal {
+                            Update::Done(message)
+                        } else {
+                            Update::Note(message)
+                        });
                     }
-                    Err(e) => self.send(Update::Failed(format!("{e:#}"))),
+                    Err(e) => self.send(Update::Failed(self.say_error(e, ""))),
                 }
             }
             Err(e) => {
@@ -317,10 +342,20 @@ impl Engine {
                         self.snap = snap;
                         self.send(Update::Snapshot(Arc::new(self.snap.clone())));
                     }
-                    Err(e) => self.send(Update::Failed(format!("reading the database: {e:#}"))),
+                    Err(e) => {
+                        self.send(Update::Failed(self.say_error(e, "reading the database: ")))
+                    }
                 }
             }
             Err(e) => self.send(Update::Failed(format!("reading the database crashed: {e}"))),
+        }
+    }
+
+    /// An error for the status line: one line with the fix for database troubles.
+    fn say_error(&self, e: anyhow::Error, context: &str) -> String {
+        match crate::store::trouble::explain(&self.snap.watching.db, &e) {
+            Some(line) => line,
+            None => format!("{context}{e:#}"),
         }
     }
 

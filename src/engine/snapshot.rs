@@ -179,6 +179,8 @@ pub struct SkillRow {
     pub status: String,
     pub protected: bool,
     pub version: i64,
+    /// The skill's folder.
+    pub path: String,
 }
 
 impl SkillRow {
@@ -276,7 +278,11 @@ pub fn load_candidates(store: &Store, skills: &[SkillRow]) -> Result<Vec<Candida
             sessions: c.session_keys,
             examples: c.examples,
             tool_sequence: step_names(c.tool_sequence),
-            skill_md: c.skill_md.unwrap_or_default(),
+            // A proposed version shows the text approve would write (named as the skill).
+            skill_md: match &target {
+                Some(t) => draft::approval_text(c.skill_md.as_deref().unwrap_or_default(), &t.name),
+                None => c.skill_md.unwrap_or_default(),
+            },
             staged_path: c.staged_path,
             created_at: c.created_at,
             target,
@@ -296,6 +302,7 @@ pub fn load_skills(conn: &Connection) -> Result<Vec<SkillRow>> {
             status: r.status.to_string(),
             protected: r.protected,
             version: r.version,
+            path: r.path,
         })
         .collect())
 }

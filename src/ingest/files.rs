@@ -125,6 +125,17 @@ pub fn collect(
     problems: &mut Vec<Problem>,
 ) -> Result<()> {
     let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
+    // One file is one key however it is spelled (`tx`, `./tx`, `$PWD/tx`, a symlink): the walk
+    // starts from the canonical path, and links below it are not followed.
+    let canonical = std::fs::canonicalize(path);
+    let path = canonical.as_deref().unwrap_or(path);
+    if !meta.is_dir() && !meta.is_file() {
+        // A FIFO would block the read forever, a device never end: named, not opened.
+        let path = path.to_string_lossy().into_owned();
+        let reason = "not a regular file or folder (a FIFO, device or socket): skipped".to_string();
+        problems.push(Problem { path, line: 0, reason });
+        return Ok(());
+    }
     if !meta.is_dir() {
         let stat = stat_of(Ok(meta));
         out.push(Target { path: path.to_path_buf(), agent: agent.to_string(), format, stat });
@@ -210,7 +221,7 @@ pub fn read(job: Job, now: SystemTime) -> FileRead {
 }
 
 fn read_into(job: &Job, now: SystemTime, read: &mut FileRead) -> Result<()> {
-    let mut file = File::open(&job.target.path).context("opening")?;
+    let mut file = crate::fsio::open_regular(&job.target.path).context("opening")?;
     let mut state = FileState::default();
     let mut start = 0u64;
     // The bytes before `start` that belong to the head (only when the stored offset is short).

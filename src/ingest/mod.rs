@@ -142,6 +142,7 @@ fn ingest_targets(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<IngestReport> {
     let mut report = IngestReport::default();
+    write::canonical_keys(ws.store.conn_mut()).context("rewriting file keys to canonical paths")?;
     let mut stored = write::load_stored(ws.store.conn()).context("reading ingested files")?;
     let mut jobs = Vec::new();
     let mut seen = std::collections::HashSet::new();

@@ -102,6 +102,47 @@ pub fn write_file(
     Ok(true)
 }
 
+/// Rewrites the keys of files stored under a spelling other than their canonical path (rows from
+/// before keys were canonical: `tx`, `./tx`, `$PWD/tx` and a symlink each stored the same turns
+/// again). The first spelling becomes the canonical key; the turns of every other spelling of
+/// the same file are removed. Runs once, when the migration's flag asks for it.
+pub fn canonical_keys(conn: &mut rusqlite::Connection) -> Result<()> {
+    const FLAG: &str = "SELECT value FROM meta WHERE key = 'ingest.keys'";
+    if conn.query_row(FLAG, [], |r| r.get::<_, String>(0)).optional()?.is_none() {
+        return Ok(());
+    }
+    let tx = conn.transaction()?;
+    let paths: Vec<String> = tx
+        .prepare("SELECT path FROM ingested_files ORDER BY rowid")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for path in paths {
+        let Ok(canonical) = std::fs::canonicalize(&path) else { continue };
+        let canonical = canonical.to_string_lossy().into_owned();
+        if canonical == path {
+            continue;
+        }
+        let taken: bool = tx.query_row(
+            "SELECT EXISTS(SELECT 1 FROM ingested_files WHERE path = ?1)",
+            [&canonical],
+            |r| r.get(0),
+        )?;
+        if taken {
+            forget_file(&tx, &path)?;
+            tx.execute("DELETE FROM ingested_files WHERE path = ?1", [&path])?;
+        } else {
+            tx.execute("UPDATE ingested_files SET path = ?2 WHERE path = ?1", [&path, &canonical])?;
+            tx.execute(
+                "UPDATE turns SET file_path = ?2 WHERE file_path = ?1",
+                [&path, &canonical],
+            )?;
+        }
+    }
+    tx.execute("DELETE FROM meta WHERE key = 'ingest.keys'", [])?;
+    tx.commit()?;
+    Ok(())
+}
+
 /// Removes the rows of a file that shrank or was replaced, before it is read again.
 fn forget_file(tx: &Transaction, path: &str) -> Result<()> {
     let turn_ids: Vec<i64> = tx

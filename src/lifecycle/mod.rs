@@ -34,7 +34,7 @@ pub use state::{archive, archive_with_reason, restore, set_protected};
 pub use suggest::{SuggestIndex, Suggestion, suggest};
 pub use sweep::{Phases, StatusChange, SweepReport, judge_skills, ms};
 pub use tally::Tally;
-pub use versions::{diff_text, rollback, scan_edits, versions};
+pub use versions::{EditScan, diff_text, rollback, scan_edits, scan_edits_by_kind, versions};
 pub(crate) use versions::{scan_one, write_version};
 
 pub(crate) use crate::catalog::SkillRow;

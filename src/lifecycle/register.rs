@@ -96,8 +96,8 @@ pub fn adopt_folder(
         return Ok(None);
     }
     let file = skill_file(folder);
-    let content =
-        std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+    let content = crate::fsio::read_skill_md_text(&file)
+        .with_context(|| format!("reading {}", file.display()))?;
     let new = NewSkill {
         agent,
         name: &name,

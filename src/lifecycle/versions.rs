@@ -69,7 +69,7 @@ pub(crate) fn write_version(
     }
     scan_one(ws, skill)?;
     let file = skill_file(Path::new(&skill.path));
-    let old = std::fs::read(&file).ok();
+    let old = crate::fsio::read_skill_md(&file).ok();
     atomic_write(&file, content.as_bytes())?;
     let result = (|| -> Result<i64> {
         let tx = ws.store.conn_mut().transaction()?;
@@ -113,6 +113,19 @@ pub fn rollback(ws: &mut Workspace, agent: &str, skill: &str, version: i64) -> R
 /// adopts skill folders in the live dir that have no row yet (source `adopt`, config agent).
 /// Files whose size and mtime match the last read are not reread. Returns versions recorded.
 pub fn scan_edits(ws: &mut Workspace) -> Result<usize> {
+    let scan = scan_edits_by_kind(ws)?;
+    Ok(scan.edited + scan.adopted)
+}
+
+/// What [`scan_edits`] found: live skills whose file changed, and new folders adopted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EditScan {
+    pub edited: usize,
+    pub adopted: usize,
+}
+
+/// [`scan_edits`], telling edits and adoptions apart (a new folder is adopted, not edited).
+pub fn scan_edits_by_kind(ws: &mut Workspace) -> Result<EditScan> {
     let mut changed = Vec::new();
     for (id, path, known) in skills::live_stamps(ws.store.conn())? {
         let stamp = register::file_stamp(&skill_file(Path::new(&path)));
@@ -138,8 +151,8 @@ pub fn scan_edits(ws: &mut Workspace) -> Result<usize> {
     // Folders in the live skills folder the database does not know yet are adopted; one that
     // cannot be read is left for the next sweep (`record NAME` on it reports the reason).
     let agent = ws.config.agent_id.clone();
-    recorded += register::adopt_folders(ws, &agent, &[Scope::Account], false)?;
-    Ok(recorded)
+    let adopted = register::adopt_folders(ws, &agent, &[Scope::Account], false)?;
+    Ok(EditScan { edited: recorded, adopted })
 }
 
 /// Records the live file of `skill` as an `edit` version if its bytes differ from the newest
@@ -147,7 +160,7 @@ pub fn scan_edits(ws: &mut Workspace) -> Result<usize> {
 /// when `review_on_edit` is on. Returns whether a version was added.
 pub(crate) fn scan_one(ws: &mut Workspace, skill: &SkillRow) -> Result<bool> {
     let file = skill_file(Path::new(&skill.path));
-    let bytes = match std::fs::read(&file) {
+    let bytes = match crate::fsio::read_skill_md(&file) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
         Err(e) => return Err(e).with_context(|| format!("reading {}", file.display())),

@@ -149,7 +149,8 @@ pub fn validate_skill(dir: &Path) -> Result<Vec<Problem>> {
         return Ok(r.problems);
     };
     let mut r = Report { path: &skill_md, problems: Vec::new() };
-    let bytes = fs::read(&skill_md).map_err(|e| anyhow::anyhow!("{}: {e}", skill_md.display()))?;
+    let bytes = crate::fsio::read_skill_md(&skill_md)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", skill_md.display()))?;
     let content = match String::from_utf8(bytes) {
         Ok(text) => text,
         Err(e) => {

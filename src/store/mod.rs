@@ -5,6 +5,7 @@
 //! skilldeck goes through; `docs/architecture.md` lists them.
 
 mod schema;
+pub mod trouble;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -24,7 +25,13 @@ pub struct Store {
 
 impl Store {
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    /// A trouble a person can fix (read-only folder, a path under a file, a lock, a damaged
+    /// file) is one line naming the path and the fix ([`trouble::explain`]).
     pub fn open(path: &Path) -> Result<Self> {
+        Store::open_inner(path).map_err(|e| trouble::explained(path, e))
+    }
+
+    fn open_inner(path: &Path) -> Result<Self> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("creating database folder {}", dir.display()))?;

@@ -3,7 +3,7 @@
 //! Each entry of `MIGRATIONS` moves the database from version `i` to `i + 1`. Until the first
 //! release, migration 1 may still be edited in place; after it, only append.
 
-pub const MIGRATIONS: &[&str] = &[V1, V_DRAFTS, V_LOOP];
+pub const MIGRATIONS: &[&str] = &[V1, V_DRAFTS, V_CANONICAL_KEYS, V_LOOP];
 
 const V1: &str = r#"
 CREATE TABLE meta (
@@ -339,6 +339,14 @@ CREATE TABLE workflow_index (
     workflow_id INTEGER NOT NULL,
     PRIMARY KEY(agent_id, step, workflow_id)
 ) WITHOUT ROWID;
+"#;
+
+/// Transcript files are keyed by canonical path (one file however it is spelled). Rows stored
+/// under other spellings are rewritten by the next ingest (`ingest::write::canonical_keys`),
+/// which needs the filesystem: this flag asks for it.
+const V_CANONICAL_KEYS: &str = r#"
+INSERT INTO meta(key, value) VALUES ('ingest.keys', 'spelled')
+    ON CONFLICT(key) DO UPDATE SET value = excluded.value;
 "#;
 
 /// Usage (issue 12): a usage-based lifecycle beside the outcome-based one, and merges.

@@ -6,3 +6,11 @@ pub mod injection;
 pub mod redact;
 pub mod safe;
 pub mod slug;
+
+/// `1 skill`, `2 skills`: a count with its noun in the right number (`noun` + `s` when plural).
+pub fn count(n: impl Into<u64>, noun: &str) -> String {
+    match n.into() {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
+    }
+}

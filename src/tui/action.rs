@@ -1,9 +1,12 @@
-//! Everything a person can do in the console. Keys map to these (see `keys.rs`); `Deserialize`
-//! so a keymap could live in the config file.
+//! Everything a person can do in the console. Keys map to these through the key map
+//! (`keys.rs`, which a `[keys]` table in the config file can change); the help overlay describes
+//! them with [`Action::describe`], and the ones that change something name their command-line
+//! twin in [`Action::cli_twin`]. Both are `match`es without a catch-all, so a new action cannot
+//! be added without deciding what it says and whether it has a twin.
 
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
     Up,
@@ -12,6 +15,12 @@ pub enum Action {
     Bottom,
     PageUp,
     PageDown,
+    /// Diff and detail views: scroll sideways.
+    ScrollLeft,
+    ScrollRight,
+    /// Diff views: jump to the next / previous changed block.
+    NextHunk,
+    PrevHunk,
     NextPane,
     PrevPane,
     GoQueue,
@@ -26,6 +35,10 @@ pub enum Action {
     StartFilter,
     FilterChar(char),
     FilterBackspace,
+    /// Skills: show only one state (all → healthy → warning → … → all).
+    CycleStateFilter,
+    /// Skills: order by name, state, rate, uses, last used.
+    CycleSort,
     /// Diff pane: compare the version under the cursor against this one.
     MarkBase,
     Promote,
@@ -38,6 +51,8 @@ pub enum Action {
     Undo,
     Sweep,
     Ingest,
+    /// Copy the selected draft's or skill's path to the clipboard.
+    CopyPath,
     Confirm,
     Cancel,
     Help,
@@ -45,24 +60,98 @@ pub enum Action {
 }
 
 impl Action {
-    /// The command-line twin of a change (`skilldeck …`), for the help overlay and scripts.
+    /// What the action does, in the help overlay's words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Action::Up => "move up",
+            Action::Down => "move down",
+            Action::Top => "first row",
+            Action::Bottom => "last row",
+            Action::PageUp => "page / scroll up",
+            Action::PageDown => "page / scroll down",
+            Action::ScrollLeft => "scroll left",
+            Action::ScrollRight => "scroll right",
+            Action::NextHunk => "diff: next change",
+            Action::PrevHunk => "diff: previous change",
+            Action::NextPane => "next pane",
+            Action::PrevPane => "previous pane",
+            Action::GoQueue => "queue pane",
+            Action::GoSkills => "skills pane",
+            Action::GoTimeline => "timeline pane",
+            Action::GoDiff => "diff pane",
+            Action::Enter => "open detail / keep filter",
+            Action::Back => "back / close / clear filter",
+            Action::StartFilter => "filter by name (fuzzy)",
+            Action::FilterChar(_) => "type into the filter",
+            Action::FilterBackspace => "erase from the filter",
+            Action::CycleStateFilter => "skills: only one state",
+            Action::CycleSort => "sort skills (name, state)",
+            Action::MarkBase => "diff: set base version",
+            Action::Promote => "promote candidate",
+            Action::Dismiss => "dismiss candidate",
+            Action::Approve => "approve proposal (asks y/n)",
+            Action::Reject => "reject proposal (asks y/n)",
+            Action::ToggleProtected => "pin / unpin (protected)",
+            Action::Archive => "archive skill",
+            Action::Restore => "restore skill",
+            Action::Undo => "undo (several steps)",
+            Action::Sweep => "sweep now",
+            Action::Ingest => "ingest + detect now",
+            Action::CopyPath => "copy path (clipboard)",
+            Action::Confirm => "confirm (y)",
+            Action::Cancel => "cancel",
+            Action::Help => "this help",
+            Action::Quit => "quit",
+        }
+    }
+
+    /// The command-line twin of a change (`skilldeck …`), for the help overlay and scripts;
+    /// `None` for actions that only move around or change what is shown.
     /// `a|b` are alternatives; `ID` is a candidate id, `NAME` a skill name.
     pub fn cli_twin(self) -> Option<&'static str> {
-        Some(match self {
-            Action::Promote => "promote ID",
-            Action::Dismiss => "dismiss ID",
-            Action::Approve => "approve ID",
-            Action::Reject => "reject ID",
-            Action::ToggleProtected => "pin|unpin NAME",
-            Action::Archive => "archive NAME",
-            Action::Restore => "restore NAME",
+        match self {
+            Action::Promote => Some("promote ID"),
+            Action::Dismiss => Some("dismiss ID"),
+            Action::Approve => Some("approve ID"),
+            Action::Reject => Some("reject ID"),
+            Action::ToggleProtected => Some("pin|unpin NAME"),
+            Action::Archive => Some("archive NAME"),
+            Action::Restore => Some("restore NAME"),
             // Undoing an archive is `restore NAME`.
-            Action::Undo => "undo-promote|undo-dismiss ID",
-            Action::Sweep => "sweep",
+            Action::Undo => Some("undo-promote|undo-dismiss|undo-approve ID"),
+            Action::Sweep => Some("sweep"),
             // `ingest` runs detection and evolution too.
-            Action::Ingest => "ingest",
-            _ => return None,
-        })
+            Action::Ingest => Some("ingest"),
+            Action::Up
+            | Action::Down
+            | Action::Top
+            | Action::Bottom
+            | Action::PageUp
+            | Action::PageDown
+            | Action::ScrollLeft
+            | Action::ScrollRight
+            | Action::NextHunk
+            | Action::PrevHunk
+            | Action::NextPane
+            | Action::PrevPane
+            | Action::GoQueue
+            | Action::GoSkills
+            | Action::GoTimeline
+            | Action::GoDiff
+            | Action::Enter
+            | Action::Back
+            | Action::StartFilter
+            | Action::FilterChar(_)
+            | Action::FilterBackspace
+            | Action::CycleStateFilter
+            | Action::CycleSort
+            | Action::MarkBase
+            | Action::CopyPath
+            | Action::Confirm
+            | Action::Cancel
+            | Action::Help
+            | Action::Quit => None,
+        }
     }
 
     /// Every command line `cli_twin` stands for, with `ID` and `NAME` filled in.

@@ -6,16 +6,49 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use ratatui::crossterm::event::Event;
+use ratatui::crossterm::event::{Event, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::Rect;
 use ratatui::{Terminal, backend::Backend};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
+use super::action::Action;
 use super::draw::draw;
-use super::keys::handle_key;
+use super::keys::{KeyMap, handle_key};
 use super::state::{UiState, update};
 use crate::engine::{self, Command, EngineHandle, EngineOptions, Snapshot, Update, View};
 use crate::workspace::Workspace;
+
+/// Puts text on the clipboard; returns how, for the status line.
+pub type CopyFn = Arc<dyn Fn(&str) -> Result<&'static str> + Send + Sync>;
+
+/// How the console looks and reaches outside itself.
+#[derive(Clone)]
+pub struct ConsoleOptions {
+    /// False under NO_COLOR.
+    pub color: bool,
+    pub keymap: KeyMap,
+    /// What `y` calls with the selected path.
+    pub copy: CopyFn,
+}
+
+impl Default for ConsoleOptions {
+    fn default() -> Self {
+        ConsoleOptions { color: true, keymap: KeyMap::default(), copy: Arc::new(copy_osc52) }
+    }
+}
+
+/// Copies through the terminal: an OSC 52 escape, which the terminal (or tmux with
+/// `set-clipboard on`) turns into a clipboard write, over SSH too.
+pub fn copy_osc52(text: &str) -> Result<&'static str> {
+    use std::io::Write;
+    let mut out = std::io::stdout();
+    ratatui::crossterm::execute!(
+        out,
+        ratatui::crossterm::clipboard::CopyToClipboard::to_clipboard_from(text)
+    )?;
+    out.flush()?;
+    Ok("through the terminal (OSC 52)")
+}
 
 /// Runs the console until `q` (or the input ends). Generic over the backend and fed by a
 /// channel of terminal events.
@@ -23,13 +56,14 @@ pub async fn run_app<B: Backend>(
     terminal: &mut Terminal<B>,
     mut input: UnboundedReceiver<Event>,
     mut engine: EngineHandle,
-    color: bool,
+    options: ConsoleOptions,
 ) -> Result<()>
 where
     B::Error: Send + Sync + 'static,
 {
     let size = terminal.size().context("reading the terminal size")?;
-    let mut ui = UiState::new(Rect::new(0, 0, size.width, size.height), color);
+    let mut ui = UiState::new(Rect::new(0, 0, size.width, size.height), options.color)
+        .with_keymap(options.keymap.clone());
     let mut snap = Arc::new(Snapshot::default());
     let mut sent_view: Option<View> = None;
     let mut engine_alive = true;
@@ -47,6 +81,13 @@ where
                 dirty |= on_event(&mut ui, &snap, &engine, event);
                 while let Ok(event) = input.try_recv() {
                     dirty |= on_event(&mut ui, &snap, &engine, event);
+                }
+                if let Some(path) = ui.clipboard.take() {
+                    let shown = crate::text::safe::inline(&path).into_owned();
+                    match (options.copy)(&path) {
+                        Ok(how) => ui.engine.result(format!("copied {shown} {how}"), false),
+                        Err(e) => ui.engine.result(format!("could not copy {shown}: {e:#}"), true),
+                    }
                 }
             }
             received = engine.updates.recv(), if engine_alive => {
@@ -98,7 +139,30 @@ fn on_event(ui: &mut UiState, snap: &Snapshot, engine: &EngineHandle, event: Eve
             ui.resize(Rect::new(0, 0, width, height));
             true
         }
+        Event::Mouse(mouse) => match on_mouse(ui, snap, mouse) {
+            Some(action) => {
+                if let Some(cmd) = update(ui, snap, action) {
+                    let _ = engine.commands.send(cmd);
+                }
+                true
+            }
+            None => mouse.kind == MouseEventKind::Down(MouseButton::Left),
+        },
         _ => false,
+    }
+}
+
+/// Mouse: the wheel moves the selection, a click on a tab switches pane, a click on a row
+/// selects it (the click is applied here; the wheel returns its action).
+fn on_mouse(ui: &mut UiState, snap: &Snapshot, mouse: MouseEvent) -> Option<Action> {
+    match mouse.kind {
+        MouseEventKind::ScrollDown => Some(Action::Down),
+        MouseEventKind::ScrollUp => Some(Action::Up),
+        MouseEventKind::Down(MouseButton::Left) => {
+            ui.click(snap, mouse.column, mouse.row);
+            None
+        }
+        _ => None,
     }
 }
 
@@ -114,21 +178,23 @@ fn on_update(ui: &mut UiState, snap: &mut Arc<Snapshot>, update: Update) {
         }
         Update::Progress(p) => ui.engine.progress = Some(p),
         // Background work with nothing to report keeps the last message on screen.
-        Update::Done(text) if text.is_empty() => {
-            ui.engine.busy = None;
-            ui.engine.progress = None;
-        }
         Update::Done(text) => {
             ui.engine.busy = None;
             ui.engine.progress = None;
-            ui.engine.message = Some(text);
-            ui.engine.error = false;
+            ui.engine.result(text, false);
+        }
+        // Background work with nothing to report keeps the last message on screen.
+        Update::Note(text) => {
+            ui.engine.busy = None;
+            ui.engine.progress = None;
+            if !text.is_empty() {
+                ui.engine.note(text);
+            }
         }
         Update::Failed(text) => {
             ui.engine.busy = None;
             ui.engine.progress = None;
-            ui.engine.message = Some(text);
-            ui.engine.error = true;
+            ui.engine.result(text, true);
         }
     }
 }
@@ -159,6 +225,8 @@ pub fn run_console(ws: Workspace) -> Result<()> {
         .build()
         .context("starting the async runtime")?;
     let result = runtime.block_on(async {
+        let keymap = KeyMap::from_config(&ws.config.keys)
+            .with_context(|| format!("config {}", ws.paths.config_file.display()))?;
         let options = EngineOptions::from_config(&ws.config.engine);
         let engine = engine::spawn(ws, options)?;
         let (tx, rx) = unbounded_channel();
@@ -172,6 +240,10 @@ pub fn run_console(ws: Workspace) -> Result<()> {
         // `init` enters raw mode and the alternate screen and installs the panic hook that
         // restores them; frames go through a backend that writes each one atomically.
         drop(ratatui::init());
+        let _ = ratatui::crossterm::execute!(
+            std::io::stdout(),
+            ratatui::crossterm::event::EnableMouseCapture
+        );
         keep_terminal_on_background_panics();
         let mut terminal = match Terminal::new(super::terminal::SyncedBackend::stdout()) {
             Ok(t) => t,
@@ -180,7 +252,13 @@ pub fn run_console(ws: Workspace) -> Result<()> {
                 return Err(e).context("opening the terminal");
             }
         };
-        let result = run_app(&mut terminal, rx, engine, color_enabled()).await;
+        let console =
+            ConsoleOptions { color: color_enabled(), keymap, ..ConsoleOptions::default() };
+        let result = run_app(&mut terminal, rx, engine, console).await;
+        let _ = ratatui::crossterm::execute!(
+            std::io::stdout(),
+            ratatui::crossterm::event::DisableMouseCapture
+        );
         ratatui::restore();
         result
     });

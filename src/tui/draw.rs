@@ -32,6 +32,6 @@ pub fn draw(f: &mut Frame, snap: &Snapshot, ui: &UiState) {
     }
     status::draw_status(f, status_line, ui, theme);
     if ui.help {
-        panes::help::draw(f, body, theme);
+        panes::help::draw(f, body, ui, theme);
     }
 }

@@ -2,9 +2,9 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 
-/// Header line, body, status line.
+/// Header (pane tabs, then the workspace), body, status line.
 pub fn frame(area: Rect) -> [Rect; 3] {
-    Layout::vertical([Constraint::Length(1), Constraint::Min(0), Constraint::Length(1)]).areas(area)
+    Layout::vertical([Constraint::Length(2), Constraint::Min(0), Constraint::Length(1)]).areas(area)
 }
 
 /// Rows of the skills table that fit on screen (body minus borders and the header row).
@@ -12,10 +12,45 @@ pub fn skills_page(area: Rect) -> usize {
     usize::from(frame(area)[1].height.saturating_sub(3))
 }
 
-/// Width of the list beside a detail view.
+/// Width of the list beside a detail view: two fifths of the screen, so it widens with the
+/// terminal (never under 24 columns).
 pub fn list_width(area: Rect) -> u16 {
-    (area.width * 2 / 5).clamp(24, 48)
+    (area.width * 2 / 5).max(24.min(area.width))
 }
 
 /// Width from which the Skills pane shows the timeline beside the table.
 pub const SIDE_BY_SIDE: u16 = 150;
+
+/// `text` cut to `width` columns, ending with `…` when it was cut.
+pub fn ellipsize(text: &str, width: usize) -> String {
+    let w = |s: &str| ratatui::text::Span::raw(s).width();
+    if w(text) <= width {
+        return text.to_owned();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    for c in text.chars() {
+        let mut next = out.clone();
+        next.push(c);
+        if w(&next) + 1 > width {
+            break;
+        }
+        out = next;
+    }
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_text_ends_with_an_ellipsis_within_the_width() {
+        assert_eq!(ellipsize("deploy-docs", 20), "deploy-docs");
+        assert_eq!(ellipsize("deploy-docs", 7), "deploy…");
+        assert_eq!(ellipsize("deploy-docs", 1), "…");
+    }
+}

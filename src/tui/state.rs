@@ -1,9 +1,12 @@
 //! The console's own state (selection, pane, filter, prompts) and how actions change it.
 //! `update` is pure apart from `UiState`: it returns the engine command an action asks for.
 
+use std::sync::Arc;
+
 use ratatui::layout::Rect;
 
 use super::action::Action;
+use super::keys::KeyMap;
 use super::layout;
 use crate::engine::snapshot::{CandidateView, SkillRow, Snapshot};
 use crate::engine::{Command, Op, Progress, Target, View};
@@ -34,9 +37,10 @@ impl Pane {
     }
 }
 
-/// A destructive action waiting for y/n.
+/// A change waiting for y/n.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Confirm {
+    Approve { id: i64, name: String },
     Reject { id: i64, name: String },
 }
 
@@ -47,6 +51,72 @@ pub struct EngineStatus {
     pub progress: Option<Progress>,
     pub message: Option<String>,
     pub error: bool,
+    /// The message is the result of something the person did (or an error): background notes
+    /// do not replace it until it has been read.
+    pub sticky: bool,
+    /// A key was pressed since the message arrived.
+    pub seen: bool,
+}
+
+impl EngineStatus {
+    /// The result of the person's action, or an error: shown until replaced by another result.
+    pub fn result(&mut self, text: String, error: bool) {
+        self.message = Some(text);
+        self.error = error;
+        self.sticky = true;
+        self.seen = false;
+    }
+
+    /// What background work found: shown unless an unread result is on screen.
+    pub fn note(&mut self, text: String) {
+        if self.message.is_none() || self.seen || !self.sticky {
+            self.message = Some(text);
+            self.error = false;
+            self.sticky = false;
+            self.seen = false;
+        }
+    }
+}
+
+/// Skill states the `f` key cycles through (`pinned`: protected skills, whatever their state).
+pub const STATE_FILTERS: [&str; 7] =
+    ["healthy", "warning", "deprecated", "degraded", "pinned", "archived", "retired"];
+
+/// Orders of the Skills list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sort {
+    #[default]
+    Name,
+    /// Worst first: deprecated, degraded, warning, healthy, then parked skills.
+    State,
+}
+
+impl Sort {
+    pub fn label(self) -> &'static str {
+        match self {
+            Sort::Name => "name",
+            Sort::State => "state",
+        }
+    }
+
+    fn next(self) -> Sort {
+        match self {
+            Sort::Name => Sort::State,
+            Sort::State => Sort::Name,
+        }
+    }
+}
+
+fn state_rank(status: &str) -> u8 {
+    match status {
+        "deprecated" => 0,
+        "degraded" => 1,
+        "warning" => 2,
+        "healthy" => 3,
+        "archived" => 5,
+        "retired" => 6,
+        _ => 4,
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -64,13 +134,22 @@ pub struct UiState {
     pub zoom: bool,
     /// Skills pane: the selected skill's detail (package, identity, traces, versions) is open.
     pub skill_detail: bool,
+    /// Sideways scroll of the diff views.
+    pub hscroll: u16,
     pub filter: String,
     pub filtering: bool,
-    /// Indices into the snapshot's lists that pass the filter.
+    /// Skills pane: only skills in this state (an index into [`STATE_FILTERS`]).
+    pub state_filter: Option<usize>,
+    pub sort: Sort,
+    /// Indices into the snapshot's lists that pass the filter, in display order.
     pub queue_rows: Vec<usize>,
     pub skill_rows: Vec<usize>,
-    synced: Option<(u64, String)>,
+    synced: Option<(u64, String, Option<usize>, Sort)>,
     pub help: bool,
+    pub help_scroll: u16,
+    /// A path to put on the clipboard (the app loop hands it to the terminal).
+    pub clipboard: Option<String>,
+    pub keymap: Arc<KeyMap>,
     pub confirm: Option<Confirm>,
     pub engine: EngineStatus,
     /// False under NO_COLOR: states are still words, emphasis uses modifiers.
@@ -85,19 +164,118 @@ impl UiState {
         UiState { area, color, ..UiState::default() }
     }
 
-    /// Recomputes the filtered rows when the lists or the filter changed.
+    pub fn with_keymap(mut self, keymap: KeyMap) -> Self {
+        self.keymap = Arc::new(keymap);
+        self
+    }
+
+    /// Recomputes the filtered rows when the lists, the filter or the order changed.
     pub fn sync(&mut self, snap: &Snapshot) {
-        let key = (snap.generation, self.filter.clone());
+        let key = (snap.generation, self.filter.clone(), self.state_filter, self.sort);
         if self.synced.as_ref() == Some(&key) {
             return;
         }
         let f = self.filter.as_str();
         self.queue_rows =
             (0..snap.candidates.len()).filter(|&i| fuzzy(&snap.candidates[i].name, f)).collect();
-        self.skill_rows =
-            (0..snap.skills.len()).filter(|&i| fuzzy(&snap.skills[i].name, f)).collect();
+        let state = self.state_filter.and_then(|i| STATE_FILTERS.get(i)).copied();
+        let in_state = |s: &SkillRow| match state {
+            None => true,
+            Some("pinned") => s.protected,
+            Some(word) => s.status == word,
+        };
+        self.skill_rows = (0..snap.skills.len())
+            .filter(|&i| fuzzy(&snap.skills[i].name, f) && in_state(&snap.skills[i]))
+            .collect();
+        if self.sort == Sort::State {
+            // Stable: names stay in order within a state.
+            self.skill_rows.sort_by_key(|&i| state_rank(&snap.skills[i].status));
+        }
         self.synced = Some(key);
         self.clamp();
+    }
+
+    /// A left click at (`x`, `y`): a tab switches pane; a row of a list selects it (and its
+    /// pane).
+    pub fn click(&mut self, snap: &Snapshot, x: u16, y: u16) {
+        let [header, body, _] = layout::frame(self.area);
+        if y == header.y {
+            // Tabs as the header draws them: " skilldeck " then " N Title (count) " each.
+            let mut left = header.x + 11;
+            for (i, pane) in Pane::ALL.iter().enumerate() {
+                let count = match pane {
+                    Pane::Queue => format!(" ({})", snap.candidates.len()),
+                    Pane::Skills => format!(" ({})", snap.skills.len()),
+                    _ => String::new(),
+                };
+                let width = format!(" {} {}{count} ", i + 1, pane.title()).chars().count() as u16;
+                if (left..left + width).contains(&x) {
+                    go(self, *pane);
+                    return;
+                }
+                left += width;
+            }
+            return;
+        }
+        if !(body.y..body.y + body.height).contains(&y) {
+            return;
+        }
+        let row_in = |top: u16, visible: u16| -> Option<usize> {
+            (y >= top && y < top + visible).then(|| usize::from(y - top))
+        };
+        match self.pane {
+            Pane::Queue if !self.zoom => {
+                if x >= body.x + layout::list_width(body) {
+                    return;
+                }
+                let visible = body.height.saturating_sub(2);
+                let offset = self.queue_sel.saturating_sub(usize::from(visible).saturating_sub(1));
+                if let Some(r) = row_in(body.y + 1, visible) {
+                    self.queue_sel = (offset + r).min(self.queue_rows.len().saturating_sub(1));
+                    self.scroll = 0;
+                }
+            }
+            Pane::Skills if !self.skill_detail => {
+                if let Some(r) = row_in(body.y + 2, body.height.saturating_sub(3)) {
+                    let at = self.skills_top + r;
+                    if at < self.skill_rows.len() {
+                        self.skills_sel = at;
+                        self.version_sel = usize::MAX;
+                        self.version_base = None;
+                    }
+                }
+            }
+            Pane::Diff => {
+                let detail = snap
+                    .detail
+                    .as_ref()
+                    .filter(|d| Some(d.skill_id) == self.skill(snap).map(|s| s.id));
+                let n = detail.map_or(0, |d| d.versions.len());
+                let width = (layout::list_width(body) * 3 / 4).max(24.min(body.width));
+                if x < body.x + width
+                    && let Some(r) = row_in(body.y + 1, body.height.saturating_sub(2))
+                    && r < n
+                {
+                    self.version_sel = r;
+                    self.scroll = 0;
+                    self.hscroll = 0;
+                }
+            }
+            _ => {}
+        }
+        self.clamp();
+    }
+
+    /// What narrows the lists right now, for pane titles: `/text`, `state:warning`.
+    pub fn filter_label(&self, skills: bool) -> Option<String> {
+        let mut parts = Vec::new();
+        if !self.filter.is_empty() {
+            parts.push(format!("/{}", self.filter));
+        }
+        if skills && let Some(state) = self.state_filter.and_then(|i| STATE_FILTERS.get(i)) {
+            parts.push(format!("only {state}"));
+        }
+        (!parts.is_empty()).then(|| parts.join(" "))
     }
 
     /// The terminal changed size: keep the selection on screen.
@@ -160,9 +338,8 @@ pub fn fuzzy(text: &str, pattern: &str) -> bool {
 
 /// Applies an action to the UI state; returns what the engine must do, if anything.
 pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Command> {
-    if !matches!(action, Action::Confirm | Action::Cancel) {
-        ui.engine.message = None;
-    }
+    // A key after a result means it was read: background notes may replace it now.
+    ui.engine.seen = true;
     let cmd = match action {
         Action::Up => step(ui, snap, -1),
         Action::Down => step(ui, snap, 1),
@@ -176,12 +353,43 @@ pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comma
         Action::GoSkills => go(ui, Pane::Skills),
         Action::GoTimeline => go(ui, Pane::Timeline),
         Action::GoDiff => go(ui, Pane::Diff),
+        Action::ScrollLeft => {
+            ui.hscroll = ui.hscroll.saturating_sub(8);
+            None
+        }
+        Action::ScrollRight => {
+            ui.hscroll = ui.hscroll.saturating_add(8);
+            None
+        }
+        Action::NextHunk => hunk(ui, snap, true),
+        Action::PrevHunk => hunk(ui, snap, false),
         Action::Enter => enter(ui, snap),
-        Action::Back => back(ui),
+        Action::Back => back(ui, snap),
         Action::StartFilter => {
             ui.filtering = true;
             None
         }
+        Action::CycleStateFilter => {
+            ui.state_filter = match ui.state_filter {
+                None => Some(0),
+                Some(i) if i + 1 < STATE_FILTERS.len() => Some(i + 1),
+                Some(_) => None,
+            };
+            if ui.pane != Pane::Skills {
+                go(ui, Pane::Skills);
+            }
+            ui.sync(snap);
+            None
+        }
+        Action::CycleSort => {
+            ui.sort = ui.sort.next();
+            if ui.pane != Pane::Skills {
+                go(ui, Pane::Skills);
+            }
+            ui.sync(snap);
+            None
+        }
+        Action::CopyPath => copy_path(ui, snap),
         Action::FilterChar(c) => {
             ui.filter.push(c);
             ui.sync(snap);
@@ -202,8 +410,15 @@ pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comma
         Action::Undo => Some(Command::Undo),
         Action::Sweep => Some(Command::SweepNow),
         Action::Ingest => Some(Command::IngestNow),
-        Action::Confirm => ui.confirm.take().map(|Confirm::Reject { id, name }| {
-            Command::Op(Op::Reject(Target { id, agent: String::new(), name }))
+        Action::Confirm => ui.confirm.take().map(|c| {
+            Command::Op(match c {
+                Confirm::Approve { id, name } => {
+                    Op::Approve(Target { id, agent: String::new(), name })
+                }
+                Confirm::Reject { id, name } => {
+                    Op::Reject(Target { id, agent: String::new(), name })
+                }
+            })
         }),
         Action::Cancel => {
             ui.confirm = None;
@@ -211,6 +426,7 @@ pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comma
         }
         Action::Help => {
             ui.help = !ui.help;
+            ui.help_scroll = 0;
             None
         }
         Action::Quit => {
@@ -223,12 +439,16 @@ pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comma
 }
 
 fn say(ui: &mut UiState, text: &str) -> Option<Command> {
-    ui.engine.message = Some(text.to_owned());
-    ui.engine.error = false;
+    ui.engine.result(text.to_owned(), false);
     None
 }
 
 fn step(ui: &mut UiState, snap: &Snapshot, delta: isize) -> Option<Command> {
+    if ui.help {
+        // The overlay clamps the offset to its rows.
+        ui.help_scroll = (ui.help_scroll as isize).saturating_add(delta).clamp(0, 200) as u16;
+        return None;
+    }
     let moved = |sel: usize, len: usize| -> usize {
         (sel as isize).saturating_add(delta).clamp(0, len.saturating_sub(1) as isize) as usize
     };
@@ -251,6 +471,7 @@ fn step(ui: &mut UiState, snap: &Snapshot, delta: isize) -> Option<Command> {
             let n = detail.map(|d| d.versions.len())?;
             ui.version_sel = moved(ui.version_sel.min(n.saturating_sub(1)), n);
             ui.scroll = 0;
+            ui.hscroll = 0;
         }
     }
     None
@@ -272,7 +493,59 @@ fn go(ui: &mut UiState, pane: Pane) -> Option<Command> {
     ui.zoom = false;
     ui.skill_detail = false;
     ui.scroll = 0;
+    ui.hscroll = 0;
     None
+}
+
+/// Diff pane: scroll so the next (or previous) block of changes is at the top.
+fn hunk(ui: &mut UiState, snap: &Snapshot, forward: bool) -> Option<Command> {
+    let texts = match ui.pane {
+        Pane::Diff => {
+            let detail =
+                snap.detail.as_ref().filter(|d| Some(d.skill_id) == ui.skill(snap).map(|s| s.id));
+            let versions = detail.map_or(&[][..], |d| &d.versions[..]);
+            ui.diff_pair(versions.len()).map(|(base, head)| {
+                (base.map_or("", |b| versions[b].content.as_str()), versions[head].content.as_str())
+            })
+        }
+        _ => None,
+    };
+    let Some((old, new)) = texts else {
+        return say(ui, "n and N jump between changes in the diff pane (4)");
+    };
+    let starts = super::panes::diff::hunk_starts(old, new);
+    let at = ui.scroll as usize;
+    let next = if forward {
+        starts.iter().find(|&&s| s > at)
+    } else {
+        starts.iter().rev().find(|&&s| s < at)
+    };
+    match next {
+        Some(&line) => ui.scroll = line as u16,
+        None if starts.is_empty() => return say(ui, "no changes between these versions"),
+        None => {
+            return say(
+                ui,
+                if forward { "no more changes below" } else { "no more changes above" },
+            );
+        }
+    }
+    None
+}
+
+/// Puts the selected draft's (queue) or skill's folder on the clipboard.
+fn copy_path(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
+    let path = match ui.pane {
+        Pane::Queue => ui.candidate(snap).and_then(|c| c.staged_path.clone()),
+        _ => ui.skill(snap).map(|s| s.path.clone()),
+    };
+    match path {
+        Some(p) if !p.is_empty() => {
+            ui.clipboard = Some(p);
+            None
+        }
+        _ => say(ui, "nothing to copy: the selection has no folder"),
+    }
 }
 
 fn enter(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
@@ -292,17 +565,25 @@ fn enter(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
     None
 }
 
-fn back(ui: &mut UiState) -> Option<Command> {
+fn back(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
     if ui.help {
         ui.help = false;
     } else if ui.filtering {
         ui.filtering = false;
         ui.filter.clear();
+        ui.sync(snap);
     } else if ui.zoom {
         ui.zoom = false;
     } else if ui.skill_detail {
         ui.skill_detail = false;
         ui.scroll = 0;
+    } else if !ui.filter.is_empty() || (ui.pane == Pane::Skills && ui.state_filter.is_some()) {
+        // A kept filter: Esc clears it (the name filter first, then the state filter).
+        if ui.filter.is_empty() {
+            ui.state_filter = None;
+        }
+        ui.filter.clear();
+        ui.sync(snap);
     } else {
         match ui.pane {
             Pane::Timeline => ui.pane = Pane::Skills,
@@ -343,10 +624,11 @@ fn proposal_op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comm
     let Some((id, name)) = found else {
         return say(ui, "select a proposed version (queue, or the diff pane) to approve or reject");
     };
-    if action == Action::Approve {
-        return Some(Command::Op(Op::Approve(Target { id, agent: String::new(), name })));
-    }
-    ui.confirm = Some(Confirm::Reject { id, name });
+    ui.confirm = Some(if action == Action::Approve {
+        Confirm::Approve { id, name }
+    } else {
+        Confirm::Reject { id, name }
+    });
     None
 }
 
@@ -378,6 +660,7 @@ mod tests {
                 status: "healthy".into(),
                 protected: id == 1,
                 version: 1,
+                path: format!("/skills/skill-{id:03}"),
             })
             .collect();
         Snapshot { generation: 1, skills: Arc::new(rows), ..Snapshot::default() }

@@ -1,10 +1,14 @@
-//! Header (pane tabs) and status line (what the engine is doing, prompts, the filter).
+//! Header (pane tabs, then the workspace: database and skills folder, like k9s's context line)
+//! and status line (what the engine is doing or found, prompts, the filter being typed).
+
+use std::path::Path;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use super::layout::ellipsize;
 use super::state::{Confirm, Pane, UiState};
 use super::theme::Theme;
 use crate::engine::Progress;
@@ -23,26 +27,75 @@ pub fn draw_header(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, the
         spans.push(Span::styled(text, style));
     }
     spans.push(Span::styled("  ? help", theme.dim()));
-    f.render_widget(Paragraph::new(Line::from(spans)), area);
+    let [tabs, context] = ratatui::layout::Layout::vertical([
+        ratatui::layout::Constraint::Length(1),
+        ratatui::layout::Constraint::Length(1),
+    ])
+    .areas(area);
+    f.render_widget(Paragraph::new(Line::from(spans)), tabs);
+    f.render_widget(Paragraph::new(context_line(snap, area.width, theme)), context);
+}
+
+/// ` db <path> · skills <folder>`, each path shortened from the left to fit.
+fn context_line(snap: &Snapshot, width: u16, theme: Theme) -> Line<'static> {
+    let w = &snap.watching;
+    let db = shown_path(&w.db);
+    let skills = shown_path(&w.skills_dir);
+    let room = usize::from(width).saturating_sub(" db  · skills ".chars().count()) / 2;
+    Line::from(vec![
+        Span::styled(" db ", theme.dim()),
+        Span::raw(shorten_left(&db, room.max(8))),
+        Span::styled(" · skills ", theme.dim()),
+        Span::raw(shorten_left(&skills, room.max(8))),
+    ])
+}
+
+/// A path with the home folder written `~`, as text safe for the terminal.
+fn shown_path(path: &Path) -> String {
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let text = match home.as_deref().and_then(|h| path.strip_prefix(h).ok()) {
+        Some(rest) if !rest.as_os_str().is_empty() => format!("~/{}", rest.display()),
+        _ => path.display().to_string(),
+    };
+    crate::text::safe::inline(&text).into_owned()
+}
+
+/// `…` then the end of `text` (the informative part of a path) when it is too long.
+fn shorten_left(text: &str, width: usize) -> String {
+    let count = text.chars().count();
+    if count <= width {
+        return text.to_owned();
+    }
+    let tail: String = text.chars().skip(count + 1 - width).collect();
+    format!("…{tail}")
 }
 
 const SPINNER: [&str; 4] = ["|", "/", "-", "\\"];
 
 pub fn draw_status(f: &mut Frame, area: Rect, ui: &UiState, theme: Theme) {
-    let line = if let Some(Confirm::Reject { id, name }) = &ui.confirm {
-        Line::styled(format!("Reject the proposed version #{id} of {name}? y/n"), theme.error())
-    } else if ui.filtering || !ui.filter.is_empty() {
-        let cursor = if ui.filtering { "▏" } else { "" };
-        Line::from(format!("/{}{cursor}   (Enter keeps, Esc clears)", ui.filter))
+    let width = usize::from(area.width);
+    let fit = |text: String| ellipsize(&text, width);
+    let line = if let Some(confirm) = &ui.confirm {
+        let question = match confirm {
+            Confirm::Approve { id, name } => {
+                format!("Approve the proposed version #{id} of {name} (writes the diff shown)? y/n")
+            }
+            Confirm::Reject { id, name } => {
+                format!("Reject the proposed version #{id} of {name}? y/n")
+            }
+        };
+        Line::styled(fit(question), theme.error())
+    } else if ui.filtering {
+        Line::from(fit(format!("/{}▏   (Enter keeps, Esc clears)", ui.filter)))
     } else if let Some(text) = &ui.engine.message {
         let style = if ui.engine.error { theme.error() } else { ratatui::style::Style::new() };
-        Line::styled(text.clone(), style)
+        Line::styled(fit(text.clone()), style)
     } else if let Some(busy) = &ui.engine.busy {
         let spin = SPINNER[(ui.tick % 4) as usize];
         let progress = ui.engine.progress.map(progress_text).unwrap_or_default();
-        Line::from(format!("{spin} {busy}{progress}"))
+        Line::from(fit(format!("{spin} {busy}{progress}")))
     } else {
-        Line::styled("idle · watching for changes · ? for keys", theme.dim())
+        Line::styled(fit("idle · watching for changes · ? for keys".into()), theme.dim())
     };
     f.render_widget(Paragraph::new(line), area);
 }

@@ -34,6 +34,14 @@ impl Theme {
         self.fg(Color::Red)
     }
 
+    /// The count written inside a bar: dark on the bar's colour, bold without colour.
+    pub fn bar_value(self, bar: Style) -> Style {
+        match bar.fg {
+            Some(c) if self.color => Style::new().fg(Color::Black).bg(c),
+            _ => Style::new().add_modifier(Modifier::BOLD | Modifier::REVERSED),
+        }
+    }
+
     pub fn threshold(self, deprecated: bool) -> Style {
         self.fg(if deprecated { Color::Red } else { Color::Yellow })
     }

@@ -60,8 +60,7 @@ fn queue_pane_shows_a_proposed_version_as_a_diff() {
 fn skills_pane_shows_every_state_as_a_word_with_rate_uses_and_trend() {
     let (_dir, ws) = populated();
     let s = screen(&ws, 80, 24, &[Action::GoSkills]);
-    for word in ["healthy", "warning", "deprecated", "degraded", "protected", "retired", "archived"]
-    {
+    for word in ["healthy", "warning", "deprecated", "degraded", "pinned", "retired", "archived"] {
         assert!(s.contains(word), "{word} missing:\n{s}");
     }
     assert!(s.contains("35%") && s.contains("27%") && s.contains("90%"), "{s}");
@@ -103,13 +102,18 @@ fn diff_pane_compares_any_two_versions() {
 #[test]
 fn help_lists_every_key_with_its_command_line_twin() {
     let (_dir, ws) = populated();
-    let s = screen(&ws, 80, 24, &[Action::Help]);
-    for key in ["p ", "d ", "a ", "r ", "P ", "x ", "R ", "u ", "s ", "i ", "? / q "] {
+    let s = screen(&ws, 120, 40, &[Action::Help]);
+    for key in ["p ", "d ", "a ", "r ", "P ", "x ", "R ", "u ", "s ", "i ", "y ", "? / q "] {
         assert!(s.contains(&format!("│{key}")), "key {key} missing:\n{s}");
     }
     assert!(s.contains("skilldeck …") && s.contains("promote ID"), "{s}");
-    insta::assert_snapshot!("help_80x24", s);
-    insta::assert_snapshot!("help_120x40", screen(&ws, 120, 40, &[Action::Help]));
+    insta::assert_snapshot!("help_120x40", s);
+    // On a small screen the table scrolls, and says so.
+    let small = screen(&ws, 80, 24, &[Action::Help]);
+    assert!(small.contains("keys (j/k scroll · Esc closes)"), "{small}");
+    insta::assert_snapshot!("help_80x24", small);
+    let scrolled = screen(&ws, 80, 24, &[Action::Help, Action::Bottom]);
+    assert!(scrolled.contains("│? / q"), "{scrolled}");
 }
 
 #[test]
@@ -135,7 +139,7 @@ fn filter_narrows_the_skills_list_fuzzily() {
     ];
     let s = screen(&ws, 80, 24, &keys);
     assert!(s.contains("flaky-sync") && !s.contains("deploy-docs"), "{s}");
-    assert!(s.contains("Skills (1)"), "{s}");
+    assert!(s.contains("Skills (1 of 7 · /fsy"), "{s}");
 }
 
 #[test]

@@ -1,84 +1,13 @@
 //! The console driven by keys through its input channel, with the real engine and a real store:
 //! each test checks what the screen says and what the database holds.
 
-use std::path::PathBuf;
-use std::time::{Duration, Instant};
-
-use ratatui::Terminal;
-use ratatui::crossterm::event::{Event, KeyCode, KeyEvent};
+use ratatui::crossterm::event::Event;
 use rusqlite::params;
-use skilldeck::engine::{self, EngineOptions};
+use skilldeck::engine::EngineOptions;
 use skilldeck::store::Store;
-use skilldeck::tui::run_app;
-use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
-use tokio::task::JoinHandle;
 
-use super::console_fixture::{LINT_V3, SharedBackend, populate, tempdir, workspace};
-
-struct Live {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
-    keys: UnboundedSender<Event>,
-    backend: SharedBackend,
-    app: JoinHandle<anyhow::Result<()>>,
-    db: Store,
-}
-
-impl Live {
-    async fn start() -> Live {
-        Live::start_with(EngineOptions::quiet()).await
-    }
-
-    async fn start_with(options: EngineOptions) -> Live {
-        let dir = tempdir();
-        let root = dir.path().to_path_buf();
-        let ws = workspace(&root);
-        populate(&ws);
-        let db = Store::open(&ws.paths.db).unwrap();
-        let engine = engine::spawn(ws, options).unwrap();
-        let backend = SharedBackend::new(100, 30);
-        let (keys, input) = unbounded_channel();
-        let drawn = backend.clone();
-        let app = tokio::spawn(async move {
-            let mut terminal = Terminal::new(drawn).unwrap();
-            run_app(&mut terminal, input, engine, false).await
-        });
-        let live = Live { _dir: dir, root, keys, backend, app, db };
-        live.wait_for("summarize-pr").await;
-        live
-    }
-
-    fn press(&self, keys: &str) {
-        for c in keys.chars() {
-            self.code(KeyCode::Char(c));
-        }
-    }
-
-    fn code(&self, code: KeyCode) {
-        self.keys.send(Event::Key(KeyEvent::from(code))).unwrap();
-    }
-
-    async fn wait_for(&self, text: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let screen = self.backend.screen();
-            if screen.contains(text) {
-                return screen;
-            }
-            assert!(Instant::now() < deadline, "screen never showed {text:?}:\n{screen}");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    }
-
-    fn query(&self, sql: &str) -> String {
-        self.db.conn().query_row(sql, [], |r| r.get::<_, String>(0)).unwrap()
-    }
-
-    async fn quit(self) {
-        self.press("q");
-        tokio::time::timeout(Duration::from_secs(5), self.app).await.unwrap().unwrap().unwrap();
-    }
-}
+use super::console_fixture::LINT_V3;
+use super::console_live::Live;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn promote_moves_the_draft_live_and_undo_puts_it_back() {
@@ -131,10 +60,10 @@ async fn pin_toggles_protected_on_screen_and_in_the_store() {
     let live = Live::start().await;
     // Skills sort by name: degraded-y, deploy-docs, ...
     live.press("2j");
-    live.wait_for("healthy    deploy-docs").await;
+    live.wait_for("healthy           deploy-docs").await;
     live.press("P");
-    live.wait_for("pinned deploy-docs (protected)").await;
-    live.wait_for("protected  deploy-docs").await;
+    live.wait_for("pinned deploy-docs: the sweep leaves its state alone").await;
+    live.wait_for("healthy    pinned deploy-docs").await;
     assert_eq!(live.query("SELECT protected || '' FROM skills WHERE name = 'deploy-docs'"), "1");
     assert_eq!(
         live.query("SELECT kind FROM skill_events WHERE skill_id = 1 ORDER BY id DESC LIMIT 1"),
@@ -142,7 +71,7 @@ async fn pin_toggles_protected_on_screen_and_in_the_store() {
     );
     live.press("P");
     live.wait_for("unpinned deploy-docs").await;
-    live.wait_for("healthy    deploy-docs").await;
+    live.wait_for("healthy           deploy-docs").await;
     assert_eq!(live.query("SELECT protected || '' FROM skills WHERE name = 'deploy-docs'"), "0");
     live.quit().await;
 }
@@ -153,6 +82,8 @@ async fn approve_makes_the_proposal_the_next_version() {
     live.press("G");
     live.wait_for("Proposed new version of lint-fix").await;
     live.press("a");
+    live.wait_for("Approve the proposed version #3 of lint-fix").await;
+    live.press("y");
     live.wait_for("approved lint-fix version 3").await;
     assert_eq!(live.query("SELECT version || '' FROM skills WHERE name = 'lint-fix'"), "3");
     assert_eq!(
@@ -187,16 +118,16 @@ async fn reject_asks_first_and_only_yes_rejects() {
 async fn archive_moves_the_folder_and_undo_restores_it() {
     let live = Live::start().await;
     live.press("2j");
-    live.wait_for("healthy    deploy-docs").await;
+    live.wait_for("healthy           deploy-docs").await;
     live.press("x");
     live.wait_for("archived deploy-docs (u undoes)").await;
-    live.wait_for("archived   deploy-docs").await;
+    live.wait_for("archived          deploy-docs").await;
     assert_eq!(live.query("SELECT status FROM skills WHERE id = 1"), "archived");
     assert!(live.root.join("archive/default/deploy-docs/SKILL.md").is_file());
     assert!(!live.root.join("skills/deploy-docs").exists());
     live.press("u");
     live.wait_for("undid archive of deploy-docs").await;
-    live.wait_for("healthy    deploy-docs").await;
+    live.wait_for("healthy           deploy-docs").await;
     assert_eq!(live.query("SELECT status FROM skills WHERE id = 1"), "healthy");
     assert!(live.root.join("skills/deploy-docs/SKILL.md").is_file());
     assert_eq!(
@@ -212,16 +143,16 @@ async fn archiving_a_protected_skill_parks_it_and_keeps_the_pin() {
     // restoring it brings it back protected.
     let live = Live::start().await;
     live.press("2jjjjj");
-    live.wait_for("protected  pinned-notes").await;
+    live.wait_for("healthy    pinned pinned-notes").await;
     live.press("x");
     live.wait_for("archived pinned-notes (u undoes)").await;
-    live.wait_for("archived   pinned-notes").await;
+    live.wait_for("archived   pinned pinned-notes").await;
     assert_eq!(live.query("SELECT status FROM skills WHERE id = 4"), "archived");
     assert_eq!(live.query("SELECT protected || '' FROM skills WHERE id = 4"), "1");
     assert!(live.root.join("archive/default/pinned-notes/SKILL.md").is_file());
     live.press("u");
     live.wait_for("undid archive of pinned-notes").await;
-    live.wait_for("protected  pinned-notes").await;
+    live.wait_for("healthy    pinned pinned-notes").await;
     assert_eq!(live.query("SELECT status FROM skills WHERE id = 4"), "healthy");
     assert!(live.root.join("skills/pinned-notes/SKILL.md").is_file());
     live.quit().await;
@@ -231,10 +162,10 @@ async fn archiving_a_protected_skill_parks_it_and_keeps_the_pin() {
 async fn restore_brings_a_retired_skill_back_live_as_healthy() {
     let live = Live::start().await;
     live.press("2jjjjjj");
-    live.wait_for("retired    retired-x").await;
+    live.wait_for("retired           retired-x").await;
     live.press("R");
     live.wait_for("restored retired-x to the live folder as healthy").await;
-    live.wait_for("healthy    retired-x").await;
+    live.wait_for("healthy           retired-x").await;
     assert_eq!(live.query("SELECT status FROM skills WHERE id = 6"), "healthy");
     assert!(live.root.join("skills/retired-x/SKILL.md").is_file());
     assert!(!live.root.join("retired/default/retired-x").exists());
@@ -270,12 +201,12 @@ async fn sweep_now_judges_skills_on_their_recent_outcomes() {
     let live = Live::start().await;
     live.db.conn().execute("UPDATE skills SET status = 'healthy' WHERE id = 3", []).unwrap();
     live.press("2");
-    live.wait_for("healthy    flaky-sync").await;
+    live.wait_for("healthy           flaky-sync").await;
     live.press("s");
     // The real rules also lift degraded-y, which has no failures on record.
-    let screen = live.wait_for("sweep judged 5 skills, 2 changed").await;
+    let screen = live.wait_for("sweep judged 5 skills: 2 state changes").await;
     assert!(screen.contains("flaky-sync healthy→deprecated"), "{screen}");
-    live.wait_for("deprecated flaky-sync").await;
+    live.wait_for("deprecated        flaky-sync").await;
     assert_eq!(live.query("SELECT status FROM skills WHERE id = 3"), "deprecated");
     live.quit().await;
 }
@@ -299,7 +230,7 @@ async fn a_new_transcript_file_is_ingested_detected_and_drafted() {
         })
         .collect();
     std::fs::write(&file, lines).unwrap();
-    live.wait_for("1/1 files read, 3 new turns; 1 new candidates").await;
+    live.wait_for("read 1 file, 3 new turns; 1 new candidate").await;
     live.wait_for("Review queue (4)").await;
     assert_eq!(
         live.query("SELECT COUNT(*) || '' FROM turns WHERE complete = 1 AND detected = 1"),
@@ -337,7 +268,7 @@ async fn an_edited_skill_md_becomes_a_version_in_the_diff_pane() {
     live.wait_for("watching 2 folders for changes").await;
     let edited = format!("{}4. Commit the fixes\n", super::console_fixture::LINT_V2);
     std::fs::write(live.root.join("skills/lint-fix/SKILL.md"), &edited).unwrap();
-    live.wait_for("1 edited skills recorded as versions").await;
+    live.wait_for("1 edited skill recorded as new versions").await;
     assert_eq!(
         live.query("SELECT content FROM skill_versions WHERE skill_id = 2 AND version = 3"),
         edited

@@ -313,9 +313,10 @@ fn hook_round_trip_ingests_the_real_session_then_uninstall_restores_the_bytes() 
     assert_eq!(count(&db, "SELECT count(*) FROM sessions"), 1);
     let turns = count(&db, "SELECT count(*) FROM turns");
     assert!(turns > 0);
+    // Files are keyed by their canonical path (the shared folder is reached through `..`).
     let path_sql = format!(
         "SELECT count(*) FROM ingested_files WHERE path = '{}'",
-        transcript.to_string_lossy()
+        transcript.canonicalize().unwrap().to_string_lossy()
     );
     assert_eq!(count(&db, &path_sql), 1);
 

@@ -61,7 +61,8 @@ async fn the_console_starts_over_a_transcript_nested_8000_deep() {
     let finished = tokio::time::timeout(Duration::from_secs(60), async {
         loop {
             match engine.updates.recv().await {
-                Some(Update::Done(text)) => return Ok(text),
+                // The start pass is background work: it reports as a note.
+                Some(Update::Done(text) | Update::Note(text)) => return Ok(text),
                 Some(Update::Failed(text)) => return Err(text),
                 Some(_) => {}
                 None => return Err("engine stopped".to_string()),

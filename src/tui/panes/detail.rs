@@ -55,6 +55,10 @@ fn header<'a>(skill: &SkillRow, snap: &Snapshot, theme: Theme) -> Line<'a> {
     Line::from(vec![
         Span::styled(format!("{} ", skill.name), theme.title()),
         Span::styled(word.clone(), theme.state(&word)),
+        Span::styled(
+            if skill.protected { " · pinned" } else { "" }.to_string(),
+            theme.state("protected"),
+        ),
         Span::raw(format!(
             " · v{} · rate {} over last {}",
             skill.version,

@@ -1,5 +1,6 @@
-//! Diff pane: the selected skill's versions (and pending proposals) on the left; the diff between
-//! the base and the cursor on the right, with changed words highlighted inside lines.
+//! Diff pane: the selected skill's versions (and pending proposals) on the left, the live one
+//! marked; the diff between the base and the cursor on the right, with changed words highlighted
+//! inside lines. Long lines scroll sideways (h/l), n/N jump between blocks of changes.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -8,6 +9,7 @@ use ratatui::widgets::{Block, Borders, List, ListItem, ListState, Paragraph};
 use similar::{ChangeTag, TextDiff};
 
 use crate::engine::snapshot::{Snapshot, VersionRow};
+use crate::tui::layout;
 use crate::tui::state::UiState;
 use crate::tui::theme::Theme;
 
@@ -19,9 +21,11 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
     };
     let versions = snap.detail.as_ref().filter(|d| d.skill_id == skill.id).map(|d| &d.versions[..]);
     let versions = versions.unwrap_or(&[]);
+    let list_width = (layout::list_width(area) * 3 / 4).max(24.min(area.width));
     let [list_area, diff_area] =
-        Layout::horizontal([Constraint::Length(24), Constraint::Min(0)]).areas(area);
+        Layout::horizontal([Constraint::Length(list_width), Constraint::Min(0)]).areas(area);
     let pair = ui.diff_pair(versions.len());
+    let inner = usize::from(list_width.saturating_sub(2));
     let items: Vec<ListItem> = versions
         .iter()
         .enumerate()
@@ -30,13 +34,16 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
                 Some((Some(b), _)) if b == i => "base ",
                 _ => "     ",
             };
-            ListItem::new(format!("{mark}{}", version_label(v)))
+            let live =
+                if v.proposal.is_none() && v.version == skill.version { " (live)" } else { "" };
+            let label = format!("{}{live}", version_label(v));
+            ListItem::new(layout::ellipsize(&format!("{mark}{label}"), inner))
         })
         .collect();
     let mut state = ListState::default().with_selected(pair.map(|(_, h)| h));
-    let list = List::new(items)
-        .block(Block::bordered().title(format!(" {} versions ", skill.name)))
-        .highlight_style(theme.selected());
+    let title = layout::ellipsize(&format!(" {} versions ", skill.name), inner);
+    let list =
+        List::new(items).block(Block::bordered().title(title)).highlight_style(theme.selected());
     f.render_stateful_widget(list, list_area, &mut state);
 
     let (title, lines) = match pair {
@@ -53,9 +60,9 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
             (title, lines)
         }
     };
-    let hint = " Space: set base · a/r: approve/reject a proposal ";
+    let hint = " Space base · n/N next/prev change · h/l sideways · a/r approve/reject a proposal ";
     let block = Block::new().borders(Borders::ALL).title(title).title_bottom(hint);
-    f.render_widget(Paragraph::new(lines).block(block).scroll((ui.scroll, 0)), diff_area);
+    f.render_widget(Paragraph::new(lines).block(block).scroll((ui.scroll, ui.hscroll)), diff_area);
 }
 
 pub fn version_label(v: &VersionRow) -> String {
@@ -63,6 +70,24 @@ pub fn version_label(v: &VersionRow) -> String {
         Some(id) => format!("proposed #{id}"),
         None => format!("v{} {}", v.version, v.source),
     }
+}
+
+/// Line numbers (in [`diff_lines`]'s output) where a block of changed lines starts.
+pub fn hunk_starts(old: &str, new: &str) -> Vec<usize> {
+    if old == new {
+        return Vec::new();
+    }
+    let diff = TextDiff::from_lines(old, new);
+    let mut starts = Vec::new();
+    let mut previous_equal = true;
+    for (line, change) in diff.ops().iter().flat_map(|op| diff.iter_changes(op)).enumerate() {
+        let equal = change.tag() == ChangeTag::Equal;
+        if !equal && previous_equal {
+            starts.push(line);
+        }
+        previous_equal = equal;
+    }
+    starts
 }
 
 /// Line diff of `old` → `new`: `-`/`+` lines, unchanged lines with two spaces, and the changed
@@ -113,5 +138,14 @@ mod tests {
             .map(|s| s.content.as_ref())
             .collect();
         assert!(emphasised.iter().any(|w| w.contains("all")), "{emphasised:?}");
+    }
+
+    #[test]
+    fn hunks_start_where_changes_follow_unchanged_lines() {
+        let old = "a\nb\nc\nd\ne\n";
+        let new = "a\nB\nc\nd\nE\n";
+        // a, -b, +B, c, d, -e, +E
+        assert_eq!(hunk_starts(old, new), vec![1, 5]);
+        assert!(hunk_starts(old, old).is_empty());
     }
 }

@@ -15,7 +15,8 @@ use crate::tui::theme::Theme;
 pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: Theme) {
     if ui.queue_rows.is_empty() {
         let lines = empty_lines(snap, ui);
-        let block = Block::bordered().title(" Review queue ");
+        let title = list_title("Review queue", 0, snap.candidates.len(), ui, false);
+        let block = Block::bordered().title(title);
         f.render_widget(Paragraph::new(lines).block(block).wrap(Wrap { trim: false }), area);
         return;
     }
@@ -26,23 +27,27 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
         }
         return;
     }
+    let width = layout::list_width(area);
     let [list_area, detail_area] =
-        Layout::horizontal([Constraint::Length(layout::list_width(area)), Constraint::Min(0)])
-            .areas(area);
+        Layout::horizontal([Constraint::Length(width), Constraint::Min(0)]).areas(area);
+    let inner = usize::from(width.saturating_sub(2));
     let items: Vec<ListItem> = ui
         .queue_rows
         .iter()
         .map(|&i| {
             let c = &snap.candidates[i];
             let kind = if c.target.is_some() { "version" } else { "new" };
+            let count = format!(" ×{}", c.occurrences);
+            // The name gives way to the count: it ends with `…` rather than hiding `×N`.
+            let room = inner.saturating_sub(8 + count.chars().count());
             ListItem::new(Line::from(vec![
                 Span::styled(format!("{kind:<8}"), theme.dim()),
-                Span::raw(c.name.clone()),
-                Span::styled(format!(" ×{}", c.occurrences), theme.dim()),
+                Span::raw(layout::ellipsize(&c.name, room)),
+                Span::styled(count, theme.dim()),
             ]))
         })
         .collect();
-    let title = format!(" Review queue ({}) ", ui.queue_rows.len());
+    let title = list_title("Review queue", ui.queue_rows.len(), snap.candidates.len(), ui, false);
     let mut state = ListState::default().with_selected(Some(ui.queue_sel));
     let list =
         List::new(items).block(Block::bordered().title(title)).highlight_style(theme.selected());
@@ -65,9 +70,9 @@ fn draw_detail(f: &mut Frame, area: Rect, c: &CandidateView, ui: &UiState, theme
         lines.push(Line::from(d.to_string()));
     }
     lines.push(Line::from(format!(
-        "Evidence: {} occurrences in {} sessions (from {}, {})",
-        c.occurrences,
-        c.sessions.len(),
+        "Evidence: {} in {} (from {}, {})",
+        crate::text::count(c.occurrences.max(0) as u64, "occurrence"),
+        crate::text::count(c.sessions.len() as u64, "session"),
         c.source,
         short_date(&c.created_at)
     )));
@@ -95,9 +100,19 @@ fn draw_detail(f: &mut Frame, area: Rect, c: &CandidateView, ui: &UiState, theme
             lines.extend(c.skill_md.lines().map(|l| Line::from(l.to_string())));
         }
     }
-    let block = Block::bordered().title(format!(" candidate #{} ", c.id));
+    let block = Block::bordered()
+        .title(format!(" candidate #{} ", c.id))
+        .title_bottom(" y copy path · Enter full width · ^d/^u scroll ");
     let para = Paragraph::new(lines).block(block).wrap(Wrap { trim: false }).scroll((ui.scroll, 0));
     f.render_widget(para, area);
+}
+
+/// ` Review queue (3) `, or with a filter ` Review queue (1 of 3 · /zz · Esc clears) `.
+pub fn list_title(name: &str, shown: usize, total: usize, ui: &UiState, skills: bool) -> String {
+    match ui.filter_label(skills) {
+        Some(filter) => format!(" {name} ({shown} of {total} · {filter} · Esc clears) "),
+        None => format!(" {name} ({total}) "),
+    }
 }
 
 /// What an empty console says: what it watches and how to point it elsewhere.
@@ -155,12 +170,7 @@ fn shorten_list(items: &[String], n: usize) -> String {
 }
 
 fn one_line(text: &str, max: usize) -> String {
-    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
-        flat
-    } else {
-        format!("{}…", flat.chars().take(max - 1).collect::<String>())
-    }
+    layout::ellipsize(&text.split_whitespace().collect::<Vec<_>>().join(" "), max)
 }
 
 pub fn short_date(at: &str) -> &str {

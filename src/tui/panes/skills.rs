@@ -11,17 +11,23 @@ use crate::engine::snapshot::{Health, SkillRow, Snapshot};
 use crate::tui::state::UiState;
 use crate::tui::theme::Theme;
 
-/// The word shown for a skill: its status, or `protected` for a pinned live skill.
+/// The word shown for a skill's health: its real status, pinned or not (the pin is a flag
+/// beside it, so a pinned skill that is failing still reads `warning`).
 pub fn state_word(s: &SkillRow) -> &str {
-    if s.protected && !matches!(s.status.as_str(), "archived" | "retired") {
-        "protected"
-    } else {
-        &s.status
-    }
+    &s.status
+}
+
+/// Marks beside the state: `pinned` for a protected skill.
+pub fn flags(s: &SkillRow) -> &'static str {
+    if s.protected { "pinned" } else { "" }
 }
 
 pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: Theme) {
-    let title = format!(" Skills ({}) ", ui.skill_rows.len());
+    let mut title =
+        super::queue::list_title("Skills", ui.skill_rows.len(), snap.skills.len(), ui, true);
+    if ui.sort != crate::tui::state::Sort::Name {
+        title = format!("{}· by {} ", title, ui.sort.label());
+    }
     if ui.skill_rows.is_empty() {
         if !snap.loaded() {
             f.render_widget(
@@ -30,10 +36,11 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
             );
             return;
         }
+        let filter = ui.filter_label(true).unwrap_or_default();
         let mut lines = vec![if snap.skills.is_empty() {
             Line::from("No skills yet: promote a candidate from the review queue (1).")
         } else {
-            Line::from(format!("No skill matches the filter “{}” (Esc clears).", ui.filter))
+            Line::from(format!("No skill matches {filter} (Esc clears)."))
         }];
         lines.push(Line::from(""));
         lines.extend(watching_lines(&snap.watching));
@@ -41,6 +48,8 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
         return;
     }
     let page = usize::from(area.height.saturating_sub(3));
+    // Table width minus borders, the other columns and the gaps between the seven columns.
+    let name_width = usize::from(area.width.saturating_sub(2 + 10 + 6 + 4 + 5 + 6 + 10 + 6));
     let end = (ui.skills_top + page).min(ui.skill_rows.len());
     let rows: Vec<Row> = ui.skill_rows[ui.skills_top..end]
         .iter()
@@ -50,7 +59,8 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
             let health = snap.health.get(&s.id);
             Row::new(vec![
                 Line::styled(word.to_string(), theme.state(word)),
-                Line::from(s.label()),
+                Line::styled(flags(s), theme.state("protected")),
+                Line::from(crate::tui::layout::ellipsize(&s.label(), name_width)),
                 Line::from(format!("v{}", s.version)),
                 Line::from(rate_text(health)),
                 Line::from(health.map_or("…".to_string(), |h| h.uses.to_string())),
@@ -60,21 +70,21 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
         .collect();
     let widths = [
         Constraint::Length(10),
+        Constraint::Length(6),
         Constraint::Min(12),
         Constraint::Length(4),
         Constraint::Length(5),
         Constraint::Length(6),
         Constraint::Length(10),
     ];
-    let header = Row::new(["state", "skill", "ver", "rate", "uses", "trend"]).style(theme.title());
+    let header =
+        Row::new(["state", "flags", "skill", "ver", "rate", "uses", "trend"]).style(theme.title());
     let mut state = TableState::default().with_selected(Some(ui.skills_sel - ui.skills_top));
     let table = Table::new(rows, widths)
         .header(header)
-        .block(
-            Block::bordered()
-                .title(title)
-                .title_bottom(" Enter detail · P pin · x archive · R restore "),
-        )
+        .block(Block::bordered().title(title).title_bottom(
+            " Enter open · / f filter · o sort · P pin · x archive · R restore · y copy ",
+        ))
         .row_highlight_style(theme.selected());
     f.render_stateful_widget(table, area, &mut state);
 }

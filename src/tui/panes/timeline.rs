@@ -4,9 +4,9 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::symbols::Marker;
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::{
-    Axis, Block, Chart, Dataset, GraphType, List, ListItem, Paragraph, Sparkline, SparklineBar,
+    Axis, Bar, BarChart, BarGroup, Block, Chart, Dataset, GraphType, List, ListItem, Paragraph,
 };
 
 use super::queue::short_date;
@@ -22,7 +22,7 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
         return;
     };
     let detail = snap.detail.as_ref().filter(|d| d.skill_id == skill.id);
-    let pinned = if skill.protected { " · protected" } else { "" };
+    let pinned = if skill.protected { " · pinned (the sweep leaves it alone)" } else { "" };
     let header = Line::from(vec![
         ratatui::text::Span::styled(format!("{} ", skill.label()), theme.title()),
         ratatui::text::Span::styled(skill.status.clone(), theme.state(&skill.status)),
@@ -34,9 +34,10 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
             snap.health.get(&skill.id).map_or("…".into(), |h| h.uses.to_string()),
         )),
     ]);
+    let days_height = if area.height >= 30 { 9 } else { 6 };
     let [head, days_area, chart_area, events_area] = Layout::vertical([
         Constraint::Length(1),
-        Constraint::Length(6),
+        Constraint::Length(days_height),
         Constraint::Min(5),
         Constraint::Length(area.height.saturating_sub(16).clamp(3, 10)),
     ])
@@ -66,31 +67,49 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
     f.render_widget(List::new(items).block(Block::bordered().title(" events ")), events_area);
 }
 
+/// Outcomes per day as a bar chart filling the width: one group per day labelled with its date,
+/// a success bar and a failure bar each with its count (`3✓`, `1✗`, so the two read apart
+/// without colour). When the days do not fit, the latest that fit are shown.
 fn draw_days(f: &mut Frame, area: Rect, days: &[DayOutcomes], theme: Theme) {
-    let range = match (days.first(), days.last()) {
-        (Some(a), Some(b)) => format!(" {} … {} ", a.day, b.day),
-        _ => " no invocations yet ".into(),
+    let inner_width = usize::from(area.width.saturating_sub(2));
+    // A day needs two bars of at least 3 columns and a one-column gap.
+    let fit = (inner_width / 7).max(1);
+    let shown = &days[days.len().saturating_sub(fit)..];
+    let title = match (shown.len(), days.len()) {
+        (_, 0) => " outcomes per day: no invocations yet ".to_string(),
+        (s, n) if s < n => format!(" outcomes per day (last {s} of {n} days) "),
+        (_, n) => format!(" outcomes per day ({}) ", crate::text::count(n as u64, "day")),
     };
-    let block = Block::bordered().title(" outcomes per day ").title_bottom(range);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    let [labels, bars_area] =
-        Layout::horizontal([Constraint::Length(5), Constraint::Min(0)]).areas(inner);
-    let [ok_area, fail_area] =
-        Layout::vertical([Constraint::Length(2), Constraint::Length(2)]).areas(bars_area);
-    let [ok_label, fail_label] =
-        Layout::vertical([Constraint::Length(2), Constraint::Length(2)]).areas(labels);
-    f.render_widget(Paragraph::new(Line::styled("ok", theme.success())), ok_label);
-    f.render_widget(Paragraph::new(Line::styled("fail", theme.failure())), fail_label);
-    let bars = |pick: fn(&DayOutcomes) -> Option<u64>, style| -> Vec<SparklineBar> {
-        days.iter().map(|d| SparklineBar::from(pick(d)).style(Some(style))).collect()
+    let ok_total: u64 = shown.iter().filter_map(|d| d.success).sum();
+    let fail_total: u64 = shown.iter().filter_map(|d| d.failure).sum();
+    let legend = Line::from(vec![
+        Span::styled(format!(" ✓ {ok_total} succeeded "), theme.success()),
+        Span::styled(format!(" ✗ {fail_total} failed "), theme.failure()),
+    ]);
+    let block = Block::bordered().title(title).title_bottom(legend);
+    if shown.is_empty() {
+        f.render_widget(block, area);
+        return;
+    }
+    let group = (inner_width / shown.len()).max(7);
+    let bar_width = ((group - 1) / 2) as u16;
+    let bar = |n: Option<u64>, mark: &str, style| {
+        let n = n.unwrap_or(0);
+        let text = if n == 0 { String::new() } else { format!("{n}{mark}") };
+        Bar::default().value(n).text_value(text).style(style).value_style(theme.bar_value(style))
     };
-    let max = days.iter().map(|d| d.success.unwrap_or(0).max(d.failure.unwrap_or(0))).max();
-    let max = max.unwrap_or(1).max(1);
-    let ok = Sparkline::default().data(bars(|d| d.success, theme.success())).max(max);
-    let fail = Sparkline::default().data(bars(|d| d.failure, theme.failure())).max(max);
-    f.render_widget(ok, ok_area);
-    f.render_widget(fail, fail_area);
+    let mut chart = BarChart::default()
+        .block(block)
+        .bar_width(bar_width)
+        .bar_gap(0)
+        .group_gap(1)
+        .label_style(theme.dim());
+    for d in shown {
+        let label = Line::from(d.day.get(5..).unwrap_or(&d.day).to_string()).centered();
+        let bars = [bar(d.success, "✓", theme.success()), bar(d.failure, "✗", theme.failure())];
+        chart = chart.data(BarGroup::default().label(label).bars(&bars));
+    }
+    f.render_widget(chart, area);
 }
 
 fn draw_chart(f: &mut Frame, area: Rect, rolling: &[(f64, f64)], snap: &Snapshot, theme: Theme) {
@@ -98,31 +117,41 @@ fn draw_chart(f: &mut Frame, area: Rect, rolling: &[(f64, f64)], snap: &Snapshot
     let x0 = rolling.first().map_or(0.0, |p| p.0);
     let warn = [(x0, snap.rules.warning_rate), (n, snap.rules.warning_rate)];
     let depr = [(x0, snap.rules.deprecated_rate), (n, snap.rules.deprecated_rate)];
+    // The two thresholds differ in mark as well as colour (NO_COLOR), and the legend sits in the
+    // border so it is there at every size.
     let datasets = vec![
         Dataset::default()
-            .name(format!("warning {:.0}%", snap.rules.warning_rate * 100.0))
             .marker(Marker::Dot)
             .graph_type(GraphType::Line)
             .style(theme.threshold(false))
             .data(&warn),
         Dataset::default()
-            .name(format!("deprecated {:.0}%", snap.rules.deprecated_rate * 100.0))
-            .marker(Marker::Dot)
+            .marker(Marker::Bar)
             .graph_type(GraphType::Line)
             .style(theme.threshold(true))
             .data(&depr),
         Dataset::default()
-            .name("rate")
             .marker(Marker::Braille)
             .graph_type(GraphType::Line)
             .style(theme.success())
             .data(rolling),
     ];
     let title = format!(" rolling success rate (last {}) ", snap.rules.window);
+    let legend = Line::from(vec![
+        Span::styled(" ⣀ rate ", theme.success()),
+        Span::styled(
+            format!(" •• warning ≤{:.0}% ", snap.rules.warning_rate * 100.0),
+            theme.threshold(false),
+        ),
+        Span::styled(
+            format!(" ▄▄ deprecated ≤{:.0}% ", snap.rules.deprecated_rate * 100.0),
+            theme.threshold(true),
+        ),
+    ]);
     let chart = Chart::new(datasets)
-        .block(Block::bordered().title(title))
+        .block(Block::bordered().title(title).title_bottom(legend))
         .x_axis(Axis::default().bounds([x0, n]).labels([format!("#{x0:.0}"), format!("#{n:.0}")]))
         .y_axis(Axis::default().bounds([0.0, 1.0]).labels(["0%", "50%", "100%"]))
-        .hidden_legend_constraints((Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)));
+        .legend_position(None);
     f.render_widget(chart, area);
 }

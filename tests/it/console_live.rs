@@ -1,0 +1,129 @@
+//! A console running on the populated workspace with the real engine, typed into through its
+//! input channel and drawn into a test backend the test reads.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use ratatui::Terminal;
+use ratatui::crossterm::event::{
+    Event, KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind,
+};
+use skilldeck::engine::{self, EngineOptions};
+use skilldeck::store::Store;
+use skilldeck::tui::app::ConsoleOptions;
+use skilldeck::tui::keys::KeyMap;
+use skilldeck::tui::run_app;
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+use tokio::task::JoinHandle;
+
+use super::console_fixture::{SharedBackend, populate, tempdir, workspace};
+
+pub struct Live {
+    _dir: tempfile::TempDir,
+    pub root: PathBuf,
+    pub keys: UnboundedSender<Event>,
+    pub backend: SharedBackend,
+    app: JoinHandle<anyhow::Result<()>>,
+    pub db: Store,
+    /// What `y` put on the clipboard.
+    pub copied: Arc<Mutex<Vec<String>>>,
+}
+
+impl Live {
+    pub async fn start() -> Live {
+        Live::start_with(EngineOptions::quiet()).await
+    }
+
+    pub async fn start_with(options: EngineOptions) -> Live {
+        Live::start_at(options, KeyMap::default(), 100, 30).await
+    }
+
+    /// A console of `width`×`height` on the populated workspace, with `keymap`.
+    pub async fn start_at(options: EngineOptions, keymap: KeyMap, width: u16, height: u16) -> Live {
+        let dir = tempdir();
+        let root = dir.path().to_path_buf();
+        let ws = workspace(&root);
+        populate(&ws);
+        let db = Store::open(&ws.paths.db).unwrap();
+        let engine = engine::spawn(ws, options).unwrap();
+        let backend = SharedBackend::new(width, height);
+        let (keys, input) = unbounded_channel();
+        let drawn = backend.clone();
+        let copied = Arc::new(Mutex::new(Vec::new()));
+        let sink = copied.clone();
+        let console = ConsoleOptions {
+            color: false,
+            keymap,
+            copy: Arc::new(move |text: &str| {
+                sink.lock().unwrap().push(text.to_owned());
+                Ok("to the test clipboard")
+            }),
+        };
+        let app = tokio::spawn(async move {
+            let mut terminal = Terminal::new(drawn).unwrap();
+            run_app(&mut terminal, input, engine, console).await
+        });
+        let live = Live { _dir: dir, root, keys, backend, app, db, copied };
+        live.wait_for("summarize-pr").await;
+        live
+    }
+
+    pub fn press(&self, keys: &str) {
+        for c in keys.chars() {
+            self.code(KeyCode::Char(c));
+        }
+    }
+
+    pub fn code(&self, code: KeyCode) {
+        self.keys.send(Event::Key(KeyEvent::from(code))).unwrap();
+    }
+
+    /// The screen with this workspace's temp folder written `[TMP]`, for snapshots.
+    pub fn redact(&self, screen: &str) -> String {
+        let root = self.root.display().to_string();
+        let name = self.root.file_name().unwrap().to_string_lossy().to_string();
+        // A narrow header shortens the path from the left, so the folder name also shows alone.
+        screen.replace(&root, "[TMP]").replace(&name, "sdXXXXXX")
+    }
+
+    pub fn mouse(&self, kind: MouseEventKind, column: u16, row: u16) {
+        let event = MouseEvent { kind, column, row, modifiers: KeyModifiers::NONE };
+        self.keys.send(Event::Mouse(event)).unwrap();
+    }
+
+    /// Waits until the screen stops showing `text`.
+    pub async fn wait_gone(&self, text: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let screen = self.backend.screen();
+            if !screen.contains(text) {
+                return screen;
+            }
+            assert!(Instant::now() < deadline, "screen kept showing {text:?}:\n{screen}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    pub async fn wait_for(&self, text: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let screen = self.backend.screen();
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(Instant::now() < deadline, "screen never showed {text:?}:\n{screen}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    pub fn query(&self, sql: &str) -> String {
+        self.db.conn().query_row(sql, [], |r| r.get::<_, String>(0)).unwrap()
+    }
+
+    pub async fn quit(self) {
+        self.press("q");
+        tokio::time::timeout(Duration::from_secs(5), self.app).await.unwrap().unwrap().unwrap();
+    }
+}

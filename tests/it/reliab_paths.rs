@@ -1,0 +1,78 @@
+//! A transcript file is one file however its path is spelled.
+
+use rusqlite::Connection;
+
+use crate::support::{TestWorkspace, count, describe};
+
+fn session_lines(session: &str) -> String {
+    let user = format!(
+        r#"{{"type":"user","sessionId":"{session}","timestamp":"2026-01-01T00:00:00Z","message":{{"role":"user","content":"list the files"}}}}"#
+    );
+    let call = format!(
+        r#"{{"type":"assistant","sessionId":"{session}","timestamp":"2026-01-01T00:00:01Z","message":{{"id":"m1","content":[{{"type":"tool_use","id":"t-{session}","name":"Bash","input":{{"command":"ls"}}}}]}}}}"#
+    );
+    format!("{user}\n{call}\n")
+}
+
+fn tree(tw: &TestWorkspace) {
+    let tx = tw.root().join("tx/project");
+    std::fs::create_dir_all(&tx).unwrap();
+    for s in ["s1", "s2"] {
+        std::fs::write(tx.join(format!("{s}.jsonl")), session_lines(s)).unwrap();
+    }
+    std::os::unix::fs::symlink(tw.root().join("tx"), tw.root().join("link")).unwrap();
+}
+
+fn ingest_in_root(tw: &TestWorkspace, path: &str) {
+    let out =
+        tw.cmd().current_dir(tw.root()).args(["ingest", "--no-detect", path]).output().unwrap();
+    assert!(out.status.success(), "{}", describe(&out));
+}
+
+#[test]
+fn the_same_tree_spelled_four_ways_is_counted_once() {
+    let tw = TestWorkspace::new();
+    tree(&tw);
+    let absolute = tw.root().join("tx");
+    for spelling in ["tx", absolute.to_str().unwrap(), "./tx", "link", "link/project/s1.jsonl"] {
+        ingest_in_root(&tw, spelling);
+    }
+    let db = Connection::open(tw.db()).unwrap();
+    assert_eq!(count(&db, "SELECT count(*) FROM tool_calls"), 2);
+    assert_eq!(count(&db, "SELECT count(*) FROM ingested_files"), 2);
+}
+
+#[test]
+fn rows_stored_under_other_spellings_are_rewritten_and_their_doubles_removed() {
+    let tw = TestWorkspace::new();
+    tree(&tw);
+    ingest_in_root(&tw, "tx");
+    let db = Connection::open(tw.db()).unwrap();
+    let canonical = std::fs::canonicalize(tw.root().join("tx")).unwrap();
+    let (canonical, link) =
+        (canonical.to_str().unwrap().to_string(), tw.root().join("link").display().to_string());
+    // What runs before canonical keys left: s1 stored under the link's spelling only, s2 under
+    // both (its turns twice), and the flag the migration sets.
+    db.execute_batch(&format!(
+        "UPDATE ingested_files SET path = replace(path, '{canonical}', '{link}') WHERE path LIKE '%s1.jsonl';
+         UPDATE turns SET file_path = replace(file_path, '{canonical}', '{link}') WHERE file_path LIKE '%s1.jsonl';
+         CREATE TEMP TABLE f AS SELECT * FROM ingested_files WHERE path LIKE '%s2.jsonl';
+         UPDATE f SET path = replace(path, '{canonical}', '{link}');
+         INSERT INTO ingested_files SELECT * FROM f;
+         CREATE TEMP TABLE t AS SELECT * FROM turns WHERE file_path LIKE '%s2.jsonl';
+         CREATE TEMP TABLE c AS SELECT * FROM tool_calls WHERE turn_id IN (SELECT id FROM t);
+         UPDATE c SET id = id + 1000000, turn_id = turn_id + 1000000;
+         UPDATE t SET id = id + 1000000, file_path = replace(file_path, '{canonical}', '{link}');
+         INSERT INTO turns SELECT * FROM t;
+         INSERT INTO tool_calls SELECT * FROM c;
+         INSERT INTO meta(key, value) VALUES ('ingest.keys', 'spelled');"
+    ))
+    .unwrap();
+    assert_eq!(count(&db, "SELECT count(*) FROM tool_calls"), 3);
+    ingest_in_root(&tw, "./tx");
+    assert_eq!(count(&db, "SELECT count(*) FROM tool_calls"), 2);
+    assert_eq!(count(&db, "SELECT count(*) FROM ingested_files"), 2);
+    let outside = format!("SELECT count(*) FROM turns WHERE file_path NOT LIKE '{canonical}/%'");
+    assert_eq!(count(&db, &outside), 0);
+    assert_eq!(count(&db, "SELECT count(*) FROM meta WHERE key = 'ingest.keys'"), 0);
+}
