@@ -125,7 +125,7 @@ pub fn adopt_folders(
         .filter(|(s, _)| scopes.contains(s))
         .map(|(s, d)| (agent.to_string(), s, d))
         .collect();
-    adopt_in(ws, &dirs, strict)
+    adopt_in(ws, &dirs, strict, false)
 }
 
 /// Every skills folder an agent loads: the configured agent's scopes, and Codex's folders as the
@@ -144,12 +144,26 @@ pub fn agent_folders(ws: &Workspace) -> Vec<(String, Scope, PathBuf)> {
 /// database does not know yet, through the one adoption path. Cheap when nothing changed: one
 /// folder listing per skills folder and a stat and an indexed lookup per skill folder. A folder
 /// that cannot be read is left for the next run.
+///
+/// Only folders the agent would load are adopted here: a SKILL.md whose front matter has a
+/// `description` (Claude Code and Codex pick skills by it). A folder without one stays unknown
+/// until a sweep adopts it as it is.
 pub fn reconcile(ws: &mut Workspace) -> Result<usize> {
     let dirs = agent_folders(ws);
-    adopt_in(ws, &dirs, false)
+    adopt_in(ws, &dirs, false, true)
 }
 
-fn adopt_in(ws: &mut Workspace, dirs: &[(String, Scope, PathBuf)], strict: bool) -> Result<usize> {
+fn loadable(folder: &Path) -> bool {
+    std::fs::read_to_string(skill_file(folder))
+        .is_ok_and(|text| files::front_matter(&text).description.is_some_and(|d| !d.is_empty()))
+}
+
+fn adopt_in(
+    ws: &mut Workspace,
+    dirs: &[(String, Scope, PathBuf)],
+    strict: bool,
+    loadable_only: bool,
+) -> Result<usize> {
     let tx = ws.store.conn_mut().transaction()?;
     let mut added = 0;
     for (agent, scope, dir) in dirs {
@@ -159,6 +173,15 @@ fn adopt_in(ws: &mut Workspace, dirs: &[(String, Scope, PathBuf)], strict: bool)
             Err(_) => continue,
         };
         for folder in folders {
+            if loadable_only {
+                let name = folder.file_name().map(|n| n.to_string_lossy().into_owned());
+                let path = folder.to_string_lossy();
+                let known =
+                    skills::knows_folder(&tx, agent, &name.unwrap_or_default(), *scope, &path)?;
+                if known || !loadable(&folder) {
+                    continue;
+                }
+            }
             match adopt_folder(&tx, agent, &folder, *scope) {
                 Ok(Some(_)) => added += 1,
                 Ok(None) => {}
