@@ -192,15 +192,11 @@ fn floor_lines(files: &[PathBuf]) -> String {
 fn full_ingest(projects: &Path, threads: Option<usize>) -> (Duration, Duration, String) {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut ws = Workspace::with_paths(Config::default(), Paths::under(dir.path())).expect("ws");
-    // SAFETY: single-threaded here; the variable is read by ingest before it spawns workers.
-    unsafe {
-        match threads {
-            Some(n) => std::env::set_var("SKILLDECK_INGEST_THREADS", n.to_string()),
-            None => std::env::remove_var("SKILLDECK_INGEST_THREADS"),
-        }
-    }
+    let agent = ws.config.agent_id.clone();
     measured(false, || {
-        let r = ingest::run(&mut ws, &[projects.to_path_buf()], &mut |_| {}).expect("ingest");
+        let paths = [projects.to_path_buf()];
+        let r = ingest::run_with_threads(&mut ws, &paths, &agent, threads, &mut |_| {})
+            .expect("ingest");
         format!(
             "{} sessions, {} turns, {} tool calls, {} errors",
             r.sessions, r.turns, r.tool_calls, r.tool_errors

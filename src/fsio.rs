@@ -1,14 +1,102 @@
-//! One helper per disk job: a skill folder staged beside its place and moved in together with
-//! the database rows that describe it, all or nothing; a file read from a folder others write
-//! to, opened only when it is a regular file and read up to a cap.
+//! One helper per disk job: an atomic file write ([`atomic_write`]), a folder move
+//! ([`move_folder`]), a skill folder staged beside its place and moved in together with the
+//! database rows that describe it, all or nothing ([`stage`], [`install_with`]), and a file read
+//! from a folder others write to, opened only when it is a regular file and read up to a cap.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read};
+use std::io::{self, ErrorKind, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use rusqlite::{Connection, Transaction};
+
+/// Writes `path` so a reader (or a crash) sees either the old bytes or the new ones, never half:
+/// a temporary file in the same folder, flushed to disk, then renamed over `path`. A file that
+/// already exists keeps its permissions.
+pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let name = path.file_name().context("file path without a name")?.to_string_lossy();
+    let prefix = format!(".{name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    let permissions = match std::fs::metadata(path) {
+        Ok(m) => Some(m.permissions()),
+        Err(_) => default_permissions(),
+    };
+    if let Some(p) = permissions {
+        builder.permissions(p);
+    }
+    let mut tmp =
+        builder.tempfile_in(dir).with_context(|| format!("writing into {}", dir.display()))?;
+    tmp.write_all(bytes).with_context(|| format!("writing {}", tmp.path().display()))?;
+    tmp.as_file().sync_all().with_context(|| format!("flushing {}", tmp.path().display()))?;
+    tmp.persist(path)
+        .map_err(|e| e.error)
+        .with_context(|| format!("replacing {}", path.display()))?;
+    Ok(())
+}
+
+/// New files are readable by others, as `std::fs::write` makes them (the umask still applies).
+#[cfg(unix)]
+fn default_permissions() -> Option<std::fs::Permissions> {
+    use std::os::unix::fs::PermissionsExt;
+    Some(std::fs::Permissions::from_mode(0o644))
+}
+
+#[cfg(not(unix))]
+fn default_permissions() -> Option<std::fs::Permissions> {
+    None
+}
+
+/// Moves folder `from` to `to`, which must not exist. A missing `from` is an error. A rename when
+/// both are on one filesystem; across filesystems, a copy into a hidden folder beside `to`, a
+/// rename into place, then removal of `from`, so `to` never holds half a folder.
+pub fn move_folder(from: &Path, to: &Path) -> Result<()> {
+    if !from.exists() {
+        bail!("cannot move {}: it does not exist", from.display());
+    }
+    if to.exists() {
+        bail!("{} already exists; move or delete it first", to.display());
+    }
+    let parent = to.parent().context("destination without a parent folder")?;
+    std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    match std::fs::rename(from, to) {
+        Ok(()) => return Ok(()),
+        Err(e) if e.kind() == ErrorKind::CrossesDevices => {}
+        Err(e) => {
+            return Err(e)
+                .with_context(|| format!("moving {} to {}", from.display(), to.display()));
+        }
+    }
+    let name = to.file_name().context("destination without a name")?.to_string_lossy();
+    let tmp = parent.join(format!(".{name}.moving-{}", uuid::Uuid::new_v4().simple()));
+    let copied = copy_tree(from, &tmp).and_then(|()| {
+        std::fs::rename(&tmp, to)
+            .with_context(|| format!("renaming {} to {}", tmp.display(), to.display()))
+    });
+    if let Err(e) = copied {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(e);
+    }
+    std::fs::remove_dir_all(from).with_context(|| format!("removing {}", from.display()))
+}
+
+fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
+    for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)
+                .with_context(|| format!("copying {}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}
 
 /// Files of a skill folder, relative path → contents.
 pub type Files = Vec<(String, String)>;
@@ -164,6 +252,43 @@ pub fn read_skill_md_text(path: &Path) -> io::Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn atomic_write_replaces_and_leaves_no_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a/SKILL.md");
+        atomic_write(&p, b"one").unwrap();
+        atomic_write(&p, b"two").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
+        assert_eq!(std::fs::read_dir(dir.path().join("a")).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn atomic_write_keeps_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("settings.json");
+        std::fs::write(&p, "{}").unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).unwrap();
+        atomic_write(&p, b"{\"a\":1}").unwrap();
+        assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+
+    #[test]
+    fn move_folder_refuses_a_missing_source_and_an_existing_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("x/b"));
+        let err = move_folder(&a, &b).unwrap_err();
+        assert!(format!("{err:#}").contains("does not exist"), "{err:#}");
+        std::fs::create_dir_all(a.join("sub")).unwrap();
+        std::fs::write(a.join("sub/f"), "1").unwrap();
+        move_folder(&a, &b).unwrap();
+        assert_eq!(std::fs::read_to_string(b.join("sub/f")).unwrap(), "1");
+        assert!(!a.exists());
+        std::fs::create_dir_all(&a).unwrap();
+        assert!(move_folder(&a, &b).is_err());
+    }
 
     /// A database whose `rows` table checks its foreign key at commit, so a test can make the
     /// commit itself fail; a skills folder holding `skill/SKILL.md` ("old").

@@ -6,6 +6,7 @@
 
 pub mod acquire;
 pub mod catalog;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod config;
 pub mod demo;

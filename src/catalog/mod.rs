@@ -43,6 +43,7 @@ crate::text_enum! {
     pub enum Scope { Account = "account", Workspace = "workspace" }
 }
 
+#[cfg(feature = "cli")]
 impl clap::ValueEnum for Scope {
     fn value_variants<'a>() -> &'a [Self] {
         Scope::ALL

@@ -6,9 +6,9 @@ use anyhow::Result;
 use clap::Args;
 
 use super::Outcome;
+use crate::fsio::atomic_write;
 use crate::identity::resolve_for_command;
 use crate::packages::export_json;
-use crate::packages::folder::write_file_atomic;
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
@@ -28,7 +28,7 @@ pub fn run(global: &super::GlobalArgs, args: ExportArgs) -> Result<Outcome> {
     let json = export_json(&ws.store, skill.skill_id)?;
     match args.out {
         Some(path) => {
-            write_file_atomic(&path, json.as_bytes())?;
+            atomic_write(&path, json.as_bytes())?;
             crate::err_out!("exported {} to {}", skill, path.display());
         }
         None => crate::out_part!("{json}"),

@@ -19,6 +19,9 @@ pub struct IngestArgs {
     /// Only read transcripts; skip detection, drafting and evolution
     #[arg(long)]
     pub no_detect: bool,
+    /// Parser threads (default: the cores available, at most 4).
+    #[arg(long, env = "SKILLDECK_INGEST_THREADS")]
+    pub threads: Option<usize>,
     /// Print the report as JSON
     #[arg(long)]
     pub json: bool,
@@ -58,7 +61,8 @@ pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
             let _ = std::io::stderr().flush();
         }
     };
-    let report = ingest::run_as(&mut ws, &args.paths, &agent, &mut on_progress)?;
+    let report =
+        ingest::run_with_threads(&mut ws, &args.paths, &agent, args.threads, &mut on_progress)?;
     if show_progress {
         crate::err_out!();
     }

@@ -22,29 +22,8 @@ pub struct DraftDoc<'a> {
 const MAX_DESCRIPTION: usize = 1024;
 const MAX_EXAMPLE_CHARS: usize = 400;
 
-/// Spec-valid skill name from free text: lowercase `a-z0-9` words joined by single hyphens, at
-/// most `max` characters; `None` when nothing usable is left.
-pub fn slug(text: &str, max: usize) -> Option<String> {
-    let mut out = String::new();
-    for c in text.chars().flat_map(char::to_lowercase) {
-        if c.is_ascii_lowercase() || c.is_ascii_digit() {
-            out.push(c);
-        } else if !out.is_empty() && !out.ends_with('-') {
-            out.push('-');
-        }
-    }
-    let full = out.trim_end_matches('-');
-    let mut cut: String = full.chars().take(max).collect();
-    // Cut at a word boundary when the limit falls inside a word (unless it is the only word).
-    if cut.len() < full.len()
-        && !full[cut.len()..].starts_with('-')
-        && let Some(at) = cut.rfind('-')
-    {
-        cut.truncate(at);
-    }
-    let cut = cut.trim_end_matches('-').to_string();
-    (!cut.is_empty()).then_some(cut)
-}
+/// Spec-valid skill name from free text, at most `max` characters ([`crate::text::slug`]).
+pub use crate::text::slug::slug_within as slug;
 
 /// `auto-<signature>` for streak drafts, `seq-<tool>-<tool>-...` for sequences; always spec-valid.
 pub fn base_name(source: &str, signature: Option<&str>, steps: &[Step], hash: &str) -> String {

@@ -115,6 +115,17 @@ pub fn run_as(
     agent: &str,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<IngestReport> {
+    run_with_threads(ws, paths, agent, None, progress)
+}
+
+/// Like `run_as`, parsing on `threads` worker threads (`None`: the cores available, at most 4).
+pub fn run_with_threads(
+    ws: &mut Workspace,
+    paths: &[PathBuf],
+    agent: &str,
+    threads: Option<usize>,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<IngestReport> {
     let mut targets = Vec::new();
     let mut problems = Vec::new();
     if paths.is_empty() {
@@ -130,7 +141,7 @@ pub fn run_as(
             files::collect(path, agent, None, &mut targets, &mut problems)?;
         }
     }
-    let mut report = ingest_targets(ws, targets, progress)?;
+    let mut report = ingest_targets(ws, targets, threads, progress)?;
     problems.append(&mut report.problems);
     report.problems = problems;
     Ok(report)
@@ -139,6 +150,7 @@ pub fn run_as(
 fn ingest_targets(
     ws: &mut Workspace,
     targets: Vec<Target>,
+    threads: Option<usize>,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<IngestReport> {
     let mut report = IngestReport::default();
@@ -184,7 +196,7 @@ fn ingest_targets(
     if jobs.is_empty() {
         return Ok(report);
     }
-    let workers = parse_threads().min(jobs.len());
+    let workers = parse_threads(threads).min(jobs.len());
     let now = SystemTime::now();
     let next = AtomicUsize::new(0);
     let jobs: Vec<std::sync::Mutex<Option<Job>>> =
@@ -254,11 +266,9 @@ fn quiet(mtime_ns: i64) -> bool {
     SystemTime::now().duration_since(modified).is_ok_and(|age| age >= IDLE_CLOSE)
 }
 
-/// Parser threads: `SKILLDECK_INGEST_THREADS`, else the cores available (at most 4).
-fn parse_threads() -> usize {
-    std::env::var("SKILLDECK_INGEST_THREADS")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
+/// Parser threads: `threads`, else the cores available (at most 4).
+fn parse_threads(threads: Option<usize>) -> usize {
+    threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(4))
         .max(1)
 }

@@ -2,60 +2,21 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
-
 pub const SKILL_FILE: &str = "SKILL.md";
 
 pub use crate::text::hex::sha256_hex;
 
-/// Writes `path` through a temporary file in the same folder and a rename, so a reader sees
-/// either the old bytes or the new ones, never half.
-pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().context("file path without a folder")?;
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let tmp = dir.join(format!(".{name}.{}.tmp", uuid::Uuid::new_v4().simple()));
-    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    if let Err(e) = std::fs::rename(&tmp, path) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e).with_context(|| format!("replacing {}", path.display()));
-    }
-    Ok(())
-}
+/// The one atomic write ([`crate::fsio::atomic_write`]), here for the callers that knew it here.
+pub use crate::fsio::atomic_write;
 
-/// Moves a skill folder; a missing source is not an error (the row may outlive its folder).
-pub fn move_dir(from: &Path, to: &Path) -> Result<()> {
+/// Moves a skill's folder when it parks (retire, archive) or comes back (restore). The row may
+/// outlive its folder (removed by hand): a missing folder moves nothing (`Ok(false)`).
+pub fn move_skill_folder(from: &Path, to: &Path) -> anyhow::Result<bool> {
     if !from.exists() {
-        return Ok(());
+        return Ok(false);
     }
-    if to.exists() {
-        anyhow::bail!("{} already exists; move or delete it first", to.display());
-    }
-    if let Some(parent) = to.parent() {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("creating {}", parent.display()))?;
-    }
-    if std::fs::rename(from, to).is_ok() {
-        return Ok(());
-    }
-    // Different file systems: copy, then remove the original.
-    copy_dir(from, to)
-        .with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
-    std::fs::remove_dir_all(from).with_context(|| format!("removing {}", from.display()))
-}
-
-fn copy_dir(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_dir(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), &target)?;
-        }
-    }
-    Ok(())
+    crate::fsio::move_folder(from, to)?;
+    Ok(true)
 }
 
 pub fn skill_file(folder: &Path) -> PathBuf {
@@ -71,61 +32,32 @@ pub struct FrontMatter {
     pub triggers: Vec<String>,
 }
 
-/// Reads the small YAML subset skill files use: `key: value`, folded `>`/`|` blocks, `- item` lists.
+/// Reads a SKILL.md's front matter with the YAML parser (yaml-rust2, as `spec` does, but
+/// leniently: flow lists and non-string scalars are accepted, and text that is not YAML reads as
+/// no front matter rather than an error; `validate` is where a malformed file is reported).
 pub fn front_matter(text: &str) -> FrontMatter {
+    use yaml_rust2::{Yaml, YamlLoader};
     let mut fm = FrontMatter::default();
-    let mut lines = text.lines();
-    if lines.next().map(str::trim) != Some("---") {
-        return fm;
-    }
-    let body: Vec<&str> = lines.take_while(|l| l.trim() != "---").collect();
-    let mut i = 0;
-    while i < body.len() {
-        let line = body[i];
-        i += 1;
-        let trimmed = line.trim_start();
-        let Some((key, value)) = trimmed.split_once(':') else { continue };
-        let key = key.trim();
-        let value = value.trim();
-        let indent = line.len() - trimmed.len();
-        let block = |i: &mut usize| {
-            let mut parts = Vec::new();
-            while *i < body.len() {
-                let l = body[*i];
-                let ind = l.len() - l.trim_start().len();
-                if !l.trim().is_empty() && ind <= indent {
-                    break;
-                }
-                parts.push(l.trim());
-                *i += 1;
-            }
-            parts
-        };
-        match key {
-            "name" if indent == 0 => fm.name = Some(unquote(value)),
-            "description" if indent == 0 => {
-                if value.starts_with('>') || value.starts_with('|') || value.is_empty() {
-                    let parts = block(&mut i);
-                    fm.description = Some(parts.join(" ").trim().to_string());
-                } else {
-                    fm.description = Some(unquote(value));
-                }
-            }
-            "triggers" => {
-                if value.starts_with('[') {
-                    let inner = value.trim_start_matches('[').trim_end_matches(']');
-                    fm.triggers.extend(inner.split(',').map(unquote).filter(|t| !t.is_empty()));
-                } else {
-                    for item in block(&mut i) {
-                        if let Some(t) = item.strip_prefix("- ") {
-                            fm.triggers.push(unquote(t));
-                        }
-                    }
-                }
-            }
-            _ => {}
+    let Some(yaml) = crate::spec::frontmatter::front_matter_text(text) else { return fm };
+    let Ok(docs) = YamlLoader::load_from_str(yaml) else { return fm };
+    let Some(root) = docs.first().filter(|d| d.as_hash().is_some()) else { return fm };
+    let scalar = |y: &Yaml| -> Option<String> {
+        match y {
+            Yaml::String(s) | Yaml::Real(s) => Some(s.trim().to_string()),
+            Yaml::Integer(n) => Some(n.to_string()),
+            Yaml::Boolean(b) => Some(b.to_string()),
+            _ => None,
+        }
+    };
+    fm.name = scalar(&root["name"]);
+    fm.description = scalar(&root["description"]);
+    for list in [&root["triggers"], &root["metadata"]["triggers"]] {
+        match list {
+            Yaml::Array(items) => fm.triggers.extend(items.iter().filter_map(scalar)),
+            other => fm.triggers.extend(scalar(other)),
         }
     }
+    fm.triggers.retain(|t| !t.is_empty());
     if let Some(desc) = &fm.description {
         let lower = desc.to_lowercase();
         if let Some(pos) = lower.find("use when") {
@@ -137,13 +69,6 @@ pub fn front_matter(text: &str) -> FrontMatter {
         }
     }
     fm
-}
-
-fn unquote(s: &str) -> String {
-    let s = s.trim();
-    let s = s.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or(s);
-    let s = s.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')).unwrap_or(s);
-    s.trim().to_string()
 }
 
 /// `text` with its front matter's top-level `name:` set to `name` (a proposed version drafted under
@@ -183,21 +108,15 @@ mod tests {
             Some("Fill PDF forms. Use when the user asks for a form; not otherwise.")
         );
         assert_eq!(fm.triggers, ["fill form", "sign pdf", "the user asks for a form"]);
+        let fm = front_matter("---\nname: x\ntriggers: [a, 'b c']\n---\n");
+        assert_eq!(fm.triggers, ["a", "b c"]);
+        assert_eq!(front_matter("---\nname: [unclosed\n---\n"), FrontMatter::default());
+        assert_eq!(front_matter("no front matter"), FrontMatter::default());
     }
 
     #[test]
     fn renames_only_the_front_matter_name() {
         let text = "---\nname: draft-x\ndescription: d\n---\nname: stays\n";
         assert_eq!(with_name(text, "real"), "---\nname: real\ndescription: d\n---\nname: stays\n");
-    }
-
-    #[test]
-    fn atomic_write_replaces_and_leaves_no_temp() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("a/SKILL.md");
-        atomic_write(&p, b"one").unwrap();
-        atomic_write(&p, b"two").unwrap();
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
-        assert_eq!(std::fs::read_dir(dir.path().join("a")).unwrap().count(), 1);
     }
 }

@@ -83,7 +83,7 @@ fn park(
     new: SkillStatus,
     reason: &str,
 ) -> Result<()> {
-    files::move_dir(Path::new(from), to)?;
+    let moved = files::move_skill_folder(Path::new(from), to)?;
     let now = now_rfc3339();
     let result = (|| -> Result<()> {
         let tx = ws.store.conn_mut().transaction()?;
@@ -92,8 +92,8 @@ fn park(
         tx.commit()?;
         Ok(())
     })();
-    if result.is_err() {
-        let _ = files::move_dir(to, Path::new(from));
+    if result.is_err() && moved {
+        let _ = crate::fsio::move_folder(to, Path::new(from));
     }
     result
 }

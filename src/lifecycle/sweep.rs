@@ -147,12 +147,15 @@ fn run(ws: &mut Workspace, force_full: bool) -> Result<SweepReport> {
             let to = register::parked_path(&ws.paths.retired_dir, &skill.agent_id, &skill.name);
             // A folder that cannot move (say, a name already in the retired folder) must not
             // stop the sweep: the skill stays as it is and its timeline says why.
-            if let Err(e) = files::move_dir(Path::new(&skill.path), &to) {
-                let reason = format!("{}; not retired: {e:#}", v.reason);
-                add_event(&tx, skill.id, &now, "retire_blocked", None, None, &reason)?;
-                continue;
+            match files::move_skill_folder(Path::new(&skill.path), &to) {
+                Ok(true) => moved.push((to.clone(), PathBuf::from(&skill.path))),
+                Ok(false) => {}
+                Err(e) => {
+                    let reason = format!("{}; not retired: {e:#}", v.reason);
+                    add_event(&tx, skill.id, &now, "retire_blocked", None, None, &reason)?;
+                    continue;
+                }
             }
-            moved.push((to.clone(), PathBuf::from(&skill.path)));
             path = to.to_string_lossy().into_owned();
         }
         let mark = v.status.is_flagged().then_some(t.newest_id);
@@ -176,7 +179,7 @@ fn run(ws: &mut Workspace, force_full: bool) -> Result<SweepReport> {
     }
     if let Err(e) = tx.commit() {
         for (from, to) in moved {
-            let _ = files::move_dir(&from, &to);
+            let _ = crate::fsio::move_folder(&from, &to);
         }
         return Err(e.into());
     }

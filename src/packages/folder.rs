@@ -3,9 +3,6 @@
 //! renamed in, so a crash leaves either the old folder or the new one.
 
 use std::collections::HashSet;
-use std::path::Path;
-
-use anyhow::{Context, Result};
 
 use super::model::{ArtifactKind, Package, slug};
 use super::validate::ordered;
@@ -85,13 +82,3 @@ pub fn package_files(pkg: &Package, folder_name: &str) -> Files {
 pub use crate::spec::frontmatter::yaml_string;
 
 pub use crate::lifecycle::files::sha256_hex;
-
-/// Writes one file atomically: a temp file in the same folder, then a rename.
-pub fn write_file_atomic(path: &Path, contents: &[u8]) -> Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let name = path.file_name().context("file has no name")?.to_string_lossy();
-    let tmp = dir.join(format!(".{name}.tmp-{}", uuid::Uuid::new_v4()));
-    std::fs::write(&tmp, contents).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming into {}", path.display()))
-}

@@ -39,6 +39,19 @@ fn err(reason: impl Into<String>, line: Option<usize>) -> ParseError {
     ParseError { reason: reason.into(), line }
 }
 
+/// The YAML between a SKILL.md's first two `---`, if it starts with front matter (split the way
+/// [`parse`] splits it).
+pub fn front_matter_text(content: &str) -> Option<&str> {
+    if !content.starts_with("---") {
+        return None;
+    }
+    let mut parts = content.splitn(3, "---");
+    parts.next();
+    let yaml = parts.next()?;
+    parts.next()?;
+    Some(yaml)
+}
+
 /// Splits and parses SKILL.md text exactly as `skills_ref.parser.parse_frontmatter` does.
 pub fn parse(content: &str) -> Result<Parsed, ParseError> {
     if !content.starts_with("---") {

@@ -5,7 +5,7 @@ use skilldeck::config::{Config, TranscriptRoot};
 use skilldeck::identity::Scope;
 use skilldeck::packages::{CheckOptions, ImportOptions, ImportResult, check, import};
 use skilldeck::tui::Action;
-use skilldeck::workspace::{Paths, Workspace};
+use skilldeck::workspace::Workspace;
 
 use super::console_fixture::tempdir;
 
@@ -25,7 +25,7 @@ fn workspace(root: &std::path::Path) -> Workspace {
         workspace_skills_dir: Some(root.join("project-skills")),
         ..Config::default()
     };
-    Workspace::with_paths(config, Paths::under(root)).unwrap()
+    crate::support::library_workspace(config, root)
 }
 
 fn import_as(ws: &mut Workspace, name: &str, scope: Scope) -> i64 {

@@ -10,7 +10,7 @@ use ratatui::buffer::Cell;
 use ratatui::layout::{Position, Size};
 use rusqlite::params;
 use skilldeck::config::{Config, TranscriptRoot};
-use skilldeck::workspace::{Paths, Workspace};
+use skilldeck::workspace::Workspace;
 
 pub const NEW_SKILL_MD: &str = "---\nname: summarize-pr\ndescription: Summarize a pull request for the changelog\n---\n# Summarize a PR\n\n1. gh pr view NUMBER --json title,body,files\n2. Read the changed files\n3. Write a three-line summary\n";
 pub const LINT_V1: &str = "---\nname: lint-fix\ndescription: Fix lint errors\n---\n# Lint fix\n\n1. Run cargo clippy\n2. Apply the suggestions\n";
@@ -31,7 +31,7 @@ pub fn workspace(root: &Path) -> Workspace {
         transcripts: vec![TranscriptRoot { path: transcripts, format: "auto".into(), agent: None }],
         ..Config::default()
     };
-    Workspace::with_paths(config, Paths::under(root)).unwrap()
+    crate::support::library_workspace(config, root)
 }
 
 /// The config file the binary reads for the same workspace.

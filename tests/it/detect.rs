@@ -7,7 +7,7 @@ use rusqlite::params;
 use serde_json::Value;
 use skilldeck::config::Config;
 use skilldeck::detect::{self, DetectReport};
-use skilldeck::workspace::{Paths, Workspace};
+use skilldeck::workspace::Workspace;
 
 use crate::support::TestWorkspace;
 
@@ -26,7 +26,7 @@ impl Feed {
     /// A library workspace over the same folders the CLI uses for `tw` (config file included).
     pub fn new(tw: &TestWorkspace) -> Feed {
         let config = Config::load(&tw.config()).expect("config");
-        let ws = Workspace::with_paths(config, Paths::under(tw.root())).expect("workspace");
+        let ws = crate::support::library_workspace(config, tw.root());
         Feed { ws, clock: 0 }
     }
 

@@ -1,4 +1,5 @@
-//! Ingestion over the real transcripts in ../shared/data: the exact counts of SOURCES.md.
+//! Ingestion over the real transcripts in ../shared/data (the exact counts of SOURCES.md), and
+//! over generated sessions for what needs no real data (concurrent runs, connection settings).
 
 use serde_json::Value;
 use skilldeck::store::rusqlite::Connection;
@@ -128,12 +129,38 @@ fn synthetic_edge_cases_ingest_and_report_bad_lines_by_file_and_line() {
     assert!(text.contains("edge_cases.jsonl:13: a bare JSON string, not an object"), "{text}");
 }
 
+/// Generated Claude Code sessions under `dir`: `sessions` files of `turns` turns, each turn with
+/// three tool calls (one failing). Returns (sessions, turns, tool calls) written.
+fn generated_sessions(dir: &std::path::Path, sessions: usize, turns: usize) -> (i64, i64, i64) {
+    use skilldeck::demo::transcripts::{Clock, Turn, call, claude_session, failing};
+    let start = chrono::DateTime::parse_from_rfc3339("2026-01-05T09:00:00Z").unwrap().to_utc();
+    std::fs::create_dir_all(dir).unwrap();
+    for s in 0..sessions {
+        let mut clock = Clock::starting(start + chrono::Duration::hours(s as i64));
+        let script: Vec<Turn> = (0..turns)
+            .map(|t| Turn {
+                prompt: format!("task {t} of session {s}: tidy module m{t}"),
+                calls: vec![
+                    call("Read", serde_json::json!({"file_path": format!("/p/m{t}.rs")})),
+                    failing("Bash", serde_json::json!({"command": "cargo test"})),
+                    call("Edit", serde_json::json!({"file_path": format!("/p/m{t}.rs")})),
+                ],
+                reply: "done",
+            })
+            .collect();
+        let id = format!("00000000-0000-4000-8000-{s:012}");
+        let text = claude_session(&mut clock, &id, "/p", &script);
+        std::fs::write(dir.join(format!("{id}.jsonl")), text).unwrap();
+    }
+    let (sessions, turns) = (sessions as i64, (sessions * turns) as i64);
+    (sessions, turns, turns * 3)
+}
+
 #[test]
 fn two_ingest_runs_at_once_store_each_row_once() {
-    let Some(dir) = shared_data("transcripts/handgemacht-ai__claude-code-log/real_projects") else {
-        return;
-    };
     let ws = TestWorkspace::new();
+    let dir = ws.root().join("projects/p");
+    let (sessions, turns, calls) = generated_sessions(&dir, 40, 6);
     let empty = ws.root().join("empty");
     std::fs::create_dir_all(&empty).unwrap();
     ws.run_ok(&["ingest", empty.to_str().unwrap()]); // creates the database
@@ -151,8 +178,9 @@ fn two_ingest_runs_at_once_store_each_row_once() {
         assert!(out.status.success(), "{}", crate::support::describe(&out));
     }
     let db = Connection::open(ws.db()).unwrap();
-    assert_eq!(count(&db, "SELECT count(*) FROM tool_calls"), 889);
-    assert_eq!(count(&db, "SELECT count(*) FROM sessions"), 42);
+    assert_eq!(count(&db, "SELECT count(*) FROM tool_calls"), calls);
+    assert_eq!(count(&db, "SELECT count(*) FROM sessions"), sessions);
+    assert_eq!(count(&db, "SELECT count(*) FROM turns"), turns);
     assert_eq!(
         count(&db, "SELECT count(DISTINCT file_path || ':' || start_offset) FROM turns"),
         count(&db, "SELECT count(*) FROM turns")
@@ -161,24 +189,22 @@ fn two_ingest_runs_at_once_store_each_row_once() {
 
 #[test]
 fn a_run_leaves_its_connection_as_it_found_it_and_its_rows_committed() {
-    let Some(dir) = shared_data("transcripts/handgemacht-ai__claude-code-log/real_projects") else {
-        return;
-    };
     let tmp = TestWorkspace::new();
-    let paths = skilldeck::workspace::Paths::under(tmp.root());
+    let dir = tmp.root().join("projects/p");
+    let (_, _, calls) = generated_sessions(&dir, 5, 4);
     let mut ws =
-        skilldeck::workspace::Workspace::with_paths(skilldeck::config::Config::default(), paths)
-            .unwrap();
-    let report = skilldeck::ingest::run(&mut ws, &[dir], &mut |_| {}).unwrap();
-    assert_eq!(report.tool_calls, 889);
-    let pragma = |name: &str| -> i64 {
+        crate::support::library_workspace(skilldeck::config::Config::default(), tmp.root());
+    let pragma = |ws: &skilldeck::workspace::Workspace, name: &str| -> i64 {
         ws.store.conn().query_row(&format!("PRAGMA {name}"), [], |r| r.get(0)).unwrap()
     };
+    let names = ["cache_size", "foreign_keys", "wal_autocheckpoint"];
+    let before: Vec<i64> = names.iter().map(|n| pragma(&ws, n)).collect();
+    let report = skilldeck::ingest::run(&mut ws, &[dir], &mut |_| {}).unwrap();
+    assert_eq!(report.tool_calls as i64, calls);
     // The big page cache, no foreign-key checks and no automatic checkpoint are for the run only.
-    assert_eq!(
-        (pragma("cache_size"), pragma("foreign_keys"), pragma("wal_autocheckpoint")),
-        (-2000, 1, 1000)
-    );
+    let after: Vec<i64> = names.iter().map(|n| pragma(&ws, n)).collect();
+    assert_eq!(after, before);
+    assert_eq!(before, [-2000, 1, 1000]);
     let other = Connection::open(ws.paths.db.clone()).unwrap();
-    assert_eq!(count(&other, "SELECT count(*) FROM tool_calls"), 889);
+    assert_eq!(count(&other, "SELECT count(*) FROM tool_calls"), calls);
 }

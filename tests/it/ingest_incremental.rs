@@ -322,7 +322,6 @@ fn unknown_types_and_garbage_are_counted_not_fatal_and_a_missing_path_is_named()
 #[test]
 fn an_open_turn_of_a_file_gone_quiet_is_closed_on_a_later_run() {
     use skilldeck::config::Config;
-    use skilldeck::workspace::{Paths, Workspace};
 
     let (ws, file) = setup();
     append(
@@ -339,7 +338,7 @@ fn an_open_turn_of_a_file_gone_quiet_is_closed_on_a_later_run() {
             tool_result("toolu_1", None, "2026-01-01T10:00:02Z"),
         ]),
     );
-    let mut lib = Workspace::with_paths(Config::default(), Paths::under(ws.root())).unwrap();
+    let mut lib = crate::support::library_workspace(Config::default(), ws.root());
     let r1 = skilldeck::ingest::run(&mut lib, std::slice::from_ref(&file), &mut |_| {}).unwrap();
     assert_eq!(r1.turns, 1);
     assert!(!turns(&ws)[0].4, "fresh file: the turn stays open");

@@ -4,14 +4,14 @@ use serde_json::Value;
 use skilldeck::catalog::VersionSource;
 use skilldeck::config::Config;
 use skilldeck::lifecycle;
-use skilldeck::workspace::{Paths, Workspace};
+use skilldeck::workspace::Workspace;
 
 use crate::support::TestWorkspace;
 
 /// The library view of the same workspace the binary uses (`--db` puts side folders beside it).
 pub fn open(tw: &TestWorkspace) -> Workspace {
     let config = Config::load(&tw.config()).unwrap();
-    Workspace::with_paths(config, Paths::under(tw.root())).unwrap()
+    crate::support::library_workspace(config, tw.root())
 }
 
 pub fn skill_md(name: &str, description: &str, body: &str) -> String {

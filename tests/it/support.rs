@@ -5,17 +5,35 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// `../shared/data/<rel>` if present; otherwise prints why the caller skips and returns None.
+/// Under `CI` (the variable set) a missing folder fails the test instead: CI must provide it.
 pub fn shared_data(rel: &str) -> Option<PathBuf> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data").join(rel);
     if path.exists() {
         Some(path)
     } else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{} is absent but CI is set: the shared real-data folder is required under CI",
+            path.display()
+        );
         eprintln!(
             "SKIP: {} is absent (the shared real-data folder is not beside this repo)",
             path.display()
         );
         None
     }
+}
+
+/// A library workspace under `root` with the `TestWorkspace` layout. The workspace skills folder
+/// is pinned to `root/.claude/skills` unless `config` names one, so an in-process test never
+/// reads the `.claude/skills` of the folder `cargo test` runs in.
+pub fn library_workspace(
+    mut config: skilldeck::config::Config,
+    root: &Path,
+) -> skilldeck::workspace::Workspace {
+    config.workspace_skills_dir.get_or_insert_with(|| root.join(".claude/skills"));
+    let paths = skilldeck::workspace::Paths::under(root);
+    skilldeck::workspace::Workspace::with_paths(config, paths).expect("workspace")
 }
 
 /// A throw-away workspace: database, live skills, staging and config under one temp folder.
@@ -44,15 +62,37 @@ impl TestWorkspace {
         self.root().join("config.toml")
     }
 
-    /// The real binary, pointed at this workspace.
+    /// The home folder the binary sees: inside the temp folder, so nothing of the developer's
+    /// own (`~/.claude/skills`, settings, transcripts) is read or written.
+    pub fn home(&self) -> PathBuf {
+        self.root().join("home")
+    }
+
+    /// The real binary, pointed at this workspace. HOME, the working directory (and with it the
+    /// default workspace skills folder `./.claude/skills`) and every folder variable are pinned
+    /// inside the temp folder; a test may override them after.
     pub fn cmd(&self) -> Command {
+        std::fs::create_dir_all(self.home()).expect("home folder");
         let mut c = Command::new(env!("CARGO_BIN_EXE_skilldeck"));
         c.arg("--db").arg(self.db());
         c.arg("--skills-dir").arg(self.skills_dir());
         c.arg("--config").arg(self.config());
-        c.env_remove("SKILLDECK_DB")
-            .env_remove("SKILLDECK_SKILLS_DIR")
-            .env_remove("SKILLDECK_CONFIG");
+        c.current_dir(self.root());
+        c.env("HOME", self.home());
+        for var in [
+            "SKILLDECK_DB",
+            "SKILLDECK_SKILLS_DIR",
+            "SKILLDECK_CONFIG",
+            "SKILLDECK_INGEST_THREADS",
+            "XDG_CONFIG_HOME",
+            "XDG_DATA_HOME",
+            "XDG_CACHE_HOME",
+            "XDG_STATE_HOME",
+            "CLAUDE_CONFIG_DIR",
+            "CODEX_HOME",
+        ] {
+            c.env_remove(var);
+        }
         c.env("NO_COLOR", "1");
         c
     }
