@@ -75,13 +75,13 @@ fn default_format() -> String {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct DetectConfig {
-    /// Consecutive successes on one task signature that trigger a draft (seed 000: 3).
+    /// Consecutive successes on one task signature that trigger a draft (default 3).
     pub streak_threshold: u32,
-    /// Shortest run of consecutive tool calls that counts as a sequence (seed 001: 3).
+    /// Shortest run of consecutive tool calls that counts as a sequence (default 3).
     pub min_sequence_len: usize,
-    /// Distinct sessions of one agent a sequence must appear in (seed 001: 3).
+    /// Distinct sessions of one agent a sequence must appear in (default 3).
     pub min_sessions: usize,
-    /// Promote candidates with enough occurrences without review (seed 001 phase 2). Off: a person reviews.
+    /// Promote candidates with enough occurrences without review. Off: a person reviews.
     pub auto_promote: bool,
 }
 
@@ -99,22 +99,22 @@ impl Default for DetectConfig {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct LifecycleConfig {
-    /// Invocations in the rolling window (seed 001: 20).
+    /// Invocations in the rolling window (default 20).
     pub window: usize,
-    /// Success rate at or below which a skill is in warning (seed 001: 0.40).
+    /// Success rate at or below which a skill is in warning (default 0.40).
     pub warning_rate: f64,
-    /// Success rate at or below which a skill is deprecated (seed 001: 0.30).
+    /// Success rate at or below which a skill is deprecated (default 0.30).
     pub deprecated_rate: f64,
     /// Invocations needed before the rate is judged at all.
     pub min_invocations: usize,
-    /// Consecutive failures that mark a skill degraded (seed 004: 3).
+    /// Consecutive failures that mark a skill degraded (default 3).
     pub degraded_streak: u32,
-    /// Failure streak at which a skill is retired (seed 004: 3).
+    /// Failure streak at which a skill is retired (default 3).
     pub retire_failure_streak: u32,
-    /// Failures that retire a skill with fewer than `retire_max_uses` uses (seed 004: 5 and 10).
+    /// Failures that retire a skill with fewer than `retire_max_uses` uses (default 5 and 10).
     pub retire_failures: u32,
     pub retire_max_uses: u32,
-    /// Overlap with a live skill's sequence that makes a candidate a new version (seed 001: 0.70).
+    /// Overlap with a live skill's sequence that makes a candidate a new version (default 0.70).
     pub evolve_overlap: f64,
     /// An approved auto-draft whose bytes change returns to review.
     pub review_on_edit: bool,

@@ -35,7 +35,8 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
     tmp.persist(path)
         .map_err(|e| e.error)
         .with_context(|| format!("replacing {}", path.display()))?;
-    Ok(())
+    // The rename itself is durable once the folder is synced.
+    sync_dir(dir)
 }
 
 /// New files are readable by others, as `std::fs::write` makes them (the umask still applies).
@@ -63,7 +64,7 @@ pub fn move_folder(from: &Path, to: &Path) -> Result<()> {
     let parent = to.parent().context("destination without a parent folder")?;
     std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     match std::fs::rename(from, to) {
-        Ok(()) => return Ok(()),
+        Ok(()) => return sync_parents(from, to),
         Err(e) if e.kind() == ErrorKind::CrossesDevices => {}
         Err(e) => {
             return Err(e)
@@ -178,6 +179,8 @@ impl<'a> Swap<'a> {
             swap.put_back_aside();
             return Err(e).with_context(|| format!("installing {}", target.display()));
         }
+        // The files were written before; the folder entry is made durable before the commit.
+        sync_parents(staged, target)?;
         Ok(swap)
     }
 
@@ -198,6 +201,23 @@ impl<'a> Swap<'a> {
             let _ = std::fs::rename(aside, self.target);
         }
     }
+}
+
+/// Makes the entries of folder `dir` (a rename into or out of it) durable.
+pub fn sync_dir(dir: &Path) -> Result<()> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .with_context(|| format!("syncing folder {}", dir.display()))
+}
+
+/// Syncs the parent folders of both ends of a rename.
+pub fn sync_parents(from: &Path, to: &Path) -> Result<()> {
+    for path in [from, to] {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            sync_dir(dir)?;
+        }
+    }
+    Ok(())
 }
 
 // Reading files from folders others write to: only regular files are opened (a FIFO or a

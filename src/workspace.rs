@@ -49,6 +49,13 @@ impl Workspace {
         Ok(Workspace { config, paths, store, codex_skills_dirs })
     }
 
+    /// Like `open`, with the database opened for reading only (commands that only read).
+    pub fn open_read_only(overrides: &Overrides) -> Result<Workspace> {
+        let (config, paths) = resolve(overrides)?;
+        let store = Store::open_read_only(&paths.db)?;
+        Ok(Workspace { config, paths, store })
+    }
+
     /// A workspace from an explicit config and paths (tests, demo, benchmarks).
     pub fn with_paths(config: Config, paths: Paths) -> Result<Workspace> {
         let store = Store::open(&paths.db)?;

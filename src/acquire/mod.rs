@@ -1,4 +1,4 @@
-//! Code skills (seed 004): sanitize the code, test-run it with its payload in a scratch folder,
+//! Code skills: sanitize the code, test-run it with its payload in a scratch folder,
 //! and register it (folder, row, content hash) only when the run exits 0 with output.
 
 //!
@@ -60,7 +60,7 @@ pub enum AcquireOutcome {
     },
 }
 
-/// The seed 004 registry status of a skill in a lifecycle state.
+/// The code-skill registry status of a skill in a lifecycle state.
 pub fn registry_status(status: SkillStatus) -> &'static str {
     match status {
         SkillStatus::Degraded => "degraded",

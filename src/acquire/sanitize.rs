@@ -1,4 +1,4 @@
-//! Seed 004's entry-point normalisation: strip CDATA envelopes, extract code from markdown
+//! Entry-point normalisation of code skills: strip CDATA envelopes, extract code from markdown
 //! fences, decode HTML entities — each repair kept only if the result parses, and code that
 //! already parses is never touched.
 

@@ -773,12 +773,14 @@ pub struct ConsoleRow {
     pub version: i64,
     /// The skill's folder.
     pub path: String,
+    /// Edited since its approval: waiting for a person to approve or roll back.
+    pub needs_review: bool,
 }
 
 /// Every skill for the console, ordered by agent, namespace, name and scope.
 pub fn console_rows(conn: &Connection) -> Result<Vec<ConsoleRow>> {
     let mut stmt = conn.prepare(
-        "SELECT id, agent_id, name, status, protected, version, path FROM skills
+        "SELECT id, agent_id, name, status, protected, version, path, needs_review FROM skills
          ORDER BY agent_id, namespace, name, scope",
     )?;
     let rows = stmt.query_map([], |r| {
@@ -790,6 +792,7 @@ pub fn console_rows(conn: &Connection) -> Result<Vec<ConsoleRow>> {
             protected: r.get(4)?,
             version: r.get(5)?,
             path: r.get(6)?,
+            needs_review: r.get(7)?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)

@@ -16,7 +16,7 @@ pub struct AuditArgs {
 }
 
 pub fn run(global: &GlobalArgs, args: AuditArgs) -> Result<Outcome> {
-    let ws = global.open()?;
+    let ws = global.open_read_only()?;
     let rows = lifecycle::audit(&ws.store, args.agent.as_deref())?;
     if args.json {
         print_json(&rows)?;

@@ -20,7 +20,7 @@ pub struct CandidatesArgs {
 }
 
 pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
-    let ws = global.open()?;
+    let ws = global.open_read_only()?;
     let agent = args.agent.clone().unwrap_or_else(|| ws.config.agent_id.clone());
     let list: Vec<_> = draft::list_candidates(&ws.store, Some(&agent))?
         .into_iter()

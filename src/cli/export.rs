@@ -1,4 +1,4 @@
-//! `skilldeck export NAME`: write a package back in the seed 002 JSON shape.
+//! `skilldeck export NAME`: write a package back in the package JSON shape.
 
 use std::path::PathBuf;
 

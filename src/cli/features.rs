@@ -1,4 +1,4 @@
-//! `skilldeck features [--format json|csv]`: seed 001 E's scorer features per skill.
+//! `skilldeck features [--format json|csv]`: scorer features per skill.
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
@@ -22,7 +22,7 @@ pub struct FeaturesArgs {
 }
 
 pub fn run(global: &GlobalArgs, args: FeaturesArgs) -> Result<Outcome> {
-    let ws = global.open()?;
+    let ws = global.open_read_only()?;
     let rows = lifecycle::features(&ws.store, args.agent.as_deref(), chrono::Utc::now())?;
     match args.format {
         Format::Json => print_json(&rows)?,

@@ -1,4 +1,4 @@
-//! `skilldeck import PACKAGE.json`: validate a seed 002 package and store it, or list every
+//! `skilldeck import PACKAGE.json`: validate a package and store it, or list every
 //! problem and store nothing.
 
 use std::path::PathBuf;
@@ -13,7 +13,7 @@ use crate::packages::{ImportOptions, ImportResult, Imported, Problem, import};
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// Package JSON file (seed 002 shape)
+    /// Package JSON file
     pub package: PathBuf,
     /// Scope to install into: account (the live skills folder) or workspace
     #[arg(long, value_enum, default_value = "account")]

@@ -86,6 +86,11 @@ impl GlobalArgs {
         crate::lifecycle::reconcile(&mut ws)?;
         Ok(ws)
     }
+
+    /// The workspace with its database opened for reading only (works on a read-only disk).
+    pub fn open_read_only(&self) -> Result<Workspace> {
+        Workspace::open_read_only(&self.overrides())
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -140,7 +145,7 @@ pub enum Command {
     Features(features::FeaturesArgs),
     /// Skills matching a query, weighted by their outcomes
     Suggest(suggest::SuggestArgs),
-    /// Import a skill package JSON (seed 002 shape); every problem is listed, nothing half-written
+    /// Import a skill package JSON; every problem is listed, nothing half-written
     Import(import::ImportArgs),
     /// Export a skill package back to its JSON shape
     Export(export::ExportArgs),

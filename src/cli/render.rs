@@ -1,5 +1,5 @@
 //! `skilldeck render NAME ARTIFACT --var k=v`: render a template artifact, choosing the model
-//! variant as seed 002 says.
+//! variant the way `packages::render` picks it.
 
 use anyhow::{Result, bail};
 use clap::Args;

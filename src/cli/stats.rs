@@ -1,4 +1,4 @@
-//! `skilldeck stats NAME [--json]`: seed 001's per-skill stats.
+//! `skilldeck stats NAME [--json]`: per-skill stats.
 
 use anyhow::Result;
 use clap::Args;
@@ -19,7 +19,7 @@ pub struct StatsArgs {
 }
 
 pub fn run(global: &GlobalArgs, args: StatsArgs) -> Result<Outcome> {
-    let ws = global.open()?;
+    let ws = global.open_read_only()?;
     let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws);
     let s = lifecycle::stats(&ws.store, agent, &args.name)?;
     if args.timeline {

@@ -18,7 +18,7 @@ pub struct SuggestArgs {
 }
 
 pub fn run(global: &GlobalArgs, args: SuggestArgs) -> Result<Outcome> {
-    let ws = global.open()?;
+    let ws = global.open_read_only()?;
     let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws);
     let found = lifecycle::suggest(&ws.store, agent, &args.query, args.limit)?;
     if args.json {

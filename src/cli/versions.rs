@@ -26,7 +26,7 @@ struct Row<'a> {
 }
 
 pub fn run(global: &GlobalArgs, args: VersionsArgs) -> Result<Outcome> {
-    let ws = global.open()?;
+    let ws = global.open_read_only()?;
     let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws);
     let skill = lifecycle::stats(&ws.store, agent, &args.name)?;
     let versions = lifecycle::versions(&ws.store, skill.id)?;

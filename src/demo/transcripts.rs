@@ -238,7 +238,7 @@ pub fn codex_rollout(clock: &mut Clock, session_id: &str, cwd: &str, turns: &[Tu
     out
 }
 
-/// One native trajectory line: seed 000's `TurnTrajectory` fields.
+/// One native trajectory line: the `TurnTrajectory` fields.
 pub fn native_line(
     clock: &mut Clock,
     user_input: &str,

@@ -1,5 +1,5 @@
-//! Detection of repeated work: task-signature streaks (seed 000) and tool sequences recurring
-//! across sessions (seed 001). Both become `skill_candidates` rows with a staged draft.
+//! Detection of repeated work: task-signature streaks and tool sequences recurring
+//! across sessions. Both become `skill_candidates` rows with a staged draft.
 
 //!
 //! Owns the tables `signature_streaks` (`streak`) and `sequence_sightings` (`sightings`); reads

@@ -1,4 +1,4 @@
-//! Seed 001 tool sequences: runs of consecutive tool calls in a turn, hashed by tool names and
+//! Tool sequences: runs of consecutive tool calls in a turn, hashed by tool names and
 //! parameter shapes (never values), counted per distinct session of one agent.
 
 use sha2::{Digest, Sha256};

@@ -1,4 +1,4 @@
-//! Seed 000 task signatures: the same task phrased differently lands in the same bucket.
+//! Task signatures: the same task phrased differently lands in the same bucket.
 
 use std::collections::HashSet;
 use std::sync::OnceLock;

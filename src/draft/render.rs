@@ -1,4 +1,4 @@
-//! The text of a staged draft: SKILL.md (valid under the Agent Skills spec) and seed 000's
+//! The text of a staged draft: SKILL.md (valid under the Agent Skills spec) and the streak
 //! manifest.json.
 
 use serde::Serialize;
@@ -10,7 +10,7 @@ use crate::text::hex::hex;
 /// Everything a draft's text is made from.
 pub struct DraftDoc<'a> {
     pub name: &'a str,
-    /// `signature` (seed 000 streak) or `sequence` (seed 001).
+    /// `signature` (a success streak) or `sequence` (a recurring tool sequence).
     pub source: &'a str,
     pub signature: Option<&'a str>,
     /// Successful turns (streak) or distinct sessions (sequence).
@@ -152,7 +152,7 @@ pub fn skill_md(doc: &DraftDoc) -> String {
     s
 }
 
-/// Seed 000's manifest fields, verbatim.
+/// The streak manifest's fields, verbatim.
 #[derive(Serialize)]
 pub struct Manifest<'a> {
     pub name: &'a str,

@@ -47,6 +47,8 @@ fn verb(op: &Op) -> &'static str {
         Op::SetProtected(_, false) => "unpin",
         Op::Archive(_) => "archive",
         Op::Restore(_) => "restore",
+        Op::ApproveEdit(_) => "approve the edit of",
+        Op::Rollback(..) => "roll back",
     }
 }
 
@@ -58,7 +60,9 @@ fn target(op: &Op) -> &Target {
         | Op::Reject(t)
         | Op::SetProtected(t, _)
         | Op::Archive(t)
-        | Op::Restore(t) => t,
+        | Op::Restore(t)
+        | Op::ApproveEdit(t)
+        | Op::Rollback(t, _) => t,
     }
 }
 
@@ -130,6 +134,14 @@ fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
         Op::Archive(t) => {
             lifecycle::archive(ws, &t.agent, &t.name)?;
             format!("archived {} (u undoes)", t.name)
+        }
+        Op::ApproveEdit(t) => {
+            draft::approve_current(ws, &t.agent, &t.name)?;
+            format!("approved the edited {} as it is on disk", t.name)
+        }
+        Op::Rollback(t, version) => {
+            let new = lifecycle::rollback(ws, &t.agent, &t.name, *version)?;
+            format!("rolled {} back to v{version} (now v{new})", t.name)
         }
         Op::Restore(t) => {
             lifecycle::restore(ws, &t.agent, &t.name)?;

@@ -49,6 +49,10 @@ pub enum Op {
     SetProtected(Target, bool),
     Archive(Target),
     Restore(Target),
+    /// A skill edited since its approval: approve the text on disk.
+    ApproveEdit(Target),
+    /// Return a skill to one of its versions (the approved one, for a hand edit).
+    Rollback(Target, i64),
 }
 
 /// A candidate (by `id`) or a skill (by `agent` and `name`; `id` is its row id).

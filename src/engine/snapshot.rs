@@ -160,6 +160,17 @@ pub struct CandidateView {
     pub staged_path: Option<String>,
     pub created_at: String,
     pub target: Option<TargetSkill>,
+    /// Not a candidate but a live skill edited since its approval (`id` is the skill's):
+    /// `target.live` is the approved text, `skill_md` the text on disk now.
+    pub review: Option<ReviewEdit>,
+}
+
+/// A hand edit waiting for review: approve binds the approval to the text now; roll back returns
+/// to the approved version.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReviewEdit {
+    /// The version that was approved (what a roll back returns to).
+    pub approved_version: i64,
 }
 
 /// The live skill a proposed version would replace.
@@ -181,6 +192,8 @@ pub struct SkillRow {
     pub version: i64,
     /// The skill's folder.
     pub path: String,
+    /// Edited by hand since its approval: in the queue until approved or rolled back.
+    pub needs_review: bool,
 }
 
 impl SkillRow {
@@ -286,6 +299,51 @@ pub fn load_candidates(store: &Store, skills: &[SkillRow]) -> Result<Vec<Candida
             staged_path: c.staged_path,
             created_at: c.created_at,
             target,
+            review: None,
+        });
+    }
+    out.extend(review_rows(store, skills)?);
+    Ok(out)
+}
+
+/// Live skills edited since their approval, as queue rows: the diff is the edit.
+fn review_rows(store: &Store, skills: &[SkillRow]) -> Result<Vec<CandidateView>> {
+    let mut out = Vec::new();
+    for s in skills.iter().filter(|s| s.needs_review) {
+        let row = crate::catalog::skills::by_id(store.conn(), s.id)?;
+        let history = lifecycle::versions(store, s.id)?;
+        let Some(now) = history.last() else { continue };
+        let approved = history
+            .iter()
+            .rev()
+            .find(|v| Some(&v.sha256) == row.approved_sha256.as_ref())
+            .or(history.iter().rev().nth(1));
+        let Some(approved) = approved else { continue };
+        out.push(CandidateView {
+            id: s.id,
+            agent: s.agent.clone(),
+            name: s.name.clone(),
+            description: Some(
+                "Approve binds the approval to the text on disk; roll back returns to the approved \
+                 version."
+                    .into(),
+            ),
+            source: "edit".into(),
+            signature: None,
+            occurrences: 1,
+            sessions: Vec::new(),
+            examples: Vec::new(),
+            tool_sequence: Vec::new(),
+            skill_md: now.content.clone(),
+            staged_path: Some(s.path.clone()),
+            created_at: now.created_at.clone(),
+            target: Some(TargetSkill {
+                id: s.id,
+                name: s.name.clone(),
+                version: approved.version,
+                live: approved.content.clone(),
+            }),
+            review: Some(ReviewEdit { approved_version: approved.version }),
         });
     }
     Ok(out)
@@ -303,6 +361,7 @@ pub fn load_skills(conn: &Connection) -> Result<Vec<SkillRow>> {
             protected: r.protected,
             version: r.version,
             path: r.path,
+            needs_review: r.needs_review,
         })
         .collect())
 }
@@ -378,8 +437,9 @@ pub fn load_detail(
         content: v.content,
         proposal: None,
     });
-    let proposed =
-        candidates.iter().filter(|c| c.target.as_ref().is_some_and(|t| t.id == skill.id));
+    let proposed = candidates
+        .iter()
+        .filter(|c| c.review.is_none() && c.target.as_ref().is_some_and(|t| t.id == skill.id));
     let mut proposed: Vec<VersionRow> = proposed
         .map(|c| VersionRow {
             version: 0,

@@ -1,4 +1,4 @@
-//! Skill identity and scopes (seeds 002 and 003).
+//! Skill identity and scopes.
 //!
 //! A skill's identity is `(skill_id, namespace, is_public)`. Skills live in two scopes: the
 //! account folder (the live `skills_dir`) and the workspace folder (`workspace_skills_dir`); a

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::lenient::Lenient;
+use super::lenient::{Lenient, lenient_bool, lenient_str};
 use super::parse::{Sink, for_each_line, json_reason};
 use super::prompt::{CLAUDE_INTERRUPTION, claude_prompt};
 use super::scan;
@@ -37,36 +37,36 @@ const IGNORED_TYPES: &[&str] = &[
 // The structs are read by serde_json, or field by field by `fast_line`: both must agree.
 #[derive(Deserialize, Default, Debug, PartialEq)]
 struct Line<'a> {
-    #[serde(borrow, rename = "type")]
+    #[serde(rename = "type", default, deserialize_with = "lenient_str")]
     kind: Option<Cow<'a, str>>,
-    #[serde(borrow, rename = "sessionId")]
+    #[serde(rename = "sessionId", default, deserialize_with = "lenient_str")]
     session_id: Option<Cow<'a, str>>,
-    #[serde(rename = "isSidechain")]
+    #[serde(rename = "isSidechain", default, deserialize_with = "lenient_bool")]
     is_sidechain: Option<bool>,
-    #[serde(rename = "isMeta")]
+    #[serde(rename = "isMeta", default, deserialize_with = "lenient_bool")]
     is_meta: Option<bool>,
-    #[serde(rename = "isCompactSummary")]
+    #[serde(rename = "isCompactSummary", default, deserialize_with = "lenient_bool")]
     is_compact_summary: Option<bool>,
-    #[serde(rename = "isApiErrorMessage")]
+    #[serde(rename = "isApiErrorMessage", default, deserialize_with = "lenient_bool")]
     is_api_error: Option<bool>,
-    #[serde(borrow)]
+    #[serde(default, deserialize_with = "lenient_str")]
     timestamp: Option<Cow<'a, str>>,
-    #[serde(borrow)]
+    #[serde(default, deserialize_with = "lenient_str")]
     cwd: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     message: Option<Lenient<Message<'a>>>,
     /// On the skill body Claude Code injects after a `Skill` tool call: that call's id.
-    #[serde(borrow, rename = "sourceToolUseID")]
+    #[serde(rename = "sourceToolUseID", default, deserialize_with = "lenient_str")]
     source_tool_use_id: Option<Cow<'a, str>>,
-    #[serde(borrow)]
+    #[serde(default, deserialize_with = "lenient_str")]
     uuid: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize, Default, Debug, PartialEq)]
 struct Message<'a> {
-    #[serde(borrow)]
+    #[serde(default, deserialize_with = "lenient_str")]
     id: Option<Cow<'a, str>>,
-    #[serde(borrow)]
+    #[serde(default, deserialize_with = "lenient_str")]
     stop_reason: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     content: Option<Content<'a>>,
@@ -81,19 +81,20 @@ enum Content<'a> {
 
 #[derive(Deserialize, Default, Debug, PartialEq)]
 struct Block<'a> {
-    #[serde(borrow, rename = "type")]
+    #[serde(rename = "type", default, deserialize_with = "lenient_str")]
     kind: Option<Cow<'a, str>>,
-    #[serde(borrow)]
+    #[serde(default, deserialize_with = "lenient_str")]
     id: Option<Cow<'a, str>>,
-    #[serde(borrow)]
+    #[serde(default, deserialize_with = "lenient_str")]
     name: Option<Cow<'a, str>>,
     /// The input's JSON text, kept as bytes: only its shape and a Skill's name are read.
     #[serde(borrow, default, deserialize_with = "raw_json")]
     input: Option<&'a [u8]>,
-    #[serde(borrow)]
+    #[serde(default, deserialize_with = "lenient_str")]
     tool_use_id: Option<Cow<'a, str>>,
+    #[serde(default, deserialize_with = "lenient_bool")]
     is_error: Option<bool>,
-    #[serde(borrow)]
+    #[serde(default, deserialize_with = "lenient_str")]
     text: Option<Cow<'a, str>>,
 }
 
@@ -138,12 +139,10 @@ fn line(
         return;
     }
     quotes.index(bytes);
-    let parsed = match fast_line(bytes, quotes) {
-        Some(l) => l,
-        None => match serde_json::from_slice::<Line>(bytes) {
-            Ok(l) => l,
-            Err(e) => return sink.bad(line_no, json_reason(bytes, &e)),
-        },
+    let mut repaired = Vec::new();
+    let parsed = match read_line(bytes, quotes, &mut repaired) {
+        Ok(l) => l,
+        Err(reason) => return sink.bad(line_no, reason),
     };
     let Some(kind) = parsed.kind.as_deref() else {
         return sink.bad(line_no, "object without \"type\"");
@@ -254,6 +253,44 @@ fn line(
     *stream = Some(TurnBuilder::start(session, offset, &prompt, at, sidechain));
 }
 
+/// Reads a line as a JSON object is read whole (serde_json's `Value`): the structural scanner
+/// first, serde_json for what it refuses. Only objects are lines (a struct would also be read
+/// from an array of its values). A repeated key counts once, with its last value, and a lone
+/// surrogate escape is read as U+FFFD: those lines are rewritten into `repaired` and read again.
+fn read_line<'a>(
+    bytes: &'a [u8],
+    quotes: &'a scan::Quotes,
+    repaired: &'a mut Vec<u8>,
+) -> Result<Line<'a>, String> {
+    if let Some(line) = fast_line(bytes, quotes) {
+        return Ok(line);
+    }
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err(
+            match serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(bytes) {
+                Err(e) => json_reason(bytes, &e),
+                Ok(_) => "not a JSON object".to_string(),
+            },
+        );
+    }
+    let e = match serde_json::from_slice::<Line>(bytes) {
+        Ok(line) => return Ok(line),
+        Err(e) => e,
+    };
+    let Some(normal) = normalized(bytes) else { return Err(json_reason(bytes, &e)) };
+    *repaired = normal;
+    let repaired: &'a Vec<u8> = repaired;
+    serde_json::from_slice::<Line>(repaired).map_err(|_| json_reason(bytes, &e))
+}
+
+/// The line as a JSON object read whole and written again (one value per key, the last; lone
+/// surrogate escapes as U+FFFD), or `None` when it is not a JSON object.
+fn normalized(bytes: &[u8]) -> Option<Vec<u8>> {
+    let text = super::parse::without_lone_surrogates(bytes);
+    let value: serde_json::Value = serde_json::from_slice(text.as_deref().unwrap_or(bytes)).ok()?;
+    value.is_object().then(|| serde_json::to_vec(&value).ok()).flatten()
+}
+
 /// Reads a line with the structural scanner, stepping over the values no field needs (two
 /// thirds of the bytes are tool results, repeated in `toolUseResult`) without decoding them.
 /// `None` for anything it does not read exactly as serde_json would (escaped or repeated keys,
@@ -263,17 +300,17 @@ fn fast_line<'a>(bytes: &'a [u8], quotes: &'a scan::Quotes) -> Option<Line<'a>> 
     let mut seen = Seen::default();
     scan::Value::top(bytes, quotes).whole(|v| {
         let end = v.members(|key, v| match key {
-            b"type" => seen.read(0, &mut line.kind, v.opt_str()),
-            b"sessionId" => seen.read(1, &mut line.session_id, v.opt_str()),
-            b"isSidechain" => seen.read(2, &mut line.is_sidechain, v.opt_bool()),
-            b"isMeta" => seen.read(3, &mut line.is_meta, v.opt_bool()),
-            b"isCompactSummary" => seen.read(4, &mut line.is_compact_summary, v.opt_bool()),
-            b"isApiErrorMessage" => seen.read(5, &mut line.is_api_error, v.opt_bool()),
-            b"timestamp" => seen.read(6, &mut line.timestamp, v.opt_str()),
-            b"cwd" => seen.read(7, &mut line.cwd, v.opt_str()),
+            b"type" => seen.read(0, &mut line.kind, v.lenient_str()),
+            b"sessionId" => seen.read(1, &mut line.session_id, v.lenient_str()),
+            b"isSidechain" => seen.read(2, &mut line.is_sidechain, v.lenient_bool()),
+            b"isMeta" => seen.read(3, &mut line.is_meta, v.lenient_bool()),
+            b"isCompactSummary" => seen.read(4, &mut line.is_compact_summary, v.lenient_bool()),
+            b"isApiErrorMessage" => seen.read(5, &mut line.is_api_error, v.lenient_bool()),
+            b"timestamp" => seen.read(6, &mut line.timestamp, v.lenient_str()),
+            b"cwd" => seen.read(7, &mut line.cwd, v.lenient_str()),
             b"message" => seen.read(8, &mut line.message, fast_message(v)),
-            b"sourceToolUseID" => seen.read(9, &mut line.source_tool_use_id, v.opt_str()),
-            b"uuid" => seen.read(10, &mut line.uuid, v.opt_str()),
+            b"sourceToolUseID" => seen.read(9, &mut line.source_tool_use_id, v.lenient_str()),
+            b"uuid" => seen.read(10, &mut line.uuid, v.lenient_str()),
             k if k.contains(&b'\\') => None,
             _ => v.skip(),
         })?;
@@ -291,8 +328,8 @@ fn fast_message(v: scan::Value<'_>) -> Option<(Option<Lenient<Message<'_>>>, usi
     let mut message = Message::default();
     let mut seen = Seen::default();
     let end = v.members(|key, v| match key {
-        b"id" => seen.read(0, &mut message.id, v.opt_str()),
-        b"stop_reason" => seen.read(1, &mut message.stop_reason, v.opt_str()),
+        b"id" => seen.read(0, &mut message.id, v.lenient_str()),
+        b"stop_reason" => seen.read(1, &mut message.stop_reason, v.lenient_str()),
         b"content" => seen.read(2, &mut message.content, fast_content(v)),
         k if k.contains(&b'\\') => None,
         _ => v.skip(),
@@ -304,7 +341,7 @@ fn fast_content(v: scan::Value<'_>) -> Option<(Option<Content<'_>>, usize)> {
     match v.kind()? {
         b'n' => Some((None, v.skip()?)),
         b'"' => {
-            let (text, end) = v.opt_str()?;
+            let (text, end) = v.lenient_str()?;
             Some((text.map(Content::Text), end))
         }
         b'[' => {
@@ -327,13 +364,13 @@ fn fast_block(v: scan::Value<'_>) -> Option<(Block<'_>, usize)> {
     let mut block = Block::default();
     let mut seen = Seen::default();
     let end = v.members(|key, v| match key {
-        b"type" => seen.read(0, &mut block.kind, v.opt_str()),
-        b"id" => seen.read(1, &mut block.id, v.opt_str()),
-        b"name" => seen.read(2, &mut block.name, v.opt_str()),
+        b"type" => seen.read(0, &mut block.kind, v.lenient_str()),
+        b"id" => seen.read(1, &mut block.id, v.lenient_str()),
+        b"name" => seen.read(2, &mut block.name, v.lenient_str()),
         b"input" => seen.read(3, &mut block.input, v.opt_raw()),
-        b"tool_use_id" => seen.read(4, &mut block.tool_use_id, v.opt_str()),
-        b"is_error" => seen.read(5, &mut block.is_error, v.opt_bool()),
-        b"text" => seen.read(6, &mut block.text, v.opt_str()),
+        b"tool_use_id" => seen.read(4, &mut block.tool_use_id, v.lenient_str()),
+        b"is_error" => seen.read(5, &mut block.is_error, v.lenient_bool()),
+        b"text" => seen.read(6, &mut block.text, v.lenient_str()),
         k if k.contains(&b'\\') => None,
         _ => v.skip(),
     })?;
@@ -566,7 +603,9 @@ mod tests {
             let bytes = std::fs::read(file).unwrap();
             for line in bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
                 lines += 1;
-                valid += usize::from(serde_json::from_slice::<Line>(line).is_ok());
+                // Only objects are lines (serde_json would read a struct from an array too).
+                let object = line.trim_ascii_start().starts_with(b"{");
+                valid += usize::from(object && serde_json::from_slice::<Line>(line).is_ok());
                 fast += usize::from(agree(line));
                 // Every cut-off line is refused, or read as serde_json reads it.
                 if lines % 7 == 0 {
@@ -593,6 +632,10 @@ mod tests {
             r#"{"type":"assistant","message":{"content":[{"type":"tool_use","input":null}]}}"#,
             r#" {"type" : "user" , "isMeta" : true} "#,
             r#"{"type":"user","toolUseResult":{"deep":[[[{"a":"]}"}]]]}}"#,
+            r#"{"type":"user","message":{"id":1}}"#,
+            r#"{"type":"user","message":{"content":[{"type":"text","is_error":1}]}}"#,
+            r#"{"type":"user","isMeta":"yes"}"#,
+            r#"{"type":7}"#,
         ];
         for line in read_fast {
             assert!(agree(line.as_bytes()), "{line}");
@@ -600,10 +643,6 @@ mod tests {
         let left_to_serde = [
             r#"{"type":"user","type":"assistant"}"#,
             r#"{"typ\u0065":"user"}"#,
-            r#"{"type":7}"#,
-            r#"{"type":"user","isMeta":"yes"}"#,
-            r#"{"type":"user","message":{"content":[{"type":"text","is_error":1}]}}"#,
-            r#"{"type":"user","message":{"id":1}}"#,
             r#"{"type":"user"} trailing"#,
             r#"{"type":"user","x":[1,}"#,
             r#"["type","user"]"#,
@@ -612,5 +651,263 @@ mod tests {
         for line in left_to_serde {
             assert!(!agree(line.as_bytes()), "{line}");
         }
+    }
+}
+
+/// The property test of the line reader (the campaign's fuzzing kept in the repo): lines shaped
+/// like Claude Code's, with fields of unexpected types, repeated keys and random byte edits.
+/// On every line that is valid JSON the reader agrees with serde_json's `Value`: an object is
+/// read with the fields `Value` holds (a field of another type as absent), anything else is
+/// refused.
+#[cfg(test)]
+mod property {
+    use proptest::prelude::*;
+    use serde_json::{Map, Value, json};
+
+    use super::*;
+
+    fn text(v: Option<&Value>) -> Value {
+        v.and_then(Value::as_str).map_or(Value::Null, |s| json!(s))
+    }
+
+    fn flag(v: Option<&Value>) -> Value {
+        v.and_then(Value::as_bool).map_or(Value::Null, |b| json!(b))
+    }
+
+    fn want_block(b: &Map<String, Value>) -> Value {
+        let input = match b.get("input") {
+            None | Some(Value::Null) => Value::Null,
+            Some(v) => v.clone(),
+        };
+        json!([
+            text(b.get("type")),
+            text(b.get("id")),
+            text(b.get("name")),
+            input,
+            text(b.get("tool_use_id")),
+            flag(b.get("is_error")),
+            text(b.get("text"))
+        ])
+    }
+
+    fn want(o: &Map<String, Value>) -> Value {
+        let message = match o.get("message") {
+            None | Some(Value::Null) => json!("absent"),
+            Some(Value::Object(m)) => {
+                let content = match m.get("content") {
+                    None | Some(Value::Null) => json!("absent"),
+                    Some(Value::String(s)) => json!({ "text": s }),
+                    Some(Value::Array(items)) => Value::Array(
+                        items.iter().filter_map(Value::as_object).map(want_block).collect(),
+                    ),
+                    Some(_) => json!("other"),
+                };
+                json!([text(m.get("id")), text(m.get("stop_reason")), content])
+            }
+            Some(_) => json!("not an object"),
+        };
+        json!([
+            text(o.get("type")),
+            text(o.get("sessionId")),
+            flag(o.get("isSidechain")),
+            flag(o.get("isMeta")),
+            flag(o.get("isCompactSummary")),
+            flag(o.get("isApiErrorMessage")),
+            text(o.get("timestamp")),
+            text(o.get("cwd")),
+            message,
+            text(o.get("sourceToolUseID")),
+            text(o.get("uuid"))
+        ])
+    }
+
+    fn got_block(b: &Block) -> Value {
+        let input = b.input.map_or(Value::Null, |raw| serde_json::from_slice(raw).unwrap());
+        let s = |v: &Option<Cow<str>>| v.as_deref().map_or(Value::Null, |s| json!(s));
+        json!([
+            s(&b.kind),
+            s(&b.id),
+            s(&b.name),
+            input,
+            s(&b.tool_use_id),
+            b.is_error.map_or(Value::Null, |v| json!(v)),
+            s(&b.text)
+        ])
+    }
+
+    fn got(l: &Line) -> Value {
+        let s = |v: &Option<Cow<str>>| v.as_deref().map_or(Value::Null, |s| json!(s));
+        let f = |v: Option<bool>| v.map_or(Value::Null, |b| json!(b));
+        let message = match &l.message {
+            None => json!("absent"),
+            Some(Lenient(None)) => json!("not an object"),
+            Some(Lenient(Some(m))) => {
+                let content = match &m.content {
+                    None => json!("absent"),
+                    Some(Content::Text(t)) => json!({ "text": t }),
+                    Some(Content::Blocks(blocks)) => {
+                        Value::Array(blocks.iter().map(got_block).collect())
+                    }
+                    Some(Content::Other) => json!("other"),
+                };
+                json!([s(&m.id), s(&m.stop_reason), content])
+            }
+        };
+        json!([
+            s(&l.kind),
+            s(&l.session_id),
+            f(l.is_sidechain),
+            f(l.is_meta),
+            f(l.is_compact_summary),
+            f(l.is_api_error),
+            s(&l.timestamp),
+            s(&l.cwd),
+            message,
+            s(&l.source_tool_use_id),
+            s(&l.uuid)
+        ])
+    }
+
+    /// A value of the expected kind most of the time, of another kind otherwise.
+    fn odd(expected: Value) -> impl Strategy<Value = Value> {
+        prop_oneof![
+            6 => Just(expected),
+            1 => Just(json!(12)),
+            1 => Just(json!("yes")),
+            1 => Just(json!(null)),
+            1 => Just(json!([1, "a"])),
+            1 => Just(json!({"k": true})),
+        ]
+    }
+
+    fn input() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(json!({"command": "ls -la \"dir\"\\n", "timeout": 5})),
+            Just(json!({"file_path": "/a/b.rs", "old_string": "x", "new_string": "y\u{1b}"})),
+            Just(json!({"skill": "tidy", "args": [1, {"a": null}]})),
+            Just(json!("raw text")),
+            Just(json!(null)),
+        ]
+    }
+
+    fn block() -> impl Strategy<Value = Value> {
+        (
+            odd(json!("tool_use")),
+            odd(json!("toolu_01")),
+            odd(json!("Bash")),
+            input(),
+            odd(json!(false)),
+            odd(json!("some text \u{e9} \\ \"q\"")),
+        )
+            .prop_map(|(kind, id, name, input, is_error, text)| {
+                json!({"type": kind, "id": id, "name": name, "input": input,
+                    "tool_use_id": "toolu_00", "is_error": is_error, "text": text})
+            })
+    }
+
+    fn line() -> impl Strategy<Value = Value> {
+        (
+            odd(json!("assistant")),
+            odd(json!("2026-01-01T00:00:00Z")),
+            odd(json!(true)),
+            odd(json!("msg_01")),
+            prop_oneof![
+                Just(json!("hello")),
+                prop::collection::vec(block(), 0..3).prop_map(Value::Array),
+                Just(json!(7)),
+            ],
+            odd(json!("s-1")),
+        )
+            .prop_map(|(kind, at, meta, id, content, session)| {
+                json!({"type": kind, "sessionId": session, "timestamp": at, "isMeta": meta,
+                    "cwd": "/w", "toolUseResult": {"stdout": "x]}\"", "deep": [[[{}]]]},
+                    "message": {"id": id, "role": "assistant", "content": content,
+                        "stop_reason": "end_turn"}})
+            })
+    }
+
+    /// Byte edits: cut, insert a structural or escape byte, or repeat a key at the end.
+    fn edit() -> impl Strategy<Value = (u8, usize, u8)> {
+        (0u8..4, any::<usize>(), prop::sample::select(b"\"\\{}[],:1 nt-u".to_vec()))
+    }
+
+    fn apply(text: &mut Vec<u8>, (op, at, byte): (u8, usize, u8)) {
+        let at = at % (text.len() + 1);
+        match op {
+            0 if at < text.len() => {
+                text.remove(at);
+            }
+            1 | 0 => text.insert(at, byte),
+            2 if text.ends_with(b"}") => {
+                let dup: &[u8] =
+                    if byte % 2 == 0 { br#","type":"user""# } else { br#","isMeta":"no""# };
+                text.splice(text.len() - 1..text.len() - 1, dup.iter().copied());
+            }
+            _ => {}
+        }
+    }
+
+    fn check(bytes: &[u8]) {
+        let mut quotes = scan::Quotes::default();
+        quotes.index(bytes);
+        let mut repaired = Vec::new();
+        let read = read_line(bytes, &quotes, &mut repaired);
+        let fixed = super::super::parse::without_lone_surrogates(bytes);
+        match serde_json::from_slice::<Value>(fixed.as_deref().unwrap_or(bytes)) {
+            Ok(Value::Object(o)) => {
+                let line = read.unwrap_or_else(|e| {
+                    panic!("{e}: a valid object refused: {}", String::from_utf8_lossy(bytes))
+                });
+                assert_eq!(got(&line), want(&o), "{}", String::from_utf8_lossy(bytes));
+            }
+            Ok(_) => {
+                assert!(read.is_err(), "not an object, read: {}", String::from_utf8_lossy(bytes))
+            }
+            Err(_) => {}
+        }
+    }
+
+    proptest! {
+        // A few seconds in a debug build: enough edits to find a disagreement, bounded for CI.
+        #![proptest_config(ProptestConfig { cases: 1500, failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn the_reader_agrees_with_serde_json_on_valid_lines(
+            line in line(),
+            edits in prop::collection::vec(edit(), 0..3),
+        ) {
+            let mut text = serde_json::to_vec(&line).unwrap();
+            for e in edits {
+                apply(&mut text, e);
+            }
+            check(&text);
+        }
+    }
+
+    #[test]
+    fn the_campaigns_verdicts() {
+        for line in [
+            r#"{"type":"user","timestamp":12,"message":{"content":"hi"}}"#,
+            r#"{"type":"user","isMeta":"yes","message":{"content":"hi"}}"#,
+            r#"{"type":"assistant","message":{"id":7,"content":[]}}"#,
+            r#"{"type":"user","type":"assistant","message":{"content":"hi"}}"#,
+            r#"{"type":"user","message":{"content":"a \ud800 b"}}"#,
+            r#"["user",null,false,false,false,false,null,null,null,null,null]"#,
+            r#""bare""#,
+        ] {
+            check(line.as_bytes());
+        }
+        let mut quotes = scan::Quotes::default();
+        let lone = br#"{"type":"user","message":{"content":"a \ud800 b"}}"#;
+        quotes.index(lone);
+        let mut repaired = Vec::new();
+        let read = read_line(lone, &quotes, &mut repaired).unwrap();
+        assert_eq!(
+            read.message,
+            Some(Lenient(Some(Message {
+                content: Some(Content::Text("a \u{fffd} b".into())),
+                ..Message::default()
+            })))
+        );
     }
 }

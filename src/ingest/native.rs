@@ -1,4 +1,4 @@
-//! Native trajectory JSONL: one line per finished turn, with seed 000's `TurnTrajectory` fields
+//! Native trajectory JSONL: one line per finished turn, with the `TurnTrajectory` fields
 //! (`user_input`, `picked_skill`, `outcome`, `summary`, `timestamp`), for agents that write it
 //! directly. Optional `session` (or `session_id`) groups lines; without it the file is the session.
 

@@ -148,6 +148,54 @@ pub fn for_each_line(
     (base + start as u64, count)
 }
 
+/// `line` with each lone surrogate escape (`\\uD800`–`\\uDFFF` not in a pair) written as
+/// `\\uFFFD`, which every JSON reader decodes; `None` when it has none.
+pub fn without_lone_surrogates(line: &[u8]) -> Option<Vec<u8>> {
+    let hex = |at: usize| -> Option<u32> {
+        let digits = std::str::from_utf8(line.get(at..at + 4)?).ok()?;
+        u32::from_str_radix(digits, 16).ok()
+    };
+    let escape_at = |at: usize| line.get(at) == Some(&b'\\') && line.get(at + 1) == Some(&b'u');
+    let mut out: Option<Vec<u8>> = None;
+    let (mut i, mut copied, mut in_string) = (0, 0, false);
+    while i < line.len() {
+        match line[i] {
+            b'"' => in_string = !in_string,
+            b'\\' if in_string => {
+                let code = if escape_at(i) { hex(i + 2) } else { None };
+                let lone = match code {
+                    Some(0xD800..=0xDBFF) => {
+                        let pair = escape_at(i + 6) && matches!(hex(i + 8), Some(0xDC00..=0xDFFF));
+                        if pair {
+                            i += 12;
+                            continue;
+                        }
+                        true
+                    }
+                    Some(0xDC00..=0xDFFF) => true,
+                    _ => false,
+                };
+                if lone {
+                    let buf = out.get_or_insert_with(Vec::new);
+                    buf.extend_from_slice(&line[copied..i]);
+                    buf.extend_from_slice(b"\\uFFFD");
+                    i += 6;
+                    copied = i;
+                    continue;
+                }
+                i += 2;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.map(|mut buf| {
+        buf.extend_from_slice(&line[copied..]);
+        buf
+    })
+}
+
 /// Why a line is not a usable JSON object: its kind of bare value, or the parse error.
 pub fn json_reason(line: &[u8], e: &serde_json::Error) -> String {
     let first = line.iter().find(|b| !b.is_ascii_whitespace()).copied().unwrap_or(b' ');
@@ -167,6 +215,16 @@ pub fn json_reason(line: &[u8], e: &serde_json::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters() {
+        let fix =
+            |s: &str| without_lone_surrogates(s.as_bytes()).map(|b| String::from_utf8(b).unwrap());
+        assert_eq!(fix(r#"{"a":"x\ud800y"}"#).as_deref(), Some(r#"{"a":"x\uFFFDy"}"#));
+        assert_eq!(fix(r#"{"a":"\udc00"}"#).as_deref(), Some(r#"{"a":"\uFFFD"}"#));
+        assert_eq!(fix(r#"{"a":"\ud83d\ude00 \\ud800"}"#), None);
+        assert_eq!(fix(r#"{"a":"plain"}"#), None);
+    }
 
     #[test]
     fn partial_last_line_is_left() {

@@ -148,6 +148,23 @@ impl<'a> Value<'a> {
         }
     }
 
+    /// A string, or `None` for null or a value of another kind (stepped over), as the
+    /// readers' lenient text fields read it; refused for a string serde_json refuses.
+    pub fn lenient_str(self) -> Option<(Option<Cow<'a, str>>, usize)> {
+        match self.kind()? {
+            b'"' | b'n' => self.opt_str(),
+            _ => Some((None, self.skip()?)),
+        }
+    }
+
+    /// A bool, or `None` for null or a value of another kind (stepped over).
+    pub fn lenient_bool(self) -> Option<(Option<bool>, usize)> {
+        match self.kind()? {
+            b't' | b'f' | b'n' => self.opt_bool(),
+            _ => Some((None, self.skip()?)),
+        }
+    }
+
     /// A bool or null, as serde_json reads `Option<bool>`.
     pub fn opt_bool(self) -> Option<(Option<bool>, usize)> {
         match self.kind()? {
@@ -230,8 +247,14 @@ fn masks(block: &[u8; 64]) -> (u64, u64) {
     (quotes, backslashes)
 }
 
+/// The portable way, for targets without SSE2 (and tests of it on those with it).
 #[cfg(not(target_arch = "x86_64"))]
 fn masks(block: &[u8; 64]) -> (u64, u64) {
+    masks_portable(block)
+}
+
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn masks_portable(block: &[u8; 64]) -> (u64, u64) {
     let (mut quotes, mut backslashes) = (0u64, 0u64);
     for (i, c) in block.iter().enumerate() {
         quotes |= u64::from(*c == b'"') << i;
@@ -419,6 +442,26 @@ mod tests {
             if let Some(&first) = want.first() {
                 assert_eq!(quotes.next_after(first), want.get(1).copied());
             }
+        }
+    }
+
+    #[test]
+    fn the_portable_masks_agree_with_the_vector_ones() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..20_000 {
+            let mut block = [0u8; 64];
+            for b in &mut block {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                *b = match seed % 5 {
+                    0 => b'"',
+                    1 => b'\\',
+                    2 => 0x80 | (seed >> 8) as u8,
+                    _ => (seed >> 16) as u8,
+                };
+            }
+            assert_eq!(masks(&block), masks_portable(&block), "{block:?}");
         }
     }
 

@@ -1,4 +1,4 @@
-//! Seed 001 E: lifecycle signals as predictor features, one row per skill.
+//! Lifecycle signals as predictor features, one row per skill.
 
 use anyhow::Result;
 use chrono::{DateTime, Duration, Utc};

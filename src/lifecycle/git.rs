@@ -1,4 +1,4 @@
-//! Commits to the skills folder when it is a git repository (seed 001: the workspace is
+//! Commits to the skills folder when it is a git repository (the workspace is
 //! auto-committed, so earlier versions are also in git history).
 
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! Seed 001's implicit signal: after a skill invocation, the agent retries the same task
+//! The implicit signal: after a skill invocation, the agent retries the same task
 //! signature with different tools in the same session → the invocation failed.
 //!
 //! For each successful invocation tied to a turn with a non-empty signature, the first later turn

@@ -11,7 +11,7 @@ use crate::model::Outcome;
 use crate::store::{Store, now_rfc3339};
 use crate::workspace::Workspace;
 
-/// Records one invocation outcome of `skill` (seed 001's explicit feedback; also what a hook
+/// Records one invocation outcome of `skill` (explicit feedback; also what a hook
 /// calls). A skill folder in the live dir that skilldeck has not seen yet is imported first.
 pub fn record(
     ws: &mut Workspace,
@@ -51,7 +51,7 @@ pub fn record(
     Ok(())
 }
 
-/// Seed 001's `GET /api/skills/:name/stats`, computed from the invocation record.
+/// A skill's figures as `stats` shows them, computed from the invocation record.
 #[derive(Debug, Clone, Serialize)]
 pub struct SkillStats {
     pub id: i64,
@@ -103,7 +103,7 @@ pub(crate) fn stats_of(row: &SkillRow, t: &Tally, window: usize) -> SkillStats {
     }
 }
 
-/// The window the last sweep judged with (readers without a config use it), else seed 001's 20.
+/// The window the last sweep judged with (readers without a config use it), else the default 20.
 pub(crate) fn store_window(store: &Store) -> Result<usize> {
     Ok(store
         .meta_get("lifecycle.window")?

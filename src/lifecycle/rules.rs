@@ -1,7 +1,7 @@
 //! The sweep's rules as a pure function of a skill's state and its tally.
 //!
-//! Precedence (README "## Lifecycle"): rate rules (seed 001) apply to every skill once the window
-//! holds `min_invocations`; Ghost's streak rules (seed 004) degrade any skill, but only retire
+//! Precedence (docs/lifecycle.md): rate rules apply to every skill once the window
+//! holds `min_invocations`; Ghost's streak rules degrade any skill, but only retire
 //! auto-created ones, and only in two steps: a sweep first flags the skill (degraded or
 //! deprecated), and a later sweep retires it if a retire rule still holds and it failed again
 //! since it was flagged. Protected skills are at worst `warning`.

@@ -31,7 +31,7 @@ pub fn set_protected(ws: &mut Workspace, agent: &str, skill: &str, protected: bo
     Ok(())
 }
 
-/// Moves a live skill to the archive folder (seed 000's `--skills-archive`).
+/// Moves a live skill to the archive folder.
 pub fn archive(ws: &mut Workspace, agent: &str, skill: &str) -> Result<()> {
     archive_with_reason(ws, agent, skill, "archived by hand")
 }

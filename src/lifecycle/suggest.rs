@@ -2,7 +2,7 @@
 //! trigger phrases, weighted by the outcome record. No model call.
 //!
 //! Reliability is the mean of a Beta posterior: (successes + prior successes) / (uses + prior
-//! uses). Priors follow seed 000's layered order: a `bench` row in `evolved_prompts` (latest per
+//! uses). Priors follow a layered order: a `bench` row in `evolved_prompts` (latest per
 //! skill) wins, then an `auto_drafter` row, each giving round(score × 5) pseudo-successes out of
 //! 5; otherwise the default 1 of 2. Deprecated, retired and archived skills are never suggested.
 
@@ -21,7 +21,7 @@ pub struct Suggestion {
     pub match_score: f64,
     pub reliability: f64,
     pub status: String,
-    /// Seed 001: warning (and degraded) skills are suggested with a low-reliability note.
+    /// Warning (and degraded) skills are suggested with a low-reliability note.
     pub flagged: bool,
     pub note: Option<String>,
     pub prior: &'static str,

@@ -36,7 +36,7 @@ impl Tally {
             .then(|| f64::from(self.window_successes) / f64::from(self.window_uses))
     }
 
-    /// Lifetime rate `success / (success + failure)` (seed 001's `/stats`).
+    /// Lifetime rate `success / (success + failure)`.
     pub fn lifetime_rate(&self) -> Option<f64> {
         (self.uses > 0).then(|| self.successes as f64 / self.uses as f64)
     }

@@ -1,4 +1,4 @@
-//! Output assertions stored in an artifact's `metadata.assertions` (seed 002): structural (a JSON
+//! Output assertions stored in an artifact's `metadata.assertions`: structural (a JSON
 //! Schema subset), length (character range), pattern (regex match / no match), and semantic
 //! (model-judged: stored and reported, never run here). The schema subset lives in `schema.rs`.
 

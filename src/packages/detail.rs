@@ -31,7 +31,7 @@ pub struct VariantGroup {
     pub variants: Vec<Option<String>>,
 }
 
-/// The tested script behind an acquired code skill (seed 004).
+/// The tested script behind an acquired code skill.
 #[derive(Debug, Clone, Serialize)]
 pub struct CodeDetail {
     pub script_path: String,

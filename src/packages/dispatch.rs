@@ -1,4 +1,4 @@
-//! Dispatch by artifact kind (seed 002). skilldeck calls no model: a prompt_template's handler
+//! Dispatch by artifact kind. skilldeck calls no model: a prompt_template's handler
 //! output is the rendered prompt, ready for the agent's model; a code_template is rendered and
 //! run with the configured interpreter; a dspy_module goes to the configured DSPy runtime, or,
 //! when that is absent, to its fallback prompt_template.

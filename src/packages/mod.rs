@@ -1,4 +1,4 @@
-//! Multi-artifact skill packages (seed 002): validation, import/export, the on-disk Agent Skills
+//! Multi-artifact skill packages: validation, import/export, the on-disk Agent Skills
 //! folder, template rendering with model variants, dispatch with the dspy fallback, execution
 //! traces and output assertions.
 

@@ -1,4 +1,4 @@
-//! The seed 002 package shape: a skill with its artifacts, as imported and exported.
+//! The skill package shape: a skill with its artifacts, as imported and exported.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -1,4 +1,4 @@
-//! Template rendering with minijinja and the seed 002 model-variant choice.
+//! Template rendering with minijinja and the model-variant choice.
 
 use std::collections::BTreeMap;
 
@@ -79,7 +79,7 @@ pub fn name_matches(artifact: &Artifact, wanted: &str) -> bool {
     artifact.name.eq_ignore_ascii_case(wanted) || slug(&artifact.name) == slug(wanted)
 }
 
-/// Picks the row of the artifact named `wanted` for `model` (seed 002): an exact model-family
+/// Picks the row of the artifact named `wanted` for `model`: an exact model-family
 /// match, else the default variant (NULL or "default"), else the first by ordinal.
 pub fn choose_variant<'a>(
     artifacts: &'a [Artifact],

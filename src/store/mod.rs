@@ -44,6 +44,58 @@ impl Store {
         Ok(store)
     }
 
+    /// Opens the database at `path` for reading only, so commands that only read work on a
+    /// read-only filesystem. A database that does not exist yet, or whose schema is behind this
+    /// build, is opened as [`Store::open`] opens it (created, migrated). Where SQLite cannot
+    /// keep its shared-memory index beside the file (a read-only folder), the file is opened as
+    /// immutable: nobody can write it there either.
+    pub fn open_read_only(path: &Path) -> Result<Self> {
+        use rusqlite::OpenFlags;
+        if !path.exists() {
+            return Store::open(path);
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI;
+        let uri = |extra: &str| {
+            let text =
+                path.to_string_lossy().replace('%', "%25").replace('?', "%3f").replace('#', "%23");
+            format!("file:{text}?mode=ro{extra}")
+        };
+        let usable = |conn: Connection| -> Result<Connection> {
+            conn.busy_timeout(BUSY_TIMEOUT)?;
+            conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))?;
+            Ok(conn)
+        };
+        let conn = Connection::open_with_flags(uri(""), flags)
+            .map_err(anyhow::Error::from)
+            .and_then(usable)
+            .or_else(|e| {
+                // Only where the file cannot be opened as usual: never around another writer's lock.
+                let busy = e
+                    .downcast_ref::<rusqlite::Error>()
+                    .and_then(|e| e.sqlite_error_code())
+                    .is_some_and(|c| {
+                        matches!(
+                            c,
+                            rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                        )
+                    });
+                if busy {
+                    return Err(e);
+                }
+                Connection::open_with_flags(uri("&immutable=1"), flags)
+                    .map_err(anyhow::Error::from)
+                    .and_then(usable)
+            })
+            .map_err(|e| trouble::explained(path, e))?;
+        let store = Store { conn, path: Some(path.to_path_buf()) };
+        if store.version_checked(schema::MIGRATIONS.len())? < schema::MIGRATIONS.len() {
+            drop(store);
+            return Store::open(path);
+        }
+        store.conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;")?;
+        Ok(store)
+    }
+
     /// A private in-memory database, for tests and benchmarks.
     pub fn open_in_memory() -> Result<Self> {
         let mut store = Store { conn: Connection::open_in_memory()?, path: None };
@@ -61,7 +113,7 @@ impl Store {
         // journal_mode answers with the mode in force; in-memory databases stay "memory".
         let _mode: String = self.conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
         self.conn.execute_batch(
-            "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;",
+            "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;",
         )?;
         Ok(())
     }

@@ -40,8 +40,18 @@ impl Pane {
 /// A change waiting for y/n.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Confirm {
-    Approve { id: i64, name: String },
-    Reject { id: i64, name: String },
+    Approve {
+        id: i64,
+        name: String,
+    },
+    Reject {
+        id: i64,
+        name: String,
+    },
+    /// A skill edited by hand: approve the text on disk.
+    ApproveEdit(Target),
+    /// A skill edited by hand: back to its approved version.
+    Rollback(Target, i64),
 }
 
 /// What the engine last said.
@@ -418,6 +428,8 @@ pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comma
                 Confirm::Reject { id, name } => {
                     Op::Reject(Target { id, agent: String::new(), name })
                 }
+                Confirm::ApproveEdit(t) => Op::ApproveEdit(t),
+                Confirm::Rollback(t, version) => Op::Rollback(t, version),
             })
         }),
         Action::Cancel => {
@@ -600,6 +612,9 @@ fn candidate_op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Com
     }
     let Some(c) = ui.candidate(snap) else { return say(ui, "the review queue is empty") };
     let target = Target { id: c.id, agent: c.agent.clone(), name: c.name.clone() };
+    if c.review.is_some() {
+        return say(ui, "this skill was edited by hand: a approves the edit, r rolls it back");
+    }
     match (action, &c.target) {
         (Action::Promote, Some(_)) => say(ui, "this is a proposed version: a approves, r rejects"),
         (Action::Promote, None) => Some(Command::Op(Op::Promote(target))),
@@ -609,6 +624,18 @@ fn candidate_op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Com
 }
 
 fn proposal_op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Command> {
+    if ui.pane == Pane::Queue
+        && let Some(c) = ui.candidate(snap)
+        && let Some(review) = &c.review
+    {
+        let target = Target { id: c.id, agent: c.agent.clone(), name: c.name.clone() };
+        ui.confirm = Some(if action == Action::Approve {
+            Confirm::ApproveEdit(target)
+        } else {
+            Confirm::Rollback(target, review.approved_version)
+        });
+        return None;
+    }
     let found = match ui.pane {
         Pane::Queue => {
             ui.candidate(snap).and_then(|c| c.target.as_ref().map(|t| (c.id, t.name.clone())))
@@ -661,6 +688,7 @@ mod tests {
                 protected: id == 1,
                 version: 1,
                 path: format!("/skills/skill-{id:03}"),
+                needs_review: false,
             })
             .collect();
         Snapshot { generation: 1, skills: Arc::new(rows), ..Snapshot::default() }

@@ -83,6 +83,12 @@ pub fn draw_status(f: &mut Frame, area: Rect, ui: &UiState, theme: Theme) {
             Confirm::Reject { id, name } => {
                 format!("Reject the proposed version #{id} of {name}? y/n")
             }
+            Confirm::ApproveEdit(t) => {
+                format!("Approve {} as it is on disk now (the edit shown)? y/n", t.name)
+            }
+            Confirm::Rollback(t, v) => {
+                format!("Roll {} back to v{v}, dropping the edit shown? y/n", t.name)
+            }
         };
         Line::styled(fit(question), theme.error())
     } else if ui.filtering {

@@ -360,3 +360,40 @@ fn undo_approve_on_the_command_line_takes_the_approval_back() {
     let again = tw.run(&["undo-approve", "3"]);
     assert!(!again.status.success(), "{}", describe(&again));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hand_edited_auto_skill_waits_in_the_queue_with_its_edit_and_can_be_rolled_back_or_approved()
+ {
+    let options = EngineOptions { watch: true, ..EngineOptions::quiet() };
+    let live = Live::start_with(options).await;
+    live.wait_for("watching 2 folders for changes").await;
+    // deploy-docs was drafted automatically and approved as it is on disk.
+    live.db.conn().execute("UPDATE skills SET is_auto_created = 1 WHERE id = 1", []).unwrap();
+    let file = live.root.join("skills/deploy-docs/SKILL.md");
+    let approved = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, format!("{approved}\nRun the link checker first.\n")).unwrap();
+    // The edit puts it back in review: flagged in Skills, and in the queue with the diff.
+    live.wait_for("edited  deploy-docs").await;
+    live.press("G");
+    let screen = live.wait_for("edited by hand since v1 was approved").await;
+    assert!(screen.contains("+ Run the link checker first."), "{screen}");
+    insta::assert_snapshot!("queue_hand_edit_100x30", live.redact(&screen));
+    live.press("2");
+    live.wait_for("healthy    review deploy-docs").await;
+    // r rolls the edit back (after y).
+    live.press("1Gr");
+    live.wait_for("Roll deploy-docs back to v1, dropping the edit shown? y/n").await;
+    live.press("y");
+    live.wait_for("rolled deploy-docs back to v1").await;
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), approved);
+    assert_eq!(live.query("SELECT needs_review || '' FROM skills WHERE id = 1"), "0");
+    live.wait_gone("edited  deploy-docs").await;
+    // Another edit, approved this time: the approval follows the text on disk.
+    std::fs::write(&file, format!("{approved}\nCheck the links.\n")).unwrap();
+    live.wait_for("edited  deploy-docs").await;
+    live.press("Gay");
+    live.wait_for("approved the edited deploy-docs as it is on disk").await;
+    assert_eq!(live.query("SELECT needs_review || '' FROM skills WHERE id = 1"), "0");
+    live.wait_gone("edited  deploy-docs").await;
+    live.quit().await;
+}

@@ -65,3 +65,59 @@ fn eight_processes_opening_a_new_database_at_once_all_succeed() {
         assert!(out.status.success(), "{}", describe(&out));
     }
 }
+
+/// Runs the binary on `tw` with its whole folder mounted read-only (a private mount namespace).
+fn on_read_only_disk(tw: &TestWorkspace, args: &[&str]) -> Option<std::process::Output> {
+    if !skilldeck::process::namespaces_available() {
+        assert!(std::env::var_os("CI").is_none(), "CI must allow user namespaces (unshare -r)");
+        eprintln!("SKIP: user namespaces are not available here; no read-only mount to test on");
+        return None;
+    }
+    let root = tw.root().to_str().unwrap();
+    let script = r#"mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@""#;
+    let out = std::process::Command::new("unshare")
+        .args(["--user", "--map-root-user", "--mount", "--", "sh", "-c", script, "sh", root])
+        .arg(env!("CARGO_BIN_EXE_skilldeck"))
+        .args(["--db", tw.db().to_str().unwrap(), "--skills-dir"])
+        .arg(tw.skills_dir())
+        .arg("--config")
+        .arg(tw.config())
+        .args(args)
+        .env_remove("SKILLDECK_DB")
+        .env_remove("SKILLDECK_SKILLS_DIR")
+        .env_remove("SKILLDECK_CONFIG")
+        .output()
+        .unwrap();
+    Some(out)
+}
+
+#[test]
+fn commands_that_only_read_work_on_a_read_only_disk() {
+    let tw = TestWorkspace::new();
+    let folder = tw.skills_dir().join("tidy");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("SKILL.md"),
+        "---\nname: tidy\ndescription: Tidy. Use when asked.\n---\nTidy.\n",
+    )
+    .unwrap();
+    tw.run_ok(&["sweep"]);
+    tw.run_ok(&["record", "tidy", "success"]);
+    for args in [&["audit"][..], &["stats", "tidy"], &["versions", "tidy"], &["suggest", "tidy"]] {
+        let Some(out) = on_read_only_disk(&tw, args) else { return };
+        assert!(out.status.success(), "{args:?} on a read-only disk: {}", describe(&out));
+        assert!(!out.stdout.is_empty(), "{}", describe(&out));
+    }
+    // A command that writes says why it cannot, naming the database.
+    let Some(out) = on_read_only_disk(&tw, &["record", "tidy", "success"]) else { return };
+    assert!(!out.status.success());
+}
+
+#[test]
+fn the_database_syncs_every_commit() {
+    let tw = TestWorkspace::new();
+    tw.run_ok(&["audit"]);
+    let store = skilldeck::store::Store::open(&tw.db()).unwrap();
+    let level: i64 = store.conn().query_row("PRAGMA synchronous", [], |r| r.get(0)).unwrap();
+    assert_eq!(level, 2, "synchronous = FULL: a commit survives power loss (docs/durability.md)");
+}

@@ -36,8 +36,13 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
         .iter()
         .map(|&i| {
             let c = &snap.candidates[i];
-            let kind = if c.target.is_some() { "version" } else { "new" };
-            let count = format!(" ×{}", c.occurrences);
+            let kind = match (&c.review, &c.target) {
+                (Some(_), _) => "edited",
+                (None, Some(_)) => "version",
+                (None, None) => "new",
+            };
+            let count =
+                if c.review.is_some() { String::new() } else { format!(" ×{}", c.occurrences) };
             // The name gives way to the count: it ends with `…` rather than hiding `×N`.
             let room = inner.saturating_sub(8 + count.chars().count());
             ListItem::new(Line::from(vec![
@@ -59,16 +64,38 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
 
 fn draw_detail(f: &mut Frame, area: Rect, c: &CandidateView, ui: &UiState, theme: Theme) {
     let mut lines = vec![Line::styled(c.name.clone(), theme.title())];
-    match &c.target {
-        Some(t) => lines.push(Line::from(format!(
+    match (&c.review, &c.target) {
+        (Some(r), _) => lines.push(Line::from(format!(
+            "Live skill edited by hand since v{} was approved · a approve · r roll back",
+            r.approved_version
+        ))),
+        (None, Some(t)) => lines.push(Line::from(format!(
             "Proposed new version of {} (live v{}) · a approve · r reject",
             t.name, t.version
         ))),
-        None => lines.push(Line::from("New skill · p promote · d dismiss")),
+        (None, None) => lines.push(Line::from("New skill · p promote · d dismiss")),
     }
     if let Some(d) = c.description.as_deref().filter(|d| !d.is_empty()) {
         lines.push(Line::from(d.to_string()));
     }
+    if c.review.is_none() {
+        evidence_lines(c, &mut lines);
+    }
+    lines.push(Line::from(""));
+    diff_or_draft(c, theme, &mut lines);
+    let title = match c.review {
+        Some(_) => format!(" edited skill {} ", c.name),
+        None => format!(" candidate #{} ", c.id),
+    };
+    let block = Block::bordered()
+        .title(title)
+        .title_bottom(" y copy path · Enter full width · ^d/^u scroll ");
+    let para = Paragraph::new(lines).block(block).wrap(Wrap { trim: false }).scroll((ui.scroll, 0));
+    f.render_widget(para, area);
+}
+
+/// Where a candidate comes from: occurrences, sessions, examples, tools.
+fn evidence_lines(c: &CandidateView, lines: &mut Vec<Line<'static>>) {
     lines.push(Line::from(format!(
         "Evidence: {} in {} (from {}, {})",
         crate::text::count(c.occurrences.max(0) as u64, "occurrence"),
@@ -88,10 +115,17 @@ fn draw_detail(f: &mut Frame, area: Rect, c: &CandidateView, ui: &UiState, theme
     if !c.tool_sequence.is_empty() {
         lines.push(Line::from(format!("Tools: {}", c.tool_sequence.join(" → "))));
     }
-    lines.push(Line::from(""));
+}
+
+/// The staged SKILL.md of a new candidate, or the diff of a proposed version or a hand edit.
+fn diff_or_draft(c: &CandidateView, theme: Theme, lines: &mut Vec<Line<'static>>) {
     match &c.target {
         Some(t) => {
-            lines.push(Line::styled(format!("Changes to live v{}:", t.version), theme.title()));
+            let heading = match &c.review {
+                Some(r) => format!("The edit since the approved v{}:", r.approved_version),
+                None => format!("Changes to live v{}:", t.version),
+            };
+            lines.push(Line::styled(heading, theme.title()));
             lines.extend(diff_lines(&t.live, &c.skill_md, theme));
         }
         None => {
@@ -100,11 +134,6 @@ fn draw_detail(f: &mut Frame, area: Rect, c: &CandidateView, ui: &UiState, theme
             lines.extend(c.skill_md.lines().map(|l| Line::from(l.to_string())));
         }
     }
-    let block = Block::bordered()
-        .title(format!(" candidate #{} ", c.id))
-        .title_bottom(" y copy path · Enter full width · ^d/^u scroll ");
-    let para = Paragraph::new(lines).block(block).wrap(Wrap { trim: false }).scroll((ui.scroll, 0));
-    f.render_widget(para, area);
 }
 
 /// ` Review queue (3) `, or with a filter ` Review queue (1 of 3 · /zz · Esc clears) `.

@@ -17,9 +17,15 @@ pub fn state_word(s: &SkillRow) -> &str {
     &s.status
 }
 
-/// Marks beside the state: `pinned` for a protected skill.
+/// Marks beside the state: `pinned` for a protected skill, `review` for one edited by hand since
+/// its approval (it waits in the queue).
 pub fn flags(s: &SkillRow) -> &'static str {
-    if s.protected { "pinned" } else { "" }
+    match (s.protected, s.needs_review) {
+        (true, true) => "pinned review",
+        (true, false) => "pinned",
+        (false, true) => "review",
+        (false, false) => "",
+    }
 }
 
 pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: Theme) {
@@ -49,7 +55,10 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
     }
     let page = usize::from(area.height.saturating_sub(3));
     // Table width minus borders, the other columns and the gaps between the seven columns.
-    let name_width = usize::from(area.width.saturating_sub(2 + 10 + 6 + 4 + 5 + 6 + 10 + 6));
+    let flags_width =
+        if snap.skills.iter().any(|s| s.protected && s.needs_review) { 13 } else { 6 };
+    let name_width =
+        usize::from(area.width.saturating_sub(2 + 10 + flags_width + 4 + 5 + 6 + 10 + 6));
     let end = (ui.skills_top + page).min(ui.skill_rows.len());
     let rows: Vec<Row> = ui.skill_rows[ui.skills_top..end]
         .iter()
@@ -70,7 +79,7 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
         .collect();
     let widths = [
         Constraint::Length(10),
-        Constraint::Length(6),
+        Constraint::Length(flags_width),
         Constraint::Min(12),
         Constraint::Length(4),
         Constraint::Length(5),
