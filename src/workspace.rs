@@ -53,7 +53,9 @@ impl Workspace {
     pub fn open_read_only(overrides: &Overrides) -> Result<Workspace> {
         let (config, paths) = resolve(overrides)?;
         let store = Store::open_read_only(&paths.db)?;
-        Ok(Workspace { config, paths, store })
+        let defaults = overrides.skills_dir.is_none() && config.skills_dir.is_none();
+        let codex_skills_dirs = codex_skills_dirs(&config, defaults);
+        Ok(Workspace { config, paths, store, codex_skills_dirs })
     }
 
     /// A workspace from an explicit config and paths (tests, demo, benchmarks).

@@ -89,6 +89,14 @@ impl GlobalArgs {
 
     /// The workspace with its database opened for reading only (works on a read-only disk).
     pub fn open_read_only(&self) -> Result<Workspace> {
+        let ws = Workspace::open_read_only(&self.overrides())?;
+        // A skill folder put in by hand is seen at once: the database is opened for writing only
+        // when there is one to adopt.
+        if !crate::lifecycle::has_unknown_folders(&ws)? {
+            return Ok(ws);
+        }
+        drop(ws);
+        drop(self.open()?);
         Workspace::open_read_only(&self.overrides())
     }
 }

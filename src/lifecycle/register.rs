@@ -153,6 +153,24 @@ pub fn reconcile(ws: &mut Workspace) -> Result<usize> {
     adopt_in(ws, &dirs, false, true)
 }
 
+/// Whether `reconcile` would adopt anything: a loadable skill folder the database does not know.
+/// Reads only, so a read-only command can ask before it opens the database for writing.
+pub fn has_unknown_folders(ws: &Workspace) -> Result<bool> {
+    let conn = ws.store.conn();
+    for (agent, scope, dir) in agent_folders(ws) {
+        for folder in skill_folders(&dir).unwrap_or_default() {
+            let name = folder.file_name().map(|n| n.to_string_lossy().into_owned());
+            let path = folder.to_string_lossy();
+            if !skills::knows_folder(conn, &agent, &name.unwrap_or_default(), scope, &path)?
+                && loadable(&folder)
+            {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
 fn loadable(folder: &Path) -> bool {
     std::fs::read_to_string(skill_file(folder))
         .is_ok_and(|text| files::front_matter(&text).description.is_some_and(|d| !d.is_empty()))
