@@ -269,6 +269,58 @@ pub fn read_skill_md_text(path: &Path) -> io::Result<String> {
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text"))
 }
 
+/// The one rule for a name that becomes a folder (a skill name, an agent id): a single plain
+/// path component — not empty, not hidden (`.`, `..`, `.x`), no separator, no control character,
+/// at most 255 bytes. `what` names the kind of name in the error.
+pub fn check_component(what: &str, name: &str) -> Result<()> {
+    use std::path::Component;
+    let mut parts = Path::new(name).components();
+    let single =
+        matches!((parts.next(), parts.next()), (Some(Component::Normal(c)), None) if c == name);
+    if !single || name.starts_with('.') || name.len() > 255 || name.chars().any(char::is_control) {
+        anyhow::bail!(
+            "invalid {what} {:?}: it must be one plain folder name (no '/', no leading '.', no control characters)",
+            crate::text::safe::inline(name)
+        );
+    }
+    Ok(())
+}
+
+/// `root/name` for a checked `name`, refused when it resolves outside `root` (a symlink there).
+pub fn child(root: &Path, what: &str, name: &str) -> Result<PathBuf> {
+    check_component(what, name)?;
+    let path = root.join(name);
+    inside(root, &path)?;
+    Ok(path)
+}
+
+/// Refuses `path` when, with the links that exist resolved, it is not inside `root`.
+pub fn inside(root: &Path, path: &Path) -> Result<()> {
+    let resolve = |p: &Path| -> PathBuf {
+        // The deepest existing ancestor resolved, the rest appended as written.
+        let mut rest = Vec::new();
+        let mut cur = p.to_path_buf();
+        loop {
+            if let Ok(real) = std::fs::canonicalize(&cur) {
+                return rest.iter().rev().fold(real, |acc: PathBuf, part| acc.join(part));
+            }
+            match (cur.file_name().map(|n| n.to_os_string()), cur.parent()) {
+                (Some(name), Some(parent)) => {
+                    rest.push(name);
+                    cur = parent.to_path_buf();
+                }
+                _ => return p.to_path_buf(),
+            }
+        }
+    };
+    let (root_real, path_real) = (resolve(root), resolve(path));
+    let escapes = path_real.components().any(|c| matches!(c, std::path::Component::ParentDir));
+    if escapes || !path_real.starts_with(&root_real) {
+        anyhow::bail!("{} is outside {}", path.display(), root.display());
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

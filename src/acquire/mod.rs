@@ -157,7 +157,7 @@ fn test_and_register(
         }
         return Ok(AcquireOutcome::Rejected { stage: "test", cause, repairs: sanitized.repairs });
     }
-    let folder = ws.paths.skills_dir.join(&req.name);
+    let folder = crate::fsio::child(&ws.paths.skills_dir, "skill name", &req.name)?;
     match existing {
         Some((_, false)) => {
             bail!("a skill named {:?} already exists and is not a code skill", req.name)

@@ -63,7 +63,7 @@ pub fn promote(ws: &mut Workspace, candidate_id: i64) -> Result<Promoted> {
             c.name
         );
     }
-    let live = ws.paths.skills_dir.join(&c.name);
+    let live = crate::fsio::child(&ws.paths.skills_dir, "skill name", &c.name)?;
     if live.exists() {
         bail!(
             "cannot promote candidate {candidate_id}: a live skill folder already exists at {}",

@@ -29,7 +29,7 @@ pub fn register_skill(
     tool_sequence: Option<&str>,
 ) -> Result<i64> {
     check_name(name)?;
-    let folder = ws.paths.skills_dir.join(name);
+    let folder = crate::fsio::child(&ws.paths.skills_dir, "skill name", name)?;
     if folder.exists() {
         bail!("{} already exists; choose another name or import it", folder.display());
     }
@@ -332,6 +332,9 @@ fn check_name(name: &str) -> Result<()> {
 }
 
 /// Where a skill of `agent` lives when retired or archived: `<dir>/<agent>/<name>`.
-pub(crate) fn parked_path(dir: &Path, agent: &str, name: &str) -> PathBuf {
-    dir.join(agent).join(name)
+pub(crate) fn parked_path(dir: &Path, agent: &str, name: &str) -> Result<PathBuf> {
+    let agent_dir = crate::fsio::child(dir, "agent id", agent)?;
+    let path = crate::fsio::child(&agent_dir, "skill name", name)?;
+    crate::fsio::inside(dir, &path)?;
+    Ok(path)
 }

@@ -52,7 +52,7 @@ pub fn archive_with_reason(
     }
     // Keep any edit made to the live file before it leaves.
     versions::scan_one(ws, &row)?;
-    let to = register::parked_path(&ws.paths.archive_dir, agent, skill);
+    let to = register::parked_path(&ws.paths.archive_dir, agent, skill)?;
     park(ws, &row.path, &to, row.id, row.status, Archived, reason)
 }
 
@@ -63,7 +63,7 @@ pub fn restore(ws: &mut Workspace, agent: &str, skill: &str) -> Result<()> {
     if row.status != Archived && row.status != Retired {
         bail!("skill {skill:?} is {}, not archived or retired", row.status);
     }
-    let to = ws.paths.skills_dir.join(skill);
+    let to = crate::fsio::child(&ws.paths.skills_dir, "skill name", skill)?;
     let reason = format!("restored from {}", row.status);
     park(ws, &row.path, &to, row.id, row.status, Healthy, &reason)?;
     let now = now_rfc3339();

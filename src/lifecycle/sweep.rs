@@ -144,7 +144,7 @@ fn run(ws: &mut Workspace, force_full: bool) -> Result<SweepReport> {
         }
         let mut path = skill.path.clone();
         if v.status == SkillStatus::Retired {
-            let to = register::parked_path(&ws.paths.retired_dir, &skill.agent_id, &skill.name);
+            let to = register::parked_path(&ws.paths.retired_dir, &skill.agent_id, &skill.name)?;
             // A folder that cannot move (say, a name already in the retired folder) must not
             // stop the sweep: the skill stays as it is and its timeline says why.
             match files::move_skill_folder(Path::new(&skill.path), &to) {

@@ -196,7 +196,8 @@ pub(crate) fn scan_one(ws: &mut Workspace, skill: &SkillRow) -> Result<bool> {
 /// Adopts the live folder `<skills_dir>/<name>` (source `adopt`, not auto-created), for an
 /// outcome recorded against a skill the database does not know yet.
 pub(crate) fn adopt_live(ws: &mut Workspace, agent: &str, name: &str) -> Result<i64> {
-    let folder = ws.paths.skills_dir.join(name);
+    crate::fsio::check_component("agent id", agent)?;
+    let folder = crate::fsio::child(&ws.paths.skills_dir, "skill name", name)?;
     let file = skill_file(&folder);
     if !file.is_file() {
         bail!("no skill named {name:?} for agent {agent:?} and no readable {}", file.display());

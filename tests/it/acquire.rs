@@ -77,8 +77,13 @@ fn clean_code_is_registered_unchanged_with_its_hash_and_a_test_outcome() {
         ("scripts/add-numbers.py", "active")
     );
     assert_eq!(code.sha256, sha);
-    // A lifecycle status maps onto the seed 004 registry status.
-    store.conn().execute("UPDATE skills SET status = 'degraded'", []).unwrap();
+    // A lifecycle status maps onto the code-skill registry status: three failures in a row
+    // degrade the skill at the next sweep.
+    for _ in 0..3 {
+        tw.run_ok(&["record", "add-numbers", "failure"]);
+    }
+    let report = tw.run_json(&["sweep"]);
+    assert_eq!(report["changes"][0]["to"], "degraded", "{report}");
     let code = skilldeck::packages::detail(&store, skill_id).unwrap().code.unwrap();
     assert_eq!(code.registry_status, "degraded");
     // Nothing is left in the scratch folder's place: only SKILL.md and the script.

@@ -80,15 +80,19 @@ fn router_priors_follow_the_layered_order() {
     add_described(&tw, "beta-report", "Write a report");
     add_described(&tw, "gamma-report", "Write a report");
     let ws = open(&tw);
-    let insert = |id: &str, skill: &str, score: f64, scorer: &str| {
-        ws.store
-            .conn()
-            .execute(
-                "INSERT INTO evolved_prompts(id, agent_id, skill_name, prompt, score, scorer, created_at)
-                 VALUES (?1, 'default', ?2, 'p', ?3, ?4, '2026-01-01T00:00:00Z')",
-                skilldeck::store::rusqlite::params![id, skill, score, scorer],
-            )
-            .unwrap();
+    // Through the prompt store's owner, as drafting and benchmarks record scores.
+    let insert = |at: &str, skill: &str, score: f64, scorer: &str| {
+        let at = format!("2026-01-01T00:00:0{at}Z");
+        skilldeck::catalog::prompts::add(
+            ws.store.conn(),
+            "default",
+            skill,
+            "p",
+            score,
+            scorer,
+            &at,
+        )
+        .unwrap();
     };
     insert("1", "gamma-report", 0.7, "auto_drafter");
     insert("2", "beta-report", 1.0, "bench");
@@ -114,25 +118,39 @@ fn router_priors_follow_the_layered_order() {
 fn retrying_the_same_task_with_other_tools_after_a_skill_is_an_implicit_failure() {
     let tw = TestWorkspace::new();
     add_skill(&tw, "default", "refactor", false, None);
-    let ws = open(&tw);
-    let c = ws.store.conn();
-    c.execute_batch(
-        "INSERT INTO sessions(id, session_key, source) VALUES (1, 's1', 'claude');
-         INSERT INTO turns(id, session_id, file_path, user_input, signature, outcome, started_at, complete)
-           VALUES (1, 1, 'f', 'refactor the code', 'code-refactor', 'success', '2026-01-01T00:00:00Z', 1),
-                  (2, 1, 'f', 'please refactor the code', 'code-refactor', 'success', '2026-01-01T00:05:00Z', 1),
-                  (3, 1, 'f', 'refactor the parser', 'parser-refactor', 'success', '2026-01-01T00:09:00Z', 1),
-                  (4, 1, 'f', 'refactor the parser again', 'parser-refactor', 'success', '2026-01-01T00:10:00Z', 1);
-         INSERT INTO tool_calls(turn_id, ordinal, name, input_shape) VALUES
-           (1, 0, 'Skill', '{}'), (1, 1, 'Edit', '{}'),
-           (2, 0, 'Read', '{}'), (2, 1, 'Bash', '{}'),
-           (3, 0, 'Skill', '{}'), (3, 1, 'Edit', '{}'),
-           (4, 0, 'Edit', '{}');
-         INSERT INTO skill_invocations(agent_id, skill_name, outcome, source, session_key, turn_id, call_id, at)
-           VALUES ('default', 'refactor', 'success', 'transcript', 's1', 1, 'toolu_1', '2026-01-01T00:00:00Z'),
-                  ('default', 'refactor', 'success', 'transcript', 's1', 3, 'toolu_3', '2026-01-01T00:09:00Z');",
-    )
-    .unwrap();
+    // A Claude Code session, ingested (and its turns signed by detection) like any transcript:
+    // the skill, then the same task again with other tools; later the skill, then the same task
+    // with the same tool.
+    use skilldeck::demo::transcripts::{Clock, Turn, call, claude_session};
+    use skilldeck::detect::task_signature;
+    let prompts =
+        ["refactor the code", "Refactor the code!", "refactor the parser", "Refactor the parser."];
+    assert_eq!(task_signature(prompts[0]), task_signature(prompts[1]));
+    assert_eq!(task_signature(prompts[2]), task_signature(prompts[3]));
+    assert_ne!(task_signature(prompts[0]), task_signature(prompts[2]));
+    let skill = || call("Skill", serde_json::json!({"skill": "refactor"}));
+    let edit = || call("Edit", serde_json::json!({"file_path": "/p/a.rs"}));
+    let turns = [
+        vec![skill(), edit()],
+        vec![
+            call("Read", serde_json::json!({"file_path": "/p/a.rs"})),
+            call("Bash", serde_json::json!({"command": "cargo test"})),
+        ],
+        vec![skill(), edit()],
+        vec![edit()],
+        vec![],
+    ];
+    let script: Vec<Turn> = turns
+        .into_iter()
+        .zip(prompts.iter().copied().chain(["thanks, that is all"]))
+        .map(|(calls, prompt)| Turn { prompt: prompt.to_string(), calls, reply: "done" })
+        .collect();
+    let start = chrono::DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z").unwrap().to_utc();
+    let text = claude_session(&mut Clock::starting(start), "s1", "/p", &script);
+    let dir = tw.root().join("projects/p");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("s1.jsonl"), text).unwrap();
+    tw.run_json(&["ingest", dir.to_str().unwrap()]);
     let report = tw.run_json(&["sweep"]);
     assert_eq!(
         report["implicit_failures"], 1,
@@ -144,7 +162,9 @@ fn retrying_the_same_task_with_other_tools_after_a_skill_is_an_implicit_failure(
         (Some(1), Some(1))
     );
     assert_eq!(tw.run_json(&["sweep"])["implicit_failures"], 0, "rerunning adds nothing");
-    let note: String = c
+    let note: String = open(&tw)
+        .store
+        .conn()
         .query_row("SELECT note FROM skill_invocations WHERE source = 'implicit'", [], |r| r.get(0))
         .unwrap();
     assert_eq!(note, "retried in turn 2 with different tools");
@@ -160,14 +180,20 @@ fn timeline_has_days_rate_points_and_events() {
         ("2026-01-01T11:00:00Z", "failure"),
         ("2026-01-03T09:00:00Z", "success"),
     ] {
-        ws.store
-            .conn()
-            .execute(
-                "INSERT INTO skill_invocations(agent_id, skill_name, skill_id, outcome, source, at)
-                 VALUES ('default', 't', ?1, ?2, 'explicit', ?3)",
-                skilldeck::store::rusqlite::params![id, outcome, at],
-            )
-            .unwrap();
+        // What `record` writes, at a chosen time (through the invocation table's owner).
+        let new = skilldeck::catalog::invocations::NewInvocation {
+            agent: "default",
+            skill_name: "t",
+            skill_id: Some(id),
+            outcome: skilldeck::model::Outcome::parse(outcome).unwrap(),
+            source: skilldeck::catalog::InvocationSource::Explicit,
+            session_key: None,
+            turn_id: None,
+            call_id: None,
+            note: None,
+            at,
+        };
+        skilldeck::catalog::invocations::insert(ws.store.conn(), &new).unwrap();
     }
     let t = lifecycle::timeline(&ws.store, id).unwrap();
     let days: Vec<_> = t.days.iter().map(|d| (d.day.as_str(), d.successes, d.failures)).collect();
@@ -208,34 +234,16 @@ fn real_skills_are_imported_by_a_sweep_and_routed() {
 }
 
 #[test]
-fn a_skill_row_written_elsewhere_gets_its_triggers_at_the_next_sweep() {
-    // As draft promotion writes it: folder, row and version 1, no lifecycle columns.
+fn a_registered_skill_is_suggested_by_its_triggers_and_a_sweep_adds_no_version() {
+    // Every skill row is written by the one registration path, which reads the triggers then.
     let tw = TestWorkspace::new();
-    let dir = tw.skills_dir().join("auto-lint");
-    std::fs::create_dir_all(&dir).unwrap();
     let text = "---\nname: auto-lint\ndescription: Lint the tree\nmetadata:\n  triggers:\n    - tidy warnings\n---\nbody\n";
-    std::fs::write(dir.join("SKILL.md"), text).unwrap();
-    let ws = open(&tw);
-    ws.store
-        .conn()
-        .execute(
-            "INSERT INTO skills(agent_id, name, path, is_auto_created, created_at, updated_at)
-             VALUES ('default', 'auto-lint', ?1, 1, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'),
-                     strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
-            [dir.to_str().unwrap()],
-        )
-        .unwrap();
-    ws.store
-        .conn()
-        .execute(
-            "INSERT INTO skill_versions(skill_id, version, content, sha256, source, created_at)
-             VALUES (1, 1, ?1, ?2, 'promote', '2026-01-01T00:00:00Z')",
-            [text, &lifecycle::files::sha256_hex(text.as_bytes())],
-        )
-        .unwrap();
-    assert_eq!(tw.run_json(&["suggest", "tidy"]).as_array().unwrap().len(), 0);
-    let report = tw.run_json(&["sweep"]);
-    assert_eq!(report["edits_recorded"], 0, "same bytes as version 1: no new version");
+    let mut ws = open(&tw);
+    let source = skilldeck::catalog::VersionSource::Promote;
+    lifecycle::register_skill(&mut ws, "default", "auto-lint", text, source, true, None).unwrap();
     let found = tw.run_json(&["suggest", "tidy"]);
     assert_eq!(found[0]["name"], "auto-lint", "{found}");
+    let report = tw.run_json(&["sweep"]);
+    assert_eq!(report["edits_recorded"], 0, "same bytes as version 1: no new version");
+    assert_eq!(tw.run_json(&["versions", "auto-lint"]).as_array().unwrap().len(), 1);
 }

@@ -76,3 +76,58 @@ fn rows_stored_under_other_spellings_are_rewritten_and_their_doubles_removed() {
     assert_eq!(count(&db, &outside), 0);
     assert_eq!(count(&db, "SELECT count(*) FROM meta WHERE key = 'ingest.keys'"), 0);
 }
+
+/// A live skill `name` registered by a sweep.
+fn live_skill(tw: &TestWorkspace, name: &str) {
+    let folder = tw.skills_dir().join(name);
+    std::fs::create_dir_all(&folder).unwrap();
+    let text =
+        format!("---\nname: {name}\ndescription: Tidy. Use when asked to tidy.\n---\nTidy.\n");
+    std::fs::write(folder.join("SKILL.md"), text).unwrap();
+    tw.run_ok(&["sweep"]);
+}
+
+#[test]
+fn names_and_agents_that_leave_their_folder_are_refused_on_every_route() {
+    let tw = TestWorkspace::new();
+    // A skill folder outside the skills folder, which `record` once registered.
+    let outside = tw.root().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("SKILL.md"), "---\nname: outside\ndescription: d\n---\nx\n")
+        .unwrap();
+    std::fs::create_dir_all(tw.skills_dir()).unwrap();
+    for name in ["../outside", outside.to_str().unwrap(), ".", ".hidden", "a/b"] {
+        let out = tw.run(&["record", name, "success"]);
+        assert!(!out.status.success(), "record {name:?} was accepted: {}", describe(&out));
+    }
+    let db = Connection::open(tw.db()).unwrap();
+    assert_eq!(count(&db, "SELECT count(*) FROM skills"), 0);
+
+    live_skill(&tw, "tidy");
+    for agent in ["../../x", "/tmp", ".."] {
+        let out = tw.run(&["record", "tidy", "success", "--agent", agent]);
+        assert!(!out.status.success(), "record --agent {agent:?}: {}", describe(&out));
+        let out = tw.run(&["archive", "tidy", "--agent", agent]);
+        assert!(!out.status.success(), "archive --agent {agent:?}: {}", describe(&out));
+    }
+    assert!(tw.skills_dir().join("tidy/SKILL.md").is_file(), "the skill stayed in place");
+    // A plain agent id still works, and the archive lands inside the archive folder.
+    tw.run_ok(&["archive", "tidy"]);
+    assert!(tw.root().join("archive/default/tidy/SKILL.md").is_file());
+    tw.run_ok(&["restore", "tidy"]);
+    assert!(tw.skills_dir().join("tidy/SKILL.md").is_file());
+}
+
+#[test]
+fn a_symlink_in_the_archive_folder_does_not_carry_an_archive_outside() {
+    let tw = TestWorkspace::new();
+    live_skill(&tw, "tidy");
+    let elsewhere = tw.root().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::create_dir_all(tw.root().join("archive")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, tw.root().join("archive/default")).unwrap();
+    let out = tw.run(&["archive", "tidy"]);
+    assert!(!out.status.success(), "{}", describe(&out));
+    assert!(!elsewhere.join("tidy").exists());
+    assert!(tw.skills_dir().join("tidy/SKILL.md").is_file());
+}
