@@ -4,6 +4,8 @@ use std::path::Path;
 
 use anyhow::{Result, bail};
 
+use super::rules::{Judged, judge};
+use super::tally::tally_one;
 use super::{add_event, files, register, require_skill, versions};
 use crate::catalog::SkillStatus::{Archived, Healthy, Retired};
 use crate::catalog::{SkillStatus, skills};
@@ -11,22 +13,40 @@ use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
 
 /// Pins (`protected = true`) or unpins a skill. A pinned skill is never deprecated, degraded or
-/// retired; a pinned skill that already is one of those returns to `healthy` at once.
+/// retired, but its health still shows: pinning re-judges it at once under the pinned rules
+/// (`warning` while its rate is at or below the warning threshold, else `healthy`), with one
+/// event that carries the change. Unpinning keeps the state; the next sweep judges it unpinned.
 pub fn set_protected(ws: &mut Workspace, agent: &str, skill: &str, protected: bool) -> Result<()> {
     let row = require_skill(ws.store.conn(), agent, skill)?;
     if row.protected == protected {
         return Ok(());
     }
     let now = now_rfc3339();
+    let judged = if protected && row.status.is_live() {
+        let cfg = ws.config.lifecycle.clone();
+        let reset = skills::streak_reset_at(ws.store.conn(), row.id)?;
+        let tally = tally_one(ws.store.conn(), row.id, cfg.window, reset.as_deref())?;
+        let skill =
+            Judged { status: row.status, protected: true, is_auto_created: false, flag_mark: None };
+        Some(judge(&skill, &tally, &cfg))
+    } else {
+        None
+    };
     let tx = ws.store.conn_mut().transaction()?;
     skills::set_protected(&tx, row.id, protected, &now)?;
-    let (kind, reason) =
-        if protected { ("pinned", "pinned by hand") } else { ("unpinned", "unpinned by hand") };
-    add_event(&tx, row.id, &now, kind, Some(row.status), Some(row.status), reason)?;
-    if protected && row.status.is_flagged() {
-        skills::set_status_unflagged(&tx, row.id, Healthy)?;
-        add_event(&tx, row.id, &now, "status", Some(row.status), Some(Healthy), "pinned")?;
+    let (kind, mut reason) = if protected {
+        ("pinned", "pinned by hand".to_string())
+    } else {
+        ("unpinned", "unpinned by hand".to_string())
+    };
+    let mut to = row.status;
+    if let Some(v) = judged.filter(|v| v.status != row.status) {
+        // Pinned rules only ever give healthy or warning: neither is retired, so no folder moves.
+        skills::set_status_unflagged(&tx, row.id, v.status)?;
+        reason = format!("{reason}; {}", v.reason);
+        to = v.status;
     }
+    add_event(&tx, row.id, &now, kind, Some(row.status), Some(to), &reason)?;
     tx.commit()?;
     Ok(())
 }

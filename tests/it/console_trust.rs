@@ -397,3 +397,27 @@ async fn a_hand_edited_auto_skill_waits_in_the_queue_with_its_edit_and_can_be_ro
     live.wait_gone("edited  deploy-docs").await;
     live.quit().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pinning_re_judges_the_skill_at_once_with_one_event() {
+    let live = Live::start().await;
+    let events = || live.query("SELECT COUNT(*) || '' FROM skill_events WHERE skill_id = 3");
+    let before: i64 = events().parse().unwrap();
+    // flaky-sync is deprecated at 27%: pinned, it can no longer be deprecated, but its rate is
+    // still below the warning line, so it reads `warning` at once (not `healthy` until a sweep).
+    live.press("2jj");
+    live.wait_for("deprecated        flaky-sync").await;
+    live.press("P");
+    live.wait_for("pinned flaky-sync").await;
+    live.wait_for("warning    pinned flaky-sync").await;
+    let after: i64 = events().parse().unwrap();
+    assert_eq!(after, before + 1);
+    assert_eq!(
+        live.query(
+            "SELECT kind || ' ' || from_status || '→' || to_status FROM skill_events
+             WHERE skill_id = 3 ORDER BY id DESC LIMIT 1"
+        ),
+        "pinned deprecated→warning"
+    );
+    live.quit().await;
+}
