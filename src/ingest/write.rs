@@ -460,6 +460,27 @@ pub fn tool_calls(conn: &Connection, turn_id: i64) -> Result<Vec<ToolCallRow>> {
 }
 
 /// Tool names used in a turn, without the `Skill` tool itself.
+/// A turn with a non-empty task signature, for the implicit-failure pass.
+pub struct SignedTurn {
+    pub id: i64,
+    pub session_id: i64,
+    pub signature: String,
+    /// When it started (or ended, when its start is unknown).
+    pub at: Option<String>,
+}
+
+/// Every turn with a non-empty signature, in id order.
+pub fn signed_turns(conn: &Connection) -> Result<Vec<SignedTurn>> {
+    let mut stmt = conn.prepare(
+        "SELECT id, session_id, signature, COALESCE(started_at, ended_at) FROM turns
+         WHERE signature IS NOT NULL AND signature <> '' ORDER BY id",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok(SignedTurn { id: r.get(0)?, session_id: r.get(1)?, signature: r.get(2)?, at: r.get(3)? })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 pub fn tool_set(conn: &Connection, turn_id: i64) -> Result<BTreeSet<String>> {
     let mut stmt = conn.prepare_cached(
         "SELECT DISTINCT name FROM tool_calls WHERE turn_id = ?1 AND name <> 'Skill'",

@@ -31,6 +31,7 @@ mod reliab_depth;
 mod reliab_escapes;
 mod reliab_hangs;
 mod reliab_isolation;
+mod reliab_locks;
 mod reliab_paths;
 mod reliab_small;
 mod skill_uses;
