@@ -32,6 +32,7 @@ pub struct Config {
     pub workspace_skills_dir: Option<PathBuf>,
     pub acquire: AcquireConfig,
     pub packages: PackagesConfig,
+    pub draft: DraftConfig,
     pub hooks: HooksConfig,
     /// Console key bindings: action name → key or keys (`promote = "+"`,
     /// `down = ["j", "ctrl-n"]`). Listed actions lose their default keys. See docs/console.md.
@@ -188,6 +189,23 @@ pub struct PackagesConfig {
     pub dspy_runtime: Vec<String>,
 }
 
+/// Optional model drafting (`docs/drafting.md`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct DraftConfig {
+    /// Program and arguments that read an evidence packet (JSON) on stdin and print a SKILL.md:
+    /// `["claude", "-p"]`, `["codex", "exec", "-"]`. Empty (the default) keeps mechanical drafts.
+    pub command: Vec<String>,
+    /// Seconds the command may take per draft before it is killed with its whole process group.
+    pub timeout_secs: u64,
+}
+
+impl Default for DraftConfig {
+    fn default() -> Self {
+        DraftConfig { command: Vec::new(), timeout_secs: 180 }
+    }
+}
+
 /// `skilldeck ingest --hook`, what the agents' hooks run (docs/hooks.md).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
@@ -221,6 +239,7 @@ impl Default for Config {
             workspace_skills_dir: None,
             acquire: AcquireConfig::default(),
             packages: PackagesConfig::default(),
+            draft: DraftConfig::default(),
             hooks: HooksConfig::default(),
             keys: Default::default(),
         }

@@ -5,6 +5,7 @@ use clap::Args;
 
 use super::{GlobalArgs, Outcome, print_json};
 use crate::draft;
+use crate::text::safe;
 
 #[derive(Debug, Args)]
 pub struct CandidatesArgs {
@@ -49,6 +50,13 @@ pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
         }
         if let Some(path) = &c.staged_path {
             crate::out!("      draft: {path}");
+        }
+        match &c.draft_note {
+            Some(why) => println!("      drafted by: {} ({})", c.drafted_by, safe::inline(why)),
+            None => println!("      drafted by: {}", c.drafted_by),
+        }
+        for flag in &c.flags {
+            println!("      flagged: {}", safe::inline(&flag.reason));
         }
     }
     Ok(Outcome::Ok)

@@ -81,6 +81,20 @@ pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
                 p.detect.streak_drafts,
                 p.proposed_versions
             );
+            let f = &p.detect.finish;
+            if f.flagged > 0 {
+                println!("{} candidates flagged: evidence aimed at the agent", f.flagged);
+            }
+            if f.model_drafts > 0 || !f.model_rejected.is_empty() {
+                println!(
+                    "draft.command: {} drafts kept, {} kept mechanical",
+                    f.model_drafts,
+                    f.model_rejected.len()
+                );
+                for why in &f.model_rejected {
+                    println!("  {}", crate::text::safe::inline(why));
+                }
+            }
         }
     }
     Ok(Outcome::Ok)

@@ -51,6 +51,8 @@ pub struct DetectReport {
     pub auto_promoted: u64,
     /// Candidates auto-promotion could not promote, with the reason.
     pub auto_promote_errors: Vec<String>,
+    /// Flags, and `draft.command` drafts, of the candidates this run drafted.
+    pub finish: crate::draft::finish::FinishReport,
 }
 
 use crate::ingest::PendingTurn as Turn;
@@ -138,6 +140,8 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
     for draft in drafts.values() {
         draft.write()?;
     }
+    let drafted: Vec<i64> = drafts.keys().copied().collect();
+    report.finish = crate::draft::finish::after_detection(ws, &drafted)?;
     if cfg.auto_promote {
         auto_promote(ws, &touched_ids, &mut report)?;
     }

@@ -11,6 +11,8 @@ use super::render::{self, DraftDoc};
 use super::stage;
 use crate::model::Step;
 use crate::store::Store;
+use crate::text::injection::Flag;
+use crate::workflow::WorkflowEvidence;
 
 crate::text_enum! {
     /// Where a candidate stands in review.
@@ -58,11 +60,17 @@ pub struct CandidateView {
     pub dismissed_at: Option<String>,
     /// The proposed SKILL.md text.
     pub skill_md: Option<String>,
+    /// Why its evidence looks aimed at the agent (empty when it does not).
+    pub flags: Vec<Flag>,
+    /// Who wrote the draft: `mechanical` or `draft.command`.
+    pub drafted_by: String,
+    /// Why `draft.command`'s text was not kept, when it was tried and failed.
+    pub draft_note: Option<String>,
 }
 
 const COLUMNS: &str = "id, name, agent_id, status, occurrences, source, signature, hash, \
     description, examples, tool_sequence, session_keys, staged_path, target_skill_id, created_at, \
-    promoted_at, dismissed_at, skill_md";
+    promoted_at, dismissed_at, skill_md, flags, drafted_by, draft_note";
 
 fn json_strings(text: &str) -> Vec<String> {
     serde_json::from_str(text).unwrap_or_default()
@@ -92,6 +100,9 @@ fn view(row: &Row) -> rusqlite::Result<CandidateView> {
         dismissed_at: row.get(16)?,
         skill_md: row.get(17)?,
         target_skill_name: None,
+        flags: serde_json::from_str(&row.get::<_, String>(18)?).unwrap_or_default(),
+        drafted_by: row.get(19)?,
+        draft_note: row.get(20)?,
     })
 }
 
@@ -121,6 +132,47 @@ pub fn get_candidate(conn: &Connection, id: i64) -> Result<CandidateView> {
         .optional()?
         .with_context(|| format!("no candidate with id {id} (see `skilldeck candidates --all`)"))?;
     with_target_name(conn, c)
+}
+
+/// The mined workflow behind candidate `id`, when discovery recorded one.
+pub fn workflow_of(conn: &Connection, id: i64) -> Result<Option<WorkflowEvidence>> {
+    let text: Option<String> = conn
+        .query_row("SELECT workflow FROM skill_candidates WHERE id = ?1", [id], |r| r.get(0))
+        .optional()?
+        .flatten();
+    Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
+}
+
+/// Records why candidate `id`'s evidence looks aimed at the agent.
+pub(crate) fn set_flags(conn: &Connection, id: i64, flags: &[Flag]) -> Result<()> {
+    conn.execute(
+        "UPDATE skill_candidates SET flags = ?2 WHERE id = ?1",
+        params![id, serde_json::to_string(flags)?],
+    )?;
+    Ok(())
+}
+
+/// Records who wrote candidate `id`'s draft; with `text`, the draft (and its description) it
+/// now holds; `note` says why `draft.command`'s text was not kept.
+pub(crate) fn set_drafted(
+    conn: &Connection,
+    id: i64,
+    drafted_by: &str,
+    text: Option<(&str, &str)>,
+    note: Option<&str>,
+) -> Result<()> {
+    match text {
+        Some((skill_md, description)) => conn.execute(
+            "UPDATE skill_candidates SET drafted_by = ?2, draft_note = ?3, skill_md = ?4,
+             description = ?5 WHERE id = ?1",
+            params![id, drafted_by, note, skill_md, description],
+        )?,
+        None => conn.execute(
+            "UPDATE skill_candidates SET drafted_by = ?2, draft_note = ?3 WHERE id = ?1",
+            params![id, drafted_by, note],
+        )?,
+    };
+    Ok(())
 }
 
 /// What detection found for one candidate-to-be.

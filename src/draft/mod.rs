@@ -3,6 +3,8 @@
 
 pub mod candidates;
 mod evolve;
+pub mod finish;
+pub mod model;
 pub mod naming;
 mod quote;
 pub mod render;

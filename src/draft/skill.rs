@@ -30,8 +30,13 @@ pub fn evidence_flags(ev: &WorkflowEvidence) -> Vec<Flag> {
 /// The requests fit to quote: not opaque, not flagged, secrets replaced; first ones first,
 /// without repeats.
 pub fn example_requests(ev: &WorkflowEvidence) -> Vec<String> {
+    clean_requests(&ev.requests)
+}
+
+/// `requests` fit to quote (see `example_requests`).
+pub fn clean_requests(requests: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for request in &ev.requests {
+    for request in requests {
         let request = redact::secrets(request.trim()).into_owned();
         if redact::is_opaque(&request)
             || !injection::flags(&request).is_empty()
@@ -111,6 +116,37 @@ fn step_line(step: &WorkflowStep) -> String {
     }
     line.push('.');
     line
+}
+
+/// One line per step for a reviewer (console): the template, then whether it is a check or
+/// optional: `cargo test [test]`, `Edit CHANGELOG.md (optional: 2 of 4 sessions)`.
+pub fn step_summaries(ev: &WorkflowEvidence) -> Vec<String> {
+    let sessions = ev.reason.support.max(ev.sightings.len());
+    ev.steps
+        .iter()
+        .map(|st| {
+            let mut line = one_line(&crate::text::safe::inline(&st.template), MAX_COMMAND);
+            if let Some(kind) = st.check {
+                line.push_str(&format!(" [{}]", check_name(kind).to_lowercase()));
+            }
+            if st.optional {
+                line.push_str(&format!(" (optional: {} of {sessions} sessions)", st.sessions));
+            }
+            line
+        })
+        .collect()
+}
+
+/// Why it is proposed, for a reviewer: the summary with its numbers.
+pub fn reason_line(ev: &WorkflowEvidence) -> String {
+    let r = &ev.reason;
+    format!(
+        "{} (support {} of at least {}, specificity {:.2})",
+        one_line(&crate::text::safe::inline(&r.summary), 200).trim_end_matches('.'),
+        r.support,
+        r.min_support,
+        r.specificity
+    )
 }
 
 fn check_name(kind: CheckKind) -> &'static str {

@@ -16,7 +16,7 @@ use rusqlite::Connection;
 
 use crate::packages::{self, PackageDetail};
 use crate::store::Store;
-use crate::{draft, lifecycle};
+use crate::{draft, lifecycle, text};
 
 /// Outcomes drawn in a skill's trend cell.
 pub const TREND_LEN: usize = 10;
@@ -160,6 +160,15 @@ pub struct CandidateView {
     pub staged_path: Option<String>,
     pub created_at: String,
     pub target: Option<TargetSkill>,
+    /// The workflow's steps with their commands (`draft::skill::step_summaries`), when mined.
+    pub steps: Vec<String>,
+    /// Why it was proposed (support, specificity), when mined.
+    pub reason: Option<String>,
+    /// `mechanical` or `draft.command`, with why the command's draft was refused.
+    pub drafted_by: String,
+    pub draft_note: Option<String>,
+    /// Why its evidence looks aimed at the agent.
+    pub flags: Vec<String>,
     /// Not a candidate but a live skill edited since its approval (`id` is the skill's):
     /// `target.live` is the approved text, `skill_md` the text on disk now.
     pub review: Option<ReviewEdit>,
@@ -270,6 +279,7 @@ pub fn load_candidates(store: &Store, skills: &[SkillRow]) -> Result<Vec<Candida
         .collect();
     let mut out = Vec::with_capacity(open.len());
     for c in open {
+        let workflow = draft::candidates::workflow_of(store.conn(), c.id)?;
         let target = match c.target_skill_id.and_then(|id| targets.get(&id)) {
             Some(skill) => {
                 let live = lifecycle::versions(store, skill.id)?.pop().map(|v| v.content);
@@ -301,6 +311,11 @@ pub fn load_candidates(store: &Store, skills: &[SkillRow]) -> Result<Vec<Candida
             staged_path: c.staged_path,
             created_at: c.created_at,
             target,
+            steps: workflow.as_ref().map(draft::skill::step_summaries).unwrap_or_default(),
+            reason: workflow.as_ref().map(draft::skill::reason_line),
+            drafted_by: c.drafted_by,
+            draft_note: c.draft_note.map(|n| text::safe::inline(&n).into_owned()),
+            flags: c.flags.iter().map(|f| text::safe::inline(&f.reason).into_owned()).collect(),
             review: None,
         });
     }
@@ -346,6 +361,11 @@ fn review_rows(store: &Store, skills: &[SkillRow]) -> Result<Vec<CandidateView>>
                 live: approved.content.clone(),
             }),
             review: Some(ReviewEdit { approved_version: approved.version }),
+            steps: Vec::new(),
+            reason: None,
+            drafted_by: String::new(),
+            draft_note: None,
+            flags: Vec::new(),
         });
     }
     Ok(out)

@@ -3,7 +3,7 @@
 //! Each entry of `MIGRATIONS` moves the database from version `i` to `i + 1`. Until the first
 //! release, migration 1 may still be edited in place; after it, only append.
 
-pub const MIGRATIONS: &[&str] = &[V1, V_DRAFTS, V_CANONICAL_KEYS];
+pub const MIGRATIONS: &[&str] = &[V1, V_DRAFTS, V_CANONICAL_KEYS, V_WRITE];
 
 const V1: &str = r#"
 CREATE TABLE meta (
@@ -339,6 +339,14 @@ CREATE TABLE workflow_index (
     workflow_id INTEGER NOT NULL,
     PRIMARY KEY(agent_id, step, workflow_id)
 ) WITHOUT ROWID;
+"#;
+
+/// Drafting (issue 9): injection flags on a candidate's evidence and who wrote its draft (owned by
+/// `draft::candidates`).
+const V_WRITE: &str = r#"
+ALTER TABLE skill_candidates ADD COLUMN flags TEXT NOT NULL DEFAULT '[]'; -- JSON [text::injection::Flag]
+ALTER TABLE skill_candidates ADD COLUMN drafted_by TEXT NOT NULL DEFAULT 'mechanical'; -- or 'draft.command'
+ALTER TABLE skill_candidates ADD COLUMN draft_note TEXT;  -- why draft.command's text was not kept
 "#;
 
 /// Transcript files are keyed by canonical path (one file however it is spelled). Rows stored

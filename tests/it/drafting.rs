@@ -206,3 +206,38 @@ fn hostile_commands_stay_quoted_and_revealed() {
     assert!(kinds.contains(&"override") && kinds.contains(&"hidden-unicode"), "{kinds:?}");
     write_and_validate("release-crate", &md);
 }
+
+#[test]
+fn the_queue_detail_shows_steps_reason_drafter_and_flags() {
+    let dir = super::console_fixture::tempdir();
+    let ws = super::console_fixture::workspace(dir.path());
+    let ev = tracker_loop();
+    let name = naming::base_name(&ev);
+    let flags = skill::evidence_flags(&ev);
+    ws.store
+        .conn()
+        .execute(
+            "INSERT INTO skill_candidates(hash, name, description, tool_sequence, session_keys,
+                 occurrences, created_at, source, examples, skill_md, workflow, reason, flags,
+                 drafted_by, draft_note)
+             VALUES ('w1', ?1, ?2, '[]', '[\"s1\",\"s2\",\"s3\"]', 3, '2026-02-20T09:00:00Z',
+                 'sequence', ?3, ?4, ?5, ?6, ?7, 'mechanical',
+                 'draft.command timed out after 180s')",
+            rusqlite::params![
+                name,
+                skill::description(&ev, &name),
+                serde_json::to_string(&ev.requests).unwrap(),
+                skill::skill_md(&ev, &name),
+                serde_json::to_string(&ev).unwrap(),
+                serde_json::to_string(&ev.reason).unwrap(),
+                serde_json::to_string(&flags).unwrap(),
+            ],
+        )
+        .unwrap();
+    let s = super::console::screen(&ws, 120, 40, &[]);
+    assert!(s.contains("3. bd update <id> --status in_progress"), "{s}");
+    assert!(s.contains("Why: seen in 3 sessions of 1 project"), "{s}");
+    assert!(s.contains("Drafted by: mechanical (draft.command timed out after 180s)"), "{s}");
+    assert!(s.contains("Flagged: holds an HTML comment"), "{s}");
+    insta::assert_snapshot!("queue_workflow_detail_120x40", s);
+}

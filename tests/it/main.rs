@@ -12,6 +12,7 @@ mod console_trust;
 mod demo;
 mod detect;
 mod draft;
+mod draft_command;
 mod drafting;
 mod hooks;
 mod identity;

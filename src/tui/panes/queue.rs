@@ -79,7 +79,7 @@ fn draw_detail(f: &mut Frame, area: Rect, c: &CandidateView, ui: &UiState, theme
         lines.push(Line::from(d.to_string()));
     }
     if c.review.is_none() {
-        evidence_lines(c, &mut lines);
+        evidence_lines(c, theme, &mut lines);
     }
     lines.push(Line::from(""));
     diff_or_draft(c, theme, &mut lines);
@@ -95,7 +95,7 @@ fn draw_detail(f: &mut Frame, area: Rect, c: &CandidateView, ui: &UiState, theme
 }
 
 /// Where a candidate comes from: occurrences, sessions, examples, tools.
-fn evidence_lines(c: &CandidateView, lines: &mut Vec<Line<'static>>) {
+fn evidence_lines(c: &CandidateView, theme: Theme, lines: &mut Vec<Line<'static>>) {
     lines.push(Line::from(format!(
         "Evidence: {} in {} (from {}, {})",
         crate::text::count(c.occurrences.max(0) as u64, "occurrence"),
@@ -103,6 +103,16 @@ fn evidence_lines(c: &CandidateView, lines: &mut Vec<Line<'static>>) {
         c.source,
         short_date(&c.created_at)
     )));
+    if let Some(reason) = &c.reason {
+        lines.push(Line::from(format!("Why: {reason}")));
+    }
+    match &c.draft_note {
+        Some(note) => lines.push(Line::from(format!("Drafted by: {} ({note})", c.drafted_by))),
+        None => lines.push(Line::from(format!("Drafted by: {}", c.drafted_by))),
+    }
+    for flag in &c.flags {
+        lines.push(Line::styled(format!("Flagged: {flag}"), theme.error()));
+    }
     if let Some(sig) = c.signature.as_deref().filter(|s| !s.is_empty()) {
         lines.push(Line::from(format!("Task signature: {sig}")));
     }
@@ -112,7 +122,12 @@ fn evidence_lines(c: &CandidateView, lines: &mut Vec<Line<'static>>) {
     for example in c.examples.iter().take(3) {
         lines.push(Line::from(format!("  e.g. “{}”", one_line(example, 70))));
     }
-    if !c.tool_sequence.is_empty() {
+    if !c.steps.is_empty() {
+        lines.push(Line::from("Steps:"));
+        for (i, step) in c.steps.iter().enumerate() {
+            lines.push(Line::from(format!("  {}. {step}", i + 1)));
+        }
+    } else if !c.tool_sequence.is_empty() {
         lines.push(Line::from(format!("Tools: {}", c.tool_sequence.join(" → "))));
     }
 }
