@@ -229,34 +229,130 @@ pub struct RetryPair {
     pub retry_at: Option<String>,
 }
 
-/// Every retry pair not yet turned into an implicit failure. This read joins `turns` (owned by
-/// `ingest::write`): the rows it returns are invocations.
+/// Every retry pair not yet turned into an implicit failure: for each successful use tied to a
+/// turn with a signature, the first later turn of its session with that signature that does not
+/// use the same skill. Linear in the turns: each (session, signature, skill) run of turns is
+/// walked once, backwards, instead of one scan of the later turns per use.
 pub fn retry_pairs(conn: &Connection) -> Result<Vec<RetryPair>> {
+    /// A session and a task signature.
+    type Group = (i64, String);
+    struct Use {
+        id: i64,
+        agent_id: String,
+        skill_name: String,
+        skill_id: Option<i64>,
+        session_key: Option<String>,
+        turn_id: i64,
+    }
     let mut stmt = conn.prepare(
-        "SELECT i.id, i.agent_id, i.skill_name, i.skill_id, i.session_key, t1.id, t2.id,
-                COALESCE(t2.started_at, t2.ended_at)
-         FROM skill_invocations i INDEXED BY skill_invocations_turn
-         JOIN turns t1 ON t1.id = i.turn_id
-         JOIN turns t2 ON t2.id = (
-             SELECT t.id FROM turns t
-             WHERE t.session_id = t1.session_id AND t.id > t1.id AND t.signature = t1.signature
-               AND NOT EXISTS (SELECT 1 FROM skill_invocations j
-                               WHERE j.turn_id = t.id AND j.skill_name = i.skill_name)
-             ORDER BY t.id LIMIT 1)
-         WHERE i.turn_id IS NOT NULL AND i.outcome = 'success' AND i.superseded = 0
-           AND i.source <> 'implicit' AND t1.signature IS NOT NULL AND t1.signature <> ''",
+        "SELECT id, agent_id, skill_name, skill_id, session_key, turn_id FROM skill_invocations
+         WHERE turn_id IS NOT NULL AND outcome = 'success' AND superseded = 0
+           AND source <> 'implicit'",
     )?;
-    let rows = stmt.query_map([], |r| {
-        Ok(RetryPair {
-            invocation_id: r.get(0)?,
-            agent_id: r.get(1)?,
-            skill_name: r.get(2)?,
-            skill_id: r.get(3)?,
-            session_key: r.get(4)?,
-            turn_id: r.get(5)?,
-            retry_turn_id: r.get(6)?,
-            retry_at: r.get(7)?,
-        })
+    let uses: Vec<Use> = stmt
+        .query_map([], |r| {
+            Ok(Use {
+                id: r.get(0)?,
+                agent_id: r.get(1)?,
+                skill_name: r.get(2)?,
+                skill_id: r.get(3)?,
+                session_key: r.get(4)?,
+                turn_id: r.get(5)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    if uses.is_empty() {
+        return Ok(Vec::new());
+    }
+    // Which skills each turn uses (any source: a later implicit failure counts as a use).
+    let mut used: HashMap<i64, HashSet<String>> = HashMap::new();
+    let mut stmt = conn
+        .prepare("SELECT turn_id, skill_name FROM skill_invocations WHERE turn_id IS NOT NULL")?;
+    for row in stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))? {
+        let (turn, skill) = row?;
+        used.entry(turn).or_default().insert(skill);
+    }
+    // Turns with a signature, grouped by (session, signature) in id order.
+    let mut groups: HashMap<Group, Vec<(i64, Option<String>)>> = HashMap::new();
+    for t in crate::ingest::signed_turns(conn)? {
+        groups.entry((t.session_id, t.signature)).or_default().push((t.id, t.at));
+    }
+    let mut place: HashMap<i64, (Group, usize)> = HashMap::new();
+    for (key, turns) in &groups {
+        for (i, (id, _)) in turns.iter().enumerate() {
+            place.insert(*id, (key.clone(), i));
+        }
+    }
+    // For a group and a skill: at each position, the next position whose turn does not use it.
+    let mut next_without: HashMap<(Group, String), Vec<Option<usize>>> = HashMap::new();
+    let mut pairs = Vec::new();
+    for u in uses {
+        let Some((key, at)) = place.get(&u.turn_id) else { continue };
+        let turns = &groups[key];
+        let next = next_without.entry((key.clone(), u.skill_name.clone())).or_insert_with(|| {
+            let mut out = vec![None; turns.len()];
+            let mut next = None;
+            for i in (0..turns.len()).rev() {
+                out[i] = next;
+                if !used.get(&turns[i].0).is_some_and(|s| s.contains(&u.skill_name)) {
+                    next = Some(i);
+                }
+            }
+            out
+        });
+        let Some(retry) = next[*at] else { continue };
+        let (retry_turn_id, retry_at) = turns[retry].clone();
+        pairs.push(RetryPair {
+            invocation_id: u.id,
+            agent_id: u.agent_id,
+            skill_name: u.skill_name,
+            skill_id: u.skill_id,
+            session_key: u.session_key,
+            turn_id: u.turn_id,
+            retry_turn_id,
+            retry_at,
+        });
+    }
+    pairs.sort_by_key(|p| p.invocation_id);
+    Ok(pairs)
+}
+
+/// Turns (and, in order, sessions) a skill was used in at or after `since`, by id or by name.
+pub fn uses_since(
+    conn: &Connection,
+    skill_id: i64,
+    agent: &str,
+    name: &str,
+    since: &str,
+) -> Result<(HashSet<i64>, Vec<String>)> {
+    let mut stmt = conn.prepare(
+        "SELECT turn_id, session_key FROM skill_invocations
+         WHERE (skill_id = ?1 OR (agent_id = ?2 AND skill_name = ?3)) AND at >= ?4
+         ORDER BY at, id",
+    )?;
+    let rows = stmt.query_map(params![skill_id, agent, name, since], |r| {
+        Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<String>>(1)?))
     })?;
+    let mut turns = HashSet::new();
+    let mut sessions: Vec<String> = Vec::new();
+    for row in rows {
+        let (turn, session) = row?;
+        turns.extend(turn);
+        if let Some(s) = session
+            && !sessions.contains(&s)
+        {
+            sessions.push(s);
+        }
+    }
+    Ok((turns, sessions))
+}
+
+/// When each skill was last used (newest invocation `at`), for the staleness sweep.
+pub fn last_used(conn: &Connection) -> Result<HashMap<i64, String>> {
+    let mut stmt = conn.prepare(
+        "SELECT skill_id, max(at) FROM skill_invocations
+         WHERE skill_id IS NOT NULL AND superseded = 0 GROUP BY skill_id",
+    )?;
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }

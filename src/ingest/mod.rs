@@ -29,7 +29,10 @@ use serde::Serialize;
 
 pub use files::{Format, IDLE_CLOSE};
 pub use parse::{MAX_PROBLEMS_PER_FILE, Problem};
-pub use write::{PendingTurn, ToolCallRow, mark_detected, pending_turns, tool_calls, tool_set};
+pub use write::{
+    PendingTurn, SignedTurn, ToolCallRow, TurnSteps, mark_detected, pending_turns, signed_turns,
+    tool_calls, tool_set, turn_steps_since,
+};
 
 use crate::store::rusqlite::TransactionBehavior;
 use crate::workspace::Workspace;

@@ -15,16 +15,24 @@ use crate::model::Outcome;
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
 
+/// The pairs are found by reads outside any write transaction; the write lock is held only for
+/// the inserts (idempotent: a pair another process recorded meanwhile adds nothing).
 pub fn implicit_failures(ws: &mut Workspace) -> Result<usize> {
-    let tx = ws.store.conn_mut().transaction()?;
-    let pairs = invocations::retry_pairs(&tx)?;
-    let mut added = 0;
-    for p in pairs {
-        if crate::ingest::tool_set(&tx, p.turn_id)?
-            == crate::ingest::tool_set(&tx, p.retry_turn_id)?
+    let conn = ws.store.conn();
+    let mut retries = Vec::new();
+    for p in invocations::retry_pairs(conn)? {
+        if crate::ingest::tool_set(conn, p.turn_id)?
+            != crate::ingest::tool_set(conn, p.retry_turn_id)?
         {
-            continue;
+            retries.push(p);
         }
+    }
+    if retries.is_empty() {
+        return Ok(0);
+    }
+    let tx = ws.store.conn_mut().transaction()?;
+    let mut added = 0;
+    for p in retries {
         let note = format!("retried in turn {} with different tools", p.retry_turn_id);
         let call_id = format!("implicit:{}", p.invocation_id);
         let at = p.retry_at.clone().unwrap_or_else(now_rfc3339);

@@ -1,0 +1,168 @@
+//! The sweep's implicit-failure pass stays linear in a session's turns and short in its write
+//! lock. The figure it prints is for the report, not asserted (timings go in benches).
+
+use std::time::Instant;
+
+use rusqlite::params;
+use skilldeck::workspace::{Paths, Workspace};
+
+/// One session of `n` turns with one signature, each invoking the same skill with success.
+fn long_session(ws: &Workspace, n: i64) {
+    let conn = ws.store.conn();
+    conn.execute_batch("BEGIN").unwrap();
+    conn.execute(
+        "INSERT INTO sessions (agent_id, session_key, source) VALUES ('default', 's', 'claude')",
+        [],
+    )
+    .unwrap();
+    let session = conn.last_insert_rowid();
+    for i in 0..n {
+        conn.execute(
+            "INSERT INTO turns (session_id, agent_id, file_path, user_input, signature, outcome,
+             started_at, complete, detected) VALUES (?1, 'default', 'f', 'fix it', 'fix it', 'success', ?2, 1, 1)",
+            params![session, format!("2026-11-01T00:{:02}:{:02}Z", i / 60 % 60, i % 60)],
+        )
+        .unwrap();
+        let turn = conn.last_insert_rowid();
+        conn.execute(
+            "INSERT INTO tool_calls (turn_id, ordinal, name, input_shape) VALUES (?1, 0, ?2, '{}')",
+            params![turn, if i % 2 == 0 { "Bash" } else { "Edit" }],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO skill_invocations (agent_id, skill_name, outcome, source, session_key,
+             turn_id, call_id, at) VALUES ('default', 'tidy', 'success', 'transcript', 's', ?1, ?2, '2026-11-01T00:00:00Z')",
+            params![turn, format!("c{i}")],
+        )
+        .unwrap();
+    }
+    conn.execute_batch("COMMIT").unwrap();
+}
+
+#[test]
+fn the_implicit_failure_pass_over_a_long_session() {
+    for n in [1_000, 4_000] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut ws = Workspace::with_paths(Default::default(), Paths::under(dir.path())).unwrap();
+        long_session(&ws, n);
+        let started = Instant::now();
+        let added = skilldeck::lifecycle::implicit_failures(&mut ws).unwrap();
+        eprintln!("implicit-failure pass: {n} turns, {added} added, {:?}", started.elapsed());
+        // Every turn invokes the skill, so no later turn is a retry: nothing is added.
+        assert_eq!(added, 0);
+    }
+}
+
+/// The campaign's load, bounded: the console's engine passing on a timer, an ingest loop, a
+/// sweep loop and four recorders for three seconds. Nothing fails with "database is locked";
+/// the figures are printed for the report.
+#[test]
+fn console_ingest_sweep_and_four_recorders_never_see_a_locked_database() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use crate::support::TestWorkspace;
+
+    let tw = Arc::new(TestWorkspace::new());
+    let folder = tw.skills_dir().join("tidy");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("SKILL.md"),
+        "---\nname: tidy\ndescription: Tidy. Use when asked.\n---\nTidy.\n",
+    )
+    .unwrap();
+    tw.run_ok(&["sweep"]);
+    let tx = tw.root().join("transcripts");
+    std::fs::create_dir_all(&tx).unwrap();
+    std::fs::write(
+        tw.config(),
+        format!("[[transcripts]]\npath = {:?}\n\n[engine]\ntick_secs = 1\n", tx),
+    )
+    .unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    // (command, runs, failures, locked)
+    let figures = Arc::new(Mutex::new(Vec::<(String, usize, usize, usize)>::new()));
+    let mut workers = Vec::new();
+    let mut spawn = |label: String,
+                     args: Vec<String>,
+                     between: Option<(std::path::PathBuf, usize)>| {
+        let (tw, stop, figures) = (tw.clone(), stop.clone(), figures.clone());
+        workers.push(std::thread::spawn(move || {
+            let (mut runs, mut failed, mut locked) = (0, 0, 0);
+            while !stop.load(Ordering::Relaxed) {
+                if let Some((dir, _)) = &between {
+                    // The ingest loop: a growing transcript, so each run has work.
+                    let line = format!(
+                        "{{\"type\":\"user\",\"sessionId\":\"s{runs}\",\"message\":{{\"content\":\"tidy the files {runs}\"}}}}\n"
+                    );
+                    std::fs::write(dir.join(format!("t{runs}.jsonl")), line).unwrap();
+                }
+                let out = tw.run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+                runs += 1;
+                if !out.status.success() {
+                    failed += 1;
+                    if String::from_utf8_lossy(&out.stderr).contains("locked") {
+                        locked += 1;
+                    }
+                }
+            }
+            figures.lock().unwrap().push((label, runs, failed, locked));
+        }));
+    };
+    for i in 0..4 {
+        let outcome = if i % 2 == 0 { "success" } else { "failure" };
+        spawn(format!("record #{i}"), vec!["record".into(), "tidy".into(), outcome.into()], None);
+    }
+    spawn("ingest".into(), vec!["ingest".into(), tx.display().to_string()], Some((tx.clone(), 0)));
+    spawn("sweep".into(), vec!["sweep".into()], None);
+    // The console's engine: a pass (ingest, detect, sweep) on its timer, in this process.
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let engine_failures = runtime.block_on(async {
+        let overrides = skilldeck::workspace::Overrides {
+            config: Some(tw.config()),
+            db: Some(tw.db()),
+            skills_dir: Some(tw.skills_dir()),
+        };
+        let ws = Workspace::open(&overrides).unwrap();
+        let options = skilldeck::engine::EngineOptions {
+            pass_on_start: true,
+            pass_every: Some(Duration::from_millis(300)),
+            ..skilldeck::engine::EngineOptions::quiet()
+        };
+        let mut engine = skilldeck::engine::spawn(ws, options).unwrap();
+        let (mut passes, mut failures) = (0, Vec::new());
+        let until = tokio::time::Instant::now() + Duration::from_secs(3);
+        while let Ok(Some(update)) = tokio::time::timeout_at(until, engine.updates.recv()).await {
+            match update {
+                skilldeck::engine::Update::Busy(_) | skilldeck::engine::Update::Done(_) => {
+                    passes += 1
+                }
+                skilldeck::engine::Update::Failed(e) => failures.push(e),
+                _ => {}
+            }
+        }
+        (passes, failures)
+    });
+    stop.store(true, Ordering::Relaxed);
+    for w in workers {
+        w.join().unwrap();
+    }
+    let figures = figures.lock().unwrap();
+    eprintln!(
+        "stress, 3 s: engine {} pass updates, {} failed",
+        engine_failures.0,
+        engine_failures.1.len()
+    );
+    for (label, runs, failed, locked) in figures.iter() {
+        eprintln!("stress, 3 s: {label}: {runs} runs, {failed} failed, {locked} locked");
+    }
+    assert!(figures.iter().all(|f| f.3 == 0), "database is locked: {figures:?}");
+    assert!(
+        engine_failures.1.iter().all(|e| !e.contains("locked")),
+        "engine: {:?}",
+        engine_failures.1
+    );
+    assert!(figures.iter().all(|f| f.2 == 0), "failures: {figures:?}");
+}
