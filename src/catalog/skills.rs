@@ -775,12 +775,15 @@ pub struct ConsoleRow {
     pub path: String,
     /// Edited since its approval: waiting for a person to approve or roll back.
     pub needs_review: bool,
+    /// Outcomes on record (the counters cache the sweep keeps in step).
+    pub uses: i64,
 }
 
 /// Every skill for the console, ordered by agent, namespace, name and scope.
 pub fn console_rows(conn: &Connection) -> Result<Vec<ConsoleRow>> {
     let mut stmt = conn.prepare(
-        "SELECT id, agent_id, name, status, protected, version, path, needs_review FROM skills
+        "SELECT id, agent_id, name, status, protected, version, path, needs_review,
+                success_count + failure_count FROM skills
          ORDER BY agent_id, namespace, name, scope",
     )?;
     let rows = stmt.query_map([], |r| {
@@ -793,6 +796,7 @@ pub fn console_rows(conn: &Connection) -> Result<Vec<ConsoleRow>> {
             version: r.get(5)?,
             path: r.get(6)?,
             needs_review: r.get(7)?,
+            uses: r.get(8)?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
