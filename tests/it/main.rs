@@ -38,4 +38,5 @@ mod reliab_small;
 mod skill_uses;
 mod staleness;
 mod support;
+mod uptake;
 mod validate;
