@@ -34,6 +34,7 @@ pub struct Config {
     pub packages: PackagesConfig,
     pub draft: DraftConfig,
     pub hooks: HooksConfig,
+    pub codex: CodexConfig,
     /// Console key bindings: action name → key or keys (`promote = "+"`,
     /// `down = ["j", "ctrl-n"]`). Listed actions lose their default keys. See docs/console.md.
     pub keys: std::collections::BTreeMap<String, KeyList>,
@@ -118,6 +119,11 @@ pub struct LifecycleConfig {
     pub evolve_overlap: f64,
     /// An approved auto-draft whose bytes change returns to review.
     pub review_on_edit: bool,
+    /// Days without a use after which a skill is marked `stale` (usage beside outcomes).
+    pub stale_days: u32,
+    /// Days without a use after which an auto-created skill is archived (restorable); pinned
+    /// skills never move, hand-written ones are only marked stale.
+    pub archive_days: u32,
 }
 
 impl Default for LifecycleConfig {
@@ -133,6 +139,8 @@ impl Default for LifecycleConfig {
             retire_max_uses: 10,
             evolve_overlap: 0.70,
             review_on_edit: true,
+            stale_days: 30,
+            archive_days: 90,
         }
     }
 }
@@ -189,6 +197,23 @@ pub struct PackagesConfig {
     pub dspy_runtime: Vec<String>,
 }
 
+/// Codex as a second agent beside Claude Code: its own skills, kept apart.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct CodexConfig {
+    /// Agent that owns Codex's default transcript root and its skills folders.
+    pub agent_id: String,
+    /// Codex's skills folders; `None` means `$CODEX_HOME/skills` (`~/.codex/skills`) and the shared
+    /// `~/.agents/skills`, those that exist (only when `skills_dir` is not set or overridden).
+    pub skills_dirs: Option<Vec<PathBuf>>,
+}
+
+impl Default for CodexConfig {
+    fn default() -> Self {
+        CodexConfig { agent_id: "codex".into(), skills_dirs: None }
+    }
+}
+
 /// Optional model drafting (`docs/drafting.md`).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
@@ -241,6 +266,7 @@ impl Default for Config {
             packages: PackagesConfig::default(),
             draft: DraftConfig::default(),
             hooks: HooksConfig::default(),
+            codex: CodexConfig::default(),
             keys: Default::default(),
         }
     }

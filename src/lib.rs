@@ -26,5 +26,6 @@ pub mod spec;
 pub mod store;
 pub mod text;
 pub mod tui;
+pub mod usage;
 pub mod workflow;
 pub mod workspace;

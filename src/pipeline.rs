@@ -48,6 +48,7 @@ pub fn run_pass(
     paths: &[PathBuf],
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<PassReport> {
+    lifecycle::reconcile(ws)?;
     let ingest = ingest::run(ws, paths, progress)?;
     let after = after_ingest(ws)?;
     let sweep = upkeep_and_judge(ws, false, false)?;
@@ -75,6 +76,8 @@ pub(crate) fn upkeep_and_judge(
     let proposed_versions = if evolve { crate::draft::link_evolutions(ws)? } else { 0 };
     let implicit = lifecycle::ms(t);
     let mut report = lifecycle::judge_skills(ws, full)?;
+    // Usage beside outcomes: after judging, so a skill judged on this pass's uses is not stale.
+    report.usage = lifecycle::staleness(ws, chrono::Utc::now())?;
     report.edits_recorded = edits_recorded;
     report.implicit_failures = implicit_failures;
     report.proposed_versions = proposed_versions;

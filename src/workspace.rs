@@ -32,6 +32,8 @@ pub struct Workspace {
     pub config: Config,
     pub paths: Paths,
     pub store: Store,
+    /// Codex's skills folders (a skills scope of the Codex agent, `codex.agent_id`).
+    pub codex_skills_dirs: Vec<PathBuf>,
 }
 
 impl Workspace {
@@ -40,20 +42,27 @@ impl Workspace {
     pub fn open(overrides: &Overrides) -> Result<Workspace> {
         let (config, paths) = resolve(overrides)?;
         let store = Store::open(&paths.db)?;
-        Ok(Workspace { config, paths, store })
+        // The defaults only for a workspace in its default places: `--skills-dir` (or
+        // `skills_dir`) makes a self-contained workspace, with Codex folders only if configured.
+        let defaults = overrides.skills_dir.is_none() && config.skills_dir.is_none();
+        let codex_skills_dirs = codex_skills_dirs(&config, defaults);
+        Ok(Workspace { config, paths, store, codex_skills_dirs })
     }
 
     /// Like `open`, with the database opened for reading only (commands that only read).
     pub fn open_read_only(overrides: &Overrides) -> Result<Workspace> {
         let (config, paths) = resolve(overrides)?;
         let store = Store::open_read_only(&paths.db)?;
-        Ok(Workspace { config, paths, store })
+        let defaults = overrides.skills_dir.is_none() && config.skills_dir.is_none();
+        let codex_skills_dirs = codex_skills_dirs(&config, defaults);
+        Ok(Workspace { config, paths, store, codex_skills_dirs })
     }
 
     /// A workspace from an explicit config and paths (tests, demo, benchmarks).
     pub fn with_paths(config: Config, paths: Paths) -> Result<Workspace> {
         let store = Store::open(&paths.db)?;
-        Ok(Workspace { config, paths, store })
+        let codex_skills_dirs = codex_skills_dirs(&config, false);
+        Ok(Workspace { config, paths, store, codex_skills_dirs })
     }
 
     /// Transcript roots to ingest: the configured ones, or the defaults that exist here.
@@ -62,7 +71,10 @@ impl Workspace {
             return self.config.transcripts.clone();
         }
         let Ok(dirs) = PlatformDirs::detect() else { return Vec::new() };
-        default_roots(&dirs.home).into_iter().filter(|r| r.path.is_dir()).collect()
+        default_roots(&dirs.home, &self.config.codex.agent_id)
+            .into_iter()
+            .filter(|r| r.path.is_dir())
+            .collect()
     }
 
     pub fn agent_for(&self, root: &TranscriptRoot) -> String {
@@ -72,23 +84,51 @@ impl Workspace {
     /// The agent owning a transcript file: that of the configured root it lies under, else the
     /// config's `agent_id`.
     pub fn agent_for_path(&self, path: &Path) -> String {
-        self.config
-            .transcripts
+        self.transcript_roots()
             .iter()
             .find(|r| path.starts_with(&r.path))
             .map_or_else(|| self.config.agent_id.clone(), |r| self.agent_for(r))
     }
 }
 
-pub fn default_roots(home: &Path) -> Vec<TranscriptRoot> {
+/// The default transcript roots. Codex's belong to the Codex agent (`codex.agent_id`), whose
+/// skills are kept apart from Claude Code's.
+pub fn default_roots(home: &Path, codex_agent: &str) -> Vec<TranscriptRoot> {
     vec![
         TranscriptRoot {
             path: home.join(".claude/projects"),
             format: "claude".into(),
             agent: None,
         },
-        TranscriptRoot { path: home.join(".codex/sessions"), format: "codex".into(), agent: None },
+        TranscriptRoot {
+            path: codex_home(home).join("sessions"),
+            format: "codex".into(),
+            agent: Some(codex_agent.to_string()),
+        },
     ]
+}
+
+/// `$CODEX_HOME`, else `~/.codex`.
+pub fn codex_home(home: &Path) -> PathBuf {
+    std::env::var_os("CODEX_HOME")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| home.join(".codex"), PathBuf::from)
+}
+
+/// Codex's skills folders: the configured ones, else (with `defaults`) `$CODEX_HOME/skills` and
+/// the shared `~/.agents/skills`, those that exist.
+fn codex_skills_dirs(config: &Config, defaults: bool) -> Vec<PathBuf> {
+    if let Some(dirs) = &config.codex.skills_dirs {
+        return dirs.clone();
+    }
+    if !defaults {
+        return Vec::new();
+    }
+    let Ok(dirs) = PlatformDirs::detect() else { return Vec::new() };
+    [codex_home(&dirs.home).join("skills"), dirs.home.join(".agents/skills")]
+        .into_iter()
+        .filter(|d| d.is_dir())
+        .collect()
 }
 
 fn resolve(o: &Overrides) -> Result<(Config, Paths)> {

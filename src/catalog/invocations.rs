@@ -316,3 +316,43 @@ pub fn retry_pairs(conn: &Connection) -> Result<Vec<RetryPair>> {
     pairs.sort_by_key(|p| p.invocation_id);
     Ok(pairs)
 }
+
+/// Turns (and, in order, sessions) a skill was used in at or after `since`, by id or by name.
+pub fn uses_since(
+    conn: &Connection,
+    skill_id: i64,
+    agent: &str,
+    name: &str,
+    since: &str,
+) -> Result<(HashSet<i64>, Vec<String>)> {
+    let mut stmt = conn.prepare(
+        "SELECT turn_id, session_key FROM skill_invocations
+         WHERE (skill_id = ?1 OR (agent_id = ?2 AND skill_name = ?3)) AND at >= ?4
+         ORDER BY at, id",
+    )?;
+    let rows = stmt.query_map(params![skill_id, agent, name, since], |r| {
+        Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<String>>(1)?))
+    })?;
+    let mut turns = HashSet::new();
+    let mut sessions: Vec<String> = Vec::new();
+    for row in rows {
+        let (turn, session) = row?;
+        turns.extend(turn);
+        if let Some(s) = session
+            && !sessions.contains(&s)
+        {
+            sessions.push(s);
+        }
+    }
+    Ok((turns, sessions))
+}
+
+/// When each skill was last used (newest invocation `at`), for the staleness sweep.
+pub fn last_used(conn: &Connection) -> Result<HashMap<i64, String>> {
+    let mut stmt = conn.prepare(
+        "SELECT skill_id, max(at) FROM skill_invocations
+         WHERE skill_id IS NOT NULL AND superseded = 0 GROUP BY skill_id",
+    )?;
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}

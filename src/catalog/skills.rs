@@ -797,3 +797,53 @@ pub fn console_rows(conn: &Connection) -> Result<Vec<ConsoleRow>> {
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
+
+/// What the usage-based lifecycle reads of a skill.
+#[derive(Debug, Clone)]
+pub struct UsageRow {
+    pub id: i64,
+    pub agent_id: String,
+    pub name: String,
+    pub status: SkillStatus,
+    pub protected: bool,
+    pub is_auto_created: bool,
+    pub created_at: String,
+    pub streak_reset_at: Option<String>,
+    pub stale_since: Option<String>,
+}
+
+/// Every skill's usage columns.
+pub fn usage_rows(conn: &Connection) -> Result<Vec<UsageRow>> {
+    let mut stmt = conn.prepare(
+        "SELECT id, agent_id, name, status, protected, is_auto_created, created_at,
+                streak_reset_at, stale_since FROM skills ORDER BY id",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok(UsageRow {
+            id: r.get(0)?,
+            agent_id: r.get(1)?,
+            name: r.get(2)?,
+            status: r.get(3)?,
+            protected: r.get(4)?,
+            is_auto_created: r.get(5)?,
+            created_at: r.get(6)?,
+            streak_reset_at: r.get(7)?,
+            stale_since: r.get(8)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Marks a skill stale since `since`, or active again (`None`).
+pub fn set_stale(conn: &Connection, skill_id: i64, since: Option<&str>) -> Result<()> {
+    conn.execute("UPDATE skills SET stale_since = ?2 WHERE id = ?1", params![skill_id, since])?;
+    Ok(())
+}
+
+/// Since when each stale skill has been stale.
+pub fn stale_map(conn: &Connection) -> Result<HashMap<i64, String>> {
+    let mut stmt =
+        conn.prepare("SELECT id, stale_since FROM skills WHERE stale_since IS NOT NULL")?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}

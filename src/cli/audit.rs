@@ -39,6 +39,9 @@ pub fn run(global: &GlobalArgs, args: AuditArgs) -> Result<Outcome> {
         if s.needs_review {
             status.push('!');
         }
+        if s.stale_since.is_some() {
+            status.push_str(" stale");
+        }
         let rate = s.rate.map_or("-".into(), |r| format!("{:.0}%", r * 100.0));
         crate::out!(
             "{:<32} {:<10} {:<11} {:>6} {:>5} {:>4}",

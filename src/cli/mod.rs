@@ -79,12 +79,24 @@ impl GlobalArgs {
         }
     }
 
+    /// Opens the workspace and reconciles the skills folders with the database first, so every
+    /// command sees every skill on disk (a hand-made one too).
     pub fn open(&self) -> Result<Workspace> {
-        Workspace::open(&self.overrides())
+        let mut ws = Workspace::open(&self.overrides())?;
+        crate::lifecycle::reconcile(&mut ws)?;
+        Ok(ws)
     }
 
     /// The workspace with its database opened for reading only (works on a read-only disk).
     pub fn open_read_only(&self) -> Result<Workspace> {
+        let ws = Workspace::open_read_only(&self.overrides())?;
+        // A skill folder put in by hand is seen at once: the database is opened for writing only
+        // when there is one to adopt.
+        if !crate::lifecycle::has_unknown_folders(&ws)? {
+            return Ok(ws);
+        }
+        drop(ws);
+        drop(self.open()?);
         Workspace::open_read_only(&self.overrides())
     }
 }

@@ -33,5 +33,17 @@ pub fn run(global: &GlobalArgs, args: SweepArgs) -> Result<Outcome> {
     for c in &report.changes {
         crate::out!("  {} ({}): {} -> {}: {}", c.name, c.agent_id, c.from, c.to, c.reason);
     }
+    let u = &report.usage;
+    for (agent, name, days) in &u.stale {
+        crate::out!("  {name} ({agent}): stale, unused for {days} days");
+    }
+    for (agent, name, days) in &u.archived {
+        crate::out!(
+            "  {name} ({agent}): archived, unused for {days} days (restore brings it back)"
+        );
+    }
+    for (agent, name) in &u.active_again {
+        crate::out!("  {name} ({agent}): active again");
+    }
     Ok(Outcome::Ok)
 }

@@ -359,6 +359,22 @@ fn unique_name(conn: &Connection, ev: &Evidence) -> Result<String> {
     })
 }
 
+/// The step keys of the workflow a candidate was drafted from, when discovery recorded one.
+pub fn workflow_steps(conn: &Connection, candidate_id: i64) -> Result<Option<Vec<String>>> {
+    let json: Option<String> = conn
+        .query_row("SELECT workflow FROM skill_candidates WHERE id = ?1", [candidate_id], |r| {
+            r.get(0)
+        })
+        .optional()?
+        .flatten();
+    let Some(json) = json else { return Ok(None) };
+    let evidence: crate::workflow::WorkflowEvidence = match serde_json::from_str(&json) {
+        Ok(e) => e,
+        Err(_) => return Ok(None),
+    };
+    Ok(Some(evidence.steps.into_iter().map(|s| s.key).collect()))
+}
+
 /// Open candidates that do not propose a version yet: (id, agent, tool sequence JSON).
 pub fn open_unlinked(conn: &Connection) -> Result<Vec<(i64, String, String)>> {
     let mut stmt = conn.prepare(

@@ -330,6 +330,46 @@ fn write_turn(
     Ok(id)
 }
 
+/// A turn with the step keys of its tool calls in order, for matching workflows after the fact.
+#[derive(Debug, Clone)]
+pub struct TurnSteps {
+    pub turn_id: i64,
+    pub session_key: String,
+    pub user_input: String,
+    pub started_at: Option<String>,
+    pub steps: Vec<String>,
+}
+
+/// The agent's main-stream turns that started at or after `since` and ran tool calls with step
+/// keys, oldest first.
+pub fn turn_steps_since(
+    conn: &rusqlite::Connection,
+    agent: &str,
+    since: &str,
+) -> Result<Vec<TurnSteps>> {
+    let mut stmt = conn.prepare(
+        "SELECT t.id, s.session_key, t.user_input, t.started_at,
+                (SELECT group_concat(step, char(10)) FROM
+                    (SELECT step FROM tool_calls WHERE turn_id = t.id AND step IS NOT NULL
+                     ORDER BY ordinal))
+         FROM turns t JOIN sessions s ON s.id = t.session_id
+         WHERE t.agent_id = ?1 AND t.started_at >= ?2 AND t.is_sidechain = 0
+         ORDER BY t.started_at, t.id",
+    )?;
+    let rows = stmt.query_map(params![agent, since], |r| {
+        let steps: Option<String> = r.get(4)?;
+        Ok(TurnSteps {
+            turn_id: r.get(0)?,
+            session_key: r.get(1)?,
+            user_input: r.get(2)?,
+            started_at: r.get(3)?,
+            steps: steps.map(|s| s.lines().map(str::to_string).collect()).unwrap_or_default(),
+        })
+    })?;
+    let all: Vec<TurnSteps> = rows.collect::<rusqlite::Result<_>>()?;
+    Ok(all.into_iter().filter(|t| !t.steps.is_empty()).collect())
+}
+
 /// Stored rows of every file ingested before, by path.
 pub(crate) fn load_stored(conn: &rusqlite::Connection) -> Result<HashMap<String, Stored>> {
     let mut stmt = conn.prepare(

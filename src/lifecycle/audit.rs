@@ -28,6 +28,8 @@ pub struct SkillView {
     pub failure_count: u64,
     pub failure_streak: u32,
     pub last_used_at: Option<String>,
+    /// Unused for `lifecycle.stale_days` since then (usage, beside the outcome status).
+    pub stale_since: Option<String>,
     pub path: String,
 }
 
@@ -37,6 +39,7 @@ pub fn audit(store: &Store, agent: Option<&str>) -> Result<Vec<SkillView>> {
     let tallies =
         tally::tally_all(conn, store_window(store)?, &crate::catalog::skills::resets(conn)?)?;
     let empty = Tally::default();
+    let stale = crate::catalog::skills::stale_map(conn)?;
     let out = skills::list(conn, agent)?
         .into_iter()
         .map(|s| {
@@ -57,6 +60,7 @@ pub fn audit(store: &Store, agent: Option<&str>) -> Result<Vec<SkillView>> {
                 failure_count: t.failures,
                 failure_streak: t.failure_streak,
                 last_used_at: t.last_used_at.clone(),
+                stale_since: stale.get(&s.id).cloned(),
             }
         })
         .collect();

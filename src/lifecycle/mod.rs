@@ -13,6 +13,7 @@ mod implicit;
 mod outcomes;
 mod register;
 mod rules;
+mod staleness;
 mod state;
 mod suggest;
 mod sweep;
@@ -24,11 +25,12 @@ pub use features::{SkillFeatures, features, to_csv as features_csv};
 pub use implicit::implicit_failures;
 pub use outcomes::{SkillStats, record, stats};
 pub use register::{
-    NewSkill, adopt_folder, adopt_folders, insert_in as record_new_skill, register_skill,
-    scope_folders,
+    NewSkill, adopt_folder, adopt_folders, agent_folders, has_unknown_folders,
+    insert_in as record_new_skill, reconcile, register_skill, scope_folders,
 };
 pub use rules::{Judged, Verdict, judge};
-pub use state::{archive, restore, set_protected};
+pub use staleness::{StaleReport, staleness};
+pub use state::{archive, archive_with_reason, restore, set_protected};
 pub use suggest::{SuggestIndex, Suggestion, suggest};
 pub use sweep::{Phases, StatusChange, SweepReport, judge_skills, ms};
 pub use tally::Tally;

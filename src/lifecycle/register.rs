@@ -120,13 +120,87 @@ pub fn adopt_folders(
     scopes: &[Scope],
     strict: bool,
 ) -> Result<usize> {
-    let dirs: Vec<(Scope, PathBuf)> =
-        scope_folders(ws).into_iter().filter(|(s, _)| scopes.contains(s)).collect();
+    let dirs: Vec<(String, Scope, PathBuf)> = scope_folders(ws)
+        .into_iter()
+        .filter(|(s, _)| scopes.contains(s))
+        .map(|(s, d)| (agent.to_string(), s, d))
+        .collect();
+    adopt_in(ws, &dirs, strict, false)
+}
+
+/// Every skills folder an agent loads: the configured agent's scopes, and Codex's folders as the
+/// account scope of the Codex agent.
+pub fn agent_folders(ws: &Workspace) -> Vec<(String, Scope, PathBuf)> {
+    let agent = &ws.config.agent_id;
+    let mut out: Vec<(String, Scope, PathBuf)> =
+        scope_folders(ws).into_iter().map(|(s, d)| (agent.clone(), s, d)).collect();
+    for dir in &ws.codex_skills_dirs {
+        out.push((ws.config.codex.agent_id.clone(), Scope::Account, dir.clone()));
+    }
+    out
+}
+
+/// What every command and engine pass does first: adopt skill folders the agents load that the
+/// database does not know yet, through the one adoption path. Cheap when nothing changed: one
+/// folder listing per skills folder and a stat and an indexed lookup per skill folder. A folder
+/// that cannot be read is left for the next run.
+///
+/// Only folders the agent would load are adopted here: a SKILL.md whose front matter has a
+/// `description` (Claude Code and Codex pick skills by it). A folder without one stays unknown
+/// until a sweep adopts it as it is.
+pub fn reconcile(ws: &mut Workspace) -> Result<usize> {
+    let dirs = agent_folders(ws);
+    adopt_in(ws, &dirs, false, true)
+}
+
+/// Whether `reconcile` would adopt anything: a loadable skill folder the database does not know.
+/// Reads only, so a read-only command can ask before it opens the database for writing.
+pub fn has_unknown_folders(ws: &Workspace) -> Result<bool> {
+    let conn = ws.store.conn();
+    for (agent, scope, dir) in agent_folders(ws) {
+        for folder in skill_folders(&dir).unwrap_or_default() {
+            let name = folder.file_name().map(|n| n.to_string_lossy().into_owned());
+            let path = folder.to_string_lossy();
+            if !skills::knows_folder(conn, &agent, &name.unwrap_or_default(), scope, &path)?
+                && loadable(&folder)
+            {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
+fn loadable(folder: &Path) -> bool {
+    std::fs::read_to_string(skill_file(folder))
+        .is_ok_and(|text| files::front_matter(&text).description.is_some_and(|d| !d.is_empty()))
+}
+
+fn adopt_in(
+    ws: &mut Workspace,
+    dirs: &[(String, Scope, PathBuf)],
+    strict: bool,
+    loadable_only: bool,
+) -> Result<usize> {
     let tx = ws.store.conn_mut().transaction()?;
     let mut added = 0;
-    for (scope, dir) in dirs {
-        for folder in skill_folders(&dir)? {
-            match adopt_folder(&tx, agent, &folder, scope) {
+    for (agent, scope, dir) in dirs {
+        let folders = match skill_folders(dir) {
+            Ok(f) => f,
+            Err(e) if strict => return Err(e),
+            Err(_) => continue,
+        };
+        for folder in folders {
+            if loadable_only {
+                let name = folder.file_name().map(|n| n.to_string_lossy().into_owned());
+                let path = folder.to_string_lossy();
+                let known =
+                    skills::knows_folder(&tx, agent, &name.unwrap_or_default(), *scope, &path)?;
+                if known || !loadable(&folder) {
+                    continue;
+                }
+            }
+            match adopt_folder(&tx, agent, &folder, *scope) {
                 Ok(Some(_)) => added += 1,
                 Ok(None) => {}
                 Err(e) if strict => return Err(e),
@@ -134,7 +208,9 @@ pub fn adopt_folders(
             }
         }
     }
-    tx.commit()?;
+    if added > 0 {
+        tx.commit()?;
+    }
     Ok(added)
 }
 

@@ -53,6 +53,16 @@ pub fn set_protected(ws: &mut Workspace, agent: &str, skill: &str, protected: bo
 
 /// Moves a live skill to the archive folder.
 pub fn archive(ws: &mut Workspace, agent: &str, skill: &str) -> Result<()> {
+    archive_with_reason(ws, agent, skill, "archived by hand")
+}
+
+/// `archive` with the reason its event records (the staleness rules give theirs).
+pub fn archive_with_reason(
+    ws: &mut Workspace,
+    agent: &str,
+    skill: &str,
+    reason: &str,
+) -> Result<()> {
     let row = require_skill(ws.store.conn(), agent, skill)?;
     if !row.status.is_live() {
         bail!(
@@ -63,7 +73,7 @@ pub fn archive(ws: &mut Workspace, agent: &str, skill: &str) -> Result<()> {
     // Keep any edit made to the live file before it leaves.
     versions::scan_one(ws, &row)?;
     let to = register::parked_path(&ws.paths.archive_dir, agent, skill)?;
-    park(ws, &row.path, &to, row.id, row.status, Archived, "archived by hand")
+    park(ws, &row.path, &to, row.id, row.status, Archived, reason)
 }
 
 /// Brings an archived or retired skill back to the live folder with its history; Ghost's streak

@@ -36,6 +36,8 @@ pub struct SweepReport {
     pub invocations_linked: usize,
     pub counters_synced: usize,
     pub changes: Vec<StatusChange>,
+    /// The usage-based rules: skills marked stale, archived unused, or used again.
+    pub usage: super::StaleReport,
     pub elapsed_ms: u64,
     pub phases_ms: Phases,
 }

@@ -3,7 +3,7 @@
 //! Each entry of `MIGRATIONS` moves the database from version `i` to `i + 1`. Until the first
 //! release, migration 1 may still be edited in place; after it, only append.
 
-pub const MIGRATIONS: &[&str] = &[V1, V_DRAFTS, V_CANONICAL_KEYS, V_WRITE, V_RETRY_INDEX];
+pub const MIGRATIONS: &[&str] = &[V1, V_DRAFTS, V_CANONICAL_KEYS, V_WRITE, V_RETRY_INDEX, V_LOOP];
 
 const V1: &str = r#"
 CREATE TABLE meta (
@@ -362,4 +362,10 @@ INSERT INTO meta(key, value) VALUES ('ingest.keys', 'spelled')
 /// (the pass was quadratic in a session's turns and held the write lock past the busy timeout).
 const V_RETRY_INDEX: &str = r#"
 CREATE INDEX IF NOT EXISTS turns_session_signature ON turns(session_id, signature, id);
+"#;
+
+/// Usage (issue 12): a usage-based lifecycle beside the outcome-based one, and merges.
+const V_LOOP: &str = r#"
+ALTER TABLE skills ADD COLUMN stale_since TEXT;       -- unused for lifecycle.stale_days since then
+ALTER TABLE skills ADD COLUMN absorbed_into INTEGER;  -- the skill a merge folded this one into
 "#;

@@ -219,8 +219,7 @@ fn real_skills_are_imported_by_a_sweep_and_routed() {
         }
     }
     assert_eq!(copied, 10, "SOURCES.md: 10 real Codex skills");
-    let report = tw.run_json(&["sweep"]);
-    assert_eq!(report["edits_recorded"], 10, "each folder imported as version 1");
+    // Each folder is imported as version 1 when the next command opens the workspace.
     let audit = tw.run_json(&["audit"]);
     assert_eq!(audit.as_array().unwrap().len(), 10);
     assert!(

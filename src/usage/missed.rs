@@ -1,0 +1,113 @@
+//! Uses against missed triggers since a skill went live.
+//!
+//! The workflow a skill stands for is the one it was drafted from (its candidate's recorded
+//! workflow) or, for a hand-written skill, the commands its body names (`steps::of_body`). Every
+//! main-stream turn of the skill's agent that started after the skill went live and repeats that
+//! workflow (`triggers::repeats`) without the skill being used in it is a missed trigger. A skill
+//! with at least `NOT_TRIGGERING_MIN` missed triggers and at least twice as many misses as uses is
+//! "not triggering": its description is not making the agent pick it for the requests shown.
+
+use anyhow::Result;
+use rusqlite::Connection;
+use serde::Serialize;
+
+use super::{steps, triggers};
+
+/// Misses before a skill can be called not triggering.
+pub const NOT_TRIGGERING_MIN: usize = 3;
+
+/// What a skill's uptake is judged from.
+#[derive(Debug, Clone)]
+pub struct SkillRef {
+    pub id: i64,
+    pub agent: String,
+    pub name: String,
+    pub description: String,
+    /// The skill's folder (its SKILL.md names the steps of a hand-written skill).
+    pub path: String,
+    /// When it went live.
+    pub since: String,
+    pub candidate_id: Option<i64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Missed {
+    pub turn_id: i64,
+    pub session_key: String,
+    /// The request that should have triggered the skill (untrusted text).
+    pub request: String,
+    pub at: Option<String>,
+    /// Workflow steps the turn repeated, of the workflow's specific steps.
+    pub matched: usize,
+    pub of: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Uptake {
+    pub skill: String,
+    pub description: String,
+    pub since: String,
+    /// The workflow's step keys and where they came from (`workflow` or `body`).
+    pub workflow: Vec<String>,
+    pub workflow_from: &'static str,
+    pub uses: usize,
+    /// Sessions the skill was used in since it went live.
+    pub use_sessions: Vec<String>,
+    pub missed: Vec<Missed>,
+    pub not_triggering: bool,
+}
+
+/// The steps `skill` stands for and where they came from.
+pub fn workflow_of(conn: &Connection, skill: &SkillRef) -> Result<(Vec<String>, &'static str)> {
+    if let Some(id) = skill.candidate_id
+        && let Some(keys) = crate::draft::candidates::workflow_steps(conn, id)?
+        && !steps::specific(&keys).is_empty()
+    {
+        return Ok((keys, "workflow"));
+    }
+    let body = std::fs::read_to_string(std::path::Path::new(&skill.path).join("SKILL.md"))
+        .unwrap_or_default();
+    Ok((steps::of_body(&body), "body"))
+}
+
+/// Uses and missed triggers of `skill` since it went live.
+pub fn uptake(conn: &Connection, skill: &SkillRef) -> Result<Uptake> {
+    let (workflow, workflow_from) = workflow_of(conn, skill)?;
+    let (used_turns, use_sessions) = crate::catalog::invocations::uses_since(
+        conn,
+        skill.id,
+        &skill.agent,
+        &skill.name,
+        &skill.since,
+    )?;
+    let mut missed = Vec::new();
+    if !steps::specific(&workflow).is_empty() {
+        for turn in crate::ingest::turn_steps_since(conn, &skill.agent, &skill.since)? {
+            if used_turns.contains(&turn.turn_id) || !triggers::repeats(&workflow, &turn.steps) {
+                continue;
+            }
+            let (matched, of) = triggers::coverage(&workflow, &turn.steps);
+            missed.push(Missed {
+                turn_id: turn.turn_id,
+                session_key: turn.session_key,
+                request: turn.user_input,
+                at: turn.started_at,
+                matched,
+                of,
+            });
+        }
+    }
+    let uses = used_turns.len().max(use_sessions.len());
+    let not_triggering = missed.len() >= NOT_TRIGGERING_MIN && missed.len() >= 2 * uses;
+    Ok(Uptake {
+        skill: skill.name.clone(),
+        description: skill.description.clone(),
+        since: skill.since.clone(),
+        workflow,
+        workflow_from,
+        uses,
+        use_sessions,
+        missed,
+        not_triggering,
+    })
+}
