@@ -775,12 +775,15 @@ pub struct ConsoleRow {
     pub path: String,
     /// Edited since its approval: waiting for a person to approve or roll back.
     pub needs_review: bool,
+    /// Outcomes on record (the counters cache the sweep keeps in step).
+    pub uses: i64,
 }
 
 /// Every skill for the console, ordered by agent, namespace, name and scope.
 pub fn console_rows(conn: &Connection) -> Result<Vec<ConsoleRow>> {
     let mut stmt = conn.prepare(
-        "SELECT id, agent_id, name, status, protected, version, path, needs_review FROM skills
+        "SELECT id, agent_id, name, status, protected, version, path, needs_review,
+                success_count + failure_count FROM skills
          ORDER BY agent_id, namespace, name, scope",
     )?;
     let rows = stmt.query_map([], |r| {
@@ -793,6 +796,7 @@ pub fn console_rows(conn: &Connection) -> Result<Vec<ConsoleRow>> {
             version: r.get(5)?,
             path: r.get(6)?,
             needs_review: r.get(7)?,
+            uses: r.get(8)?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -846,4 +850,25 @@ pub fn stale_map(conn: &Connection) -> Result<HashMap<i64, String>> {
         conn.prepare("SELECT id, stale_since FROM skills WHERE stale_since IS NOT NULL")?;
     let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// What judging a skill's uptake needs: (id, agent, name, description, path, went live at,
+/// candidate it was promoted from).
+pub fn uptake_ref(conn: &Connection, skill_id: i64) -> Result<crate::usage::missed::SkillRef> {
+    Ok(conn.query_row(
+        "SELECT id, agent_id, name, coalesce(description, ''), path, created_at, candidate_id
+         FROM skills WHERE id = ?1",
+        [skill_id],
+        |r| {
+            Ok(crate::usage::missed::SkillRef {
+                id: r.get(0)?,
+                agent: r.get(1)?,
+                name: r.get(2)?,
+                description: r.get(3)?,
+                path: r.get(4)?,
+                since: r.get(5)?,
+                candidate_id: r.get(6)?,
+            })
+        },
+    )?)
 }

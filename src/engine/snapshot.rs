@@ -203,6 +203,8 @@ pub struct SkillRow {
     pub path: String,
     /// Edited by hand since its approval: in the queue until approved or rolled back.
     pub needs_review: bool,
+    /// Outcomes on record, for sorting by use.
+    pub uses: i64,
 }
 
 impl SkillRow {
@@ -382,6 +384,7 @@ pub fn load_skills(conn: &Connection) -> Result<Vec<SkillRow>> {
             version: r.version,
             path: r.path,
             needs_review: r.needs_review,
+            uses: r.uses,
         })
         .collect())
 }

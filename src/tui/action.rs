@@ -85,7 +85,7 @@ impl Action {
             Action::FilterChar(_) => "type into the filter",
             Action::FilterBackspace => "erase from the filter",
             Action::CycleStateFilter => "skills: only one state",
-            Action::CycleSort => "sort skills (name, state)",
+            Action::CycleSort => "sort skills (name, state, uses)",
             Action::MarkBase => "diff: set base version",
             Action::Promote => "promote candidate",
             Action::Dismiss => "dismiss candidate",

@@ -99,6 +99,8 @@ pub enum Sort {
     Name,
     /// Worst first: deprecated, degraded, warning, healthy, then parked skills.
     State,
+    /// Most used first.
+    Uses,
 }
 
 impl Sort {
@@ -106,13 +108,15 @@ impl Sort {
         match self {
             Sort::Name => "name",
             Sort::State => "state",
+            Sort::Uses => "uses",
         }
     }
 
     fn next(self) -> Sort {
         match self {
             Sort::Name => Sort::State,
-            Sort::State => Sort::Name,
+            Sort::State => Sort::Uses,
+            Sort::Uses => Sort::Name,
         }
     }
 }
@@ -197,9 +201,11 @@ impl UiState {
         self.skill_rows = (0..snap.skills.len())
             .filter(|&i| fuzzy(&snap.skills[i].name, f) && in_state(&snap.skills[i]))
             .collect();
-        if self.sort == Sort::State {
-            // Stable: names stay in order within a state.
-            self.skill_rows.sort_by_key(|&i| state_rank(&snap.skills[i].status));
+        // Stable sorts: names stay in order within a state or a use count.
+        match self.sort {
+            Sort::Name => {}
+            Sort::State => self.skill_rows.sort_by_key(|&i| state_rank(&snap.skills[i].status)),
+            Sort::Uses => self.skill_rows.sort_by_key(|&i| std::cmp::Reverse(snap.skills[i].uses)),
         }
         self.synced = Some(key);
         self.clamp();
@@ -689,6 +695,7 @@ mod tests {
                 version: 1,
                 path: format!("/skills/skill-{id:03}"),
                 needs_review: false,
+                uses: 0,
             })
             .collect();
         Snapshot { generation: 1, skills: Arc::new(rows), ..Snapshot::default() }

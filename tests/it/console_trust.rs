@@ -421,3 +421,25 @@ async fn pinning_re_judges_the_skill_at_once_with_one_event() {
     );
     live.quit().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn o_sorts_the_skills_by_state_then_by_uses() {
+    let live = Live::start().await;
+    // A sweep brings the use counters in step with the record.
+    live.press("s");
+    live.wait_for("sweep judged").await;
+    live.press("2o");
+    let screen = live.wait_for("Skills (7) · by state").await;
+    let at = |screen: &str, name: &str| screen.find(&format!(" {name} ")).unwrap();
+    assert!(at(&screen, "flaky-sync") < at(&screen, "lint-fix"), "{screen}");
+    assert!(at(&screen, "lint-fix") < at(&screen, "deploy-docs"), "{screen}");
+    assert!(at(&screen, "deploy-docs") < at(&screen, "old-report"), "{screen}");
+    live.press("o");
+    let screen = live.wait_for("Skills (7) · by uses").await;
+    assert!(at(&screen, "deploy-docs") < at(&screen, "flaky-sync"), "{screen}");
+    assert!(at(&screen, "lint-fix") < at(&screen, "flaky-sync"), "{screen}");
+    assert!(at(&screen, "flaky-sync") < at(&screen, "degraded-y"), "{screen}");
+    live.press("o");
+    live.wait_for("┌ Skills (7) ─").await;
+    live.quit().await;
+}

@@ -54,12 +54,15 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
         return;
     }
     let page = usize::from(area.height.saturating_sub(3));
+    let end = (ui.skills_top + page).min(ui.skill_rows.len());
+    // Only the rows on screen are looked at, so 100,000 skills cost no more than a page.
+    let both = ui.skill_rows[ui.skills_top..end]
+        .iter()
+        .any(|&i| snap.skills[i].protected && snap.skills[i].needs_review);
+    let flags_width = if both { 13 } else { 6 };
     // Table width minus borders, the other columns and the gaps between the seven columns.
-    let flags_width =
-        if snap.skills.iter().any(|s| s.protected && s.needs_review) { 13 } else { 6 };
     let name_width =
         usize::from(area.width.saturating_sub(2 + 10 + flags_width + 4 + 5 + 6 + 10 + 6));
-    let end = (ui.skills_top + page).min(ui.skill_rows.len());
     let rows: Vec<Row> = ui.skill_rows[ui.skills_top..end]
         .iter()
         .map(|&i| {
