@@ -854,3 +854,24 @@ pub fn stale_map(conn: &Connection) -> Result<HashMap<i64, String>> {
     let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
+
+/// What judging a skill's uptake needs: (id, agent, name, description, path, went live at,
+/// candidate it was promoted from).
+pub fn uptake_ref(conn: &Connection, skill_id: i64) -> Result<crate::usage::missed::SkillRef> {
+    Ok(conn.query_row(
+        "SELECT id, agent_id, name, coalesce(description, ''), path, created_at, candidate_id
+         FROM skills WHERE id = ?1",
+        [skill_id],
+        |r| {
+            Ok(crate::usage::missed::SkillRef {
+                id: r.get(0)?,
+                agent: r.get(1)?,
+                name: r.get(2)?,
+                description: r.get(3)?,
+                path: r.get(4)?,
+                since: r.get(5)?,
+                candidate_id: r.get(6)?,
+            })
+        },
+    )?)
+}

@@ -14,6 +14,9 @@ pub struct StatsArgs {
     /// Print the health timeline instead: per-day outcomes, rolling rate points, events
     #[arg(long)]
     pub timeline: bool,
+    /// Print uses against missed triggers since the skill went live instead (docs/lifecycle.md)
+    #[arg(long)]
+    pub uptake: bool,
     #[arg(long)]
     pub json: bool,
 }
@@ -24,6 +27,9 @@ pub fn run(global: &GlobalArgs, args: StatsArgs) -> Result<Outcome> {
     let s = lifecycle::stats(&ws.store, agent, &args.name)?;
     if args.timeline {
         return timeline(&ws, s.id, args.json);
+    }
+    if args.uptake {
+        return uptake(&ws, s.id, args.json);
     }
     if args.json {
         print_json(&s)?;
@@ -72,6 +78,39 @@ fn timeline(ws: &crate::workspace::Workspace, skill_id: i64, json: bool) -> Resu
             _ => String::new(),
         };
         crate::out!("{}  {:<12} {change}{}", e.at, e.kind, e.reason);
+    }
+    Ok(Outcome::Ok)
+}
+
+fn uptake(ws: &crate::workspace::Workspace, skill_id: i64, json: bool) -> Result<Outcome> {
+    use crate::text::safe::inline;
+    let conn = ws.store.conn();
+    let skill = crate::catalog::skills::uptake_ref(conn, skill_id)?;
+    let u = crate::usage::missed::uptake(conn, &skill)?;
+    if json {
+        print_json(&u)?;
+        return Ok(Outcome::Ok);
+    }
+    crate::out!(
+        "{}: {} uses vs {} missed triggers since {}{}",
+        inline(&u.skill),
+        u.uses,
+        u.missed.len(),
+        u.since,
+        if u.not_triggering { " — not triggering" } else { "" }
+    );
+    crate::out!("  workflow (from its {}): {}", u.workflow_from, inline(&u.workflow.join(" → ")));
+    if u.not_triggering {
+        crate::out!("  description: {}", inline(&u.description));
+    }
+    for m in &u.missed {
+        crate::out!(
+            "  missed in session {} ({} of {} steps): {}",
+            inline(&m.session_key),
+            m.matched,
+            m.of,
+            inline(&m.request)
+        );
     }
     Ok(Outcome::Ok)
 }
