@@ -11,8 +11,28 @@ use skilldeck::config::Config;
 use skilldeck::detect;
 use skilldeck::workspace::{Paths, Workspace};
 
-const SESSIONS: usize = 400;
 const TURNS_PER_SESSION: usize = 25;
+
+/// Step keys the Bash calls carry (as ingest stores them): a mix of generic and specific work,
+/// so workflow mining aligns and indexes real sequences.
+const COMMANDS: [&str; 16] = [
+    "sh:cargo test",
+    "sh:git commit",
+    "sh:git status",
+    "sh:ls",
+    "sh:cargo build",
+    "sh:npm test",
+    "sh:git push",
+    "sh:gh pr create",
+    "sh:tk close",
+    "sh:tk show",
+    "sh:git tag",
+    "sh:cargo publish",
+    "sh:make test",
+    "sh:docker compose up",
+    "sh:ruff check",
+    "file:Edit:CHANGELOG.md",
+];
 
 const TOOLS: [(&str, &str); 6] = [
     ("Read", r#"{"file_path":"string"}"#),
@@ -33,7 +53,7 @@ const PROMPTS: [&str; 8] = [
     "bump dependencies and run the test suite",
 ];
 
-fn populate(ws: &mut Workspace) -> usize {
+fn populate(ws: &mut Workspace, sessions: usize) -> usize {
     let tx = ws.store.conn_mut().transaction().unwrap();
     let mut turns = 0;
     let mut seed: u64 = 7;
@@ -41,7 +61,7 @@ fn populate(ws: &mut Workspace) -> usize {
         seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         (seed >> 33) as usize
     };
-    for s in 0..SESSIONS {
+    for s in 0..sessions {
         tx.execute(
             "INSERT INTO sessions (agent_id, session_key, source) VALUES ('default', ?1, 'native')",
             [format!("session-{s}")],
@@ -62,10 +82,25 @@ fn populate(ws: &mut Workspace) -> usize {
             let calls = 2 + next() % 8;
             for ordinal in 0..calls {
                 let (name, shape) = TOOLS[next() % TOOLS.len()];
+                let step = match name {
+                    "Bash" => COMMANDS[next() % COMMANDS.len()].to_string(),
+                    "Edit" | "Write" => "file:Edit:*.rs".to_string(),
+                    "Read" => "file:Read:*.rs".to_string(),
+                    other => format!("tool:{other}"),
+                };
                 tx.execute(
-                    "INSERT INTO tool_calls (turn_id, ordinal, name, input_shape, is_error)
-                     VALUES (?1, ?2, ?3, ?4, ?5)",
-                    params![turn, ordinal as i64, name, shape, (next() % 20 == 0) as i64],
+                    "INSERT INTO tool_calls (turn_id, ordinal, name, input_shape, is_error, step,
+                        detail)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                    params![
+                        turn,
+                        ordinal as i64,
+                        name,
+                        shape,
+                        (next() % 20 == 0) as i64,
+                        step,
+                        format!("{} {}", step.trim_start_matches("sh:"), next() % 1000)
+                    ],
                 )
                 .unwrap();
             }
@@ -104,9 +139,19 @@ fn baseline(ws: &Workspace) -> usize {
 }
 
 fn main() {
+    // Detection should scale linearly in turns: the same history shape at 10k and 100k turns.
+    let mut per_turn = Vec::new();
+    for turns in [10_000usize, 100_000] {
+        per_turn.push(measure(turns / TURNS_PER_SESSION));
+    }
+    println!("per-turn cost at 100k / at 10k: {:.2} (1.0 = linear)", per_turn[1] / per_turn[0]);
+}
+
+/// Runs detection on `sessions` sessions; returns seconds per turn.
+fn measure(sessions: usize) -> f64 {
     let dir = tempfile::tempdir().unwrap();
     let mut ws = Workspace::with_paths(Config::default(), Paths::under(dir.path())).unwrap();
-    let turns = populate(&mut ws);
+    let turns = populate(&mut ws, sessions);
 
     let start = Instant::now();
     std::hint::black_box(baseline(&ws));
@@ -122,7 +167,7 @@ fn main() {
     let idle = start.elapsed();
     assert_eq!(again.turns_processed, 0);
 
-    println!("turns: {turns} in {SESSIONS} sessions");
+    println!("turns: {turns} in {sessions} sessions");
     println!(
         "baseline read: {:>8.1} ms ({:.0} turns/s)",
         base.as_secs_f64() * 1e3,
@@ -136,7 +181,11 @@ fn main() {
     );
     println!("idle re-run:   {:>8.1} ms", idle.as_secs_f64() * 1e3);
     println!(
-        "candidates created: {}, streak drafts: {}, sequences seen: {}",
-        report.candidates_created, report.streak_drafts, report.sequences_seen
+        "candidates created: {}, evidence only: {}, workflow turns: {}, sequences seen: {}",
+        report.candidates_created,
+        report.evidence_only,
+        report.workflow_turns,
+        report.sequences_seen
     );
+    full.as_secs_f64() / turns as f64
 }

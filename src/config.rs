@@ -84,6 +84,19 @@ pub struct DetectConfig {
     pub min_sessions: usize,
     /// Promote candidates with enough occurrences without review. Off: a person reviews.
     pub auto_promote: bool,
+    /// Share of the longer of two turns' specific-step sequences their common subsequence must
+    /// cover for the turns to be one workflow.
+    pub workflow_similarity: f64,
+    /// Specific (non-generic) steps a workflow or sequence needs to be proposed; with fewer it is
+    /// recorded as evidence only.
+    pub min_specific_steps: usize,
+    /// Weight of evidence a workflow needs to be proposed: support (sessions) x specific steps.
+    /// 6 asks three specific steps of a workflow seen in two sessions, two of one seen in three.
+    pub min_evidence: usize,
+    /// Propose only work with specific steps (mined workflows; streaks and tool sequences whose
+    /// turns have them and no workflow holds). Off: the earlier rules, every streak and
+    /// sequence row proposed and workflows kept as evidence (the demo uses it).
+    pub specific_only: bool,
 }
 
 impl Default for DetectConfig {
@@ -93,6 +106,10 @@ impl Default for DetectConfig {
             min_sequence_len: 3,
             min_sessions: 3,
             auto_promote: false,
+            workflow_similarity: 0.6,
+            min_specific_steps: 2,
+            min_evidence: 6,
+            specific_only: true,
         }
     }
 }

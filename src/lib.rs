@@ -5,6 +5,7 @@
 //! console (`tui`) only draws state and turns keys into actions.
 
 pub mod acquire;
+pub mod bench;
 pub mod catalog;
 #[cfg(feature = "cli")]
 pub mod cli;

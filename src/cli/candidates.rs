@@ -18,12 +18,15 @@ pub struct CandidatesArgs {
     /// Print a JSON array
     #[arg(long)]
     pub json: bool,
+    /// Also list rows recorded as evidence only (too few specific steps: never drafted or queued)
+    #[arg(long)]
+    pub evidence: bool,
 }
 
 pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
     let ws = global.open_read_only()?;
     let agent = args.agent.clone().unwrap_or_else(|| ws.config.agent_id.clone());
-    let list: Vec<_> = draft::list_candidates(&ws.store, Some(&agent))?
+    let list: Vec<_> = draft::list_with_evidence(&ws.store, Some(&agent), args.evidence)?
         .into_iter()
         .filter(|c| args.all || c.status == crate::draft::CandidateStatus::Candidate)
         .collect();
@@ -37,14 +40,34 @@ pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
     }
     crate::out!("{:>4}  {:<9}  {:>4}  {:<9}  NAME", "ID", "STATUS", "OCC", "SOURCE");
     for c in &list {
+        let status = if c.evidence_only { "evidence".to_string() } else { c.status.to_string() };
         crate::out!(
             "{:>4}  {:<9}  {:>4}  {:<9}  {}",
             c.id,
-            c.status,
+            status,
             c.occurrences,
             c.source,
-            c.name
+            safe::inline(&c.name)
         );
+        if let Some(reason) = &c.reason {
+            crate::out!(
+                "      why: {} (score {:.1}, specificity {:.2})",
+                safe::inline(&reason.summary),
+                reason.score,
+                reason.specificity
+            );
+        }
+        if let Some(w) = &c.workflow {
+            let steps: Vec<String> = w
+                .steps
+                .iter()
+                .map(|s| {
+                    let t = safe::inline(&s.template).into_owned();
+                    if s.optional { format!("[{t}]") } else { t }
+                })
+                .collect();
+            crate::out!("      steps: {}", steps.join(" -> "));
+        }
         if let Some(target) = &c.target_skill_name {
             crate::out!("      proposes a new version of {target}: skilldeck approve {}", c.id);
         }

@@ -122,6 +122,7 @@ pub fn write_phase_one(layout: &Layout) -> Result<()> {
         &layout.config_file,
         &format!(
             "agent_id = \"default\"\n\n\
+             [detect]\nspecific_only = false\n\n\
              [[transcripts]]\npath = {:?}\nformat = \"claude\"\n\n\
              [[transcripts]]\npath = {:?}\nformat = \"codex\"\nagent = \"codex\"\n\n\
              [[transcripts]]\npath = {:?}\nformat = \"native\"\n",

@@ -2,16 +2,19 @@
 //! across sessions. Both become `skill_candidates` rows with a staged draft.
 
 //!
-//! Owns the tables `signature_streaks` (`streak`) and `sequence_sightings` (`sightings`); reads
-//! turns through `ingest` and records candidates through `draft::candidates`.
+//! Owns the tables `signature_streaks` (`streak`), `sequence_sightings` (`sightings`) and the
+//! workflow tables (`workflows`); reads turns through `ingest` and records candidates through
+//! `draft::candidates`.
 
+pub mod mine;
 pub mod sequence;
 mod sightings;
 mod signature;
 pub mod step;
 mod streak;
+pub mod workflows;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use anyhow::{Context, Result};
 use rusqlite::Connection;
@@ -46,6 +49,10 @@ pub struct DetectReport {
     pub polling_runs_skipped: u64,
     /// Turns whose prompt is a smoke test, left out of sequence detection.
     pub smoke_turns_skipped: u64,
+    /// Turns placed in a mined workflow (they had at least two specific steps).
+    pub workflow_turns: u64,
+    /// Candidates recorded as evidence only (too few specific steps): not drafted, not queued.
+    pub evidence_only: u64,
     pub candidates_created: u64,
     pub candidates_updated: u64,
     pub auto_promoted: u64,
@@ -73,12 +80,34 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
             break;
         }
         let mut touched: Vec<(String, String)> = Vec::new();
+        let mut touched_workflows: BTreeSet<(String, i64)> = BTreeSet::new();
         let mut touched_set: HashSet<(String, String)> = HashSet::new();
         for turn in &turns {
             let signature = task_signature(&turn.user_input);
             crate::ingest::mark_detected(&tx, turn.id, &signature)?;
             report.turns_processed += 1;
             let calls = load_calls(&tx, turn.id)?;
+            let smoke = sequence::is_smoke_test(&turn.user_input);
+            let mut joined: Option<i64> = None;
+            if !turn.is_sidechain && !smoke {
+                let raw = workflows::load_calls(&tx, turn.id)?;
+                let mined = workflows::MinedTurn {
+                    id: turn.id,
+                    agent_id: &turn.agent_id,
+                    session_key: &turn.session_key,
+                    project: turn.project.as_deref(),
+                    request: &turn.user_input,
+                    at: turn.ended_at.as_deref(),
+                    success: turn.success,
+                };
+                if let Some(wid) =
+                    workflows::observe(&tx, &mined, &raw, cfg.workflow_similarity, &now)?
+                {
+                    report.workflow_turns += 1;
+                    touched_workflows.insert((turn.agent_id.clone(), wid));
+                    joined = Some(wid);
+                }
+            }
             // A subagent's prompt is written by the parent agent, not asked by the user.
             if !turn.is_sidechain {
                 if is_control_prompt(&turn.user_input) {
@@ -88,17 +117,11 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
                 } else {
                     let mut ctx =
                         Ctx { conn: &tx, staging: &staging, now: &now, drafts: &mut drafts };
-                    let id = observe_streak(
-                        &mut ctx,
-                        cfg.streak_threshold,
-                        turn,
-                        &signature,
-                        &mut report,
-                    )?;
+                    let id = observe_streak(&mut ctx, &cfg, turn, &signature, joined, &mut report)?;
                     touched_ids.extend(id);
                 }
             }
-            if sequence::is_smoke_test(&turn.user_input) {
+            if smoke {
                 report.smoke_turns_skipped += 1;
                 continue;
             }
@@ -126,10 +149,20 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
             }
         }
         let mut ctx = Ctx { conn: &tx, staging: &staging, now: &now, drafts: &mut drafts };
+        // Workflows first: a sequence row whose turns a proposed workflow holds stays evidence.
+        let judge = workflows::Judge {
+            min_sessions: cfg.min_sessions,
+            min_specific_steps: cfg.min_specific_steps,
+            min_evidence: cfg.min_evidence,
+            propose: cfg.specific_only,
+        };
+        for (agent, wid) in touched_workflows {
+            if let Some(id) = workflow_candidate(&mut ctx, &agent, wid, &judge, &mut report)? {
+                touched_ids.push(id);
+            }
+        }
         for (agent, hash) in touched {
-            if let Some(id) =
-                sequence_candidate(&mut ctx, &agent, &hash, cfg.min_sessions, &mut report)?
-            {
+            if let Some(id) = sequence_candidate(&mut ctx, &agent, &hash, &cfg, &mut report)? {
                 touched_ids.push(id);
             }
         }
@@ -177,11 +210,13 @@ fn load_calls(conn: &Connection, turn_id: i64) -> Result<Vec<Call>> {
 /// candidate id.
 fn observe_streak(
     ctx: &mut Ctx,
-    threshold: u32,
+    cfg: &crate::config::DetectConfig,
     turn: &Turn,
     signature: &str,
+    workflow: Option<i64>,
     report: &mut DetectReport,
 ) -> Result<Option<i64>> {
+    let threshold = cfg.streak_threshold;
     let example = streak::Example {
         user_input: clip(&turn.user_input).to_string(),
         summary: turn.summary.clone(),
@@ -207,6 +242,24 @@ fn observe_streak(
     };
     let last_turn = examples.last().map(|e| e.turn_id).unwrap_or(turn.id);
     let steps: Vec<Step> = sequence::fold(&load_calls(ctx.conn, last_turn)?);
+    // Proposed only when the streak's turns did the same specific steps (at least
+    // `min_specific_steps` shared by all) and no mined workflow holds the work: a workflow seen
+    // in enough sessions, or one already proposed, says the same with the commands.
+    let mut shared: Option<BTreeSet<String>> = None;
+    for e in &examples {
+        let seq = mine::turn_sequence(&workflows::load_calls(ctx.conn, e.turn_id)?);
+        let keys: BTreeSet<String> = seq.keys().into_iter().map(str::to_string).collect();
+        shared = Some(match shared {
+            Some(s) => s.intersection(&keys).cloned().collect(),
+            None => keys,
+        });
+    }
+    let specific = shared.map_or(0, |s| s.len());
+    let covered = match workflow {
+        Some(wid) => workflows::is_covering(ctx.conn, wid, cfg.min_sessions)?,
+        None => false,
+    };
+    let evidence_only = cfg.specific_only && (specific < cfg.min_specific_steps || covered);
     let mut session_keys: Vec<String> = Vec::new();
     for e in &examples {
         if !session_keys.contains(&e.session_key) {
@@ -222,6 +275,9 @@ fn observe_streak(
         session_keys,
         occurrences: examples.len() as i64,
         examples: distinct_inputs(examples.iter().map(|e| e.user_input.as_str())),
+        evidence_only,
+        workflow: None,
+        workflow_id: workflow,
     };
     let recorded = ctx.record(&evidence)?;
     let id = match recorded {
@@ -235,6 +291,10 @@ fn observe_streak(
         }
         Recorded::Counted(id) => {
             report.candidates_updated += 1;
+            return Ok(Some(id));
+        }
+        Recorded::Evidence(id) => {
+            report.evidence_only += 1;
             return Ok(Some(id));
         }
     };
@@ -260,9 +320,10 @@ fn sequence_candidate(
     ctx: &mut Ctx,
     agent: &str,
     hash: &str,
-    min_sessions: usize,
+    cfg: &crate::config::DetectConfig,
     report: &mut DetectReport,
 ) -> Result<Option<i64>> {
+    let min_sessions = cfg.min_sessions;
     let sightings = sightings::of_hash(ctx.conn, agent, hash)?;
     if sightings.len() < min_sessions.max(1) {
         return Ok(None);
@@ -274,12 +335,21 @@ fn sequence_candidate(
         hash: hash.to_string(),
         source: CandidateSource::Sequence,
         signature: None,
-        steps,
         session_keys: sightings.iter().map(|s| s.0.clone()).collect(),
         occurrences: sightings.len() as i64,
         examples,
+        evidence_only: cfg.specific_only
+            && (sequence_is_generic(&steps, cfg.min_specific_steps)
+                || workflows::covers_sequence(ctx.conn, agent, hash)?),
+        workflow_id: None,
+        workflow: None,
+        steps,
     };
-    let id = match ctx.record(&evidence)? {
+    Ok(Some(counted(ctx.record(&evidence)?, report)))
+}
+
+fn counted(recorded: Recorded, report: &mut DetectReport) -> i64 {
+    match recorded {
         Recorded::Created(id) => {
             report.candidates_created += 1;
             id
@@ -288,8 +358,86 @@ fn sequence_candidate(
             report.candidates_updated += 1;
             id
         }
+        Recorded::Evidence(id) => {
+            report.evidence_only += 1;
+            id
+        }
+    }
+}
+
+/// A tool sequence says which tools ran, not what they did: it is proposed only when at least
+/// `min_specific` of its tools are specific by name (MCP tools, subagents, skills).
+fn sequence_is_generic(steps: &[Step], min_specific: usize) -> bool {
+    let mut specific: Vec<&str> = steps
+        .iter()
+        .map(|s| s.name.as_str())
+        .filter(|n| n.starts_with("mcp__") || matches!(*n, "Task" | "Agent" | "Skill"))
+        .collect();
+    specific.sort_unstable();
+    specific.dedup();
+    specific.len() < min_specific
+}
+
+/// Records the candidate of a mined workflow seen in enough sessions: proposed with a draft
+/// when it has enough specific steps, else as evidence only. A workflow whose consensus aligns
+/// with an already recorded one is merged into it first (shape variants are one candidate).
+fn workflow_candidate(
+    ctx: &mut Ctx,
+    agent: &str,
+    wid: i64,
+    judge: &workflows::Judge,
+    report: &mut DetectReport,
+) -> Result<Option<i64>> {
+    let Some((ev, evidence_only)) = workflows::evidence(ctx.conn, agent, wid, judge)? else {
+        return Ok(None);
     };
-    Ok(Some(id))
+    let keys: Vec<String> = ev.steps.iter().map(|s| s.key.clone()).collect();
+    if let Some(target) = workflows::merge_into_similar(ctx.conn, agent, wid, &keys)? {
+        let Some((ev, evidence_only)) = workflows::evidence(ctx.conn, agent, target, judge)? else {
+            return Ok(None);
+        };
+        return record_workflow(ctx, agent, target, ev, evidence_only, report).map(Some);
+    }
+    record_workflow(ctx, agent, wid, ev, evidence_only, report).map(Some)
+}
+
+fn record_workflow(
+    ctx: &mut Ctx,
+    agent: &str,
+    wid: i64,
+    ev: crate::workflow::WorkflowEvidence,
+    evidence_only: bool,
+    report: &mut DetectReport,
+) -> Result<i64> {
+    let keys: Vec<String> = ev.steps.iter().map(|s| s.key.clone()).collect();
+    let steps: Vec<Step> = ev
+        .steps
+        .iter()
+        .map(|s| Step { name: s.tool.clone(), input_shape: s.key.clone() })
+        .collect();
+    let evidence = Evidence {
+        agent_id: agent.to_string(),
+        hash: format!("wf:{wid}"),
+        source: CandidateSource::Workflow,
+        signature: None,
+        steps,
+        session_keys: ev.sightings.iter().map(|s| s.session_key.clone()).collect(),
+        occurrences: ev.reason.support as i64,
+        examples: ev.requests.iter().take(3).cloned().collect(),
+        evidence_only,
+        workflow: Some(ev),
+        workflow_id: Some(wid),
+    };
+    let id = counted(ctx.record(&evidence)?, report);
+    workflows::set_candidate(ctx.conn, wid, id, &keys)?;
+    if !evidence_only {
+        let mut superseded = workflows::supersede_sequences(ctx.conn, agent, wid)?;
+        superseded.extend(workflows::supersede_streaks(ctx.conn, wid)?);
+        for superseded in superseded {
+            ctx.drafts.remove(&superseded);
+        }
+    }
+    Ok(id)
 }
 
 /// Example requests are kept for drafts, not as an archive: a pasted log stays in `turns`.
@@ -332,6 +480,7 @@ fn auto_promote(ws: &mut Workspace, ids: &[i64], report: &mut DetectReport) -> R
             cfg.min_sessions as i64
         };
         if c.status != CandidateStatus::Candidate
+            || c.evidence_only
             || c.target_skill_id.is_some()
             || c.occurrences < needed
         {

@@ -12,7 +12,7 @@ use super::stage;
 use crate::model::Step;
 use crate::store::Store;
 use crate::text::injection::Flag;
-use crate::workflow::WorkflowEvidence;
+use crate::workflow::{Reason, WorkflowEvidence};
 
 crate::text_enum! {
     /// Where a candidate stands in review.
@@ -33,6 +33,8 @@ crate::text_enum! {
         Sequence = "sequence",
         /// A streak of successful turns with the same task signature.
         Signature = "signature",
+        /// A workflow mined across sessions by its specific steps (`detect::workflows`).
+        Workflow = "workflow",
     }
 }
 
@@ -60,6 +62,12 @@ pub struct CandidateView {
     pub dismissed_at: Option<String>,
     /// The proposed SKILL.md text.
     pub skill_md: Option<String>,
+    /// Recorded as evidence only (too few specific steps): never drafted nor queued.
+    pub evidence_only: bool,
+    /// Why it is proposed (workflow candidates).
+    pub reason: Option<Reason>,
+    /// The mined workflow behind it (workflow candidates).
+    pub workflow: Option<WorkflowEvidence>,
     /// Why its evidence looks aimed at the agent (empty when it does not).
     pub flags: Vec<Flag>,
     /// Who wrote the draft: `mechanical` or `draft.command`.
@@ -70,7 +78,8 @@ pub struct CandidateView {
 
 const COLUMNS: &str = "id, name, agent_id, status, occurrences, source, signature, hash, \
     description, examples, tool_sequence, session_keys, staged_path, target_skill_id, created_at, \
-    promoted_at, dismissed_at, skill_md, flags, drafted_by, draft_note";
+    promoted_at, dismissed_at, skill_md, evidence_only, reason, workflow, flags, drafted_by, \
+    draft_note";
 
 fn json_strings(text: &str) -> Vec<String> {
     serde_json::from_str(text).unwrap_or_default()
@@ -100,9 +109,12 @@ fn view(row: &Row) -> rusqlite::Result<CandidateView> {
         dismissed_at: row.get(16)?,
         skill_md: row.get(17)?,
         target_skill_name: None,
-        flags: serde_json::from_str(&row.get::<_, String>(18)?).unwrap_or_default(),
-        drafted_by: row.get(19)?,
-        draft_note: row.get(20)?,
+        evidence_only: row.get(18)?,
+        reason: row.get::<_, Option<String>>(19)?.and_then(|t| serde_json::from_str(&t).ok()),
+        workflow: row.get::<_, Option<String>>(20)?.and_then(|t| serde_json::from_str(&t).ok()),
+        flags: serde_json::from_str(&row.get::<_, String>(21)?).unwrap_or_default(),
+        drafted_by: row.get(22)?,
+        draft_note: row.get(23)?,
     })
 }
 
@@ -114,13 +126,24 @@ fn with_target_name(conn: &Connection, mut c: CandidateView) -> Result<Candidate
     Ok(c)
 }
 
-/// Every candidate (any status) of `agent`, or of all agents; oldest first.
+/// Every proposed candidate (any status) of `agent`, or of all agents; oldest first. Rows
+/// recorded as evidence only are left out (see `list_with_evidence`).
 pub fn list_candidates(store: &Store, agent: Option<&str>) -> Result<Vec<CandidateView>> {
+    list_with_evidence(store, agent, false)
+}
+
+/// Every candidate of `agent` (or all agents), with the evidence-only rows when `evidence`.
+pub fn list_with_evidence(
+    store: &Store,
+    agent: Option<&str>,
+    evidence: bool,
+) -> Result<Vec<CandidateView>> {
     let sql = format!(
-        "SELECT {COLUMNS} FROM skill_candidates WHERE (?1 IS NULL OR agent_id = ?1) ORDER BY id"
+        "SELECT {COLUMNS} FROM skill_candidates WHERE (?1 IS NULL OR agent_id = ?1)
+         AND (?2 OR evidence_only = 0) ORDER BY id"
     );
     let mut stmt = store.conn().prepare(&sql)?;
-    let rows = stmt.query_map(params![agent], view)?;
+    let rows = stmt.query_map(params![agent, evidence], view)?;
     let rows = rows.collect::<rusqlite::Result<Vec<_>>>().context("reading skill_candidates")?;
     rows.into_iter().map(|c| with_target_name(store.conn(), c)).collect()
 }
@@ -187,6 +210,12 @@ pub(crate) struct Evidence {
     /// (added to what earlier streaks of the same signature counted).
     pub occurrences: i64,
     pub examples: Vec<String>,
+    /// Too few specific steps: recorded, never drafted nor queued.
+    pub evidence_only: bool,
+    /// The mined workflow (source `workflow`).
+    pub workflow: Option<WorkflowEvidence>,
+    /// The mined workflow that holds this evidence's (last) turn, if any.
+    pub workflow_id: Option<i64>,
 }
 
 /// A draft folder to write once the database transaction that describes it has committed.
@@ -209,6 +238,8 @@ pub(crate) enum Recorded {
     Redrafted(i64),
     /// A promoted, dismissed or version-proposing candidate: only its counts changed.
     Counted(i64),
+    /// A row recorded as evidence only: no draft, not queued.
+    Evidence(i64),
 }
 
 struct Existing {
@@ -266,6 +297,8 @@ pub(crate) fn record(
     let sequence_json = serde_json::to_string(&ev.steps)?;
     let keys_json = serde_json::to_string(&session_keys)?;
     let examples_json = serde_json::to_string(&ev.examples)?;
+    let reason_json = ev.workflow.as_ref().map(|w| serde_json::to_string(&w.reason)).transpose()?;
+    let workflow_json = ev.workflow.as_ref().map(serde_json::to_string).transpose()?;
     // A reviewed candidate, or one lifecycle turned into a proposed version of a skill, keeps its
     // text: only the evidence counts move.
     if let Some(e) = &existing
@@ -277,6 +310,35 @@ pub(crate) fn record(
         )?;
         return Ok((Recorded::Counted(e.id), None));
     }
+    // Evidence only: the row keeps what was seen, with no draft and no place in the queue.
+    if ev.evidence_only {
+        let id = match &existing {
+            Some(e) => {
+                conn.execute(
+                    "UPDATE skill_candidates SET occurrences = ?2, session_keys = ?3, examples = ?4,
+                     tool_sequence = ?5, reason = ?6, workflow = ?7, evidence_only = 1,
+                     workflow_id = coalesce(?8, workflow_id) WHERE id = ?1",
+                    params![e.id, occurrences, keys_json, examples_json, sequence_json, reason_json, workflow_json, ev.workflow_id],
+                )?;
+                e.id
+            }
+            None => {
+                conn.execute(
+                    "INSERT INTO skill_candidates (agent_id, hash, name, tool_sequence, session_keys,
+                     occurrences, status, created_at, source, signature, examples, evidence_only,
+                     reason, workflow, workflow_id)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?14, ?7, ?8, ?9, ?10, 1, ?11, ?12, ?13)",
+                    params![
+                        ev.agent_id, ev.hash, name, sequence_json, keys_json, occurrences, now,
+                        ev.source, ev.signature, examples_json, reason_json, workflow_json,
+                        ev.workflow_id, CandidateStatus::Candidate
+                    ],
+                )?;
+                conn.last_insert_rowid()
+            }
+        };
+        return Ok((Recorded::Evidence(id), None));
+    }
     // The draft shows this streak's successes; a sequence shows its distinct sessions.
     let doc = DraftDoc {
         name: &name,
@@ -285,6 +347,7 @@ pub(crate) fn record(
         evidence_count: if accumulate { ev.occurrences } else { occurrences },
         examples: &ev.examples,
         steps: &ev.steps,
+        workflow: ev.workflow.as_ref(),
     };
     let skill_md = render::skill_md(&doc);
     let description = render::description(&doc);
@@ -299,7 +362,9 @@ pub(crate) fn record(
         Some(e) => {
             conn.execute(
                 "UPDATE skill_candidates SET occurrences = ?2, session_keys = ?3, examples = ?4,
-                 tool_sequence = ?5, skill_md = ?6, description = ?7, staged_path = ?8
+                 tool_sequence = ?5, skill_md = ?6, description = ?7, staged_path = ?8,
+                 reason = ?9, workflow = ?10, evidence_only = 0,
+                 workflow_id = coalesce(?11, workflow_id)
                  WHERE id = ?1",
                 params![
                     e.id,
@@ -309,7 +374,10 @@ pub(crate) fn record(
                     sequence_json,
                     skill_md,
                     description,
-                    staged
+                    staged,
+                    reason_json,
+                    workflow_json,
+                    ev.workflow_id
                 ],
             )?;
             Ok((Recorded::Redrafted(e.id), Some(StagedDraft { folder, skill_md, manifest })))
@@ -318,8 +386,9 @@ pub(crate) fn record(
             conn.execute(
                 "INSERT INTO skill_candidates (agent_id, hash, name, description, tool_sequence,
                  session_keys, occurrences, status, created_at, source, signature, examples,
-                 skill_md, staged_path)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?14, ?8, ?9, ?10, ?11, ?12, ?13)",
+                 skill_md, staged_path, reason, workflow, workflow_id)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?14, ?8, ?9, ?10, ?11, ?12, ?13, ?15, ?16,
+                         ?17)",
                 params![
                     ev.agent_id,
                     ev.hash,
@@ -334,7 +403,10 @@ pub(crate) fn record(
                     examples_json,
                     skill_md,
                     staged,
-                    CandidateStatus::Candidate
+                    CandidateStatus::Candidate,
+                    reason_json,
+                    workflow_json,
+                    ev.workflow_id
                 ],
             )?;
             let id = conn.last_insert_rowid();
@@ -346,7 +418,10 @@ pub(crate) fn record(
 /// The mechanical name, with a hash suffix when another candidate (of any agent: staging and
 /// live folders are shared) already holds it.
 fn unique_name(conn: &Connection, ev: &Evidence) -> Result<String> {
-    let base = render::base_name(ev.source.as_str(), ev.signature.as_deref(), &ev.steps, &ev.hash);
+    let base = match &ev.workflow {
+        Some(w) => render::workflow_name(w, &ev.hash),
+        None => render::base_name(ev.source.as_str(), ev.signature.as_deref(), &ev.steps, &ev.hash),
+    };
     let taken: bool = conn.query_row(
         "SELECT EXISTS(SELECT 1 FROM skill_candidates WHERE name = ?1)",
         [&base],

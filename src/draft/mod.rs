@@ -14,6 +14,7 @@ pub mod stage;
 
 pub use candidates::{
     CandidateSource, CandidateStatus, CandidateView, get_candidate, list_candidates,
+    list_with_evidence,
 };
 pub use evolve::{link_evolutions, sequence_overlap};
 pub use review::{

@@ -6,6 +6,8 @@ use sha2::{Digest, Sha256};
 
 use crate::model::Step;
 use crate::text::hex::hex;
+use crate::text::safe;
+use crate::workflow::{CheckKind, WorkflowEvidence};
 
 /// Everything a draft's text is made from.
 pub struct DraftDoc<'a> {
@@ -17,6 +19,8 @@ pub struct DraftDoc<'a> {
     pub evidence_count: i64,
     pub examples: &'a [String],
     pub steps: &'a [Step],
+    /// The mined workflow, when the candidate is one: its steps are listed with their commands.
+    pub workflow: Option<&'a WorkflowEvidence>,
 }
 
 const MAX_DESCRIPTION: usize = 1024;
@@ -38,6 +42,21 @@ pub fn base_name(source: &str, signature: Option<&str>, steps: &[Step], hash: &s
     match slug(&text, room) {
         Some(s) => format!("{prefix}-{s}"),
         None => format!("{prefix}-{}", &hash_tag(hash)),
+    }
+}
+
+/// `wf-<specific steps>` for a mined workflow (`wf-cargo-test-git-tag-cargo-publish`).
+pub fn workflow_name(w: &WorkflowEvidence, hash: &str) -> String {
+    let words: Vec<String> = w
+        .reason
+        .specific_steps
+        .iter()
+        .take(4)
+        .map(|k| k.rsplit(':').next().unwrap_or(k).replace("*.", ""))
+        .collect();
+    match slug(&words.join(" "), 60) {
+        Some(s) => format!("wf-{s}"),
+        None => format!("wf-{}", hash_tag(hash)),
     }
 }
 
@@ -64,8 +83,23 @@ fn tool_list(steps: &[Step]) -> String {
 }
 
 pub fn description(doc: &DraftDoc) -> String {
-    let text = match (doc.source, doc.signature) {
-        ("signature", Some(sig)) => format!(
+    let text = match (doc.source, doc.signature, doc.workflow) {
+        (_, _, Some(w)) => {
+            let steps: Vec<&str> = w
+                .steps
+                .iter()
+                .filter(|s| !s.optional)
+                .map(|s| s.template.as_str())
+                .take(5)
+                .collect();
+            format!(
+                "Repeats a workflow seen in {} sessions: {}. Use when a request asks for this same \
+                 work again.",
+                w.reason.support,
+                safe::inline(&steps.join(", then "))
+            )
+        }
+        ("signature", Some(sig), None) => format!(
             "Repeats the task \"{}\" the way it succeeded {} times in a row. Use when a request \
              is about {} and it should be done the same way again.",
             sig.replace('-', " "),
@@ -128,10 +162,14 @@ pub fn skill_md(doc: &DraftDoc) -> String {
                 text.push_str(" ...");
             }
             for line in text.lines() {
-                s.push_str(&format!("> {line}\n"));
+                s.push_str(&format!("> {}\n", safe::inline(line)));
             }
             s.push('\n');
         }
+    }
+    if let Some(w) = doc.workflow {
+        workflow_sections(&mut s, w);
+        return s;
     }
     s.push_str("## How to use\n\n");
     s.push_str(
@@ -150,6 +188,62 @@ pub fn skill_md(doc: &DraftDoc) -> String {
         ));
     }
     s
+}
+
+fn check_word(kind: CheckKind) -> &'static str {
+    match kind {
+        CheckKind::Build => "build",
+        CheckKind::Test => "test",
+        CheckKind::Lint => "lint",
+        CheckKind::Format => "format",
+    }
+}
+
+/// The steps of a mined workflow with their commands (placeholders for what varied), the checks
+/// and the failures seen.
+fn workflow_sections(s: &mut String, w: &WorkflowEvidence) {
+    s.push_str("## Why this was proposed\n\n");
+    s.push_str(&format!("{}\n\n", safe::inline(&w.reason.summary)));
+    s.push_str("## Steps\n\n");
+    s.push_str(
+        "The steps seen in these sessions, in order; `<...>` marks what differed between them.\n\n",
+    );
+    for (i, step) in w.steps.iter().enumerate() {
+        let mut line = format!("{}. {}", i + 1, code(&safe::inline(&step.template)));
+        if let Some(kind) = step.check {
+            line.push_str(&format!(" ({} check)", check_word(kind)));
+        }
+        if step.optional {
+            line.push_str(&format!(
+                " (optional: seen in {} of {} sessions)",
+                step.sessions, w.reason.support
+            ));
+        }
+        s.push_str(&line);
+        s.push('\n');
+    }
+    s.push('\n');
+    if !w.failures.is_empty() {
+        s.push_str("## Failures seen\n\n");
+        for f in &w.failures {
+            let fix: Vec<String> = f.fixed_by.iter().map(|x| code(&safe::inline(x))).collect();
+            let fix = if fix.is_empty() { "a re-run".to_string() } else { fix.join(", ") };
+            s.push_str(&format!(
+                "- {} failed in {} session(s); fixed by {fix}, then run again.\n",
+                code(&safe::inline(&f.step)),
+                f.sessions
+            ));
+        }
+        s.push('\n');
+    }
+    let ok = w.sightings.iter().filter(|x| x.success).count();
+    s.push_str("## Outcomes\n\n");
+    s.push_str(&format!(
+        "- {} sessions, {ok} ended in success; first seen {}, last seen {}\n",
+        w.sightings.len(),
+        safe::inline(w.first_seen.as_deref().unwrap_or("unknown")),
+        safe::inline(w.last_seen.as_deref().unwrap_or("unknown"))
+    ));
 }
 
 /// The streak manifest's fields, verbatim.

@@ -63,6 +63,13 @@ pub fn promote(ws: &mut Workspace, candidate_id: i64) -> Result<Promoted> {
             c.name
         );
     }
+    if c.evidence_only {
+        bail!(
+            "candidate {candidate_id} ({}) is recorded as evidence only (no specific steps): it has \
+             no draft to promote",
+            c.name
+        );
+    }
     let live = crate::fsio::child(&ws.paths.skills_dir, "skill name", &c.name)?;
     if live.exists() {
         bail!(

@@ -51,6 +51,38 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for LenientVisitor<T> {
     }
 }
 
+/// Visitor methods that step over a container and answer `None`.
+macro_rules! none_for_containers {
+    () => {
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            Ok(None)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(None)
+        }
+    };
+}
+
+/// Visitor methods that answer `None` for numbers and null.
+macro_rules! none_for_numbers_and_null {
+    () => {
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+    };
+}
+
 /// A text field: the string, or `None` for null or a value of another type (counted by no one,
 /// and never a reason to drop the line).
 pub fn lenient_str<'de: 'a, 'a, D: Deserializer<'de>>(
@@ -72,29 +104,11 @@ pub fn lenient_str<'de: 'a, 'a, D: Deserializer<'de>>(
         fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
             Ok(Some(Cow::Owned(v)))
         }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-            Ok(None)
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            while seq.next_element::<IgnoredAny>()?.is_some() {}
-            Ok(None)
-        }
+        none_for_containers!();
         fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
             Ok(None)
         }
-        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_unit<E>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
+        none_for_numbers_and_null!();
     }
     d.deserialize_any(V(PhantomData))
 }
@@ -113,26 +127,8 @@ pub fn lenient_bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::
         fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
             Ok(None)
         }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-            Ok(None)
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            while seq.next_element::<IgnoredAny>()?.is_some() {}
-            Ok(None)
-        }
-        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_unit<E>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
+        none_for_containers!();
+        none_for_numbers_and_null!();
     }
     d.deserialize_any(V)
 }

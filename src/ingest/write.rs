@@ -408,12 +408,16 @@ pub struct PendingTurn {
     pub success: bool,
     pub summary: Option<String>,
     pub is_sidechain: bool,
+    /// The session's project (working directory), when known.
+    pub project: Option<String>,
+    pub ended_at: Option<String>,
 }
 
 /// Up to `limit` complete turns not yet detected, in (ended_at, id) order.
 pub fn pending_turns(conn: &Connection, limit: usize) -> Result<Vec<PendingTurn>> {
     let mut stmt = conn.prepare(
-        "SELECT t.id, t.agent_id, s.session_key, t.user_input, t.outcome, t.summary, t.is_sidechain
+        "SELECT t.id, t.agent_id, s.session_key, t.user_input, t.outcome, t.summary, t.is_sidechain,
+                s.project, t.ended_at
          FROM turns t JOIN sessions s ON s.id = t.session_id
          WHERE t.complete = 1 AND t.detected = 0
          ORDER BY t.ended_at, t.id LIMIT ?1",
@@ -427,6 +431,8 @@ pub fn pending_turns(conn: &Connection, limit: usize) -> Result<Vec<PendingTurn>
             success: r.get::<_, Outcome>(4)? == Outcome::Success,
             summary: r.get(5)?,
             is_sidechain: r.get(6)?,
+            project: r.get(7)?,
+            ended_at: r.get(8)?,
         })
     })?;
     rows.collect::<rusqlite::Result<Vec<_>>>().context("reading pending turns")
@@ -440,21 +446,35 @@ pub fn mark_detected(conn: &Connection, turn_id: i64, signature: &str) -> Result
     Ok(())
 }
 
-/// One stored tool call: its name, the shape of its input, and whether it failed.
+/// One stored tool call: its name, the shape of its input, whether it failed, its step keys
+/// (one per line, `detect::step`; derived from the name for rows stored before steps existed)
+/// and its redacted detail.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolCallRow {
     pub name: String,
     pub input_shape: String,
     pub is_error: bool,
+    pub step: String,
+    pub detail: Option<String>,
 }
 
 /// A turn's tool calls in order.
 pub fn tool_calls(conn: &Connection, turn_id: i64) -> Result<Vec<ToolCallRow>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT name, input_shape, is_error FROM tool_calls WHERE turn_id = ?1 ORDER BY ordinal, id",
+        "SELECT name, input_shape, is_error,
+                coalesce(step, CASE WHEN substr(name, 1, 5) = 'mcp__' THEN 'mcp:' || name
+                                    ELSE 'tool:' || name END),
+                detail
+         FROM tool_calls WHERE turn_id = ?1 ORDER BY ordinal, id",
     )?;
     let rows = stmt.query_map([turn_id], |r| {
-        Ok(ToolCallRow { name: r.get(0)?, input_shape: r.get(1)?, is_error: r.get(2)? })
+        Ok(ToolCallRow {
+            name: r.get(0)?,
+            input_shape: r.get(1)?,
+            is_error: r.get(2)?,
+            step: r.get(3)?,
+            detail: r.get(4)?,
+        })
     })?;
     rows.collect::<rusqlite::Result<Vec<_>>>().context("reading tool calls")
 }

@@ -65,28 +65,20 @@ impl Store {
             conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))?;
             Ok(conn)
         };
-        let conn = Connection::open_with_flags(uri(""), flags)
+        let conn = match Connection::open_with_flags(uri(""), flags)
             .map_err(anyhow::Error::from)
             .and_then(usable)
-            .or_else(|e| {
-                // Only where the file cannot be opened as usual: never around another writer's lock.
-                let busy = e
-                    .downcast_ref::<rusqlite::Error>()
-                    .and_then(|e| e.sqlite_error_code())
-                    .is_some_and(|c| {
-                        matches!(
-                            c,
-                            rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
-                        )
-                    });
-                if busy {
-                    return Err(e);
-                }
-                Connection::open_with_flags(uri("&immutable=1"), flags)
-                    .map_err(anyhow::Error::from)
-                    .and_then(usable)
-            })
-            .map_err(|e| trouble::explained(path, e))?;
+        {
+            Ok(conn) => conn,
+            // Where the folder can be written, the usual open (waiting on locks, migrating a
+            // database another process is creating) is the answer.
+            Err(_) if folder_writable(path) => return Store::open(path),
+            // A read-only disk: nobody can write the file, so reading it as immutable is safe.
+            Err(_) => Connection::open_with_flags(uri("&immutable=1"), flags)
+                .map_err(anyhow::Error::from)
+                .and_then(usable)
+                .map_err(|e| trouble::explained(path, e))?,
+        };
         let store = Store { conn, path: Some(path.to_path_buf()) };
         if store.version_checked(schema::MIGRATIONS.len())? < schema::MIGRATIONS.len() {
             drop(store);
@@ -219,6 +211,16 @@ pub fn meta_set(conn: &Connection, key: &str, value: &str) -> Result<()> {
         params![key, value],
     )?;
     Ok(())
+}
+
+/// Whether the folder holding `path` accepts writes (`access(2)`, which a read-only mount refuses
+/// even to root).
+fn folder_writable(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else { return true };
+    // SAFETY: `c` is a valid NUL-terminated path for the duration of the call.
+    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
 }
 
 /// The current time as stored everywhere: RFC 3339 UTC with seconds.

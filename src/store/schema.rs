@@ -3,7 +3,8 @@
 //! Each entry of `MIGRATIONS` moves the database from version `i` to `i + 1`. Until the first
 //! release, migration 1 may still be edited in place; after it, only append.
 
-pub const MIGRATIONS: &[&str] = &[V1, V_DRAFTS, V_CANONICAL_KEYS, V_WRITE, V_RETRY_INDEX, V_LOOP];
+pub const MIGRATIONS: &[&str] =
+    &[V1, V_DRAFTS, V_CANONICAL_KEYS, V_WRITE, V_RETRY_INDEX, V_LOOP, V_WORKFLOWS];
 
 const V1: &str = r#"
 CREATE TABLE meta (
@@ -368,4 +369,15 @@ CREATE INDEX IF NOT EXISTS turns_session_signature ON turns(session_id, signatur
 const V_LOOP: &str = r#"
 ALTER TABLE skills ADD COLUMN stale_since TEXT;       -- unused for lifecycle.stale_days since then
 ALTER TABLE skills ADD COLUMN absorbed_into INTEGER;  -- the skill a merge folded this one into
+"#;
+
+/// Discovery, second step: merged workflows remember their consensus, candidates the workflow
+/// holding their turn, and the lookups by session and turn are indexed.
+const V_WORKFLOWS: &str = r#"
+ALTER TABLE workflows ADD COLUMN consensus TEXT;   -- JSON array of consensus step keys, once recorded
+ALTER TABLE skill_candidates ADD COLUMN workflow_id INTEGER; -- the mined workflow holding its turn
+CREATE INDEX skill_candidates_workflow ON skill_candidates(workflow_id) WHERE workflow_id IS NOT NULL;
+CREATE INDEX workflow_members_session ON workflow_members(workflow_id, session_key);
+CREATE INDEX workflow_members_turn ON workflow_members(turn_id);
+CREATE INDEX sequence_sightings_turn ON sequence_sightings(turn_id);
 "#;

@@ -27,17 +27,20 @@ pub fn tempdir() -> tempfile::TempDir {
 pub fn workspace(root: &Path) -> Workspace {
     let transcripts = root.join("transcripts");
     std::fs::create_dir_all(&transcripts).unwrap();
-    let config = Config {
+    let mut config = Config {
         transcripts: vec![TranscriptRoot { path: transcripts, format: "auto".into(), agent: None }],
         ..Config::default()
     };
+    // The console tests feed streaks of tool-less native turns: the earlier proposal rules.
+    config.detect.specific_only = false;
     crate::support::library_workspace(config, root)
 }
 
 /// The config file the binary reads for the same workspace.
 pub fn write_config(root: &Path) {
     let text = format!(
-        "[[transcripts]]\npath = \"{}\"\n\n[engine]\ntick_secs = 3600\ndebounce_ms = 200\n",
+        "[[transcripts]]\npath = \"{}\"\n\n[engine]\ntick_secs = 3600\ndebounce_ms = 200\n\n\
+         [detect]\nspecific_only = false\n",
         root.join("transcripts").display()
     );
     std::fs::write(root.join("config.toml"), text).unwrap();

@@ -21,6 +21,11 @@ pub const READ: (&str, &str) = ("Read", r#"{"file_path":"string"}"#);
 pub const EDIT: (&str, &str) =
     ("Edit", r#"{"file_path":"string","new_string":"string","old_string":"string"}"#);
 pub const BASH: (&str, &str) = ("Bash", r#"{"command":"string","description":"string"}"#);
+/// Specific steps (MCP tools, keyed by full name): work worth a draft, unlike Read/Edit/Bash.
+pub const SHOW: (&str, &str) = ("mcp__tracker__show", r#"{"id":"string"}"#);
+pub const CLOSE: (&str, &str) = ("mcp__tracker__close", r#"{"id":"string"}"#);
+/// The name of the workflow candidate `[SHOW, EDIT, CLOSE]` makes.
+pub const FLOW: &str = "wf-mcp-tracker-show-mcp-tracker-close";
 
 impl Feed {
     /// A library workspace over the same folders the CLI uses for `tw` (config file included).
@@ -109,36 +114,58 @@ fn same_sequence_in_three_sessions_makes_one_candidate() {
     assert_eq!(first.candidates_created, 0, "two sessions are not enough");
     assert_eq!(feed.count("SELECT COUNT(*) FROM skill_candidates"), 0);
 
-    // The same session again adds no evidence; a third session does.
+    // The same session again adds no evidence; a third session does. Read, Edit, Bash is how
+    // every session works: the row is recorded as evidence, never drafted nor listed.
     feed.turn("default", "s2", "and once more", true, &[READ, EDIT, BASH]);
     assert_eq!(feed.detect().candidates_created, 0);
     feed.turn("default", "s3", "bump the version and rebuild", true, &[READ, EDIT, BASH]);
     let report = feed.detect();
-    assert_eq!(report.candidates_created, 1);
+    assert_eq!((report.candidates_created, report.evidence_only), (0, 1));
+    assert_eq!(tw.run_json(&["candidates"]), serde_json::json!([]));
 
-    let list = tw.run_json(&["candidates"]);
+    let list = tw.run_json(&["candidates", "--evidence"]);
     let c = &list.as_array().unwrap()[0];
     assert_eq!(c["occurrences"], 3);
     assert_eq!(c["status"], "candidate");
+    assert_eq!(c["evidence_only"], true);
     assert_eq!(c["agent_id"], "default");
     assert_eq!(c["source"], "sequence");
     assert_eq!(c["name"], "seq-read-edit-bash");
     assert_eq!(c["session_keys"], serde_json::json!(["s1", "s2", "s3"]));
     assert_eq!(c["tool_sequence"][1]["name"], "Edit");
     assert_eq!(c["hash"].as_str().unwrap().len(), 64);
-    let staged = Path::new(c["staged_path"].as_str().unwrap());
-    assert!(staged.starts_with(tw.root().join("staging")), "{staged:?}");
-    let md = std::fs::read_to_string(staged.join("SKILL.md")).unwrap();
-    assert!(md.contains("name: seq-read-edit-bash\n"), "{md}");
-    assert!(md.contains("3 distinct sessions"), "{md}");
-    assert!(md.contains("fix the failing parser test"), "{md}");
-    assert!(!tw.skills_dir().join("seq-read-edit-bash").exists(), "drafts never go live unasked");
+    assert!(c["staged_path"].is_null() && c["skill_md"].is_null(), "{c:#}");
+    assert!(!tw.root().join("staging/seq-read-edit-bash").exists());
+    let text = tw.run_ok(&["candidates", "--evidence"]);
+    assert!(text.contains("evidence") && text.contains("seq-read-edit-bash"), "{text}");
+    let refused = tw.run(&["promote", &c["id"].to_string()]);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("evidence only"));
 
     // A fourth session updates the same row.
     feed.turn("default", "s4", "another one", true, &[READ, EDIT, BASH]);
     let report = feed.detect();
-    assert_eq!((report.candidates_created, report.candidates_updated), (0, 1));
+    assert_eq!((report.candidates_created, report.evidence_only), (0, 1));
     assert_eq!(feed.count("SELECT occurrences FROM skill_candidates"), 4);
+}
+
+#[test]
+fn a_workflow_with_specific_steps_is_proposed_with_its_reason() {
+    let tw = TestWorkspace::new();
+    let mut feed = Feed::new(&tw);
+    for s in ["s1", "s2", "s3"] {
+        feed.turn("default", s, &format!("close ticket {s}"), true, &[SHOW, READ, EDIT, CLOSE]);
+    }
+    let report = feed.detect();
+    assert_eq!((report.candidates_created, report.evidence_only), (1, 1), "{report:?}");
+    let list = tw.run_json(&["candidates"]);
+    let c = &list.as_array().unwrap()[0];
+    assert_eq!((c["source"].as_str(), c["name"].as_str()), (Some("workflow"), Some(FLOW)));
+    assert_eq!(c["reason"]["support"], 3);
+    assert_eq!(c["reason"]["specific_steps"].as_array().unwrap().len(), 2);
+    let text = tw.run_ok(&["candidates"]);
+    assert!(text.contains("why: seen in 3 sessions"), "{text}");
+    assert!(text.contains("steps: mcp__tracker__show -> mcp__tracker__close"), "{text}");
 }
 
 #[test]
@@ -150,7 +177,11 @@ fn running_twice_changes_nothing() {
     }
     let first = feed.detect();
     assert_eq!(first.turns_processed, 3);
-    assert_eq!(first.candidates_created, 2, "a streak draft and a sequence candidate");
+    assert_eq!(
+        (first.candidates_created, first.evidence_only),
+        (0, 2),
+        "a streak and a sequence of generic steps, recorded as evidence"
+    );
     let snapshot = |f: &Feed| {
         (
             f.count("SELECT COUNT(*) FROM skill_candidates"),
@@ -170,9 +201,9 @@ fn running_twice_changes_nothing() {
 fn three_successes_in_a_row_draft_a_skill_per_seed_000() {
     let tw = TestWorkspace::new();
     let mut feed = Feed::new(&tw);
-    feed.turn("default", "s1", "refactor the code", true, &[READ, EDIT]);
-    feed.turn("default", "s1", "code refactor please", true, &[READ, EDIT]);
-    feed.turn("default", "s2", "please refactor the code", true, &[READ, EDIT, BASH]);
+    feed.turn("default", "s1", "refactor the code", true, &[SHOW, EDIT, CLOSE]);
+    feed.turn("default", "s1", "code refactor please", true, &[SHOW, EDIT, CLOSE]);
+    feed.turn("default", "s2", "please refactor the code", true, &[SHOW, READ, CLOSE, BASH]);
     let report = feed.detect();
     assert_eq!(report.streak_drafts, 1);
 
@@ -196,8 +227,8 @@ fn three_successes_in_a_row_draft_a_skill_per_seed_000() {
         "> refactor the code",
         "> code refactor please",
         "> please refactor the code",
-        "1. `Read`",
-        "3. `Bash`",
+        "1. `mcp__tracker__show`",
+        "4. `Bash`",
     ] {
         assert!(md.contains(want), "missing {want:?} in\n{md}");
     }
@@ -226,7 +257,7 @@ fn a_failure_drops_the_bucket_and_a_trigger_clears_it() {
     let tw = TestWorkspace::new();
     let mut feed = Feed::new(&tw);
     let ask = |feed: &mut Feed, ok: bool| {
-        feed.turn("default", "s", "refactor the code", ok, &[]);
+        feed.turn("default", "s", "refactor the code", ok, &[SHOW, CLOSE]);
     };
     ask(&mut feed, true);
     ask(&mut feed, true);
@@ -285,20 +316,21 @@ fn candidates_are_scoped_by_agent() {
     let tw = TestWorkspace::new();
     let mut feed = Feed::new(&tw);
     for s in ["a1", "a2", "a3"] {
-        feed.turn("alice", s, "deploy the staging stack", true, &[READ, EDIT, BASH]);
+        feed.turn("alice", s, "deploy the staging stack", true, &[SHOW, EDIT, CLOSE]);
     }
     // Two of bob's sessions plus alice's three do not make a candidate for bob.
-    feed.turn("bob", "b1", "deploy the staging stack", true, &[READ, EDIT, BASH]);
-    feed.turn("bob", "b2", "deploy staging", true, &[READ, EDIT, BASH]);
+    feed.turn("bob", "b1", "deploy the staging stack", true, &[SHOW, EDIT, CLOSE]);
+    feed.turn("bob", "b2", "deploy staging", true, &[SHOW, EDIT, CLOSE]);
     feed.detect();
     let alice = tw.run_json(&["candidates", "--agent", "alice"]);
     let names: Vec<&str> =
         alice.as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["auto-deploy-stack-staging", "seq-read-edit-bash"]);
+    // The streak's turns are the workflow's: one candidate, the streak kept as evidence.
+    assert_eq!(names, [FLOW]);
     assert!(alice.as_array().unwrap().iter().all(|c| c["agent_id"] == "alice"));
     assert_eq!(tw.run_json(&["candidates", "--agent", "bob"]), serde_json::json!([]));
     let text = tw.run_ok(&["candidates", "--agent", "alice"]);
-    assert!(text.contains("seq-read-edit-bash") && text.contains("staging"), "{text}");
+    assert!(text.contains(FLOW), "{text}");
     assert!(tw.run_ok(&["candidates", "--agent", "bob"]).contains("no candidates for agent bob"));
     assert_eq!(tw.run_json(&["candidates"]), serde_json::json!([]), "default agent sees neither");
 }
@@ -309,21 +341,21 @@ fn auto_promotion_puts_a_candidate_live_when_switched_on() {
     std::fs::write(tw.config(), "[detect]\nauto_promote = true\n").unwrap();
     let mut feed = Feed::new(&tw);
     for s in ["s1", "s2", "s3"] {
-        feed.turn("default", s, &format!("task number {s}"), true, &[READ, EDIT, BASH]);
+        feed.turn("default", s, &format!("task number {s}"), true, &[SHOW, EDIT, CLOSE]);
     }
     let report = feed.detect();
     assert_eq!(report.auto_promoted, 1, "{report:?}");
-    let live = tw.skills_dir().join("seq-read-edit-bash");
+    let live = tw.skills_dir().join(FLOW);
     let md = std::fs::read_to_string(live.join("SKILL.md")).unwrap();
-    assert!(!tw.root().join("staging/seq-read-edit-bash").exists());
+    assert!(!tw.root().join("staging").join(FLOW).exists());
     let (auto, version, sha): (i64, i64, String) = feed
         .ws
         .store
         .conn()
         .query_row(
             "SELECT s.is_auto_created, v.version, v.sha256 FROM skills s
-             JOIN skill_versions v ON v.skill_id = s.id WHERE s.name = 'seq-read-edit-bash'",
-            [],
+             JOIN skill_versions v ON v.skill_id = s.id WHERE s.name = ?1",
+            [FLOW],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
         .unwrap();
@@ -338,9 +370,9 @@ fn auto_promotion_is_off_by_default() {
     let tw = TestWorkspace::new();
     let mut feed = Feed::new(&tw);
     for s in ["s1", "s2", "s3"] {
-        feed.turn("default", s, &format!("task number {s}"), true, &[READ, EDIT, BASH]);
+        feed.turn("default", s, &format!("task number {s}"), true, &[SHOW, EDIT, CLOSE]);
     }
     assert_eq!(feed.detect().auto_promoted, 0);
-    assert!(!tw.skills_dir().join("seq-read-edit-bash").exists());
+    assert!(!tw.skills_dir().join(FLOW).exists());
     assert_eq!(feed.count("SELECT COUNT(*) FROM skills"), 0);
 }

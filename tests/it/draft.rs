@@ -5,21 +5,21 @@ use std::path::PathBuf;
 use sha2::{Digest, Sha256};
 use skilldeck::draft;
 
-use crate::detect::{BASH, EDIT, Feed, READ};
+use crate::detect::{BASH, CLOSE, EDIT, FLOW, Feed, READ, SHOW};
 use crate::support::{TestWorkspace, describe};
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// A workspace with one open sequence candidate (`seq-read-edit-bash`); returns its id.
+/// A workspace with one open workflow candidate (`FLOW`); returns its id.
 fn with_candidate(tw: &TestWorkspace) -> (Feed, i64) {
     let mut feed = Feed::new(tw);
     for s in ["s1", "s2", "s3"] {
-        feed.turn("default", s, &format!("chore {s}"), true, &[READ, EDIT, BASH]);
+        feed.turn("default", s, &format!("chore {s}"), true, &[SHOW, EDIT, CLOSE]);
     }
     assert_eq!(feed.detect().candidates_created, 1);
-    let id = feed.count("SELECT id FROM skill_candidates");
+    let id = feed.count("SELECT id FROM skill_candidates WHERE evidence_only = 0");
     (feed, id)
 }
 
@@ -27,12 +27,12 @@ fn with_candidate(tw: &TestWorkspace) -> (Feed, i64) {
 fn promote_moves_the_draft_live_and_records_version_one() {
     let tw = TestWorkspace::new();
     let (feed, id) = with_candidate(&tw);
-    let staged = tw.root().join("staging/seq-read-edit-bash");
+    let staged = tw.root().join("staging").join(FLOW);
     let draft_text = std::fs::read_to_string(staged.join("SKILL.md")).unwrap();
 
     let out = tw.run_json(&["promote", &id.to_string()]);
-    let live = tw.skills_dir().join("seq-read-edit-bash");
-    assert_eq!(out["name"], "seq-read-edit-bash");
+    let live = tw.skills_dir().join(FLOW);
+    assert_eq!(out["name"], FLOW);
     assert_eq!(PathBuf::from(out["path"].as_str().unwrap()), live);
     assert!(!staged.exists(), "the draft moved, it was not copied");
     assert_eq!(std::fs::read_to_string(live.join("SKILL.md")).unwrap(), draft_text);
@@ -48,7 +48,7 @@ fn promote_moves_the_draft_live_and_records_version_one() {
         .unwrap();
     assert_eq!((auto, cand), (1, id));
     assert_eq!(approved, sha256_hex(draft_text.as_bytes()));
-    assert!(seq.contains("\"Edit\""));
+    assert!(seq.contains("mcp__tracker__show"), "{seq}");
     let (version, content, source): (i64, String, String) = conn
         .query_row(
             "SELECT version, content, source FROM skill_versions WHERE skill_id = ?1",
@@ -72,7 +72,7 @@ fn promote_moves_the_draft_live_and_records_version_one() {
 fn promote_refuses_to_overwrite_a_live_skill() {
     let tw = TestWorkspace::new();
     let (feed, id) = with_candidate(&tw);
-    let live = tw.skills_dir().join("seq-read-edit-bash");
+    let live = tw.skills_dir().join(FLOW);
     std::fs::create_dir_all(&live).unwrap();
     std::fs::write(live.join("SKILL.md"), "hand written").unwrap();
 
@@ -81,15 +81,15 @@ fn promote_refuses_to_overwrite_a_live_skill() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("already exists") && err.contains(&live.display().to_string()), "{err}");
     assert_eq!(std::fs::read_to_string(live.join("SKILL.md")).unwrap(), "hand written");
-    assert!(tw.root().join("staging/seq-read-edit-bash/SKILL.md").exists());
+    assert!(tw.root().join("staging").join(FLOW).join("SKILL.md").exists());
     assert_eq!(feed.count("SELECT COUNT(*) FROM skills"), 0);
     assert_eq!(tw.run_json(&["candidates"])[0]["status"], "candidate");
 
     // A draft edited into breaking the spec is refused, naming the file and line.
     std::fs::remove_dir_all(&live).unwrap();
-    let md = tw.root().join("staging/seq-read-edit-bash/SKILL.md");
+    let md = tw.root().join("staging").join(FLOW).join("SKILL.md");
     let text = std::fs::read_to_string(&md).unwrap();
-    std::fs::write(&md, text.replace("name: seq-read-edit-bash", "name: Seq_Read")).unwrap();
+    std::fs::write(&md, text.replace(&format!("name: {FLOW}"), "name: Seq_Read")).unwrap();
     let out = tw.run(&["promote", &id.to_string()]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
@@ -107,11 +107,11 @@ fn dismissed_candidates_stay_dismissed_but_keep_counting() {
     let (mut feed, id) = with_candidate(&tw);
     let out = tw.run_ok(&["dismiss", &id.to_string()]);
     assert!(out.contains("dismissed candidate"), "{out}");
-    let staged = tw.root().join("staging/seq-read-edit-bash");
+    let staged = tw.root().join("staging").join(FLOW);
     assert!(!staged.exists());
     assert_eq!(tw.run_json(&["candidates"]), serde_json::json!([]));
 
-    feed.turn("default", "s4", "chore s4", true, &[READ, EDIT, BASH]);
+    feed.turn("default", "s4", "chore s4", true, &[SHOW, EDIT, CLOSE]);
     feed.detect();
     let all = tw.run_json(&["candidates", "--all"]);
     assert_eq!(all[0]["status"], "dismissed");
@@ -136,7 +136,7 @@ fn undo_promote_returns_the_draft_to_review() {
     std::fs::write(&md, &edited).unwrap();
 
     draft::undo_promote(&mut feed.ws, id).unwrap();
-    let staged = tw.root().join("staging/seq-read-edit-bash");
+    let staged = tw.root().join("staging").join(FLOW);
     assert!(!promoted.path.exists());
     assert_eq!(std::fs::read_to_string(staged.join("SKILL.md")).unwrap(), edited);
     assert_eq!(feed.count("SELECT COUNT(*) FROM skills"), 0);
@@ -161,11 +161,12 @@ fn drafts_pass_the_reference_validator() {
             s,
             "Summarise the Q3 --- roadmap: \"risks\"\n---\nthen file it",
             true,
-            &[mcp, READ, BASH],
+            &[mcp, SHOW, READ, BASH, CLOSE],
         );
     }
     let report = feed.detect();
-    assert_eq!(report.candidates_created, 2, "{report:?}");
+    // The workflow; the streak and the tool sequence of the same turns stay evidence.
+    assert_eq!(report.candidates_created, 1, "{report:?}");
     for c in draft::list_candidates(&feed.ws.store, None).unwrap() {
         let folder = PathBuf::from(c.staged_path.unwrap());
         let out =

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::detect::{BASH, Feed};
+use crate::detect::{CLOSE, Feed, SHOW};
 use crate::support::TestWorkspace;
 
 /// The stub's SKILL.md: named from the packet's top-level `"name"` (two-space indent), so it
@@ -40,11 +40,12 @@ fn configure(tw: &TestWorkspace, script: &str, timeout: u64) {
     .unwrap();
 }
 
-/// Three successful turns on one task: a streak draft, detected through `skilldeck ingest`.
+/// Three successful turns on one task, in one session and with the same specific steps: a
+/// streak draft, detected through `skilldeck ingest`.
 fn ingest_streak(tw: &TestWorkspace, input: &str) -> Value {
     let mut feed = Feed::new(tw);
-    for s in ["s1", "s2", "s3"] {
-        feed.turn("default", s, input, true, &[BASH]);
+    for _ in 0..3 {
+        feed.turn("default", "s1", input, true, &[SHOW, CLOSE]);
     }
     drop(feed);
     let empty = tw.root().join("no-transcripts");

@@ -11,6 +11,7 @@ mod console_tmux;
 mod console_trust;
 mod demo;
 mod detect;
+mod discovery;
 mod draft;
 mod draft_command;
 mod drafting;

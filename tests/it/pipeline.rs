@@ -23,10 +23,12 @@ fn real_transcripts_flow_through_detection_into_valid_drafts() {
         "a draft was made from slash-command lines"
     );
 
-    // The real sessions repeat read-edit-bash work: candidates with valid staged drafts.
+    // The real sessions repeat read-edit-bash work: recorded as evidence, never proposed; what
+    // is proposed has a valid staged draft.
+    let evidence = ws.run_json(&["candidates", "--evidence"]);
+    assert!(!evidence.as_array().unwrap().is_empty(), "no evidence row from the real transcripts");
     let candidates = ws.run_json(&["candidates"]);
     let list = candidates.as_array().unwrap();
-    assert!(!list.is_empty(), "no candidate from the real transcripts");
     for c in list {
         assert!(c["occurrences"].as_i64().unwrap() >= 3, "{c}");
         agentskills_validate(std::path::Path::new(c["staged_path"].as_str().unwrap()));

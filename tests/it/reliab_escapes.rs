@@ -3,7 +3,7 @@
 
 use std::process::Output;
 
-use crate::detect::{BASH, EDIT, Feed, READ};
+use crate::detect::{CLOSE, EDIT, FLOW, Feed, SHOW};
 use crate::support::{TestWorkspace, describe};
 
 /// Retitles the window, then clears the screen.
@@ -25,7 +25,7 @@ fn a_hostile_prompt_reaches_neither_the_draft_nor_the_terminal() {
     let tw = TestWorkspace::new();
     let mut feed = Feed::new(&tw);
     for s in ["s1", "s2", "s3"] {
-        feed.turn("default", s, &format!("chore {HOSTILE} {s}"), true, &[READ, EDIT, BASH]);
+        feed.turn("default", s, &format!("chore {HOSTILE} {s}"), true, &[SHOW, EDIT, CLOSE]);
     }
     assert!(feed.detect().candidates_created >= 1);
     let mut drafts = 0;
@@ -39,13 +39,13 @@ fn a_hostile_prompt_reaches_neither_the_draft_nor_the_terminal() {
     assert_clean("candidates --json", &tw.run(&["candidates", "--json"]));
     // A live version holding the raw sequence (a hand edit), then `diff` against it.
     let id =
-        feed.count("SELECT id FROM skill_candidates WHERE name = 'seq-read-edit-bash'").to_string();
+        feed.count(&format!("SELECT id FROM skill_candidates WHERE name = '{FLOW}'")).to_string();
     tw.run_ok(&["promote", &id]);
-    let live = tw.skills_dir().join("seq-read-edit-bash/SKILL.md");
+    let live = tw.skills_dir().join(FLOW).join("SKILL.md");
     let edited = std::fs::read_to_string(&live).unwrap() + &format!("\nStep {HOSTILE}\n");
     std::fs::write(&live, edited).unwrap();
     tw.run_ok(&["sweep"]);
-    let diff = tw.run(&["diff", "seq-read-edit-bash"]);
+    let diff = tw.run(&["diff", FLOW]);
     assert!(diff.status.success(), "{}", describe(&diff));
     assert!(String::from_utf8_lossy(&diff.stdout).contains("\\x1b]2;owned"), "{}", describe(&diff));
     assert_clean("diff", &diff);

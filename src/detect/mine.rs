@@ -1,0 +1,452 @@
+//! Workflow mining, the pure part: a turn's sequence of specific steps, alignment between
+//! sequences, the consensus of a workflow's members and the template of a step's commands.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::step::{head_key, is_generic, is_transparent, segments};
+
+/// Longest sequence of specific steps kept per turn: alignment is quadratic in it.
+pub const MAX_STEPS: usize = 40;
+
+/// A tool call as mining reads it from `tool_calls`.
+#[derive(Debug, Clone)]
+pub struct RawCall {
+    /// Step keys, one per line.
+    pub step: String,
+    pub detail: Option<String>,
+    pub is_error: bool,
+}
+
+/// One step of a turn: its key and the concrete command or path.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Obs(pub String, pub Option<String>);
+
+/// A check that failed in the turn, and the steps between the failure and the passing re-run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Failure(pub String, pub Vec<String>);
+
+/// What a turn contributes to mining.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TurnSeq {
+    /// Distinct step keys of the turn (generic ones too), for document frequency.
+    pub all_keys: Vec<String>,
+    /// The specific steps in order, repeats collapsed, failed-then-fixed runs folded.
+    pub steps: Vec<Obs>,
+    pub failures: Vec<Failure>,
+}
+
+impl TurnSeq {
+    pub fn keys(&self) -> Vec<&str> {
+        self.steps.iter().map(|o| o.0.as_str()).collect()
+    }
+}
+
+/// The concrete text of each key of a call: for a compound shell command, the command the key
+/// came from; otherwise the call's detail.
+fn split_detail(keys: &[&str], detail: Option<&str>) -> Vec<Option<String>> {
+    let Some(detail) = detail else { return vec![None; keys.len()] };
+    if keys.len() == 1 {
+        return vec![Some(detail.to_string())];
+    }
+    if !keys.iter().all(|k| k.starts_with("sh:")) {
+        return vec![Some(detail.to_string()); keys.len()];
+    }
+    let mut segs: Vec<(String, String)> = segments(detail)
+        .into_iter()
+        .filter_map(|s| head_key(&s).map(|k| (format!("sh:{k}"), s)))
+        .collect();
+    keys.iter()
+        .map(|k| {
+            let pos = segs.iter().position(|(sk, _)| sk == k)?;
+            Some(segs.remove(pos).1)
+        })
+        .collect()
+}
+
+/// A turn's calls as a sequence of specific steps.
+pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
+    let mut expanded: Vec<(Obs, bool)> = Vec::new();
+    let mut all: HashSet<&str> = HashSet::new();
+    for call in calls {
+        let keys: Vec<&str> = call.step.lines().filter(|k| !k.is_empty()).collect();
+        let details = split_detail(&keys, call.detail.as_deref());
+        for (key, detail) in keys.iter().zip(details) {
+            all.insert(key);
+            if !is_transparent(key) {
+                expanded.push((Obs(key.to_string(), detail), call.is_error));
+            }
+        }
+    }
+    // A failed step retried later: the failure, what was done in between (the fix) and the
+    // retry fold into the retry.
+    let mut failures: Vec<Failure> = Vec::new();
+    let mut kept: Vec<(Obs, bool)> = Vec::new();
+    let mut i = 0;
+    while i < expanded.len() {
+        let (obs, err) = &expanded[i];
+        if *err && let Some(j) = expanded[i + 1..].iter().position(|(o, e)| o.0 == obs.0 && !e) {
+            let j = i + 1 + j;
+            let mut fix: Vec<String> = Vec::new();
+            for (o, _) in &expanded[i + 1..j] {
+                if o.0 != obs.0 && !fix.contains(&o.0) {
+                    fix.push(o.0.clone());
+                }
+            }
+            failures.push(Failure(obs.0.clone(), fix));
+            i = j;
+            continue;
+        }
+        kept.push(expanded[i].clone());
+        i += 1;
+    }
+    let mut steps: Vec<Obs> = Vec::new();
+    for (obs, _) in kept {
+        if is_generic(&obs.0) {
+            continue;
+        }
+        if steps.last().is_some_and(|l| l.0 == obs.0) {
+            continue;
+        }
+        steps.push(obs);
+    }
+    steps.truncate(MAX_STEPS);
+    let mut all_keys: Vec<String> = all.into_iter().map(str::to_string).collect();
+    all_keys.sort();
+    TurnSeq { all_keys, steps, failures }
+}
+
+/// Length of the longest common subsequence.
+pub fn lcs<T: PartialEq>(a: &[T], b: &[T]) -> usize {
+    if a.is_empty() || b.is_empty() {
+        return 0;
+    }
+    let mut prev = vec![0usize; b.len() + 1];
+    let mut cur = vec![0usize; b.len() + 1];
+    for x in a {
+        for (j, y) in b.iter().enumerate() {
+            cur[j + 1] = if x == y { prev[j] + 1 } else { cur[j].max(prev[j + 1]) };
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+/// Alignment score of two sequences: their common subsequence over the longer one.
+pub fn similarity<T: PartialEq>(a: &[T], b: &[T]) -> f64 {
+    let longer = a.len().max(b.len());
+    if longer == 0 {
+        return 0.0;
+    }
+    lcs(a, b) as f64 / longer as f64
+}
+
+/// One member of a workflow as consensus reads it.
+#[derive(Debug, Clone)]
+pub struct Member {
+    pub session_key: String,
+    pub steps: Vec<Obs>,
+}
+
+/// A consensus step: its key, the sessions it was seen in and the details observed.
+#[derive(Debug, Clone)]
+pub struct ConsensusStep {
+    pub key: String,
+    pub sessions: usize,
+    pub details: Vec<String>,
+}
+
+/// The steps present in at least `min_sessions` distinct sessions, ordered by their mean
+/// relative position in the members.
+pub fn consensus(members: &[Member], min_sessions: usize) -> Vec<ConsensusStep> {
+    struct Acc {
+        sessions: HashSet<String>,
+        pos_sum: f64,
+        pos_n: usize,
+        details: Vec<String>,
+    }
+    let mut acc: BTreeMap<String, Acc> = BTreeMap::new();
+    for m in members {
+        let n = m.steps.len().max(1) as f64;
+        let mut seen: HashSet<&str> = HashSet::new();
+        for (i, obs) in m.steps.iter().enumerate() {
+            if !seen.insert(&obs.0) {
+                continue;
+            }
+            let a = acc.entry(obs.0.clone()).or_insert_with(|| Acc {
+                sessions: HashSet::new(),
+                pos_sum: 0.0,
+                pos_n: 0,
+                details: Vec::new(),
+            });
+            a.sessions.insert(m.session_key.clone());
+            a.pos_sum += (i as f64 + 0.5) / n;
+            a.pos_n += 1;
+            if let Some(d) = &obs.1 {
+                a.details.push(d.clone());
+            }
+        }
+    }
+    let mut out: Vec<(f64, ConsensusStep)> = acc
+        .into_iter()
+        .filter(|(_, a)| a.sessions.len() >= min_sessions.max(1))
+        .map(|(key, a)| {
+            let pos = a.pos_sum / a.pos_n as f64;
+            (pos, ConsensusStep { key, sessions: a.sessions.len(), details: a.details })
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    out.into_iter().map(|(_, s)| s).collect()
+}
+
+/// A command's words, without the env assignments in front (`TOKEN=... cargo publish`): they
+/// belong to one session, not to the step.
+fn words(text: &str) -> Vec<String> {
+    let mut words =
+        shlex::split(text).unwrap_or_else(|| text.split_whitespace().map(str::to_string).collect());
+    let env = words
+        .iter()
+        .take_while(|w| {
+            w.split_once('=').is_some_and(|(name, _)| {
+                !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
+        })
+        .count();
+    if env < words.len() {
+        words.drain(..env);
+    }
+    words
+}
+
+/// The placeholder a varying token becomes, from its values and the token before it.
+fn placeholder(values: &[&str], previous: Option<&str>) -> String {
+    let is_version = |v: &str| {
+        let v = v.strip_prefix('v').unwrap_or(v);
+        let mut parts = v.split(['.', '-', '+']);
+        parts.next().is_some_and(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+            && v.contains('.')
+    };
+    let flag = previous.is_some_and(|p| p.starts_with('-'));
+    if previous.is_some_and(|p| {
+        matches!(p, "-m" | "--message" | "--title" | "--body" | "--notes" | "--reason" | "-t")
+    }) || values.iter().any(|v| v.contains(' '))
+    {
+        return "<message>".into();
+    }
+    if values.iter().all(|v| is_version(v)) {
+        let v = if values.iter().all(|v| v.starts_with('v')) { "v" } else { "" };
+        return format!("{v}<version>");
+    }
+    if values.iter().all(|v| !v.is_empty() && v.chars().all(|c| c.is_ascii_digit())) {
+        return if flag { "<n>".into() } else { "<id>".into() };
+    }
+    let id_like = |v: &str| {
+        let v = v.trim_start_matches('#');
+        v.chars().any(|c| c.is_ascii_digit())
+            && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    };
+    if values.iter().all(|v| id_like(v)) {
+        return "<id>".into();
+    }
+    if values.iter().all(|v| {
+        v.contains('/') || v.rsplit_once('.').is_some_and(|(a, b)| !a.is_empty() && b.len() <= 5)
+    }) {
+        return "<path>".into();
+    }
+    "<name>".into()
+}
+
+fn quote_word(w: &str) -> String {
+    if w.starts_with('<') && w.ends_with('>') || !w.contains([' ', '"', '\'', '|', '&', ';']) {
+        w.to_string()
+    } else {
+        shlex::try_quote(w).map(|c| c.into_owned()).unwrap_or_else(|_| w.to_string())
+    }
+}
+
+/// The observed commands of a step with the parts that vary as placeholders: tokens of the first
+/// observation that every other observation shares (in order) stay; the others become a
+/// placeholder typed by their values.
+pub fn template(details: &[String]) -> Option<String> {
+    let first = details.first()?;
+    let base = words(first);
+    if base.is_empty() {
+        return None;
+    }
+    let others: Vec<Vec<String>> = details[1..].iter().map(|d| words(d)).collect();
+    // For each token of the base: kept when every other observation has it in aligned order;
+    // else the values other observations hold at the same index (a cheap stand-in for the
+    // aligned slot) type the placeholder.
+    let keep: Vec<bool> = {
+        let mut keep = vec![true; base.len()];
+        for o in &others {
+            let aligned = aligned_tokens(&base, o);
+            for (k, a) in keep.iter_mut().zip(aligned) {
+                *k &= a;
+            }
+        }
+        keep
+    };
+    let mut out: Vec<String> = Vec::new();
+    for (i, token) in base.iter().enumerate() {
+        if keep[i] {
+            out.push(quote_word(token));
+            continue;
+        }
+        let mut values: Vec<&str> = vec![token.as_str()];
+        values.extend(others.iter().filter_map(|o| o.get(i).map(String::as_str)));
+        let prev = i.checked_sub(1).map(|p| base[p].as_str());
+        // `v1.2.3` whose versions vary keeps its `v`; a token glued to a version (`crate@1.2`)
+        // keeps its constant head.
+        let ph = placeholder(&values, prev);
+        if out.last() != Some(&ph) {
+            out.push(ph);
+        }
+    }
+    Some(out.join(" "))
+}
+
+/// Which tokens of `base` are matched in `other` by a longest common subsequence.
+fn aligned_tokens(base: &[String], other: &[String]) -> Vec<bool> {
+    let (n, m) = (base.len(), other.len());
+    let mut t = vec![vec![0u16; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            t[i][j] = if base[i] == other[j] {
+                t[i + 1][j + 1] + 1
+            } else {
+                t[i + 1][j].max(t[i][j + 1])
+            };
+        }
+    }
+    let mut out = vec![false; n];
+    let (mut i, mut j) = (0, 0);
+    while i < n && j < m {
+        if base[i] == other[j] {
+            out[i] = true;
+            i += 1;
+            j += 1;
+        } else if t[i + 1][j] >= t[i][j + 1] {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    out
+}
+
+/// The template of a file step: the path when every observation names the same file, else the
+/// file's role (`migrations/*.sql`).
+pub fn file_template(verb: &str, role: &str, details: &[String]) -> String {
+    let distinct: HashSet<&str> = details.iter().map(String::as_str).collect();
+    match (distinct.len(), details.first()) {
+        (1, Some(d)) => format!("{verb} {d}"),
+        _ => format!("{verb} {role}"),
+    }
+}
+
+/// Document frequency of steps: weight 0 for generic steps and those in more than half the
+/// turns, up to 1 for rare ones.
+pub fn weight(key: &str, df: &HashMap<String, u64>, turns: u64) -> f64 {
+    if is_generic(key) {
+        return 0.0;
+    }
+    // Too little history to judge frequency: every non-generic step counts.
+    if turns < 30 {
+        return 1.0;
+    }
+    let d = df.get(key).copied().unwrap_or(1).max(1) as f64;
+    let share = d / turns as f64;
+    if share > 0.5 {
+        return 0.0;
+    }
+    ((turns as f64 / d).ln() / (turns as f64).ln()).clamp(0.0, 1.0).max(0.2)
+}
+
+/// A step that counts toward being proposed: not generic, not in most of the agent's turns.
+pub fn is_specific(key: &str, df: &HashMap<String, u64>, turns: u64) -> bool {
+    weight(key, df, turns) > 0.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(step: &str, detail: &str, is_error: bool) -> RawCall {
+        RawCall { step: step.into(), detail: Some(detail.into()), is_error }
+    }
+
+    #[test]
+    fn turn_sequences_drop_generic_fold_repeats_and_failed_reruns() {
+        let calls = vec![
+            call("file:Read:*.rs", "src/a.rs", false),
+            call("sh:cargo test", "cargo test", true),
+            call("file:Edit:*.rs", "src/a.rs", false),
+            call("sh:cargo test", "cargo test", false),
+            call("file:Edit:CHANGELOG.md", "CHANGELOG.md", false),
+            call("file:Edit:CHANGELOG.md", "CHANGELOG.md", false),
+            call(
+                "sh:cd\nsh:git commit\nsh:git tag",
+                "cd /w && git commit -m 'x y' && git tag v1.0.0",
+                false,
+            ),
+            call("tool:TodoWrite", "", false),
+        ];
+        let seq = turn_sequence(&calls);
+        assert_eq!(
+            seq.keys(),
+            ["sh:cargo test", "file:Edit:CHANGELOG.md", "sh:git commit", "sh:git tag"]
+        );
+        assert_eq!(seq.failures, [Failure("sh:cargo test".into(), vec!["file:Edit:*.rs".into()])]);
+        assert_eq!(seq.steps[3].1.as_deref(), Some("git tag v1.0.0"));
+        assert!(seq.all_keys.contains(&"file:Read:*.rs".to_string()));
+    }
+
+    #[test]
+    fn similarity_tolerates_an_extra_step() {
+        let a = ["a", "b", "c", "d", "e"];
+        let b = ["a", "x", "b", "c", "d", "e"];
+        assert_eq!(lcs(&a, &b), 5);
+        assert!(similarity(&a, &b) > 0.8);
+        assert!(similarity(&a, &["q", "r", "a"]) < 0.6);
+    }
+
+    #[test]
+    fn templates_keep_constants_and_type_what_varies() {
+        let t =
+            |d: &[&str]| template(&d.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
+        assert_eq!(
+            t(&["git tag v1.2.3", "git tag v0.4.0", "git tag v2.0.0-rc1"]),
+            "git tag v<version>"
+        );
+        assert_eq!(
+            t(&["bd close bd-12", "bd close bd-7 --reason done", "bd close bd-40"]),
+            "bd close <id>"
+        );
+        assert_eq!(
+            t(&["git commit -m 'release 1.2'", "git commit -m 'fix parser'"]),
+            "git commit -m <message>"
+        );
+        assert_eq!(t(&["cargo publish", "cargo publish"]), "cargo publish");
+        assert_eq!(t(&["tk show 12", "tk show 40"]), "tk show <id>");
+        assert_eq!(t(&["cat a/b.txt", "cat c/d.md"]), "cat <path>");
+        assert_eq!(t(&["cargo publish", "TOKEN=<redacted:x> cargo publish"]), "cargo publish");
+    }
+
+    #[test]
+    fn consensus_keeps_steps_of_enough_sessions_in_order() {
+        let m = |s: &str, keys: &[&str]| Member {
+            session_key: s.into(),
+            steps: keys.iter().map(|k| Obs(k.to_string(), None)).collect(),
+        };
+        let members = [
+            m("s1", &["a", "b", "c", "d"]),
+            m("s2", &["a", "x", "b", "c", "d"]),
+            m("s3", &["a", "b", "d"]),
+        ];
+        let c = consensus(&members, 2);
+        let keys: Vec<_> = c.iter().map(|s| (s.key.as_str(), s.sessions)).collect();
+        assert_eq!(keys, [("a", 3), ("b", 3), ("c", 2), ("d", 3)]);
+    }
+}

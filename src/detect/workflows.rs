@@ -1,0 +1,530 @@
+//! Mined workflows: the owner of `workflow_step_df`, `workflows`, `workflow_members` and
+//! `workflow_index`. Each turn joins the workflow whose steps it aligns with best (among a
+//! bounded number found through its rarest steps), or starts one; a workflow seen in enough
+//! distinct sessions becomes evidence for a candidate.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use anyhow::Result;
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::mine::{self, Failure, Member, Obs, RawCall};
+use super::step;
+use crate::workflow::{FailureFix, Reason, Sighting, WorkflowEvidence, WorkflowStep};
+
+/// Rarest steps of a turn used to look up workflows, and workflows read per step.
+const LOOKUP_STEPS: usize = 3;
+const LOOKUP_PER_STEP: i64 = 16;
+/// Most recent members read to build a workflow's evidence.
+const EVIDENCE_MEMBERS: i64 = 60;
+/// Consensus similarity at which two proposed workflows are one candidate.
+const MERGE_SIMILARITY: f64 = 0.7;
+
+/// The turn being mined.
+pub struct MinedTurn<'a> {
+    pub id: i64,
+    pub agent_id: &'a str,
+    pub session_key: &'a str,
+    pub project: Option<&'a str>,
+    pub request: &'a str,
+    pub at: Option<&'a str>,
+    pub success: bool,
+}
+
+/// A turn's calls as mining needs them (read through `ingest`, the owner of `tool_calls`).
+pub fn load_calls(conn: &Connection, turn_id: i64) -> Result<Vec<RawCall>> {
+    Ok(crate::ingest::tool_calls(conn, turn_id)?
+        .into_iter()
+        .map(|c| RawCall { step: c.step, detail: c.detail, is_error: c.is_error })
+        .collect())
+}
+
+fn df(conn: &Connection, agent: &str, key: &str) -> Result<u64> {
+    Ok(conn
+        .prepare_cached("SELECT turns FROM workflow_step_df WHERE agent_id = ?1 AND step = ?2")?
+        .query_row(params![agent, key], |r| r.get::<_, i64>(0))
+        .optional()?
+        .unwrap_or(0) as u64)
+}
+
+/// Number of mined turns of the agent (kept as the document frequency of the empty key).
+fn turns(conn: &Connection, agent: &str) -> Result<u64> {
+    df(conn, agent, "")
+}
+
+/// Feeds one turn: updates step frequencies and places the turn in a workflow. Returns the
+/// workflow it joined or started, if its specific steps are enough to align.
+pub fn observe(
+    conn: &Connection,
+    turn: &MinedTurn,
+    calls: &[RawCall],
+    similarity: f64,
+    now: &str,
+) -> Result<Option<i64>> {
+    let seq = mine::turn_sequence(calls);
+    let mut bump = conn.prepare_cached(
+        "INSERT INTO workflow_step_df (agent_id, step, turns) VALUES (?1, ?2, 1)
+         ON CONFLICT(agent_id, step) DO UPDATE SET turns = turns + 1",
+    )?;
+    bump.execute(params![turn.agent_id, ""])?;
+    for key in &seq.all_keys {
+        bump.execute(params![turn.agent_id, key])?;
+    }
+    let keys = seq.keys();
+    if keys.len() < 2 {
+        return Ok(None);
+    }
+    // The rarest distinct steps find the workflows worth aligning with.
+    let mut distinct: Vec<(u64, &str)> = Vec::new();
+    for k in keys.iter().collect::<BTreeSet<_>>() {
+        distinct.push((df(conn, turn.agent_id, k)?, k));
+    }
+    distinct.sort();
+    let mut lookup = conn.prepare_cached(
+        "SELECT workflow_id FROM workflow_index WHERE agent_id = ?1 AND step = ?2
+         ORDER BY workflow_id DESC LIMIT ?3",
+    )?;
+    let mut found: BTreeSet<i64> = BTreeSet::new();
+    for (_, k) in distinct.iter().take(LOOKUP_STEPS) {
+        let ids = lookup.query_map(params![turn.agent_id, k, LOOKUP_PER_STEP], |r| r.get(0))?;
+        for id in ids {
+            found.insert(id?);
+        }
+    }
+    let mut best: Option<(f64, i64)> = None;
+    let mut read = conn.prepare_cached("SELECT steps FROM workflows WHERE id = ?1")?;
+    for id in found {
+        let text: String = read.query_row([id], |r| r.get(0))?;
+        let rep: Vec<String> = serde_json::from_str(&text)?;
+        let rep: Vec<&str> = rep.iter().map(String::as_str).collect();
+        let sim = mine::similarity(&keys, &rep);
+        if sim >= similarity && best.is_none_or(|(b, _)| sim > b) {
+            best = Some((sim, id));
+        }
+    }
+    let id = match best {
+        Some((_, id)) => id,
+        None => {
+            conn.prepare_cached(
+                "INSERT INTO workflows (agent_id, steps, members, sessions, updated_at)
+                 VALUES (?1, ?2, 0, 0, ?3)",
+            )?
+            .execute(params![turn.agent_id, serde_json::to_string(&keys)?, now])?;
+            let id = conn.last_insert_rowid();
+            let mut index = conn.prepare_cached(
+                "INSERT OR IGNORE INTO workflow_index (agent_id, step, workflow_id) VALUES (?1, ?2, ?3)",
+            )?;
+            for k in keys.iter().collect::<BTreeSet<_>>() {
+                index.execute(params![turn.agent_id, k, id])?;
+            }
+            id
+        }
+    };
+    add_member(conn, id, turn, &seq.steps, &seq.failures, now)?;
+    Ok(Some(id))
+}
+
+fn add_member(
+    conn: &Connection,
+    id: i64,
+    turn: &MinedTurn,
+    steps: &[Obs],
+    failures: &[Failure],
+    now: &str,
+) -> Result<()> {
+    let new_session: bool = conn
+        .prepare_cached(
+            "SELECT NOT EXISTS(SELECT 1 FROM workflow_members WHERE workflow_id = ?1 AND session_key = ?2)",
+        )?
+        .query_row(params![id, turn.session_key], |r| r.get(0))?;
+    let added = conn
+        .prepare_cached(
+            "INSERT OR IGNORE INTO workflow_members (workflow_id, turn_id, session_key, project, steps,
+                failures, request, at, success)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )?
+        .execute(params![
+            id,
+            turn.id,
+            turn.session_key,
+            turn.project,
+            serde_json::to_string(steps)?,
+            serde_json::to_string(failures)?,
+            turn.request,
+            turn.at,
+            turn.success
+        ])?;
+    conn.prepare_cached(
+        "UPDATE workflows SET members = members + ?2, sessions = sessions + ?3, updated_at = ?4
+         WHERE id = ?1",
+    )?
+    .execute(params![id, added as i64, i64::from(new_session && added > 0), now])?;
+    Ok(())
+}
+
+/// Distinct sessions a workflow was seen in.
+pub fn sessions(conn: &Connection, id: i64) -> Result<usize> {
+    let n: i64 =
+        conn.query_row("SELECT sessions FROM workflows WHERE id = ?1", [id], |r| r.get(0))?;
+    Ok(n as usize)
+}
+
+/// Records the candidate a workflow's evidence became.
+pub fn set_candidate(
+    conn: &Connection,
+    id: i64,
+    candidate: i64,
+    consensus: &[String],
+) -> Result<()> {
+    conn.execute(
+        "UPDATE workflows SET candidate_id = ?2, consensus = ?3 WHERE id = ?1",
+        params![id, candidate, serde_json::to_string(consensus)?],
+    )?;
+    Ok(())
+}
+
+/// Another proposed workflow of the agent whose consensus aligns with `consensus`: shape variants
+/// of one workflow are one candidate. Its members are moved into it, and its id returned.
+pub fn merge_into_similar(
+    conn: &Connection,
+    agent: &str,
+    id: i64,
+    consensus: &[String],
+) -> Result<Option<i64>> {
+    let recorded: Option<i64> =
+        conn.query_row("SELECT candidate_id FROM workflows WHERE id = ?1", [id], |r| r.get(0))?;
+    if recorded.is_some() {
+        return Ok(None);
+    }
+    let mut found: BTreeSet<i64> = BTreeSet::new();
+    {
+        let mut lookup = conn.prepare_cached(
+            "SELECT i.workflow_id FROM workflow_index i JOIN workflows w ON w.id = i.workflow_id
+             WHERE i.agent_id = ?1 AND i.step = ?2 AND w.candidate_id IS NOT NULL AND w.id != ?3
+             ORDER BY i.workflow_id DESC LIMIT ?4",
+        )?;
+        for k in consensus.iter().collect::<BTreeSet<_>>() {
+            for wid in lookup.query_map(params![agent, k, id, LOOKUP_PER_STEP], |r| r.get(0))? {
+                found.insert(wid?);
+            }
+        }
+    }
+    for other in found {
+        let text: Option<String> =
+            conn.query_row("SELECT consensus FROM workflows WHERE id = ?1", [other], |r| r.get(0))?;
+        let Some(text) = text else { continue };
+        let theirs: Vec<String> = serde_json::from_str(&text)?;
+        if mine::similarity(consensus, &theirs) >= MERGE_SIMILARITY {
+            conn.execute(
+                "UPDATE OR IGNORE workflow_members SET workflow_id = ?2 WHERE workflow_id = ?1",
+                params![id, other],
+            )?;
+            conn.execute("DELETE FROM workflow_members WHERE workflow_id = ?1", [id])?;
+            conn.execute(
+                "UPDATE skill_candidates SET workflow_id = ?2 WHERE workflow_id = ?1",
+                params![id, other],
+            )?;
+            conn.execute("DELETE FROM workflow_index WHERE workflow_id = ?1", [id])?;
+            conn.execute("DELETE FROM workflows WHERE id = ?1", [id])?;
+            conn.execute(
+                "UPDATE workflows SET
+                    members = (SELECT count(*) FROM workflow_members WHERE workflow_id = ?1),
+                    sessions = (SELECT count(DISTINCT session_key) FROM workflow_members
+                                WHERE workflow_id = ?1)
+                 WHERE id = ?1",
+                [other],
+            )?;
+            return Ok(Some(other));
+        }
+    }
+    Ok(None)
+}
+
+struct MemberRow {
+    turn_id: i64,
+    session_key: String,
+    project: Option<String>,
+    steps: Vec<Obs>,
+    failures: Vec<Failure>,
+    request: String,
+    at: Option<String>,
+    success: bool,
+}
+
+/// Settings evidence is judged with.
+pub struct Judge {
+    pub min_sessions: usize,
+    pub min_specific_steps: usize,
+    /// Support x specific steps needed to propose (`detect.min_evidence`).
+    pub min_evidence: usize,
+    /// Workflows may be proposed (`detect.specific_only`); else they are evidence only.
+    pub propose: bool,
+}
+
+/// The evidence of a workflow and whether it is evidence only (too few specific steps); `None`
+/// while it has fewer than `min_sessions` sessions.
+pub fn evidence(
+    conn: &Connection,
+    agent: &str,
+    id: i64,
+    judge: &Judge,
+) -> Result<Option<(WorkflowEvidence, bool)>> {
+    let support = sessions(conn, id)?;
+    if support < judge.min_sessions.max(1) {
+        return Ok(None);
+    }
+    let mut stmt = conn.prepare_cached(
+        "SELECT turn_id, session_key, project, steps, failures, request, at, success
+         FROM workflow_members WHERE workflow_id = ?1 ORDER BY turn_id DESC LIMIT ?2",
+    )?;
+    let rows: Vec<MemberRow> = stmt
+        .query_map(params![id, EVIDENCE_MEMBERS], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, Option<String>>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, String>(4)?,
+                r.get::<_, String>(5)?,
+                r.get::<_, Option<String>>(6)?,
+                r.get::<_, bool>(7)?,
+            ))
+        })?
+        .map(|row| {
+            let (turn_id, session_key, project, steps, failures, request, at, success) = row?;
+            Ok(MemberRow {
+                turn_id,
+                session_key,
+                project,
+                steps: serde_json::from_str(&steps)?,
+                failures: serde_json::from_str(&failures)?,
+                request,
+                at,
+                success,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut rows = rows;
+    rows.reverse();
+    let members: Vec<Member> = rows
+        .iter()
+        .map(|m| Member { session_key: m.session_key.clone(), steps: m.steps.clone() })
+        .collect();
+    let consensus = mine::consensus(&members, judge.min_sessions);
+    let total = turns(conn, agent)?;
+    let mut dfs: HashMap<String, u64> = HashMap::new();
+    for c in &consensus {
+        dfs.insert(c.key.clone(), df(conn, agent, &c.key)?);
+    }
+    let steps: Vec<WorkflowStep> = consensus.iter().map(|c| workflow_step(c, support)).collect();
+    let specific: Vec<String> = consensus
+        .iter()
+        .filter(|c| mine::is_specific(&c.key, &dfs, total))
+        .map(|c| c.key.clone())
+        .collect();
+    let specificity = if consensus.is_empty() {
+        0.0
+    } else {
+        consensus.iter().map(|c| mine::weight(&c.key, &dfs, total)).sum::<f64>()
+            / consensus.len() as f64
+    };
+    let projects: HashSet<&str> = rows.iter().filter_map(|m| m.project.as_deref()).collect();
+    let shown: Vec<String> = specific.iter().take(4).map(|k| display(k)).collect();
+    let summary = format!(
+        "seen in {support} sessions of {} projects; {} specific steps ({})",
+        projects.len().max(1),
+        specific.len(),
+        shown.join(", ")
+    );
+    let reason = Reason {
+        support,
+        min_support: judge.min_sessions,
+        specificity,
+        specific_steps: specific.clone(),
+        score: support as f64 * specificity * specific.len() as f64,
+        summary,
+    };
+    let evidence_only = !judge.propose
+        || specific.len() < judge.min_specific_steps
+        || support * specific.len() < judge.min_evidence;
+    let mut sessions_seen: HashSet<&str> = HashSet::new();
+    let sightings: Vec<Sighting> = rows
+        .iter()
+        .filter(|m| sessions_seen.insert(&m.session_key))
+        .map(|m| Sighting {
+            session_key: m.session_key.clone(),
+            project: m.project.clone(),
+            turn_id: m.turn_id,
+            at: m.at.clone(),
+            success: m.success,
+        })
+        .collect();
+    let in_consensus: HashSet<&str> = consensus.iter().map(|c| c.key.as_str()).collect();
+    let mut failures: Vec<FailureFix> = Vec::new();
+    let mut failure_sessions: HashMap<String, HashSet<&str>> = HashMap::new();
+    for m in &rows {
+        for Failure(key, fix) in &m.failures {
+            if !in_consensus.contains(key.as_str()) {
+                continue;
+            }
+            let label =
+                steps.iter().find(|s| &s.key == key).map_or(display(key), |s| s.template.clone());
+            failure_sessions.entry(label.clone()).or_default().insert(&m.session_key);
+            let entry = match failures.iter_mut().position(|f| f.step == label) {
+                Some(i) => &mut failures[i],
+                None => {
+                    failures.push(FailureFix { step: label, sessions: 0, fixed_by: Vec::new() });
+                    failures.last_mut().expect("just pushed")
+                }
+            };
+            for f in fix {
+                let d = display(f);
+                if !entry.fixed_by.contains(&d) {
+                    entry.fixed_by.push(d);
+                }
+            }
+        }
+    }
+    for f in &mut failures {
+        f.sessions = failure_sessions.get(&f.step).map_or(0, HashSet::len);
+    }
+    let mut requests: Vec<String> = Vec::new();
+    for m in &rows {
+        let r = m.request.trim();
+        let opaque =
+            r.is_empty() || super::is_control_prompt(r) || crate::text::redact::is_opaque(r);
+        if !opaque && requests.len() < 5 && !requests.iter().any(|x| x == r) {
+            requests.push(r.chars().take(400).collect());
+        }
+    }
+    let ats: Vec<&str> = rows.iter().filter_map(|m| m.at.as_deref()).collect();
+    let ev = WorkflowEvidence {
+        agent_id: agent.to_string(),
+        steps,
+        requests,
+        sightings,
+        failures,
+        reason,
+        first_seen: ats.iter().min().map(|s| s.to_string()),
+        last_seen: ats.iter().max().map(|s| s.to_string()),
+    };
+    Ok(Some((ev, evidence_only)))
+}
+
+/// A step key as a reader says it: `cargo test`, `Edit CHANGELOG.md`, `mcp__x__y`.
+pub fn display(key: &str) -> String {
+    if let Some(cmd) = key.strip_prefix("sh:") {
+        return cmd.to_string();
+    }
+    if let Some(rest) = key.strip_prefix("file:") {
+        return rest.replacen(':', " ", 1);
+    }
+    key.split_once(':').map_or(key, |(_, v)| v).to_string()
+}
+
+fn workflow_step(c: &mine::ConsensusStep, support: usize) -> WorkflowStep {
+    let kind = step::kind_of(&c.key);
+    let mut observed: Vec<String> = Vec::new();
+    for d in &c.details {
+        if observed.len() < 3 && !observed.contains(d) {
+            observed.push(d.clone());
+        }
+    }
+    let (tool, template) = match c.key.split_once(':') {
+        Some(("sh", _)) => {
+            let distinct: Vec<String> = {
+                let mut v: Vec<String> = Vec::new();
+                for d in &c.details {
+                    if v.len() < 8 && !v.contains(d) {
+                        v.push(d.clone());
+                    }
+                }
+                v
+            };
+            ("shell".to_string(), mine::template(&distinct).unwrap_or_else(|| display(&c.key)))
+        }
+        Some(("file", rest)) => {
+            let (verb, role) = rest.split_once(':').unwrap_or((rest, "*"));
+            (verb.to_string(), mine::file_template(verb, role, &c.details))
+        }
+        Some(("mcp", name)) => (name.to_string(), name.to_string()),
+        Some(("agent", t)) => ("Task".to_string(), format!("subagent {t}")),
+        Some(("skill", s)) => ("Skill".to_string(), format!("skill {s}")),
+        Some((_, t)) => (t.to_string(), t.to_string()),
+        None => (c.key.clone(), c.key.clone()),
+    };
+    WorkflowStep {
+        key: c.key.clone(),
+        kind,
+        tool,
+        template,
+        observed,
+        check: step::check_kind(&c.key),
+        sessions: c.sessions,
+        optional: c.sessions < support,
+    }
+}
+
+/// Whether a proposed workflow already holds a turn of the sequence `hash`: the workflow says
+/// the same with the commands, so the sequence row stays evidence.
+pub fn covers_sequence(conn: &Connection, agent: &str, hash: &str) -> Result<bool> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT EXISTS(
+                SELECT 1 FROM sequence_sightings q
+                JOIN workflow_members m ON m.turn_id = q.turn_id
+                JOIN workflows w ON w.id = m.workflow_id
+                JOIN skill_candidates c ON c.id = w.candidate_id
+                WHERE q.agent_id = ?1 AND q.hash = ?2 AND c.evidence_only = 0)",
+        )?
+        .query_row(params![agent, hash], |r| r.get(0))?)
+}
+
+/// Open sequence candidates whose sightings are turns of workflow `id`: made evidence only
+/// (the workflow proposes the same work with its commands). Returns their ids.
+pub fn supersede_sequences(conn: &Connection, agent: &str, id: i64) -> Result<Vec<i64>> {
+    let ids: Vec<i64> = conn
+        .prepare_cached(
+            "SELECT DISTINCT c.id FROM skill_candidates c
+             JOIN sequence_sightings q ON q.agent_id = c.agent_id AND q.hash = c.hash
+             JOIN workflow_members m ON m.turn_id = q.turn_id
+             WHERE c.agent_id = ?1 AND m.workflow_id = ?2 AND c.source = 'sequence'
+               AND c.status = 'candidate' AND c.evidence_only = 0 AND c.target_skill_id IS NULL",
+        )?
+        .query_map(params![agent, id], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for c in &ids {
+        conn.execute("UPDATE skill_candidates SET evidence_only = 1 WHERE id = ?1", [c])?;
+    }
+    Ok(ids)
+}
+
+/// Whether workflow `id` holds its turns' work for a streak: seen in `min_sessions` sessions or
+/// already proposed.
+pub fn is_covering(conn: &Connection, id: i64, min_sessions: usize) -> Result<bool> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT w.sessions >= ?2 OR EXISTS(SELECT 1 FROM skill_candidates c
+                WHERE c.id = w.candidate_id AND c.evidence_only = 0)
+             FROM workflows w WHERE w.id = ?1",
+        )?
+        .query_row(params![id, min_sessions.max(1) as i64], |r| r.get(0))
+        .optional()?
+        .unwrap_or(false))
+}
+
+/// Open streak candidates whose last turn workflow `id` holds: made evidence only once the
+/// workflow is proposed. Returns their ids.
+pub fn supersede_streaks(conn: &Connection, id: i64) -> Result<Vec<i64>> {
+    let ids: Vec<i64> = conn
+        .prepare_cached(
+            "SELECT id FROM skill_candidates WHERE workflow_id = ?1 AND source = 'signature'
+               AND status = 'candidate' AND evidence_only = 0 AND target_skill_id IS NULL",
+        )?
+        .query_map([id], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for c in &ids {
+        conn.execute("UPDATE skill_candidates SET evidence_only = 1 WHERE id = ?1", [c])?;
+    }
+    Ok(ids)
+}
