@@ -140,11 +140,22 @@ fn baseline(ws: &Workspace) -> usize {
 
 fn main() {
     // Detection should scale linearly in turns: the same history shape at 10k and 100k turns.
+    // `DETECT_BENCH_TURNS=2000,20000` measures other sizes (quicker while iterating).
+    let sizes: Vec<usize> = std::env::var("DETECT_BENCH_TURNS")
+        .ok()
+        .map(|v| v.split(',').filter_map(|n| n.trim().parse().ok()).collect())
+        .filter(|v: &Vec<usize>| v.len() == 2)
+        .unwrap_or_else(|| vec![10_000, 100_000]);
     let mut per_turn = Vec::new();
-    for turns in [10_000usize, 100_000] {
+    for &turns in &sizes {
         per_turn.push(measure(turns / TURNS_PER_SESSION));
     }
-    println!("per-turn cost at 100k / at 10k: {:.2} (1.0 = linear)", per_turn[1] / per_turn[0]);
+    println!(
+        "per-turn cost at {} / at {}: {:.2} (1.0 = linear)",
+        sizes[1],
+        sizes[0],
+        per_turn[1] / per_turn[0]
+    );
 }
 
 /// Runs detection on `sessions` sessions; returns seconds per turn.

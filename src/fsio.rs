@@ -15,6 +15,18 @@ use rusqlite::{Connection, Transaction};
 /// a temporary file in the same folder, flushed to disk, then renamed over `path`. A file that
 /// already exists keeps its permissions.
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
+    replace(path, bytes, true)
+}
+
+/// [`atomic_write`] without the flushes: readers still see old or new bytes, never half, but a
+/// power loss may lose the new file. For files rebuilt from the database on demand (staged
+/// drafts, whose text their candidate rows hold), where a flush per file was the main cost of
+/// detection.
+pub fn atomic_write_unsynced(path: &Path, bytes: &[u8]) -> Result<()> {
+    replace(path, bytes, false)
+}
+
+fn replace(path: &Path, bytes: &[u8], sync: bool) -> Result<()> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let name = path.file_name().context("file path without a name")?.to_string_lossy();
@@ -31,12 +43,14 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut tmp =
         builder.tempfile_in(dir).with_context(|| format!("writing into {}", dir.display()))?;
     tmp.write_all(bytes).with_context(|| format!("writing {}", tmp.path().display()))?;
-    tmp.as_file().sync_all().with_context(|| format!("flushing {}", tmp.path().display()))?;
+    if sync {
+        tmp.as_file().sync_all().with_context(|| format!("flushing {}", tmp.path().display()))?;
+    }
     tmp.persist(path)
         .map_err(|e| e.error)
         .with_context(|| format!("replacing {}", path.display()))?;
     // The rename itself is durable once the folder is synced.
-    sync_dir(dir)
+    if sync { sync_dir(dir) } else { Ok(()) }
 }
 
 /// New files are readable by others, as `std::fs::write` makes them (the umask still applies).

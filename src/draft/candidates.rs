@@ -227,7 +227,7 @@ pub(crate) struct StagedDraft {
 
 impl StagedDraft {
     pub fn write(&self) -> Result<()> {
-        stage::write_draft(&self.folder, &self.skill_md, self.manifest.as_deref())
+        stage::write_draft_unsynced(&self.folder, &self.skill_md, self.manifest.as_deref())
     }
 }
 

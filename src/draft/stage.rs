@@ -10,10 +10,26 @@ pub use crate::fsio::atomic_write as write_atomic;
 /// Writes a draft folder: SKILL.md and, for streak drafts, manifest.json. SKILL.md quotes
 /// transcripts, so its control characters are written escaped (`text::safe::block`).
 pub fn write_draft(folder: &Path, skill_md: &str, manifest: Option<&str>) -> Result<()> {
+    write_draft_with(folder, skill_md, manifest, write_atomic)
+}
+
+/// [`write_draft`] without flushing to disk, for detection: a draft lost to a power cut is
+/// rewritten from its candidate row (`promote`, review), and a flush per file made file writes
+/// the main cost of detection.
+pub fn write_draft_unsynced(folder: &Path, skill_md: &str, manifest: Option<&str>) -> Result<()> {
+    write_draft_with(folder, skill_md, manifest, crate::fsio::atomic_write_unsynced)
+}
+
+fn write_draft_with(
+    folder: &Path,
+    skill_md: &str,
+    manifest: Option<&str>,
+    write: fn(&Path, &[u8]) -> Result<()>,
+) -> Result<()> {
     let skill_md = crate::text::safe::block(skill_md);
-    write_atomic(&folder.join("SKILL.md"), skill_md.as_bytes())?;
+    write(&folder.join("SKILL.md"), skill_md.as_bytes())?;
     if let Some(m) = manifest {
-        write_atomic(&folder.join("manifest.json"), m.as_bytes())?;
+        write(&folder.join("manifest.json"), m.as_bytes())?;
     }
     Ok(())
 }
