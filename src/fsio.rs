@@ -84,12 +84,18 @@ pub fn move_folder(from: &Path, to: &Path) -> Result<()> {
     std::fs::remove_dir_all(from).with_context(|| format!("removing {}", from.display()))
 }
 
+/// Copies a folder tree; links stay links (a copy of its target would change what the skill is).
 fn copy_tree(from: &Path, to: &Path) -> Result<()> {
     std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
     for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
         let entry = entry?;
         let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
+        let kind = entry.file_type()?;
+        if kind.is_symlink() {
+            let link = std::fs::read_link(entry.path())?;
+            std::os::unix::fs::symlink(&link, &target)
+                .with_context(|| format!("linking {}", target.display()))?;
+        } else if kind.is_dir() {
             copy_tree(&entry.path(), &target)?;
         } else {
             std::fs::copy(entry.path(), &target)
@@ -323,6 +329,20 @@ pub fn inside(root: &Path, path: &Path) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_copied_tree_keeps_its_links_as_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let from = dir.path().join("from");
+        std::fs::create_dir_all(from.join("sub")).unwrap();
+        std::fs::write(from.join("sub/real.md"), "x").unwrap();
+        std::os::unix::fs::symlink("sub/real.md", from.join("link.md")).unwrap();
+        let to = dir.path().join("to");
+        copy_tree(&from, &to).unwrap();
+        assert_eq!(std::fs::read_link(to.join("link.md")).unwrap(), Path::new("sub/real.md"));
+        assert_eq!(std::fs::read_to_string(to.join("sub/real.md")).unwrap(), "x");
+    }
+
     use super::*;
 
     #[test]

@@ -777,13 +777,15 @@ pub struct ConsoleRow {
     pub needs_review: bool,
     /// Outcomes on record (the counters cache the sweep keeps in step).
     pub uses: i64,
+    /// Unused for `lifecycle.stale_days` (the usage sweep marks it).
+    pub stale: bool,
 }
 
 /// Every skill for the console, ordered by agent, namespace, name and scope.
 pub fn console_rows(conn: &Connection) -> Result<Vec<ConsoleRow>> {
     let mut stmt = conn.prepare(
         "SELECT id, agent_id, name, status, protected, version, path, needs_review,
-                success_count + failure_count FROM skills
+                success_count + failure_count, stale_since IS NOT NULL FROM skills
          ORDER BY agent_id, namespace, name, scope",
     )?;
     let rows = stmt.query_map([], |r| {
@@ -797,6 +799,7 @@ pub fn console_rows(conn: &Connection) -> Result<Vec<ConsoleRow>> {
             path: r.get(6)?,
             needs_review: r.get(7)?,
             uses: r.get(8)?,
+            stale: r.get(9)?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)

@@ -15,6 +15,7 @@ mod export;
 pub mod features;
 mod hooks;
 mod import;
+mod overlaps;
 pub mod pin;
 pub mod record;
 pub mod reject;
@@ -169,6 +170,8 @@ pub enum Command {
     Resolve(resolve::ResolveArgs),
     /// Install, remove or show the agents' hooks that run `skilldeck ingest --hook`
     Hooks(hooks::HooksArgs),
+    /// Live skills whose workflows or descriptions overlap strongly (merge candidates)
+    Overlaps(overlaps::OverlapsArgs),
 }
 
 /// What a command reports back to `main`: success, or a non-zero exit without an error message
@@ -198,6 +201,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Command::Acquire(args) => acquire::run(&cli.global, args),
             Command::Resolve(args) => resolve::run(&cli.global, args),
             Command::Hooks(args) => hooks::run(&cli.global, args),
+            Command::Overlaps(args) => overlaps::run(&cli.global, args),
             Command::Console(args) => console::run(&cli.global, &args),
             Command::Demo(args) => demo::run(args),
             Command::Ingest(args) => ingest::run(&cli.global, args),

@@ -205,6 +205,8 @@ pub struct SkillRow {
     pub needs_review: bool,
     /// Outcomes on record, for sorting by use.
     pub uses: i64,
+    /// Unused for `lifecycle.stale_days`.
+    pub stale: bool,
 }
 
 impl SkillRow {
@@ -385,6 +387,7 @@ pub fn load_skills(conn: &Connection) -> Result<Vec<SkillRow>> {
             path: r.path,
             needs_review: r.needs_review,
             uses: r.uses,
+            stale: r.stale,
         })
         .collect())
 }

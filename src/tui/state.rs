@@ -696,6 +696,7 @@ mod tests {
                 path: format!("/skills/skill-{id:03}"),
                 needs_review: false,
                 uses: 0,
+                stale: false,
             })
             .collect();
         Snapshot { generation: 1, skills: Arc::new(rows), ..Snapshot::default() }

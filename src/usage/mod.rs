@@ -9,6 +9,7 @@
 //! - `overlap`: how strongly two live skills overlap, by workflow and by description.
 //! - `merge`: the mechanical merged SKILL.md of two overlapping skills.
 
+pub mod consolidate;
 pub mod merge;
 pub mod missed;
 pub mod overlap;

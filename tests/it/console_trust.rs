@@ -443,3 +443,20 @@ async fn o_sorts_the_skills_by_state_then_by_uses() {
     live.wait_for("┌ Skills (7) ─").await;
     live.quit().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_state_shows_at_once_health_pin_review_and_stale() {
+    let live = Live::start().await;
+    // As the usage sweep and an edit would leave them: pinned-notes pinned and stale.
+    live.db
+        .conn()
+        .execute(
+            "UPDATE skills SET stale_since = '2026-01-01T00:00:00Z', needs_review = 1 WHERE id = 4",
+            [],
+        )
+        .unwrap();
+    live.press("2");
+    let screen = live.wait_for("healthy    pinned review stale pinned-notes").await;
+    insta::assert_snapshot!("skills_all_flags_100x30", live.redact(&screen));
+    live.quit().await;
+}

@@ -88,3 +88,36 @@ fn a_workflow_recurring_without_the_skill_is_a_missed_trigger_and_flags_it() {
     );
     assert!(text.contains("description: Release the crate."), "{text}");
 }
+
+#[test]
+fn skills_doing_the_same_steps_are_listed_as_overlapping_and_others_are_not() {
+    let ws = TestWorkspace::new();
+    let write = |name: &str, description: &str, body: &str| {
+        let folder = ws.skills_dir().join(name);
+        std::fs::create_dir_all(&folder).unwrap();
+        let text = format!("---\nname: {name}\ndescription: {description}\n---\n{body}\n");
+        std::fs::write(folder.join("SKILL.md"), text).unwrap();
+    };
+    write(
+        "release-flow",
+        "Release the crate.",
+        "Run `cargo test`, `git tag v1`, `git push --tags`.",
+    );
+    write(
+        "ship-it",
+        "Ship a version.",
+        "1. `cargo test`\n2. `git tag v2`\n3. `git push origin --tags`",
+    );
+    write(
+        "pdf-forms",
+        "Fill PDF forms.",
+        "Run `pdftk form.pdf fill_form data.fdf output out.pdf`.",
+    );
+    let pairs = ws.run_json(&["overlaps"]);
+    let pairs = pairs.as_array().unwrap();
+    assert_eq!(pairs.len(), 1, "{pairs:#?}");
+    let names = [pairs[0]["a"].as_str().unwrap(), pairs[0]["b"].as_str().unwrap()];
+    assert!(names.contains(&"release-flow") && names.contains(&"ship-it"), "{names:?}");
+    assert_eq!(pairs[0]["workflow_order"], 1.0);
+    assert!(pairs[0]["strong"].as_str().unwrap().contains("same order"));
+}

@@ -18,14 +18,10 @@ pub fn state_word(s: &SkillRow) -> &str {
 }
 
 /// Marks beside the state: `pinned` for a protected skill, `review` for one edited by hand since
-/// its approval (it waits in the queue).
-pub fn flags(s: &SkillRow) -> &'static str {
-    match (s.protected, s.needs_review) {
-        (true, true) => "pinned review",
-        (true, false) => "pinned",
-        (false, true) => "review",
-        (false, false) => "",
-    }
+/// its approval (it waits in the queue), `stale` for one unused for `lifecycle.stale_days`.
+pub fn flags(s: &SkillRow) -> String {
+    let marks = [(s.protected, "pinned"), (s.needs_review, "review"), (s.stale, "stale")];
+    marks.iter().filter(|(on, _)| *on).map(|(_, w)| *w).collect::<Vec<_>>().join(" ")
 }
 
 pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: Theme) {
@@ -56,10 +52,12 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
     let page = usize::from(area.height.saturating_sub(3));
     let end = (ui.skills_top + page).min(ui.skill_rows.len());
     // Only the rows on screen are looked at, so 100,000 skills cost no more than a page.
-    let both = ui.skill_rows[ui.skills_top..end]
+    let flags_width = ui.skill_rows[ui.skills_top..end]
         .iter()
-        .any(|&i| snap.skills[i].protected && snap.skills[i].needs_review);
-    let flags_width = if both { 13 } else { 6 };
+        .map(|&i| flags(&snap.skills[i]).len() as u16)
+        .max()
+        .unwrap_or(0)
+        .max(6);
     // Table width minus borders, the other columns and the gaps between the seven columns.
     let name_width =
         usize::from(area.width.saturating_sub(2 + 10 + flags_width + 4 + 5 + 6 + 10 + 6));

@@ -1,0 +1,32 @@
+//! `skilldeck overlaps [--json]`: live skills whose workflows or descriptions overlap strongly.
+
+use anyhow::Result;
+use clap::Args;
+
+use super::{GlobalArgs, Outcome, print_json};
+use crate::text::safe::inline;
+
+#[derive(Debug, Args)]
+pub struct OverlapsArgs {
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(global: &GlobalArgs, args: OverlapsArgs) -> Result<Outcome> {
+    let ws = global.open_read_only()?;
+    let pairs = crate::usage::consolidate::overlapping(&ws)?;
+    if args.json {
+        print_json(&pairs)?;
+        return Ok(Outcome::Ok);
+    }
+    for p in &pairs {
+        crate::out!(
+            "{} + {} ({}): {}",
+            inline(&p.a),
+            inline(&p.b),
+            inline(&p.agent),
+            p.overlap.strong.as_deref().unwrap_or("")
+        );
+    }
+    Ok(Outcome::Ok)
+}
