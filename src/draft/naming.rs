@@ -237,7 +237,11 @@ fn verb_object(request: &str) -> Option<(&'static str, Vec<String>)> {
     let mut object = Vec::new();
     if !ws[i].ends_phrase {
         for w in &ws[i + 1..] {
+            // A value before the noun is skipped ("cut a 1.2.0 release"), after it ends the object.
             if w.value {
+                if object.is_empty() && !w.ends_phrase {
+                    continue;
+                }
                 break;
             }
             if OBJECT_FILLERS.contains(&w.text.as_str())
@@ -357,6 +361,11 @@ mod tests {
         let got = name(&["bump version to 1.2", "release v1.3 of the crate", "release the crate"]);
         assert_eq!(got.unwrap(), "release-crate");
         assert_eq!(name(&["fix src/main.rs"]).unwrap(), "fix");
+        assert_eq!(
+            name(&["cut a 1.12.9 release and publish it", "please ship 1.15.1: changelog, tag"])
+                .unwrap(),
+            "cut-release"
+        );
     }
 
     #[test]
