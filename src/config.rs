@@ -1,5 +1,5 @@
 //! Configuration: a TOML file whose every key has a default, so a missing file means defaults.
-//! Every key is documented in README.md; keep the two in step.
+//! Every key is documented in docs/configuration.md; keep the two in step.
 
 use std::path::{Path, PathBuf};
 

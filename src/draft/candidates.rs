@@ -419,7 +419,7 @@ pub(crate) fn record(
 /// live folders are shared) already holds it.
 fn unique_name(conn: &Connection, ev: &Evidence) -> Result<String> {
     let base = match &ev.workflow {
-        Some(w) => render::workflow_name(w, &ev.hash),
+        Some(w) => render::workflow_name(w),
         None => render::base_name(ev.source.as_str(), ev.signature.as_deref(), &ev.steps, &ev.hash),
     };
     let taken: bool = conn.query_row(

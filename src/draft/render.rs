@@ -7,7 +7,7 @@ use sha2::{Digest, Sha256};
 use crate::model::Step;
 use crate::text::hex::hex;
 use crate::text::safe;
-use crate::workflow::{CheckKind, WorkflowEvidence};
+use crate::workflow::WorkflowEvidence;
 
 /// Everything a draft's text is made from.
 pub struct DraftDoc<'a> {
@@ -45,19 +45,10 @@ pub fn base_name(source: &str, signature: Option<&str>, steps: &[Step], hash: &s
     }
 }
 
-/// `wf-<specific steps>` for a mined workflow (`wf-cargo-test-git-tag-cargo-publish`).
-pub fn workflow_name(w: &WorkflowEvidence, hash: &str) -> String {
-    let words: Vec<String> = w
-        .reason
-        .specific_steps
-        .iter()
-        .take(4)
-        .map(|k| k.rsplit(':').next().unwrap_or(k).replace("*.", ""))
-        .collect();
-    match slug(&words.join(" "), 60) {
-        Some(s) => format!("wf-{s}"),
-        None => format!("wf-{}", hash_tag(hash)),
-    }
+/// A mined workflow's name: verb + object of its requests, else its most specific step
+/// (`draft::naming`).
+pub fn workflow_name(w: &WorkflowEvidence) -> String {
+    super::naming::base_name(w)
 }
 
 /// The same base with a short hash suffix, for when another candidate holds the base name.
@@ -83,6 +74,9 @@ fn tool_list(steps: &[Step]) -> String {
 }
 
 pub fn description(doc: &DraftDoc) -> String {
+    if let Some(w) = doc.workflow {
+        return super::skill::description(w, doc.name);
+    }
     let text = match (doc.source, doc.signature, doc.workflow) {
         (_, _, Some(w)) => {
             let steps: Vec<&str> = w
@@ -127,6 +121,9 @@ fn code(text: &str) -> String {
 }
 
 pub fn skill_md(doc: &DraftDoc) -> String {
+    if let Some(w) = doc.workflow {
+        return super::skill::skill_md(w, doc.name);
+    }
     let mut s = String::new();
     s.push_str("---\n");
     s.push_str(&format!("name: {}\n", doc.name));
@@ -167,10 +164,6 @@ pub fn skill_md(doc: &DraftDoc) -> String {
             s.push('\n');
         }
     }
-    if let Some(w) = doc.workflow {
-        workflow_sections(&mut s, w);
-        return s;
-    }
     s.push_str("## How to use\n\n");
     s.push_str(
         "Follow the observed tool sequence, adapting each call's inputs to the request at hand.\n\n",
@@ -188,62 +181,6 @@ pub fn skill_md(doc: &DraftDoc) -> String {
         ));
     }
     s
-}
-
-fn check_word(kind: CheckKind) -> &'static str {
-    match kind {
-        CheckKind::Build => "build",
-        CheckKind::Test => "test",
-        CheckKind::Lint => "lint",
-        CheckKind::Format => "format",
-    }
-}
-
-/// The steps of a mined workflow with their commands (placeholders for what varied), the checks
-/// and the failures seen.
-fn workflow_sections(s: &mut String, w: &WorkflowEvidence) {
-    s.push_str("## Why this was proposed\n\n");
-    s.push_str(&format!("{}\n\n", safe::inline(&w.reason.summary)));
-    s.push_str("## Steps\n\n");
-    s.push_str(
-        "The steps seen in these sessions, in order; `<...>` marks what differed between them.\n\n",
-    );
-    for (i, step) in w.steps.iter().enumerate() {
-        let mut line = format!("{}. {}", i + 1, code(&safe::inline(&step.template)));
-        if let Some(kind) = step.check {
-            line.push_str(&format!(" ({} check)", check_word(kind)));
-        }
-        if step.optional {
-            line.push_str(&format!(
-                " (optional: seen in {} of {} sessions)",
-                step.sessions, w.reason.support
-            ));
-        }
-        s.push_str(&line);
-        s.push('\n');
-    }
-    s.push('\n');
-    if !w.failures.is_empty() {
-        s.push_str("## Failures seen\n\n");
-        for f in &w.failures {
-            let fix: Vec<String> = f.fixed_by.iter().map(|x| code(&safe::inline(x))).collect();
-            let fix = if fix.is_empty() { "a re-run".to_string() } else { fix.join(", ") };
-            s.push_str(&format!(
-                "- {} failed in {} session(s); fixed by {fix}, then run again.\n",
-                code(&safe::inline(&f.step)),
-                f.sessions
-            ));
-        }
-        s.push('\n');
-    }
-    let ok = w.sightings.iter().filter(|x| x.success).count();
-    s.push_str("## Outcomes\n\n");
-    s.push_str(&format!(
-        "- {} sessions, {ok} ended in success; first seen {}, last seen {}\n",
-        w.sightings.len(),
-        safe::inline(w.first_seen.as_deref().unwrap_or("unknown")),
-        safe::inline(w.last_seen.as_deref().unwrap_or("unknown"))
-    ));
 }
 
 /// The streak manifest's fields, verbatim.

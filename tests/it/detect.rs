@@ -25,7 +25,7 @@ pub const BASH: (&str, &str) = ("Bash", r#"{"command":"string","description":"st
 pub const SHOW: (&str, &str) = ("mcp__tracker__show", r#"{"id":"string"}"#);
 pub const CLOSE: (&str, &str) = ("mcp__tracker__close", r#"{"id":"string"}"#);
 /// The name of the workflow candidate `[SHOW, EDIT, CLOSE]` makes.
-pub const FLOW: &str = "wf-mcp-tracker-show-mcp-tracker-close";
+pub const FLOW: &str = "deploy-staging-stack";
 
 impl Feed {
     /// A library workspace over the same folders the CLI uses for `tw` (config file included).
@@ -160,7 +160,10 @@ fn a_workflow_with_specific_steps_is_proposed_with_its_reason() {
     assert_eq!((report.candidates_created, report.evidence_only), (1, 1), "{report:?}");
     let list = tw.run_json(&["candidates"]);
     let c = &list.as_array().unwrap()[0];
-    assert_eq!((c["source"].as_str(), c["name"].as_str()), (Some("workflow"), Some(FLOW)));
+    assert_eq!(
+        (c["source"].as_str(), c["name"].as_str()),
+        (Some("workflow"), Some("close-ticket"))
+    );
     assert_eq!(c["reason"]["support"], 3);
     assert_eq!(c["reason"]["specific_steps"].as_array().unwrap().len(), 2);
     let text = tw.run_ok(&["candidates"]);
@@ -341,7 +344,7 @@ fn auto_promotion_puts_a_candidate_live_when_switched_on() {
     std::fs::write(tw.config(), "[detect]\nauto_promote = true\n").unwrap();
     let mut feed = Feed::new(&tw);
     for s in ["s1", "s2", "s3"] {
-        feed.turn("default", s, &format!("task number {s}"), true, &[SHOW, EDIT, CLOSE]);
+        feed.turn("default", s, "deploy the staging stack", true, &[SHOW, EDIT, CLOSE]);
     }
     let report = feed.detect();
     assert_eq!(report.auto_promoted, 1, "{report:?}");
@@ -370,7 +373,7 @@ fn auto_promotion_is_off_by_default() {
     let tw = TestWorkspace::new();
     let mut feed = Feed::new(&tw);
     for s in ["s1", "s2", "s3"] {
-        feed.turn("default", s, &format!("task number {s}"), true, &[SHOW, EDIT, CLOSE]);
+        feed.turn("default", s, "deploy the staging stack", true, &[SHOW, EDIT, CLOSE]);
     }
     assert_eq!(feed.detect().auto_promoted, 0);
     assert!(!tw.skills_dir().join(FLOW).exists());

@@ -16,7 +16,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 fn with_candidate(tw: &TestWorkspace) -> (Feed, i64) {
     let mut feed = Feed::new(tw);
     for s in ["s1", "s2", "s3"] {
-        feed.turn("default", s, &format!("chore {s}"), true, &[SHOW, EDIT, CLOSE]);
+        feed.turn("default", s, "deploy the staging stack", true, &[SHOW, EDIT, CLOSE]);
     }
     assert_eq!(feed.detect().candidates_created, 1);
     let id = feed.count("SELECT id FROM skill_candidates WHERE evidence_only = 0");

@@ -3,7 +3,7 @@
 
 use std::process::Output;
 
-use crate::detect::{CLOSE, EDIT, FLOW, Feed, SHOW};
+use crate::detect::{CLOSE, EDIT, Feed, SHOW};
 use crate::support::{TestWorkspace, describe};
 
 /// Retitles the window, then clears the screen.
@@ -38,14 +38,14 @@ fn a_hostile_prompt_reaches_neither_the_draft_nor_the_terminal() {
     assert_clean("candidates", &tw.run(&["candidates"]));
     assert_clean("candidates --json", &tw.run(&["candidates", "--json"]));
     // A live version holding the raw sequence (a hand edit), then `diff` against it.
-    let id =
-        feed.count(&format!("SELECT id FROM skill_candidates WHERE name = '{FLOW}'")).to_string();
+    let id = feed.count("SELECT id FROM skill_candidates WHERE source = 'workflow'").to_string();
+    let flow = feed.text(&format!("SELECT name FROM skill_candidates WHERE id = {id}"));
     tw.run_ok(&["promote", &id]);
-    let live = tw.skills_dir().join(FLOW).join("SKILL.md");
+    let live = tw.skills_dir().join(&flow).join("SKILL.md");
     let edited = std::fs::read_to_string(&live).unwrap() + &format!("\nStep {HOSTILE}\n");
     std::fs::write(&live, edited).unwrap();
     tw.run_ok(&["sweep"]);
-    let diff = tw.run(&["diff", FLOW]);
+    let diff = tw.run(&["diff", &flow]);
     assert!(diff.status.success(), "{}", describe(&diff));
     assert!(String::from_utf8_lossy(&diff.stdout).contains("\\x1b]2;owned"), "{}", describe(&diff));
     assert_clean("diff", &diff);
