@@ -381,4 +381,3 @@ CREATE INDEX workflow_members_session ON workflow_members(workflow_id, session_k
 CREATE INDEX workflow_members_turn ON workflow_members(turn_id);
 CREATE INDEX sequence_sightings_turn ON sequence_sightings(turn_id);
 "#;
-
