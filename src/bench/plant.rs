@@ -80,32 +80,33 @@ impl Rng {
 const ALNUM: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 const UPPER: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
-/// Tools the calls are written with: Claude Code or Codex.
+/// Tools the calls are written with: Claude Code or Codex. The demo writes its sessions with
+/// the same [`Script`].
 #[derive(Clone, Copy, PartialEq)]
-enum Agent {
+pub(crate) enum Agent {
     Claude,
     Codex,
 }
 
 /// Builds one session's calls in the agent's own tools.
-struct Script {
-    agent: Agent,
-    cwd: String,
-    calls: Vec<Call>,
+pub(crate) struct Script {
+    pub(crate) agent: Agent,
+    pub(crate) cwd: String,
+    pub(crate) calls: Vec<Call>,
 }
 
 impl Script {
-    fn sh(&mut self, cmd: &str) {
+    pub(crate) fn sh(&mut self, cmd: &str) {
         self.sh_result(cmd, false);
     }
-    fn sh_result(&mut self, cmd: &str, error: bool) {
+    pub(crate) fn sh_result(&mut self, cmd: &str, error: bool) {
         let (name, input) = match self.agent {
             Agent::Claude => ("Bash", json!({"command": cmd, "description": "run"})),
             Agent::Codex => ("exec_command", json!({"cmd": cmd, "workdir": self.cwd})),
         };
         self.calls.push(Call { name, input, error });
     }
-    fn edit(&mut self, path: &str) {
+    pub(crate) fn edit(&mut self, path: &str) {
         let (name, input) = match self.agent {
             Agent::Claude => (
                 "Edit",
@@ -120,7 +121,7 @@ impl Script {
         };
         self.calls.push(Call { name, input, error: false });
     }
-    fn write(&mut self, path: &str) {
+    pub(crate) fn write(&mut self, path: &str) {
         let (name, input) = match self.agent {
             Agent::Claude => (
                 "Write",
@@ -135,7 +136,7 @@ impl Script {
         };
         self.calls.push(Call { name, input, error: false });
     }
-    fn read(&mut self, path: &str) {
+    pub(crate) fn read(&mut self, path: &str) {
         match self.agent {
             Agent::Claude => self.calls.push(Call {
                 name: "Read",

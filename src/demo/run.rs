@@ -1,5 +1,6 @@
 //! Builds the demo workspace and runs the pipeline over it the way a person would over weeks:
-//! ingest and detect, pin a skill, promote a drafted sequence, let the agent work on, sweep.
+//! ingest and detect, pin a skill, promote the drafted release workflow, let the agent work on,
+//! sweep.
 
 use std::path::{Path, PathBuf};
 
@@ -22,7 +23,7 @@ pub struct DemoReport {
     pub config: PathBuf,
     /// The hand-written skill pinned as protected before the sweep.
     pub pinned: String,
-    /// The drafted sequence promoted between the two phases.
+    /// The drafted release workflow promoted between the two phases.
     pub promoted: String,
     pub first_pass: PassReport,
     pub second_pass: PassReport,
@@ -55,11 +56,11 @@ pub fn build(root: &Path) -> Result<(Workspace, DemoReport)> {
     let sweep = pipeline::upkeep_and_judge(&mut ws, false, false)?;
     let first_pass = PassReport { ingest, after, sweep };
 
-    // ... and promotes the drafted snapshot-fix sequence.
-    let candidate = sequence_candidate(&ws, &agent)?;
+    // ... and promotes the drafted crate-release workflow.
+    let candidate = release_candidate(&ws, &agent)?;
     let promoted = crate::draft::promote(&mut ws, candidate)?.name;
 
-    // Later sessions do the same work with one more step: a proposed new version.
+    // Later sessions release with one more step: a proposed new version.
     write_phase_two(&layout)?;
     let second_pass = pipeline::run_pass(&mut ws, &[], &mut |_| {})?;
 
@@ -82,18 +83,19 @@ pub fn build(root: &Path) -> Result<(Workspace, DemoReport)> {
     Ok((ws, report))
 }
 
-fn sequence_candidate(ws: &Workspace, agent: &str) -> Result<i64> {
-    let mut open: Vec<_> = crate::draft::list_candidates(&ws.store, Some(agent))?
+/// The open workflow candidate whose steps publish a crate.
+fn release_candidate(ws: &Workspace, agent: &str) -> Result<i64> {
+    crate::draft::list_candidates(&ws.store, Some(agent))?
         .into_iter()
         .filter(|c| {
-            c.source == crate::draft::CandidateSource::Sequence
+            c.source == crate::draft::CandidateSource::Workflow
                 && c.status == crate::draft::CandidateStatus::Candidate
+                && !c.evidence_only
+                && c.tool_sequence.to_string().contains("sh:cargo publish")
         })
-        .collect();
-    open.sort_by(|a, b| b.occurrences.cmp(&a.occurrences).then(a.id.cmp(&b.id)));
-    open.first()
         .map(|c| c.id)
-        .context("the demo transcripts produced no sequence candidate to promote")
+        .min()
+        .context("the demo transcripts produced no release workflow to promote")
 }
 
 fn prepare(root: &Path) -> Result<()> {

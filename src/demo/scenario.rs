@@ -1,7 +1,11 @@
 //! The demo scenario: a small, deterministic workspace whose transcripts show every behaviour
-//! skilldeck reacts to — a repeated tool sequence across sessions (Claude Code and Codex), a
-//! streak of successes on one task signature (Claude Code and native), skill invocations that
-//! succeed and fail, and, in a second phase, the same sequence grown by one step.
+//! skilldeck reacts to — concrete workflows repeated across sessions of different projects
+//! (releasing a crate and adding a SQL migration in Claude Code, an issue-tracker loop in Codex),
+//! with the variations real sessions have (a failed check fixed and re-run, a look-around step,
+//! swapped steps, other versions and ids); skill invocations that succeed and fail; a native
+//! streak with no commands (kept as evidence only); and, in a second phase, the release
+//! workflow grown by one step (a GitHub release), which proposes a new version of the skill
+//! promoted in between.
 
 use std::path::{Path, PathBuf};
 
@@ -9,9 +13,8 @@ use anyhow::{Context, Result};
 use chrono::{TimeZone, Utc};
 use serde_json::json;
 
-use super::transcripts::{
-    Call, Clock, Turn, call, claude_session, codex_rollout, failing, native_line,
-};
+use super::transcripts::{Clock, Turn, call, claude_session, codex_rollout, failing, native_line};
+use crate::bench::plant::{Agent, Script};
 
 /// Where the demo put things.
 pub struct Layout {
@@ -59,41 +62,88 @@ fn skill_md(name: &str, description: &str) -> String {
     )
 }
 
-fn fix_test_turn(module: &str, extra_step: bool) -> Turn {
-    let mut calls: Vec<Call> = vec![
-        call("Grep", json!({"pattern": format!("snapshot_{module}"), "path": "tests"})),
-        call("Read", json!({"file_path": format!("tests/{module}.rs")})),
-        call(
-            "Edit",
-            json!({"file_path": format!("tests/{module}.rs"), "old_string": "a", "new_string": "b"}),
-        ),
-        call(
-            "Bash",
-            json!({"command": format!("cargo test {module}"), "description": "Run the tests"}),
-        ),
-    ];
-    if extra_step {
-        let snapshot = format!("tests/snapshots/{module}.snap");
-        calls.push(call("Write", json!({"file_path": snapshot, "content": "accepted"})));
+fn script(agent: Agent, cwd: &str) -> Script {
+    Script { agent, cwd: cwd.to_string(), calls: Vec::new() }
+}
+
+/// Releasing a crate: test, changelog, version bump, commit, tag, publish. `variant` adds what
+/// real sessions do differently: 1 fails a test, fixes it and re-runs it; 2 looks around first
+/// and bumps the version before the changelog. `grown` adds a GitHub release at the end.
+fn release_turn(cwd: &str, version: &str, variant: usize, grown: bool) -> Turn {
+    let mut s = script(Agent::Claude, cwd);
+    if variant == 1 {
+        s.sh_result("cargo test --all-features", true);
+        s.edit("src/lib.rs");
     }
+    s.sh("cargo test --all-features");
+    if variant == 2 {
+        s.sh("git log --oneline -5");
+        s.read("README.md");
+        s.edit("Cargo.toml");
+        s.edit("CHANGELOG.md");
+    } else {
+        s.edit("CHANGELOG.md");
+        s.edit("Cargo.toml");
+    }
+    s.sh(&format!("git commit -am 'Release {version}'"));
+    s.sh(&format!("git tag v{version}"));
+    s.sh("cargo publish");
+    if grown {
+        s.sh(&format!("gh release create v{version} --notes-from-tag"));
+    }
+    let prompt = match variant {
+        0 => format!("release {version} of the crate"),
+        1 => format!("cut the {version} release and publish it to crates.io"),
+        _ => format!("ship {version}: changelog, bump, tag, publish"),
+    };
+    Turn { prompt, calls: s.calls, reply: "Published and tagged." }
+}
+
+/// Adding a SQL migration: write it, apply it, test, commit. Variant 1 lists the folder
+/// first; variant 2's migration fails, gets fixed and is applied again.
+fn migration_turn(cwd: &str, n: usize, table: &str, variant: usize) -> Turn {
+    let mut s = script(Agent::Claude, cwd);
+    if variant == 1 {
+        s.sh("ls migrations");
+    }
+    let file = format!("migrations/{n:04}_index_{table}.sql");
+    s.write(&file);
+    if variant == 2 {
+        s.sh_result("sqlx migrate run", true);
+        s.edit(&file);
+    }
+    s.sh("sqlx migrate run");
+    s.sh("cargo test");
+    s.sh(&format!("git add migrations && git commit -m 'Index {table}'"));
     Turn {
-        prompt: format!("fix the failing snapshot test in {module}"),
-        calls,
-        reply: "The snapshot test passes again.",
+        prompt: format!("add a migration that indexes the {table} table"),
+        calls: s.calls,
+        reply: "Migration added and applied.",
     }
 }
 
-fn changelog_turn(prompt: &str) -> Turn {
+/// An issue-tracker loop in Codex: show, claim, fix, test, commit, close. Variant 1 asks the
+/// tracker what is ready first; variant 2's test fails once and is re-run after a fix.
+fn tracker_turn(cwd: &str, id: &str, variant: usize) -> Turn {
+    let mut s = script(Agent::Codex, cwd);
+    if variant == 1 {
+        s.sh("bd ready");
+    }
+    s.sh(&format!("bd show {id}"));
+    s.sh(&format!("bd update {id} --status in_progress"));
+    s.read("src/handlers.rs");
+    s.edit("src/handlers.rs");
+    if variant == 2 {
+        s.sh_result("cargo test", true);
+        s.edit("src/handlers.rs");
+    }
+    s.sh("cargo test");
+    s.sh(&format!("git commit -am 'Fix {id}'"));
+    s.sh(&format!("bd close {id}"));
     Turn {
-        prompt: prompt.into(),
-        calls: vec![
-            call("Read", json!({"file_path": "CHANGELOG.md"})),
-            call(
-                "Edit",
-                json!({"file_path": "Cargo.toml", "old_string": "0.1", "new_string": "0.2"}),
-            ),
-        ],
-        reply: "Version bumped and changelog updated.",
+        prompt: format!("work on {id} from the tracker and close it when done"),
+        calls: s.calls,
+        reply: "Fixed, committed and closed.",
     }
 }
 
@@ -122,7 +172,6 @@ pub fn write_phase_one(layout: &Layout) -> Result<()> {
         &layout.config_file,
         &format!(
             "agent_id = \"default\"\n\n\
-             [detect]\nspecific_only = false\n\n\
              [[transcripts]]\npath = {:?}\nformat = \"claude\"\n\n\
              [[transcripts]]\npath = {:?}\nformat = \"codex\"\nagent = \"codex\"\n\n\
              [[transcripts]]\npath = {:?}\nformat = \"native\"\n",
@@ -130,57 +179,43 @@ pub fn write_phase_one(layout: &Layout) -> Result<()> {
         ),
     )?;
 
-    let project = layout.claude_projects.join("-home-demo-webapp");
-    let changelog = [
-        "bump the version and update the changelog",
-        "update the changelog and bump the version",
-        "bump version, update changelog",
-    ];
     let deploys = [(true, false), (false, false), (true, false)];
-    for (i, module) in ["parser", "lexer", "render"].iter().enumerate() {
+    let crates =
+        [("tally", "0.4.0", "orders"), ("quill", "1.2.0", "users"), ("ferry", "0.9.1", "events")];
+    for (i, (name, version, table)) in crates.iter().enumerate() {
         let mut clock =
             Clock::starting(Utc.with_ymd_and_hms(2026, 11, 2 + i as u32, 9, 0, 0).unwrap());
         let session = format!("5e55{i:04x}-demo-4000-8000-00000000000{i}");
+        let cwd = format!("/home/demo/{name}");
         let (deploy_a, deploy_b) = deploys[i];
         let turns = vec![
-            fix_test_turn(module, false),
-            changelog_turn(changelog[i]),
+            release_turn(&cwd, version, i, false),
+            migration_turn(&cwd, 3 + i, table, i),
             skill_turn("write the release notes for this sprint", "release-notes", true),
             skill_turn("deploy the web app to staging", "legacy-deploy", deploy_a),
             skill_turn("deploy to staging again please", "legacy-deploy", deploy_b),
             skill_turn("lint the code", "lint-fix", i == 0),
         ];
         write(
-            &project.join(format!("{session}.jsonl")),
-            &claude_session(&mut clock, &session, "/home/demo/webapp", &turns),
+            &layout
+                .claude_projects
+                .join(format!("-home-demo-{name}"))
+                .join(format!("{session}.jsonl")),
+            &claude_session(&mut clock, &session, &cwd, &turns),
         )?;
     }
 
-    for (i, area) in ["auth", "billing", "search"].iter().enumerate() {
+    for (i, (name, id)) in
+        [("api", "API-12"), ("billing", "BIL-7"), ("search", "SRC-31")].iter().enumerate()
+    {
         let day = 2 + i as u32;
         let mut clock = Clock::starting(Utc.with_ymd_and_hms(2026, 11, day, 14, 0, 0).unwrap());
         let session = format!("019e0000-0000-7000-8000-00000000c0d{i}");
-        let turn = Turn {
-            prompt: format!("add a regression test for the {area} bug and make it pass"),
-            calls: vec![
-                call(
-                    "exec_command",
-                    json!({"cmd": format!("rg -n {area} src"), "workdir": "/home/demo/api"}),
-                ),
-                call(
-                    "apply_patch",
-                    json!(format!(
-                        "*** Begin Patch\n*** Add File: tests/{area}.rs\n+#[test]\n*** End Patch\n"
-                    )),
-                ),
-                call("exec_command", json!({"cmd": "cargo test", "workdir": "/home/demo/api"})),
-            ],
-            reply: "Added the test; it passes.",
-        };
+        let cwd = format!("/home/demo/{name}");
         let dir = layout.codex_sessions.join(format!("2026/11/{day:02}"));
         write(
             &dir.join(format!("rollout-2026-11-{day:02}T14-00-00-{session}.jsonl")),
-            &codex_rollout(&mut clock, &session, "/home/demo/api", &[turn]),
+            &codex_rollout(&mut clock, &session, &cwd, &[tracker_turn(&cwd, id, i)]),
         )?;
     }
 
@@ -200,23 +235,28 @@ pub fn write_phase_one(layout: &Layout) -> Result<()> {
     write(&layout.native_dir.join("trajectories.jsonl"), &native)
 }
 
-/// Phase two: three later sessions where the snapshot-fix sequence gained a step (writing the
-/// accepted snapshot), so detection proposes a new version of the skill promoted in between.
+/// Phase two: three later sessions of other crates where the release workflow gained a step
+/// (`gh release create`), so detection proposes a new version of the skill promoted in between.
 pub fn write_phase_two(layout: &Layout) -> Result<()> {
-    let project = layout.claude_projects.join("-home-demo-webapp");
-    for (i, module) in ["cli", "config", "store"].iter().enumerate() {
+    for (i, (name, version)) in
+        [("loom", "0.2.0"), ("sprig", "2.0.1"), ("kiln", "0.7.3")].iter().enumerate()
+    {
         let mut clock =
             Clock::starting(Utc.with_ymd_and_hms(2026, 11, 9 + i as u32, 9, 0, 0).unwrap());
         let session = format!("5e55{:04x}-demo-4000-8000-00000000001{i}", 16 + i);
+        let cwd = format!("/home/demo/{name}");
         let turns = vec![
-            fix_test_turn(module, true),
+            release_turn(&cwd, version, i, true),
             skill_turn("write the release notes for this sprint", "release-notes", true),
             skill_turn("deploy the web app to staging", "legacy-deploy", false),
             skill_turn("lint the code", "lint-fix", false),
         ];
         write(
-            &project.join(format!("{session}.jsonl")),
-            &claude_session(&mut clock, &session, "/home/demo/webapp", &turns),
+            &layout
+                .claude_projects
+                .join(format!("-home-demo-{name}"))
+                .join(format!("{session}.jsonl")),
+            &claude_session(&mut clock, &session, &cwd, &turns),
         )?;
     }
     Ok(())

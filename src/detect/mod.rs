@@ -415,7 +415,7 @@ fn record_workflow(
         .iter()
         .map(|s| Step { name: s.tool.clone(), input_shape: s.key.clone() })
         .collect();
-    let evidence = Evidence {
+    let mut evidence = Evidence {
         agent_id: agent.to_string(),
         hash: format!("wf:{wid}"),
         source: CandidateSource::Workflow,
@@ -431,6 +431,16 @@ fn record_workflow(
     let id = counted(ctx.record(&evidence)?, report);
     workflows::set_candidate(ctx.conn, wid, id, &keys)?;
     if !evidence_only {
+        // The workflow of a promoted candidate whose consensus changed (a step was added or
+        // dropped in later sessions) is drafted again under its own hash; evolution then links
+        // that draft to the live skill as a proposed new version.
+        let promoted = candidates::get_candidate(ctx.conn, id)?;
+        if promoted.status == CandidateStatus::Promoted
+            && promoted.tool_sequence != serde_json::to_value(&evidence.steps)?
+        {
+            evidence.hash = format!("wf:{wid}:{}", sequence::hash(&evidence.steps));
+            counted(ctx.record(&evidence)?, report);
+        }
         let mut superseded = workflows::supersede_sequences(ctx.conn, agent, wid)?;
         superseded.extend(workflows::supersede_streaks(ctx.conn, wid)?);
         for superseded in superseded {

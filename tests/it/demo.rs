@@ -56,25 +56,47 @@ fn demo_runs_every_stage_and_its_drafts_pass_the_reference_validator() {
     assert_eq!(first["ingest"]["bad_lines"], 0);
     assert_eq!(report["second_pass"]["ingest"]["files_read"], 3);
 
-    // Streaks (seed 000) in Claude Code and native transcripts became drafts.
+    // Discovery proposes concrete workflows with their commands; generic tool sequences and
+    // the native streak without commands stay evidence, out of the queue.
     let candidates = in_demo(&dir, &["candidates", "--all"]);
-    let names: Vec<&str> =
-        candidates.as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
-    for name in ["auto-changelog-update-version", "auto-generate-metrics-weekly"] {
-        assert!(names.contains(&name), "{name} missing from {names:?}");
+    let candidates = candidates.as_array().unwrap();
+    for c in candidates {
+        assert_eq!(c["source"], "workflow", "only workflows are proposed: {c}");
+        assert_eq!(c["evidence_only"], false, "{c}");
     }
-    // The sequence seen in 3 sessions (seed 001) was promoted; its grown form is a proposed
-    // new version of that skill, not a new skill.
+    let templates = |c: &Value| -> Vec<String> {
+        c["workflow"]["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["template"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let migration = candidates
+        .iter()
+        .find(|c| templates(c).iter().any(|t| t == "sqlx migrate run"))
+        .expect("the migration workflow");
+    assert_eq!(migration["status"], "candidate");
+    assert_eq!(migration["occurrences"], 3);
+    assert!(templates(migration).iter().any(|t| t == "Edit migrations/*.sql"), "{migration}");
+    let reason = migration["reason"]["summary"].as_str().unwrap();
+    assert!(reason.contains("seen in 3 sessions of 3 projects"), "{reason}");
+    // The release workflow seen in 3 sessions was promoted; grown by a step in later sessions,
+    // it is a proposed new version of that skill, not a new skill.
     let promoted = report["promoted"].as_str().unwrap();
     let proposal = candidates
-        .as_array()
-        .unwrap()
         .iter()
         .find(|c| c["status"] == "candidate" && !c["target_skill_id"].is_null())
         .expect("a proposed version");
     assert_eq!(proposal["target_skill_id"], skill(&report, promoted)["id"]);
     assert_eq!(proposal["target_skill_name"], promoted);
-    assert_eq!(proposal["occurrences"], 3);
+    assert_eq!(proposal["occurrences"], 6);
+    let steps = templates(proposal);
+    for step in
+        ["git tag v<version>", "cargo publish", "gh release create v<version> --notes-from-tag"]
+    {
+        assert!(steps.iter().any(|t| t == step), "{step} missing from {steps:?}");
+    }
     let id = proposal["id"].to_string();
     let listing = run_in_demo(&dir, &["candidates"]);
     assert!(
@@ -84,11 +106,13 @@ fn demo_runs_every_stage_and_its_drafts_pass_the_reference_validator() {
     // Approving it makes version 2 of the same skill, and the diff shows the added step.
     run_in_demo(&dir, &["approve", &id]);
     let diff = run_in_demo(&dir, &["diff", promoted, "1", "2"]);
-    assert!(diff.lines().any(|l| l.starts_with('+') && l.contains("`Write`")), "{diff}");
+    assert!(diff.lines().any(|l| l.starts_with('+') && l.contains("gh release create")), "{diff}");
     // Codex work belongs to its own agent.
     let codex = in_demo(&dir, &["candidates", "--agent", "codex"]);
     assert_eq!(codex.as_array().unwrap().len(), 1, "{codex}");
     assert_eq!(codex[0]["agent_id"], "codex");
+    let steps = templates(&codex[0]);
+    assert!(steps.iter().any(|t| t == "bd close <id>"), "{steps:?}");
 
     // Outcomes were scored and swept: failing skill deprecated, the pinned one spared.
     assert_eq!(skill(&report, "legacy-deploy")["status"], "deprecated");
