@@ -141,7 +141,11 @@ fn tracker_turn(cwd: &str, id: &str, variant: usize) -> Turn {
     s.sh(&format!("git commit -am 'Fix {id}'"));
     s.sh(&format!("bd close {id}"));
     Turn {
-        prompt: format!("work on {id} from the tracker and close it when done"),
+        prompt: match variant {
+            0 => format!("fix tracker issue {id} and close it"),
+            1 => format!("fix tracker issue {id}, then close it"),
+            _ => format!("fix the tracker issue {id} and close it when done"),
+        },
         calls: s.calls,
         reply: "Fixed, committed and closed.",
     }

@@ -28,7 +28,18 @@ impl Store {
     /// A trouble a person can fix (read-only folder, a path under a file, a lock, a damaged
     /// file) is one line naming the path and the fix ([`trouble::explain`]).
     pub fn open(path: &Path) -> Result<Self> {
-        Store::open_inner(path).map_err(|e| trouble::explained(path, e))
+        // Switching a new database to WAL takes an exclusive lock without waiting on the busy
+        // handler, so processes opening a new database at once can see "database is locked"
+        // before any transaction: the whole open (idempotent) is tried again until the timeout.
+        let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+        loop {
+            match Store::open_inner(path) {
+                Err(e) if is_busy(&e) && std::time::Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                other => return other.map_err(|e| trouble::explained(path, e)),
+            }
+        }
     }
 
     fn open_inner(path: &Path) -> Result<Self> {
@@ -226,6 +237,17 @@ fn folder_writable(path: &Path) -> bool {
 /// The current time as stored everywhere: RFC 3339 UTC with seconds.
 pub fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// Whether `error` is SQLite saying another connection holds the lock it needs.
+fn is_busy(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        matches!(
+            cause.downcast_ref::<rusqlite::Error>(),
+            Some(rusqlite::Error::SqliteFailure(e, _))
+                if matches!(e.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+        )
+    })
 }
 
 #[cfg(test)]
