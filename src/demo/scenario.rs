@@ -93,8 +93,8 @@ fn release_turn(cwd: &str, version: &str, variant: usize, grown: bool) -> Turn {
     }
     let prompt = match variant {
         0 => format!("release {version} of the crate"),
-        1 => format!("cut the {version} release and publish it to crates.io"),
-        _ => format!("ship {version}: changelog, bump, tag, publish"),
+        1 => format!("release the crate as {version} and publish it to crates.io"),
+        _ => format!("release crate version {version}: changelog, bump, tag, publish"),
     };
     Turn { prompt, calls: s.calls, reply: "Published and tagged." }
 }
