@@ -271,7 +271,12 @@ fn verb_object(request: &str) -> Option<(&'static str, Vec<String>)> {
 /// The most common verb of the requests and its most common object (a longer object wins a tie:
 /// it says more). `None` when no request starts with a known verb.
 pub fn from_requests(requests: &[String]) -> Option<String> {
-    let parsed: Vec<(&str, Vec<String>)> = requests.iter().filter_map(|r| verb_object(r)).collect();
+    let mut parsed: Vec<(&str, Vec<String>)> =
+        requests.iter().filter_map(|r| verb_object(r)).collect();
+    // A verb with an object says more than one without ("ship 1.2.0" beside "cut the release").
+    if parsed.iter().any(|p| !p.1.is_empty()) {
+        parsed.retain(|p| !p.1.is_empty());
+    }
     let mut verbs: HashMap<&str, usize> = HashMap::new();
     for (v, _) in &parsed {
         *verbs.entry(v).or_default() += 1;
@@ -365,6 +370,10 @@ mod tests {
             name(&["cut a 1.12.9 release and publish it", "please ship 1.15.1: changelog, tag"])
                 .unwrap(),
             "cut-release"
+        );
+        assert_eq!(
+            name(&["ship 0.3.1: changelog, bump, tag", "release 0.3.2 of the crate"]).unwrap(),
+            "release-crate"
         );
     }
 
