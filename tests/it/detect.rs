@@ -1,29 +1,37 @@
-//! Detection: seed 000 streaks and seed 001 sequences, fed by rows written the way ingestion
-//! writes them (the schema is the contract).
+//! Detection: seed 000 streaks and seed 001 sequences, fed by Claude Code transcripts written to
+//! disk and ingested through the library, as a person's sessions would be.
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
-use rusqlite::params;
+use chrono::{Duration, TimeZone, Utc};
 use serde_json::Value;
 use skilldeck::config::Config;
+use skilldeck::demo::transcripts::{self, Clock, Turn};
 use skilldeck::detect::{self, DetectReport};
 use skilldeck::workspace::Workspace;
 
 use crate::support::TestWorkspace;
 
-/// Writes sessions, turns and tool calls straight into the workspace database.
+/// Writes Claude Code session files (one per agent and session key, appended turn by turn) under
+/// the test workspace and ingests each change through `skilldeck::ingest`.
 pub struct Feed {
     pub ws: Workspace,
-    clock: u32,
+    dir: PathBuf,
+    clock: i64,
+    /// Bytes written so far per session file: each turn is appended, never rewritten.
+    files: HashMap<PathBuf, String>,
 }
 
-pub const READ: (&str, &str) = ("Read", r#"{"file_path":"string"}"#);
-pub const EDIT: (&str, &str) =
-    ("Edit", r#"{"file_path":"string","new_string":"string","old_string":"string"}"#);
-pub const BASH: (&str, &str) = ("Bash", r#"{"command":"string","description":"string"}"#);
+/// A tool step: name and an input of the shape that tool's calls have in real transcripts.
+pub type Step = (&'static str, &'static str);
+
+pub const READ: Step = ("Read", r#"{"file_path":"src/lib.rs"}"#);
+pub const EDIT: Step = ("Edit", r#"{"file_path":"src/lib.rs","new_string":"b","old_string":"a"}"#);
+pub const BASH: Step = ("Bash", r#"{"command":"cargo test","description":"Run the tests"}"#);
 /// Specific steps (MCP tools, keyed by full name): work worth a draft, unlike Read/Edit/Bash.
-pub const SHOW: (&str, &str) = ("mcp__tracker__show", r#"{"id":"string"}"#);
-pub const CLOSE: (&str, &str) = ("mcp__tracker__close", r#"{"id":"string"}"#);
+pub const SHOW: Step = ("mcp__tracker__show", r#"{"id":"T-1"}"#);
+pub const CLOSE: Step = ("mcp__tracker__close", r#"{"id":"T-1"}"#);
 /// The name of the workflow candidate `[SHOW, EDIT, CLOSE]` makes.
 pub const FLOW: &str = "deploy-staging-stack";
 
@@ -32,58 +40,56 @@ impl Feed {
     pub fn new(tw: &TestWorkspace) -> Feed {
         let config = Config::load(&tw.config()).expect("config");
         let ws = crate::support::library_workspace(config, tw.root());
-        Feed { ws, clock: 0 }
+        let dir = tw.root().join("feed");
+        Feed { ws, dir, clock: 0, files: HashMap::new() }
     }
 
-    pub fn session(&mut self, agent: &str, key: &str) -> i64 {
-        self.ws
-            .store
-            .conn()
-            .execute(
-                "INSERT INTO sessions (agent_id, session_key, source) VALUES (?1, ?2, 'native')
-                 ON CONFLICT(agent_id, session_key) DO NOTHING",
-                params![agent, key],
-            )
-            .unwrap();
-        self.ws
-            .store
-            .conn()
-            .query_row(
-                "SELECT id FROM sessions WHERE agent_id = ?1 AND session_key = ?2",
-                params![agent, key],
-                |r| r.get(0),
-            )
-            .unwrap()
-    }
-
-    /// A complete turn in session `key` of `agent`, with its tool calls (name, input shape).
+    /// A complete turn in session `key` of `agent`: the prompt, each tool's call and result (the
+    /// last result an error when `success` is false), and a closing reply. Returns the turn's id.
     pub fn turn(
         &mut self,
         agent: &str,
         key: &str,
         input: &str,
         success: bool,
-        tools: &[(&str, &str)],
+        tools: &[Step],
     ) -> i64 {
-        let session = self.session(agent, key);
-        self.clock += 1;
-        let at = format!("2026-11-01T10:{:02}:{:02}Z", self.clock / 60, self.clock % 60);
-        let conn = self.ws.store.conn();
-        conn.execute(
-            "INSERT INTO turns (session_id, agent_id, file_path, user_input, outcome, started_at,
-             ended_at, complete) VALUES (?1, ?2, 'test.jsonl', ?3, ?4, ?5, ?5, 1)",
-            params![session, agent, input, if success { "success" } else { "failure" }, at],
-        )
-        .unwrap();
-        let turn = conn.last_insert_rowid();
-        for (i, (name, shape)) in tools.iter().enumerate() {
-            conn.execute(
-                "INSERT INTO tool_calls (turn_id, ordinal, name, input_shape) VALUES (?1, ?2, ?3, ?4)",
-                params![turn, i as i64, name, shape],
-            )
-            .unwrap();
+        assert!(success || !tools.is_empty(), "a failed turn needs a tool call to fail");
+        let mut calls: Vec<transcripts::Call> = tools
+            .iter()
+            .map(|(name, input)| transcripts::call(name, serde_json::from_str(input).unwrap()))
+            .collect();
+        if !success {
+            calls.last_mut().unwrap().error = true;
         }
-        turn
+        // Turns follow each other ten minutes apart, across sessions, in the order written.
+        self.clock += 1;
+        let at = Utc.with_ymd_and_hms(2026, 11, 1, 0, 0, 0).unwrap()
+            + Duration::minutes(10 * self.clock);
+        let mut clock = Clock::starting(at);
+        let turn = Turn { prompt: input.to_string(), calls, reply: "Done." };
+        let chunk = transcripts::claude_session(&mut clock, key, "/work/project", &[turn]);
+        let path = self.dir.join(agent).join(format!("{key}.jsonl"));
+        let text = self.files.entry(path.clone()).or_default();
+        // The writer opens every file with a summary line; an appended turn goes without it.
+        let body = if text.is_empty() { &chunk[..] } else { chunk.split_once('\n').unwrap().1 };
+        text.push_str(body);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text.as_bytes()).unwrap();
+        let report =
+            skilldeck::ingest::run_as(&mut self.ws, &[path], agent, &mut |_| {}).expect("ingest");
+        assert!(report.problems.is_empty() && report.bad_lines == 0, "{report:?}");
+        assert_eq!(report.turns, 1, "{report:?}");
+        self.ws
+            .store
+            .conn()
+            .query_row(
+                "SELECT t.id FROM turns t JOIN sessions s ON s.id = t.session_id
+                 WHERE s.agent_id = ?1 AND s.session_key = ?2 ORDER BY t.id DESC LIMIT 1",
+                [agent, key],
+                |r| r.get(0),
+            )
+            .unwrap()
     }
 
     pub fn detect(&mut self) -> DetectReport {
@@ -303,7 +309,7 @@ fn a_failure_drops_the_bucket_and_a_trigger_clears_it() {
 fn polling_and_smoke_tests_are_not_evidence() {
     let tw = TestWorkspace::new();
     let mut feed = Feed::new(&tw);
-    let poll = ("write_stdin", r#"{"chars":"string","session_id":"number"}"#);
+    let poll = ("write_stdin", r#"{"chars":"","session_id":7}"#);
     for s in ["a", "b", "c"] {
         feed.turn("codex", s, "watch the build", true, &[poll, poll, poll, poll]);
         feed.turn("codex", s, "hello", true, &[READ, EDIT, BASH]);

@@ -154,7 +154,7 @@ fn drafts_pass_the_reference_validator() {
     let Some(agentskills) = crate::validate::reference_validator() else { return };
     let tw = TestWorkspace::new();
     let mut feed = Feed::new(&tw);
-    let mcp = ("mcp__notion__notion-search", r#"{"query":"string"}"#);
+    let mcp = ("mcp__notion__notion-search", r#"{"query":"Q3 roadmap"}"#);
     for s in ["s1", "s2", "s3"] {
         feed.turn(
             "default",

@@ -3,40 +3,45 @@
 
 use std::time::Instant;
 
-use rusqlite::params;
+use std::path::Path;
+
+use chrono::{TimeZone, Utc};
+use serde_json::json;
+use skilldeck::demo::transcripts::{self, Clock, Turn};
 use skilldeck::workspace::{Paths, Workspace};
 
-/// One session of `n` turns with one signature, each invoking the same skill with success.
-fn long_session(ws: &Workspace, n: i64) {
-    let conn = ws.store.conn();
-    conn.execute_batch("BEGIN").unwrap();
-    conn.execute(
-        "INSERT INTO sessions (agent_id, session_key, source) VALUES ('default', 's', 'claude')",
-        [],
-    )
-    .unwrap();
-    let session = conn.last_insert_rowid();
-    for i in 0..n {
-        conn.execute(
-            "INSERT INTO turns (session_id, agent_id, file_path, user_input, signature, outcome,
-             started_at, complete, detected) VALUES (?1, 'default', 'f', 'fix it', 'fix it', 'success', ?2, 1, 1)",
-            params![session, format!("2026-11-01T00:{:02}:{:02}Z", i / 60 % 60, i % 60)],
-        )
+/// One Claude Code session of `n` turns asking the same thing, each invoking the `tidy` skill
+/// with success and then editing or running a command, written to disk, ingested and detected
+/// (detection gives the turns their signature).
+fn long_session(ws: &mut Workspace, dir: &Path, n: usize) {
+    let turns: Vec<Turn> = (0..n)
+        .map(|i| {
+            let step = if i % 2 == 0 {
+                transcripts::call("Bash", json!({"command": "cargo fmt"}))
+            } else {
+                transcripts::call(
+                    "Edit",
+                    json!({"file_path": "src/lib.rs", "old_string": "a", "new_string": "b"}),
+                )
+            };
+            let skill = transcripts::call("Skill", json!({"skill": "tidy"}));
+            Turn { prompt: "refactor the code".into(), calls: vec![skill, step], reply: "Done." }
+        })
+        .collect();
+    let start = Utc.with_ymd_and_hms(2026, 11, 1, 0, 0, 0).unwrap();
+    let text = transcripts::claude_session(&mut Clock::starting(start), "s", "/work/p", &turns);
+    let path = dir.join("transcripts/s.jsonl");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    let report = skilldeck::ingest::run_as(ws, &[path], "default", &mut |_| {}).unwrap();
+    assert_eq!((report.turns, report.skill_invocations), (n as u64, n as u64), "{report:?}");
+    skilldeck::detect::run(ws).unwrap();
+    let signed: i64 = ws
+        .store
+        .conn()
+        .query_row("SELECT COUNT(*) FROM turns WHERE signature = 'code-refactor'", [], |r| r.get(0))
         .unwrap();
-        let turn = conn.last_insert_rowid();
-        conn.execute(
-            "INSERT INTO tool_calls (turn_id, ordinal, name, input_shape) VALUES (?1, 0, ?2, '{}')",
-            params![turn, if i % 2 == 0 { "Bash" } else { "Edit" }],
-        )
-        .unwrap();
-        conn.execute(
-            "INSERT INTO skill_invocations (agent_id, skill_name, outcome, source, session_key,
-             turn_id, call_id, at) VALUES ('default', 'tidy', 'success', 'transcript', 's', ?1, ?2, '2026-11-01T00:00:00Z')",
-            params![turn, format!("c{i}")],
-        )
-        .unwrap();
-    }
-    conn.execute_batch("COMMIT").unwrap();
+    assert_eq!(signed, n as i64, "every turn has the one signature");
 }
 
 #[test]
@@ -44,7 +49,7 @@ fn the_implicit_failure_pass_over_a_long_session() {
     for n in [1_000, 4_000] {
         let dir = tempfile::tempdir().unwrap();
         let mut ws = Workspace::with_paths(Default::default(), Paths::under(dir.path())).unwrap();
-        long_session(&ws, n);
+        long_session(&mut ws, dir.path(), n);
         let started = Instant::now();
         let added = skilldeck::lifecycle::implicit_failures(&mut ws).unwrap();
         eprintln!("implicit-failure pass: {n} turns, {added} added, {:?}", started.elapsed());
