@@ -324,21 +324,20 @@ fn sequence_candidate(
     report: &mut DetectReport,
 ) -> Result<Option<i64>> {
     let min_sessions = cfg.min_sessions;
-    let Some(seen) = sightings::of_hash(ctx.conn, agent, hash, 3)? else {
-        return Ok(None);
-    };
-    if seen.session_keys.len() < min_sessions.max(1) {
+    let sightings = sightings::of_hash(ctx.conn, agent, hash)?;
+    if sightings.len() < min_sessions.max(1) {
         return Ok(None);
     }
-    let steps: Vec<Step> = serde_json::from_str(&seen.tool_sequence)?;
+    let steps: Vec<Step> = serde_json::from_str(&sightings[0].2)?;
+    let examples = distinct_inputs(sightings.iter().map(|s| s.1.as_str()));
     let evidence = Evidence {
         agent_id: agent.to_string(),
         hash: hash.to_string(),
         source: CandidateSource::Sequence,
         signature: None,
-        occurrences: seen.session_keys.len() as i64,
-        session_keys: seen.session_keys,
-        examples: seen.examples,
+        session_keys: sightings.iter().map(|s| s.0.clone()).collect(),
+        occurrences: sightings.len() as i64,
+        examples,
         evidence_only: cfg.specific_only
             && (sequence_is_generic(&steps, cfg.min_specific_steps)
                 || workflows::covers_sequence(ctx.conn, agent, hash)?),

@@ -485,10 +485,10 @@ pub fn covers_sequence(conn: &Connection, agent: &str, hash: &str) -> Result<boo
 pub fn supersede_sequences(conn: &Connection, agent: &str, id: i64) -> Result<Vec<i64>> {
     let ids: Vec<i64> = conn
         .prepare_cached(
-            "SELECT DISTINCT c.id FROM workflow_members m
-             JOIN sequence_sightings q ON q.turn_id = m.turn_id
-             CROSS JOIN skill_candidates c ON c.agent_id = q.agent_id AND c.hash = q.hash
-             WHERE m.workflow_id = ?2 AND c.agent_id = ?1 AND c.source = 'sequence'
+            "SELECT DISTINCT c.id FROM skill_candidates c
+             JOIN sequence_sightings q ON q.agent_id = c.agent_id AND q.hash = c.hash
+             JOIN workflow_members m ON m.turn_id = q.turn_id
+             WHERE c.agent_id = ?1 AND m.workflow_id = ?2 AND c.source = 'sequence'
                AND c.status = 'candidate' AND c.evidence_only = 0 AND c.target_skill_id IS NULL",
         )?
         .query_map(params![agent, id], |r| r.get(0))?
