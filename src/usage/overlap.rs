@@ -28,21 +28,8 @@ const COMMON: &[&str] = &[
     "such",
 ];
 
-/// Longest common subsequence length.
-pub fn lcs_len(a: &[String], b: &[String]) -> usize {
-    if a.is_empty() || b.is_empty() {
-        return 0;
-    }
-    let mut prev = vec![0usize; b.len() + 1];
-    let mut cur = vec![0usize; b.len() + 1];
-    for x in a {
-        for (j, y) in b.iter().enumerate() {
-            cur[j + 1] = if x == y { prev[j] + 1 } else { cur[j].max(prev[j + 1]) };
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
-}
+/// Longest common subsequence length (discovery's alignment measure).
+pub use crate::detect::mine::lcs as lcs_len;
 
 pub fn jaccard<T: Eq + std::hash::Hash>(a: &HashSet<T>, b: &HashSet<T>) -> f64 {
     let union = a.union(b).count();
