@@ -74,12 +74,14 @@ pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
         if let Some(path) = &c.staged_path {
             crate::out!("      draft: {path}");
         }
+        // Evidence-only rows have no draft, so nobody drafted them.
         match &c.draft_note {
-            Some(why) => println!("      drafted by: {} ({})", c.drafted_by, safe::inline(why)),
-            None => println!("      drafted by: {}", c.drafted_by),
+            _ if c.evidence_only => {}
+            Some(why) => crate::out!("      drafted by: {} ({})", c.drafted_by, safe::inline(why)),
+            None => crate::out!("      drafted by: {}", c.drafted_by),
         }
         for flag in &c.flags {
-            println!("      flagged: {}", safe::inline(&flag.reason));
+            crate::out!("      flagged: {}", safe::inline(&flag.reason));
         }
     }
     Ok(Outcome::Ok)

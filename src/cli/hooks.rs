@@ -109,12 +109,12 @@ pub fn run(global: &GlobalArgs, args: HooksArgs) -> Result<Outcome> {
                 } else {
                     format!("installed: {}", s.installed.join(", "))
                 };
-                println!("{:?} {}: {what}", s.agent, inline(&s.file.display().to_string()));
+                crate::out!("{:?} {}: {what}", s.agent, inline(&s.file.display().to_string()));
                 if let Some(b) = &s.backup {
-                    println!("  backup: {}", inline(&b.display().to_string()));
+                    crate::out!("  backup: {}", inline(&b.display().to_string()));
                 }
                 if let Some(n) = &s.note {
-                    println!("  {}", inline(n));
+                    crate::out!("  {}", inline(n));
                 }
             }
             Ok(Outcome::Ok)
@@ -130,9 +130,9 @@ fn report(changes: &[FileChange], json: bool) -> Result<Outcome> {
     for c in changes {
         let events =
             if c.events.is_empty() { String::new() } else { format!(" ({})", c.events.join(", ")) };
-        println!("{} {}{events}", c.action, inline(&c.file.display().to_string()));
+        crate::out!("{} {}{events}", c.action, inline(&c.file.display().to_string()));
         if let Some(n) = &c.note {
-            println!("  {}", inline(n));
+            crate::out!("  {}", inline(n));
         }
     }
     Ok(Outcome::Ok)

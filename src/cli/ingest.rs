@@ -83,16 +83,16 @@ pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
             );
             let f = &p.detect.finish;
             if f.flagged > 0 {
-                println!("{} candidates flagged: evidence aimed at the agent", f.flagged);
+                crate::out!("{} candidates flagged: evidence aimed at the agent", f.flagged);
             }
             if f.model_drafts > 0 || !f.model_rejected.is_empty() {
-                println!(
+                crate::out!(
                     "draft.command: {} drafts kept, {} kept mechanical",
                     f.model_drafts,
                     f.model_rejected.len()
                 );
                 for why in &f.model_rejected {
-                    println!("  {}", crate::text::safe::inline(why));
+                    crate::out!("  {}", crate::text::safe::inline(why));
                 }
             }
         }

@@ -144,6 +144,7 @@ fn same_sequence_in_three_sessions_makes_one_candidate() {
     assert!(!tw.root().join("staging/seq-read-edit-bash").exists());
     let text = tw.run_ok(&["candidates", "--evidence"]);
     assert!(text.contains("evidence") && text.contains("seq-read-edit-bash"), "{text}");
+    assert!(!text.contains("drafted by"), "an evidence-only row has no draft: {text}");
     let refused = tw.run(&["promote", &c["id"].to_string()]);
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("evidence only"));
