@@ -51,26 +51,16 @@ fn ingest_names_a_fifo_path_and_a_fifo_root_instead_of_blocking() {
     );
 }
 
-fn live_skill(tw: &TestWorkspace, name: &str) -> std::path::PathBuf {
-    let folder = tw.skills_dir().join(name);
-    std::fs::create_dir_all(&folder).unwrap();
-    let text =
-        format!("---\nname: {name}\ndescription: Tidy. Use when asked to tidy.\n---\nTidy.\n");
-    std::fs::write(folder.join("SKILL.md"), text).unwrap();
-    tw.run_ok(&["sweep"]);
-    folder.join("SKILL.md")
-}
-
 #[test]
 fn a_skill_md_that_is_a_fifo_or_dev_zero_does_not_hang_record() {
     let tw = TestWorkspace::new();
-    let fifo = live_skill(&tw, "piped");
+    let fifo = tw.live_skill("piped");
     std::fs::remove_file(&fifo).unwrap();
     mkfifo(&fifo);
     let out = run_bounded(&tw, &["record", "piped", "success"]);
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"), "{}", describe(&out));
 
-    let zero = live_skill(&tw, "zeros");
+    let zero = tw.live_skill("zeros");
     std::fs::remove_file(&zero).unwrap();
     std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
     let out = run_bounded(&tw, &["record", "zeros", "success"]);

@@ -70,14 +70,7 @@ fn console_ingest_sweep_and_four_recorders_never_see_a_locked_database() {
     use crate::support::TestWorkspace;
 
     let tw = Arc::new(TestWorkspace::new());
-    let folder = tw.skills_dir().join("tidy");
-    std::fs::create_dir_all(&folder).unwrap();
-    std::fs::write(
-        folder.join("SKILL.md"),
-        "---\nname: tidy\ndescription: Tidy. Use when asked.\n---\nTidy.\n",
-    )
-    .unwrap();
-    tw.run_ok(&["sweep"]);
+    tw.live_skill("tidy");
     let tx = tw.root().join("transcripts");
     std::fs::create_dir_all(&tx).unwrap();
     std::fs::write(

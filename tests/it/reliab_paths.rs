@@ -78,15 +78,6 @@ fn rows_stored_under_other_spellings_are_rewritten_and_their_doubles_removed() {
 }
 
 /// A live skill `name` registered by a sweep.
-fn live_skill(tw: &TestWorkspace, name: &str) {
-    let folder = tw.skills_dir().join(name);
-    std::fs::create_dir_all(&folder).unwrap();
-    let text =
-        format!("---\nname: {name}\ndescription: Tidy. Use when asked to tidy.\n---\nTidy.\n");
-    std::fs::write(folder.join("SKILL.md"), text).unwrap();
-    tw.run_ok(&["sweep"]);
-}
-
 #[test]
 fn names_and_agents_that_leave_their_folder_are_refused_on_every_route() {
     let tw = TestWorkspace::new();
@@ -103,7 +94,7 @@ fn names_and_agents_that_leave_their_folder_are_refused_on_every_route() {
     let db = Connection::open(tw.db()).unwrap();
     assert_eq!(count(&db, "SELECT count(*) FROM skills"), 0);
 
-    live_skill(&tw, "tidy");
+    tw.live_skill("tidy");
     for agent in ["../../x", "/tmp", ".."] {
         let out = tw.run(&["record", "tidy", "success", "--agent", agent]);
         assert!(!out.status.success(), "record --agent {agent:?}: {}", describe(&out));
@@ -121,7 +112,7 @@ fn names_and_agents_that_leave_their_folder_are_refused_on_every_route() {
 #[test]
 fn a_symlink_in_the_archive_folder_does_not_carry_an_archive_outside() {
     let tw = TestWorkspace::new();
-    live_skill(&tw, "tidy");
+    tw.live_skill("tidy");
     let elsewhere = tw.root().join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
     std::fs::create_dir_all(tw.root().join("archive")).unwrap();

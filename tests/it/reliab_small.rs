@@ -94,14 +94,7 @@ fn on_read_only_disk(tw: &TestWorkspace, args: &[&str]) -> Option<std::process::
 #[test]
 fn commands_that_only_read_work_on_a_read_only_disk() {
     let tw = TestWorkspace::new();
-    let folder = tw.skills_dir().join("tidy");
-    std::fs::create_dir_all(&folder).unwrap();
-    std::fs::write(
-        folder.join("SKILL.md"),
-        "---\nname: tidy\ndescription: Tidy. Use when asked.\n---\nTidy.\n",
-    )
-    .unwrap();
-    tw.run_ok(&["sweep"]);
+    tw.live_skill("tidy");
     tw.run_ok(&["record", "tidy", "success"]);
     for args in [&["audit"][..], &["stats", "tidy"], &["versions", "tidy"], &["suggest", "tidy"]] {
         let Some(out) = on_read_only_disk(&tw, args) else { return };

@@ -98,6 +98,18 @@ impl TestWorkspace {
     }
 
     /// Runs the binary with `args`, asserting it exits 0; returns stdout.
+    /// A hand-made skill folder `name` in the live skills folder, registered by a sweep;
+    /// returns its SKILL.md.
+    pub fn live_skill(&self, name: &str) -> PathBuf {
+        let folder = self.skills_dir().join(name);
+        std::fs::create_dir_all(&folder).unwrap();
+        let text =
+            format!("---\nname: {name}\ndescription: Tidy. Use when asked to tidy.\n---\nTidy.\n");
+        std::fs::write(folder.join("SKILL.md"), text).unwrap();
+        self.run_ok(&["sweep"]);
+        folder.join("SKILL.md")
+    }
+
     pub fn run_ok(&self, args: &[&str]) -> String {
         let out = self.cmd().args(args).output().expect("run skilldeck");
         assert!(out.status.success(), "skilldeck {args:?} failed:\n{}", describe(&out));
