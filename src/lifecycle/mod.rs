@@ -30,7 +30,7 @@ pub use register::{
 };
 pub use rules::{Judged, Verdict, judge};
 pub use staleness::{StaleReport, staleness};
-pub use state::{archive, archive_with_reason, restore, set_protected};
+pub use state::{absorb, archive, archive_with_reason, restore, set_protected, unabsorb};
 pub use suggest::{SuggestIndex, Suggestion, suggest};
 pub use sweep::{Phases, StatusChange, SweepReport, judge_skills, ms};
 pub use tally::Tally;

@@ -33,6 +33,10 @@ pub struct SweepReport {
     pub implicit_failures: usize,
     /// Open candidates that became proposed versions of a live skill in this sweep.
     pub proposed_versions: usize,
+    /// Merge proposals added to the review queue (`draft::merge`), and pairs whose merged text
+    /// failed its checks.
+    pub proposed_merges: usize,
+    pub merges_skipped: Vec<String>,
     pub invocations_linked: usize,
     pub counters_synced: usize,
     pub changes: Vec<StatusChange>,

@@ -4,7 +4,7 @@
 //! release, migration 1 may still be edited in place; after it, only append.
 
 pub const MIGRATIONS: &[&str] =
-    &[V1, V_DRAFTS, V_CANONICAL_KEYS, V_WRITE, V_RETRY_INDEX, V_LOOP, V_WORKFLOWS];
+    &[V1, V_DRAFTS, V_CANONICAL_KEYS, V_WRITE, V_RETRY_INDEX, V_LOOP, V_WORKFLOWS, V_MERGES];
 
 const V1: &str = r#"
 CREATE TABLE meta (
@@ -380,4 +380,10 @@ CREATE INDEX skill_candidates_workflow ON skill_candidates(workflow_id) WHERE wo
 CREATE INDEX workflow_members_session ON workflow_members(workflow_id, session_key);
 CREATE INDEX workflow_members_turn ON workflow_members(turn_id);
 CREATE INDEX sequence_sightings_turn ON sequence_sightings(turn_id);
+"#;
+
+/// Consolidation (issue 12): a merge proposal is a proposed version of the surviving skill that
+/// names the skill approving it archives (owned by `draft::candidates`).
+const V_MERGES: &str = r#"
+ALTER TABLE skill_candidates ADD COLUMN absorbs_skill_id INTEGER; -- merge: the skill it folds in
 "#;
