@@ -78,6 +78,7 @@ pub(crate) fn upkeep_and_judge(
     let mut report = lifecycle::judge_skills(ws, full)?;
     // Usage beside outcomes: after judging, so a skill judged on this pass's uses is not stale.
     report.usage = lifecycle::staleness(ws, chrono::Utc::now())?;
+    report.triggering = crate::usage::triggering::record_transitions(ws)?;
     // Consolidation: after judging and staleness, so only skills still live are paired.
     let merges = crate::draft::propose_merges(ws)?;
     report.proposed_merges = merges.proposed;

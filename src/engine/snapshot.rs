@@ -16,6 +16,7 @@ use rusqlite::Connection;
 
 use crate::packages::{self, PackageDetail};
 use crate::store::Store;
+use crate::usage::missed::Uptake;
 use crate::{draft, lifecycle, text};
 
 /// Outcomes drawn in a skill's trend cell.
@@ -39,6 +40,8 @@ pub struct Snapshot {
     pub detail: Option<Arc<SkillDetail>>,
     /// Package, identity and traces of the selected skill, while its detail view is open.
     pub package: Option<Arc<PackageDetail>>,
+    /// Uses against missed triggers of the selected live skill, while its detail view is open.
+    pub uptake: Option<Arc<Uptake>>,
     pub rules: Rules,
 }
 
@@ -113,7 +116,18 @@ pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> 
         Some(skill) if view.package => Some(Arc::new(packages::detail(store, skill.id)?)),
         _ => None,
     };
+    snap.uptake = match selected {
+        Some(skill) if view.package && is_live(&skill.status) => {
+            let r = crate::catalog::skills::uptake_ref(conn, skill.id)?;
+            Some(Arc::new(crate::usage::missed::uptake(conn, &r)?))
+        }
+        _ => None,
+    };
     Ok(version)
+}
+
+fn is_live(status: &str) -> bool {
+    crate::catalog::SkillStatus::parse(status).is_some_and(|s| s.is_live())
 }
 
 /// What the engine watches and where it writes, for the empty-state text and the header.
