@@ -120,7 +120,7 @@ fn run(ws: &mut Workspace, force_full: bool) -> Result<SweepReport> {
 
     let t = Instant::now();
     let empty = Tally::default();
-    let mut moved: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let mut moved: Vec<Moved> = Vec::new();
     for row in &rows {
         let t = tallies.get(&row.0.id).unwrap_or(&empty);
         let judged = judge_row(&tx, &ws.paths.retired_dir, row, t, &cfg, &now, &mut moved)?;
@@ -146,6 +146,9 @@ fn run(ws: &mut Workspace, force_full: bool) -> Result<SweepReport> {
     Ok(report)
 }
 
+/// A folder the judging moved: (where it is now, where it was).
+pub(crate) type Moved = (PathBuf, PathBuf);
+
 /// What judging one skill did.
 #[derive(Debug, Default)]
 struct RowJudged {
@@ -166,7 +169,7 @@ fn judge_row(
     t: &Tally,
     cfg: &crate::config::LifecycleConfig,
     now: &str,
-    moved: &mut Vec<(PathBuf, PathBuf)>,
+    moved: &mut Vec<Moved>,
 ) -> Result<RowJudged> {
     let mut out = RowJudged::default();
     let counters = counters_of(t);
@@ -228,7 +231,7 @@ pub(crate) fn judge_now(
     cfg: &crate::config::LifecycleConfig,
     skill_id: i64,
     now: &str,
-) -> Result<(Option<StatusChange>, Vec<(PathBuf, PathBuf)>)> {
+) -> Result<(Option<StatusChange>, Vec<Moved>)> {
     let reset = skills::streak_reset_at(tx, skill_id)?;
     let t = tally::tally_one(tx, skill_id, cfg.window, reset.as_deref())?;
     let mut moved = Vec::new();
