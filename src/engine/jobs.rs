@@ -70,11 +70,31 @@ fn target(op: &Op) -> &Target {
 }
 
 /// What a job did: its message, the op to remember for undo, and the skill folders it wrote
-/// (the file events those writes cause are the engine's own, not outside edits).
+/// with the SKILL.md each holds after it (file events that find a folder just so are the
+/// echo of the engine's own write, not an outside edit).
 pub(super) struct JobDone {
     pub result: Result<String>,
     pub undo: Option<Op>,
-    pub wrote: Vec<PathBuf>,
+    pub wrote: Vec<OwnWrite>,
+}
+
+/// A folder an op wrote and its SKILL.md as the op left it (`None`: no file there).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct OwnWrite {
+    pub folder: PathBuf,
+    pub skill_md: Option<Vec<u8>>,
+}
+
+impl OwnWrite {
+    fn now(folder: PathBuf) -> OwnWrite {
+        let skill_md = std::fs::read(folder.join("SKILL.md")).ok();
+        OwnWrite { folder, skill_md }
+    }
+
+    /// Whether the folder is still as the op left it.
+    pub fn unchanged(&self) -> bool {
+        std::fs::read(self.folder.join("SKILL.md")).ok() == self.skill_md
+    }
 }
 
 /// Runs one job. `personal`: the person asked for it, so a pass that found nothing says so.
@@ -89,6 +109,7 @@ pub(super) fn run_job(
             let mut wrote = folders(ws, &op);
             let result = apply(ws, &op);
             wrote.extend(folders(ws, &op));
+            let wrote = wrote.into_iter().map(OwnWrite::now).collect();
             let undoable =
                 matches!(op, Op::Promote(_) | Op::Dismiss(_) | Op::Approve(_) | Op::Archive(_));
             let keep = (result.is_ok() && undoable).then_some(op);
@@ -98,7 +119,7 @@ pub(super) fn run_job(
             let mut wrote = folders(ws, &op);
             let result = undo(ws, &op);
             wrote.extend(folders(ws, &op));
-            (result, None, wrote)
+            (result, None, wrote.into_iter().map(OwnWrite::now).collect())
         }
         Job::Pass { ingest, sweep } => {
             let result = pass(ws, ingest, sweep, updates).map(|parts| match parts.is_empty() {

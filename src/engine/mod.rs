@@ -25,7 +25,7 @@ pub use snapshot::{Snapshot, View};
 use crate::store::Store;
 use crate::text::count;
 use crate::workspace::Workspace;
-use jobs::{Job, JobDone, describe, run_job};
+use jobs::{Job, JobDone, OwnWrite, describe, run_job};
 
 /// What the console asks of the engine.
 #[derive(Debug, Clone, PartialEq)]
@@ -168,8 +168,9 @@ struct Engine {
     /// Where changes come from: paths under the skills folder that changed while one of the
     /// person's ops was running wait here until the op says which folders it wrote.
     held_edits: Option<Vec<PathBuf>>,
-    /// Folders the engine's own ops wrote, and until when their file events may still come.
-    own_writes: Vec<(PathBuf, Instant)>,
+    /// Folders the engine's own ops wrote (with what they left there), and until when their
+    /// file events may still come.
+    own_writes: Vec<(OwnWrite, Instant)>,
     /// How long after an op its file events may still arrive.
     echo: Duration,
 }
@@ -302,9 +303,10 @@ impl Engine {
         }))
     }
 
-    /// Files under the skills folder changed. Changes in folders the engine's own ops wrote are
-    /// its own (already recorded by the op): only outside changes are scanned. While an op runs,
-    /// changes wait for it to say which folders it wrote.
+    /// Files under the skills folder changed. A change in a folder one of the engine's own ops
+    /// wrote, which still holds what the op left, is the echo of that write (already recorded
+    /// by the op); anything else is an outside change and is scanned. While an op runs, changes
+    /// wait for it to say which folders it wrote.
     fn skills_changed(&mut self, paths: Vec<PathBuf>) {
         if let Some(held) = self.held_edits.as_mut() {
             held.extend(paths);
@@ -312,8 +314,10 @@ impl Engine {
         }
         let now = Instant::now();
         self.own_writes.retain(|(_, until)| *until > now);
-        let own = |p: &PathBuf| self.own_writes.iter().any(|(dir, _)| p.starts_with(dir));
-        if paths.iter().any(|p| !own(p)) {
+        let echo = |p: &PathBuf| {
+            self.own_writes.iter().any(|(own, _)| p.starts_with(&own.folder) && own.unchanged())
+        };
+        if paths.iter().any(|p| !echo(p)) {
             self.enqueue(Job::ScanEdits);
         }
     }
@@ -322,7 +326,7 @@ impl Engine {
         let held = self.held_edits.take();
         if let Ok((_, job, _)) = &done {
             let until = Instant::now() + self.echo;
-            self.own_writes.extend(job.wrote.iter().map(|dir| (dir.clone(), until)));
+            self.own_writes.extend(job.wrote.iter().map(|own| (own.clone(), until)));
         }
         if let Some(paths) = held.filter(|p| !p.is_empty()) {
             self.skills_changed(paths);

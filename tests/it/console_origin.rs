@@ -85,4 +85,11 @@ async fn the_engines_own_writes_are_not_read_back_as_outside_edits() {
     collect(&mut handle, &mut seen, |t| t.contains("recorded as new versions")).await;
     let scans = seen.iter().filter(|t| t.as_str() == "busy reading edited skills…").count();
     assert_eq!(scans, 1, "only the outside edit is scanned: {seen:?}");
+    // A hand edit of a folder the engine has just written is not taken for its echo.
+    handle.commands.send(Command::Op(Op::Promote(target(2, "triage-issue")))).unwrap();
+    collect(&mut handle, &mut seen, |t| t.starts_with("promoted")).await;
+    let file = skills.join("triage-issue/SKILL.md");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, format!("{text}\nEdited at once.\n")).unwrap();
+    collect(&mut handle, &mut seen, |t| t.contains("recorded as new versions")).await;
 }
