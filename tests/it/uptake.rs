@@ -178,7 +178,7 @@ async fn the_skill_detail_shows_uptake_and_what_should_have_triggered_it() {
     std::fs::create_dir_all(&folder).unwrap();
     std::fs::write(folder.join("SKILL.md"), RELEASE_FLOW).unwrap();
     live.press("s");
-    live.wait_for("1 edit recorded").await;
+    live.wait_for("Skills (8)").await;
     write_sessions(&live.root.join("transcripts"), 1..=4, &[4]);
     live.press("i");
     live.wait_for("read 4 files").await;
