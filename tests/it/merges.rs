@@ -135,19 +135,23 @@ fn a_dismissed_merge_is_never_proposed_again() {
     );
 }
 
-#[test]
-fn draft_command_writes_the_merge_when_configured_and_its_text_is_checked() {
+/// The three skills swept with `draft.command` = `sh -c SCRIPT`: the workspace and the merge.
+fn merge_by_command(script: &str) -> (TestWorkspace, Value) {
     let ws = TestWorkspace::new();
-    let script = ws.root().join("merge.sh");
-    std::fs::write(
-        &script,
-        "cat > packet.json\ncat <<'EOF'\n---\nname: ship-it\ndescription: Ship or release the crate, with tests, a tag, a push and a publish.\n---\n# Ship\n\n1. Run `cargo test`.\n2. Run `git tag v<version>`.\n3. Run `git push --tags`.\n4. Run `cargo publish`.\nEOF\n",
-    )
-    .unwrap();
-    std::fs::write(ws.config(), format!("[draft]\ncommand = [\"sh\", {script:?}]\n")).unwrap();
+    let path = ws.root().join("merge.sh");
+    std::fs::write(&path, script).unwrap();
+    std::fs::write(ws.config(), format!("[draft]\ncommand = [\"sh\", {path:?}]\n")).unwrap();
     three_skills(&ws);
     ws.run_ok(&["sweep"]);
-    let m = &merges(&ws, false)[0];
+    let m = merges(&ws, false).remove(0);
+    (ws, m)
+}
+
+#[test]
+fn draft_command_writes_the_merge_when_configured_and_its_text_is_checked() {
+    let (ws, m) = merge_by_command(
+        "cat > packet.json\ncat <<'EOF'\n---\nname: ship-it\ndescription: Ship or release the crate, with tests, a tag, a push and a publish.\n---\n# Ship\n\n1. Run `cargo test`.\n2. Run `git tag v<version>`.\n3. Run `git push --tags`.\n4. Run `cargo publish`.\nEOF\n",
+    );
     assert_eq!(m["drafted_by"], "draft.command", "{m:#}");
     assert!(m["skill_md"].as_str().unwrap().contains("Ship or release the crate,"));
     let packet: Value = serde_json::from_str(
@@ -159,16 +163,9 @@ fn draft_command_writes_the_merge_when_configured_and_its_text_is_checked() {
     assert!(packet["mechanical_draft"].as_str().unwrap().contains("## Also (from release-flow)"));
 
     // A command that renames the skill is refused: the mechanical merge stays, with why.
-    let ws = TestWorkspace::new();
-    std::fs::write(
-        &script,
+    let (_ws, m) = merge_by_command(
         "cat <<'EOF'\n---\nname: other\ndescription: Something else entirely.\n---\nBody.\nEOF\n",
-    )
-    .unwrap();
-    std::fs::write(ws.config(), format!("[draft]\ncommand = [\"sh\", {script:?}]\n")).unwrap();
-    three_skills(&ws);
-    ws.run_ok(&["sweep"]);
-    let m = &merges(&ws, false)[0];
+    );
     assert_eq!(m["drafted_by"], "mechanical", "{m:#}");
     assert!(m["draft_note"].as_str().unwrap().contains("renamed"), "{m:#}");
 }
