@@ -66,28 +66,29 @@ fn key_steps(ev: &WorkflowEvidence) -> Vec<&WorkflowStep> {
     if specific.is_empty() { ev.steps.iter().filter(|s| !s.optional).collect() } else { specific }
 }
 
-/// What the skill does and when to use it, in the words of the requests.
+/// What the skill does (its key commands) and when to use it (in the words of the requests).
 pub fn description(ev: &WorkflowEvidence, name: &str) -> String {
     let what = name.replace('-', " ");
-    let mut text = format!("Use this skill when asked to {what}");
+    let sessions = ev.reason.support.max(ev.sightings.len());
+    let commands: Vec<String> =
+        key_steps(ev).iter().take(5).map(|s| code(&s.template, 40)).collect();
+    let mut text = if commands.is_empty() {
+        format!("{} the way it was done in {sessions} sessions.", title(name))
+    } else {
+        format!(
+            "{} the way it was done in {sessions} sessions: {}.",
+            title(name),
+            commands.join(", ")
+        )
+    };
+    text.push_str(&format!(" Use when asked to {what}"));
     let examples = example_requests(ev);
     let quoted: Vec<String> =
         examples.iter().take(2).map(|r| format!("\"{}\"", phrase(r, 80))).collect();
     if !quoted.is_empty() {
-        text.push_str(&format!(", as in {}", quoted.join(" or ")));
+        text.push_str(&format!(", for example {}", quoted.join(" or ")));
     }
     text.push('.');
-    let commands: Vec<String> =
-        key_steps(ev).iter().take(5).map(|s| code(&s.template, 40)).collect();
-    let sessions = ev.reason.support.max(ev.sightings.len());
-    if commands.is_empty() {
-        text.push_str(&format!(" It repeats the steps seen in {sessions} sessions."));
-    } else {
-        text.push_str(&format!(
-            " It repeats the steps seen in {sessions} sessions: {}.",
-            commands.join(", ")
-        ));
-    }
     // Never let free text split the frontmatter on `---` (the reference parser splits on it).
     let text = text.replace("---", "- - -");
     let text = redact::secrets(&text).into_owned();
