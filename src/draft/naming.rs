@@ -80,6 +80,7 @@ const VERBS: &[&str] = &[
     "fix",
     "format",
     "generate",
+    "get",
     "handle",
     "implement",
     "import",
@@ -148,6 +149,7 @@ const VERBS: &[&str] = &[
     "support",
     "sync",
     "tag",
+    "take",
     "test",
     "track",
     "translate",
@@ -161,6 +163,7 @@ const VERBS: &[&str] = &[
     "upload",
     "validate",
     "verify",
+    "work",
     "write",
 ];
 
@@ -195,7 +198,7 @@ const SYNONYMS: &[(&str, &str)] = &[
 
 /// Verbs that say little about the work ("handle X", "take X"): a name uses one only when no
 /// request has a better verb.
-const WEAK_VERBS: &[&str] = &["handle", "make", "take", "get", "work", "deal", "start", "run"];
+const WEAK_VERBS: &[&str] = &["handle", "make", "take", "get", "work", "start", "run"];
 
 /// Verbs that end an object without leading a request ("the package passes ruff").
 const STATE_VERBS: &[&str] =
@@ -310,40 +313,61 @@ fn verb_object(request: &str) -> Option<(&'static str, Vec<String>)> {
         }
     }
     let (i, v) = at?;
-    let mut object = Vec::new();
-    if !ws[i].ends_phrase {
-        for w in &ws[i + 1..] {
-            // A value before the noun is skipped ("cut a 1.2.0 release"), after it ends the object.
-            if w.value {
-                if object.is_empty() && !w.ends_phrase {
-                    continue;
-                }
-                break;
-            }
-            let text = w.text.as_str();
-            // "fix it and open a PR": a pronoun or another verb ends the search.
-            if PRONOUNS.contains(&text) || STATE_VERBS.contains(&text) {
-                break;
-            }
-            if OBJECT_FILLERS.contains(&text) || (object.is_empty() && STOPWORDS.contains(text)) {
-                if w.ends_phrase {
-                    break;
-                }
+    let object = object_after(&ws, i);
+    if is_weak(v) {
+        // "take ENG-1, implement it": the later, stronger verb says what the work is; the weak
+        // verb's object stands in when the strong one names none.
+        for j in i + 1..ws.len() {
+            if ws[j].value || (STOPWORDS.contains(ws[j].text.as_str()) && verb_at(&ws, j).is_none())
+            {
                 continue;
             }
-            // A participle after the noun starts a new phrase ("the changes related to ...").
-            let participle = text.ends_with("ed") || text.ends_with("ing");
-            if STOPWORDS.contains(text) || (!object.is_empty() && (participle || verb(text).is_some()))
-            {
-                break;
-            }
-            object.push(w.text.clone());
-            if w.ends_phrase || object.len() == MAX_OBJECT_WORDS {
-                break;
+            if let Some((strong, span)) = verb_at(&ws, j).filter(|(s, _)| !is_weak(s)) {
+                let own = object_after(&ws, j + span - 1);
+                return Some((strong, if own.is_empty() { object } else { own }));
             }
         }
     }
     Some((v, object))
+}
+
+/// The object of the verb ending at `ws[i]`: at most `MAX_OBJECT_WORDS` words of its phrase.
+fn object_after(ws: &[Word], i: usize) -> Vec<String> {
+    let mut object = Vec::new();
+    if ws[i].ends_phrase {
+        return object;
+    }
+    for w in &ws[i + 1..] {
+        // A value before the noun is skipped ("cut a 1.2.0 release"), after it ends the object.
+        if w.value {
+            if object.is_empty() && !w.ends_phrase {
+                continue;
+            }
+            break;
+        }
+        let text = w.text.as_str();
+        // "fix it and open a PR": a pronoun ends the search.
+        if PRONOUNS.contains(&text) || STATE_VERBS.contains(&text) {
+            break;
+        }
+        if OBJECT_FILLERS.contains(&text) || (object.is_empty() && STOPWORDS.contains(text)) {
+            if w.ends_phrase {
+                break;
+            }
+            continue;
+        }
+        // A participle or verb after the noun starts a new phrase ("the changes related to ...").
+        let participle = text.ends_with("ed") || text.ends_with("ing");
+        if STOPWORDS.contains(text) || (!object.is_empty() && (participle || verb(text).is_some()))
+        {
+            break;
+        }
+        object.push(w.text.clone());
+        if w.ends_phrase || object.len() == MAX_OBJECT_WORDS {
+            break;
+        }
+    }
+    object
 }
 
 /// A content word said in at least two requests (the most frequent, first said on a tie): what
@@ -519,13 +543,25 @@ mod tests {
             .unwrap(),
             "check-package"
         );
-        assert_eq!(name(&["set up the dev database", "set up dev database"]).unwrap(), "setup-dev-database");
+        assert_eq!(
+            name(&["set up the dev database", "set up dev database"]).unwrap(),
+            "setup-dev-database"
+        );
         // A weak verb names only when nothing better is said; "it" is no object.
         assert_eq!(
             name(&["handle ENG-1: fix it and open a PR", "fix the flaky login test"]).unwrap(),
             "fix-flaky-login"
         );
         assert_eq!(name(&["do ENG-4 end to end", "handle ENG-9"]).unwrap(), "handle");
+        assert_eq!(
+            name(&[
+                "take issue ENG-1, implement, PR, move it to review",
+                "take issue ENG-2, implement, PR, move it to review",
+                "handle ENG-3: fix it and open a PR",
+            ])
+            .unwrap(),
+            "implement-issue"
+        );
         // Without an object, the noun the requests share.
         assert_eq!(
             name(&["deploy to staging please", "deploy: staging is stale", "deploy"]).unwrap(),
