@@ -467,11 +467,12 @@ fn step_object(key: &str) -> String {
 /// The skill's base name (before any suffix that makes it unique): verb + object of the
 /// requests, the verb alone completed by what the most specific step acts on, or that step alone.
 pub fn base_name(ev: &WorkflowEvidence) -> String {
-    let step = ev
-        .reason
-        .specific_steps
-        .first()
-        .or_else(|| ev.steps.iter().find(|s| !s.optional).map(|s| &s.key));
+    let step = ev.reason.specific_steps.first().or_else(|| {
+        ev.steps
+            .iter()
+            .find(|s| !s.optional && s.kind != crate::workflow::StepKind::Change)
+            .map(|s| &s.key)
+    });
     let text = match (from_requests(&ev.requests), step) {
         (Some(name), Some(step)) if !name.contains('-') => format!("{name} {}", step_object(step)),
         (Some(name), _) => name,

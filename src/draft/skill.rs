@@ -108,9 +108,21 @@ fn step_line(step: &WorkflowStep) -> String {
         StepKind::Mcp => format!("Call the MCP tool {}", code(template, MAX_COMMAND)),
         StepKind::Subagent => format!("Hand the work to the {} subagent", code(template, 60)),
         StepKind::Other => format!("Use {}", code(template, MAX_COMMAND)),
+        StepKind::Change => {
+            let files: Vec<String> = step.observed.iter().take(3).map(|f| code(f, 60)).collect();
+            if files.is_empty() {
+                "Make the change the request asks for".to_string()
+            } else {
+                format!(
+                    "Make the change the request asks for (edited before: {})",
+                    files.join(", ")
+                )
+            }
+        }
     };
     let mut line = what;
-    if template.contains('<')
+    if step.kind != StepKind::Change
+        && template.contains('<')
         && let Some(seen) = step.observed.iter().find(|o| o.trim() != template)
     {
         line.push_str(&format!(" (seen: {})", code(seen, 80)));
