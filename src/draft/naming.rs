@@ -313,7 +313,7 @@ fn verb_object(request: &str) -> Option<(&'static str, Vec<String>)> {
         }
     }
     let (i, v) = at?;
-    let object = object_after(&ws, i);
+    let object = object_after(&ws, i, true);
     if is_weak(v) {
         // "take ENG-1, implement it": the later, stronger verb says what the work is; the weak
         // verb's object stands in when the strong one names none.
@@ -323,16 +323,22 @@ fn verb_object(request: &str) -> Option<(&'static str, Vec<String>)> {
                 continue;
             }
             if let Some((strong, span)) = verb_at(&ws, j).filter(|(s, _)| !is_weak(s)) {
-                let own = object_after(&ws, j + span - 1);
-                return Some((strong, if own.is_empty() { object } else { own }));
+                let own = object_after(&ws, j + span - 1, true);
+                let direct = object_after(&ws, i, false);
+                return Some((strong, if own.is_empty() { direct } else { own }));
             }
         }
     }
     Some((v, object))
 }
 
+/// Words that may stand between a verb and its direct object.
+const ARTICLES: &[&str] = &["a", "an", "the", "my", "our", "your", "its"];
+
 /// The object of the verb ending at `ws[i]`: at most `MAX_OBJECT_WORDS` words of its phrase.
-fn object_after(ws: &[Word], i: usize) -> Vec<String> {
+/// `across_prepositions`: "commit all of the changes" finds `changes`; otherwise only articles
+/// and values may come first ("take ENG-1 from the tracker" has no direct object).
+fn object_after(ws: &[Word], i: usize, across_prepositions: bool) -> Vec<String> {
     let mut object = Vec::new();
     if ws[i].ends_phrase {
         return object;
@@ -348,6 +354,13 @@ fn object_after(ws: &[Word], i: usize) -> Vec<String> {
         let text = w.text.as_str();
         // "fix it and open a PR": a pronoun ends the search.
         if PRONOUNS.contains(&text) || STATE_VERBS.contains(&text) {
+            break;
+        }
+        if object.is_empty()
+            && !across_prepositions
+            && STOPWORDS.contains(text)
+            && !ARTICLES.contains(&text)
+        {
             break;
         }
         if OBJECT_FILLERS.contains(&text) || (object.is_empty() && STOPWORDS.contains(text)) {
@@ -562,6 +575,15 @@ mod tests {
             ])
             .unwrap(),
             "implement-issue"
+        );
+        assert_eq!(
+            name(&[
+                "take jr-250 from the tracker, implement it, close it",
+                "take jr-251 from the tracker, implement it, close it",
+                "pick up the next ticket (jr-396) and finish it",
+            ])
+            .unwrap(),
+            "pick-next-ticket"
         );
         // Without an object, the noun the requests share.
         assert_eq!(
