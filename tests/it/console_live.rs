@@ -118,6 +118,31 @@ impl Live {
         }
     }
 
+    /// Runs the real binary on this workspace (as another process would, while the console
+    /// runs); asserts it succeeds and returns its stdout.
+    pub fn cli(&self, args: &[&str]) -> String {
+        if !self.root.join("config.toml").exists() {
+            super::console_fixture::write_config(&self.root);
+        }
+        let home = self.root.join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_skilldeck"))
+            .arg("--db")
+            .arg(self.root.join("skilldeck.db"))
+            .arg("--skills-dir")
+            .arg(self.root.join("skills"))
+            .arg("--config")
+            .arg(self.root.join("config.toml"))
+            .args(args)
+            .current_dir(&self.root)
+            .env("HOME", &home)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "skilldeck {args:?}: {}", super::support::describe(&out));
+        String::from_utf8(out.stdout).unwrap()
+    }
+
     pub fn query(&self, sql: &str) -> String {
         self.db.conn().query_row(sql, [], |r| r.get::<_, String>(0)).unwrap()
     }

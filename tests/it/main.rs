@@ -7,6 +7,7 @@ mod console_detail;
 mod console_fixture;
 mod console_keys;
 mod console_live;
+mod console_origin;
 mod console_tmux;
 mod console_trust;
 mod demo;
