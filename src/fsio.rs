@@ -46,6 +46,7 @@ fn replace(path: &Path, bytes: &[u8], sync: bool) -> Result<()> {
     if sync {
         tmp.as_file().sync_all().with_context(|| format!("flushing {}", tmp.path().display()))?;
     }
+    fault("temp");
     tmp.persist(path)
         .map_err(|e| e.error)
         .with_context(|| format!("replacing {}", path.display()))?;
@@ -226,7 +227,8 @@ pub fn pid_alive(pid: u32) -> bool {
 // made, before its rename), `move` (a folder renamed into place), `discard` (a folder renamed into
 // scratch, before its deletion), `aside` (an installed folder's predecessor parked), `install`
 // (a staged folder renamed into place), `write` (a file renamed into place), `commit` (the
-// database change committed, before cleanup), `drafts` (detection committed, drafts not written).
+// database change committed, before cleanup), `drafts` (detection committed, drafts not written),
+// `temp` (an atomic write's temporary file written, before its rename).
 
 /// The variable naming the steps to crash at.
 pub const FAULT_VAR: &str = "SKILLDECK_FAULT";
@@ -450,6 +452,25 @@ mod tests {
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).unwrap();
         atomic_write(&p, b"{\"a\":1}").unwrap();
         assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+
+    #[test]
+    fn scratch_sits_beside_the_folder_and_keeps_what_live_processes_and_intents_hold() {
+        let dir = tempfile::tempdir().unwrap();
+        let skills = dir.path().join("skills");
+        let scratch = scratch_for(&skills).unwrap();
+        assert_eq!(scratch, dir.path().join(SCRATCH), "beside, not inside");
+        let mine = scratch_entry(&scratch, "a");
+        let (dead, kept) = (scratch.join("0-x-b"), scratch.join("0-y-c"));
+        for p in [&mine, &dead, &kept] {
+            std::fs::create_dir_all(p).unwrap();
+        }
+        assert_eq!(clear_scratch(&scratch, &|p| p == kept), 1);
+        assert!(mine.exists() && kept.exists() && !dead.exists());
+        std::fs::remove_dir_all(&mine).unwrap();
+        std::fs::remove_dir_all(&kept).unwrap();
+        assert_eq!(clear_scratch(&scratch, &|_| false), 0);
+        assert!(!scratch.exists(), "an empty scratch folder goes");
     }
 
     #[test]

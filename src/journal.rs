@@ -329,6 +329,7 @@ fn undo_move(from: &Path, to: &Path) -> Result<()> {
 /// Puts the old bytes back when the file still holds the new ones (`old` None: it did not
 /// exist, so it goes).
 fn undo_write(file: &Path, old: Option<&[u8]>, sha: &str) -> Result<()> {
+    remove_temp_files(file);
     let Ok(now) = fsio::read_skill_md(file) else { return Ok(()) };
     if sha256_hex(&now) != sha {
         return Ok(());
@@ -336,6 +337,20 @@ fn undo_write(file: &Path, old: Option<&[u8]>, sha: &str) -> Result<()> {
     match old {
         Some(old) => fsio::atomic_write(file, old),
         None => std::fs::remove_file(file).with_context(|| format!("removing {}", file.display())),
+    }
+}
+
+/// Removes the temporary siblings `.NAME.*.tmp` an atomic write of `file` killed before its
+/// rename leaves beside it.
+fn remove_temp_files(file: &Path) {
+    let (Some(dir), Some(name)) = (file.parent(), file.file_name()) else { return };
+    let prefix = format!(".{}.", name.to_string_lossy());
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let n = entry.file_name().to_string_lossy().into_owned();
+        if n.starts_with(&prefix) && n.ends_with(".tmp") {
+            let _ = std::fs::remove_file(entry.path());
+        }
     }
 }
 

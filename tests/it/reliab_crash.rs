@@ -50,6 +50,13 @@ fn settled(tw: &TestWorkspace, step: &str) {
         .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
         .unwrap_or_default();
     assert!(hidden.iter().all(|n| !n.starts_with('.')), "{step}: hidden in skills: {hidden:?}");
+    for skill in &hidden {
+        let inside: Vec<String> = std::fs::read_dir(tw.skills_dir().join(skill))
+            .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+            .unwrap_or_default();
+        let temp = inside.iter().find(|n| n.starts_with('.'));
+        assert!(temp.is_none(), "{step}: {temp:?} left in skill {skill}");
+    }
     let mut left = Vec::new();
     scratch_entries(tw.root(), &mut left);
     assert!(left.is_empty(), "{step}: scratch left: {left:?}");
@@ -152,7 +159,7 @@ fn deploy_history(tw: &TestWorkspace, step: &str) -> Vec<String> {
 
 #[test]
 fn approve_and_rollback_killed_at_any_step_record_no_edit_and_one_version() {
-    for step in ["intent", "write", "commit"] {
+    for step in ["intent", "temp", "write", "commit"] {
         let tw = TestWorkspace::new();
         let cid = with_proposal(&tw);
         let cids = cid.to_string();
