@@ -237,11 +237,18 @@ pub fn print_json<T: Serialize + ?Sized>(value: &T) -> Result<()> {
 /// Entry point used by the binary: parse, run, print errors with their causes.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    let overrides = cli.global.overrides();
     match run(cli) {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::Fail(code)) => ExitCode::from(code),
         Err(e) => {
-            crate::err_out!("error: {e:#}");
+            // A database trouble met mid-command (a lock held by another process) is said in
+            // one line with the fix, like one met while opening.
+            let db = crate::workspace::db_path(&overrides);
+            match db.and_then(|db| crate::store::trouble::explain_sqlite(&db, &e)) {
+                Some(line) => crate::err_out!("error: {line}"),
+                None => crate::err_out!("error: {e:#}"),
+            }
             ExitCode::FAILURE
         }
     }

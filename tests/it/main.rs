@@ -3,6 +3,7 @@
 mod acquire;
 mod console;
 mod console_cli_twins;
+mod console_db_locked;
 mod console_detail;
 mod console_fixture;
 mod console_keys;
