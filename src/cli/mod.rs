@@ -11,6 +11,7 @@ mod console;
 mod demo;
 pub mod diff;
 mod dispatch;
+mod edit;
 mod export;
 pub mod features;
 mod hooks;
@@ -150,6 +151,8 @@ pub enum Command {
     Diff(diff::DiffArgs),
     /// Restore an earlier version as a new version
     Rollback(rollback::RollbackArgs),
+    /// Open a candidate's draft (ID) or a skill's SKILL.md (NAME) in $VISUAL / $EDITOR
+    Edit(edit::EditArgs),
     /// Scorer features per skill
     Features(features::FeaturesArgs),
     /// Skills matching a query, weighted by their outcomes
@@ -216,6 +219,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Command::Reject(a) => reject::run(&cli.global, a),
             Command::Diff(a) => diff::run(&cli.global, a),
             Command::Rollback(a) => rollback::run(&cli.global, a),
+            Command::Edit(a) => edit::run(&cli.global, a),
             Command::Versions(a) => versions::run(&cli.global, a),
             Command::Features(a) => features::run(&cli.global, a),
             Command::Suggest(a) => suggest::run(&cli.global, a),

@@ -5,6 +5,7 @@ mod console;
 mod console_cli_twins;
 mod console_db_locked;
 mod console_detail;
+mod console_edit;
 mod console_fixture;
 mod console_keys;
 mod console_live;
