@@ -19,6 +19,7 @@ pub mod fsio;
 pub mod hooks;
 pub mod identity;
 pub mod ingest;
+pub mod journal;
 pub mod lifecycle;
 pub mod model;
 pub mod packages;

@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use crate::detect::{self, DetectReport};
 use crate::ingest::{self, IngestReport, Progress};
+use crate::journal;
 use crate::lifecycle::{self, SweepReport};
 use crate::workspace::Workspace;
 
@@ -32,6 +33,32 @@ pub fn after_ingest(ws: &mut Workspace) -> Result<AfterIngest> {
     Ok(AfterIngest { skills_registered, detect, proposed_versions })
 }
 
+/// What every command and engine pass does first: [`recover`] what a killed process left
+/// half done, then register the skill folders the database does not know yet
+/// (`lifecycle::reconcile`). Returns the folders registered.
+pub fn reconcile(ws: &mut Workspace) -> Result<usize> {
+    recover(ws)?;
+    lifecycle::reconcile(ws)
+}
+
+/// Undoes the folder and file steps of operations whose process died before their database
+/// change committed (`journal::recover`), completes the drafts a killed detection run did not
+/// write, and clears the scratch folders of dead processes. Cheap when nothing is pending: one
+/// indexed query and a few folder listings.
+pub fn recover(ws: &mut Workspace) -> Result<journal::Recovered> {
+    let recovered = journal::recover(ws.store.conn_mut())?;
+    if recovered.drafts {
+        crate::draft::stage::restage_missing(&ws.store)?;
+        journal::end_drafts(ws.store.conn())?;
+    }
+    let mut dirs: Vec<PathBuf> =
+        lifecycle::agent_folders(ws).into_iter().map(|(_, _, dir)| dir).collect();
+    let p = &ws.paths;
+    dirs.extend([p.staging_dir.clone(), p.archive_dir.clone(), p.retired_dir.clone()]);
+    journal::clear_scratch(ws.store.conn(), &dirs)?;
+    Ok(recovered)
+}
+
 #[derive(Debug, Serialize)]
 pub struct PassReport {
     pub ingest: IngestReport,
@@ -48,7 +75,7 @@ pub fn run_pass(
     paths: &[PathBuf],
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<PassReport> {
-    lifecycle::reconcile(ws)?;
+    reconcile(ws)?;
     let ingest = ingest::run(ws, paths, progress)?;
     let after = after_ingest(ws)?;
     let sweep = upkeep_and_judge(ws, false, false)?;

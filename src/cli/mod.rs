@@ -81,11 +81,12 @@ impl GlobalArgs {
         }
     }
 
-    /// Opens the workspace and reconciles the skills folders with the database first, so every
-    /// command sees every skill on disk (a hand-made one too).
+    /// Opens the workspace, recovers what a killed process left half done, and reconciles the
+    /// skills folders with the database, so every command sees every skill on disk (a hand-made
+    /// one too) and none half moved.
     pub fn open(&self) -> Result<Workspace> {
         let mut ws = Workspace::open(&self.overrides())?;
-        crate::lifecycle::reconcile(&mut ws)?;
+        crate::pipeline::reconcile(&mut ws)?;
         Ok(ws)
     }
 
@@ -94,7 +95,9 @@ impl GlobalArgs {
         let ws = Workspace::open_read_only(&self.overrides())?;
         // A skill folder put in by hand is seen at once: the database is opened for writing only
         // when there is one to adopt.
-        if !crate::lifecycle::has_unknown_folders(&ws)? {
+        // So is what a killed process left half done.
+        let pending = crate::journal::abandoned(ws.store.conn())?;
+        if !pending && !crate::lifecycle::has_unknown_folders(&ws)? {
             return Ok(ws);
         }
         drop(ws);

@@ -72,6 +72,9 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
     let mut report = DetectReport::default();
     let mut touched_ids: Vec<i64> = Vec::new();
     let mut drafts: BTreeMap<i64, StagedDraft> = BTreeMap::new();
+    // Set in the first batch that drafts: a crash before the drafts are written leaves it for
+    // the next command's recovery, which writes them from the rows.
+    let mut drafts_intent: Option<i64> = None;
     loop {
         let now = now_rfc3339();
         let tx = ws.store.conn_mut().transaction()?;
@@ -166,12 +169,19 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
                 touched_ids.push(id);
             }
         }
+        if drafts_intent.is_none() && !drafts.is_empty() {
+            drafts_intent = Some(crate::journal::drafts_pending(&tx)?);
+        }
         tx.commit().context("committing detection batch")?;
     }
+    crate::fsio::fault("drafts");
     // After the commits: the rows hold each draft's text, so a crash here loses no evidence, and
     // `promote` rewrites a missing draft from its row.
     for draft in drafts.values() {
         draft.write()?;
+    }
+    if let Some(id) = drafts_intent {
+        crate::journal::end(ws.store.conn(), id)?;
     }
     let drafted: Vec<i64> = drafts.keys().copied().collect();
     report.finish = crate::draft::finish::after_detection(ws, &drafted)?;

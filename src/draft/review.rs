@@ -154,25 +154,22 @@ pub fn promote(ws: &mut Workspace, candidate_id: i64) -> Result<Promoted> {
     let skill_md_path = staged.join("SKILL.md");
     let content = crate::fsio::read_skill_md_text(&skill_md_path)
         .with_context(|| format!("reading {}", skill_md_path.display()))?;
-    stage::move_folder(&staged, &live)?;
-    match record_promotion(ws, &c, &live, &content) {
-        Ok(skill_id) => Ok(Promoted { candidate_id, skill_id, name: c.name, path: live }),
-        Err(e) => {
-            // Leave the disk as the database says: the draft goes back to staging.
-            let _ = stage::move_folder(&live, &staged);
-            Err(e)
-        }
-    }
+    // The folder moves live and the rows that make it a promoted skill commit as one step: a
+    // crash between them is undone by the next command (the draft goes back to staging), so the
+    // folder is never adopted as hand-made and a re-run promotes it.
+    let skill_id = crate::journal::moved(ws.store.conn_mut(), &staged, &live, |tx| {
+        record_promotion(tx, &c, &live, &content)
+    })?;
+    Ok(Promoted { candidate_id, skill_id, name: c.name, path: live })
 }
 
 fn record_promotion(
-    ws: &mut Workspace,
+    tx: &rusqlite::Connection,
     c: &CandidateView,
     live: &Path,
     content: &str,
 ) -> Result<i64> {
     let tool_sequence = serde_json::to_string(&c.tool_sequence)?;
-    let tx = ws.store.conn_mut().transaction()?;
     let new = NewSkill {
         agent: &c.agent_id,
         name: &c.name,
@@ -184,10 +181,9 @@ fn record_promotion(
         ..NewSkill::account()
     };
     let reason = format!("promoted from candidate {} ({})", c.id, c.source);
-    let skill_id = lifecycle::record_new_skill(&tx, &new, "promoted", &reason)?;
-    skills::set_candidate(&tx, skill_id, c.id)?;
-    candidates::set_promoted(&tx, c.id, &now_rfc3339(), true)?;
-    tx.commit()?;
+    let skill_id = lifecycle::record_new_skill(tx, &new, "promoted", &reason)?;
+    skills::set_candidate(tx, skill_id, c.id)?;
+    candidates::set_promoted(tx, c.id, &now_rfc3339(), true)?;
     Ok(skill_id)
 }
 
@@ -204,27 +200,15 @@ pub fn dismiss(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
     }
     let staged = staged_folder(ws, &c);
     let parked = stage::dismissed_folder(&ws.paths.staging_dir, &c.name);
-    if staged.exists() {
-        if parked.exists() {
-            fs::remove_dir_all(&parked)
-                .with_context(|| format!("clearing {}", parked.display()))?;
-        }
-        stage::move_folder(&staged, &parked)?;
+    if staged.exists() && parked.exists() {
+        fs::remove_dir_all(&parked).with_context(|| format!("clearing {}", parked.display()))?;
     }
     let now = now_rfc3339();
-    let parked_path = parked.exists().then(|| parked.to_string_lossy().into_owned());
-    let changed = candidates::set_dismissed(
-        ws.store.conn(),
-        candidate_id,
-        &now,
-        Some(parked_path.as_deref()),
-    );
-    if let Err(e) = changed {
-        if parked.exists() {
-            let _ = stage::move_folder(&parked, &staged);
-        }
-        return Err(e);
-    }
+    let parked_path =
+        (staged.exists() || parked.exists()).then(|| parked.to_string_lossy().into_owned());
+    crate::journal::moved(ws.store.conn_mut(), &staged, &parked, |tx| {
+        candidates::set_dismissed(tx, candidate_id, &now, Some(parked_path.as_deref()))
+    })?;
     Ok(())
 }
 
@@ -236,11 +220,9 @@ pub fn undo_dismiss(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
     }
     let staged = staged_folder(ws, &c);
     let parked = stage::dismissed_folder(&ws.paths.staging_dir, &c.name);
-    if parked.exists() {
-        stage::move_folder(&parked, &staged)?;
-    }
-    candidates::reopen_dismissed(ws.store.conn(), candidate_id, &staged.to_string_lossy())?;
-    Ok(())
+    crate::journal::moved(ws.store.conn_mut(), &parked, &staged, |tx| {
+        candidates::reopen_dismissed(tx, candidate_id, &staged.to_string_lossy())
+    })
 }
 
 /// Takes a promoted skill back out of the live folder into staging, removes its skill rows, and
@@ -255,33 +237,20 @@ pub fn undo_promote(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
     if staged.exists() {
         bail!("cannot undo: {} is in the way in the staging folder", staged.display());
     }
-    let live = skill.as_ref().map(|(_, p)| PathBuf::from(p));
-    let mut moved = false;
-    if let Some(live) = &live
-        && live.exists()
-    {
-        stage::move_folder(live, &staged)?;
-        moved = true;
-    }
-    let skill_md = crate::fsio::read_skill_md_text(&staged.join("SKILL.md")).ok();
-    let result = (|| -> Result<()> {
-        let tx = ws.store.conn_mut().transaction()?;
+    // With no row or no folder left, only the rows change.
+    let live = skill.as_ref().map_or_else(|| staged.clone(), |(_, p)| PathBuf::from(p));
+    crate::journal::moved(ws.store.conn_mut(), &live, &staged, |tx| {
+        let skill_md = crate::fsio::read_skill_md_text(&staged.join("SKILL.md")).ok();
         if let Some((skill_id, _)) = &skill {
-            skills::delete(&tx, *skill_id)?;
+            skills::delete(tx, *skill_id)?;
         }
         candidates::reopen_promoted(
-            &tx,
+            tx,
             candidate_id,
             &staged.to_string_lossy(),
             skill_md.as_deref(),
-        )?;
-        tx.commit()?;
-        Ok(())
-    })();
-    if let (Err(_), true, Some(live)) = (&result, moved, &live) {
-        let _ = stage::move_folder(&staged, live);
-    }
-    result
+        )
+    })
 }
 
 /// Applies a proposed version: writes its SKILL.md (named as the skill) atomically as the next

@@ -244,6 +244,10 @@ fn pass(
         let _ = updates.send(Update::Progress(*p));
     };
     let mut parts = Vec::new();
+    if !(ingest && sweep) {
+        // `run_pass` does this itself.
+        pipeline::reconcile(ws).context("recovering")?;
+    }
     match (ingest, sweep) {
         (true, true) => {
             let r = pipeline::run_pass(ws, &[], &mut report).context("ingest, detect, sweep")?;

@@ -118,7 +118,7 @@ pub fn handle(ws: &mut Workspace, payload: &Payload, now: SystemTime) -> Result<
     } else {
         stamp(&hook_dir(&ws.paths.db), &transcript, now, Duration::ZERO)?;
     }
-    crate::lifecycle::reconcile(ws)?;
+    crate::pipeline::reconcile(ws)?;
     let agent = ws.agent_for_path(&transcript);
     let report = crate::ingest::run_as(ws, std::slice::from_ref(&transcript), &agent, &mut |_| {})?;
     let after = crate::pipeline::after_ingest(ws)?;

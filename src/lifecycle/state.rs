@@ -6,7 +6,7 @@ use anyhow::{Result, bail};
 
 use super::rules::{Judged, judge};
 use super::tally::tally_one;
-use super::{add_event, files, register, require_skill, versions};
+use super::{add_event, register, require_skill, versions};
 use crate::catalog::SkillStatus::{Archived, Healthy, Retired};
 use crate::catalog::{SkillStatus, skills};
 use crate::store::now_rfc3339;
@@ -86,14 +86,14 @@ pub fn restore(ws: &mut Workspace, agent: &str, skill: &str) -> Result<()> {
     let to = crate::fsio::child(&ws.paths.skills_dir, "skill name", skill)?;
     let reason = format!("restored from {}", row.status);
     park(ws, &row.path, &to, row.id, row.status, Healthy, &reason)?;
-    let now = now_rfc3339();
-    skills::reset_streak(ws.store.conn(), row.id, &now)?;
     // An edit made while it was parked becomes a version now, like any other edit.
     let back = super::skill_by_id(ws.store.conn(), row.id)?;
     versions::scan_one(ws, &back)?;
     Ok(())
 }
 
+/// Moves the skill's folder and points its row at the new place as one step
+/// ([`crate::journal::moved`]): a crash between them is undone by the next command.
 fn park(
     ws: &mut Workspace,
     from: &str,
@@ -103,17 +103,14 @@ fn park(
     new: SkillStatus,
     reason: &str,
 ) -> Result<()> {
-    let moved = files::move_skill_folder(Path::new(from), to)?;
     let now = now_rfc3339();
-    let result = (|| -> Result<()> {
-        let tx = ws.store.conn_mut().transaction()?;
-        skills::set_status_and_path(&tx, id, new, &to.to_string_lossy(), &now)?;
-        add_event(&tx, id, &now, "status", Some(old), Some(new), reason)?;
-        tx.commit()?;
+    crate::journal::moved(ws.store.conn_mut(), Path::new(from), to, |tx| {
+        skills::set_status_and_path(tx, id, new, &to.to_string_lossy(), &now)?;
+        add_event(tx, id, &now, "status", Some(old), Some(new), reason)?;
+        if new == Healthy {
+            // Restored: Ghost's streak rules count afresh from now.
+            skills::reset_streak(tx, id, &now)?;
+        }
         Ok(())
-    })();
-    if result.is_err() && moved {
-        let _ = crate::fsio::move_folder(to, Path::new(from));
-    }
-    result
+    })
 }

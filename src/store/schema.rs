@@ -4,7 +4,7 @@
 //! release, migration 1 may still be edited in place; after it, only append.
 
 pub const MIGRATIONS: &[&str] =
-    &[V1, V_DRAFTS, V_CANONICAL_KEYS, V_WRITE, V_RETRY_INDEX, V_LOOP, V_WORKFLOWS];
+    &[V1, V_DRAFTS, V_CANONICAL_KEYS, V_WRITE, V_RETRY_INDEX, V_LOOP, V_WORKFLOWS, V_INTENTS];
 
 const V1: &str = r#"
 CREATE TABLE meta (
@@ -380,4 +380,20 @@ CREATE INDEX skill_candidates_workflow ON skill_candidates(workflow_id) WHERE wo
 CREATE INDEX workflow_members_session ON workflow_members(workflow_id, session_key);
 CREATE INDEX workflow_members_turn ON workflow_members(turn_id);
 CREATE INDEX sequence_sightings_turn ON sequence_sightings(turn_id);
+"#;
+
+/// Crash recovery (issue 10): the intent of a folder or file step, committed before the step and
+/// deleted in the transaction that makes its database change final (owned by `journal`).
+const V_INTENTS: &str = r#"
+CREATE TABLE intents (
+    id          INTEGER PRIMARY KEY,
+    kind        TEXT NOT NULL CHECK(kind IN ('move', 'write', 'install', 'drafts')),
+    pid         INTEGER NOT NULL,           -- the process doing the step
+    from_path   TEXT,                       -- move: the folder's old place; install: the staged folder
+    to_path     TEXT,                       -- move, install: the new place; write: the file
+    aside_path  TEXT,                       -- install: where the replaced folder waits
+    old_content BLOB,                       -- write: the file's bytes before
+    new_sha256  TEXT,                       -- write: the new bytes' hash
+    started_at  TEXT NOT NULL
+);
 "#;

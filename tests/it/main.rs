@@ -31,6 +31,7 @@ mod packages_run;
 mod packages_validation;
 mod pipeline;
 mod reconcile;
+mod reliab_crash;
 mod reliab_depth;
 mod reliab_escapes;
 mod reliab_hangs;
