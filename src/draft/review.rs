@@ -30,24 +30,35 @@ fn staged_folder(ws: &Workspace, c: &CandidateView) -> PathBuf {
     ws.paths.staging_dir.join(&c.name)
 }
 
-/// A new-skill candidate's draft file (what `skilldeck edit ID` and the console's `e` open).
-/// A draft whose folder was removed by hand is written back from the stored text first.
-pub fn draft_file(ws: &Workspace, candidate_id: i64) -> Result<PathBuf> {
+/// The open new-skill candidate `candidate_id`, for an action (`verb`) only such a candidate
+/// takes; a proposed version is refused with what to do `instead`.
+fn open_new_skill(
+    ws: &Workspace,
+    candidate_id: i64,
+    verb: &str,
+    instead: &str,
+) -> Result<CandidateView> {
     let c = get_candidate(ws.store.conn(), candidate_id)?;
     if c.status != CandidateStatus::Candidate {
         bail!(
-            "candidate {candidate_id} ({}) is {}: only an open draft is edited",
+            "candidate {candidate_id} ({}) is {}: only an open candidate can be {verb}",
             c.name,
             c.status
         );
     }
     if let Some(skill) = c.target_skill_id {
         bail!(
-            "candidate {candidate_id} ({}) proposes a new version of skill {skill}: it has no draft \
-             file; approve it, then edit the skill",
+            "candidate {candidate_id} ({}) proposes a new version of skill {skill}: {instead}",
             c.name
         );
     }
+    Ok(c)
+}
+
+/// A new-skill candidate's draft file (what `skilldeck edit ID` and the console's `e` open).
+/// A draft whose folder was removed by hand is written back from the stored text first.
+pub fn draft_file(ws: &Workspace, candidate_id: i64) -> Result<PathBuf> {
+    let c = open_new_skill(ws, candidate_id, "edited", "approve it, then edit the skill")?;
     let folder = staged_folder(ws, &c);
     ensure_draft(&folder, &c)?;
     Ok(folder.join("SKILL.md"))
@@ -103,20 +114,7 @@ fn ensure_draft(folder: &Path, c: &CandidateView) -> Result<()> {
 /// Moves the staged draft (as a person may have edited it) into the live skills folder and
 /// records the skill with version 1. A draft that breaks the spec is refused.
 pub fn promote(ws: &mut Workspace, candidate_id: i64) -> Result<Promoted> {
-    let c = get_candidate(ws.store.conn(), candidate_id)?;
-    if c.status != CandidateStatus::Candidate {
-        bail!(
-            "candidate {candidate_id} ({}) is {}: only an open candidate can be promoted",
-            c.name,
-            c.status
-        );
-    }
-    if let Some(skill) = c.target_skill_id {
-        bail!(
-            "candidate {candidate_id} ({}) proposes a new version of skill {skill}: approve it instead",
-            c.name
-        );
-    }
+    let c = open_new_skill(ws, candidate_id, "promoted", "approve it instead")?;
     if c.evidence_only {
         bail!(
             "candidate {candidate_id} ({}) is recorded as evidence only (no specific steps): it has \
