@@ -401,7 +401,7 @@ fn workflow_candidate(
     let Some((ev, evidence_only)) = workflows::evidence(ctx.conn, agent, wid, judge)? else {
         return Ok(None);
     };
-    let keys: Vec<String> = ev.steps.iter().map(|s| s.key.clone()).collect();
+    let keys = identity_keys(&ev);
     if let Some(target) = workflows::merge_into_similar(ctx.conn, agent, wid, &keys)? {
         let Some((ev, evidence_only)) = workflows::evidence(ctx.conn, agent, target, judge)? else {
             return Ok(None);
@@ -409,6 +409,11 @@ fn workflow_candidate(
         return record_workflow(ctx, agent, target, ev, evidence_only, report).map(Some);
     }
     record_workflow(ctx, agent, wid, ev, evidence_only, report).map(Some)
+}
+
+/// The step keys that make a workflow what it is: its consensus without the change marker.
+fn identity_keys(ev: &crate::workflow::WorkflowEvidence) -> Vec<String> {
+    ev.steps.iter().map(|s| s.key.clone()).filter(|k| k != mine::CHANGE_STEP).collect()
 }
 
 fn record_workflow(
@@ -419,10 +424,11 @@ fn record_workflow(
     evidence_only: bool,
     report: &mut DetectReport,
 ) -> Result<i64> {
-    let keys: Vec<String> = ev.steps.iter().map(|s| s.key.clone()).collect();
+    let keys = identity_keys(&ev);
     let steps: Vec<Step> = ev
         .steps
         .iter()
+        .filter(|s| s.key != mine::CHANGE_STEP)
         .map(|s| Step { name: s.tool.clone(), input_shape: s.key.clone() })
         .collect();
     let mut evidence = Evidence {

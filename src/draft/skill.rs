@@ -33,20 +33,46 @@ pub fn example_requests(ev: &WorkflowEvidence) -> Vec<String> {
     clean_requests(&ev.requests)
 }
 
-/// `requests` fit to quote (see `example_requests`).
+/// `requests` fit to quote (see `example_requests`), the most varied first: a request that
+/// differs from an earlier one only in its values ("publish the crate as 1.2.0" / "as 1.3.0")
+/// comes after those that say something new.
 pub fn clean_requests(requests: &[String]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
+    let mut fresh: Vec<String> = Vec::new();
+    let mut repeats: Vec<String> = Vec::new();
+    let mut shapes: Vec<BTreeSet<String>> = Vec::new();
     for request in requests {
         let request = redact::secrets(request.trim()).into_owned();
         if redact::is_opaque(&request)
             || !injection::flags(&request).is_empty()
-            || out.contains(&request)
+            || fresh.contains(&request)
+            || repeats.contains(&request)
         {
             continue;
         }
-        out.push(request);
+        let shape = word_shape(&request);
+        if shapes.iter().any(|s| jaccard(s, &shape) >= 0.6) {
+            repeats.push(request);
+        } else {
+            shapes.push(shape);
+            fresh.push(request);
+        }
     }
-    out
+    fresh.extend(repeats);
+    fresh
+}
+
+/// A request's words without its values (ids, versions, paths), lowercased.
+fn word_shape(request: &str) -> BTreeSet<String> {
+    request
+        .split(|c: char| !c.is_alphanumeric() && c != '.' && c != '-' && c != '_')
+        .filter(|w| !w.is_empty() && !w.chars().any(|c| c.is_ascii_digit()))
+        .map(str::to_lowercase)
+        .collect()
+}
+
+fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
+    let union = a.union(b).count();
+    if union == 0 { 1.0 } else { a.intersection(b).count() as f64 / union as f64 }
 }
 
 /// The name as a title: `release-crate` → `Release crate`.
@@ -66,27 +92,28 @@ fn key_steps(ev: &WorkflowEvidence) -> Vec<&WorkflowStep> {
     if specific.is_empty() { ev.steps.iter().filter(|s| !s.optional).collect() } else { specific }
 }
 
-/// What the skill does and when to use it, in the words of the requests.
+/// What the skill does (its key commands) and when to use it (in the words of the requests).
 pub fn description(ev: &WorkflowEvidence, name: &str) -> String {
     let what = name.replace('-', " ");
-    let mut text = format!("Use this skill when asked to {what}");
+    let sessions = ev.reason.support.max(ev.sightings.len());
+    let commands: Vec<String> =
+        key_steps(ev).iter().take(5).map(|s| code(&s.template, 40)).collect();
+    let mut text = if commands.is_empty() {
+        format!("{} the way it was done in {sessions} sessions.", title(name))
+    } else {
+        format!(
+            "{} the way it was done in {sessions} sessions: {}.",
+            title(name),
+            commands.join(", ")
+        )
+    };
     let examples = example_requests(ev);
     let quoted: Vec<String> =
         examples.iter().take(2).map(|r| format!("\"{}\"", phrase(r, 80))).collect();
-    if !quoted.is_empty() {
-        text.push_str(&format!(", as in {}", quoted.join(" or ")));
-    }
-    text.push('.');
-    let commands: Vec<String> =
-        key_steps(ev).iter().take(5).map(|s| code(&s.template, 40)).collect();
-    let sessions = ev.reason.support.max(ev.sightings.len());
-    if commands.is_empty() {
-        text.push_str(&format!(" It repeats the steps seen in {sessions} sessions."));
+    if quoted.is_empty() {
+        text.push_str(&format!(" Use when asked to {what}."));
     } else {
-        text.push_str(&format!(
-            " It repeats the steps seen in {sessions} sessions: {}.",
-            commands.join(", ")
-        ));
+        text.push_str(&format!(" Use it for requests like {}.", quoted.join(" or ")));
     }
     // Never let free text split the frontmatter on `---` (the reference parser splits on it).
     let text = text.replace("---", "- - -");
@@ -107,9 +134,21 @@ fn step_line(step: &WorkflowStep) -> String {
         StepKind::Mcp => format!("Call the MCP tool {}", code(template, MAX_COMMAND)),
         StepKind::Subagent => format!("Hand the work to the {} subagent", code(template, 60)),
         StepKind::Other => format!("Use {}", code(template, MAX_COMMAND)),
+        StepKind::Change => {
+            let files: Vec<String> = step.observed.iter().take(3).map(|f| code(f, 60)).collect();
+            if files.is_empty() {
+                "Make the change the request asks for".to_string()
+            } else {
+                format!(
+                    "Make the change the request asks for (edited before: {})",
+                    files.join(", ")
+                )
+            }
+        }
     };
     let mut line = what;
-    if template.contains('<')
+    if step.kind != StepKind::Change
+        && template.contains('<')
         && let Some(seen) = step.observed.iter().find(|o| o.trim() != template)
     {
         line.push_str(&format!(" (seen: {})", code(seen, 80)));
