@@ -560,6 +560,22 @@ mod tests {
         assert_eq!(leftovers(&target), vec!["skill"]);
     }
 
+    /// Another process's step in flight (here: this process's own) is never undone under it.
+    #[test]
+    fn recovery_leaves_the_intents_of_running_processes_alone() {
+        let (_dir, mut conn, target) = setup();
+        let to = target.with_file_name("moved");
+        std::fs::rename(&target, &to).unwrap();
+        let new = NewIntent { from: Some(&target), to: Some(&to), ..Default::default() };
+        begin_in(&conn, Kind::Move, &new).unwrap();
+        assert_eq!(recover(&mut conn).unwrap(), Recovered::default());
+        assert!(to.exists() && !target.exists());
+        assert_eq!(pending(&conn).unwrap().len(), 1);
+        conn.execute("UPDATE intents SET pid = 0", []).unwrap();
+        assert_eq!(recover(&mut conn).unwrap().undone, 1);
+        assert!(target.join("SKILL.md").is_file() && !to.exists());
+    }
+
     /// An install abandoned at each point (as a crash leaves it) is undone by recovery, and
     /// undoing twice (a crash during recovery) changes nothing more.
     #[test]
