@@ -27,7 +27,7 @@ pub fn evidence_flags(ev: &WorkflowEvidence) -> Vec<Flag> {
     injection::flags_all(ev.requests.iter().chain(steps).chain(failures).map(String::as_str))
 }
 
-/// The requests fit to quote: not opaque, not flagged, secrets replaced; first ones first,
+/// The requests fit to quote: no secret taken out of them, not flagged; first ones first,
 /// without repeats.
 pub fn example_requests(ev: &WorkflowEvidence) -> Vec<String> {
     clean_requests(&ev.requests)
@@ -42,7 +42,10 @@ pub fn clean_requests(requests: &[String]) -> Vec<String> {
     let mut shapes: Vec<BTreeSet<String>> = Vec::new();
     for request in requests {
         let request = redact::secrets(request.trim()).into_owned();
+        // A request a secret was taken from is not quoted at all: what is left around the
+        // marker may still say too much ("the API token is ...").
         if redact::is_opaque(&request)
+            || redact::has_markers(&request)
             || !injection::flags(&request).is_empty()
             || fresh.contains(&request)
             || repeats.contains(&request)
