@@ -13,6 +13,7 @@ pub mod config;
 pub mod demo;
 pub mod detect;
 pub mod draft;
+pub mod editor;
 pub mod engine;
 pub mod fsio;
 pub mod hooks;

@@ -11,6 +11,7 @@ mod console;
 mod demo;
 pub mod diff;
 mod dispatch;
+mod edit;
 mod export;
 pub mod features;
 mod hooks;
@@ -153,6 +154,8 @@ pub enum Command {
     Diff(diff::DiffArgs),
     /// Restore an earlier version as a new version
     Rollback(rollback::RollbackArgs),
+    /// Open a candidate's draft (ID) or a skill's SKILL.md (NAME) in $VISUAL / $EDITOR
+    Edit(edit::EditArgs),
     /// Scorer features per skill
     Features(features::FeaturesArgs),
     /// Skills matching a query, weighted by their outcomes
@@ -219,6 +222,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Command::Reject(a) => reject::run(&cli.global, a),
             Command::Diff(a) => diff::run(&cli.global, a),
             Command::Rollback(a) => rollback::run(&cli.global, a),
+            Command::Edit(a) => edit::run(&cli.global, a),
             Command::Versions(a) => versions::run(&cli.global, a),
             Command::Features(a) => features::run(&cli.global, a),
             Command::Suggest(a) => suggest::run(&cli.global, a),
@@ -240,11 +244,18 @@ pub fn print_json<T: Serialize + ?Sized>(value: &T) -> Result<()> {
 /// Entry point used by the binary: parse, run, print errors with their causes.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    let overrides = cli.global.overrides();
     match run(cli) {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::Fail(code)) => ExitCode::from(code),
         Err(e) => {
-            crate::err_out!("error: {e:#}");
+            // A database trouble met mid-command (a lock held by another process) is said in
+            // one line with the fix, like one met while opening.
+            let db = crate::workspace::db_path(&overrides);
+            match db.and_then(|db| crate::store::trouble::explain_sqlite(&db, &e)) {
+                Some(line) => crate::err_out!("error: {line}"),
+                None => crate::err_out!("error: {e:#}"),
+            }
             ExitCode::FAILURE
         }
     }

@@ -18,6 +18,6 @@ pub use candidates::{
 };
 pub use evolve::{link_evolutions, sequence_overlap};
 pub use review::{
-    Promoted, approval_text, approve, approve_current, dismiss, promote, reject, undo_approve,
-    undo_dismiss, undo_promote,
+    Promoted, approval_text, approve, approve_current, decision_text, dismiss, draft_file,
+    ensure_seen, promote, reject, staged_text, undo_approve, undo_dismiss, undo_promote,
 };

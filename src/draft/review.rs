@@ -30,6 +30,71 @@ fn staged_folder(ws: &Workspace, c: &CandidateView) -> PathBuf {
     ws.paths.staging_dir.join(&c.name)
 }
 
+/// The open new-skill candidate `candidate_id`, for an action (`verb`) only such a candidate
+/// takes; a proposed version is refused with what to do `instead`.
+fn open_new_skill(
+    ws: &Workspace,
+    candidate_id: i64,
+    verb: &str,
+    instead: &str,
+) -> Result<CandidateView> {
+    let c = get_candidate(ws.store.conn(), candidate_id)?;
+    if c.status != CandidateStatus::Candidate {
+        bail!(
+            "candidate {candidate_id} ({}) is {}: only an open candidate can be {verb}",
+            c.name,
+            c.status
+        );
+    }
+    if let Some(skill) = c.target_skill_id {
+        bail!(
+            "candidate {candidate_id} ({}) proposes a new version of skill {skill}: {instead}",
+            c.name
+        );
+    }
+    Ok(c)
+}
+
+/// A new-skill candidate's draft file (what `skilldeck edit ID` and the console's `e` open).
+/// A draft whose folder was removed by hand is written back from the stored text first.
+pub fn draft_file(ws: &Workspace, candidate_id: i64) -> Result<PathBuf> {
+    let c = open_new_skill(ws, candidate_id, "edited", "approve it, then edit the skill")?;
+    let folder = staged_folder(ws, &c);
+    ensure_draft(&folder, &c)?;
+    Ok(folder.join("SKILL.md"))
+}
+
+/// The staged SKILL.md of the new-skill candidate `name` as saved now (what promote moves
+/// live), if it is there and readable.
+pub fn staged_text(staging_dir: &Path, name: &str) -> Option<String> {
+    crate::fsio::read_skill_md_text(&staging_dir.join(name).join("SKILL.md")).ok()
+}
+
+/// What deciding on the candidate would write now: a new skill's staged SKILL.md as saved (the
+/// stored draft when the file is gone), a proposed version's text named as its skill.
+pub fn decision_text(ws: &Workspace, candidate_id: i64) -> Result<String> {
+    let c = get_candidate(ws.store.conn(), candidate_id)?;
+    let stored = c.skill_md.clone().unwrap_or_default();
+    Ok(match c.target_skill_id {
+        Some(id) => approval_text(&stored, &skills::by_id(ws.store.conn(), id)?.name),
+        None => staged_text(&ws.paths.staging_dir, &c.name).unwrap_or(stored),
+    })
+}
+
+/// Binds a decision to what the reviewer saw: refused when the text it would write is not the
+/// one whose sha256 is `seen` (the draft was edited, or re-drafted, since).
+pub fn ensure_seen(ws: &Workspace, candidate_id: i64, seen: &str) -> Result<()> {
+    let now = decision_text(ws, candidate_id)?;
+    if sha256_hex(now.as_bytes()) != seen {
+        let name = get_candidate(ws.store.conn(), candidate_id)?.name;
+        bail!(
+            "{name} changed since it was reviewed (the draft as saved now is shown); review it \
+             and decide again"
+        );
+    }
+    Ok(())
+}
+
 /// Makes sure the candidate's draft is on disk in `folder`, rewriting it from the stored text
 /// when the folder was removed by hand.
 fn ensure_draft(folder: &Path, c: &CandidateView) -> Result<()> {
@@ -49,20 +114,7 @@ fn ensure_draft(folder: &Path, c: &CandidateView) -> Result<()> {
 /// Moves the staged draft (as a person may have edited it) into the live skills folder and
 /// records the skill with version 1. A draft that breaks the spec is refused.
 pub fn promote(ws: &mut Workspace, candidate_id: i64) -> Result<Promoted> {
-    let c = get_candidate(ws.store.conn(), candidate_id)?;
-    if c.status != CandidateStatus::Candidate {
-        bail!(
-            "candidate {candidate_id} ({}) is {}: only an open candidate can be promoted",
-            c.name,
-            c.status
-        );
-    }
-    if let Some(skill) = c.target_skill_id {
-        bail!(
-            "candidate {candidate_id} ({}) proposes a new version of skill {skill}: approve it instead",
-            c.name
-        );
-    }
+    let c = open_new_skill(ws, candidate_id, "promoted", "approve it instead")?;
     if c.evidence_only {
         bail!(
             "candidate {candidate_id} ({}) is recorded as evidence only (no specific steps): it has \
@@ -282,10 +334,22 @@ pub fn undo_approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
 }
 
 /// Re-approves a skill that went back to review: binds its approval to the current bytes.
-pub fn approve_current(ws: &mut Workspace, agent: &str, skill: &str) -> Result<()> {
+/// `seen`: the sha256 of the text the reviewer saw; refused when the file now holds another.
+pub fn approve_current(
+    ws: &mut Workspace,
+    agent: &str,
+    skill: &str,
+    seen: Option<&str>,
+) -> Result<()> {
     let row = skills::require(ws.store.conn(), agent, skill)?;
     lifecycle::scan_one(ws, &row)?;
     let content = versions::latest_content(ws.store.conn(), row.id)?;
+    if seen.is_some_and(|seen| sha256_hex(content.as_bytes()) != seen) {
+        bail!(
+            "{skill} changed since it was reviewed (the edit as saved now is shown); review it and \
+             approve again"
+        );
+    }
     let now = now_rfc3339();
     let tx = ws.store.conn_mut().transaction()?;
     skills::approve_current(&tx, row.id, &sha256_hex(content.as_bytes()), &now)?;

@@ -169,6 +169,9 @@ fn folders(ws: &Workspace, op: &Op) -> Vec<PathBuf> {
 fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
     Ok(match op {
         Op::Promote(t) => {
+            if let Some(seen) = &t.seen {
+                draft::ensure_seen(ws, t.id, seen)?;
+            }
             let p = draft::promote(ws, t.id)?;
             format!("promoted {} to {} (u undoes)", p.name, p.path.display())
         }
@@ -177,6 +180,9 @@ fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
             format!("dismissed {} (u undoes)", t.name)
         }
         Op::Approve(t) => {
+            if let Some(seen) = &t.seen {
+                draft::ensure_seen(ws, t.id, seen)?;
+            }
             draft::approve(ws, t.id)?;
             let target = draft::get_candidate(ws.store.conn(), t.id)?.target_skill_id;
             let version = match target {
@@ -202,7 +208,7 @@ fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
             format!("archived {} (u undoes)", t.name)
         }
         Op::ApproveEdit(t) => {
-            draft::approve_current(ws, &t.agent, &t.name)?;
+            draft::approve_current(ws, &t.agent, &t.name, t.seen.as_deref())?;
             format!("approved the edited {} as it is on disk", t.name)
         }
         Op::Rollback(t, version) => {

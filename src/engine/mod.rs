@@ -38,6 +38,11 @@ pub enum Command {
     SweepNow,
     /// The skills on screen (for rates) and the selected one (for its timeline and versions).
     View(View),
+    /// The person saved a file in their editor: a live skill's SKILL.md (`skill`: recorded as
+    /// its next version) or a draft (shown as saved).
+    Edited {
+        skill: bool,
+    },
 }
 
 /// A change to skills or candidates, by target.
@@ -57,11 +62,14 @@ pub enum Op {
 }
 
 /// A candidate (by `id`) or a skill (by `agent` and `name`; `id` is its row id).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Target {
     pub id: i64,
     pub agent: String,
     pub name: String,
+    /// For promote and approvals: the sha256 of the text the person reviewed. The decision is
+    /// refused when what it would write is no longer that text (edited since, re-drafted).
+    pub seen: Option<String>,
 }
 
 /// What the engine tells the console.
@@ -264,7 +272,8 @@ impl Engine {
                 self.asked = true;
                 self.enqueue(Job::Pass { ingest: false, sweep: true })
             }
-            Command::Refresh => self.data_version = None,
+            Command::Refresh | Command::Edited { skill: false } => self.data_version = None,
+            Command::Edited { skill: true } => self.enqueue(Job::ScanEdits),
             Command::View(view) => self.view = view,
         }
     }

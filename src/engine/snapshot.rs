@@ -87,7 +87,8 @@ pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> 
     let version = store.data_version()?;
     if lists {
         let skills = load_skills(conn)?;
-        snap.candidates = Arc::new(load_candidates(store, &skills)?);
+        let staging = snap.watching.staging_dir.clone();
+        snap.candidates = Arc::new(load_candidates(store, &skills, &staging)?);
         snap.skills = Arc::new(skills);
         snap.generation += 1;
     }
@@ -267,8 +268,13 @@ pub struct VersionRow {
 }
 
 /// The review queue: open candidates (`draft::list_candidates`), oldest first, each proposed
-/// version with the live text of the skill it would replace (`lifecycle::versions`).
-pub fn load_candidates(store: &Store, skills: &[SkillRow]) -> Result<Vec<CandidateView>> {
+/// version with the live text of the skill it would replace (`lifecycle::versions`). A new
+/// skill shows its draft as saved in `staging_dir` (what promote moves live, edits included).
+pub fn load_candidates(
+    store: &Store,
+    skills: &[SkillRow],
+    staging_dir: &std::path::Path,
+) -> Result<Vec<CandidateView>> {
     let mut open: Vec<draft::CandidateView> = draft::list_candidates(store, None)?
         .into_iter()
         .filter(|c| c.status == crate::draft::CandidateStatus::Candidate)
@@ -297,7 +303,7 @@ pub fn load_candidates(store: &Store, skills: &[SkillRow]) -> Result<Vec<Candida
         out.push(CandidateView {
             id: c.id,
             agent: c.agent_id,
-            name: c.name,
+            name: c.name.clone(),
             description: c.description,
             source: c.source.to_string(),
             signature: c.signature,
@@ -308,7 +314,7 @@ pub fn load_candidates(store: &Store, skills: &[SkillRow]) -> Result<Vec<Candida
             // A proposed version shows the text approve would write (named as the skill).
             skill_md: match &target {
                 Some(t) => draft::approval_text(c.skill_md.as_deref().unwrap_or_default(), &t.name),
-                None => c.skill_md.unwrap_or_default(),
+                None => draft::staged_text(staging_dir, &c.name).or(c.skill_md).unwrap_or_default(),
             },
             staged_path: c.staged_path,
             created_at: c.created_at,

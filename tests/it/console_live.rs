@@ -42,6 +42,17 @@ impl Live {
 
     /// A console of `width`×`height` on the populated workspace, with `keymap`.
     pub async fn start_at(options: EngineOptions, keymap: KeyMap, width: u16, height: u16) -> Live {
+        Live::start_editing(options, keymap, width, height, None).await
+    }
+
+    /// `start_at` where `e` runs `editor` (a command, as `$EDITOR` would hold) on the file.
+    pub async fn start_editing(
+        options: EngineOptions,
+        keymap: KeyMap,
+        width: u16,
+        height: u16,
+        editor: Option<String>,
+    ) -> Live {
         let dir = tempdir();
         let root = dir.path().to_path_buf();
         let ws = workspace(&root);
@@ -59,6 +70,10 @@ impl Live {
             copy: Arc::new(move |text: &str| {
                 sink.lock().unwrap().push(text.to_owned());
                 Ok("to the test clipboard")
+            }),
+            edit: Arc::new(move |file| match &editor {
+                Some(command) => skilldeck::editor::edit(command, file),
+                None => anyhow::bail!("no editor in this test"),
             }),
         };
         let app = tokio::spawn(async move {

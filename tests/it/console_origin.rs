@@ -70,7 +70,8 @@ async fn the_engines_own_writes_are_not_read_back_as_outside_edits() {
     let mut handle = engine::spawn(ws, options).unwrap();
     let mut seen = Vec::new();
     collect(&mut handle, &mut seen, |t| t.starts_with("watching")).await;
-    let target = |id, name: &str| Target { id, agent: "default".into(), name: name.into() };
+    let target =
+        |id, name: &str| Target { id, agent: "default".into(), name: name.into(), seen: None };
     // Promote writes a new skill folder; archive moves one out of the live folder.
     handle.commands.send(Command::Op(Op::Promote(target(1, "summarize-pr")))).unwrap();
     collect(&mut handle, &mut seen, |t| t.starts_with("promoted")).await;

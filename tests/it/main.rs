@@ -3,7 +3,9 @@
 mod acquire;
 mod console;
 mod console_cli_twins;
+mod console_db_locked;
 mod console_detail;
+mod console_edit;
 mod console_fixture;
 mod console_keys;
 mod console_live;

@@ -123,6 +123,23 @@ fn promote_killed_at_any_step_is_undone_and_a_rerun_promotes_once() {
         assert_eq!((sources, count(&conn, "SELECT COUNT(*) FROM skill_versions")), (1, 1));
         assert!(live.join("SKILL.md").is_file() && !staged.exists(), "{step}");
         settled(&tw, step);
+
+        // Taking it back is the same move the other way.
+        assert!(crash(&tw, step, &["undo-promote", &ids]), "{step}: undo-promote");
+        tw.run_ok(&["sweep"]);
+        settled(&tw, step);
+        let conn = db(&tw);
+        let status = text(&conn, "SELECT status FROM skill_candidates WHERE id = ?1", id);
+        if status.as_deref() == Some("promoted") {
+            assert!(live.join("SKILL.md").is_file() && !staged.exists(), "{step}");
+            assert_eq!(count(&conn, "SELECT COUNT(*) FROM skills WHERE is_auto_created = 1"), 1);
+            tw.run_ok(&["undo-promote", &ids]);
+        } else {
+            assert_eq!(*step, "commit");
+        }
+        let conn = db(&tw);
+        assert_eq!(count(&conn, "SELECT COUNT(*) FROM skills"), 0, "{step}: adopted back");
+        assert!(staged.join("SKILL.md").is_file() && !live.exists(), "{step}");
     }
 }
 
@@ -158,7 +175,7 @@ fn deploy_history(tw: &TestWorkspace, step: &str) -> Vec<String> {
 }
 
 #[test]
-fn approve_and_rollback_killed_at_any_step_record_no_edit_and_one_version() {
+fn approve_undo_and_rollback_killed_at_any_step_record_no_edit_and_one_version() {
     for step in ["intent", "temp", "write", "commit"] {
         let tw = TestWorkspace::new();
         let cid = with_proposal(&tw);
@@ -174,13 +191,24 @@ fn approve_and_rollback_killed_at_any_step_record_no_edit_and_one_version() {
         assert_eq!(deploy_history(&tw, step), ["promote", "approve"], "{step}");
         settled(&tw, step);
 
-        assert!(crash(&tw, step, &["rollback", "deploy", "1"]), "{step}: rollback");
+        assert!(crash(&tw, step, &["undo-approve", &cids]), "{step}: undo-approve");
         let history = deploy_history(&tw, step);
         if step != "commit" {
-            assert_eq!(history, ["promote", "approve"], "{step}: rollback undone");
-            tw.run_ok(&["rollback", "deploy", "1"]);
+            assert_eq!(history, ["promote", "approve"], "{step}: undo-approve undone");
+            tw.run_ok(&["undo-approve", &cids]);
         }
-        assert_eq!(deploy_history(&tw, step), ["promote", "approve", "rollback"], "{step}");
+        let undone = ["promote", "approve", "rollback"];
+        assert_eq!(deploy_history(&tw, step), undone, "{step}");
+        settled(&tw, step);
+
+        assert!(crash(&tw, step, &["rollback", "deploy", "2"]), "{step}: rollback");
+        let history = deploy_history(&tw, step);
+        if step != "commit" {
+            assert_eq!(history, undone, "{step}: rollback undone");
+            tw.run_ok(&["rollback", "deploy", "2"]);
+        }
+        let rolled = ["promote", "approve", "rollback", "rollback"];
+        assert_eq!(deploy_history(&tw, step), rolled, "{step}");
         settled(&tw, step);
     }
 }
@@ -321,6 +349,22 @@ fn dismiss_killed_at_any_step_agrees_with_the_row_and_reruns() {
         let path = text(&conn, "SELECT staged_path FROM skill_candidates WHERE id = ?1", id);
         assert_eq!(path.map(PathBuf::from), Some(parked.clone()), "{step}");
         assert!(parked.join("SKILL.md").is_file() && !staged.exists(), "{step}");
+
+        assert!(crash(&tw, step, &["undo-dismiss", &ids]), "{step}: undo-dismiss");
+        tw.run_ok(&["sweep"]);
+        settled(&tw, step);
+        let conn = db(&tw);
+        let status = text(&conn, "SELECT status FROM skill_candidates WHERE id = ?1", id);
+        if status.as_deref() == Some("dismissed") {
+            assert!(parked.join("SKILL.md").is_file() && !staged.exists(), "{step}");
+            tw.run_ok(&["undo-dismiss", &ids]);
+        } else {
+            assert_eq!(step, "commit");
+        }
+        let conn = db(&tw);
+        let path = text(&conn, "SELECT staged_path FROM skill_candidates WHERE id = ?1", id);
+        assert_eq!(path.map(PathBuf::from), Some(staged.clone()), "{step}");
+        assert!(staged.join("SKILL.md").is_file() && !parked.exists(), "{step}");
     }
 }
 
