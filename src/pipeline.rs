@@ -26,9 +26,14 @@ pub struct AfterIngest {
 
 /// Detection and evolution over whatever ingestion stored and nothing has consumed yet.
 pub fn after_ingest(ws: &mut Workspace) -> Result<AfterIngest> {
+    after_ingest_limited(ws, None)
+}
+
+/// `after_ingest` detecting over at most `limit` pending turns (a hook's bounded pass).
+pub fn after_ingest_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<AfterIngest> {
     let agent = ws.config.agent_id.clone();
     let skills_registered = crate::identity::register_folders(ws, &agent)?;
-    let detect = detect::run(ws)?;
+    let detect = detect::run_limited(ws, limit)?;
     let proposed_versions = crate::draft::link_evolutions(ws)?;
     Ok(AfterIngest { skills_registered, detect, proposed_versions })
 }
