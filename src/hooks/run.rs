@@ -1,9 +1,9 @@
 //! `skilldeck ingest --hook`: what an agent's hook runs. It reads the hook's JSON (Claude Code and
 //! Codex hooks: on stdin; Codex `notify`: as the last argument), ingests just that session's
 //! transcript and runs detection over at most `hooks.detect_turns` of its pending turns, quietly.
-//! It never blocks or bothers the agent: it always
-//! exits 0, stops waiting after `hooks.time_limit_secs`, and writes problems to `hooks.log` beside
-//! the database instead of the terminal.
+//! It never blocks or bothers the agent: it always exits 0, stops waiting after
+//! `hooks.time_limit_secs`, and writes problems to `hooks.log` beside the database instead of the
+//! terminal.
 //!
 //! Throttle: `Stop` (Claude Code and Codex hooks) and Codex's per-turn notify fire after every
 //! reply, so they are skipped when the same transcript was ingested by a hook less than
