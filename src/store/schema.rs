@@ -3,8 +3,16 @@
 //! Each entry of `MIGRATIONS` moves the database from version `i` to `i + 1`. Until the first
 //! release, migration 1 may still be edited in place; after it, only append.
 
-pub const MIGRATIONS: &[&str] =
-    &[V1, V_DRAFTS, V_CANONICAL_KEYS, V_WRITE, V_RETRY_INDEX, V_LOOP, V_WORKFLOWS];
+pub const MIGRATIONS: &[&str] = &[
+    V1,
+    V_DRAFTS,
+    V_CANONICAL_KEYS,
+    V_WRITE,
+    V_RETRY_INDEX,
+    V_LOOP,
+    V_WORKFLOWS,
+    V_CANDIDATE_SESSIONS,
+];
 
 const V1: &str = r#"
 CREATE TABLE meta (
@@ -380,4 +388,15 @@ CREATE INDEX skill_candidates_workflow ON skill_candidates(workflow_id) WHERE wo
 CREATE INDEX workflow_members_session ON workflow_members(workflow_id, session_key);
 CREATE INDEX workflow_members_turn ON workflow_members(turn_id);
 CREATE INDEX sequence_sightings_turn ON sequence_sightings(turn_id);
+"#;
+
+/// Detection linear in turns (issue 9): a sequence or streak candidate's sessions, one row each
+/// (owned by `draft::candidates`), instead of a JSON array rewritten whole on every sighting.
+/// Rows written before keep their JSON; a candidate's sessions are both.
+const V_CANDIDATE_SESSIONS: &str = r#"
+CREATE TABLE candidate_sessions (
+    candidate_id INTEGER NOT NULL,
+    session_key  TEXT NOT NULL,
+    UNIQUE(candidate_id, session_key)
+);
 "#;
