@@ -493,11 +493,9 @@ fn unique_name(conn: &Connection, ev: &Evidence) -> Result<String> {
         Some(w) => render::workflow_name(w),
         None => render::base_name(ev.source.as_str(), ev.signature.as_deref(), &ev.steps, &ev.hash),
     };
-    let taken: bool = conn.query_row(
-        "SELECT EXISTS(SELECT 1 FROM skill_candidates WHERE name = ?1)",
-        [&base],
-        |r| r.get(0),
-    )?;
+    let taken: bool = conn
+        .prepare_cached("SELECT EXISTS(SELECT 1 FROM skill_candidates WHERE name = ?1)")?
+        .query_row([&base], |r| r.get(0))?;
     Ok(if taken {
         render::disambiguated(&base, &format!("{}/{}", ev.agent_id, ev.hash))
     } else {

@@ -392,11 +392,13 @@ CREATE INDEX sequence_sightings_turn ON sequence_sightings(turn_id);
 
 /// Detection linear in turns (issue 9): a sequence or streak candidate's sessions, one row each
 /// (owned by `draft::candidates`), instead of a JSON array rewritten whole on every sighting.
-/// Rows written before keep their JSON; a candidate's sessions are both.
+/// Rows written before keep their JSON; a candidate's sessions are both. Naming a new candidate
+/// looks its name up (a scan of every candidate without the index).
 const V_CANDIDATE_SESSIONS: &str = r#"
 CREATE TABLE candidate_sessions (
     candidate_id INTEGER NOT NULL,
     session_key  TEXT NOT NULL,
     UNIQUE(candidate_id, session_key)
 );
+CREATE INDEX skill_candidates_name ON skill_candidates(name);
 "#;
