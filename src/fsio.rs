@@ -1,7 +1,8 @@
 //! One helper per disk job: an atomic file write ([`atomic_write`]), a folder move
-//! ([`move_folder`]), a skill folder staged beside its place and moved in together with the
-//! database rows that describe it, all or nothing ([`stage`], [`install_with`]), and a file read
-//! from a folder others write to, opened only when it is a regular file and read up to a cap.
+//! ([`move_folder`]), a skill folder staged in a scratch folder beside its place ([`stage`];
+//! `journal::install` moves it in with its rows), the scratch folders themselves, the
+//! fault-injection hook of the crash tests ([`fault`]), and a file read from a folder others
+//! write to, opened only when it is a regular file and read up to a cap.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, ErrorKind, Read, Write};
@@ -9,7 +10,6 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use rusqlite::{Connection, Transaction};
 
 /// Writes `path` so a reader (or a crash) sees either the old bytes or the new ones, never half:
 /// a temporary file in the same folder, flushed to disk, then renamed over `path`. A file that
@@ -46,6 +46,7 @@ fn replace(path: &Path, bytes: &[u8], sync: bool) -> Result<()> {
     if sync {
         tmp.as_file().sync_all().with_context(|| format!("flushing {}", tmp.path().display()))?;
     }
+    fault("temp");
     tmp.persist(path)
         .map_err(|e| e.error)
         .with_context(|| format!("replacing {}", path.display()))?;
@@ -66,8 +67,10 @@ fn default_permissions() -> Option<std::fs::Permissions> {
 }
 
 /// Moves folder `from` to `to`, which must not exist. A missing `from` is an error. A rename when
-/// both are on one filesystem; across filesystems, a copy into a hidden folder beside `to`, a
-/// rename into place, then removal of `from`, so `to` never holds half a folder.
+/// both are on one filesystem. Across filesystems: a copy (files and folders synced, links kept
+/// as links) into the scratch folder of `to`'s side ([`scratch_for`]), a rename into place, then
+/// `from` renamed into the scratch folder of its own side and deleted there. So `to` never holds
+/// half a folder, nothing partial sits in either parent, and `from` is whole or gone, never half.
 pub fn move_folder(from: &Path, to: &Path) -> Result<()> {
     if !from.exists() {
         bail!("cannot move {}: it does not exist", from.display());
@@ -77,17 +80,23 @@ pub fn move_folder(from: &Path, to: &Path) -> Result<()> {
     }
     let parent = to.parent().context("destination without a parent folder")?;
     std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
-    match std::fs::rename(from, to) {
-        Ok(()) => return sync_parents(from, to),
-        Err(e) if e.kind() == ErrorKind::CrossesDevices => {}
-        Err(e) => {
-            return Err(e)
-                .with_context(|| format!("moving {} to {}", from.display(), to.display()));
+    if !fault_set("cross-device") {
+        match std::fs::rename(from, to) {
+            Ok(()) => {
+                fault("move");
+                return sync_parents(from, to);
+            }
+            Err(e) if e.kind() == ErrorKind::CrossesDevices => {}
+            Err(e) => {
+                return Err(e)
+                    .with_context(|| format!("moving {} to {}", from.display(), to.display()));
+            }
         }
     }
     let name = to.file_name().context("destination without a name")?.to_string_lossy();
-    let tmp = parent.join(format!(".{name}.moving-{}", uuid::Uuid::new_v4().simple()));
+    let tmp = scratch_entry(&scratch_for(parent)?, &name);
     let copied = copy_tree(from, &tmp).and_then(|()| {
+        fault("copy");
         std::fs::rename(&tmp, to)
             .with_context(|| format!("renaming {} to {}", tmp.display(), to.display()))
     });
@@ -95,10 +104,25 @@ pub fn move_folder(from: &Path, to: &Path) -> Result<()> {
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(e);
     }
-    std::fs::remove_dir_all(from).with_context(|| format!("removing {}", from.display()))
+    sync_dir(parent)?;
+    fault("move");
+    discard(from)
 }
 
-/// Copies a folder tree; links stay links (a copy of its target would change what the skill is).
+/// Removes folder `path` whole: renamed into the scratch folder of its side first (so a crash
+/// never leaves half of it where it was), then deleted there.
+pub fn discard(path: &Path) -> Result<()> {
+    let parent = path.parent().context("folder without a parent")?;
+    let name = path.file_name().context("folder without a name")?.to_string_lossy();
+    let gone = scratch_entry(&scratch_for(parent)?, &name);
+    std::fs::rename(path, &gone).with_context(|| format!("removing {}", path.display()))?;
+    sync_dir(parent)?;
+    fault("discard");
+    std::fs::remove_dir_all(&gone).with_context(|| format!("removing {}", gone.display()))
+}
+
+/// Copies a folder tree, each file and folder synced; links stay links (a copy of its target
+/// would change what the skill is).
 fn copy_tree(from: &Path, to: &Path) -> Result<()> {
     std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
     for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
@@ -114,27 +138,141 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
         } else {
             std::fs::copy(entry.path(), &target)
                 .with_context(|| format!("copying {}", entry.path().display()))?;
+            sync_file(&target)?;
         }
     }
-    Ok(())
+    sync_dir(to)
+}
+
+fn sync_file(path: &Path) -> Result<()> {
+    File::open(path)
+        .and_then(|f| f.sync_all())
+        .with_context(|| format!("flushing {}", path.display()))
+}
+
+// Scratch folders: where a folder is built or parked before it goes into place. Beside the
+// destination folder, never inside it (an agent loads whatever folder of its skills folder
+// holds a SKILL.md, hidden or not), and on the destination's filesystem so the last step is an
+// atomic rename. Entries are named `<pid>-<uuid>-<name>`: recovery removes those of processes
+// that are gone ([`clear_scratch`]).
+
+/// The scratch folder's name.
+pub const SCRATCH: &str = ".skilldeck-work";
+
+/// The scratch folder for work going into `dir`: `<parent of dir>/.skilldeck-work` when that is
+/// on `dir`'s filesystem and can be made; otherwise (dir is a mount point, or its parent is
+/// read-only) `<dir>/.skilldeck-work`, which holds no SKILL.md of its own.
+pub fn scratch_for(dir: &Path) -> Result<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let dev = std::fs::metadata(dir).with_context(|| format!("reading {}", dir.display()))?.dev();
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        let beside = parent.join(SCRATCH);
+        if std::fs::create_dir_all(&beside).is_ok() {
+            if std::fs::metadata(&beside).is_ok_and(|m| m.dev() == dev) {
+                return Ok(beside);
+            }
+            let _ = std::fs::remove_dir(&beside);
+        }
+    }
+    let inside = dir.join(SCRATCH);
+    std::fs::create_dir_all(&inside).with_context(|| format!("creating {}", inside.display()))?;
+    Ok(inside)
+}
+
+/// A fresh entry of scratch folder `scratch` for this process.
+pub fn scratch_entry(scratch: &Path, name: &str) -> PathBuf {
+    scratch.join(format!("{}-{}-{name}", std::process::id(), uuid::Uuid::new_v4().simple()))
+}
+
+/// Removes the entries of scratch folder `scratch` whose process is gone, except those `keep`
+/// names (a pending operation's parked folder), and the folder itself once empty. Returns how
+/// many entries were removed.
+pub fn clear_scratch(scratch: &Path, keep: &dyn Fn(&Path) -> bool) -> usize {
+    let Ok(entries) = std::fs::read_dir(scratch) else { return 0 };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let pid = name.split('-').next().and_then(|p| p.parse::<u32>().ok());
+        if pid.is_some_and(pid_alive) || keep(&path) {
+            continue;
+        }
+        let gone = if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+        removed += usize::from(gone.is_ok());
+    }
+    let _ = std::fs::remove_dir(scratch);
+    removed
+}
+
+/// Whether process `pid` still runs (signal 0 reaches it, or it belongs to another user).
+pub fn pid_alive(pid: u32) -> bool {
+    let Ok(pid) = i32::try_from(pid) else { return false };
+    if pid <= 0 {
+        return false; // 0 and below name process groups, never one process
+    }
+    // SAFETY: kill with signal 0 sends nothing; it only checks that the process exists.
+    let sent = unsafe { libc::kill(pid, 0) };
+    sent == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+// Fault injection: the crash-window tests set `SKILLDECK_FAULT` to a comma-separated list of
+// step names; the process aborts (as a kill -9 would stop it: no unwinding, no cleanup) right
+// after that step. `cross-device` makes folder moves take the copy path of a move between
+// filesystems. Steps: `intent` (an operation's intent row committed), `copy` (a cross-device copy
+// made, before its rename), `move` (a folder renamed into place), `discard` (a folder renamed into
+// scratch, before its deletion), `aside` (an installed folder's predecessor parked), `install`
+// (a staged folder renamed into place), `write` (a file renamed into place), `commit` (the
+// database change committed, before cleanup), `drafts` (detection committed, drafts not written),
+// `temp` (an atomic write's temporary file written, before its rename).
+
+/// The variable naming the steps to crash at.
+pub const FAULT_VAR: &str = "SKILLDECK_FAULT";
+
+fn faults() -> &'static [String] {
+    static FAULTS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    FAULTS.get_or_init(|| {
+        std::env::var(FAULT_VAR)
+            .map(|v| v.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect())
+            .unwrap_or_default()
+    })
+}
+
+/// Whether `SKILLDECK_FAULT` names `step`.
+pub fn fault_set(step: &str) -> bool {
+    faults().iter().any(|s| s == step)
+}
+
+/// Aborts the process here when `SKILLDECK_FAULT` names `step` (a test's simulated kill -9).
+pub fn fault(step: &str) {
+    if fault_set(step) {
+        eprintln!("skilldeck: fault injected after step {step:?}");
+        std::process::abort();
+    }
 }
 
 /// Files of a skill folder, relative path → contents.
 pub type Files = Vec<(String, String)>;
 
-/// Writes `files` into a hidden folder beside `target`; [`install`] moves it into place.
+/// Writes `files` (each synced) into a scratch entry on `target`'s filesystem, outside the folder
+/// `target` goes into; [`crate::journal::install`] moves it into place.
 pub fn stage(target: &Path, files: &Files) -> Result<PathBuf> {
     let parent = target.parent().context("skill folder has no parent")?;
-    std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     let name = target.file_name().context("skill folder has no name")?.to_string_lossy();
-    let staged = parent.join(format!(".{name}.staged-{}", uuid::Uuid::new_v4()));
+    let staged = scratch_entry(&scratch_for(parent)?, &name);
     let result = (|| {
         for (rel, contents) in files {
             let path = staged.join(rel);
             if let Some(dir) = path.parent() {
                 std::fs::create_dir_all(dir)?;
             }
-            std::fs::write(&path, contents)?;
+            let mut file = File::create(&path)?;
+            file.write_all(contents.as_bytes())?;
+            file.sync_all()?;
         }
         anyhow::Ok(())
     })();
@@ -142,85 +280,20 @@ pub fn stage(target: &Path, files: &Files) -> Result<PathBuf> {
         let _ = std::fs::remove_dir_all(&staged);
         return Err(e).with_context(|| format!("writing skill folder {}", staged.display()));
     }
+    sync_tree_dirs(&staged)?;
+    fault("stage");
     Ok(staged)
 }
 
-/// Stores the rows `rows` writes and moves the staged folder to `target` (replacing what was
-/// there) as one step: the folder goes in before the transaction commits and comes back out if
-/// the commit fails. A crash between the two leaves the folder without its rows, which the next
-/// pass adopts (or, over an older version, records as an edit), rather than rows without their
-/// folder. On any failure the staged folder is removed and `target` is as it was.
-pub fn install_with<T>(
-    conn: &mut Connection,
-    staged: &Path,
-    target: &Path,
-    rows: impl FnOnce(&Transaction) -> Result<T>,
-) -> Result<T> {
-    let result = (|| {
-        let tx = conn.transaction()?;
-        let value = rows(&tx)?;
-        let swap = Swap::into_place(staged, target)?;
-        match tx.commit() {
-            Ok(()) => {
-                swap.finish();
-                Ok(value)
-            }
-            Err(e) => {
-                swap.undo();
-                Err(anyhow::Error::from(e).context("committing"))
-            }
-        }
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_dir_all(staged);
-    }
-    result
-}
-
-/// A staged folder moved into place, with what was there kept aside until the move is final.
-struct Swap<'a> {
-    staged: &'a Path,
-    target: &'a Path,
-    aside: Option<PathBuf>,
-}
-
-impl<'a> Swap<'a> {
-    fn into_place(staged: &'a Path, target: &'a Path) -> Result<Swap<'a>> {
-        let mut aside = None;
-        if target.exists() {
-            let name = target.file_name().unwrap_or_default().to_string_lossy();
-            let path = target.with_file_name(format!(".{name}.old-{}", uuid::Uuid::new_v4()));
-            std::fs::rename(target, &path)
-                .with_context(|| format!("moving aside {}", target.display()))?;
-            aside = Some(path);
-        }
-        let swap = Swap { staged, target, aside };
-        if let Err(e) = std::fs::rename(staged, target) {
-            swap.put_back_aside();
-            return Err(e).with_context(|| format!("installing {}", target.display()));
-        }
-        // The files were written before; the folder entry is made durable before the commit.
-        sync_parents(staged, target)?;
-        Ok(swap)
-    }
-
-    fn finish(self) {
-        if let Some(aside) = &self.aside {
-            let _ = std::fs::remove_dir_all(aside);
+/// Syncs every folder of a tree (the entries of files written into it).
+fn sync_tree_dirs(dir: &Path) -> Result<()> {
+    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let entry = entry?;
+        if entry.file_type()?.is_dir() {
+            sync_tree_dirs(&entry.path())?;
         }
     }
-
-    /// Moves the new folder back to where it was staged and the old one back in place.
-    fn undo(self) {
-        let _ = std::fs::rename(self.target, self.staged);
-        self.put_back_aside();
-    }
-
-    fn put_back_aside(&self) {
-        if let Some(aside) = &self.aside {
-            let _ = std::fs::rename(aside, self.target);
-        }
-    }
+    sync_dir(dir)
 }
 
 /// Makes the entries of folder `dir` (a rename into or out of it) durable.
@@ -382,6 +455,25 @@ mod tests {
     }
 
     #[test]
+    fn scratch_sits_beside_the_folder_and_keeps_what_live_processes_and_intents_hold() {
+        let dir = tempfile::tempdir().unwrap();
+        let skills = dir.path().join("skills");
+        let scratch = scratch_for(&skills).unwrap();
+        assert_eq!(scratch, dir.path().join(SCRATCH), "beside, not inside");
+        let mine = scratch_entry(&scratch, "a");
+        let (dead, kept) = (scratch.join("0-x-b"), scratch.join("0-y-c"));
+        for p in [&mine, &dead, &kept] {
+            std::fs::create_dir_all(p).unwrap();
+        }
+        assert_eq!(clear_scratch(&scratch, &|p| p == kept), 1);
+        assert!(mine.exists() && kept.exists() && !dead.exists());
+        std::fs::remove_dir_all(&mine).unwrap();
+        std::fs::remove_dir_all(&kept).unwrap();
+        assert_eq!(clear_scratch(&scratch, &|_| false), 0);
+        assert!(!scratch.exists(), "an empty scratch folder goes");
+    }
+
+    #[test]
     fn move_folder_refuses_a_missing_source_and_an_existing_target() {
         let dir = tempfile::tempdir().unwrap();
         let (a, b) = (dir.path().join("a"), dir.path().join("x/b"));
@@ -394,83 +486,5 @@ mod tests {
         assert!(!a.exists());
         std::fs::create_dir_all(&a).unwrap();
         assert!(move_folder(&a, &b).is_err());
-    }
-
-    /// A database whose `rows` table checks its foreign key at commit, so a test can make the
-    /// commit itself fail; a skills folder holding `skill/SKILL.md` ("old").
-    fn setup() -> (tempfile::TempDir, Connection, PathBuf) {
-        let dir = tempfile::tempdir().unwrap();
-        let conn = Connection::open(dir.path().join("db.sqlite")).unwrap();
-        conn.execute_batch(
-            "PRAGMA foreign_keys = ON;
-             CREATE TABLE parents (id INTEGER PRIMARY KEY);
-             CREATE TABLE rows (parent INTEGER REFERENCES parents(id) DEFERRABLE INITIALLY DEFERRED);",
-        )
-        .unwrap();
-        let target = dir.path().join("skills/skill");
-        std::fs::create_dir_all(&target).unwrap();
-        std::fs::write(target.join("SKILL.md"), "old").unwrap();
-        (dir, conn, target)
-    }
-
-    fn staged_new(target: &Path) -> PathBuf {
-        stage(target, &vec![("SKILL.md".to_string(), "new".to_string())]).unwrap()
-    }
-
-    fn leftovers(target: &Path) -> Vec<String> {
-        let parent = target.parent().unwrap();
-        let mut names: Vec<String> = std::fs::read_dir(parent)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-
-    fn rows(conn: &Connection) -> i64 {
-        conn.query_row("SELECT count(*) FROM rows", [], |r| r.get(0)).unwrap()
-    }
-
-    #[test]
-    fn the_folder_replaces_the_old_one_when_the_rows_commit() {
-        let (_dir, mut conn, target) = setup();
-        let staged = staged_new(&target);
-        install_with(&mut conn, &staged, &target, |tx| {
-            tx.execute_batch("INSERT INTO parents VALUES (1); INSERT INTO rows VALUES (1);")?;
-            Ok(())
-        })
-        .unwrap();
-        assert_eq!(std::fs::read_to_string(target.join("SKILL.md")).unwrap(), "new");
-        assert_eq!(leftovers(&target), vec!["skill"]);
-        assert_eq!(rows(&conn), 1);
-    }
-
-    #[test]
-    fn a_failed_commit_puts_the_old_folder_back_and_removes_the_new_one() {
-        let (_dir, mut conn, target) = setup();
-        let staged = staged_new(&target);
-        let err = install_with(&mut conn, &staged, &target, |tx| {
-            tx.execute("INSERT INTO rows VALUES (7)", [])?; // no parent 7: refused at commit
-            Ok(())
-        })
-        .unwrap_err();
-        assert!(format!("{err:#}").contains("FOREIGN KEY"), "{err:#}");
-        assert_eq!(std::fs::read_to_string(target.join("SKILL.md")).unwrap(), "old");
-        assert_eq!(leftovers(&target), vec!["skill"]);
-        assert_eq!(rows(&conn), 0);
-    }
-
-    #[test]
-    fn failed_rows_leave_the_folder_untouched() {
-        let (_dir, mut conn, target) = setup();
-        let staged = staged_new(&target);
-        let err = install_with(&mut conn, &staged, &target, |tx| -> Result<()> {
-            tx.execute("INSERT INTO no_such_table VALUES (1)", [])?;
-            Ok(())
-        })
-        .unwrap_err();
-        assert!(format!("{err:#}").contains("no_such_table"), "{err:#}");
-        assert_eq!(std::fs::read_to_string(target.join("SKILL.md")).unwrap(), "old");
-        assert_eq!(leftovers(&target), vec!["skill"]);
     }
 }

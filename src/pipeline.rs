@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use crate::detect::{self, DetectReport};
 use crate::ingest::{self, IngestReport, Progress};
+use crate::journal;
 use crate::lifecycle::{self, SweepReport};
 use crate::workspace::Workspace;
 
@@ -32,6 +33,32 @@ pub fn after_ingest(ws: &mut Workspace) -> Result<AfterIngest> {
     Ok(AfterIngest { skills_registered, detect, proposed_versions })
 }
 
+/// What every command and engine pass does first: [`recover`] what a killed process left
+/// half done, then register the skill folders the database does not know yet
+/// (`lifecycle::reconcile`). Returns the folders registered.
+pub fn reconcile(ws: &mut Workspace) -> Result<usize> {
+    recover(ws)?;
+    lifecycle::reconcile(ws)
+}
+
+/// Undoes the folder and file steps of operations whose process died before their database
+/// change committed (`journal::recover`), completes the drafts a killed detection run did not
+/// write, and clears the scratch folders of dead processes. Cheap when nothing is pending: one
+/// indexed query and a few folder listings.
+pub fn recover(ws: &mut Workspace) -> Result<journal::Recovered> {
+    let recovered = journal::recover(ws.store.conn_mut())?;
+    if recovered.drafts {
+        crate::draft::stage::restage_missing(&ws.store)?;
+        journal::end_drafts(ws.store.conn())?;
+    }
+    let mut dirs: Vec<PathBuf> =
+        lifecycle::agent_folders(ws).into_iter().map(|(_, _, dir)| dir).collect();
+    let p = &ws.paths;
+    dirs.extend([p.staging_dir.clone(), p.archive_dir.clone(), p.retired_dir.clone()]);
+    journal::clear_scratch(ws.store.conn(), &dirs)?;
+    Ok(recovered)
+}
+
 #[derive(Debug, Serialize)]
 pub struct PassReport {
     pub ingest: IngestReport,
@@ -41,14 +68,14 @@ pub struct PassReport {
 }
 
 /// A whole background pass: ingest the given paths (empty: the configured roots), detect,
-/// evolve, record outside edits and implicit failures, then judge. Evolution runs once (in
+/// evolve, record outside edits and implicit failures, then judge (and propose merges). Evolution runs once (in
 /// `after_ingest`).
 pub fn run_pass(
     ws: &mut Workspace,
     paths: &[PathBuf],
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<PassReport> {
-    lifecycle::reconcile(ws)?;
+    reconcile(ws)?;
     let ingest = ingest::run(ws, paths, progress)?;
     let after = after_ingest(ws)?;
     let sweep = upkeep_and_judge(ws, false, false)?;
@@ -57,7 +84,7 @@ pub fn run_pass(
 
 /// `skilldeck sweep`: record outside edits (adopting unknown live folders), add implicit
 /// failures, link open candidates to the skills they evolve, then judge the skills whose record
-/// changed (every skill when `full`).
+/// changed (every skill when `full`), then propose merges of strongly overlapping live skills.
 pub fn sweep(ws: &mut Workspace, full: bool) -> Result<SweepReport> {
     upkeep_and_judge(ws, full, true)
 }
@@ -78,6 +105,11 @@ pub(crate) fn upkeep_and_judge(
     let mut report = lifecycle::judge_skills(ws, full)?;
     // Usage beside outcomes: after judging, so a skill judged on this pass's uses is not stale.
     report.usage = lifecycle::staleness(ws, chrono::Utc::now())?;
+    report.triggering = crate::usage::triggering::record_transitions(ws)?;
+    // Consolidation: after judging and staleness, so only skills still live are paired.
+    let merges = crate::draft::propose_merges(ws)?;
+    report.proposed_merges = merges.proposed;
+    report.merges_skipped = merges.skipped;
     report.edits_recorded = edits_recorded;
     report.implicit_failures = implicit_failures;
     report.proposed_versions = proposed_versions;

@@ -131,6 +131,11 @@ fn codex_skills_dirs(config: &Config, defaults: bool) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The database path `overrides` lead to (for error messages), if they resolve.
+pub fn db_path(overrides: &Overrides) -> Option<PathBuf> {
+    resolve(overrides).ok().map(|(_, paths)| paths.db)
+}
+
 fn resolve(o: &Overrides) -> Result<(Config, Paths)> {
     let dirs = PlatformDirs::detect();
     let config_file = match (&o.config, &dirs) {

@@ -16,7 +16,8 @@ use serde::Serialize;
 
 use crate::catalog::invocations::{self, NewInvocation};
 use crate::catalog::{InvocationSource, Scope, SkillStatus, VersionSource, skills, versions};
-use crate::fsio::{Files, install_with, stage};
+use crate::fsio::{Files, stage};
+use crate::journal::install;
 use crate::lifecycle::{self, NewSkill};
 use crate::model::Outcome;
 use crate::process::{self, Job};
@@ -196,7 +197,7 @@ fn register(
     let repairs = serde_json::to_string(&sanitized.repairs)?;
     let now = now_rfc3339();
     let _path = folder.to_string_lossy().into_owned();
-    let stored = install_with(ws.store.conn_mut(), &staged, folder, |tx| {
+    let stored = install(ws.store.conn_mut(), &staged, folder, |tx| {
         let (skill_id, version) = match existing {
             Some(id) => {
                 let version = skills::by_id(tx, id)?.version + 1;

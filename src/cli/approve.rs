@@ -16,18 +16,24 @@ pub struct ApproveArgs {
     pub skill: Option<String>,
     #[arg(long)]
     pub agent: Option<String>,
+    /// Approve only if the text to write still has this sha256 (what the reviewer saw)
+    #[arg(long)]
+    pub seen: Option<String>,
 }
 
 pub fn run(global: &GlobalArgs, args: ApproveArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
     match (args.candidate, &args.skill) {
         (Some(id), _) => {
+            if let Some(seen) = &args.seen {
+                crate::draft::ensure_seen(&ws, id, seen)?;
+            }
             crate::draft::approve(&mut ws, id)?;
             crate::out!("approved candidate {id}");
         }
         (None, Some(name)) => {
             let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws).to_string();
-            crate::draft::approve_current(&mut ws, &agent, name)?;
+            crate::draft::approve_current(&mut ws, &agent, name, args.seen.as_deref())?;
             crate::out!("approved the current version of {name}");
         }
         (None, None) => bail!("give a candidate id or --skill NAME"),

@@ -11,6 +11,7 @@ mod console;
 mod demo;
 pub mod diff;
 mod dispatch;
+mod edit;
 mod export;
 pub mod features;
 mod hooks;
@@ -80,11 +81,12 @@ impl GlobalArgs {
         }
     }
 
-    /// Opens the workspace and reconciles the skills folders with the database first, so every
-    /// command sees every skill on disk (a hand-made one too).
+    /// Opens the workspace, recovers what a killed process left half done, and reconciles the
+    /// skills folders with the database, so every command sees every skill on disk (a hand-made
+    /// one too) and none half moved.
     pub fn open(&self) -> Result<Workspace> {
         let mut ws = Workspace::open(&self.overrides())?;
-        crate::lifecycle::reconcile(&mut ws)?;
+        crate::pipeline::reconcile(&mut ws)?;
         Ok(ws)
     }
 
@@ -93,7 +95,9 @@ impl GlobalArgs {
         let ws = Workspace::open_read_only(&self.overrides())?;
         // A skill folder put in by hand is seen at once: the database is opened for writing only
         // when there is one to adopt.
-        if !crate::lifecycle::has_unknown_folders(&ws)? {
+        // So is what a killed process left half done.
+        let pending = crate::journal::abandoned(ws.store.conn())?;
+        if !pending && !crate::lifecycle::has_unknown_folders(&ws)? {
             return Ok(ws);
         }
         drop(ws);
@@ -150,6 +154,8 @@ pub enum Command {
     Diff(diff::DiffArgs),
     /// Restore an earlier version as a new version
     Rollback(rollback::RollbackArgs),
+    /// Open a candidate's draft (ID) or a skill's SKILL.md (NAME) in $VISUAL / $EDITOR
+    Edit(edit::EditArgs),
     /// Scorer features per skill
     Features(features::FeaturesArgs),
     /// Skills matching a query, weighted by their outcomes
@@ -216,6 +222,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Command::Reject(a) => reject::run(&cli.global, a),
             Command::Diff(a) => diff::run(&cli.global, a),
             Command::Rollback(a) => rollback::run(&cli.global, a),
+            Command::Edit(a) => edit::run(&cli.global, a),
             Command::Versions(a) => versions::run(&cli.global, a),
             Command::Features(a) => features::run(&cli.global, a),
             Command::Suggest(a) => suggest::run(&cli.global, a),
@@ -237,11 +244,18 @@ pub fn print_json<T: Serialize + ?Sized>(value: &T) -> Result<()> {
 /// Entry point used by the binary: parse, run, print errors with their causes.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    let overrides = cli.global.overrides();
     match run(cli) {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::Fail(code)) => ExitCode::from(code),
         Err(e) => {
-            crate::err_out!("error: {e:#}");
+            // A database trouble met mid-command (a lock held by another process) is said in
+            // one line with the fix, like one met while opening.
+            let db = crate::workspace::db_path(&overrides);
+            match db.and_then(|db| crate::store::trouble::explain_sqlite(&db, &e)) {
+                Some(line) => crate::err_out!("error: {line}"),
+                None => crate::err_out!("error: {e:#}"),
+            }
             ExitCode::FAILURE
         }
     }

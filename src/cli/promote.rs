@@ -13,10 +13,16 @@ pub struct PromoteArgs {
     /// Print the result as JSON
     #[arg(long)]
     pub json: bool,
+    /// Promote only if the draft still has this sha256 (what the reviewer saw)
+    #[arg(long)]
+    pub seen: Option<String>,
 }
 
 pub fn run(global: &GlobalArgs, args: PromoteArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
+    if let Some(seen) = &args.seen {
+        draft::ensure_seen(&ws, args.id, seen)?;
+    }
     let promoted = draft::promote(&mut ws, args.id)?;
     if args.json {
         print_json(&promoted)?;

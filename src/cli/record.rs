@@ -26,7 +26,7 @@ pub fn run(global: &GlobalArgs, args: RecordArgs) -> Result<Outcome> {
         .with_context(|| format!("outcome {:?}: expected `success` or `failure`", args.outcome))?;
     let mut ws = global.open()?;
     let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws).to_string();
-    lifecycle::record(
+    let change = lifecycle::record(
         &mut ws,
         &agent,
         &args.name,
@@ -35,5 +35,8 @@ pub fn run(global: &GlobalArgs, args: RecordArgs) -> Result<Outcome> {
         args.note.as_deref(),
     )?;
     crate::out!("recorded {outcome} for {}", args.name);
+    if let Some(c) = change {
+        crate::out!("{}: {} → {} ({})", c.name, c.from, c.to, c.reason);
+    }
     Ok(Outcome::Ok)
 }

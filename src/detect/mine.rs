@@ -10,6 +10,8 @@ use super::step::{head_key, is_generic, is_transparent, segments};
 /// Longest sequence of specific steps kept per turn: alignment is quadratic in it.
 pub const MAX_STEPS: usize = 40;
 
+pub use super::step::CHANGE_STEP;
+
 /// A tool call as mining reads it from `tool_calls`.
 #[derive(Debug, Clone)]
 pub struct RawCall {
@@ -38,8 +40,9 @@ pub struct TurnSeq {
 }
 
 impl TurnSeq {
+    /// The specific steps' keys (without the change markers).
     pub fn keys(&self) -> Vec<&str> {
-        self.steps.iter().map(|o| o.0.as_str()).collect()
+        self.steps.iter().map(|o| o.0.as_str()).filter(|k| *k != CHANGE_STEP).collect()
     }
 }
 
@@ -104,12 +107,22 @@ pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
     let mut steps: Vec<Obs> = Vec::new();
     for (obs, _) in kept {
         if is_generic(&obs.0) {
+            // An edit of a plain source file after the turn's first specific step is the change
+            // the request asked for (edits before it are usually part of exploring).
+            let code_edit = obs.0.starts_with("file:Edit:") && !steps.is_empty();
+            if code_edit && steps.last().is_none_or(|l| l.0 != CHANGE_STEP) {
+                steps.push(Obs(CHANGE_STEP.to_string(), obs.1));
+            }
             continue;
         }
         if steps.last().is_some_and(|l| l.0 == obs.0) {
             continue;
         }
         steps.push(obs);
+    }
+    if steps.last().is_some_and(|l| l.0 == CHANGE_STEP) {
+        // Edits after the last specific step are follow-ups, not a step of the workflow.
+        steps.pop();
     }
     steps.truncate(MAX_STEPS);
     let mut all_keys: Vec<String> = all.into_iter().map(str::to_string).collect();
@@ -401,6 +414,24 @@ mod tests {
         assert_eq!(seq.failures, [Failure("sh:cargo test".into(), vec!["file:Edit:*.rs".into()])]);
         assert_eq!(seq.steps[3].1.as_deref(), Some("git tag v1.0.0"));
         assert!(seq.all_keys.contains(&"file:Read:*.rs".to_string()));
+    }
+
+    #[test]
+    fn code_edits_between_specific_steps_are_the_change_never_an_identity() {
+        let calls = vec![
+            call("file:Edit:*.rs", "src/early.rs", false),
+            call("mcp:mcp__t__show", "", false),
+            call("file:Read:*.rs", "src/a.rs", false),
+            call("file:Edit:*.rs", "src/a.rs", false),
+            call("file:Edit:*.rs", "src/b.rs", false),
+            call("sh:cargo test", "cargo test", false),
+            call("file:Edit:*.rs", "src/late.rs", false),
+        ];
+        let seq = turn_sequence(&calls);
+        assert_eq!(seq.keys(), ["mcp:mcp__t__show", "sh:cargo test"]);
+        let all: Vec<&str> = seq.steps.iter().map(|o| o.0.as_str()).collect();
+        assert_eq!(all, ["mcp:mcp__t__show", CHANGE_STEP, "sh:cargo test"]);
+        assert_eq!(seq.steps[1].1.as_deref(), Some("src/a.rs"));
     }
 
     #[test]

@@ -72,6 +72,9 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
     let mut report = DetectReport::default();
     let mut touched_ids: Vec<i64> = Vec::new();
     let mut drafts: BTreeMap<i64, StagedDraft> = BTreeMap::new();
+    // Set in the first batch that drafts: a crash before the drafts are written leaves it for
+    // the next command's recovery, which writes them from the rows.
+    let mut drafts_intent: Option<i64> = None;
     loop {
         let now = now_rfc3339();
         let tx = ws.store.conn_mut().transaction()?;
@@ -181,12 +184,19 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
                 touched_ids.push(id);
             }
         }
+        if drafts_intent.is_none() && !drafts.is_empty() {
+            drafts_intent = Some(crate::journal::drafts_pending(&tx)?);
+        }
         tx.commit().context("committing detection batch")?;
     }
+    crate::fsio::fault("drafts");
     // After the commits: the rows hold each draft's text, so a crash here loses no evidence, and
     // `promote` rewrites a missing draft from its row.
     for draft in drafts.values() {
         draft.write()?;
+    }
+    if let Some(id) = drafts_intent {
+        crate::journal::end(ws.store.conn(), id)?;
     }
     let drafted: Vec<i64> = drafts.keys().copied().collect();
     report.finish = crate::draft::finish::after_detection(ws, &drafted)?;
@@ -442,7 +452,7 @@ fn workflow_candidate(
     let Some((ev, evidence_only)) = workflows::evidence(ctx.conn, agent, wid, judge)? else {
         return Ok(None);
     };
-    let keys: Vec<String> = ev.steps.iter().map(|s| s.key.clone()).collect();
+    let keys = identity_keys(&ev);
     if let Some(target) = workflows::merge_into_similar(ctx.conn, agent, wid, &keys)? {
         let Some((ev, evidence_only)) = workflows::evidence(ctx.conn, agent, target, judge)? else {
             return Ok(None);
@@ -451,6 +461,11 @@ fn workflow_candidate(
         return record_workflow(ctx, agent, target, ev, evidence_only, None, report).map(Some);
     }
     record_workflow(ctx, agent, wid, ev, evidence_only, Some(joined), report).map(Some)
+}
+
+/// The step keys that make a workflow what it is: its consensus without the change marker.
+fn identity_keys(ev: &crate::workflow::WorkflowEvidence) -> Vec<String> {
+    ev.steps.iter().map(|s| s.key.clone()).filter(|k| k != mine::CHANGE_STEP).collect()
 }
 
 /// Records a workflow's candidate. When it is proposed, the open sequence and streak rows its
@@ -467,10 +482,11 @@ fn record_workflow(
     report: &mut DetectReport,
 ) -> Result<i64> {
     let was_proposed = workflows::is_proposed(ctx.conn, wid)?;
-    let keys: Vec<String> = ev.steps.iter().map(|s| s.key.clone()).collect();
+    let keys = identity_keys(&ev);
     let steps: Vec<Step> = ev
         .steps
         .iter()
+        .filter(|s| s.key != mine::CHANGE_STEP)
         .map(|s| Step { name: s.tool.clone(), input_shape: s.key.clone() })
         .collect();
     let mut evidence = Evidence {

@@ -604,8 +604,16 @@ pub fn head_key(segment: &str) -> Option<String> {
     Some(key)
 }
 
+/// Where a turn edited plain source files between its specific steps: the change the request
+/// asked for. Kept in a turn's steps so a draft can say where the work goes, but never part of
+/// alignment, specificity or a workflow's identity (it is generic).
+pub const CHANGE_STEP: &str = "edit:code";
+
 /// Steps every agent does whatever the task: reading, searching, looking around, bookkeeping.
 pub fn is_generic(key: &str) -> bool {
+    if key == CHANGE_STEP {
+        return true;
+    }
     if key.starts_with("file:Read:") || key == "file:Edit:*" {
         return true;
     }
@@ -731,6 +739,9 @@ pub fn check_kind(key: &str) -> Option<CheckKind> {
 
 /// The kind of a step, from its key.
 pub fn kind_of(key: &str) -> StepKind {
+    if key == CHANGE_STEP {
+        return StepKind::Change;
+    }
     match key.split(':').next() {
         Some("sh") => StepKind::Shell,
         Some("file") => StepKind::File,

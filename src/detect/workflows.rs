@@ -326,17 +326,19 @@ pub fn evidence(
         .filter(|c| mine::is_specific(&c.key, &dfs, total))
         .map(|c| c.key.clone())
         .collect();
-    let specificity = if consensus.is_empty() {
-        0.0
-    } else {
-        consensus.iter().map(|c| mine::weight(&c.key, &dfs, total)).sum::<f64>()
-            / consensus.len() as f64
-    };
+    let weighed: Vec<f64> = consensus
+        .iter()
+        .filter(|c| c.key != mine::CHANGE_STEP)
+        .map(|c| mine::weight(&c.key, &dfs, total))
+        .collect();
+    let specificity =
+        if weighed.is_empty() { 0.0 } else { weighed.iter().sum::<f64>() / weighed.len() as f64 };
     let projects: HashSet<&str> = rows.iter().filter_map(|m| m.project.as_deref()).collect();
     let shown: Vec<String> = specific.iter().take(4).map(|k| display(k)).collect();
+    let n_projects = projects.len().max(1);
     let summary = format!(
-        "seen in {support} sessions of {} projects; {} specific steps ({})",
-        projects.len().max(1),
+        "seen in {support} sessions of {n_projects} project{}; {} specific steps ({})",
+        if n_projects == 1 { "" } else { "s" },
         specific.len(),
         shown.join(", ")
     );
@@ -435,6 +437,9 @@ fn workflow_step(c: &mine::ConsensusStep, support: usize) -> WorkflowStep {
         }
     }
     let (tool, template) = match c.key.split_once(':') {
+        _ if c.key == mine::CHANGE_STEP => {
+            ("Edit".to_string(), mine::file_template("Edit", "the code", &c.details))
+        }
         Some(("sh", _)) => {
             let distinct: Vec<String> = {
                 let mut v: Vec<String> = Vec::new();

@@ -80,6 +80,7 @@ const VERBS: &[&str] = &[
     "fix",
     "format",
     "generate",
+    "get",
     "handle",
     "implement",
     "import",
@@ -148,6 +149,7 @@ const VERBS: &[&str] = &[
     "support",
     "sync",
     "tag",
+    "take",
     "test",
     "track",
     "translate",
@@ -161,8 +163,53 @@ const VERBS: &[&str] = &[
     "upload",
     "validate",
     "verify",
+    "work",
     "write",
 ];
+
+/// Two-word verbs, read as one: "make sure the tests pass" asks to check.
+const PHRASAL: &[(&str, &str, &str)] = &[
+    ("make", "sure", "check"),
+    ("double", "check", "check"),
+    ("set", "up", "setup"),
+    ("clean", "up", "clean"),
+    ("tidy", "up", "tidy"),
+    ("look", "into", "investigate"),
+    ("figure", "out", "investigate"),
+    ("sort", "out", "fix"),
+    ("wrap", "up", "finish"),
+    ("spin", "up", "start"),
+    ("kick", "off", "start"),
+    ("roll", "back", "rollback"),
+    ("write", "up", "write"),
+    ("pick", "up", "pick"),
+];
+
+/// One-word synonyms of a listed verb.
+const SYNONYMS: &[(&str, &str)] = &[
+    ("ensure", "check"),
+    ("double-check", "check"),
+    ("type-check", "check"),
+    ("typecheck", "check"),
+    ("re-run", "run"),
+    ("rerun", "run"),
+    ("set-up", "setup"),
+];
+
+/// Verbs that say little about the work ("handle X", "take X"): a name uses one only when no
+/// request has a better verb.
+const WEAK_VERBS: &[&str] = &["handle", "make", "take", "get", "work", "start", "run"];
+
+/// Verbs that end an object without leading a request ("the package passes ruff").
+const STATE_VERBS: &[&str] =
+    &["pass", "passes", "fail", "fails", "works", "succeed", "succeeds", "compiles", "breaks"];
+
+/// Words that stand for an object named elsewhere: "fix it" has no object of its own.
+const PRONOUNS: &[&str] =
+    &["it", "this", "that", "them", "these", "those", "everything", "all", "stuff", "things"];
+
+/// Idioms dropped before reading a request ("do ENG-1 end to end").
+const IDIOMS: &[&str] = &["end to end", "end-to-end", "as usual", "like before", "again"];
 
 /// Longest object kept, in words.
 const MAX_OBJECT_WORDS: usize = 2;
@@ -179,8 +226,12 @@ struct Word {
 
 fn words(request: &str) -> Vec<Word> {
     let first_line = request.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let mut line = format!(" {} ", first_line.to_lowercase());
+    for idiom in IDIOMS {
+        line = line.replace(&format!(" {idiom} "), " ");
+    }
     let mut out = Vec::new();
-    for raw in first_line.split_whitespace() {
+    for raw in line.split_whitespace() {
         let ends_phrase = raw.ends_with([',', '.', ';', ':', '!', '?', ')']);
         let trimmed = raw.trim_matches(|c: char| !c.is_alphanumeric());
         if trimmed.is_empty() {
@@ -201,6 +252,9 @@ fn skippable(word: &str) -> bool {
 
 /// The base verb of `word` when it is one of `VERBS` (`fixing` → `fix`, `updates` → `update`).
 fn verb(word: &str) -> Option<&'static str> {
+    if let Some((_, to)) = SYNONYMS.iter().find(|(w, _)| *w == word) {
+        return Some(to);
+    }
     let base = |w: &str| VERBS.iter().copied().find(|v| *v == w);
     base(word)
         .or_else(|| {
@@ -213,6 +267,23 @@ fn verb(word: &str) -> Option<&'static str> {
             (b.len() > 2 && b[b.len() - 1] == b[b.len() - 2]).then(|| base(&w[..w.len() - 1]))?
         })
         .or_else(|| word.strip_suffix('s').and_then(base))
+        .or_else(|| word.strip_suffix("es").and_then(base))
+}
+
+/// The verb at `ws[i]`, reading a two-word verb as one; with the number of words it spans.
+fn verb_at(ws: &[Word], i: usize) -> Option<(&'static str, usize)> {
+    let w = &ws[i].text;
+    if !ws[i].ends_phrase
+        && let Some(next) = ws.get(i + 1)
+        && let Some((_, _, to)) = PHRASAL.iter().find(|(a, b, _)| a == w && *b == next.text)
+    {
+        return Some((to, 2));
+    }
+    verb(w).map(|v| (v, 1))
+}
+
+fn is_weak(verb: &str) -> bool {
+    WEAK_VERBS.contains(&verb)
 }
 
 /// The verb of one request and the words of its object.
@@ -221,11 +292,19 @@ fn verb_object(request: &str) -> Option<(&'static str, Vec<String>)> {
     let mut content = 0;
     let mut at = None;
     for (i, w) in ws.iter().enumerate() {
-        if w.value || skippable(&w.text) {
+        if w.value {
             continue;
         }
-        if let Some(v) = verb(&w.text) {
-            at = Some((i, v));
+        // A two-word verb may open with a stopword ("make sure", "set up").
+        if let Some((v, span)) = verb_at(&ws, i).filter(|(_, span)| *span == 2) {
+            at = Some((i + span - 1, v));
+            break;
+        }
+        if skippable(&w.text) {
+            continue;
+        }
+        if let Some((v, span)) = verb_at(&ws, i) {
+            at = Some((i + span - 1, v));
             break;
         }
         content += 1;
@@ -234,45 +313,119 @@ fn verb_object(request: &str) -> Option<(&'static str, Vec<String>)> {
         }
     }
     let (i, v) = at?;
-    let mut object = Vec::new();
-    if !ws[i].ends_phrase {
-        for w in &ws[i + 1..] {
-            // A value before the noun is skipped ("cut a 1.2.0 release"), after it ends the object.
-            if w.value {
-                if object.is_empty() && !w.ends_phrase {
-                    continue;
-                }
-                break;
-            }
-            if OBJECT_FILLERS.contains(&w.text.as_str())
-                || (object.is_empty() && STOPWORDS.contains(w.text.as_str()))
-            {
-                if w.ends_phrase {
-                    break;
-                }
+    let object = object_after(&ws, i, true);
+    if is_weak(v) {
+        // "take ENG-1, implement it": the later, stronger verb says what the work is; the weak
+        // verb's object stands in when the strong one names none.
+        for j in i + 1..ws.len() {
+            // Only a verb that opens a clause ("..., implement it", "and fix it"), not a noun
+            // that is also a verb ("the python package checks").
+            let opens_clause = ws[j - 1].ends_phrase
+                || matches!(ws[j - 1].text.as_str(), "and" | "then" | "to" | "also");
+            if !opens_clause {
                 continue;
             }
-            // A participle after the noun starts a new phrase ("the changes related to ...").
-            let participle = w.text.ends_with("ed") || w.text.ends_with("ing");
-            if STOPWORDS.contains(w.text.as_str())
-                || (!object.is_empty() && (participle || verb(&w.text).is_some()))
-            {
-                break;
-            }
-            object.push(w.text.clone());
-            if w.ends_phrase || object.len() == MAX_OBJECT_WORDS {
-                break;
+            if let Some((strong, span)) = verb_at(&ws, j).filter(|(s, _)| !is_weak(s)) {
+                let own = object_after(&ws, j + span - 1, true);
+                let direct = object_after(&ws, i, false);
+                return Some((strong, if own.is_empty() { direct } else { own }));
             }
         }
     }
     Some((v, object))
 }
 
+/// Words that may stand between a verb and its direct object.
+const ARTICLES: &[&str] = &["a", "an", "the", "my", "our", "your", "its"];
+
+/// The object of the verb ending at `ws[i]`: at most `MAX_OBJECT_WORDS` words of its phrase.
+/// `across_prepositions`: "commit all of the changes" finds `changes`; otherwise only articles
+/// and values may come first ("take ENG-1 from the tracker" has no direct object).
+fn object_after(ws: &[Word], i: usize, across_prepositions: bool) -> Vec<String> {
+    let mut object = Vec::new();
+    if ws[i].ends_phrase {
+        return object;
+    }
+    for w in &ws[i + 1..] {
+        // A value before the noun is skipped ("cut a 1.2.0 release"), after it ends the object.
+        if w.value {
+            if object.is_empty() && !w.ends_phrase {
+                continue;
+            }
+            break;
+        }
+        let text = w.text.as_str();
+        // "fix it and open a PR": a pronoun ends the search.
+        if PRONOUNS.contains(&text) || STATE_VERBS.contains(&text) {
+            break;
+        }
+        if object.is_empty()
+            && !across_prepositions
+            && STOPWORDS.contains(text)
+            && !ARTICLES.contains(&text)
+        {
+            break;
+        }
+        if OBJECT_FILLERS.contains(&text) || (object.is_empty() && STOPWORDS.contains(text)) {
+            if w.ends_phrase {
+                break;
+            }
+            continue;
+        }
+        // A participle or verb after the noun starts a new phrase ("the changes related to ...").
+        let participle = text.ends_with("ed") || text.ends_with("ing");
+        if STOPWORDS.contains(text) || (!object.is_empty() && (participle || verb(text).is_some()))
+        {
+            break;
+        }
+        object.push(w.text.clone());
+        if w.ends_phrase || object.len() == MAX_OBJECT_WORDS {
+            break;
+        }
+    }
+    object
+}
+
+/// A content word said in at least two requests (the most frequent, first said on a tie): what
+/// the requests are about when their verbs name no object.
+fn shared_noun(requests: &[String]) -> Option<String> {
+    let mut count: HashMap<String, (usize, usize)> = HashMap::new();
+    let mut order = 0;
+    for request in requests {
+        let mut seen = HashSet::new();
+        for w in words(request) {
+            let t = w.text;
+            if w.value
+                || t.len() < 3
+                || skippable(&t)
+                || PRONOUNS.contains(&t.as_str())
+                || STATE_VERBS.contains(&t.as_str())
+                || verb(&t).is_some()
+                || !seen.insert(t.clone())
+            {
+                continue;
+            }
+            order += 1;
+            count.entry(t).or_insert((0, order)).0 += 1;
+        }
+    }
+    count
+        .into_iter()
+        .filter(|(_, (n, _))| *n >= 2)
+        .max_by(|a, b| a.1.0.cmp(&b.1.0).then(b.1.1.cmp(&a.1.1)))
+        .map(|(w, _)| w)
+}
+
 /// The most common verb of the requests and its most common object (a longer object wins a tie:
-/// it says more). `None` when no request starts with a known verb.
+/// it says more). A weak verb ("handle", "take") counts only when no request has another; a verb
+/// whose requests name no object takes the noun the requests share. `None` when no request
+/// starts with a known verb.
 pub fn from_requests(requests: &[String]) -> Option<String> {
     let mut parsed: Vec<(&str, Vec<String>)> =
         requests.iter().filter_map(|r| verb_object(r)).collect();
+    if parsed.iter().any(|p| !is_weak(p.0)) {
+        parsed.retain(|p| !is_weak(p.0));
+    }
     // A verb with an object says more than one without ("ship 1.2.0" beside "cut the release").
     if parsed.iter().any(|p| !p.1.is_empty()) {
         parsed.retain(|p| !p.1.is_empty());
@@ -281,10 +434,25 @@ pub fn from_requests(requests: &[String]) -> Option<String> {
     for (v, _) in &parsed {
         *verbs.entry(v).or_default() += 1;
     }
-    // Ties go to the verb seen first.
+    // Ties go to the verb whose object the requests mention most ("redeploy the docs", "update
+    // the docs" make `update-docs`), then to the verb seen first.
+    let said: Vec<HashSet<String>> =
+        requests.iter().map(|r| words(r).into_iter().map(|w| w.text).collect()).collect();
+    let mentions = |v: &str| {
+        parsed
+            .iter()
+            .filter(|p| p.0 == v)
+            .map(|p| {
+                said.iter()
+                    .filter(|ws| !p.1.is_empty() && p.1.iter().all(|w| ws.contains(w)))
+                    .count()
+            })
+            .max()
+            .unwrap_or(0)
+    };
     let best = parsed.iter().map(|p| p.0).max_by_key(|v| {
         let first = parsed.iter().position(|p| p.0 == *v).unwrap_or(0);
-        (verbs[v], std::cmp::Reverse(first))
+        (verbs[v], mentions(v), std::cmp::Reverse(first))
     })?;
     let mut objects: HashMap<Vec<String>, usize> = HashMap::new();
     for (_, object) in parsed.iter().filter(|p| p.0 == best) {
@@ -296,6 +464,7 @@ pub fn from_requests(requests: &[String]) -> Option<String> {
         .iter()
         .max_by(|a, b| a.1.cmp(b.1).then(a.0.len().cmp(&b.0.len())).then(b.0.cmp(a.0)))
         .map(|(o, _)| o.join("-"))
+        .or_else(|| shared_noun(requests))
         .unwrap_or_default();
     Some(if object.is_empty() { best.to_string() } else { format!("{best}-{object}") })
 }
@@ -308,19 +477,37 @@ pub fn key_words(key: &str) -> String {
     rest.replace("__", " ").replace([':', '_', '*', '.', '/'], " ")
 }
 
+/// What a step acts on, as name words: an MCP tool's name without its verb
+/// (`mcp__jira__get_ticket` → `jira ticket`); other steps as `key_words`.
+fn step_object(key: &str) -> String {
+    let words = key_words(key);
+    let Some(tool) = key.strip_prefix("mcp:") else { return words };
+    // `mcp__server__verb_noun`: the server, then the tool's name without its leading verb.
+    let mut parts = tool.trim_start_matches("mcp__").splitn(2, "__");
+    let (Some(server), Some(name)) = (parts.next(), parts.next()) else { return words };
+    let mut name_words: Vec<&str> = name.split('_').filter(|w| !w.is_empty()).collect();
+    if name_words.len() > 1
+        && (verb(name_words[0]).is_some()
+            || matches!(name_words[0], "get" | "set" | "fetch" | "transition" | "query"))
+    {
+        name_words.remove(0);
+    }
+    format!("{server} {}", name_words.join(" "))
+}
+
 /// The skill's base name (before any suffix that makes it unique): verb + object of the
-/// requests, the verb alone completed by the most specific step, or that step alone.
+/// requests, the verb alone completed by what the most specific step acts on, or that step alone.
 pub fn base_name(ev: &WorkflowEvidence) -> String {
-    let step = ev
-        .reason
-        .specific_steps
-        .first()
-        .or_else(|| ev.steps.iter().find(|s| !s.optional).map(|s| &s.key))
-        .map(|k| key_words(k));
+    let step = ev.reason.specific_steps.first().or_else(|| {
+        ev.steps
+            .iter()
+            .find(|s| !s.optional && s.kind != crate::workflow::StepKind::Change)
+            .map(|s| &s.key)
+    });
     let text = match (from_requests(&ev.requests), step) {
-        (Some(name), Some(step)) if !name.contains('-') => format!("{name} {step}"),
+        (Some(name), Some(step)) if !name.contains('-') => format!("{name} {}", step_object(step)),
         (Some(name), _) => name,
-        (None, Some(step)) => step,
+        (None, Some(step)) => key_words(step),
         (None, None) => "workflow".to_string(),
     };
     slug(&text, 64).unwrap_or_else(|| "workflow".to_string())
@@ -375,6 +562,74 @@ mod tests {
             name(&["ship 0.3.1: changelog, bump, tag", "release 0.3.2 of the crate"]).unwrap(),
             "release-crate"
         );
+    }
+
+    #[test]
+    fn two_word_verbs_weak_verbs_and_pronouns() {
+        assert_eq!(
+            name(&[
+                "make sure the package passes ruff, pytest and mypy",
+                "lint, format, test and type-check the package",
+                "run the python package checks before the release",
+            ])
+            .unwrap(),
+            "check-package"
+        );
+        assert_eq!(
+            name(&["set up the dev database", "set up dev database"]).unwrap(),
+            "setup-dev-database"
+        );
+        // A weak verb names only when nothing better is said; "it" is no object.
+        assert_eq!(
+            name(&["handle ENG-1: fix it and open a PR", "fix the flaky login test"]).unwrap(),
+            "fix-flaky-login"
+        );
+        assert_eq!(name(&["do ENG-4 end to end", "handle ENG-9"]).unwrap(), "handle");
+        assert_eq!(
+            name(&[
+                "take issue ENG-1, implement, PR, move it to review",
+                "take issue ENG-2, implement, PR, move it to review",
+                "handle ENG-3: fix it and open a PR",
+            ])
+            .unwrap(),
+            "implement-issue"
+        );
+        assert_eq!(
+            name(&[
+                "take jr-250 from the tracker, implement it, close it",
+                "take jr-251 from the tracker, implement it, close it",
+                "pick up the next ticket (jr-396) and finish it",
+            ])
+            .unwrap(),
+            "pick-next-ticket"
+        );
+        // A noun that is also a verb ("package") does not open a clause.
+        assert_eq!(
+            name(&["run the python package checks", "make sure the package passes ruff"]).unwrap(),
+            "check-package"
+        );
+        // Verbs said once each: the one whose object most requests mention.
+        assert_eq!(
+            name(&[
+                "fix the guide page and redeploy the docs",
+                "publish the documentation site",
+                "update the docs and deploy them",
+            ])
+            .unwrap(),
+            "update-docs"
+        );
+        // Without an object, the noun the requests share.
+        assert_eq!(
+            name(&["deploy to staging please", "deploy: staging is stale", "deploy"]).unwrap(),
+            "deploy-staging"
+        );
+    }
+
+    #[test]
+    fn an_mcp_step_completes_a_verb_with_what_it_acts_on() {
+        assert_eq!(step_object("mcp:mcp__jira__get_ticket"), "jira ticket");
+        assert_eq!(step_object("mcp:mcp__github__create_pull_request"), "github pull request");
+        assert_eq!(step_object("sh:bd update"), "bd update");
     }
 
     #[test]

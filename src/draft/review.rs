@@ -30,6 +30,71 @@ fn staged_folder(ws: &Workspace, c: &CandidateView) -> PathBuf {
     ws.paths.staging_dir.join(&c.name)
 }
 
+/// The open new-skill candidate `candidate_id`, for an action (`verb`) only such a candidate
+/// takes; a proposed version is refused with what to do `instead`.
+fn open_new_skill(
+    ws: &Workspace,
+    candidate_id: i64,
+    verb: &str,
+    instead: &str,
+) -> Result<CandidateView> {
+    let c = get_candidate(ws.store.conn(), candidate_id)?;
+    if c.status != CandidateStatus::Candidate {
+        bail!(
+            "candidate {candidate_id} ({}) is {}: only an open candidate can be {verb}",
+            c.name,
+            c.status
+        );
+    }
+    if let Some(skill) = c.target_skill_id {
+        bail!(
+            "candidate {candidate_id} ({}) proposes a new version of skill {skill}: {instead}",
+            c.name
+        );
+    }
+    Ok(c)
+}
+
+/// A new-skill candidate's draft file (what `skilldeck edit ID` and the console's `e` open).
+/// A draft whose folder was removed by hand is written back from the stored text first.
+pub fn draft_file(ws: &Workspace, candidate_id: i64) -> Result<PathBuf> {
+    let c = open_new_skill(ws, candidate_id, "edited", "approve it, then edit the skill")?;
+    let folder = staged_folder(ws, &c);
+    ensure_draft(&folder, &c)?;
+    Ok(folder.join("SKILL.md"))
+}
+
+/// The staged SKILL.md of the new-skill candidate `name` as saved now (what promote moves
+/// live), if it is there and readable.
+pub fn staged_text(staging_dir: &Path, name: &str) -> Option<String> {
+    crate::fsio::read_skill_md_text(&staging_dir.join(name).join("SKILL.md")).ok()
+}
+
+/// What deciding on the candidate would write now: a new skill's staged SKILL.md as saved (the
+/// stored draft when the file is gone), a proposed version's text named as its skill.
+pub fn decision_text(ws: &Workspace, candidate_id: i64) -> Result<String> {
+    let c = get_candidate(ws.store.conn(), candidate_id)?;
+    let stored = c.skill_md.clone().unwrap_or_default();
+    Ok(match c.target_skill_id {
+        Some(id) => approval_text(&stored, &skills::by_id(ws.store.conn(), id)?.name),
+        None => staged_text(&ws.paths.staging_dir, &c.name).unwrap_or(stored),
+    })
+}
+
+/// Binds a decision to what the reviewer saw: refused when the text it would write is not the
+/// one whose sha256 is `seen` (the draft was edited, or re-drafted, since).
+pub fn ensure_seen(ws: &Workspace, candidate_id: i64, seen: &str) -> Result<()> {
+    let now = decision_text(ws, candidate_id)?;
+    if sha256_hex(now.as_bytes()) != seen {
+        let name = get_candidate(ws.store.conn(), candidate_id)?.name;
+        bail!(
+            "{name} changed since it was reviewed (the draft as saved now is shown); review it \
+             and decide again"
+        );
+    }
+    Ok(())
+}
+
 /// Makes sure the candidate's draft is on disk in `folder`, rewriting it from the stored text
 /// when the folder was removed by hand.
 fn ensure_draft(folder: &Path, c: &CandidateView) -> Result<()> {
@@ -49,20 +114,7 @@ fn ensure_draft(folder: &Path, c: &CandidateView) -> Result<()> {
 /// Moves the staged draft (as a person may have edited it) into the live skills folder and
 /// records the skill with version 1. A draft that breaks the spec is refused.
 pub fn promote(ws: &mut Workspace, candidate_id: i64) -> Result<Promoted> {
-    let c = get_candidate(ws.store.conn(), candidate_id)?;
-    if c.status != CandidateStatus::Candidate {
-        bail!(
-            "candidate {candidate_id} ({}) is {}: only an open candidate can be promoted",
-            c.name,
-            c.status
-        );
-    }
-    if let Some(skill) = c.target_skill_id {
-        bail!(
-            "candidate {candidate_id} ({}) proposes a new version of skill {skill}: approve it instead",
-            c.name
-        );
-    }
+    let c = open_new_skill(ws, candidate_id, "promoted", "approve it instead")?;
     if c.evidence_only {
         bail!(
             "candidate {candidate_id} ({}) is recorded as evidence only (no specific steps): it has \
@@ -100,25 +152,22 @@ pub fn promote(ws: &mut Workspace, candidate_id: i64) -> Result<Promoted> {
     let skill_md_path = staged.join("SKILL.md");
     let content = crate::fsio::read_skill_md_text(&skill_md_path)
         .with_context(|| format!("reading {}", skill_md_path.display()))?;
-    stage::move_folder(&staged, &live)?;
-    match record_promotion(ws, &c, &live, &content) {
-        Ok(skill_id) => Ok(Promoted { candidate_id, skill_id, name: c.name, path: live }),
-        Err(e) => {
-            // Leave the disk as the database says: the draft goes back to staging.
-            let _ = stage::move_folder(&live, &staged);
-            Err(e)
-        }
-    }
+    // The folder moves live and the rows that make it a promoted skill commit as one step: a
+    // crash between them is undone by the next command (the draft goes back to staging), so the
+    // folder is never adopted as hand-made and a re-run promotes it.
+    let skill_id = crate::journal::moved(ws.store.conn_mut(), &staged, &live, |tx| {
+        record_promotion(tx, &c, &live, &content)
+    })?;
+    Ok(Promoted { candidate_id, skill_id, name: c.name, path: live })
 }
 
 fn record_promotion(
-    ws: &mut Workspace,
+    tx: &rusqlite::Connection,
     c: &CandidateView,
     live: &Path,
     content: &str,
 ) -> Result<i64> {
     let tool_sequence = serde_json::to_string(&c.tool_sequence)?;
-    let tx = ws.store.conn_mut().transaction()?;
     let new = NewSkill {
         agent: &c.agent_id,
         name: &c.name,
@@ -130,10 +179,9 @@ fn record_promotion(
         ..NewSkill::account()
     };
     let reason = format!("promoted from candidate {} ({})", c.id, c.source);
-    let skill_id = lifecycle::record_new_skill(&tx, &new, "promoted", &reason)?;
-    skills::set_candidate(&tx, skill_id, c.id)?;
-    candidates::set_promoted(&tx, c.id, &now_rfc3339(), true)?;
-    tx.commit()?;
+    let skill_id = lifecycle::record_new_skill(tx, &new, "promoted", &reason)?;
+    skills::set_candidate(tx, skill_id, c.id)?;
+    candidates::set_promoted(tx, c.id, &now_rfc3339(), true)?;
     Ok(skill_id)
 }
 
@@ -150,27 +198,15 @@ pub fn dismiss(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
     }
     let staged = staged_folder(ws, &c);
     let parked = stage::dismissed_folder(&ws.paths.staging_dir, &c.name);
-    if staged.exists() {
-        if parked.exists() {
-            fs::remove_dir_all(&parked)
-                .with_context(|| format!("clearing {}", parked.display()))?;
-        }
-        stage::move_folder(&staged, &parked)?;
+    if staged.exists() && parked.exists() {
+        fs::remove_dir_all(&parked).with_context(|| format!("clearing {}", parked.display()))?;
     }
     let now = now_rfc3339();
-    let parked_path = parked.exists().then(|| parked.to_string_lossy().into_owned());
-    let changed = candidates::set_dismissed(
-        ws.store.conn(),
-        candidate_id,
-        &now,
-        Some(parked_path.as_deref()),
-    );
-    if let Err(e) = changed {
-        if parked.exists() {
-            let _ = stage::move_folder(&parked, &staged);
-        }
-        return Err(e);
-    }
+    let parked_path =
+        (staged.exists() || parked.exists()).then(|| parked.to_string_lossy().into_owned());
+    crate::journal::moved(ws.store.conn_mut(), &staged, &parked, |tx| {
+        candidates::set_dismissed(tx, candidate_id, &now, Some(parked_path.as_deref()))
+    })?;
     Ok(())
 }
 
@@ -182,11 +218,9 @@ pub fn undo_dismiss(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
     }
     let staged = staged_folder(ws, &c);
     let parked = stage::dismissed_folder(&ws.paths.staging_dir, &c.name);
-    if parked.exists() {
-        stage::move_folder(&parked, &staged)?;
-    }
-    candidates::reopen_dismissed(ws.store.conn(), candidate_id, &staged.to_string_lossy())?;
-    Ok(())
+    crate::journal::moved(ws.store.conn_mut(), &parked, &staged, |tx| {
+        candidates::reopen_dismissed(tx, candidate_id, &staged.to_string_lossy())
+    })
 }
 
 /// Takes a promoted skill back out of the live folder into staging, removes its skill rows, and
@@ -201,33 +235,20 @@ pub fn undo_promote(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
     if staged.exists() {
         bail!("cannot undo: {} is in the way in the staging folder", staged.display());
     }
-    let live = skill.as_ref().map(|(_, p)| PathBuf::from(p));
-    let mut moved = false;
-    if let Some(live) = &live
-        && live.exists()
-    {
-        stage::move_folder(live, &staged)?;
-        moved = true;
-    }
-    let skill_md = crate::fsio::read_skill_md_text(&staged.join("SKILL.md")).ok();
-    let result = (|| -> Result<()> {
-        let tx = ws.store.conn_mut().transaction()?;
+    // With no row or no folder left, only the rows change.
+    let live = skill.as_ref().map_or_else(|| staged.clone(), |(_, p)| PathBuf::from(p));
+    crate::journal::moved(ws.store.conn_mut(), &live, &staged, |tx| {
+        let skill_md = crate::fsio::read_skill_md_text(&staged.join("SKILL.md")).ok();
         if let Some((skill_id, _)) = &skill {
-            skills::delete(&tx, *skill_id)?;
+            skills::delete(tx, *skill_id)?;
         }
         candidates::reopen_promoted(
-            &tx,
+            tx,
             candidate_id,
             &staged.to_string_lossy(),
             skill_md.as_deref(),
-        )?;
-        tx.commit()?;
-        Ok(())
-    })();
-    if let (Err(_), true, Some(live)) = (&result, moved, &live) {
-        let _ = stage::move_folder(&staged, live);
-    }
-    result
+        )
+    })
 }
 
 /// Applies a proposed version: writes its SKILL.md (named as the skill) atomically as the next
@@ -254,6 +275,19 @@ pub fn approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
             skill.status
         );
     }
+    let absorbs = candidates::absorbs(ws.store.conn(), candidate_id)?;
+    if let Some(other) = absorbs {
+        let other = skills::by_id(ws.store.conn(), other)?;
+        if !other.status.is_live() {
+            bail!(
+                "candidate {candidate_id} merges {:?} into {:?}, but {:?} is {}: reject it",
+                other.name,
+                skill.name,
+                other.name,
+                other.status
+            );
+        }
+    }
     let content = approval_text(&skill_md, &skill.name);
     let reason = format!("approved candidate {candidate_id}");
     let now = now_rfc3339();
@@ -263,6 +297,10 @@ pub fn approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
         events::add(tx, skill.id, &now, "approved", None, None, &reason)?;
         Ok(())
     })?;
+    if let Some(other) = absorbs {
+        let why = format!("absorbed into {} (merge candidate {candidate_id})", skill.name);
+        lifecycle::absorb(ws, other, skill.id, &why)?;
+    }
     Ok(())
 }
 
@@ -309,14 +347,29 @@ pub fn undo_approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
         events::add(tx, skill.id, &now, "approval_undone", None, None, &reason)?;
         Ok(())
     })?;
+    if let Some(other) = candidates::absorbs(ws.store.conn(), candidate_id)? {
+        lifecycle::unabsorb(ws, other)?;
+    }
     Ok(())
 }
 
 /// Re-approves a skill that went back to review: binds its approval to the current bytes.
-pub fn approve_current(ws: &mut Workspace, agent: &str, skill: &str) -> Result<()> {
+/// `seen`: the sha256 of the text the reviewer saw; refused when the file now holds another.
+pub fn approve_current(
+    ws: &mut Workspace,
+    agent: &str,
+    skill: &str,
+    seen: Option<&str>,
+) -> Result<()> {
     let row = skills::require(ws.store.conn(), agent, skill)?;
     lifecycle::scan_one(ws, &row)?;
     let content = versions::latest_content(ws.store.conn(), row.id)?;
+    if seen.is_some_and(|seen| sha256_hex(content.as_bytes()) != seen) {
+        bail!(
+            "{skill} changed since it was reviewed (the edit as saved now is shown); review it and \
+             approve again"
+        );
+    }
     let now = now_rfc3339();
     let tx = ws.store.conn_mut().transaction()?;
     skills::approve_current(&tx, row.id, &sha256_hex(content.as_bytes()), &now)?;

@@ -27,26 +27,55 @@ pub fn evidence_flags(ev: &WorkflowEvidence) -> Vec<Flag> {
     injection::flags_all(ev.requests.iter().chain(steps).chain(failures).map(String::as_str))
 }
 
-/// The requests fit to quote: not opaque, not flagged, secrets replaced; first ones first,
+/// The requests fit to quote: no secret taken out of them, not flagged; first ones first,
 /// without repeats.
 pub fn example_requests(ev: &WorkflowEvidence) -> Vec<String> {
     clean_requests(&ev.requests)
 }
 
-/// `requests` fit to quote (see `example_requests`).
+/// `requests` fit to quote (see `example_requests`), the most varied first: a request that
+/// differs from an earlier one only in its values ("publish the crate as 1.2.0" / "as 1.3.0")
+/// comes after those that say something new.
 pub fn clean_requests(requests: &[String]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
+    let mut fresh: Vec<String> = Vec::new();
+    let mut repeats: Vec<String> = Vec::new();
+    let mut shapes: Vec<BTreeSet<String>> = Vec::new();
     for request in requests {
         let request = redact::secrets(request.trim()).into_owned();
+        // A request a secret was taken from is not quoted at all: what is left around the
+        // marker may still say too much ("the API token is ...").
         if redact::is_opaque(&request)
+            || redact::has_markers(&request)
             || !injection::flags(&request).is_empty()
-            || out.contains(&request)
+            || fresh.contains(&request)
+            || repeats.contains(&request)
         {
             continue;
         }
-        out.push(request);
+        let shape = word_shape(&request);
+        if shapes.iter().any(|s| jaccard(s, &shape) >= 0.6) {
+            repeats.push(request);
+        } else {
+            shapes.push(shape);
+            fresh.push(request);
+        }
     }
-    out
+    fresh.extend(repeats);
+    fresh
+}
+
+/// A request's words without its values (ids, versions, paths), lowercased.
+fn word_shape(request: &str) -> BTreeSet<String> {
+    request
+        .split(|c: char| !c.is_alphanumeric() && c != '.' && c != '-' && c != '_')
+        .filter(|w| !w.is_empty() && !w.chars().any(|c| c.is_ascii_digit()))
+        .map(str::to_lowercase)
+        .collect()
+}
+
+fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
+    let union = a.union(b).count();
+    if union == 0 { 1.0 } else { a.intersection(b).count() as f64 / union as f64 }
 }
 
 /// The name as a title: `release-crate` → `Release crate`.
@@ -66,27 +95,28 @@ fn key_steps(ev: &WorkflowEvidence) -> Vec<&WorkflowStep> {
     if specific.is_empty() { ev.steps.iter().filter(|s| !s.optional).collect() } else { specific }
 }
 
-/// What the skill does and when to use it, in the words of the requests.
+/// What the skill does (its key commands) and when to use it (in the words of the requests).
 pub fn description(ev: &WorkflowEvidence, name: &str) -> String {
     let what = name.replace('-', " ");
-    let mut text = format!("Use this skill when asked to {what}");
+    let sessions = ev.reason.support.max(ev.sightings.len());
+    let commands: Vec<String> =
+        key_steps(ev).iter().take(5).map(|s| code(&s.template, 40)).collect();
+    let mut text = if commands.is_empty() {
+        format!("{} the way it was done in {sessions} sessions.", title(name))
+    } else {
+        format!(
+            "{} the way it was done in {sessions} sessions: {}.",
+            title(name),
+            commands.join(", ")
+        )
+    };
     let examples = example_requests(ev);
     let quoted: Vec<String> =
         examples.iter().take(2).map(|r| format!("\"{}\"", phrase(r, 80))).collect();
-    if !quoted.is_empty() {
-        text.push_str(&format!(", as in {}", quoted.join(" or ")));
-    }
-    text.push('.');
-    let commands: Vec<String> =
-        key_steps(ev).iter().take(5).map(|s| code(&s.template, 40)).collect();
-    let sessions = ev.reason.support.max(ev.sightings.len());
-    if commands.is_empty() {
-        text.push_str(&format!(" It repeats the steps seen in {sessions} sessions."));
+    if quoted.is_empty() {
+        text.push_str(&format!(" Use when asked to {what}."));
     } else {
-        text.push_str(&format!(
-            " It repeats the steps seen in {sessions} sessions: {}.",
-            commands.join(", ")
-        ));
+        text.push_str(&format!(" Use it for requests like {}.", quoted.join(" or ")));
     }
     // Never let free text split the frontmatter on `---` (the reference parser splits on it).
     let text = text.replace("---", "- - -");
@@ -107,9 +137,21 @@ fn step_line(step: &WorkflowStep) -> String {
         StepKind::Mcp => format!("Call the MCP tool {}", code(template, MAX_COMMAND)),
         StepKind::Subagent => format!("Hand the work to the {} subagent", code(template, 60)),
         StepKind::Other => format!("Use {}", code(template, MAX_COMMAND)),
+        StepKind::Change => {
+            let files: Vec<String> = step.observed.iter().take(3).map(|f| code(f, 60)).collect();
+            if files.is_empty() {
+                "Make the change the request asks for".to_string()
+            } else {
+                format!(
+                    "Make the change the request asks for (edited before: {})",
+                    files.join(", ")
+                )
+            }
+        }
     };
     let mut line = what;
-    if template.contains('<')
+    if step.kind != StepKind::Change
+        && template.contains('<')
         && let Some(seen) = step.observed.iter().find(|o| o.trim() != template)
     {
         line.push_str(&format!(" (seen: {})", code(seen, 80)));
@@ -186,11 +228,29 @@ pub fn skill_md(ev: &WorkflowEvidence, name: &str) -> String {
          steps, edit them, and remove this notice when satisfied; `skilldeck candidates` lists \
          it and `skilldeck promote ID` makes it live.\n\n",
     );
-    s.push_str(&format!(
-        "{} the way it was done in {sessions} sessions. Follow the steps in order; replace each \
-         `<placeholder>` with the value for the request at hand.\n\n",
-        title(name)
-    ));
+    let inputs = inputs(ev);
+    if inputs.is_empty() {
+        s.push_str(&format!(
+            "{} the way it was done in {sessions} sessions. Follow the steps in order.\n\n",
+            title(name)
+        ));
+    } else {
+        s.push_str(&format!(
+            "{} the way it was done in {sessions} sessions. Follow the steps in order; replace \
+             each `<placeholder>` with the value for the request at hand.\n\n",
+            title(name)
+        ));
+        s.push_str("## Inputs\n\nTake these from the request (or ask for them):\n\n");
+        for (placeholder, seen) in &inputs {
+            let seen: Vec<String> = seen.iter().map(|v| code(v, 40)).collect();
+            if seen.is_empty() {
+                s.push_str(&format!("- {}\n", code(placeholder, 20)));
+            } else {
+                s.push_str(&format!("- {} (seen: {})\n", code(placeholder, 20), seen.join(", ")));
+            }
+        }
+        s.push('\n');
+    }
 
     s.push_str("## Steps\n\n");
     for (i, step) in ev.steps.iter().take(MAX_STEPS).enumerate() {
@@ -303,6 +363,43 @@ pub fn skill_md(ev: &WorkflowEvidence, name: &str) -> String {
         s.push_str(&format!("- {left_out} request(s) left out: redacted or repeated.\n"));
     }
     redact::secrets(&s).into_owned()
+}
+
+/// Each placeholder of the steps' templates with up to three values the sessions gave it, read
+/// by aligning a template's words with an observed command of the same length.
+fn inputs(ev: &WorkflowEvidence) -> Vec<(String, Vec<String>)> {
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    for step in ev.steps.iter().filter(|s| s.kind != StepKind::Change) {
+        let template: Vec<&str> = step.template.split_whitespace().collect();
+        for (i, token) in template.iter().enumerate() {
+            let Some(start) = token.find('<') else { continue };
+            let Some(len) = token[start..].find('>') else { continue };
+            let placeholder = &token[start..start + len + 1];
+            let (head, tail) = (&token[..start], &token[start + len + 1..]);
+            let at = match out.iter().position(|(p, _)| p == placeholder) {
+                Some(at) => at,
+                None => {
+                    out.push((placeholder.to_string(), Vec::new()));
+                    out.len() - 1
+                }
+            };
+            for observed in &step.observed {
+                let words = shlex::split(observed)
+                    .unwrap_or_else(|| observed.split_whitespace().map(str::to_string).collect());
+                if words.len() != template.len() {
+                    continue;
+                }
+                let value = words[i].strip_prefix(head).and_then(|v| v.strip_suffix(tail));
+                if let Some(value) = value.filter(|v| !v.is_empty())
+                    && out[at].1.len() < 3
+                    && !out[at].1.iter().any(|x| x == value)
+                {
+                    out[at].1.push(value.to_string());
+                }
+            }
+        }
+    }
+    out
 }
 
 fn json(text: &str) -> String {

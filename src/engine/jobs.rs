@@ -2,10 +2,13 @@
 //! Each runs on tokio's blocking pool with the workspace moved in, and calls the domain
 //! functions the command line calls (`draft`, `lifecycle`, `ingest`, `pipeline`).
 
+use std::path::PathBuf;
+
 use anyhow::{Context, Result};
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::{Op, Progress, Target, Update};
+use crate::catalog::skills;
 use crate::ingest::IngestReport;
 use crate::lifecycle::SweepReport;
 use crate::pipeline::{self, AfterIngest};
@@ -66,23 +69,58 @@ fn target(op: &Op) -> &Target {
     }
 }
 
-/// Runs one job; returns its message and, for undoable ops, the op to remember.
-/// `personal`: the person asked for it, so a pass that found nothing says so.
+/// What a job did: its message, the op to remember for undo, and the skill folders it wrote
+/// with the SKILL.md each holds after it (file events that find a folder just so are the
+/// echo of the engine's own write, not an outside edit).
+pub(super) struct JobDone {
+    pub result: Result<String>,
+    pub undo: Option<Op>,
+    pub wrote: Vec<OwnWrite>,
+}
+
+/// A folder an op wrote and its SKILL.md as the op left it (`None`: no file there).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct OwnWrite {
+    pub folder: PathBuf,
+    pub skill_md: Option<Vec<u8>>,
+}
+
+impl OwnWrite {
+    fn now(folder: PathBuf) -> OwnWrite {
+        let skill_md = std::fs::read(folder.join("SKILL.md")).ok();
+        OwnWrite { folder, skill_md }
+    }
+
+    /// Whether the folder is still as the op left it.
+    pub fn unchanged(&self) -> bool {
+        std::fs::read(self.folder.join("SKILL.md")).ok() == self.skill_md
+    }
+}
+
+/// Runs one job. `personal`: the person asked for it, so a pass that found nothing says so.
 pub(super) fn run_job(
     ws: &mut Workspace,
     job: Job,
     personal: bool,
     updates: &UnboundedSender<Update>,
-) -> (Result<String>, Option<Op>) {
-    match job {
+) -> JobDone {
+    let (result, undo, wrote) = match job {
         Job::Op(op) => {
+            let mut wrote = folders(ws, &op);
             let result = apply(ws, &op);
+            wrote.extend(folders(ws, &op));
+            let wrote = wrote.into_iter().map(OwnWrite::now).collect();
             let undoable =
                 matches!(op, Op::Promote(_) | Op::Dismiss(_) | Op::Approve(_) | Op::Archive(_));
             let keep = (result.is_ok() && undoable).then_some(op);
-            (result, keep)
+            (result, keep, wrote)
         }
-        Job::Undo(op) => (undo(ws, &op), None),
+        Job::Undo(op) => {
+            let mut wrote = folders(ws, &op);
+            let result = undo(ws, &op);
+            wrote.extend(folders(ws, &op));
+            (result, None, wrote.into_iter().map(OwnWrite::now).collect())
+        }
         Job::Pass { ingest, sweep } => {
             let result = pass(ws, ingest, sweep, updates).map(|parts| match parts.is_empty() {
                 true if personal => "no changes".to_string(),
@@ -90,19 +128,50 @@ pub(super) fn run_job(
                 true => String::new(),
                 false => parts.join("; "),
             });
-            (result, None)
+            (result, None, Vec::new())
         }
         Job::ScanEdits => {
             // Nothing new (a file touched, not changed) says nothing.
             let result = lifecycle::scan_edits_by_kind(ws).map(|scan| scanned(&scan).join("; "));
-            (result, None)
+            (result, None, Vec::new())
+        }
+    };
+    JobDone { result, undo, wrote }
+}
+
+/// The live folders an op touches, as the catalog has them (called before and after the op,
+/// so a folder moved in or out is covered at both ends). A candidate's folder is the one of
+/// the skill it was promoted to or proposes a version of; a new one is named as the candidate.
+fn folders(ws: &Workspace, op: &Op) -> Vec<PathBuf> {
+    let conn = ws.store.conn();
+    let t = target(op);
+    let mut out = Vec::new();
+    match op {
+        Op::Promote(_) | Op::Dismiss(_) | Op::Approve(_) | Op::Reject(_) => {
+            let Ok(c) = draft::get_candidate(conn, t.id) else { return out };
+            out.push(ws.paths.skills_dir.join(&c.name));
+            if let Ok(Some((_, path))) = skills::promoted_from(conn, t.id, &c.agent_id) {
+                out.push(PathBuf::from(path));
+            }
+            if let Some(skill) = c.target_skill_id.and_then(|id| skills::by_id(conn, id).ok()) {
+                out.push(PathBuf::from(skill.path));
+            }
+        }
+        _ => {
+            if let Ok(Some(skill)) = skills::find(conn, &t.agent, &t.name) {
+                out.push(PathBuf::from(skill.path));
+            }
         }
     }
+    out
 }
 
 fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
     Ok(match op {
         Op::Promote(t) => {
+            if let Some(seen) = &t.seen {
+                draft::ensure_seen(ws, t.id, seen)?;
+            }
             let p = draft::promote(ws, t.id)?;
             format!("promoted {} to {} (u undoes)", p.name, p.path.display())
         }
@@ -111,6 +180,9 @@ fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
             format!("dismissed {} (u undoes)", t.name)
         }
         Op::Approve(t) => {
+            if let Some(seen) = &t.seen {
+                draft::ensure_seen(ws, t.id, seen)?;
+            }
             draft::approve(ws, t.id)?;
             let target = draft::get_candidate(ws.store.conn(), t.id)?.target_skill_id;
             let version = match target {
@@ -136,7 +208,7 @@ fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
             format!("archived {} (u undoes)", t.name)
         }
         Op::ApproveEdit(t) => {
-            draft::approve_current(ws, &t.agent, &t.name)?;
+            draft::approve_current(ws, &t.agent, &t.name, t.seen.as_deref())?;
             format!("approved the edited {} as it is on disk", t.name)
         }
         Op::Rollback(t, version) => {
@@ -172,6 +244,10 @@ fn pass(
         let _ = updates.send(Update::Progress(*p));
     };
     let mut parts = Vec::new();
+    if !(ingest && sweep) {
+        // `run_pass` does this itself.
+        pipeline::reconcile(ws).context("recovering")?;
+    }
     match (ingest, sweep) {
         (true, true) => {
             let r = pipeline::run_pass(ws, &[], &mut report).context("ingest, detect, sweep")?;
@@ -230,6 +306,9 @@ fn swept(r: &SweepReport, always: bool) -> Option<String> {
     }
     if r.proposed_versions > 0 {
         parts.push(count(r.proposed_versions as u64, "proposed version"));
+    }
+    if r.proposed_merges > 0 {
+        parts.push(count(r.proposed_merges as u64, "proposed merge"));
     }
     if r.edits_recorded > 0 {
         parts.push(format!("{} recorded", count(r.edits_recorded as u64, "edit")));

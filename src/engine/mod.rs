@@ -11,8 +11,9 @@ pub mod snapshot;
 mod watch;
 
 use std::collections::VecDeque;
+use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
@@ -24,7 +25,7 @@ pub use snapshot::{Snapshot, View};
 use crate::store::Store;
 use crate::text::count;
 use crate::workspace::Workspace;
-use jobs::{Job, describe, run_job};
+use jobs::{Job, JobDone, OwnWrite, describe, run_job};
 
 /// What the console asks of the engine.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,6 +38,11 @@ pub enum Command {
     SweepNow,
     /// The skills on screen (for rates) and the selected one (for its timeline and versions).
     View(View),
+    /// The person saved a file in their editor: a live skill's SKILL.md (`skill`: recorded as
+    /// its next version) or a draft (shown as saved).
+    Edited {
+        skill: bool,
+    },
 }
 
 /// A change to skills or candidates, by target.
@@ -56,11 +62,14 @@ pub enum Op {
 }
 
 /// A candidate (by `id`) or a skill (by `agent` and `name`; `id` is its row id).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Target {
     pub id: i64,
     pub agent: String,
     pub name: String,
+    /// For promote and approvals: the sha256 of the text the person reviewed. The decision is
+    /// refused when what it would write is no longer that text (edited since, re-drafted).
+    pub seen: Option<String>,
 }
 
 /// What the engine tells the console.
@@ -138,14 +147,17 @@ pub fn spawn(ws: Workspace, options: EngineOptions) -> Result<EngineHandle> {
         undo: Vec::new(),
         asked: false,
         data_version: None,
+        held_edits: None,
+        own_writes: Vec::new(),
+        echo: options.debounce * 4 + Duration::from_secs(1),
     };
     tokio::spawn(engine.run(cmd_rx, options));
     Ok(EngineHandle { commands: cmd_tx, updates: upd_rx })
 }
 
-/// A running job: gives back the workspace, its result, the op to remember for undo, and
-/// whether the person asked for it.
-type Running = JoinHandle<(Workspace, Result<String>, Option<Op>, bool)>;
+/// A running job: gives back the workspace, what the job did, and whether the person asked
+/// for it.
+type Running = JoinHandle<(Workspace, JobDone, bool)>;
 
 struct Engine {
     ws: Option<Workspace>,
@@ -161,6 +173,14 @@ struct Engine {
     /// The person asked for a pass (`i`, `s`): its result is theirs, not a background note.
     asked: bool,
     data_version: Option<i64>,
+    /// Where changes come from: paths under the skills folder that changed while one of the
+    /// person's ops was running wait here until the op says which folders it wrote.
+    held_edits: Option<Vec<PathBuf>>,
+    /// Folders the engine's own ops wrote (with what they left there), and until when their
+    /// file events may still come.
+    own_writes: Vec<(OwnWrite, Instant)>,
+    /// How long after an op its file events may still arrive.
+    echo: Duration,
 }
 
 impl Engine {
@@ -198,7 +218,7 @@ impl Engine {
                 }
                 Some(changed) = watch_rx.recv() => match changed {
                     watch::Changed::Transcripts => self.enqueue(Job::Pass { ingest: true, sweep: false }),
-                    watch::Changed::Skills => self.enqueue(Job::ScanEdits),
+                    watch::Changed::Skills(paths) => self.skills_changed(paths),
                 },
                 _ = poll.tick() => {
                     if self.reader.as_ref().and_then(|r| r.data_version().ok()) != self.data_version {
@@ -252,7 +272,8 @@ impl Engine {
                 self.asked = true;
                 self.enqueue(Job::Pass { ingest: false, sweep: true })
             }
-            Command::Refresh => self.data_version = None,
+            Command::Refresh | Command::Edited { skill: false } => self.data_version = None,
+            Command::Edited { skill: true } => self.enqueue(Job::ScanEdits),
             Command::View(view) => self.view = view,
         }
     }
@@ -281,19 +302,46 @@ impl Engine {
             Job::Pass { .. } => std::mem::take(&mut self.asked),
             Job::ScanEdits => false,
         };
+        if matches!(job, Job::Op(_) | Job::Undo(_)) {
+            self.held_edits = Some(Vec::new());
+        }
         let updates = self.updates.clone();
         Some(tokio::task::spawn_blocking(move || {
-            let (result, undo) = run_job(&mut ws, job, personal, &updates);
-            (ws, result, undo, personal)
+            let done = run_job(&mut ws, job, personal, &updates);
+            (ws, done, personal)
         }))
     }
 
-    async fn finish(
-        &mut self,
-        done: Result<(Workspace, Result<String>, Option<Op>, bool), tokio::task::JoinError>,
-    ) {
+    /// Files under the skills folder changed. A change in a folder one of the engine's own ops
+    /// wrote, which still holds what the op left, is the echo of that write (already recorded
+    /// by the op); anything else is an outside change and is scanned. While an op runs, changes
+    /// wait for it to say which folders it wrote.
+    fn skills_changed(&mut self, paths: Vec<PathBuf>) {
+        if let Some(held) = self.held_edits.as_mut() {
+            held.extend(paths);
+            return;
+        }
+        let now = Instant::now();
+        self.own_writes.retain(|(_, until)| *until > now);
+        let echo = |p: &PathBuf| {
+            self.own_writes.iter().any(|(own, _)| p.starts_with(&own.folder) && own.unchanged())
+        };
+        if paths.iter().any(|p| !echo(p)) {
+            self.enqueue(Job::ScanEdits);
+        }
+    }
+
+    async fn finish(&mut self, done: Result<(Workspace, JobDone, bool), tokio::task::JoinError>) {
+        let held = self.held_edits.take();
+        if let Ok((_, job, _)) = &done {
+            let until = Instant::now() + self.echo;
+            self.own_writes.extend(job.wrote.iter().map(|own| (own.clone(), until)));
+        }
+        if let Some(paths) = held.filter(|p| !p.is_empty()) {
+            self.skills_changed(paths);
+        }
         match done {
-            Ok((ws, result, undo, personal)) => {
+            Ok((ws, JobDone { result, undo, .. }, personal)) => {
                 self.ws = Some(ws);
                 match result {
                     Ok(message) => {

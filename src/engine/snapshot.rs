@@ -16,6 +16,7 @@ use rusqlite::Connection;
 
 use crate::packages::{self, PackageDetail};
 use crate::store::Store;
+use crate::usage::missed::Uptake;
 use crate::{draft, lifecycle, text};
 
 /// Outcomes drawn in a skill's trend cell.
@@ -39,6 +40,8 @@ pub struct Snapshot {
     pub detail: Option<Arc<SkillDetail>>,
     /// Package, identity and traces of the selected skill, while its detail view is open.
     pub package: Option<Arc<PackageDetail>>,
+    /// Uses against missed triggers of the selected live skill, while its detail view is open.
+    pub uptake: Option<Arc<Uptake>>,
     pub rules: Rules,
 }
 
@@ -87,7 +90,8 @@ pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> 
     let version = store.data_version()?;
     if lists {
         let skills = load_skills(conn)?;
-        snap.candidates = Arc::new(load_candidates(store, &skills)?);
+        let staging = snap.watching.staging_dir.clone();
+        snap.candidates = Arc::new(load_candidates(store, &skills, &staging)?);
         snap.skills = Arc::new(skills);
         snap.generation += 1;
     }
@@ -113,7 +117,18 @@ pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> 
         Some(skill) if view.package => Some(Arc::new(packages::detail(store, skill.id)?)),
         _ => None,
     };
+    snap.uptake = match selected {
+        Some(skill) if view.package && is_live(&skill.status) => {
+            let r = crate::catalog::skills::uptake_ref(conn, skill.id)?;
+            Some(Arc::new(crate::usage::missed::uptake(conn, &r)?))
+        }
+        _ => None,
+    };
     Ok(version)
+}
+
+fn is_live(status: &str) -> bool {
+    crate::catalog::SkillStatus::parse(status).is_some_and(|s| s.is_live())
 }
 
 /// What the engine watches and where it writes, for the empty-state text and the header.
@@ -172,6 +187,8 @@ pub struct CandidateView {
     /// Not a candidate but a live skill edited since its approval (`id` is the skill's):
     /// `target.live` is the approved text, `skill_md` the text on disk now.
     pub review: Option<ReviewEdit>,
+    /// A merge proposal: the skill approving it archives (`target` is the survivor).
+    pub absorbs: Option<TargetSkill>,
 }
 
 /// A hand edit waiting for review: approve binds the approval to the text now; roll back returns
@@ -267,8 +284,13 @@ pub struct VersionRow {
 }
 
 /// The review queue: open candidates (`draft::list_candidates`), oldest first, each proposed
-/// version with the live text of the skill it would replace (`lifecycle::versions`).
-pub fn load_candidates(store: &Store, skills: &[SkillRow]) -> Result<Vec<CandidateView>> {
+/// version with the live text of the skill it would replace (`lifecycle::versions`). A new
+/// skill shows its draft as saved in `staging_dir` (what promote moves live, edits included).
+pub fn load_candidates(
+    store: &Store,
+    skills: &[SkillRow],
+    staging_dir: &std::path::Path,
+) -> Result<Vec<CandidateView>> {
     let mut open: Vec<draft::CandidateView> = draft::list_candidates(store, None)?
         .into_iter()
         .filter(|c| c.status == crate::draft::CandidateStatus::Candidate)
@@ -282,22 +304,29 @@ pub fn load_candidates(store: &Store, skills: &[SkillRow]) -> Result<Vec<Candida
     let mut out = Vec::with_capacity(open.len());
     for c in open {
         let workflow = draft::candidates::workflow_of(store.conn(), c.id)?;
+        let live_of = |skill: &SkillRow| -> Result<TargetSkill> {
+            let live = lifecycle::versions(store, skill.id)?.pop().map(|v| v.content);
+            Ok(TargetSkill {
+                id: skill.id,
+                name: skill.name.clone(),
+                version: skill.version,
+                live: live.unwrap_or_default(),
+            })
+        };
         let target = match c.target_skill_id.and_then(|id| targets.get(&id)) {
-            Some(skill) => {
-                let live = lifecycle::versions(store, skill.id)?.pop().map(|v| v.content);
-                Some(TargetSkill {
-                    id: skill.id,
-                    name: skill.name.clone(),
-                    version: skill.version,
-                    live: live.unwrap_or_default(),
-                })
-            }
+            Some(skill) => Some(live_of(skill)?),
+            None => None,
+        };
+        let absorbs = match draft::candidates::absorbs(store.conn(), c.id)?
+            .and_then(|id| skills.iter().find(|s| s.id == id))
+        {
+            Some(skill) => Some(live_of(skill)?),
             None => None,
         };
         out.push(CandidateView {
             id: c.id,
             agent: c.agent_id,
-            name: c.name,
+            name: c.name.clone(),
             description: c.description,
             source: c.source.to_string(),
             signature: c.signature,
@@ -308,17 +337,25 @@ pub fn load_candidates(store: &Store, skills: &[SkillRow]) -> Result<Vec<Candida
             // A proposed version shows the text approve would write (named as the skill).
             skill_md: match &target {
                 Some(t) => draft::approval_text(c.skill_md.as_deref().unwrap_or_default(), &t.name),
-                None => c.skill_md.unwrap_or_default(),
+                None => draft::staged_text(staging_dir, &c.name).or(c.skill_md).unwrap_or_default(),
             },
             staged_path: c.staged_path,
             created_at: c.created_at,
             target,
             steps: workflow.as_ref().map(draft::skill::step_summaries).unwrap_or_default(),
-            reason: workflow.as_ref().map(draft::skill::reason_line),
+            reason: match (&workflow, &c.reason) {
+                (Some(w), _) => Some(draft::skill::reason_line(w)),
+                // A merge proposal says which skills overlap and how.
+                (None, Some(r)) if absorbs.is_some() => {
+                    Some(text::safe::inline(&r.summary).into_owned())
+                }
+                _ => None,
+            },
             drafted_by: c.drafted_by,
             draft_note: c.draft_note.map(|n| text::safe::inline(&n).into_owned()),
             flags: c.flags.iter().map(|f| text::safe::inline(&f.reason).into_owned()).collect(),
             review: None,
+            absorbs,
         });
     }
     out.extend(review_rows(store, skills)?);
@@ -363,6 +400,7 @@ fn review_rows(store: &Store, skills: &[SkillRow]) -> Result<Vec<CandidateView>>
                 live: approved.content.clone(),
             }),
             review: Some(ReviewEdit { approved_version: approved.version }),
+            absorbs: None,
             steps: Vec::new(),
             reason: None,
             drafted_by: String::new(),

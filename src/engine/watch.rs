@@ -8,10 +8,11 @@ use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, ne
 use tokio::sync::mpsc::UnboundedSender;
 
 /// Which watched area changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Changed {
     Transcripts,
-    Skills,
+    /// The paths under the skills folder that changed (the engine tells its own writes apart).
+    Skills(Vec<PathBuf>),
 }
 
 /// Keeps the watcher alive; dropping it stops watching.
@@ -32,14 +33,14 @@ pub fn watch(
     let in_skills = skills.clone();
     let mut debouncer = new_debouncer(debounce, None, move |result: DebounceEventResult| {
         let Ok(events) = result else { return };
-        let mut skills_changed = false;
+        let mut skills_changed = Vec::new();
         let mut transcripts_changed = false;
         // Reading a file is not a change (and scan_edits reads every SKILL.md: acting on
         // access events would loop).
         for event in events.iter().filter(|e| !e.kind.is_access()) {
             for path in &event.paths {
                 if path.starts_with(&in_skills) {
-                    skills_changed = true;
+                    skills_changed.push(path.clone());
                 } else {
                     transcripts_changed = true;
                 }
@@ -48,8 +49,8 @@ pub fn watch(
         if transcripts_changed {
             let _ = tx.send(Changed::Transcripts);
         }
-        if skills_changed {
-            let _ = tx.send(Changed::Skills);
+        if !skills_changed.is_empty() {
+            let _ = tx.send(Changed::Skills(skills_changed));
         }
     })?;
     let mut watched = Vec::new();

@@ -3,6 +3,7 @@
 use anyhow::Result;
 use serde::Serialize;
 
+use super::sweep::{StatusChange, judge_now};
 use super::tally::{Tally, tally_one};
 use super::{SkillRow, find_skill, require_skill, versions};
 use crate::catalog::invocations::{self, NewInvocation};
@@ -13,6 +14,10 @@ use crate::workspace::Workspace;
 
 /// Records one invocation outcome of `skill` (explicit feedback; also what a hook
 /// calls). A skill folder in the live dir that skilldeck has not seen yet is imported first.
+///
+/// The skill is judged in the same transaction, under the sweep's rules, so its state never
+/// lags its numbers: a record that changes the state returns the change, written with its one
+/// `status` event (the next sweep finds nothing left to change).
 pub fn record(
     ws: &mut Workspace,
     agent: &str,
@@ -20,7 +25,7 @@ pub fn record(
     outcome: Outcome,
     source: InvocationSource,
     note: Option<&str>,
-) -> Result<()> {
+) -> Result<Option<StatusChange>> {
     let row = match find_skill(ws.store.conn(), agent, skill)? {
         Some(row) => row,
         None => {
@@ -47,8 +52,15 @@ pub fn record(
     )?;
     // The counters are a cache for readers of the row; the sweep recomputes them from the table.
     skills::bump_counters(&tx, row.id, outcome, &now)?;
-    tx.commit()?;
-    Ok(())
+    let cfg = &ws.config.lifecycle;
+    let (change, moved) = judge_now(&tx, &ws.paths.retired_dir, cfg, row.id, &now)?;
+    if let Err(e) = tx.commit() {
+        for (from, to) in moved {
+            let _ = crate::fsio::move_folder(&from, &to);
+        }
+        return Err(e.into());
+    }
+    Ok(change)
 }
 
 /// A skill's figures as `stats` shows them, computed from the invocation record.

@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use rusqlite::Connection;
 
 use super::add_event;
-use super::files::{self, atomic_write, sha256_hex, skill_file};
+use super::files::{self, sha256_hex, skill_file};
 use crate::catalog::{
     NewSkillRow, Scope, SkillStatus, VersionSource, invocations, skills, versions,
 };
@@ -18,7 +18,8 @@ use crate::workspace::Workspace;
 /// Writes `<skills_dir>/<name>/SKILL.md`, inserts the `skills` row and its version 1 (with
 /// `source`, e.g. `promote` or `import`), and links earlier invocations that named it. Returns the
 /// skill id. An auto-created skill's approval is bound to these bytes (`approved_sha256`).
-/// If the database step fails, the new folder is removed again.
+/// The folder is staged outside the skills folder and goes in with its rows, all or nothing
+/// (`journal::install`): a crash never leaves it to be adopted as hand-made.
 pub fn register_skill(
     ws: &mut Workspace,
     agent: &str,
@@ -33,41 +34,21 @@ pub fn register_skill(
     if folder.exists() {
         bail!("{} already exists; choose another name or import it", folder.display());
     }
-    atomic_write(&skill_file(&folder), content.as_bytes())?;
-    match insert(ws, agent, name, &folder, content, source, is_auto_created, tool_sequence) {
-        Ok(id) => Ok(id),
-        Err(e) => {
-            let _ = std::fs::remove_dir_all(&folder);
-            Err(e)
-        }
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn insert(
-    ws: &mut Workspace,
-    agent: &str,
-    name: &str,
-    folder: &Path,
-    content: &str,
-    source: VersionSource,
-    is_auto_created: bool,
-    tool_sequence: Option<&str>,
-) -> Result<i64> {
-    let tx = ws.store.conn_mut().transaction()?;
-    let new = NewSkill {
-        agent,
-        name,
-        folder,
-        content,
-        source,
-        is_auto_created,
-        tool_sequence,
-        ..NewSkill::account()
-    };
-    let id = insert_in(&tx, &new, "registered", &format!("version 1 ({source})"))?;
-    tx.commit()?;
-    Ok(id)
+    let files = vec![(files::SKILL_FILE.to_string(), content.to_string())];
+    let staged = crate::fsio::stage(&folder, &files)?;
+    crate::journal::install(ws.store.conn_mut(), &staged, &folder, |tx| {
+        let new = NewSkill {
+            agent,
+            name,
+            folder: &folder,
+            content,
+            source,
+            is_auto_created,
+            tool_sequence,
+            ..NewSkill::account()
+        };
+        insert_in(tx, &new, "registered", &format!("version 1 ({source})"))
+    })
 }
 
 /// The skills folder of each scope: the live folder, and the workspace folder when there is one.

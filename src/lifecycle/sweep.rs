@@ -33,6 +33,12 @@ pub struct SweepReport {
     pub implicit_failures: usize,
     /// Open candidates that became proposed versions of a live skill in this sweep.
     pub proposed_versions: usize,
+    /// Merge proposals added to the review queue (`draft::merge`), and pairs whose merged text
+    /// failed its checks.
+    pub proposed_merges: usize,
+    pub merges_skipped: Vec<String>,
+    /// Skills that started or stopped "not triggering" in this sweep (`usage::triggering`).
+    pub triggering: Vec<TriggerChange>,
     pub invocations_linked: usize,
     pub counters_synced: usize,
     pub changes: Vec<StatusChange>,
@@ -40,6 +46,15 @@ pub struct SweepReport {
     pub usage: super::StaleReport,
     pub elapsed_ms: u64,
     pub phases_ms: Phases,
+}
+
+/// A skill that started (`not_triggering`) or stopped "not triggering", with the event's reason.
+#[derive(Debug, Clone, Serialize)]
+pub struct TriggerChange {
+    pub agent: String,
+    pub name: String,
+    pub not_triggering: bool,
+    pub reason: String,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -120,55 +135,13 @@ fn run(ws: &mut Workspace, force_full: bool) -> Result<SweepReport> {
 
     let t = Instant::now();
     let empty = Tally::default();
-    let mut moved: Vec<(PathBuf, PathBuf)> = Vec::new();
-    for (skill, cached, flag_mark) in &rows {
-        let t = tallies.get(&skill.id).unwrap_or(&empty);
-        let counters = counters_of(t);
-        if *cached != counters {
-            skills::set_counters(&tx, skill.id, &counters)?;
-            report.counters_synced += 1;
-        }
-        if !skill.status.is_live() {
-            continue;
-        }
-        report.skills_judged += 1;
-        let judged = Judged {
-            status: skill.status,
-            protected: skill.protected,
-            is_auto_created: skill.is_auto_created,
-            flag_mark: *flag_mark,
-        };
-        let v = judge(&judged, t, &cfg);
-        if v.status == skill.status {
-            continue;
-        }
-        let mut path = skill.path.clone();
-        if v.status == SkillStatus::Retired {
-            let to = register::parked_path(&ws.paths.retired_dir, &skill.agent_id, &skill.name)?;
-            // A folder that cannot move (say, a name already in the retired folder) must not
-            // stop the sweep: the skill stays as it is and its timeline says why.
-            match files::move_skill_folder(Path::new(&skill.path), &to) {
-                Ok(true) => moved.push((to.clone(), PathBuf::from(&skill.path))),
-                Ok(false) => {}
-                Err(e) => {
-                    let reason = format!("{}; not retired: {e:#}", v.reason);
-                    add_event(&tx, skill.id, &now, "retire_blocked", None, None, &reason)?;
-                    continue;
-                }
-            }
-            path = to.to_string_lossy().into_owned();
-        }
-        let mark = v.status.is_flagged().then_some(t.newest_id);
-        skills::set_judged_status(&tx, skill.id, v.status, &path, mark, &now)?;
-        add_event(&tx, skill.id, &now, "status", Some(skill.status), Some(v.status), &v.reason)?;
-        report.changes.push(StatusChange {
-            skill_id: skill.id,
-            agent_id: skill.agent_id.clone(),
-            name: skill.name.clone(),
-            from: skill.status,
-            to: v.status,
-            reason: v.reason,
-        });
+    let mut moved: Vec<Moved> = Vec::new();
+    for row in &rows {
+        let t = tallies.get(&row.0.id).unwrap_or(&empty);
+        let judged = judge_row(&tx, &ws.paths.retired_dir, row, t, &cfg, &now, &mut moved)?;
+        report.counters_synced += usize::from(judged.synced);
+        report.skills_judged += usize::from(judged.judged);
+        report.changes.extend(judged.change);
     }
     let mut marks = vec![(WATERMARK, high.to_string()), (SWEPT_AT, now.clone()), (CONFIG, cfg_key)];
     if full {
@@ -186,6 +159,103 @@ fn run(ws: &mut Workspace, force_full: bool) -> Result<SweepReport> {
     report.phases_ms.apply = ms(t);
     report.elapsed_ms = ms(started);
     Ok(report)
+}
+
+/// A folder the judging moved: (where it is now, where it was).
+pub(crate) type Moved = (PathBuf, PathBuf);
+
+/// What judging one skill did.
+#[derive(Debug, Default)]
+struct RowJudged {
+    /// The cached counters were rewritten.
+    synced: bool,
+    /// The skill is live, so the rules ran.
+    judged: bool,
+    change: Option<StatusChange>,
+}
+
+/// Judges one skill from its tally inside `tx`: syncs its counters cache and, when the rules
+/// give another state, writes it with one `status` event (moving the folder of a retired skill;
+/// the move is pushed on `moved` so a failed commit can put it back).
+fn judge_row(
+    tx: &Connection,
+    retired_dir: &Path,
+    (skill, cached, flag_mark): &skills::SweepRow,
+    t: &Tally,
+    cfg: &crate::config::LifecycleConfig,
+    now: &str,
+    moved: &mut Vec<Moved>,
+) -> Result<RowJudged> {
+    let mut out = RowJudged::default();
+    let counters = counters_of(t);
+    if *cached != counters {
+        skills::set_counters(tx, skill.id, &counters)?;
+        out.synced = true;
+    }
+    if !skill.status.is_live() {
+        return Ok(out);
+    }
+    out.judged = true;
+    let judged = Judged {
+        status: skill.status,
+        protected: skill.protected,
+        is_auto_created: skill.is_auto_created,
+        flag_mark: *flag_mark,
+    };
+    let v = judge(&judged, t, cfg);
+    if v.status == skill.status {
+        return Ok(out);
+    }
+    let mut path = skill.path.clone();
+    if v.status == SkillStatus::Retired {
+        let to = register::parked_path(retired_dir, &skill.agent_id, &skill.name)?;
+        // A folder that cannot move (say, a name already in the retired folder) must not
+        // stop the sweep: the skill stays as it is and its timeline says why.
+        match files::move_skill_folder(Path::new(&skill.path), &to) {
+            Ok(true) => moved.push((to.clone(), PathBuf::from(&skill.path))),
+            Ok(false) => {}
+            Err(e) => {
+                let reason = format!("{}; not retired: {e:#}", v.reason);
+                add_event(tx, skill.id, now, "retire_blocked", None, None, &reason)?;
+                return Ok(out);
+            }
+        }
+        path = to.to_string_lossy().into_owned();
+    }
+    let mark = v.status.is_flagged().then_some(t.newest_id);
+    skills::set_judged_status(tx, skill.id, v.status, &path, mark, now)?;
+    add_event(tx, skill.id, now, "status", Some(skill.status), Some(v.status), &v.reason)?;
+    out.change = Some(StatusChange {
+        skill_id: skill.id,
+        agent_id: skill.agent_id.clone(),
+        name: skill.name.clone(),
+        from: skill.status,
+        to: v.status,
+        reason: v.reason,
+    });
+    Ok(out)
+}
+
+/// Judges one skill at once, inside the caller's transaction (a recorded outcome is judged
+/// with the write that records it, so its state never lags its numbers). The same rules and
+/// the same single `status` event as the sweep, which later finds nothing left to change.
+/// Returns the change, if any, and the folder moved (to put back if the commit fails).
+pub(crate) fn judge_now(
+    tx: &Connection,
+    retired_dir: &Path,
+    cfg: &crate::config::LifecycleConfig,
+    skill_id: i64,
+    now: &str,
+) -> Result<(Option<StatusChange>, Vec<Moved>)> {
+    let reset = skills::streak_reset_at(tx, skill_id)?;
+    let t = tally::tally_one(tx, skill_id, cfg.window, reset.as_deref())?;
+    let mut moved = Vec::new();
+    let only = HashSet::from([skill_id]);
+    let mut change = None;
+    for row in skills::sweep_rows(tx, Some(&only))? {
+        change = judge_row(tx, retired_dir, &row, &t, cfg, now, &mut moved)?.change;
+    }
+    Ok((change, moved))
 }
 
 fn counters_of(t: &Tally) -> Counters {

@@ -5,7 +5,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use rusqlite::Connection;
 
-use super::files::{self, atomic_write, sha256_hex, skill_file};
+use super::files::{self, sha256_hex, skill_file};
 use super::{SkillRow, add_event, git, register, require_skill};
 use crate::catalog::versions::{VersionView, latest};
 use crate::catalog::{self, Scope, VersionSource, skills};
@@ -55,7 +55,8 @@ pub(crate) fn add_version(
 
 /// Writes `content` as the skill's live SKILL.md (atomically) and records it as a new version,
 /// first saving any edit made to the file since the last recorded version. `also` runs in the
-/// same transaction as the version row; if that transaction fails, the old file comes back.
+/// same transaction as the version row; if that transaction fails (or the process dies before
+/// it commits), the old file comes back ([`crate::journal::written`]).
 pub(crate) fn write_version(
     ws: &mut Workspace,
     skill: &SkillRow,
@@ -69,24 +70,13 @@ pub(crate) fn write_version(
     }
     scan_one(ws, skill)?;
     let file = skill_file(Path::new(&skill.path));
-    let old = crate::fsio::read_skill_md(&file).ok();
-    atomic_write(&file, content.as_bytes())?;
-    let result = (|| -> Result<i64> {
-        let tx = ws.store.conn_mut().transaction()?;
-        let version = add_version(&tx, skill, content, source, reason)?;
-        also(&tx)?;
-        tx.commit()?;
+    // The file and its version row change as one step: a crash between them is undone by the
+    // next command's recovery (the old bytes come back), never recorded as an outside edit.
+    let version = crate::journal::written(ws.store.conn_mut(), &file, content.as_bytes(), |tx| {
+        let version = add_version(tx, skill, content, source, reason)?;
+        also(tx)?;
         Ok(version)
-    })();
-    let version = match result {
-        Ok(v) => v,
-        Err(e) => {
-            if let Some(old) = old {
-                let _ = atomic_write(&file, &old);
-            }
-            return Err(e);
-        }
-    };
+    })?;
     let message = format!("skilldeck: {} v{version} ({source}): {reason}", skill.name);
     if let Err(e) = git::commit(&ws.paths.skills_dir, Path::new(&skill.path), &message) {
         add_event(ws.store.conn(), skill.id, &now_rfc3339(), "git", None, None, &format!("{e:#}"))?;

@@ -10,7 +10,7 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::folder::{install_with, package_files, stage};
+use super::folder::{install, package_files, stage};
 use super::model::{Artifact, ArtifactKind, Package, slug};
 use super::validate::{Problem, validate_package};
 use crate::catalog::skills::{self, PackageColumns};
@@ -82,7 +82,7 @@ pub fn import(ws: &mut Workspace, text: &str, opts: &ImportOptions) -> Result<Im
     let files = package_files(&pkg, &name);
     let skill_md = files[0].1.clone();
     let staged = stage(&folder, &files)?;
-    let (skill_id, version) = install_with(ws.store.conn_mut(), &staged, &folder, |tx| {
+    let (skill_id, version) = install(ws.store.conn_mut(), &staged, &folder, |tx| {
         write_rows(tx, &pkg, opts, &name, &folder, &skill_md, existing)
     })
     .context("storing the package")?;

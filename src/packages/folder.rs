@@ -7,7 +7,8 @@ use std::collections::HashSet;
 use super::model::{ArtifactKind, Package, slug};
 use super::validate::ordered;
 
-pub use crate::fsio::{Files, install_with, stage};
+pub use crate::fsio::{Files, stage};
+pub use crate::journal::install;
 
 /// The SKILL.md and artifact files for `pkg`, whose folder is named `folder_name`.
 pub fn package_files(pkg: &Package, folder_name: &str) -> Files {

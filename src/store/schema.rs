@@ -11,6 +11,8 @@ pub const MIGRATIONS: &[&str] = &[
     V_RETRY_INDEX,
     V_LOOP,
     V_WORKFLOWS,
+    V_INTENTS,
+    V_MERGES,
     V_CANDIDATE_SESSIONS,
 ];
 
@@ -388,6 +390,28 @@ CREATE INDEX skill_candidates_workflow ON skill_candidates(workflow_id) WHERE wo
 CREATE INDEX workflow_members_session ON workflow_members(workflow_id, session_key);
 CREATE INDEX workflow_members_turn ON workflow_members(turn_id);
 CREATE INDEX sequence_sightings_turn ON sequence_sightings(turn_id);
+"#;
+
+/// Crash recovery (issue 10): the intent of a folder or file step, committed before the step and
+/// deleted in the transaction that makes its database change final (owned by `journal`).
+const V_INTENTS: &str = r#"
+CREATE TABLE intents (
+    id          INTEGER PRIMARY KEY,
+    kind        TEXT NOT NULL CHECK(kind IN ('move', 'write', 'install', 'drafts')),
+    pid         INTEGER NOT NULL,           -- the process doing the step
+    from_path   TEXT,                       -- move: the folder's old place; install: the staged folder
+    to_path     TEXT,                       -- move, install: the new place; write: the file
+    aside_path  TEXT,                       -- install: where the replaced folder waits
+    old_content BLOB,                       -- write: the file's bytes before
+    new_sha256  TEXT,                       -- write: the new bytes' hash
+    started_at  TEXT NOT NULL
+);
+"#;
+
+/// Consolidation (issue 12): a merge proposal is a proposed version of the surviving skill that
+/// names the skill approving it archives (owned by `draft::candidates`).
+const V_MERGES: &str = r#"
+ALTER TABLE skill_candidates ADD COLUMN absorbs_skill_id INTEGER; -- merge: the skill it folds in
 "#;
 
 /// Detection linear in turns (issue 9): a sequence or streak candidate's sessions, one row each

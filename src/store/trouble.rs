@@ -9,9 +9,19 @@ use rusqlite::ErrorCode;
 /// The one-line explanation of `err` met while using the database at `db`, if it is one of the
 /// troubles above.
 pub fn explain(db: &Path, err: &anyhow::Error) -> Option<String> {
+    explain_causes(db, err, true)
+}
+
+/// [`explain`] for errors met anywhere in a command: only SQLite's own errors are taken as the
+/// database's (a file error there may be any file's).
+pub fn explain_sqlite(db: &Path, err: &anyhow::Error) -> Option<String> {
+    explain_causes(db, err, false)
+}
+
+fn explain_causes(db: &Path, err: &anyhow::Error, io_too: bool) -> Option<String> {
     let shown = db.display();
     for cause in err.chain() {
-        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>().filter(|_| io_too) {
             if let Some(file) = file_above(db) {
                 return Some(format!(
                     "database {shown}: {} is a file, not a folder; pass --db with a path inside a \

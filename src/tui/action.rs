@@ -53,6 +53,8 @@ pub enum Action {
     Ingest,
     /// Copy the selected draft's or skill's path to the clipboard.
     CopyPath,
+    /// Open the selected draft (queue) or SKILL.md (skills) in `$VISUAL` / `$EDITOR`.
+    Edit,
     Confirm,
     Cancel,
     Help,
@@ -98,6 +100,7 @@ impl Action {
             Action::Sweep => "sweep now",
             Action::Ingest => "ingest + detect now",
             Action::CopyPath => "copy path (clipboard)",
+            Action::Edit => "edit in $VISUAL / $EDITOR",
             Action::Confirm => "confirm (y)",
             Action::Cancel => "cancel",
             Action::Help => "this help",
@@ -122,6 +125,8 @@ impl Action {
             Action::Sweep => Some("sweep"),
             // `ingest` runs detection and evolution too.
             Action::Ingest => Some("ingest"),
+            // A candidate's draft by id, a skill's SKILL.md by name.
+            Action::Edit => Some("edit ID|NAME"),
             Action::Up
             | Action::Down
             | Action::Top

@@ -2,7 +2,8 @@
 //! channel, so tests type keys without a terminal; the screen is redrawn only when something
 //! changed, and bursts of engine updates are coalesced into one frame.
 
-use std::sync::Arc;
+use std::path::Path;
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -21,6 +22,10 @@ use crate::workspace::Workspace;
 /// Puts text on the clipboard; returns how, for the status line.
 pub type CopyFn = Arc<dyn Fn(&str) -> Result<&'static str> + Send + Sync>;
 
+/// Opens a file in the editor and returns when it exits (the real console hands the terminal
+/// over for that time and takes it back).
+pub type EditFn = Arc<dyn Fn(&Path) -> Result<()> + Send + Sync>;
+
 /// How the console looks and reaches outside itself.
 #[derive(Clone)]
 pub struct ConsoleOptions {
@@ -29,11 +34,18 @@ pub struct ConsoleOptions {
     pub keymap: KeyMap,
     /// What `y` calls with the selected path.
     pub copy: CopyFn,
+    /// What `e` calls with the selected draft or SKILL.md.
+    pub edit: EditFn,
 }
 
 impl Default for ConsoleOptions {
     fn default() -> Self {
-        ConsoleOptions { color: true, keymap: KeyMap::default(), copy: Arc::new(copy_osc52) }
+        ConsoleOptions {
+            color: true,
+            keymap: KeyMap::default(),
+            copy: Arc::new(copy_osc52),
+            edit: Arc::new(|file| crate::editor::edit(&crate::editor::from_env(), file)),
+        }
     }
 }
 
@@ -81,6 +93,19 @@ where
                 dirty |= on_event(&mut ui, &snap, &engine, event);
                 while let Ok(event) = input.try_recv() {
                     dirty |= on_event(&mut ui, &snap, &engine, event);
+                }
+                if let Some(request) = ui.edit.take() {
+                    let shown = crate::text::safe::inline(&request.file.to_string_lossy()).into_owned();
+                    let result = (options.edit)(&request.file);
+                    // The editor had the screen: draw every cell again.
+                    terminal.clear().context("redrawing after the editor")?;
+                    match result {
+                        Ok(()) => {
+                            let _ = engine.commands.send(Command::Edited { skill: request.skill });
+                            ui.engine.result(format!("back from the editor ({shown})"), false);
+                        }
+                        Err(e) => ui.engine.result(format!("{e:#}"), true),
+                    }
                 }
                 if let Some(path) = ui.clipboard.take() {
                     let shown = crate::text::safe::inline(&path).into_owned();
@@ -216,6 +241,96 @@ fn keep_terminal_on_background_panics() {
     }));
 }
 
+/// Lets the input thread be paused while another program (the editor) owns the terminal: a
+/// paused thread reads no key, so every key goes to that program.
+#[derive(Default)]
+struct InputGate {
+    state: Mutex<GateState>,
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct GateState {
+    pause: bool,
+    /// The thread has seen the pause and waits (it is not inside a read).
+    parked: bool,
+}
+
+impl InputGate {
+    /// Asks the input thread to stop reading and waits (a few seconds at most) until it has.
+    fn pause(&self) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.pause = true;
+        let deadline = std::time::Instant::now() + Duration::from_secs(2);
+        while !state.parked && std::time::Instant::now() < deadline {
+            state = match self.changed.wait_timeout(state, Duration::from_millis(50)) {
+                Ok((s, _)) => s,
+                Err(e) => e.into_inner().0,
+            };
+        }
+    }
+
+    fn resume(&self) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.pause = false;
+        self.changed.notify_all();
+    }
+
+    /// Blocks while paused; returns whether reading may go on.
+    fn wait_open(&self) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if !state.pause {
+            return;
+        }
+        state.parked = true;
+        self.changed.notify_all();
+        while state.pause {
+            state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+        state.parked = false;
+    }
+
+    fn paused(&self) -> bool {
+        self.state.lock().map(|s| s.pause).unwrap_or(false)
+    }
+}
+
+/// The input thread: reads terminal events into the channel. It polls in short steps so a
+/// pause takes effect between two reads, and a key that arrives as the pause starts is left
+/// for the program that takes the terminal.
+fn read_input(gate: &InputGate, tx: &tokio::sync::mpsc::UnboundedSender<Event>) {
+    use ratatui::crossterm::event;
+    loop {
+        gate.wait_open();
+        match event::poll(Duration::from_millis(50)) {
+            Ok(true) if !gate.paused() => match event::read() {
+                Ok(e) => {
+                    if tx.send(e).is_err() {
+                        return;
+                    }
+                }
+                Err(_) => return,
+            },
+            Ok(_) => {}
+            Err(_) => return,
+        }
+    }
+}
+
+/// Runs `f` with the terminal given back (main screen, cooked mode, no mouse capture), then
+/// takes it again; the app loop redraws every cell after.
+fn suspended<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    use ratatui::crossterm::{event, execute, terminal};
+    let mut out = std::io::stdout();
+    let _ = execute!(out, event::DisableMouseCapture);
+    ratatui::restore();
+    let result = f();
+    terminal::enable_raw_mode().context("taking the terminal back after the editor")?;
+    execute!(out, terminal::EnterAlternateScreen, event::EnableMouseCapture)
+        .context("taking the terminal back after the editor")?;
+    result
+}
+
 /// Opens the console on a workspace in this terminal, with the engine running in the
 /// background. The terminal is restored on return, on error and on panic.
 pub fn run_console(ws: Workspace) -> Result<()> {
@@ -230,13 +345,9 @@ pub fn run_console(ws: Workspace) -> Result<()> {
         let options = EngineOptions::from_config(&ws.config.engine);
         let engine = engine::spawn(ws, options)?;
         let (tx, rx) = unbounded_channel();
-        std::thread::spawn(move || {
-            while let Ok(event) = ratatui::crossterm::event::read() {
-                if tx.send(event).is_err() {
-                    break;
-                }
-            }
-        });
+        let gate = Arc::new(InputGate::default());
+        let input_gate = gate.clone();
+        std::thread::spawn(move || read_input(&input_gate, &tx));
         // `init` enters raw mode and the alternate screen and installs the panic hook that
         // restores them; frames go through a backend that writes each one atomically.
         drop(ratatui::init());
@@ -252,8 +363,15 @@ pub fn run_console(ws: Workspace) -> Result<()> {
                 return Err(e).context("opening the terminal");
             }
         };
+        let editor = crate::editor::from_env();
+        let edit: EditFn = Arc::new(move |file| {
+            gate.pause();
+            let result = suspended(|| crate::editor::edit(&editor, file));
+            gate.resume();
+            result
+        });
         let console =
-            ConsoleOptions { color: color_enabled(), keymap, ..ConsoleOptions::default() };
+            ConsoleOptions { color: color_enabled(), keymap, edit, ..ConsoleOptions::default() };
         let result = run_app(&mut terminal, rx, engine, console).await;
         let _ = ratatui::crossterm::execute!(
             std::io::stdout(),

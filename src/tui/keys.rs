@@ -54,6 +54,7 @@ pub const DEFAULT_KEYS: &[(&str, Action)] = &[
     ("s", Action::Sweep),
     ("i", Action::Ingest),
     ("y", Action::CopyPath),
+    ("e", Action::Edit),
     ("?", Action::Help),
     ("q", Action::Quit),
 ];
@@ -92,6 +93,7 @@ pub const HELP_GROUPS: &[(&[Action], &str)] = &[
     (&[Action::Sweep], ""),
     (&[Action::Ingest], ""),
     (&[Action::CopyPath], ""),
+    (&[Action::Edit], ""),
     (&[Action::Help, Action::Quit], "this help / quit"),
 ];
 

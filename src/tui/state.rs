@@ -10,6 +10,7 @@ use super::keys::KeyMap;
 use super::layout;
 use crate::engine::snapshot::{CandidateView, SkillRow, Snapshot};
 use crate::engine::{Command, Op, Progress, Target, View};
+use crate::lifecycle::files::sha256_hex;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Pane {
@@ -43,6 +44,8 @@ pub enum Confirm {
     Approve {
         id: i64,
         name: String,
+        /// sha256 of the text shown: approve refuses if it is no longer what it would write.
+        seen: String,
     },
     Reject {
         id: i64,
@@ -52,6 +55,14 @@ pub enum Confirm {
     ApproveEdit(Target),
     /// A skill edited by hand: back to its approved version.
     Rollback(Target, i64),
+}
+
+/// A file for the editor, and whether it is a live skill's (recorded as a version when saved)
+/// or a draft's (promoted as saved).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EditRequest {
+    pub file: std::path::PathBuf,
+    pub skill: bool,
 }
 
 /// What the engine last said.
@@ -163,6 +174,8 @@ pub struct UiState {
     pub help_scroll: u16,
     /// A path to put on the clipboard (the app loop hands it to the terminal).
     pub clipboard: Option<String>,
+    /// A file to open in the editor (the app loop hands the terminal over to it).
+    pub edit: Option<EditRequest>,
     pub keymap: Arc<KeyMap>,
     pub confirm: Option<Confirm>,
     pub engine: EngineStatus,
@@ -406,6 +419,7 @@ pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comma
             None
         }
         Action::CopyPath => copy_path(ui, snap),
+        Action::Edit => edit(ui, snap),
         Action::FilterChar(c) => {
             ui.filter.push(c);
             ui.sync(snap);
@@ -428,11 +442,11 @@ pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comma
         Action::Ingest => Some(Command::IngestNow),
         Action::Confirm => ui.confirm.take().map(|c| {
             Command::Op(match c {
-                Confirm::Approve { id, name } => {
-                    Op::Approve(Target { id, agent: String::new(), name })
+                Confirm::Approve { id, name, seen } => {
+                    Op::Approve(Target { id, name, seen: Some(seen), ..Target::default() })
                 }
                 Confirm::Reject { id, name } => {
-                    Op::Reject(Target { id, agent: String::new(), name })
+                    Op::Reject(Target { id, name, ..Target::default() })
                 }
                 Confirm::ApproveEdit(t) => Op::ApproveEdit(t),
                 Confirm::Rollback(t, version) => Op::Rollback(t, version),
@@ -566,6 +580,44 @@ fn copy_path(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
     }
 }
 
+/// Asks the app loop to open the selected draft (queue) or SKILL.md (other panes) in the
+/// editor. A new skill's draft is the staged file promote moves live; a hand-edited skill in
+/// the queue is its live file.
+fn edit(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
+    let request = match ui.pane {
+        Pane::Queue => {
+            let Some(c) = ui.candidate(snap) else { return say(ui, "the review queue is empty") };
+            match (&c.review, &c.target, &c.staged_path) {
+                (Some(_), _, Some(folder)) => {
+                    EditRequest { file: std::path::Path::new(folder).join("SKILL.md"), skill: true }
+                }
+                (None, Some(_), _) => {
+                    return say(
+                        ui,
+                        "a proposed version has no draft file: approve it, then e in Skills (2) \
+                         edits the live SKILL.md",
+                    );
+                }
+                _ if c.skill_md.is_empty() => {
+                    return say(ui, "this candidate is evidence only: it has no draft to edit");
+                }
+                _ => EditRequest {
+                    file: snap.watching.staging_dir.join(&c.name).join("SKILL.md"),
+                    skill: false,
+                },
+            }
+        }
+        _ => match ui.skill(snap) {
+            Some(s) if !s.path.is_empty() => {
+                EditRequest { file: std::path::Path::new(&s.path).join("SKILL.md"), skill: true }
+            }
+            _ => return say(ui, "no skill selected"),
+        },
+    };
+    ui.edit = Some(request);
+    None
+}
+
 fn enter(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
     if ui.filtering {
         ui.filtering = false;
@@ -617,7 +669,7 @@ fn candidate_op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Com
         return say(ui, "promote and dismiss act on the review queue (1)");
     }
     let Some(c) = ui.candidate(snap) else { return say(ui, "the review queue is empty") };
-    let target = Target { id: c.id, agent: c.agent.clone(), name: c.name.clone() };
+    let target = seen_target(c);
     if c.review.is_some() {
         return say(ui, "this skill was edited by hand: a approves the edit, r rolls it back");
     }
@@ -629,12 +681,22 @@ fn candidate_op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Com
     }
 }
 
+/// The queue row as a target, bound to the text shown (what promote or approve would write).
+fn seen_target(c: &CandidateView) -> Target {
+    Target {
+        id: c.id,
+        agent: c.agent.clone(),
+        name: c.name.clone(),
+        seen: Some(sha256_hex(c.skill_md.as_bytes())),
+    }
+}
+
 fn proposal_op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Command> {
     if ui.pane == Pane::Queue
         && let Some(c) = ui.candidate(snap)
         && let Some(review) = &c.review
     {
-        let target = Target { id: c.id, agent: c.agent.clone(), name: c.name.clone() };
+        let target = seen_target(c);
         ui.confirm = Some(if action == Action::Approve {
             Confirm::ApproveEdit(target)
         } else {
@@ -643,22 +705,22 @@ fn proposal_op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comm
         return None;
     }
     let found = match ui.pane {
-        Pane::Queue => {
-            ui.candidate(snap).and_then(|c| c.target.as_ref().map(|t| (c.id, t.name.clone())))
-        }
+        Pane::Queue => ui.candidate(snap).and_then(|c| {
+            c.target.as_ref().map(|t| (c.id, t.name.clone(), sha256_hex(c.skill_md.as_bytes())))
+        }),
         _ => {
             let detail = snap.detail.as_ref();
             let versions = detail.map_or(&[][..], |d| &d.versions[..]);
-            let head = ui.diff_pair(versions.len()).map(|(_, h)| h);
+            let head = ui.diff_pair(versions.len()).map(|(_, h)| &versions[h]);
             let name = ui.skill(snap).map(|s| s.name.clone()).unwrap_or_default();
-            head.and_then(|h| versions[h].proposal).map(|id| (id, name))
+            head.and_then(|v| v.proposal.map(|id| (id, name, sha256_hex(v.content.as_bytes()))))
         }
     };
-    let Some((id, name)) = found else {
+    let Some((id, name, seen)) = found else {
         return say(ui, "select a proposed version (queue, or the diff pane) to approve or reject");
     };
     ui.confirm = Some(if action == Action::Approve {
-        Confirm::Approve { id, name }
+        Confirm::Approve { id, name, seen }
     } else {
         Confirm::Reject { id, name }
     });
@@ -670,7 +732,7 @@ fn skill_op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Command
         return say(ui, "pin, archive and restore act on skills (2)");
     }
     let Some(s) = ui.skill(snap) else { return say(ui, "no skill selected") };
-    let target = Target { id: s.id, agent: s.agent.clone(), name: s.name.clone() };
+    let target = Target { id: s.id, agent: s.agent.clone(), name: s.name.clone(), seen: None };
     Some(Command::Op(match action {
         Action::ToggleProtected => Op::SetProtected(target, !s.protected),
         Action::Archive => Op::Archive(target),
@@ -730,7 +792,8 @@ mod tests {
         update(&mut ui, &snap, Action::GoSkills);
         update(&mut ui, &snap, Action::Down);
         let cmd = update(&mut ui, &snap, Action::ToggleProtected);
-        let target = Target { id: 1, agent: "default".into(), name: "skill-001".into() };
+        let target =
+            Target { id: 1, agent: "default".into(), name: "skill-001".into(), seen: None };
         assert_eq!(cmd, Some(Command::Op(Op::SetProtected(target, false))));
         assert_eq!(update(&mut ui, &snap, Action::Promote), None);
     }

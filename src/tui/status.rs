@@ -77,7 +77,7 @@ pub fn draw_status(f: &mut Frame, area: Rect, ui: &UiState, theme: Theme) {
     let fit = |text: String| ellipsize(&text, width);
     let line = if let Some(confirm) = &ui.confirm {
         let question = match confirm {
-            Confirm::Approve { id, name } => {
+            Confirm::Approve { id, name, .. } => {
                 format!("Approve the proposed version #{id} of {name} (writes the diff shown)? y/n")
             }
             Confirm::Reject { id, name } => {

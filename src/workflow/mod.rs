@@ -21,6 +21,9 @@ pub enum StepKind {
     Subagent,
     /// Any other tool, by name.
     Other,
+    /// The change the request asked for: plain source files edited between the workflow's
+    /// steps (`observed` holds files edited). Never part of the workflow's identity.
+    Change,
 }
 
 /// What a check step verifies, when it is one.

@@ -24,7 +24,8 @@ fn changes_something(action: Action) -> bool {
         | Action::Restore
         | Action::Undo
         | Action::Sweep
-        | Action::Ingest => true,
+        | Action::Ingest
+        | Action::Edit => true,
         Action::Up
         | Action::Down
         | Action::Top

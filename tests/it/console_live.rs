@@ -42,6 +42,17 @@ impl Live {
 
     /// A console of `width`×`height` on the populated workspace, with `keymap`.
     pub async fn start_at(options: EngineOptions, keymap: KeyMap, width: u16, height: u16) -> Live {
+        Live::start_editing(options, keymap, width, height, None).await
+    }
+
+    /// `start_at` where `e` runs `editor` (a command, as `$EDITOR` would hold) on the file.
+    pub async fn start_editing(
+        options: EngineOptions,
+        keymap: KeyMap,
+        width: u16,
+        height: u16,
+        editor: Option<String>,
+    ) -> Live {
         let dir = tempdir();
         let root = dir.path().to_path_buf();
         let ws = workspace(&root);
@@ -59,6 +70,10 @@ impl Live {
             copy: Arc::new(move |text: &str| {
                 sink.lock().unwrap().push(text.to_owned());
                 Ok("to the test clipboard")
+            }),
+            edit: Arc::new(move |file| match &editor {
+                Some(command) => skilldeck::editor::edit(command, file),
+                None => anyhow::bail!("no editor in this test"),
             }),
         };
         let app = tokio::spawn(async move {
@@ -116,6 +131,31 @@ impl Live {
             assert!(Instant::now() < deadline, "screen never showed {text:?}:\n{screen}");
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+    }
+
+    /// Runs the real binary on this workspace (as another process would, while the console
+    /// runs); asserts it succeeds and returns its stdout.
+    pub fn cli(&self, args: &[&str]) -> String {
+        if !self.root.join("config.toml").exists() {
+            super::console_fixture::write_config(&self.root);
+        }
+        let home = self.root.join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_skilldeck"))
+            .arg("--db")
+            .arg(self.root.join("skilldeck.db"))
+            .arg("--skills-dir")
+            .arg(self.root.join("skills"))
+            .arg("--config")
+            .arg(self.root.join("config.toml"))
+            .args(args)
+            .current_dir(&self.root)
+            .env("HOME", &home)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "skilldeck {args:?}: {}", super::support::describe(&out));
+        String::from_utf8(out.stdout).unwrap()
     }
 
     pub fn query(&self, sql: &str) -> String {

@@ -175,7 +175,21 @@ fn a_workflow_with_specific_steps_is_proposed_with_its_reason() {
     assert_eq!(c["reason"]["specific_steps"].as_array().unwrap().len(), 2);
     let text = tw.run_ok(&["candidates"]);
     assert!(text.contains("why: seen in 3 sessions"), "{text}");
-    assert!(text.contains("steps: mcp__tracker__show -> mcp__tracker__close"), "{text}");
+    // The source file edited between the two steps is the change the request asked for: a
+    // step of the draft, not of the workflow's identity.
+    assert!(
+        text.contains("steps: mcp__tracker__show -> Edit src/lib.rs -> mcp__tracker__close"),
+        "{text}"
+    );
+    let md = std::fs::read_to_string(
+        std::path::Path::new(c["staged_path"].as_str().unwrap()).join("SKILL.md"),
+    )
+    .unwrap();
+    assert!(
+        md.contains("2. Make the change the request asks for (edited before: `src/lib.rs`)."),
+        "{md}"
+    );
+    assert_eq!(c["tool_sequence"].as_array().unwrap().len(), 2, "{c:#}");
 }
 
 #[test]

@@ -43,6 +43,21 @@ fn sweep(tw: &TestWorkspace) -> Value {
     tw.run_json(&["sweep"])
 }
 
+/// `from→to reason` of each `status` event of `name`, oldest first.
+pub fn status_events(tw: &TestWorkspace, name: &str) -> Vec<String> {
+    let t = tw.run_json(&["stats", name, "--timeline"]);
+    t["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "status")
+        .map(|e| {
+            let s = |k: &str| e[k].as_str().unwrap_or("").to_string();
+            format!("{}→{} {}", s("from_status"), s("to_status"), s("reason"))
+        })
+        .collect()
+}
+
 fn status(tw: &TestWorkspace, name: &str) -> String {
     tw.run_json(&["stats", name])["status"].as_str().unwrap().to_string()
 }
@@ -58,16 +73,21 @@ fn five_successes_and_fifteen_failures_rate_25_percent_and_deprecated() {
     assert_eq!(stats["success_rate"], 0.25);
     assert_eq!(stats["rolling_rate"], 0.25);
     assert_eq!(stats["last_outcome"], "failure");
-    assert_eq!(stats["status"], "healthy", "nothing changes before a sweep");
+    // Each record is judged at once, one event per change: degraded at the third failure in a
+    // row, deprecated at 29% (5/17); no record in between wrote an event.
+    assert_eq!(stats["status"], "deprecated", "the state never lags the numbers");
+    assert_eq!(
+        status_events(&tw, "fmt-check"),
+        [
+            "healthy→degraded 3 consecutive failures",
+            "degraded→deprecated rolling rate 29% (5/17) ≤ 30%"
+        ]
+    );
 
     let report = sweep(&tw);
     assert_eq!(report["mode"], "full", "the first sweep reads the whole table");
-    let change = &report["changes"][0];
-    assert_eq!(
-        (change["from"].as_str(), change["to"].as_str()),
-        (Some("healthy"), Some("deprecated"))
-    );
-    assert!(change["reason"].as_str().unwrap().contains("25% (5/20)"), "{change}");
+    assert_eq!(report["changes"].as_array().unwrap().len(), 0, "nothing left to change: {report}");
+    assert_eq!(status_events(&tw, "fmt-check").len(), 2);
     assert_eq!(status(&tw, "fmt-check"), "deprecated");
     // The counters on the row were brought in step with the record.
     let ws = open(&tw);
@@ -183,17 +203,16 @@ fn ghost_streak_degrades_then_retires_an_auto_skill_that_keeps_failing() {
     let tw = TestWorkspace::new();
     add_skill(&tw, "default", "auto-x", true, None);
     record(&tw, "auto-x", "FF");
-    sweep(&tw);
     assert_eq!(status(&tw, "auto-x"), "healthy", "streak 2 < 3");
-    record(&tw, "auto-x", "F");
-    sweep(&tw);
+    // The third failure in a row is judged as it is recorded: degraded first.
+    assert!(tw.run_ok(&["record", "auto-x", "failure"]).contains("auto-x: healthy → degraded"));
     assert_eq!(status(&tw, "auto-x"), "degraded", "streak 3: degraded first");
     sweep(&tw);
     assert_eq!(status(&tw, "auto-x"), "degraded", "no new failure: not retired yet");
-    record(&tw, "auto-x", "F");
-    // Something in the way in the retired folder: the sweep goes on, the skill stays.
+    // Something in the way in the retired folder: the record goes on, the skill stays.
     let blocker = tw.root().join("retired/default/auto-x");
     std::fs::create_dir_all(&blocker).unwrap();
+    record(&tw, "auto-x", "F");
     assert_eq!(sweep(&tw)["changes"].as_array().unwrap().len(), 0);
     assert_eq!(status(&tw, "auto-x"), "degraded");
     let t = tw.run_json(&["stats", "auto-x", "--timeline"]);
@@ -232,22 +251,21 @@ fn ghost_young_rule_at_its_edges() {
     // 5 failures in 9 uses (no streak of 3): degraded; a 10th use ends the young rule.
     let tw = TestWorkspace::new();
     add_skill(&tw, "default", "auto-y", true, None);
-    record(&tw, "auto-y", "FFSFFSFSS");
-    let report = sweep(&tw);
-    assert_eq!(report["changes"][0]["to"], "degraded");
-    assert!(report["changes"][0]["reason"].as_str().unwrap().contains("5 failures in 9 uses"));
+    // No rate rule trips on the way (every prefix of five or more uses is above 40%).
+    record(&tw, "auto-y", "SSFSFFSF");
+    assert_eq!(status(&tw, "auto-y"), "healthy", "4 failures in 8 uses");
+    let said = tw.run_ok(&["record", "auto-y", "failure"]);
+    assert!(said.contains("healthy → degraded (5 failures in 9 uses"), "{said}");
     record(&tw, "auto-y", "S");
-    sweep(&tw);
     assert_eq!(status(&tw, "auto-y"), "healthy", "5 of 10 = 50%, 10 uses");
+    assert_eq!(sweep(&tw)["changes"].as_array().unwrap().len(), 0, "judged already");
 
     // 5 failures in 8 uses, then a failure at use 9 (< 10): retired.
     let tw = TestWorkspace::new();
     add_skill(&tw, "default", "auto-z", true, None);
-    record(&tw, "auto-z", "FFSFFSFS");
-    sweep(&tw);
+    record(&tw, "auto-z", "SFSFFSFF");
     assert_eq!(status(&tw, "auto-z"), "degraded");
     record(&tw, "auto-z", "F");
-    sweep(&tw);
     assert_eq!(status(&tw, "auto-z"), "retired");
 
     // 4 failures in 9 uses is below the rule.
@@ -372,4 +390,34 @@ fn transcript_invocations_count_after_a_sweep_links_them() {
 
 fn rusqlite_params(outcome: &str, i: usize) -> [String; 3] {
     [outcome.to_string(), format!("toolu_{i}"), format!("2026-01-0{}T00:00:00Z", i + 1)]
+}
+
+#[test]
+fn a_record_that_changes_the_state_is_judged_at_once_with_one_event() {
+    let tw = TestWorkspace::new();
+    add_skill(&tw, "default", "lint", false, None);
+    record(&tw, "lint", "SSSSS");
+    let audit_status = || tw.run_json(&["audit"])[0]["status"].as_str().unwrap().to_string();
+    let mut failures = 0;
+    let said = loop {
+        let said = tw.run_ok(&["record", "lint", "failure"]);
+        failures += 1;
+        assert!(failures <= 5, "five failures never changed the state");
+        if audit_status() != "healthy" {
+            break said;
+        }
+        assert!(!said.contains('→'), "a record that changes nothing says nothing more: {said}");
+    };
+    assert_eq!(failures, 3, "the third failure in a row degrades");
+    assert!(said.contains("lint: healthy → degraded (3 consecutive failures)"), "{said}");
+    assert_eq!(audit_status(), "degraded");
+    assert_eq!(status_events(&tw, "lint"), ["healthy→degraded 3 consecutive failures"]);
+    // The sweep finds it judged: no second event, by the incremental or the full sweep.
+    assert_eq!(sweep(&tw)["changes"].as_array().unwrap().len(), 0);
+    assert_eq!(tw.run_json(&["sweep", "--full"])["changes"].as_array().unwrap().len(), 0);
+    assert_eq!(status_events(&tw, "lint").len(), 1);
+    // A success is judged at once too: the streak is over, 6 of 8 is healthy.
+    assert!(tw.run_ok(&["record", "lint", "success"]).contains("lint: degraded → healthy"));
+    assert_eq!(audit_status(), "healthy");
+    assert_eq!(status_events(&tw, "lint").len(), 2);
 }

@@ -1,0 +1,40 @@
+//! `skilldeck edit ID|NAME`: open a candidate's draft or a skill's SKILL.md in `$VISUAL` /
+//! `$EDITOR` (the console's `e`). A skill's saved edit is recorded as its next version at once
+//! (an auto-created skill goes back to review); a draft is promoted as saved.
+
+use anyhow::Result;
+use clap::Args;
+
+use super::{GlobalArgs, Outcome};
+use crate::{draft, lifecycle};
+
+#[derive(Debug, Args)]
+pub struct EditArgs {
+    /// Candidate id (a new skill's draft) or skill name
+    pub target: String,
+    /// Agent the skill belongs to (default: config agent_id)
+    #[arg(long)]
+    pub agent: Option<String>,
+}
+
+pub fn run(global: &GlobalArgs, args: EditArgs) -> Result<Outcome> {
+    let mut ws = global.open()?;
+    let editor = crate::editor::from_env();
+    if let Ok(id) = args.target.parse::<i64>() {
+        let file = draft::draft_file(&ws, id)?;
+        crate::editor::edit(&editor, &file)?;
+        crate::out!("saved draft {id} at {}; promote writes it as saved", file.display());
+        return Ok(Outcome::Ok);
+    }
+    let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws).to_string();
+    let row = lifecycle::require_skill(ws.store.conn(), &agent, &args.target)?;
+    let file = std::path::Path::new(&row.path).join("SKILL.md");
+    crate::editor::edit(&editor, &file)?;
+    if lifecycle::scan_one(&mut ws, &row)? {
+        let now = lifecycle::require_skill(ws.store.conn(), &agent, &args.target)?;
+        crate::out!("{}: the edit is recorded as version {}", args.target, now.version);
+    } else {
+        crate::out!("{}: no change", args.target);
+    }
+    Ok(Outcome::Ok)
+}
