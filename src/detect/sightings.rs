@@ -53,7 +53,8 @@ pub fn of_hash(
 /// first.
 pub fn first_inputs(conn: &Connection, agent: &str, hash: &str, n: usize) -> Result<Vec<String>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT user_input FROM sequence_sightings WHERE agent_id = ?1 AND hash = ?2 ORDER BY rowid",
+        "SELECT user_input FROM sequence_sightings WHERE agent_id = ?1 AND hash = ?2
+         ORDER BY rowid",
     )?;
     let mut rows = stmt.query(params![agent, hash])?;
     let mut out: Vec<String> = Vec::new();

@@ -372,39 +372,59 @@ fn write(
     if let Some(e) = &existing
         && (e.status != CandidateStatus::Candidate || e.target_skill_id.is_some())
     {
-        conn.prepare_cached(
-            "UPDATE skill_candidates SET occurrences = ?2, session_keys = coalesce(?3, session_keys) WHERE id = ?1",
-        )?.execute(
-            params![e.id, occurrences, keys_json],
+        let mut stmt = conn.prepare_cached(
+            "UPDATE skill_candidates SET occurrences = ?2,
+             session_keys = coalesce(?3, session_keys) WHERE id = ?1",
         )?;
+        stmt.execute(params![e.id, occurrences, keys_json])?;
         return Ok((e.id, Recorded::Counted(e.id), None));
     }
     // Evidence only: the row keeps what was seen, with no draft and no place in the queue.
     if ev.evidence_only {
         let id = match &existing {
             Some(e) => {
-                conn.prepare_cached(
-                    "UPDATE skill_candidates SET occurrences = ?2, session_keys = coalesce(?3, session_keys), examples = ?4,
-                     tool_sequence = ?5, reason = ?6, workflow = ?7, evidence_only = 1,
+                let mut stmt = conn.prepare_cached(
+                    "UPDATE skill_candidates SET occurrences = ?2,
+                     session_keys = coalesce(?3, session_keys), examples = ?4, tool_sequence = ?5,
+                     reason = ?6, workflow = ?7, evidence_only = 1,
                      workflow_id = coalesce(?8, workflow_id) WHERE id = ?1",
-                )?.execute(
-                    params![e.id, occurrences, keys_json, examples_json, sequence_json, reason_json, workflow_json, ev.workflow_id],
                 )?;
+                stmt.execute(params![
+                    e.id,
+                    occurrences,
+                    keys_json,
+                    examples_json,
+                    sequence_json,
+                    reason_json,
+                    workflow_json,
+                    ev.workflow_id
+                ])?;
                 e.id
             }
             None => {
-                conn.prepare_cached(
+                let mut stmt = conn.prepare_cached(
                     "INSERT INTO skill_candidates (agent_id, hash, name, tool_sequence, session_keys,
                      occurrences, status, created_at, source, signature, examples, evidence_only,
                      reason, workflow, workflow_id)
-                     VALUES (?1, ?2, ?3, ?4, coalesce(?5, '[]'), ?6, ?14, ?7, ?8, ?9, ?10, 1, ?11, ?12, ?13)",
-                )?.execute(
-                    params![
-                        ev.agent_id, ev.hash, name, sequence_json, keys_json, occurrences, now,
-                        ev.source, ev.signature, examples_json, reason_json, workflow_json,
-                        ev.workflow_id, CandidateStatus::Candidate
-                    ],
+                     VALUES (?1, ?2, ?3, ?4, coalesce(?5, '[]'), ?6, ?14, ?7, ?8, ?9, ?10, 1, ?11,
+                             ?12, ?13)",
                 )?;
+                stmt.execute(params![
+                    ev.agent_id,
+                    ev.hash,
+                    name,
+                    sequence_json,
+                    keys_json,
+                    occurrences,
+                    now,
+                    ev.source,
+                    ev.signature,
+                    examples_json,
+                    reason_json,
+                    workflow_json,
+                    ev.workflow_id,
+                    CandidateStatus::Candidate
+                ])?;
                 conn.last_insert_rowid()
             }
         };
@@ -431,57 +451,55 @@ fn write(
     let staged = folder.to_string_lossy().into_owned();
     match existing {
         Some(e) => {
-            conn.prepare_cached(
-                "UPDATE skill_candidates SET occurrences = ?2, session_keys = coalesce(?3, session_keys), examples = ?4,
-                 tool_sequence = ?5, skill_md = ?6, description = ?7, staged_path = ?8,
-                 reason = ?9, workflow = ?10, evidence_only = 0,
-                 workflow_id = coalesce(?11, workflow_id)
+            let mut stmt = conn.prepare_cached(
+                "UPDATE skill_candidates SET occurrences = ?2,
+                 session_keys = coalesce(?3, session_keys), examples = ?4, tool_sequence = ?5,
+                 skill_md = ?6, description = ?7, staged_path = ?8, reason = ?9, workflow = ?10,
+                 evidence_only = 0, workflow_id = coalesce(?11, workflow_id)
                  WHERE id = ?1",
-            )?.execute(
-                params![
-                    e.id,
-                    occurrences,
-                    keys_json,
-                    examples_json,
-                    sequence_json,
-                    skill_md,
-                    description,
-                    staged,
-                    reason_json,
-                    workflow_json,
-                    ev.workflow_id
-                ],
             )?;
+            stmt.execute(params![
+                e.id,
+                occurrences,
+                keys_json,
+                examples_json,
+                sequence_json,
+                skill_md,
+                description,
+                staged,
+                reason_json,
+                workflow_json,
+                ev.workflow_id
+            ])?;
             Ok((e.id, Recorded::Redrafted(e.id), Some(StagedDraft { folder, skill_md, manifest })))
         }
         None => {
-            conn.prepare_cached(
+            let mut stmt = conn.prepare_cached(
                 "INSERT INTO skill_candidates (agent_id, hash, name, description, tool_sequence,
                  session_keys, occurrences, status, created_at, source, signature, examples,
                  skill_md, staged_path, reason, workflow, workflow_id)
-                 VALUES (?1, ?2, ?3, ?4, ?5, coalesce(?6, '[]'), ?7, ?14, ?8, ?9, ?10, ?11, ?12, ?13, ?15, ?16,
-                         ?17)",
-            )?.execute(
-                params![
-                    ev.agent_id,
-                    ev.hash,
-                    name,
-                    description,
-                    sequence_json,
-                    keys_json,
-                    occurrences,
-                    now,
-                    ev.source,
-                    ev.signature,
-                    examples_json,
-                    skill_md,
-                    staged,
-                    CandidateStatus::Candidate,
-                    reason_json,
-                    workflow_json,
-                    ev.workflow_id
-                ],
+                 VALUES (?1, ?2, ?3, ?4, ?5, coalesce(?6, '[]'), ?7, ?14, ?8, ?9, ?10, ?11, ?12,
+                         ?13, ?15, ?16, ?17)",
             )?;
+            stmt.execute(params![
+                ev.agent_id,
+                ev.hash,
+                name,
+                description,
+                sequence_json,
+                keys_json,
+                occurrences,
+                now,
+                ev.source,
+                ev.signature,
+                examples_json,
+                skill_md,
+                staged,
+                CandidateStatus::Candidate,
+                reason_json,
+                workflow_json,
+                ev.workflow_id
+            ])?;
             let id = conn.last_insert_rowid();
             Ok((id, Recorded::Created(id), Some(StagedDraft { folder, skill_md, manifest })))
         }
