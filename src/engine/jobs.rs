@@ -52,6 +52,7 @@ fn verb(op: &Op) -> &'static str {
         Op::Restore(_) => "restore",
         Op::ApproveEdit(_) => "approve the edit of",
         Op::Rollback(..) => "roll back",
+        Op::Reopen(_) => "reopen",
     }
 }
 
@@ -65,7 +66,8 @@ fn target(op: &Op) -> &Target {
         | Op::Archive(t)
         | Op::Restore(t)
         | Op::ApproveEdit(t)
-        | Op::Rollback(t, _) => t,
+        | Op::Rollback(t, _)
+        | Op::Reopen(t) => t,
     }
 }
 
@@ -110,8 +112,10 @@ pub(super) fn run_job(
             let result = apply(ws, &op);
             wrote.extend(folders(ws, &op));
             let wrote = wrote.into_iter().map(OwnWrite::now).collect();
-            let undoable =
-                matches!(op, Op::Promote(_) | Op::Dismiss(_) | Op::Approve(_) | Op::Archive(_));
+            let undoable = matches!(
+                op,
+                Op::Promote(_) | Op::Dismiss(_) | Op::Approve(_) | Op::Archive(_) | Op::Reopen(_)
+            );
             let keep = (result.is_ok() && undoable).then_some(op);
             (result, keep, wrote)
         }
@@ -147,7 +151,7 @@ fn folders(ws: &Workspace, op: &Op) -> Vec<PathBuf> {
     let t = target(op);
     let mut out = Vec::new();
     match op {
-        Op::Promote(_) | Op::Dismiss(_) | Op::Approve(_) | Op::Reject(_) => {
+        Op::Promote(_) | Op::Dismiss(_) | Op::Approve(_) | Op::Reject(_) | Op::Reopen(_) => {
             let Ok(c) = draft::get_candidate(conn, t.id) else { return out };
             out.push(ws.paths.skills_dir.join(&c.name));
             if let Ok(Some((_, path))) = skills::promoted_from(conn, t.id, &c.agent_id) {
@@ -219,6 +223,10 @@ fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
             lifecycle::restore(ws, &t.agent, &t.name)?;
             format!("restored {} to the live folder as healthy", t.name)
         }
+        Op::Reopen(t) => {
+            draft::undo_dismiss(ws, t.id)?;
+            format!("reopened {}: back in the review queue (u undoes)", t.name)
+        }
     })
 }
 
@@ -228,6 +236,7 @@ fn undo(ws: &mut Workspace, op: &Op) -> Result<String> {
         Op::Dismiss(t) => draft::undo_dismiss(ws, t.id)?,
         Op::Approve(t) => draft::undo_approve(ws, t.id)?,
         Op::Archive(t) => lifecycle::restore(ws, &t.agent, &t.name)?,
+        Op::Reopen(t) => draft::dismiss(ws, t.id)?,
         other => anyhow::bail!("{} cannot be undone", verb(other)),
     }
     Ok(format!("undid {} of {}", verb(op), target(op).name))

@@ -59,6 +59,8 @@ pub enum Op {
     ApproveEdit(Target),
     /// Return a skill to one of its versions (the approved one, for a hand edit).
     Rollback(Target, i64),
+    /// Put a dismissed or rejected candidate back in the queue.
+    Reopen(Target),
 }
 
 /// A candidate (by `id`) or a skill (by `agent` and `name`; `id` is its row id).
@@ -340,19 +342,17 @@ impl Engine {
         if let Some(paths) = held.filter(|p| !p.is_empty()) {
             self.skills_changed(paths);
         }
-        match done {
+        // The result is sent after the snapshot that shows it: a key pressed on reading it acts
+        // on the new state, never on the rows from before the job.
+        let said = match done {
             Ok((ws, JobDone { result, undo, .. }, personal)) => {
                 self.ws = Some(ws);
                 match result {
                     Ok(message) => {
                         self.undo.extend(undo);
-                        self.send(if personal {
-                            Update::Done(message)
-                        } else {
-                            Update::Note(message)
-                        });
+                        if personal { Update::Done(message) } else { Update::Note(message) }
                     }
-                    Err(e) => self.send(Update::Failed(self.say_error(e, ""))),
+                    Err(e) => Update::Failed(self.say_error(e, "")),
                 }
             }
             Err(e) => {
@@ -365,10 +365,11 @@ impl Engine {
                         return;
                     }
                 }
-                self.send(Update::Failed(format!("engine job crashed: {e}")));
+                Update::Failed(format!("engine job crashed: {e}"))
             }
-        }
+        };
         self.reload(true).await;
+        self.send(said);
     }
 
     /// Rebuilds the snapshot (the lists too when `lists`) and sends it.
