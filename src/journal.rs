@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
 use crate::fsio::{self, fault};
@@ -194,13 +194,20 @@ pub fn moved<T>(
         tx.commit()?;
         return Ok(value);
     }
+    if to.exists() {
+        // Checked before the intent: undoing a move takes away whatever is at `to`.
+        bail!("{} already exists; move or delete it first", to.display());
+    }
     let id = begin(
         conn,
         Kind::Move,
         &NewIntent { from: Some(from), to: Some(to), ..Default::default() },
     )?;
     if let Err(e) = fsio::move_folder(from, to) {
-        end(conn, id)?;
+        // A cross-device move can fail after its copy went into place (removing the source).
+        if undo_move(from, to).is_ok() {
+            end(conn, id)?;
+        }
         return Err(e);
     }
     match commit_with(conn, id, rows) {
@@ -558,6 +565,21 @@ mod tests {
         assert!(format!("{err:#}").contains("no_such_table"), "{err:#}");
         assert_eq!(std::fs::read_to_string(target.join("SKILL.md")).unwrap(), "old");
         assert_eq!(leftovers(&target), vec!["skill"]);
+    }
+
+    /// A move onto a folder that exists is refused before anything is recorded or moved (an
+    /// undo would take that folder away).
+    #[test]
+    fn a_move_onto_an_existing_folder_changes_nothing() {
+        let (_dir, mut conn, target) = setup();
+        let other = target.with_file_name("other");
+        std::fs::create_dir_all(&other).unwrap();
+        std::fs::write(other.join("SKILL.md"), "other").unwrap();
+        let err = moved(&mut conn, &target, &other, |_| Ok(())).unwrap_err();
+        assert!(format!("{err:#}").contains("already exists"), "{err:#}");
+        assert_eq!(std::fs::read_to_string(other.join("SKILL.md")).unwrap(), "other");
+        assert_eq!(std::fs::read_to_string(target.join("SKILL.md")).unwrap(), "old");
+        assert!(pending(&conn).unwrap().is_empty());
     }
 
     /// Another process's step in flight (here: this process's own) is never undone under it.

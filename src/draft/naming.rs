@@ -318,8 +318,11 @@ fn verb_object(request: &str) -> Option<(&'static str, Vec<String>)> {
         // "take ENG-1, implement it": the later, stronger verb says what the work is; the weak
         // verb's object stands in when the strong one names none.
         for j in i + 1..ws.len() {
-            if ws[j].value || (STOPWORDS.contains(ws[j].text.as_str()) && verb_at(&ws, j).is_none())
-            {
+            // Only a verb that opens a clause ("..., implement it", "and fix it"), not a noun
+            // that is also a verb ("the python package checks").
+            let opens_clause = ws[j - 1].ends_phrase
+                || matches!(ws[j - 1].text.as_str(), "and" | "then" | "to" | "also");
+            if !opens_clause {
                 continue;
             }
             if let Some((strong, span)) = verb_at(&ws, j).filter(|(s, _)| !is_weak(s)) {
@@ -431,10 +434,25 @@ pub fn from_requests(requests: &[String]) -> Option<String> {
     for (v, _) in &parsed {
         *verbs.entry(v).or_default() += 1;
     }
-    // Ties go to the verb seen first.
+    // Ties go to the verb whose object the requests mention most ("redeploy the docs", "update
+    // the docs" make `update-docs`), then to the verb seen first.
+    let said: Vec<HashSet<String>> =
+        requests.iter().map(|r| words(r).into_iter().map(|w| w.text).collect()).collect();
+    let mentions = |v: &str| {
+        parsed
+            .iter()
+            .filter(|p| p.0 == v)
+            .map(|p| {
+                said.iter()
+                    .filter(|ws| !p.1.is_empty() && p.1.iter().all(|w| ws.contains(w)))
+                    .count()
+            })
+            .max()
+            .unwrap_or(0)
+    };
     let best = parsed.iter().map(|p| p.0).max_by_key(|v| {
         let first = parsed.iter().position(|p| p.0 == *v).unwrap_or(0);
-        (verbs[v], std::cmp::Reverse(first))
+        (verbs[v], mentions(v), std::cmp::Reverse(first))
     })?;
     let mut objects: HashMap<Vec<String>, usize> = HashMap::new();
     for (_, object) in parsed.iter().filter(|p| p.0 == best) {
@@ -584,6 +602,21 @@ mod tests {
             ])
             .unwrap(),
             "pick-next-ticket"
+        );
+        // A noun that is also a verb ("package") does not open a clause.
+        assert_eq!(
+            name(&["run the python package checks", "make sure the package passes ruff"]).unwrap(),
+            "check-package"
+        );
+        // Verbs said once each: the one whose object most requests mention.
+        assert_eq!(
+            name(&[
+                "fix the guide page and redeploy the docs",
+                "publish the documentation site",
+                "update the docs and deploy them",
+            ])
+            .unwrap(),
+            "update-docs"
         );
         // Without an object, the noun the requests share.
         assert_eq!(

@@ -27,7 +27,7 @@ pub fn evidence_flags(ev: &WorkflowEvidence) -> Vec<Flag> {
     injection::flags_all(ev.requests.iter().chain(steps).chain(failures).map(String::as_str))
 }
 
-/// The requests fit to quote: not opaque, not flagged, secrets replaced; first ones first,
+/// The requests fit to quote: no secret taken out of them, not flagged; first ones first,
 /// without repeats.
 pub fn example_requests(ev: &WorkflowEvidence) -> Vec<String> {
     clean_requests(&ev.requests)
@@ -42,7 +42,10 @@ pub fn clean_requests(requests: &[String]) -> Vec<String> {
     let mut shapes: Vec<BTreeSet<String>> = Vec::new();
     for request in requests {
         let request = redact::secrets(request.trim()).into_owned();
+        // A request a secret was taken from is not quoted at all: what is left around the
+        // marker may still say too much ("the API token is ...").
         if redact::is_opaque(&request)
+            || redact::has_markers(&request)
             || !injection::flags(&request).is_empty()
             || fresh.contains(&request)
             || repeats.contains(&request)
@@ -225,11 +228,29 @@ pub fn skill_md(ev: &WorkflowEvidence, name: &str) -> String {
          steps, edit them, and remove this notice when satisfied; `skilldeck candidates` lists \
          it and `skilldeck promote ID` makes it live.\n\n",
     );
-    s.push_str(&format!(
-        "{} the way it was done in {sessions} sessions. Follow the steps in order; replace each \
-         `<placeholder>` with the value for the request at hand.\n\n",
-        title(name)
-    ));
+    let inputs = inputs(ev);
+    if inputs.is_empty() {
+        s.push_str(&format!(
+            "{} the way it was done in {sessions} sessions. Follow the steps in order.\n\n",
+            title(name)
+        ));
+    } else {
+        s.push_str(&format!(
+            "{} the way it was done in {sessions} sessions. Follow the steps in order; replace \
+             each `<placeholder>` with the value for the request at hand.\n\n",
+            title(name)
+        ));
+        s.push_str("## Inputs\n\nTake these from the request (or ask for them):\n\n");
+        for (placeholder, seen) in &inputs {
+            let seen: Vec<String> = seen.iter().map(|v| code(v, 40)).collect();
+            if seen.is_empty() {
+                s.push_str(&format!("- {}\n", code(placeholder, 20)));
+            } else {
+                s.push_str(&format!("- {} (seen: {})\n", code(placeholder, 20), seen.join(", ")));
+            }
+        }
+        s.push('\n');
+    }
 
     s.push_str("## Steps\n\n");
     for (i, step) in ev.steps.iter().take(MAX_STEPS).enumerate() {
@@ -342,6 +363,43 @@ pub fn skill_md(ev: &WorkflowEvidence, name: &str) -> String {
         s.push_str(&format!("- {left_out} request(s) left out: redacted or repeated.\n"));
     }
     redact::secrets(&s).into_owned()
+}
+
+/// Each placeholder of the steps' templates with up to three values the sessions gave it, read
+/// by aligning a template's words with an observed command of the same length.
+fn inputs(ev: &WorkflowEvidence) -> Vec<(String, Vec<String>)> {
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    for step in ev.steps.iter().filter(|s| s.kind != StepKind::Change) {
+        let template: Vec<&str> = step.template.split_whitespace().collect();
+        for (i, token) in template.iter().enumerate() {
+            let Some(start) = token.find('<') else { continue };
+            let Some(len) = token[start..].find('>') else { continue };
+            let placeholder = &token[start..start + len + 1];
+            let (head, tail) = (&token[..start], &token[start + len + 1..]);
+            let at = match out.iter().position(|(p, _)| p == placeholder) {
+                Some(at) => at,
+                None => {
+                    out.push((placeholder.to_string(), Vec::new()));
+                    out.len() - 1
+                }
+            };
+            for observed in &step.observed {
+                let words = shlex::split(observed)
+                    .unwrap_or_else(|| observed.split_whitespace().map(str::to_string).collect());
+                if words.len() != template.len() {
+                    continue;
+                }
+                let value = words[i].strip_prefix(head).and_then(|v| v.strip_suffix(tail));
+                if let Some(value) = value.filter(|v| !v.is_empty())
+                    && out[at].1.len() < 3
+                    && !out[at].1.iter().any(|x| x == value)
+                {
+                    out[at].1.push(value.to_string());
+                }
+            }
+        }
+    }
+    out
 }
 
 fn json(text: &str) -> String {

@@ -254,6 +254,11 @@ static MARKERS: LazyLock<Regex> = LazyLock::new(|| {
         .expect("compiles")
 });
 
+/// Whether `text` holds a redaction marker: a secret was taken out of it.
+pub fn has_markers(text: &str) -> bool {
+    MARKERS.is_match(text)
+}
+
 /// A request that is only redaction markers, or mostly them (`[REDACTED]`, `<redacted>`, `***`,
 /// `<redacted:…>`), or empty: nothing a reader could learn from, so it is not an example.
 pub fn is_opaque(request: &str) -> bool {

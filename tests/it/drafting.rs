@@ -241,3 +241,17 @@ fn the_queue_detail_shows_steps_reason_drafter_and_flags() {
     assert!(s.contains("Flagged: holds an HTML comment"), "{s}");
     insta::assert_snapshot!("queue_workflow_detail_120x40", s);
 }
+
+#[test]
+fn a_request_a_secret_was_taken_from_is_never_quoted() {
+    let mut ev = crate_release();
+    ev.requests.insert(
+        0,
+        "ship it, the registry token is ghp_1234567890abcdefghijABCDEFGHIJ123456".into(),
+    );
+    ev.requests.insert(1, "ship it, the password is <redacted:password>".into());
+    let md = skill::skill_md(&ev, "release-crate");
+    assert!(!md.contains("registry token") && !md.contains("password is"), "{md}");
+    assert!(!md.contains("ghp_") && !md.contains("<redacted"), "{md}");
+    assert!(md.contains("> release the crate"), "the clean requests stay: {md}");
+}
