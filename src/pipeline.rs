@@ -68,7 +68,7 @@ pub struct PassReport {
 }
 
 /// A whole background pass: ingest the given paths (empty: the configured roots), detect,
-/// evolve, record outside edits and implicit failures, then judge. Evolution runs once (in
+/// evolve, record outside edits and implicit failures, then judge (and propose merges). Evolution runs once (in
 /// `after_ingest`).
 pub fn run_pass(
     ws: &mut Workspace,
@@ -84,7 +84,7 @@ pub fn run_pass(
 
 /// `skilldeck sweep`: record outside edits (adopting unknown live folders), add implicit
 /// failures, link open candidates to the skills they evolve, then judge the skills whose record
-/// changed (every skill when `full`).
+/// changed (every skill when `full`), then propose merges of strongly overlapping live skills.
 pub fn sweep(ws: &mut Workspace, full: bool) -> Result<SweepReport> {
     upkeep_and_judge(ws, full, true)
 }
@@ -105,6 +105,11 @@ pub(crate) fn upkeep_and_judge(
     let mut report = lifecycle::judge_skills(ws, full)?;
     // Usage beside outcomes: after judging, so a skill judged on this pass's uses is not stale.
     report.usage = lifecycle::staleness(ws, chrono::Utc::now())?;
+    report.triggering = crate::usage::triggering::record_transitions(ws)?;
+    // Consolidation: after judging and staleness, so only skills still live are paired.
+    let merges = crate::draft::propose_merges(ws)?;
+    report.proposed_merges = merges.proposed;
+    report.merges_skipped = merges.skipped;
     report.edits_recorded = edits_recorded;
     report.implicit_failures = implicit_failures;
     report.proposed_versions = proposed_versions;

@@ -55,3 +55,17 @@ pub(super) fn delete_for(conn: &Connection, skill_id: i64) -> Result<()> {
     conn.execute("DELETE FROM skill_events WHERE skill_id = ?1", [skill_id])?;
     Ok(())
 }
+
+/// The kind of `skill_id`'s newest event among `kinds`, if it has one.
+pub fn latest_of(conn: &Connection, skill_id: i64, kinds: &[&str]) -> Result<Option<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT kind FROM skill_events WHERE skill_id = ?1 AND kind IN (SELECT value FROM json_each(?2))
+         ORDER BY id DESC LIMIT 1",
+    )?;
+    let kinds = serde_json::to_string(kinds)?;
+    let mut rows = stmt.query(params![skill_id, kinds])?;
+    Ok(match rows.next()? {
+        Some(r) => Some(r.get(0)?),
+        None => None,
+    })
+}

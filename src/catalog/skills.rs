@@ -878,3 +878,16 @@ pub fn uptake_ref(conn: &Connection, skill_id: i64) -> Result<crate::usage::miss
         },
     )?)
 }
+
+/// Records that a merge folded `skill_id` into `into` (`None`: taken back).
+pub fn set_absorbed_into(conn: &Connection, skill_id: i64, into: Option<i64>) -> Result<()> {
+    conn.execute("UPDATE skills SET absorbed_into = ?2 WHERE id = ?1", params![skill_id, into])?;
+    Ok(())
+}
+
+/// Skills a merge absorbed: never proposed for a merge again, even once restored.
+pub fn absorbed(conn: &Connection) -> Result<HashSet<i64>> {
+    let mut stmt = conn.prepare("SELECT id FROM skills WHERE absorbed_into IS NOT NULL")?;
+    let rows = stmt.query_map([], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}

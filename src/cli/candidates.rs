@@ -68,8 +68,25 @@ pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
                 .collect();
             crate::out!("      steps: {}", steps.join(" -> "));
         }
-        if let Some(target) = &c.target_skill_name {
-            crate::out!("      proposes a new version of {target}: skilldeck approve {}", c.id);
+        let absorbs = match draft::candidates::absorbs(ws.store.conn(), c.id)? {
+            Some(id) => Some(crate::catalog::skills::by_id(ws.store.conn(), id)?.name),
+            None => None,
+        };
+        match (&c.target_skill_name, absorbs) {
+            (Some(target), Some(other)) => crate::out!(
+                "      merges {} into {}: skilldeck approve {} (archives {}) · skilldeck diff --candidate {}",
+                safe::inline(&other),
+                safe::inline(target),
+                c.id,
+                safe::inline(&other),
+                c.id
+            ),
+            (Some(target), None) => crate::out!(
+                "      proposes a new version of {}: skilldeck approve {}",
+                safe::inline(target),
+                c.id
+            ),
+            _ => {}
         }
         if let Some(path) = &c.staged_path {
             crate::out!("      draft: {path}");

@@ -1,5 +1,6 @@
 //! `skilldeck diff NAME [FROM] [TO]`: unified diff between two versions (default: the newest
-//! and the one before it).
+//! and the one before it). `skilldeck diff --candidate ID`: what approving a proposed version
+//! would change, against the live skill (and, for a merge, against the skill it absorbs too).
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -9,7 +10,11 @@ use crate::lifecycle;
 
 #[derive(Debug, Args)]
 pub struct DiffArgs {
-    pub name: String,
+    #[arg(required_unless_present = "candidate")]
+    pub name: Option<String>,
+    /// A proposed version or merge in the review queue: its diff against each skill it replaces
+    #[arg(long, conflicts_with_all = ["name", "from", "to"])]
+    pub candidate: Option<i64>,
     pub from: Option<i64>,
     pub to: Option<i64>,
     #[arg(long)]
@@ -18,17 +23,49 @@ pub struct DiffArgs {
 
 pub fn run(global: &GlobalArgs, args: DiffArgs) -> Result<Outcome> {
     let ws = global.open_read_only()?;
+    if let Some(id) = args.candidate {
+        return candidate(&ws, id);
+    }
+    let name = args.name.unwrap_or_default();
     let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws);
-    let skill = lifecycle::stats(&ws.store, agent, &args.name)?;
+    let skill = lifecycle::stats(&ws.store, agent, &name)?;
     let versions = lifecycle::versions(&ws.store, skill.id)?;
     let to = args.to.unwrap_or(skill.version);
     let from = args.from.unwrap_or(to - 1);
     let text = |v: i64| {
         versions.iter().find(|x| x.version == v).map(|x| x.content.as_str()).with_context(|| {
-            format!("skill {:?} has no version {v} (it has 1..={})", args.name, versions.len())
+            format!("skill {name:?} has no version {v} (it has 1..={})", versions.len())
         })
     };
     let old = if from == 0 && args.from.is_none() { "" } else { text(from)? };
     crate::out_part!("{}", lifecycle::diff_text(old, text(to)?));
+    Ok(Outcome::Ok)
+}
+
+/// The proposed text of candidate `id` against the live text of each skill it replaces.
+fn candidate(ws: &crate::workspace::Workspace, id: i64) -> Result<Outcome> {
+    let conn = ws.store.conn();
+    let c = crate::draft::get_candidate(conn, id)?;
+    let target = c.target_skill_id.with_context(|| {
+        format!(
+            "candidate {id} is a new skill, not a proposed version: its draft is {:?}",
+            c.staged_path
+        )
+    })?;
+    let mut skills = vec![target];
+    skills.extend(crate::draft::candidates::absorbs(conn, id)?);
+    let target_name = crate::catalog::skills::by_id(conn, target)?.name;
+    let proposed =
+        crate::draft::approval_text(c.skill_md.as_deref().unwrap_or_default(), &target_name);
+    for skill in skills {
+        let row = crate::catalog::skills::by_id(conn, skill)?;
+        let live = crate::catalog::versions::latest_content(conn, skill)?;
+        crate::out!(
+            "# candidate {id} against {} (v{})",
+            crate::text::safe::inline(&row.name),
+            row.version
+        );
+        crate::out_part!("{}", lifecycle::diff_text(&live, &proposed));
+    }
     Ok(Outcome::Ok)
 }

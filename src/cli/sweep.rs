@@ -45,5 +45,18 @@ pub fn run(global: &GlobalArgs, args: SweepArgs) -> Result<Outcome> {
     for (agent, name) in &u.active_again {
         crate::out!("  {name} ({agent}): active again");
     }
+    for t in &report.triggering {
+        let word = if t.not_triggering { "not triggering" } else { "triggering again" };
+        crate::out!("  {} ({}): {word}", crate::text::safe::inline(&t.name), t.agent);
+    }
+    if report.proposed_merges > 0 {
+        crate::out!(
+            "  {} proposed (see `skilldeck candidates`)",
+            crate::text::count(report.proposed_merges as u64, "merge")
+        );
+    }
+    for why in &report.merges_skipped {
+        crate::out!("  merge not proposed: {}", crate::text::safe::inline(why));
+    }
     Ok(Outcome::Ok)
 }

@@ -35,6 +35,8 @@ crate::text_enum! {
         Signature = "signature",
         /// A workflow mined across sessions by its specific steps (`detect::workflows`).
         Workflow = "workflow",
+        /// Two live skills that overlap strongly, merged into one (`draft::merge`).
+        Merge = "merge",
     }
 }
 
@@ -551,4 +553,74 @@ pub fn tool_sequence_json(conn: &Connection, candidate_id: i64) -> Result<String
         |r| r.get(0),
     )
     .with_context(|| format!("no candidate with id {candidate_id}"))
+}
+
+/// A merge proposal to record: the merged SKILL.md as a proposed version of `survivor` that
+/// absorbs `absorbed` (`draft::merge`).
+pub(crate) struct NewMerge<'a> {
+    pub agent: &'a str,
+    pub hash: &'a str,
+    pub name: &'a str,
+    pub description: &'a str,
+    pub skill_md: &'a str,
+    pub tool_sequence: &'a str,
+    pub survivor: i64,
+    pub absorbed: i64,
+    pub reason: &'a Reason,
+    pub drafted_by: &'a str,
+    pub draft_note: Option<&'a str>,
+    pub now: &'a str,
+}
+
+/// Whether `agent` ever had a candidate with `hash`, in any status (a dismissed merge pair is
+/// never proposed again).
+pub fn hash_known(conn: &Connection, agent: &str, hash: &str) -> Result<bool> {
+    Ok(conn
+        .query_row(
+            "SELECT 1 FROM skill_candidates WHERE agent_id = ?1 AND hash = ?2",
+            params![agent, hash],
+            |_| Ok(()),
+        )
+        .optional()?
+        .is_some())
+}
+
+/// Records a merge proposal; `None` when its pair was already recorded.
+pub(crate) fn record_merge(conn: &Connection, m: &NewMerge) -> Result<Option<i64>> {
+    let n = conn.execute(
+        "INSERT INTO skill_candidates (agent_id, hash, name, description, tool_sequence,
+             session_keys, occurrences, status, created_at, source, skill_md, target_skill_id,
+             absorbs_skill_id, reason, drafted_by, draft_note)
+         VALUES (?1, ?2, ?3, ?4, ?5, '[]', 1, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+         ON CONFLICT(agent_id, hash) DO NOTHING",
+        params![
+            m.agent,
+            m.hash,
+            m.name,
+            m.description,
+            m.tool_sequence,
+            CandidateStatus::Candidate,
+            m.now,
+            CandidateSource::Merge,
+            m.skill_md,
+            m.survivor,
+            m.absorbed,
+            serde_json::to_string(m.reason)?,
+            m.drafted_by,
+            m.draft_note,
+        ],
+    )?;
+    Ok((n > 0).then(|| conn.last_insert_rowid()))
+}
+
+/// The skill a merge proposal would absorb (archive on approval), if it is one.
+pub fn absorbs(conn: &Connection, candidate_id: i64) -> Result<Option<i64>> {
+    Ok(conn
+        .query_row(
+            "SELECT absorbs_skill_id FROM skill_candidates WHERE id = ?1",
+            [candidate_id],
+            |r| r.get(0),
+        )
+        .optional()?
+        .flatten())
 }

@@ -4,6 +4,7 @@
 pub mod candidates;
 mod evolve;
 pub mod finish;
+pub mod merge;
 pub mod model;
 pub mod naming;
 mod quote;
@@ -17,6 +18,7 @@ pub use candidates::{
     list_with_evidence,
 };
 pub use evolve::{link_evolutions, sequence_overlap};
+pub use merge::{MergeReport, propose_merges};
 pub use review::{
     Promoted, approval_text, approve, approve_current, decision_text, dismiss, draft_file,
     ensure_seen, promote, reject, staged_text, undo_approve, undo_dismiss, undo_promote,

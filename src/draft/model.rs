@@ -76,6 +76,17 @@ pub fn draft(
     packet: &Packet,
     scratch: &Path,
 ) -> std::result::Result<String, String> {
+    run(cfg, packet, packet.name, scratch)
+}
+
+/// Runs `draft.command` on any packet (a workflow's evidence, a merge's two skills) and checks
+/// that what it prints is a SKILL.md named `name` fit to stand in for the mechanical text.
+pub fn run(
+    cfg: &DraftConfig,
+    packet: &impl Serialize,
+    name: &str,
+    scratch: &Path,
+) -> std::result::Result<String, String> {
     let input = serde_json::to_string_pretty(packet).map_err(|e| format!("packet: {e}"))?;
     std::fs::create_dir_all(scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
     let timeout = Duration::from_secs(cfg.timeout_secs.max(1));
@@ -95,7 +106,7 @@ pub fn draft(
         return Err(format!("draft.command {}", out.failure_line(timeout)));
     }
     let text = skill_text(&out.stdout);
-    check(&text, packet.name, scratch)?;
+    check(&text, name, scratch)?;
     Ok(text)
 }
 

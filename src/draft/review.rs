@@ -275,6 +275,19 @@ pub fn approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
             skill.status
         );
     }
+    let absorbs = candidates::absorbs(ws.store.conn(), candidate_id)?;
+    if let Some(other) = absorbs {
+        let other = skills::by_id(ws.store.conn(), other)?;
+        if !other.status.is_live() {
+            bail!(
+                "candidate {candidate_id} merges {:?} into {:?}, but {:?} is {}: reject it",
+                other.name,
+                skill.name,
+                other.name,
+                other.status
+            );
+        }
+    }
     let content = approval_text(&skill_md, &skill.name);
     let reason = format!("approved candidate {candidate_id}");
     let now = now_rfc3339();
@@ -284,6 +297,10 @@ pub fn approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
         events::add(tx, skill.id, &now, "approved", None, None, &reason)?;
         Ok(())
     })?;
+    if let Some(other) = absorbs {
+        let why = format!("absorbed into {} (merge candidate {candidate_id})", skill.name);
+        lifecycle::absorb(ws, other, skill.id, &why)?;
+    }
     Ok(())
 }
 
@@ -330,6 +347,9 @@ pub fn undo_approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
         events::add(tx, skill.id, &now, "approval_undone", None, None, &reason)?;
         Ok(())
     })?;
+    if let Some(other) = candidates::absorbs(ws.store.conn(), candidate_id)? {
+        lifecycle::unabsorb(ws, other)?;
+    }
     Ok(())
 }
 

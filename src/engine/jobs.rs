@@ -316,6 +316,9 @@ fn swept(r: &SweepReport, always: bool) -> Option<String> {
     if r.proposed_versions > 0 {
         parts.push(count(r.proposed_versions as u64, "proposed version"));
     }
+    if r.proposed_merges > 0 {
+        parts.push(count(r.proposed_merges as u64, "proposed merge"));
+    }
     if r.edits_recorded > 0 {
         parts.push(format!("{} recorded", count(r.edits_recorded as u64, "edit")));
     }

@@ -16,6 +16,7 @@ use rusqlite::Connection;
 
 use crate::packages::{self, PackageDetail};
 use crate::store::Store;
+use crate::usage::missed::Uptake;
 use crate::{draft, lifecycle, text};
 
 /// Outcomes drawn in a skill's trend cell.
@@ -41,6 +42,8 @@ pub struct Snapshot {
     pub package: Option<Arc<PackageDetail>>,
     /// Dismissed and rejected candidates, newest first, while the history overlay is open.
     pub history: Option<Arc<Vec<HistoryRow>>>,
+    /// Uses against missed triggers of the selected live skill, while its detail view is open.
+    pub uptake: Option<Arc<Uptake>>,
     pub rules: Rules,
 }
 
@@ -133,6 +136,13 @@ pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> 
         true => Some(Arc::new(load_history(store)?)),
         false => None,
     };
+    snap.uptake = match selected {
+        Some(skill) if view.package && is_live(&skill.status) => {
+            let r = crate::catalog::skills::uptake_ref(conn, skill.id)?;
+            Some(Arc::new(crate::usage::missed::uptake(conn, &r)?))
+        }
+        _ => None,
+    };
     Ok(version)
 }
 
@@ -151,6 +161,10 @@ pub fn load_history(store: &Store) -> Result<Vec<HistoryRow>> {
         .collect();
     rows.sort_by(|a, b| (&b.at, b.id).cmp(&(&a.at, a.id)));
     Ok(rows)
+}
+
+fn is_live(status: &str) -> bool {
+    crate::catalog::SkillStatus::parse(status).is_some_and(|s| s.is_live())
 }
 
 /// What the engine watches and where it writes, for the empty-state text and the header.
@@ -209,6 +223,8 @@ pub struct CandidateView {
     /// Not a candidate but a live skill edited since its approval (`id` is the skill's):
     /// `target.live` is the approved text, `skill_md` the text on disk now.
     pub review: Option<ReviewEdit>,
+    /// A merge proposal: the skill approving it archives (`target` is the survivor).
+    pub absorbs: Option<TargetSkill>,
 }
 
 /// A hand edit waiting for review: approve binds the approval to the text now; roll back returns
@@ -328,16 +344,23 @@ pub fn load_candidates(
     let mut out = Vec::with_capacity(open.len());
     for c in open {
         let workflow = draft::candidates::workflow_of(store.conn(), c.id)?;
+        let live_of = |skill: &SkillRow| -> Result<TargetSkill> {
+            let live = lifecycle::versions(store, skill.id)?.pop().map(|v| v.content);
+            Ok(TargetSkill {
+                id: skill.id,
+                name: skill.name.clone(),
+                version: skill.version,
+                live: live.unwrap_or_default(),
+            })
+        };
         let target = match c.target_skill_id.and_then(|id| targets.get(&id)) {
-            Some(skill) => {
-                let live = lifecycle::versions(store, skill.id)?.pop().map(|v| v.content);
-                Some(TargetSkill {
-                    id: skill.id,
-                    name: skill.name.clone(),
-                    version: skill.version,
-                    live: live.unwrap_or_default(),
-                })
-            }
+            Some(skill) => Some(live_of(skill)?),
+            None => None,
+        };
+        let absorbs = match draft::candidates::absorbs(store.conn(), c.id)?
+            .and_then(|id| skills.iter().find(|s| s.id == id))
+        {
+            Some(skill) => Some(live_of(skill)?),
             None => None,
         };
         out.push(CandidateView {
@@ -360,11 +383,19 @@ pub fn load_candidates(
             created_at: c.created_at,
             target,
             steps: workflow.as_ref().map(draft::skill::step_summaries).unwrap_or_default(),
-            reason: workflow.as_ref().map(draft::skill::reason_line),
+            reason: match (&workflow, &c.reason) {
+                (Some(w), _) => Some(draft::skill::reason_line(w)),
+                // A merge proposal says which skills overlap and how.
+                (None, Some(r)) if absorbs.is_some() => {
+                    Some(text::safe::inline(&r.summary).into_owned())
+                }
+                _ => None,
+            },
             drafted_by: c.drafted_by,
             draft_note: c.draft_note.map(|n| text::safe::inline(&n).into_owned()),
             flags: c.flags.iter().map(|f| text::safe::inline(&f.reason).into_owned()).collect(),
             review: None,
+            absorbs,
         });
     }
     out.extend(review_rows(store, skills)?);
@@ -409,6 +440,7 @@ fn review_rows(store: &Store, skills: &[SkillRow]) -> Result<Vec<CandidateView>>
                 live: approved.content.clone(),
             }),
             review: Some(ReviewEdit { approved_version: approved.version }),
+            absorbs: None,
             steps: Vec::new(),
             reason: None,
             drafted_by: String::new(),

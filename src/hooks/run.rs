@@ -87,13 +87,24 @@ pub enum HookOutcome {
         turns: u64,
         skill_invocations: u64,
         candidates_created: u64,
+        /// Where the time went, in milliseconds.
+        ms: HookPhases,
     },
     /// A `Stop` within the throttle window of the previous run on this transcript.
-    Throttled {
-        transcript: PathBuf,
-    },
+    Throttled { transcript: PathBuf },
     /// The payload named no transcript that exists (Codex: no rollout file with its thread id).
     NoTranscript,
+}
+
+/// Milliseconds per phase of a hook run.
+#[derive(Debug, Default, Serialize)]
+pub struct HookPhases {
+    /// Skill folders on disk against the database.
+    pub reconcile: u64,
+    /// Reading the transcript's new lines and storing turns, tool calls and invocations.
+    pub ingest: u64,
+    /// Detection and drafting over the new turns, and evolution.
+    pub detect: u64,
 }
 
 /// The folder beside the database that holds `hooks.log` and the throttle stamps.
@@ -118,15 +129,23 @@ pub fn handle(ws: &mut Workspace, payload: &Payload, now: SystemTime) -> Result<
     } else {
         stamp(&hook_dir(&ws.paths.db), &transcript, now, Duration::ZERO)?;
     }
+    let mut ms = HookPhases::default();
+    let t = std::time::Instant::now();
     crate::pipeline::reconcile(ws)?;
+    ms.reconcile = crate::lifecycle::ms(t);
+    let t = std::time::Instant::now();
     let agent = ws.agent_for_path(&transcript);
     let report = crate::ingest::run_as(ws, std::slice::from_ref(&transcript), &agent, &mut |_| {})?;
+    ms.ingest = crate::lifecycle::ms(t);
+    let t = std::time::Instant::now();
     let after = crate::pipeline::after_ingest(ws)?;
+    ms.detect = crate::lifecycle::ms(t);
     Ok(HookOutcome::Ingested {
         transcript,
         turns: report.turns + report.turns_updated,
         skill_invocations: report.skill_invocations,
         candidates_created: after.detect.candidates_created,
+        ms,
     })
 }
 

@@ -73,7 +73,35 @@ pub fn archive_with_reason(
     // Keep any edit made to the live file before it leaves.
     versions::scan_one(ws, &row)?;
     let to = register::parked_path(&ws.paths.archive_dir, agent, skill)?;
-    park(ws, &row.path, &to, row.id, row.status, Archived, reason)
+    park(ws, &row.path, &to, row.id, row.status, Archived, reason, |_| Ok(()))
+}
+
+/// Archives the live skill `absorbed` because an approved merge folded it into `into`: the
+/// same move as `archive`, and `absorbed_into` set in the same transaction (so it is never
+/// proposed for a merge again), with an `absorbed` event on the survivor.
+pub fn absorb(ws: &mut Workspace, absorbed: i64, into: i64, reason: &str) -> Result<()> {
+    let row = super::skill_by_id(ws.store.conn(), absorbed)?;
+    if !row.status.is_live() {
+        bail!("skill {:?} is already {}", row.name, row.status);
+    }
+    versions::scan_one(ws, &row)?;
+    let to = register::parked_path(&ws.paths.archive_dir, &row.agent_id, &row.name)?;
+    let note = format!("absorbed {}: {reason}", row.name);
+    park(ws, &row.path, &to, row.id, row.status, Archived, reason, |tx| {
+        skills::set_absorbed_into(tx, absorbed, Some(into))?;
+        add_event(tx, into, &now_rfc3339(), "absorbed", None, None, &note)
+    })
+}
+
+/// Takes an absorption back (its merge's approval was undone): the skill returns to the live
+/// folder and may be proposed again.
+pub fn unabsorb(ws: &mut Workspace, absorbed: i64) -> Result<()> {
+    let row = super::skill_by_id(ws.store.conn(), absorbed)?;
+    if row.status.is_live() {
+        return skills::set_absorbed_into(ws.store.conn(), absorbed, None);
+    }
+    restore(ws, &row.agent_id, &row.name)?;
+    skills::set_absorbed_into(ws.store.conn(), absorbed, None)
 }
 
 /// Brings an archived or retired skill back to the live folder with its history; Ghost's streak
@@ -85,7 +113,7 @@ pub fn restore(ws: &mut Workspace, agent: &str, skill: &str) -> Result<()> {
     }
     let to = crate::fsio::child(&ws.paths.skills_dir, "skill name", skill)?;
     let reason = format!("restored from {}", row.status);
-    park(ws, &row.path, &to, row.id, row.status, Healthy, &reason)?;
+    park(ws, &row.path, &to, row.id, row.status, Healthy, &reason, |_| Ok(()))?;
     // An edit made while it was parked becomes a version now, like any other edit.
     let back = super::skill_by_id(ws.store.conn(), row.id)?;
     versions::scan_one(ws, &back)?;
@@ -93,7 +121,9 @@ pub fn restore(ws: &mut Workspace, agent: &str, skill: &str) -> Result<()> {
 }
 
 /// Moves the skill's folder and points its row at the new place as one step
-/// ([`crate::journal::moved`]): a crash between them is undone by the next command.
+/// ([`crate::journal::moved`]): a crash between them is undone by the next command. `also` runs
+/// in the same transaction (an absorption records `absorbed_into` there).
+#[allow(clippy::too_many_arguments)]
 fn park(
     ws: &mut Workspace,
     from: &str,
@@ -102,6 +132,7 @@ fn park(
     old: SkillStatus,
     new: SkillStatus,
     reason: &str,
+    also: impl FnOnce(&rusqlite::Connection) -> Result<()>,
 ) -> Result<()> {
     let now = now_rfc3339();
     crate::journal::moved(ws.store.conn_mut(), Path::new(from), to, |tx| {
@@ -111,6 +142,7 @@ fn park(
             // Restored: Ghost's streak rules count afresh from now.
             skills::reset_streak(tx, id, &now)?;
         }
+        also(tx)?;
         Ok(())
     })
 }

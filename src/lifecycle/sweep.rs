@@ -33,6 +33,12 @@ pub struct SweepReport {
     pub implicit_failures: usize,
     /// Open candidates that became proposed versions of a live skill in this sweep.
     pub proposed_versions: usize,
+    /// Merge proposals added to the review queue (`draft::merge`), and pairs whose merged text
+    /// failed its checks.
+    pub proposed_merges: usize,
+    pub merges_skipped: Vec<String>,
+    /// Skills that started or stopped "not triggering" in this sweep (`usage::triggering`).
+    pub triggering: Vec<TriggerChange>,
     pub invocations_linked: usize,
     pub counters_synced: usize,
     pub changes: Vec<StatusChange>,
@@ -40,6 +46,15 @@ pub struct SweepReport {
     pub usage: super::StaleReport,
     pub elapsed_ms: u64,
     pub phases_ms: Phases,
+}
+
+/// A skill that started (`not_triggering`) or stopped "not triggering", with the event's reason.
+#[derive(Debug, Clone, Serialize)]
+pub struct TriggerChange {
+    pub agent: String,
+    pub name: String,
+    pub not_triggering: bool,
+    pub reason: String,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

@@ -3,8 +3,17 @@
 //! Each entry of `MIGRATIONS` moves the database from version `i` to `i + 1`. Until the first
 //! release, migration 1 may still be edited in place; after it, only append.
 
-pub const MIGRATIONS: &[&str] =
-    &[V1, V_DRAFTS, V_CANONICAL_KEYS, V_WRITE, V_RETRY_INDEX, V_LOOP, V_WORKFLOWS, V_INTENTS];
+pub const MIGRATIONS: &[&str] = &[
+    V1,
+    V_DRAFTS,
+    V_CANONICAL_KEYS,
+    V_WRITE,
+    V_RETRY_INDEX,
+    V_LOOP,
+    V_WORKFLOWS,
+    V_INTENTS,
+    V_MERGES,
+];
 
 const V1: &str = r#"
 CREATE TABLE meta (
@@ -396,4 +405,10 @@ CREATE TABLE intents (
     new_sha256  TEXT,                       -- write: the new bytes' hash
     started_at  TEXT NOT NULL
 );
+"#;
+
+/// Consolidation (issue 12): a merge proposal is a proposed version of the surviving skill that
+/// names the skill approving it archives (owned by `draft::candidates`).
+const V_MERGES: &str = r#"
+ALTER TABLE skill_candidates ADD COLUMN absorbs_skill_id INTEGER; -- merge: the skill it folds in
 "#;

@@ -12,16 +12,20 @@ pub struct Pair {
     pub agent: String,
     pub a: String,
     pub b: String,
+    pub a_id: i64,
+    pub b_id: i64,
     #[serde(flatten)]
     pub overlap: Overlap,
 }
 
 /// Every pair of live skills of the same agent whose workflows or descriptions overlap strongly.
+/// A skill a merge absorbed is left out, even once restored: it was consolidated already.
 pub fn overlapping(ws: &Workspace) -> Result<Vec<Pair>> {
     let conn = ws.store.conn();
+    let absorbed = crate::catalog::skills::absorbed(conn)?;
     let mut skills = Vec::new();
     for row in crate::catalog::skills::all(conn)? {
-        if !row.status.is_live() {
+        if !row.status.is_live() || absorbed.contains(&row.id) {
             continue;
         }
         let r = crate::catalog::skills::uptake_ref(conn, row.id)?;
@@ -40,6 +44,8 @@ pub fn overlapping(ws: &Workspace) -> Result<Vec<Pair>> {
                     agent: a.agent.clone(),
                     a: a.name.clone(),
                     b: b.name.clone(),
+                    a_id: a.id,
+                    b_id: b.id,
                     overlap: o,
                 });
             }

@@ -6,6 +6,48 @@
 /// Longest description the Agent Skills spec allows.
 const MAX_DESCRIPTION: usize = 1024;
 
+/// A piece of a body compared whole: a heading, a line, or a fenced code block (fence lines
+/// and all, so code never leaves its fence and a quoted line never loses its `>`).
+struct Unit {
+    heading: bool,
+    text: String,
+}
+
+fn units(body: &str) -> Vec<Unit> {
+    let mut out = Vec::new();
+    let mut fence: Option<(String, String)> = None;
+    for line in body.lines() {
+        let t = line.trim_end();
+        if let Some((marker, text)) = &mut fence {
+            text.push('\n');
+            text.push_str(t);
+            if t.trim_start().starts_with(marker.as_str()) && t.trim() == marker.as_str() {
+                out.push(Unit { heading: false, text: std::mem::take(text) });
+                fence = None;
+            }
+            continue;
+        }
+        let trimmed = t.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            let ch = trimmed.chars().next().unwrap_or('`');
+            let marker: String = trimmed.chars().take_while(|&c| c == ch).collect();
+            fence = Some((marker, t.to_string()));
+            continue;
+        }
+        if trimmed.is_empty() {
+            continue;
+        }
+        out.push(Unit { heading: trimmed.starts_with('#'), text: t.to_string() });
+    }
+    if let Some((marker, mut text)) = fence {
+        // An unclosed fence is closed, so what follows the merge is not code.
+        text.push('\n');
+        text.push_str(&marker);
+        out.push(Unit { heading: false, text });
+    }
+    out
+}
+
 /// Splits a SKILL.md into (front matter lines without the fences, body).
 fn split(content: &str) -> (Vec<&str>, &str) {
     let Some(rest) = content.strip_prefix("---\n").or_else(|| content.strip_prefix("---\r\n"))
@@ -14,7 +56,9 @@ fn split(content: &str) -> (Vec<&str>, &str) {
     };
     match rest.find("\n---") {
         Some(end) => {
-            let body = rest[end + 4..].trim_start_matches(['\r', '\n']);
+            let after = &rest[end + 4..];
+            let body =
+                after.strip_prefix("\r\n").or_else(|| after.strip_prefix('\n')).unwrap_or(after);
             (rest[..end].lines().collect(), body)
         }
         None => (Vec::new(), content),
@@ -47,8 +91,9 @@ pub fn merged(survivor: (&str, &str, &str), absorbed: (&str, &str, &str)) -> Str
     let (other, other_description, other_content) = absorbed;
     let (front, body) = split(content);
     let (_, other_body) = split(other_content);
-    let mut desc = description.trim().to_string();
-    let extra = other_description.trim();
+    let mut desc = description.split_whitespace().collect::<Vec<_>>().join(" ");
+    let extra = other_description.split_whitespace().collect::<Vec<_>>().join(" ");
+    let extra = extra.as_str();
     if !extra.is_empty() && !desc.contains(extra) {
         desc = format!("{desc} Also: {extra}");
     }
@@ -64,28 +109,36 @@ pub fn merged(survivor: (&str, &str, &str), absorbed: (&str, &str, &str)) -> Str
         out.push_str(line);
         out.push('\n');
     }
-    out.push_str("---\n\n");
+    out.push_str("---\n");
+    // The survivor's body as it was, blank line after the front matter or not.
     out.push_str(body.trim_end());
     out.push('\n');
-    let have: std::collections::HashSet<&str> =
-        body.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    let missing: Vec<&str> = other_body
-        .lines()
-        .filter(|l| {
-            let t = l.trim();
-            !t.is_empty() && !have.contains(t)
-        })
-        .collect();
-    if !missing.is_empty() {
-        out.push_str(&format!("\n## Also (from {other})\n\n"));
-        for line in missing {
-            // The absorbed skill's headings sit under the new one.
-            if line.starts_with('#') {
-                out.push('#');
-            }
-            out.push_str(line);
+    let have: std::collections::HashSet<String> =
+        units(body).into_iter().filter(|u| !u.heading).map(|u| u.text).collect();
+    let mut added = String::new();
+    let mut heading: Option<String> = None;
+    for unit in units(other_body) {
+        if unit.heading {
+            heading = Some(unit.text);
+            continue;
+        }
+        if have.contains(&unit.text) {
+            continue;
+        }
+        // A heading of the absorbed skill comes along only with something under it, one level
+        // down so it sits under the new section.
+        if let Some(h) = heading.take() {
+            added.push_str(&format!("\n#{h}\n\n"));
+        }
+        added.push_str(&unit.text);
+        added.push('\n');
+    }
+    if !added.is_empty() {
+        out.push_str(&format!("\n## Also (from {other})\n"));
+        if !added.starts_with('\n') {
             out.push('\n');
         }
+        out.push_str(&added);
     }
     out
 }
@@ -101,14 +154,27 @@ mod tests {
         let m =
             merged(("release", "Release the crate.", a), ("publish", "Publish to crates.io.", b));
         assert!(m.starts_with(
-            "---\nname: release\ndescription: \"Release the crate. Also: Publish to crates.io.\"\nlicense: MIT\n---\n\n# Release\n"
+            "---\nname: release\ndescription: \"Release the crate. Also: Publish to crates.io.\"\nlicense: MIT\n---\n# Release\n"
         ), "{m}");
         assert!(
-            m.contains("## Also (from publish)\n\n## Publish\n2. Run `cargo publish`.\n"),
+            m.contains("## Also (from publish)\n\n## Publish\n\n2. Run `cargo publish`.\n"),
             "{m}"
         );
         assert_eq!(m.matches("cargo test").count(), 1, "shared lines once: {m}");
+        assert!(!m.contains("\n# Publish"), "headings move one level down: {m}");
         let fm = crate::lifecycle::files::front_matter(&m);
         assert_eq!(fm.name.as_deref(), Some("release"));
+    }
+
+    #[test]
+    fn code_blocks_and_quotes_move_whole() {
+        let a = "---\nname: a\ndescription: A.\n---\n## Steps\n\n```sh\ncargo test\n```\n\n## Example requests\n\n> ship it\n";
+        let b = "---\nname: b\ndescription: B.\n---\n## Steps\n\n```sh\ncargo test\ncargo publish\n```\n\n## Example requests\n\n> ship it\n> now, please\n";
+        let m = merged(("a", "A.", a), ("b", "B.", b));
+        let also = &m[m.find("## Also").expect("an Also section")..];
+        assert_eq!(
+            also,
+            "## Also (from b)\n\n### Steps\n\n```sh\ncargo test\ncargo publish\n```\n\n### Example requests\n\n> now, please\n"
+        );
     }
 }

@@ -44,6 +44,7 @@ pub struct Missed {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Uptake {
+    pub skill_id: i64,
     pub skill: String,
     pub description: String,
     pub since: String,
@@ -65,7 +66,8 @@ pub fn workflow_of(conn: &Connection, skill: &SkillRef) -> Result<(Vec<String>, 
     {
         return Ok((keys, "workflow"));
     }
-    let body = std::fs::read_to_string(std::path::Path::new(&skill.path).join("SKILL.md"))
+    // Capped, and a FIFO or device in its place is refused rather than read (`fsio`).
+    let body = crate::fsio::read_skill_md_text(&std::path::Path::new(&skill.path).join("SKILL.md"))
         .unwrap_or_default();
     Ok((steps::of_body(&body), "body"))
 }
@@ -100,6 +102,7 @@ pub fn uptake(conn: &Connection, skill: &SkillRef) -> Result<Uptake> {
     let uses = used_turns.len().max(use_sessions.len());
     let not_triggering = missed.len() >= NOT_TRIGGERING_MIN && missed.len() >= 2 * uses;
     Ok(Uptake {
+        skill_id: skill.id,
         skill: skill.name.clone(),
         description: skill.description.clone(),
         since: skill.since.clone(),

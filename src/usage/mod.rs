@@ -8,10 +8,12 @@
 //!   was live and not used in that turn).
 //! - `overlap`: how strongly two live skills overlap, by workflow and by description.
 //! - `merge`: the mechanical merged SKILL.md of two overlapping skills.
+//! - `triggering`: the sweep's pass that records "not triggering" transitions as skill events.
 
 pub mod consolidate;
 pub mod merge;
 pub mod missed;
 pub mod overlap;
 pub mod steps;
+pub mod triggering;
 pub mod triggers;

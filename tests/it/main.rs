@@ -27,6 +27,7 @@ mod ingest_outcomes;
 mod lifecycle;
 mod lifecycle_router;
 mod lifecycle_versions;
+mod merges;
 mod packages;
 mod packages_run;
 mod packages_validation;

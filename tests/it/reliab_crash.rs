@@ -402,3 +402,40 @@ fn detection_killed_before_writing_drafts_has_them_written_by_the_next_command()
         assert!(Path::new(&path).join("SKILL.md").is_file(), "{path}: draft not written");
     }
 }
+
+#[test]
+fn acquire_killed_at_any_step_leaves_no_hidden_folder_and_a_rerun_registers_once() {
+    const ADD: &str = "import json, sys\np = json.loads(sys.argv[1])\nprint(p['a'] + p['b'])\n";
+    for step in ["stage", "intent", "install", "commit"] {
+        let tw = TestWorkspace::new();
+        let code = tw.root().join("add.code");
+        std::fs::write(&code, ADD).unwrap();
+        let args = [
+            "acquire",
+            "--name",
+            "add-numbers",
+            "--code",
+            code.to_str().unwrap(),
+            "--test-payload",
+            r#"{"a": 2, "b": 3}"#,
+        ];
+        assert!(crash(&tw, step, &args), "{step}: the fault was not reached");
+        tw.run_ok(&["sweep"]);
+        settled(&tw, step);
+        let folder = tw.skills_dir().join("add-numbers");
+        let conn = db(&tw);
+        if count(&conn, "SELECT COUNT(*) FROM skills") == 0 {
+            assert!(!folder.exists(), "{step}: a folder without its rows");
+            tw.run_ok(&args);
+        } else {
+            assert_eq!(step, "commit");
+        }
+        let conn = db(&tw);
+        let rows = "SELECT COUNT(*) FROM skills s JOIN acquired_code a ON a.skill_id = s.id
+                    WHERE s.is_auto_created = 1";
+        assert_eq!(count(&conn, rows), 1, "{step}");
+        assert_eq!(count(&conn, "SELECT COUNT(*) FROM skill_versions"), 1, "{step}");
+        assert!(folder.join("scripts/add-numbers.py").is_file(), "{step}");
+        settled(&tw, step);
+    }
+}

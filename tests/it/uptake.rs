@@ -12,7 +12,7 @@ fn line(kind: &str, session: &str, at: &str, content: Value) -> Value {
 
 /// One session: a request, the release commands as Bash calls (optionally through the skill), and
 /// a closing request.
-fn session(n: usize, at: &str, with_skill: bool) -> Vec<Value> {
+pub(crate) fn session(n: usize, at: &str, with_skill: bool) -> Vec<Value> {
     let s = format!("0000000{n}-aaaa-4bbb-8ccc-000000000000");
     let mut out = vec![line("user", &s, at, json!(format!("cut release 1.{n} of the crate")))];
     let mut calls = vec![];
@@ -41,27 +41,39 @@ fn session(n: usize, at: &str, with_skill: bool) -> Vec<Value> {
     out
 }
 
-#[test]
-fn a_workflow_recurring_without_the_skill_is_a_missed_trigger_and_flags_it() {
-    let ws = TestWorkspace::new();
-    let folder = ws.skills_dir().join("release-flow");
-    std::fs::create_dir_all(&folder).unwrap();
-    std::fs::write(
-        folder.join("SKILL.md"),
-        "---\nname: release-flow\ndescription: Release the crate. Use when cutting a release.\n---\n# Release\n\n1. Run `cargo test`.\n2. Tag it: `git tag v<version>`.\n3. `git push --tags`.\n",
-    )
-    .unwrap();
-    ws.run_json(&["audit"]); // goes live now
+pub(crate) const RELEASE_FLOW: &str = "---\nname: release-flow\ndescription: Release the crate. Use when cutting a release.\n---\n# Release\n\n1. Run `cargo test`.\n2. Tag it: `git tag v<version>`.\n3. `git push --tags`.\n";
+
+/// Writes sessions `ns` (a day from now, after the skill went live) as transcripts in `dir`;
+/// `used` says which of them use the skill.
+pub(crate) fn write_sessions(
+    dir: &std::path::Path,
+    ns: std::ops::RangeInclusive<usize>,
+    used: &[usize],
+) {
     let later = (chrono::Utc::now() + chrono::Duration::days(1))
         .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    let dir = ws.root().join("transcripts");
-    std::fs::create_dir_all(&dir).unwrap();
-    for n in 1..=4 {
-        let lines = session(n, &later, n == 4);
+    std::fs::create_dir_all(dir).unwrap();
+    for n in ns {
+        let lines = session(n, &later, used.contains(&n));
         let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
         std::fs::write(dir.join(format!("s{n}.jsonl")), text).unwrap();
     }
+}
+
+fn release_flow_missing(ws: &TestWorkspace) {
+    let folder = ws.skills_dir().join("release-flow");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("SKILL.md"), RELEASE_FLOW).unwrap();
+    ws.run_json(&["audit"]); // goes live now
+    let dir = ws.root().join("transcripts");
+    write_sessions(&dir, 1..=4, &[4]);
     ws.run_json(&["ingest", "--no-detect", dir.to_str().unwrap()]);
+}
+
+#[test]
+fn a_workflow_recurring_without_the_skill_is_a_missed_trigger_and_flags_it() {
+    let ws = TestWorkspace::new();
+    release_flow_missing(&ws);
 
     let u = ws.run_json(&["stats", "release-flow", "--uptake"]);
     assert_eq!(u["workflow_from"], "body");
@@ -120,4 +132,75 @@ fn skills_doing_the_same_steps_are_listed_as_overlapping_and_others_are_not() {
     assert!(names.contains(&"release-flow") && names.contains(&"ship-it"), "{names:?}");
     assert_eq!(pairs[0]["workflow_order"], 1.0);
     assert!(pairs[0]["strong"].as_str().unwrap().contains("same order"));
+}
+
+fn events_of(ws: &TestWorkspace, kind: &str) -> Vec<Value> {
+    let t = ws.run_json(&["stats", "release-flow", "--timeline"]);
+    t["events"].as_array().unwrap().iter().filter(|e| e["kind"] == kind).cloned().collect()
+}
+
+#[test]
+fn not_triggering_is_an_event_once_per_transition_with_its_reason() {
+    let ws = TestWorkspace::new();
+    release_flow_missing(&ws);
+    let sweep = ws.run_json(&["sweep"]);
+    let changes = sweep["triggering"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "{sweep:#}");
+    assert_eq!(changes[0]["name"], "release-flow");
+    assert_eq!(changes[0]["not_triggering"], true);
+    let events = events_of(&ws, "not_triggering");
+    assert_eq!(events.len(), 1, "{events:#?}");
+    let reason = events[0]["reason"].as_str().unwrap();
+    assert!(reason.starts_with("3 missed triggers vs 1 uses since"), "{reason}");
+    assert!(reason.contains("Release the crate. Use when cutting a release."), "{reason}");
+    assert!(reason.contains("cut release 1."), "{reason}");
+
+    // Still not triggering: no second event.
+    assert!(ws.run_json(&["sweep", "--full"])["triggering"].as_array().unwrap().is_empty());
+    assert_eq!(events_of(&ws, "not_triggering").len(), 1);
+    assert!(events_of(&ws, "triggering").is_empty());
+
+    // Used in the next three sessions: 4 uses against 3 misses, triggering again.
+    let dir = ws.root().join("transcripts");
+    write_sessions(&dir, 5..=7, &[5, 6, 7]);
+    ws.run_json(&["ingest", "--no-detect", dir.to_str().unwrap()]);
+    let text = ws.run_ok(&["sweep"]);
+    assert!(text.contains("release-flow (default): triggering again"), "{text}");
+    let back = events_of(&ws, "triggering");
+    assert_eq!(back.len(), 1, "{back:#?}");
+    assert_eq!(back[0]["reason"], "triggering again: 4 uses vs 3 missed triggers");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_skill_detail_shows_uptake_and_what_should_have_triggered_it() {
+    let live = super::console_live::Live::start().await;
+    let folder = live.root.join("skills/release-flow");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("SKILL.md"), RELEASE_FLOW).unwrap();
+    live.press("s");
+    live.wait_for("Skills (8)").await;
+    write_sessions(&live.root.join("transcripts"), 1..=4, &[4]);
+    live.press("i");
+    live.wait_for("read 4 files").await;
+    live.press("2/release");
+    live.code(ratatui::crossterm::event::KeyCode::Enter);
+    live.code(ratatui::crossterm::event::KeyCode::Enter);
+    let screen = live.wait_for("1 use vs 3 missed triggers").await;
+    for text in [
+        "workflow (from its body): sh:cargo test → sh:git tag → sh:git push",
+        "used in: 00000004-aaaa-4bbb-8ccc-000000000000",
+        "Not triggering: the agent repeats its workflow without picking it.",
+        "Description: Release the crate. Use when cutting a release.",
+        "Requests that should have triggered it:",
+        "00000001-aaaa-4bbb-8ccc-000000000000 · “cut release 1.1 of the crate”",
+    ] {
+        assert!(screen.contains(text), "{text:?} missing from\n{screen}");
+    }
+    // The engine's sweep records the transition: the timeline shows it with its reason.
+    live.code(ratatui::crossterm::event::KeyCode::Esc);
+    live.press("s");
+    live.wait_for("sweep judged").await;
+    live.press("3");
+    live.wait_for("not_triggering: 3 missed triggers vs 1 uses").await;
+    live.quit().await;
 }

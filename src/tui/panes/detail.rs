@@ -1,6 +1,7 @@
 //! A skill's detail (Enter in Skills): its identity (scope, namespace, visibility, what it shadows
 //! or is shadowed by), its package artifacts and model variants, recent execution traces, the
-//! tested script of a code skill, and its versions. Drawn from `packages::detail`.
+//! tested script of a code skill, and its versions. Drawn from `packages::detail`. For a live
+//! skill, first its uptake: uses against missed triggers since it went live (`usage::missed`).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -11,8 +12,10 @@ use super::queue::short_date;
 use super::skills::{rate_text, state_word};
 use crate::engine::snapshot::{SkillRow, Snapshot};
 use crate::packages::PackageDetail;
+use crate::text::safe::inline;
 use crate::tui::state::UiState;
 use crate::tui::theme::Theme;
+use crate::usage::missed::Uptake;
 
 pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: Theme) {
     let Some(skill) = ui.skill(snap) else {
@@ -22,6 +25,10 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
     };
     let package = snap.package.as_ref().filter(|p| p.skill_id == skill.id);
     let mut lines = vec![header(skill, snap, theme)];
+    if let Some(u) = snap.uptake.as_ref().filter(|u| u.skill_id == skill.id) {
+        uptake_lines(u, theme, &mut lines);
+        lines.push(Line::from(""));
+    }
     match package {
         Some(p) => package_lines(p, theme, &mut lines),
         None => lines.push(Line::from("loading…")),
@@ -49,6 +56,54 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
     let text = Paragraph::new(lines).block(block).wrap(Wrap { trim: false }).scroll((ui.scroll, 0));
     f.render_widget(text, area);
 }
+
+/// Uses against missed triggers since the skill went live, with the sessions; a skill that is
+/// not triggering shows its description beside the requests that should have triggered it.
+fn uptake_lines(u: &Uptake, theme: Theme, lines: &mut Vec<Line<'static>>) {
+    let title = format!(
+        "Uptake since {}: {} vs {}",
+        short_date(&u.since),
+        crate::text::count(u.uses as u64, "use"),
+        crate::text::count(u.missed.len() as u64, "missed trigger")
+    );
+    lines.push(Line::styled(title, theme.title()));
+    if u.workflow.is_empty() {
+        lines.push(Line::from("  no workflow known: nothing to miss"));
+        return;
+    }
+    lines.push(Line::from(format!(
+        "  workflow (from its {}): {}",
+        u.workflow_from,
+        inline(&u.workflow.join(" → "))
+    )));
+    if !u.use_sessions.is_empty() {
+        lines.push(Line::from(format!("  used in: {}", inline(&u.use_sessions.join(", ")))));
+    }
+    if u.not_triggering {
+        lines.push(Line::styled(
+            "  Not triggering: the agent repeats its workflow without picking it.",
+            theme.state("warning"),
+        ));
+        lines.push(Line::from(format!("  Description: {}", inline(&u.description))));
+        lines.push(Line::from("  Requests that should have triggered it:"));
+    } else if !u.missed.is_empty() {
+        lines.push(Line::from("  Missed in:"));
+    }
+    for m in u.missed.iter().take(MISSED_SHOWN) {
+        lines.push(Line::from(format!(
+            "    {} {} · “{}”",
+            short_date(m.at.as_deref().unwrap_or("")),
+            inline(&m.session_key),
+            inline(&m.request)
+        )));
+    }
+    if u.missed.len() > MISSED_SHOWN {
+        lines.push(Line::from(format!("    … {} more", u.missed.len() - MISSED_SHOWN)));
+    }
+}
+
+/// Missed triggers listed in the detail (`skilldeck stats NAME --uptake` lists them all).
+const MISSED_SHOWN: usize = 8;
 
 fn header<'a>(skill: &SkillRow, snap: &Snapshot, theme: Theme) -> Line<'a> {
     let word = state_word(skill).to_owned();

@@ -36,13 +36,17 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
         .iter()
         .map(|&i| {
             let c = &snap.candidates[i];
-            let kind = match (&c.review, &c.target) {
-                (Some(_), _) => "edited",
-                (None, Some(_)) => "version",
-                (None, None) => "new",
+            let kind = match (&c.review, &c.target, &c.absorbs) {
+                (Some(_), _, _) => "edited",
+                (None, Some(_), Some(_)) => "merge",
+                (None, Some(_), None) => "version",
+                (None, None, _) => "new",
             };
-            let count =
-                if c.review.is_some() { String::new() } else { format!(" ×{}", c.occurrences) };
+            let count = if c.review.is_some() || c.absorbs.is_some() {
+                String::new()
+            } else {
+                format!(" ×{}", c.occurrences)
+            };
             // The name gives way to the count: it ends with `…` rather than hiding `×N`.
             let room = inner.saturating_sub(8 + count.chars().count());
             ListItem::new(Line::from(vec![
@@ -69,10 +73,16 @@ fn draw_detail(f: &mut Frame, area: Rect, c: &CandidateView, ui: &UiState, theme
             "Live skill edited by hand since v{} was approved · a approve · r roll back",
             r.approved_version
         ))),
-        (None, Some(t)) => lines.push(Line::from(format!(
-            "Proposed new version of {} (live v{}) · a approve · r reject",
-            t.name, t.version
-        ))),
+        (None, Some(t)) => match &c.absorbs {
+            Some(other) => lines.push(Line::from(format!(
+                "Merge {} into {} (live v{}); approving archives {} · a approve · r reject",
+                other.name, t.name, t.version, other.name
+            ))),
+            None => lines.push(Line::from(format!(
+                "Proposed new version of {} (live v{}) · a approve · r reject",
+                t.name, t.version
+            ))),
+        },
         (None, None) => lines.push(Line::from("New skill · p promote · d dismiss")),
     }
     if let Some(d) = c.description.as_deref().filter(|d| !d.is_empty()) {
@@ -96,6 +106,17 @@ fn draw_detail(f: &mut Frame, area: Rect, c: &CandidateView, ui: &UiState, theme
 
 /// Where a candidate comes from: occurrences, sessions, examples, tools.
 fn evidence_lines(c: &CandidateView, theme: Theme, lines: &mut Vec<Line<'static>>) {
+    if c.absorbs.is_some() {
+        // A merge's evidence is the overlap of two live skills, not sessions.
+        if let Some(reason) = &c.reason {
+            lines.push(Line::from(format!("Why: {reason}")));
+        }
+        match &c.draft_note {
+            Some(note) => lines.push(Line::from(format!("Drafted by: {} ({note})", c.drafted_by))),
+            None => lines.push(Line::from(format!("Drafted by: {}", c.drafted_by))),
+        }
+        return;
+    }
     lines.push(Line::from(format!(
         "Evidence: {} in {} (from {}, {})",
         crate::text::count(c.occurrences.max(0) as u64, "occurrence"),
@@ -138,10 +159,19 @@ fn diff_or_draft(c: &CandidateView, theme: Theme, lines: &mut Vec<Line<'static>>
         Some(t) => {
             let heading = match &c.review {
                 Some(r) => format!("The edit since the approved v{}:", r.approved_version),
+                None if c.absorbs.is_some() => format!("Against {} (live v{}):", t.name, t.version),
                 None => format!("Changes to live v{}:", t.version),
             };
             lines.push(Line::styled(heading, theme.title()));
             lines.extend(diff_lines(&t.live, &c.skill_md, theme));
+            if let Some(other) = &c.absorbs {
+                lines.push(Line::from(""));
+                lines.push(Line::styled(
+                    format!("Against {} (live v{}):", other.name, other.version),
+                    theme.title(),
+                ));
+                lines.extend(diff_lines(&other.live, &c.skill_md, theme));
+            }
         }
         None => {
             let place = c.staged_path.as_deref().unwrap_or("not staged");

@@ -1,0 +1,74 @@
+//! "Not triggering" as a skill event: each sweep judges every live skill's uptake
+//! (`missed::uptake`) and records a `not_triggering` event when a skill starts missing (with the
+//! counts, its description and a request that should have triggered it) and a `triggering` event
+//! when it stops (used again, or its misses no longer outnumber its uses two to one). Once per
+//! transition: the newest of the two events is the skill's standing.
+
+use anyhow::Result;
+
+use super::missed;
+use crate::catalog::{events, skills};
+use crate::lifecycle::TriggerChange;
+use crate::store::now_rfc3339;
+use crate::workspace::Workspace;
+
+pub const NOT_TRIGGERING: &str = "not_triggering";
+pub const TRIGGERING: &str = "triggering";
+
+/// Judges every live skill's uptake and records the transitions.
+pub fn record_transitions(ws: &Workspace) -> Result<Vec<TriggerChange>> {
+    let conn = ws.store.conn();
+    let mut out = Vec::new();
+    for row in skills::all(conn)? {
+        if !row.status.is_live() {
+            continue;
+        }
+        let r = skills::uptake_ref(conn, row.id)?;
+        let u = missed::uptake(conn, &r)?;
+        let before = events::latest_of(conn, row.id, &[NOT_TRIGGERING, TRIGGERING])?;
+        let was = before.as_deref() == Some(NOT_TRIGGERING);
+        if u.not_triggering == was {
+            continue;
+        }
+        let reason = if u.not_triggering {
+            let example = u
+                .missed
+                .first()
+                .map(|m| {
+                    format!(
+                        "; e.g. session {}: “{}”",
+                        crate::text::safe::inline(&m.session_key),
+                        crate::text::safe::inline(&clip(&m.request, 120))
+                    )
+                })
+                .unwrap_or_default();
+            format!(
+                "{} missed triggers vs {} uses since {}: its workflow recurs without the skill, \
+                 so its description (“{}”) is not making the agent pick it{example}",
+                u.missed.len(),
+                u.uses,
+                u.since,
+                crate::text::safe::inline(&clip(&u.description, 200)),
+            )
+        } else {
+            format!("triggering again: {} uses vs {} missed triggers", u.uses, u.missed.len())
+        };
+        let kind = if u.not_triggering { NOT_TRIGGERING } else { TRIGGERING };
+        events::add(conn, row.id, &now_rfc3339(), kind, None, None, &reason)?;
+        out.push(TriggerChange {
+            agent: row.agent_id.clone(),
+            name: row.name.clone(),
+            not_triggering: u.not_triggering,
+            reason,
+        });
+    }
+    Ok(out)
+}
+
+fn clip(text: &str, max: usize) -> String {
+    let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match one.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &one[..at]),
+        None => one,
+    }
+}
