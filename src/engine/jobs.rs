@@ -27,6 +27,11 @@ pub(super) enum Job {
     },
     /// The live skills folder changed: record edited SKILL.md files as versions.
     ScanEdits,
+    /// The person's editor exited on `file` (a live skill's when `skill`).
+    Edited {
+        file: PathBuf,
+        skill: bool,
+    },
 }
 
 pub(super) fn describe(job: &Job) -> String {
@@ -37,6 +42,7 @@ pub(super) fn describe(job: &Job) -> String {
         Job::Pass { ingest: true, .. } => "ingest, detect…".into(),
         Job::Pass { .. } => "sweep…".into(),
         Job::ScanEdits => "reading edited skills…".into(),
+        Job::Edited { .. } => "reading the saved file…".into(),
     }
 }
 
@@ -137,6 +143,20 @@ pub(super) fn run_job(
         Job::ScanEdits => {
             // Nothing new (a file touched, not changed) says nothing.
             let result = lifecycle::scan_edits_by_kind(ws).map(|scan| scanned(&scan).join("; "));
+            (result, None, Vec::new())
+        }
+        Job::Edited { file, skill } => {
+            let shown = crate::text::safe::inline(&file.to_string_lossy()).into_owned();
+            let result = match skill {
+                true => lifecycle::scan_edits_by_kind(ws).map(|scan| {
+                    let found = scanned(&scan);
+                    match found.is_empty() {
+                        true => format!("back from the editor: {shown} unchanged"),
+                        false => format!("back from the editor: {}", found.join("; ")),
+                    }
+                }),
+                false => Ok(format!("back from the editor: the draft {shown} as saved is shown")),
+            };
             (result, None, Vec::new())
         }
     };

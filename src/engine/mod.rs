@@ -38,9 +38,11 @@ pub enum Command {
     SweepNow,
     /// The skills on screen (for rates) and the selected one (for its timeline and versions).
     View(View),
-    /// The person saved a file in their editor: a live skill's SKILL.md (`skill`: recorded as
-    /// its next version) or a draft (shown as saved).
+    /// The person's editor exited on `file`: a live skill's SKILL.md (`skill`: a saved edit is
+    /// recorded as its next version) or a draft (shown as saved). The result comes after the
+    /// snapshot that shows the file as saved.
     Edited {
+        file: PathBuf,
         skill: bool,
     },
 }
@@ -274,8 +276,8 @@ impl Engine {
                 self.asked = true;
                 self.enqueue(Job::Pass { ingest: false, sweep: true })
             }
-            Command::Refresh | Command::Edited { skill: false } => self.data_version = None,
-            Command::Edited { skill: true } => self.enqueue(Job::ScanEdits),
+            Command::Refresh => self.data_version = None,
+            Command::Edited { file, skill } => self.enqueue(Job::Edited { file, skill }),
             Command::View(view) => self.view = view,
         }
     }
@@ -300,7 +302,7 @@ impl Engine {
         let mut ws = self.ws.take()?;
         self.send(Update::Busy(describe(&job)));
         let personal = match job {
-            Job::Op(_) | Job::Undo(_) => true,
+            Job::Op(_) | Job::Undo(_) | Job::Edited { .. } => true,
             Job::Pass { .. } => std::mem::take(&mut self.asked),
             Job::ScanEdits => false,
         };
