@@ -153,7 +153,7 @@ pub fn spawn(ws: Workspace, options: EngineOptions) -> Result<EngineHandle> {
         data_version: None,
         held_edits: None,
         own_writes: Vec::new(),
-        echo: options.debounce * 4 + Duration::from_secs(1),
+        echo: options.debounce * 4 + Duration::from_secs(5),
     };
     tokio::spawn(engine.run(cmd_rx, options));
     Ok(EngineHandle { commands: cmd_tx, updates: upd_rx })
@@ -183,7 +183,8 @@ struct Engine {
     /// Folders the engine's own ops wrote (with what they left there), and until when their
     /// file events may still come.
     own_writes: Vec<(OwnWrite, Instant)>,
-    /// How long after an op its file events may still arrive.
+    /// How long after an op its file events may still arrive (generous: a folder is only taken
+    /// for an echo while it still holds what the op left, so a hand edit is never missed).
     echo: Duration,
 }
 
@@ -330,7 +331,11 @@ impl Engine {
         let echo = |p: &PathBuf| {
             self.own_writes.iter().any(|(own, _)| p.starts_with(&own.folder) && own.unchanged())
         };
-        if paths.iter().any(|p| !echo(p)) {
+        let outside: Vec<PathBuf> = paths.into_iter().filter(|p| !echo(p)).collect();
+        if !outside.is_empty() {
+            // A folder changed by hand is no longer the op's: a later edit back to the op's
+            // text is an edit too.
+            self.own_writes.retain(|(own, _)| !outside.iter().any(|p| p.starts_with(&own.folder)));
             self.enqueue(Job::ScanEdits);
         }
     }
