@@ -33,10 +33,14 @@ pub struct MinedTurn<'a> {
 
 /// A turn's calls as mining needs them (read through `ingest`, the owner of `tool_calls`).
 pub fn load_calls(conn: &Connection, turn_id: i64) -> Result<Vec<RawCall>> {
-    Ok(crate::ingest::tool_calls(conn, turn_id)?
-        .into_iter()
+    Ok(as_raw_calls(crate::ingest::tool_calls(conn, turn_id)?))
+}
+
+/// Tool call rows as mining needs them.
+pub fn as_raw_calls(rows: Vec<crate::ingest::ToolCallRow>) -> Vec<RawCall> {
+    rows.into_iter()
         .map(|c| RawCall { step: c.step, detail: c.detail, is_error: c.is_error })
-        .collect())
+        .collect()
 }
 
 fn df(conn: &Connection, agent: &str, key: &str) -> Result<u64> {
@@ -486,22 +490,66 @@ pub fn covers_sequence(conn: &Connection, agent: &str, hash: &str) -> Result<boo
 }
 
 /// Open sequence candidates whose sightings are turns of workflow `id`: made evidence only
-/// (the workflow proposes the same work with its commands). Returns their ids.
-pub fn supersede_sequences(conn: &Connection, agent: &str, id: i64) -> Result<Vec<i64>> {
-    let ids: Vec<i64> = conn
-        .prepare_cached(
-            "SELECT DISTINCT c.id FROM skill_candidates c
-             JOIN sequence_sightings q ON q.agent_id = c.agent_id AND q.hash = c.hash
-             JOIN workflow_members m ON m.turn_id = q.turn_id
-             WHERE c.agent_id = ?1 AND m.workflow_id = ?2 AND c.source = 'sequence'
-               AND c.status = 'candidate' AND c.evidence_only = 0 AND c.target_skill_id IS NULL",
-        )?
-        .query_map(params![agent, id], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+/// (the workflow proposes the same work with its commands). With `turns`, only the sightings of
+/// those turns (members that just joined) are looked at; without, those of every member. Returns
+/// their ids.
+pub fn supersede_sequences(
+    conn: &Connection,
+    agent: &str,
+    id: i64,
+    turns: Option<&[i64]>,
+) -> Result<Vec<i64>> {
+    let mut ids: Vec<i64> = Vec::new();
+    match turns {
+        Some(turns) => {
+            let mut stmt = conn.prepare_cached(
+                "SELECT DISTINCT c.id FROM sequence_sightings q
+                 JOIN skill_candidates c ON c.agent_id = q.agent_id AND c.hash = q.hash
+                 WHERE q.turn_id = ?2 AND q.agent_id = ?1 AND c.source = 'sequence'
+                   AND c.status = 'candidate' AND c.evidence_only = 0
+                   AND c.target_skill_id IS NULL",
+            )?;
+            for turn in turns {
+                for c in stmt.query_map(params![agent, turn], |r| r.get(0))? {
+                    let c = c?;
+                    if !ids.contains(&c) {
+                        ids.push(c);
+                    }
+                }
+            }
+        }
+        None => {
+            ids = conn
+                .prepare_cached(
+                    // From the workflow's members (CROSS JOIN keeps that order): the planner
+                    // would otherwise walk every sighting of the agent.
+                    "SELECT DISTINCT c.id FROM workflow_members m
+                     CROSS JOIN sequence_sightings q CROSS JOIN skill_candidates c
+                     WHERE m.workflow_id = ?2 AND q.turn_id = m.turn_id AND q.agent_id = ?1
+                       AND c.agent_id = q.agent_id AND c.hash = q.hash AND c.source = 'sequence'
+                       AND c.status = 'candidate' AND c.evidence_only = 0
+                       AND c.target_skill_id IS NULL",
+                )?
+                .query_map(params![agent, id], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+        }
+    }
+    let mut set =
+        conn.prepare_cached("UPDATE skill_candidates SET evidence_only = 1 WHERE id = ?1")?;
     for c in &ids {
-        conn.execute("UPDATE skill_candidates SET evidence_only = 1 WHERE id = ?1", [c])?;
+        set.execute([c])?;
     }
     Ok(ids)
+}
+
+/// Whether workflow `id`'s candidate is proposed (recorded, not as evidence only).
+pub fn is_proposed(conn: &Connection, id: i64) -> Result<bool> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT EXISTS(SELECT 1 FROM workflows w JOIN skill_candidates c ON c.id = w.candidate_id
+                WHERE w.id = ?1 AND c.evidence_only = 0)",
+        )?
+        .query_row([id], |r| r.get(0))?)
 }
 
 /// Whether workflow `id` holds its turns' work for a streak: seen in `min_sessions` sessions or

@@ -13,6 +13,7 @@ pub const MIGRATIONS: &[&str] = &[
     V_WORKFLOWS,
     V_INTENTS,
     V_MERGES,
+    V_CANDIDATE_SESSIONS,
 ];
 
 const V1: &str = r#"
@@ -411,4 +412,17 @@ CREATE TABLE intents (
 /// names the skill approving it archives (owned by `draft::candidates`).
 const V_MERGES: &str = r#"
 ALTER TABLE skill_candidates ADD COLUMN absorbs_skill_id INTEGER; -- merge: the skill it folds in
+"#;
+
+/// Detection linear in turns (issue 9): a sequence or streak candidate's sessions, one row each
+/// (owned by `draft::candidates`), instead of a JSON array rewritten whole on every sighting.
+/// Rows written before keep their JSON; a candidate's sessions are both. Naming a new candidate
+/// looks its name up (a scan of every candidate without the index).
+const V_CANDIDATE_SESSIONS: &str = r#"
+CREATE TABLE candidate_sessions (
+    candidate_id INTEGER NOT NULL,
+    session_key  TEXT NOT NULL,
+    UNIQUE(candidate_id, session_key)
+);
+CREATE INDEX skill_candidates_name ON skill_candidates(name);
 "#;
