@@ -228,7 +228,16 @@ pub fn merge_into_similar(
                 "UPDATE skill_candidates SET workflow_id = ?2 WHERE workflow_id = ?1",
                 params![id, other],
             )?;
-            conn.execute("DELETE FROM workflow_index WHERE workflow_id = ?1", [id])?;
+            // Its index rows are its steps' (the representative sequence never changes): one
+            // seek each, where a delete by workflow id alone walked the whole index.
+            let steps: String =
+                conn.query_row("SELECT steps FROM workflows WHERE id = ?1", [id], |r| r.get(0))?;
+            let mut unindex = conn.prepare_cached(
+                "DELETE FROM workflow_index WHERE agent_id = ?1 AND step = ?2 AND workflow_id = ?3",
+            )?;
+            for step in serde_json::from_str::<Vec<String>>(&steps)? {
+                unindex.execute(params![agent, step, id])?;
+            }
             conn.execute("DELETE FROM workflows WHERE id = ?1", [id])?;
             conn.execute(
                 "UPDATE workflows SET

@@ -14,6 +14,7 @@ pub const MIGRATIONS: &[&str] = &[
     V_INTENTS,
     V_MERGES,
     V_CANDIDATE_SESSIONS,
+    V_PENDING_ORDER,
 ];
 
 const V1: &str = r#"
@@ -425,4 +426,12 @@ CREATE TABLE candidate_sessions (
     UNIQUE(candidate_id, session_key)
 );
 CREATE INDEX skill_candidates_name ON skill_candidates(name);
+"#;
+
+/// Detection reads pending turns 500 at a time in (ended_at, id) order: with the order in the
+/// index each batch reads its 500 rows, instead of sorting every pending turn again (which made
+/// detection quadratic in turns).
+const V_PENDING_ORDER: &str = r#"
+DROP INDEX turns_pending;
+CREATE INDEX turns_pending_order ON turns(detected, complete, ended_at, id);
 "#;
