@@ -94,6 +94,10 @@ pub fn sweep(ws: &mut Workspace, full: bool) -> Result<SweepReport> {
     upkeep_and_judge(ws, full, true)
 }
 
+/// `meta` keys: the stamps the uptake and merge passes last ran at.
+const TRIGGERING_STAMP: &str = "usage.triggering_stamp";
+const MERGES_STAMP: &str = "usage.merges_stamp";
+
 pub(crate) fn upkeep_and_judge(
     ws: &mut Workspace,
     full: bool,
@@ -110,11 +114,25 @@ pub(crate) fn upkeep_and_judge(
     let mut report = lifecycle::judge_skills(ws, full)?;
     // Usage beside outcomes: after judging, so a skill judged on this pass's uses is not stale.
     report.usage = lifecycle::staleness(ws, chrono::Utc::now())?;
-    report.triggering = crate::usage::triggering::record_transitions(ws)?;
+    // Uptake and consolidation rerun only when what they read changed (a full sweep always).
+    let live = crate::catalog::skills::live_stamp(ws.store.conn())?;
+    let uptake = format!(
+        "{live}/{}/{}",
+        crate::ingest::max_turn_id(ws.store.conn())?,
+        crate::catalog::invocations::max_id(ws.store.conn())?
+    );
+    if full || ws.store.meta_get(TRIGGERING_STAMP)?.as_deref() != Some(uptake.as_str()) {
+        report.triggering = crate::usage::triggering::record_transitions(ws)?;
+        ws.store.meta_set(TRIGGERING_STAMP, &uptake)?;
+    }
     // Consolidation: after judging and staleness, so only skills still live are paired.
-    let merges = crate::draft::propose_merges(ws)?;
-    report.proposed_merges = merges.proposed;
-    report.merges_skipped = merges.skipped;
+    if full || ws.store.meta_get(MERGES_STAMP)?.as_deref() != Some(live.as_str()) {
+        let merges = crate::draft::propose_merges(ws)?;
+        report.proposed_merges = merges.proposed;
+        report.merges_skipped = merges.skipped;
+        // A proposal does not change the live set: the stamp read before it still holds.
+        ws.store.meta_set(MERGES_STAMP, &live)?;
+    }
     report.edits_recorded = edits_recorded;
     report.implicit_failures = implicit_failures;
     report.proposed_versions = proposed_versions;
