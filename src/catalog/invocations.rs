@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use anyhow::Result;
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use super::InvocationSource;
 use crate::model::Outcome;
@@ -345,6 +345,22 @@ pub fn uses_since(
         }
     }
     Ok((turns, sessions))
+}
+
+/// When each of `skill_ids` was last used (newest invocation `at`; absent when never), one
+/// index probe per skill, for the console's last-used order.
+pub fn last_used_each(conn: &Connection, skill_ids: &[i64]) -> Result<HashMap<i64, String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT at FROM skill_invocations WHERE skill_id = ?1 AND superseded = 0
+         ORDER BY at DESC LIMIT 1",
+    )?;
+    let mut out = HashMap::with_capacity(skill_ids.len());
+    for &id in skill_ids {
+        if let Some(at) = stmt.query_row([id], |r| r.get::<_, String>(0)).optional()? {
+            out.insert(id, at);
+        }
+    }
+    Ok(out)
 }
 
 /// When each skill was last used (newest invocation `at`), for the staleness sweep.

@@ -777,6 +777,8 @@ pub struct ConsoleRow {
     pub needs_review: bool,
     /// Outcomes on record (the counters cache the sweep keeps in step).
     pub uses: i64,
+    /// Successes among them.
+    pub successes: i64,
     /// Unused for `lifecycle.stale_days` (the usage sweep marks it).
     pub stale: bool,
 }
@@ -785,7 +787,7 @@ pub struct ConsoleRow {
 pub fn console_rows(conn: &Connection) -> Result<Vec<ConsoleRow>> {
     let mut stmt = conn.prepare(
         "SELECT id, agent_id, name, status, protected, version, path, needs_review,
-                success_count + failure_count, stale_since IS NOT NULL FROM skills
+                success_count + failure_count, stale_since IS NOT NULL, success_count FROM skills
          ORDER BY agent_id, namespace, name, scope",
     )?;
     let rows = stmt.query_map([], |r| {
@@ -800,6 +802,7 @@ pub fn console_rows(conn: &Connection) -> Result<Vec<ConsoleRow>> {
             needs_review: r.get(7)?,
             uses: r.get(8)?,
             stale: r.get(9)?,
+            successes: r.get(10)?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)

@@ -14,7 +14,7 @@ pub mod step;
 mod streak;
 pub mod workflows;
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use anyhow::{Context, Result};
 use rusqlite::Connection;
@@ -82,18 +82,21 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
         if turns.is_empty() {
             break;
         }
-        let mut touched: Vec<(String, String)> = Vec::new();
-        let mut touched_workflows: BTreeSet<(String, i64)> = BTreeSet::new();
-        let mut touched_set: HashSet<(String, String)> = HashSet::new();
+        // Sequences seen in a new session in this batch, in first-seen order, with those sessions.
+        let mut fresh: Vec<((String, String), Fresh)> = Vec::new();
+        let mut fresh_at: HashMap<(String, String), usize> = HashMap::new();
+        // Each workflow a turn of this batch joined, with those turns.
+        let mut touched_workflows: BTreeMap<(String, i64), Vec<i64>> = BTreeMap::new();
         for turn in &turns {
             let signature = task_signature(&turn.user_input);
             crate::ingest::mark_detected(&tx, turn.id, &signature)?;
             report.turns_processed += 1;
-            let calls = load_calls(&tx, turn.id)?;
+            let rows = crate::ingest::tool_calls(&tx, turn.id)?;
+            let calls = as_calls(&rows);
             let smoke = sequence::is_smoke_test(&turn.user_input);
             let mut joined: Option<i64> = None;
             if !turn.is_sidechain && !smoke {
-                let raw = workflows::load_calls(&tx, turn.id)?;
+                let raw = workflows::as_raw_calls(rows);
                 let mined = workflows::MinedTurn {
                     id: turn.id,
                     agent_id: &turn.agent_id,
@@ -107,7 +110,10 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
                     workflows::observe(&tx, &mined, &raw, cfg.workflow_similarity, &now)?
                 {
                     report.workflow_turns += 1;
-                    touched_workflows.insert((turn.agent_id.clone(), wid));
+                    touched_workflows
+                        .entry((turn.agent_id.clone(), wid))
+                        .or_default()
+                        .push(turn.id);
                     joined = Some(wid);
                 }
             }
@@ -145,9 +151,16 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
                 if sightings::add(&tx, &sighting)? {
                     report.sequences_seen += 1;
                     let key = (turn.agent_id.clone(), hash);
-                    if touched_set.insert(key.clone()) {
-                        touched.push(key);
-                    }
+                    let at = match fresh_at.get(&key) {
+                        Some(&at) => at,
+                        None => {
+                            fresh_at.insert(key.clone(), fresh.len());
+                            fresh.push((key, Fresh { steps, sessions: Vec::new() }));
+                            fresh.len() - 1
+                        }
+                    };
+                    let input = clip(&turn.user_input).to_string();
+                    fresh[at].1.sessions.push((turn.session_key.clone(), input));
                 }
             }
         }
@@ -159,13 +172,15 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
             min_evidence: cfg.min_evidence,
             propose: cfg.specific_only,
         };
-        for (agent, wid) in touched_workflows {
-            if let Some(id) = workflow_candidate(&mut ctx, &agent, wid, &judge, &mut report)? {
+        for ((agent, wid), turns) in touched_workflows {
+            if let Some(id) =
+                workflow_candidate(&mut ctx, &agent, wid, &turns, &judge, &mut report)?
+            {
                 touched_ids.push(id);
             }
         }
-        for (agent, hash) in touched {
-            if let Some(id) = sequence_candidate(&mut ctx, &agent, &hash, &cfg, &mut report)? {
+        for ((agent, hash), seen) in &fresh {
+            if let Some(id) = sequence_candidate(&mut ctx, agent, hash, seen, &cfg, &mut report)? {
                 touched_ids.push(id);
             }
         }
@@ -210,10 +225,24 @@ impl Ctx<'_> {
 }
 
 fn load_calls(conn: &Connection, turn_id: i64) -> Result<Vec<Call>> {
-    Ok(crate::ingest::tool_calls(conn, turn_id)?
-        .into_iter()
-        .map(|c| Call { name: c.name, input_shape: c.input_shape, is_error: c.is_error })
-        .collect())
+    Ok(as_calls(&crate::ingest::tool_calls(conn, turn_id)?))
+}
+
+fn as_calls(rows: &[crate::ingest::ToolCallRow]) -> Vec<Call> {
+    rows.iter()
+        .map(|c| Call {
+            name: c.name.clone(),
+            input_shape: c.input_shape.clone(),
+            is_error: c.is_error,
+        })
+        .collect()
+}
+
+/// A sequence seen in sessions new to it during one batch.
+struct Fresh {
+    steps: Vec<Step>,
+    /// (session key, clipped request), in the order they were seen.
+    sessions: Vec<(String, String)>,
 }
 
 /// Feeds one turn to its bucket; on a trigger, drafts `auto-<signature>` and returns the
@@ -310,13 +339,12 @@ fn observe_streak(
     };
     report.streak_drafts += 1;
     // The prompt store keeps one row per draft, under a fresh UUID v4 key.
-    let c = candidates::get_candidate(ctx.conn, id)?;
-    if let Some(skill_md) = &c.skill_md {
+    if let Some((name, skill_md)) = candidates::draft_text(ctx.conn, id)? {
         crate::catalog::prompts::add(
             ctx.conn,
-            &c.agent_id,
-            &c.name,
-            skill_md,
+            &turn.agent_id,
+            &name,
+            &skill_md,
             DRAFT_SCORE,
             DRAFT_SCORER,
             ctx.now,
@@ -326,27 +354,48 @@ fn observe_streak(
 }
 
 /// Creates or updates the candidate for a sequence once it has been seen in enough sessions.
+/// `seen` holds the sessions new to it in this batch: a recorded candidate adds them to its
+/// counts, so a sequence seen in thousands of sessions costs the same as one seen in three.
 fn sequence_candidate(
     ctx: &mut Ctx,
     agent: &str,
     hash: &str,
+    seen: &Fresh,
     cfg: &crate::config::DetectConfig,
     report: &mut DetectReport,
 ) -> Result<Option<i64>> {
     let min_sessions = cfg.min_sessions;
-    let sightings = sightings::of_hash(ctx.conn, agent, hash)?;
-    if sightings.len() < min_sessions.max(1) {
-        return Ok(None);
-    }
-    let steps: Vec<Step> = serde_json::from_str(&sightings[0].2)?;
-    let examples = distinct_inputs(sightings.iter().map(|s| s.1.as_str()));
+    let (steps, occurrences, session_keys, examples) =
+        match candidates::sequence_tally(ctx.conn, agent, hash)? {
+            Some(tally) => {
+                // The first three distinct requests never change once there are three.
+                let examples = if tally.examples.len() >= 3 {
+                    tally.examples
+                } else {
+                    sightings::first_inputs(ctx.conn, agent, hash, 3)?
+                };
+                let keys = seen.sessions.iter().map(|s| s.0.clone()).collect();
+                let occurrences = tally.occurrences + seen.sessions.len() as i64;
+                (seen.steps.clone(), occurrences, keys, examples)
+            }
+            None => {
+                let sightings = sightings::of_hash(ctx.conn, agent, hash)?;
+                if sightings.len() < min_sessions.max(1) {
+                    return Ok(None);
+                }
+                let steps: Vec<Step> = serde_json::from_str(&sightings[0].2)?;
+                let examples = distinct_inputs(sightings.iter().map(|s| s.1.as_str()));
+                let keys = sightings.iter().map(|s| s.0.clone()).collect();
+                (steps, sightings.len() as i64, keys, examples)
+            }
+        };
     let evidence = Evidence {
         agent_id: agent.to_string(),
         hash: hash.to_string(),
         source: CandidateSource::Sequence,
         signature: None,
-        session_keys: sightings.iter().map(|s| s.0.clone()).collect(),
-        occurrences: sightings.len() as i64,
+        session_keys,
+        occurrences,
         examples,
         evidence_only: cfg.specific_only
             && (sequence_is_generic(&steps, cfg.min_specific_steps)
@@ -391,10 +440,12 @@ fn sequence_is_generic(steps: &[Step], min_specific: usize) -> bool {
 /// Records the candidate of a mined workflow seen in enough sessions: proposed with a draft
 /// when it has enough specific steps, else as evidence only. A workflow whose consensus aligns
 /// with an already recorded one is merged into it first (shape variants are one candidate).
+/// `joined` are the turns of this batch that joined it.
 fn workflow_candidate(
     ctx: &mut Ctx,
     agent: &str,
     wid: i64,
+    joined: &[i64],
     judge: &workflows::Judge,
     report: &mut DetectReport,
 ) -> Result<Option<i64>> {
@@ -406,9 +457,10 @@ fn workflow_candidate(
         let Some((ev, evidence_only)) = workflows::evidence(ctx.conn, agent, target, judge)? else {
             return Ok(None);
         };
-        return record_workflow(ctx, agent, target, ev, evidence_only, report).map(Some);
+        // The merged members are not new to it: look at all of them.
+        return record_workflow(ctx, agent, target, ev, evidence_only, None, report).map(Some);
     }
-    record_workflow(ctx, agent, wid, ev, evidence_only, report).map(Some)
+    record_workflow(ctx, agent, wid, ev, evidence_only, Some(joined), report).map(Some)
 }
 
 /// The step keys that make a workflow what it is: its consensus without the change marker.
@@ -416,14 +468,20 @@ fn identity_keys(ev: &crate::workflow::WorkflowEvidence) -> Vec<String> {
     ev.steps.iter().map(|s| s.key.clone()).filter(|k| k != mine::CHANGE_STEP).collect()
 }
 
+/// Records a workflow's candidate. When it is proposed, the open sequence and streak rows its
+/// turns hold become evidence: `joined` (the turns that joined since the last record) are the
+/// only ones to look at when it was already proposed then, since every earlier member was looked
+/// at when it joined or when the workflow was first proposed; otherwise all members are.
 fn record_workflow(
     ctx: &mut Ctx,
     agent: &str,
     wid: i64,
     ev: crate::workflow::WorkflowEvidence,
     evidence_only: bool,
+    joined: Option<&[i64]>,
     report: &mut DetectReport,
 ) -> Result<i64> {
+    let was_proposed = workflows::is_proposed(ctx.conn, wid)?;
     let keys = identity_keys(&ev);
     let steps: Vec<Step> = ev
         .steps
@@ -457,7 +515,8 @@ fn record_workflow(
             evidence.hash = format!("wf:{wid}:{}", sequence::hash(&evidence.steps));
             counted(ctx.record(&evidence)?, report);
         }
-        let mut superseded = workflows::supersede_sequences(ctx.conn, agent, wid)?;
+        let joined = joined.filter(|_| was_proposed);
+        let mut superseded = workflows::supersede_sequences(ctx.conn, agent, wid, joined)?;
         superseded.extend(workflows::supersede_streaks(ctx.conn, wid)?);
         for superseded in superseded {
             ctx.drafts.remove(&superseded);

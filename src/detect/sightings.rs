@@ -48,3 +48,23 @@ pub fn of_hash(
     let rows = stmt.query_map(params![agent, hash], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
+
+/// The first `n` distinct requests (trimmed, non-empty) of one hash's sightings, first seen
+/// first.
+pub fn first_inputs(conn: &Connection, agent: &str, hash: &str, n: usize) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT user_input FROM sequence_sightings WHERE agent_id = ?1 AND hash = ?2
+         ORDER BY rowid",
+    )?;
+    let mut rows = stmt.query(params![agent, hash])?;
+    let mut out: Vec<String> = Vec::new();
+    while out.len() < n
+        && let Some(row) = rows.next()?
+    {
+        let input = row.get_ref(0)?.as_str()?.trim();
+        if !input.is_empty() && !out.iter().any(|o| o == input) {
+            out.push(input.to_string());
+        }
+    }
+    Ok(out)
+}

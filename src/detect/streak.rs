@@ -35,18 +35,16 @@ pub fn observe(
     now: &str,
 ) -> Result<Step> {
     if !success {
-        let dropped = conn.execute(
-            "DELETE FROM signature_streaks WHERE agent_id = ?1 AND signature = ?2",
-            params![agent, signature],
-        )?;
+        let dropped = conn
+            .prepare_cached("DELETE FROM signature_streaks WHERE agent_id = ?1 AND signature = ?2")?
+            .execute(params![agent, signature])?;
         return Ok(if dropped > 0 { Step::Reset } else { Step::Nothing });
     }
     let bucket: Option<(i64, String)> = conn
-        .query_row(
+        .prepare_cached(
             "SELECT count, examples FROM signature_streaks WHERE agent_id = ?1 AND signature = ?2",
-            params![agent, signature],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
+        )?
+        .query_row(params![agent, signature], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
     let (count, mut examples) = match bucket {
         Some((count, text)) => (count, serde_json::from_str::<Vec<Example>>(&text)?),
@@ -55,18 +53,18 @@ pub fn observe(
     examples.push(example);
     let count = count + 1;
     if count >= i64::from(threshold.max(1)) {
-        conn.execute(
+        conn.prepare_cached(
             "DELETE FROM signature_streaks WHERE agent_id = ?1 AND signature = ?2",
-            params![agent, signature],
-        )?;
+        )?
+        .execute(params![agent, signature])?;
         return Ok(Step::Triggered(examples));
     }
-    conn.execute(
+    conn.prepare_cached(
         "INSERT INTO signature_streaks (agent_id, signature, count, examples, updated_at)
          VALUES (?1, ?2, ?3, ?4, ?5)
          ON CONFLICT(agent_id, signature) DO UPDATE SET count = excluded.count,
              examples = excluded.examples, updated_at = excluded.updated_at",
-        params![agent, signature, count, serde_json::to_string(&examples)?, now],
-    )?;
+    )?
+    .execute(params![agent, signature, count, serde_json::to_string(&examples)?, now])?;
     Ok(Step::Nothing)
 }

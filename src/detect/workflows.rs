@@ -33,10 +33,14 @@ pub struct MinedTurn<'a> {
 
 /// A turn's calls as mining needs them (read through `ingest`, the owner of `tool_calls`).
 pub fn load_calls(conn: &Connection, turn_id: i64) -> Result<Vec<RawCall>> {
-    Ok(crate::ingest::tool_calls(conn, turn_id)?
-        .into_iter()
+    Ok(as_raw_calls(crate::ingest::tool_calls(conn, turn_id)?))
+}
+
+/// Tool call rows as mining needs them.
+pub fn as_raw_calls(rows: Vec<crate::ingest::ToolCallRow>) -> Vec<RawCall> {
+    rows.into_iter()
         .map(|c| RawCall { step: c.step, detail: c.detail, is_error: c.is_error })
-        .collect())
+        .collect()
 }
 
 fn df(conn: &Connection, agent: &str, key: &str) -> Result<u64> {
@@ -96,8 +100,12 @@ pub fn observe(
     let mut best: Option<(f64, i64)> = None;
     let mut read = conn.prepare_cached("SELECT steps, consensus FROM workflows WHERE id = ?1")?;
     for id in found {
-        let (rep, consensus): (String, Option<String>) =
-            read.query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        let Some((rep, consensus)) = read
+            .query_row([id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?)))
+            .optional()?
+        else {
+            continue;
+        };
         // The first member's steps, and once the workflow was judged, its consensus: the steps
         // its sessions share, without the extras any one of them did.
         for text in std::iter::once(rep).chain(consensus) {
@@ -202,7 +210,7 @@ fn core_of(members: &[Member]) -> Vec<String> {
 
 /// Moves workflow `from`'s members, index entries and candidate links into `into`, deletes
 /// `from` and recounts `into`.
-fn absorb(conn: &Connection, from: i64, into: i64) -> Result<()> {
+fn absorb(conn: &Connection, agent: &str, from: i64, into: i64) -> Result<()> {
     conn.execute(
         "UPDATE OR IGNORE workflow_members SET workflow_id = ?2 WHERE workflow_id = ?1",
         params![from, into],
@@ -212,11 +220,16 @@ fn absorb(conn: &Connection, from: i64, into: i64) -> Result<()> {
         "UPDATE skill_candidates SET workflow_id = ?2 WHERE workflow_id = ?1",
         params![from, into],
     )?;
-    conn.execute(
-        "UPDATE OR IGNORE workflow_index SET workflow_id = ?2 WHERE workflow_id = ?1",
-        params![from, into],
+    // Its index rows are its steps' (the representative sequence never changes): one seek
+    // each, where a delete by workflow id alone walked the whole index.
+    let steps: String =
+        conn.query_row("SELECT steps FROM workflows WHERE id = ?1", [from], |r| r.get(0))?;
+    let mut unindex = conn.prepare_cached(
+        "DELETE FROM workflow_index WHERE agent_id = ?1 AND step = ?2 AND workflow_id = ?3",
     )?;
-    conn.execute("DELETE FROM workflow_index WHERE workflow_id = ?1", [from])?;
+    for step in serde_json::from_str::<Vec<String>>(&steps)? {
+        unindex.execute(params![agent, step, from])?;
+    }
     conn.execute("DELETE FROM workflows WHERE id = ?1", [from])?;
     conn.execute(
         "UPDATE workflows SET
@@ -233,16 +246,17 @@ fn absorb(conn: &Connection, from: i64, into: i64) -> Result<()> {
 /// the same work that started apart (their first turns had different extras), absorbed into `id`.
 /// Returns whether any was.
 fn absorb_fragments(conn: &Connection, id: i64, core: &[String], similarity: f64) -> Result<bool> {
+    let agent: String =
+        conn.query_row("SELECT agent_id FROM workflows WHERE id = ?1", [id], |r| r.get(0))?;
     let mut found: BTreeSet<i64> = BTreeSet::new();
     {
         let mut lookup = conn.prepare_cached(
             "SELECT i.workflow_id FROM workflow_index i JOIN workflows w ON w.id = i.workflow_id
-             WHERE i.agent_id = (SELECT agent_id FROM workflows WHERE id = ?1) AND i.step = ?2
-               AND w.candidate_id IS NULL AND w.id != ?1
-             ORDER BY i.workflow_id DESC LIMIT ?3",
+             WHERE i.agent_id = ?1 AND i.step = ?2 AND w.candidate_id IS NULL AND w.id != ?3
+             ORDER BY i.workflow_id DESC LIMIT ?4",
         )?;
         for k in core.iter().collect::<BTreeSet<_>>() {
-            for wid in lookup.query_map(params![id, k, LOOKUP_PER_STEP], |r| r.get(0))? {
+            for wid in lookup.query_map(params![agent, k, id, LOOKUP_PER_STEP], |r| r.get(0))? {
                 found.insert(wid?);
             }
         }
@@ -250,14 +264,18 @@ fn absorb_fragments(conn: &Connection, id: i64, core: &[String], similarity: f64
     let mut read = conn.prepare_cached("SELECT steps, consensus FROM workflows WHERE id = ?1")?;
     let mut absorbed = false;
     for other in found {
-        let (rep, theirs): (String, Option<String>) =
-            read.query_row([other], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        let Some((rep, theirs)) = read
+            .query_row([other], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?)))
+            .optional()?
+        else {
+            continue;
+        };
         let aligns = std::iter::once(rep).chain(theirs).any(|text| {
             serde_json::from_str::<Vec<String>>(&text)
                 .is_ok_and(|steps| mine::alignment(core, &steps, similarity).is_some())
         });
         if aligns {
-            absorb(conn, other, id)?;
+            absorb(conn, &agent, other, id)?;
             absorbed = true;
         }
     }
@@ -345,7 +363,7 @@ pub fn merge_into_similar(
         let Some(text) = text else { continue };
         let theirs: Vec<String> = serde_json::from_str(&text)?;
         if mine::similarity(consensus, &theirs) >= MERGE_SIMILARITY {
-            absorb(conn, id, other)?;
+            absorb(conn, agent, id, other)?;
             return Ok(Some(other));
         }
     }
@@ -598,22 +616,66 @@ pub fn covers_sequence(conn: &Connection, agent: &str, hash: &str) -> Result<boo
 }
 
 /// Open sequence candidates whose sightings are turns of workflow `id`: made evidence only
-/// (the workflow proposes the same work with its commands). Returns their ids.
-pub fn supersede_sequences(conn: &Connection, agent: &str, id: i64) -> Result<Vec<i64>> {
-    let ids: Vec<i64> = conn
-        .prepare_cached(
-            "SELECT DISTINCT c.id FROM skill_candidates c
-             JOIN sequence_sightings q ON q.agent_id = c.agent_id AND q.hash = c.hash
-             JOIN workflow_members m ON m.turn_id = q.turn_id
-             WHERE c.agent_id = ?1 AND m.workflow_id = ?2 AND c.source = 'sequence'
-               AND c.status = 'candidate' AND c.evidence_only = 0 AND c.target_skill_id IS NULL",
-        )?
-        .query_map(params![agent, id], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+/// (the workflow proposes the same work with its commands). With `turns`, only the sightings of
+/// those turns (members that just joined) are looked at; without, those of every member. Returns
+/// their ids.
+pub fn supersede_sequences(
+    conn: &Connection,
+    agent: &str,
+    id: i64,
+    turns: Option<&[i64]>,
+) -> Result<Vec<i64>> {
+    let mut ids: Vec<i64> = Vec::new();
+    match turns {
+        Some(turns) => {
+            let mut stmt = conn.prepare_cached(
+                "SELECT DISTINCT c.id FROM sequence_sightings q
+                 JOIN skill_candidates c ON c.agent_id = q.agent_id AND c.hash = q.hash
+                 WHERE q.turn_id = ?2 AND q.agent_id = ?1 AND c.source = 'sequence'
+                   AND c.status = 'candidate' AND c.evidence_only = 0
+                   AND c.target_skill_id IS NULL",
+            )?;
+            for turn in turns {
+                for c in stmt.query_map(params![agent, turn], |r| r.get(0))? {
+                    let c = c?;
+                    if !ids.contains(&c) {
+                        ids.push(c);
+                    }
+                }
+            }
+        }
+        None => {
+            ids = conn
+                .prepare_cached(
+                    // From the workflow's members (CROSS JOIN keeps that order): the planner
+                    // would otherwise walk every sighting of the agent.
+                    "SELECT DISTINCT c.id FROM workflow_members m
+                     CROSS JOIN sequence_sightings q CROSS JOIN skill_candidates c
+                     WHERE m.workflow_id = ?2 AND q.turn_id = m.turn_id AND q.agent_id = ?1
+                       AND c.agent_id = q.agent_id AND c.hash = q.hash AND c.source = 'sequence'
+                       AND c.status = 'candidate' AND c.evidence_only = 0
+                       AND c.target_skill_id IS NULL",
+                )?
+                .query_map(params![agent, id], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+        }
+    }
+    let mut set =
+        conn.prepare_cached("UPDATE skill_candidates SET evidence_only = 1 WHERE id = ?1")?;
     for c in &ids {
-        conn.execute("UPDATE skill_candidates SET evidence_only = 1 WHERE id = ?1", [c])?;
+        set.execute([c])?;
     }
     Ok(ids)
+}
+
+/// Whether workflow `id`'s candidate is proposed (recorded, not as evidence only).
+pub fn is_proposed(conn: &Connection, id: i64) -> Result<bool> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT EXISTS(SELECT 1 FROM workflows w JOIN skill_candidates c ON c.id = w.candidate_id
+                WHERE w.id = ?1 AND c.evidence_only = 0)",
+        )?
+        .query_row([id], |r| r.get(0))?)
 }
 
 /// Whether workflow `id` holds its turns' work for a streak: seen in `min_sessions` sessions or

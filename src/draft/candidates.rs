@@ -1,5 +1,12 @@
-//! Owns the table `skill_candidates`: recording detection evidence, listing candidates, and
-//! the status changes review decisions make (`draft::review`). Statuses and sources are typed.
+//! Owns the tables `skill_candidates` and `candidate_sessions`: recording detection evidence,
+//! listing candidates, and the status changes review decisions make (`draft::review`). Statuses
+//! and sources are typed.
+//!
+//! The sessions of a sequence or streak row grow with history: they are kept one row each in
+//! `candidate_sessions` (added to, never rewritten), so recording a sighting costs the same in
+//! the thousandth session as in the third. A workflow row's sessions (those of its recent
+//! members, replaced on each record) stay in the row's `session_keys` JSON, as do the keys rows
+//! written before `candidate_sessions` existed; a candidate's sessions are both, JSON first.
 
 use std::path::Path;
 
@@ -120,12 +127,60 @@ fn view(row: &Row) -> rusqlite::Result<CandidateView> {
     })
 }
 
-/// Fills the name of the skill a proposed version would change (read from the catalog).
+/// Fills the sessions kept in `candidate_sessions` and the name of the skill a proposed version
+/// would change (read from the catalog).
 fn with_target_name(conn: &Connection, mut c: CandidateView) -> Result<CandidateView> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT session_key FROM candidate_sessions WHERE candidate_id = ?1 ORDER BY rowid",
+    )?;
+    for key in stmt.query_map([c.id], |r| r.get::<_, String>(0))? {
+        let key = key?;
+        if !c.session_keys.contains(&key) {
+            c.session_keys.push(key);
+        }
+    }
     if let Some(id) = c.target_skill_id {
         c.target_skill_name = crate::catalog::skills::by_id(conn, id).ok().map(|s| s.name);
     }
     Ok(c)
+}
+
+/// Adds sessions to a sequence or streak row (a session it already has is left alone).
+fn add_sessions(conn: &Connection, id: i64, keys: &[String]) -> Result<()> {
+    let mut stmt = conn.prepare_cached(
+        "INSERT OR IGNORE INTO candidate_sessions (candidate_id, session_key) VALUES (?1, ?2)",
+    )?;
+    for key in keys {
+        stmt.execute(params![id, key])?;
+    }
+    Ok(())
+}
+
+/// What a sequence row has counted so far: its distinct sessions and example requests.
+pub(crate) struct Tally {
+    pub occurrences: i64,
+    pub examples: Vec<String>,
+}
+
+/// The counts of the candidate recorded for sequence `hash` of `agent`, if there is one.
+pub(crate) fn sequence_tally(conn: &Connection, agent: &str, hash: &str) -> Result<Option<Tally>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT occurrences, examples FROM skill_candidates WHERE agent_id = ?1 AND hash = ?2",
+        )?
+        .query_row(params![agent, hash], |r| {
+            Ok(Tally { occurrences: r.get(0)?, examples: json_strings(&r.get::<_, String>(1)?) })
+        })
+        .optional()?)
+}
+
+/// Candidate `id`'s name and draft text, when it has a draft.
+pub(crate) fn draft_text(conn: &Connection, id: i64) -> Result<Option<(String, String)>> {
+    Ok(conn
+        .prepare_cached("SELECT name, skill_md FROM skill_candidates WHERE id = ?1")?
+        .query_row([id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?)))
+        .optional()?
+        .and_then(|(name, text)| text.map(|t| (name, t))))
 }
 
 /// Every proposed candidate (any status) of `agent`, or of all agents; oldest first. Rows
@@ -207,6 +262,8 @@ pub(crate) struct Evidence {
     pub source: CandidateSource,
     pub signature: Option<String>,
     pub steps: Vec<Step>,
+    /// A workflow's sessions (they replace the recorded ones); for a sequence or a streak, the
+    /// sessions to add (those it already has are skipped).
     pub session_keys: Vec<String>,
     /// For a sequence, the distinct sessions so far; for a streak, the successes in this streak
     /// (added to what earlier streaks of the same signature counted).
@@ -249,7 +306,6 @@ struct Existing {
     name: String,
     status: CandidateStatus,
     occurrences: i64,
-    session_keys: Vec<String>,
     target_skill_id: Option<i64>,
 }
 
@@ -263,41 +319,51 @@ pub(crate) fn record(
     now: &str,
 ) -> Result<(Recorded, Option<StagedDraft>)> {
     let existing = conn
-        .query_row(
-            "SELECT id, name, status, occurrences, session_keys, target_skill_id FROM skill_candidates
+        .prepare_cached(
+            "SELECT id, name, status, occurrences, target_skill_id FROM skill_candidates
              WHERE agent_id = ?1 AND hash = ?2",
-            params![ev.agent_id, ev.hash],
-            |r| {
-                Ok(Existing {
-                    id: r.get(0)?,
-                    name: r.get(1)?,
-                    status: r.get(2)?,
-                    occurrences: r.get(3)?,
-                    session_keys: json_strings(&r.get::<_, String>(4)?),
-                    target_skill_id: r.get(5)?,
-                })
-            },
-        )
+        )?
+        .query_row(params![ev.agent_id, ev.hash], |r| {
+            Ok(Existing {
+                id: r.get(0)?,
+                name: r.get(1)?,
+                status: r.get(2)?,
+                occurrences: r.get(3)?,
+                target_skill_id: r.get(4)?,
+            })
+        })
         .optional()?;
     let accumulate = ev.source == CandidateSource::Signature;
-    let (occurrences, session_keys) = match (&existing, accumulate) {
-        (Some(e), true) => {
-            let mut keys = e.session_keys.clone();
-            for k in &ev.session_keys {
-                if !keys.contains(k) {
-                    keys.push(k.clone());
-                }
-            }
-            (e.occurrences + ev.occurrences, keys)
-        }
-        _ => (ev.occurrences, ev.session_keys.clone()),
+    let occurrences = match (&existing, accumulate) {
+        (Some(e), true) => e.occurrences + ev.occurrences,
+        _ => ev.occurrences,
     };
+    // Sequence and streak rows add their sessions to `candidate_sessions`; a workflow row's
+    // replace the JSON. `None` leaves the JSON as it is.
+    let listed = ev.source == CandidateSource::Workflow;
+    let (id, recorded, draft) = write(conn, staging_dir, ev, now, existing, occurrences, listed)?;
+    if !listed {
+        add_sessions(conn, id, &ev.session_keys)?;
+    }
+    Ok((recorded, draft))
+}
+
+fn write(
+    conn: &Connection,
+    staging_dir: &Path,
+    ev: &Evidence,
+    now: &str,
+    existing: Option<Existing>,
+    occurrences: i64,
+    listed: bool,
+) -> Result<(i64, Recorded, Option<StagedDraft>)> {
+    let accumulate = ev.source == CandidateSource::Signature;
     let name = match &existing {
         Some(e) => e.name.clone(),
         None => unique_name(conn, ev)?,
     };
     let sequence_json = serde_json::to_string(&ev.steps)?;
-    let keys_json = serde_json::to_string(&session_keys)?;
+    let keys_json = if listed { Some(serde_json::to_string(&ev.session_keys)?) } else { None };
     let examples_json = serde_json::to_string(&ev.examples)?;
     let reason_json = ev.workflow.as_ref().map(|w| serde_json::to_string(&w.reason)).transpose()?;
     let workflow_json = ev.workflow.as_ref().map(serde_json::to_string).transpose()?;
@@ -306,40 +372,63 @@ pub(crate) fn record(
     if let Some(e) = &existing
         && (e.status != CandidateStatus::Candidate || e.target_skill_id.is_some())
     {
-        conn.execute(
-            "UPDATE skill_candidates SET occurrences = ?2, session_keys = ?3 WHERE id = ?1",
-            params![e.id, occurrences, keys_json],
+        let mut stmt = conn.prepare_cached(
+            "UPDATE skill_candidates SET occurrences = ?2,
+             session_keys = coalesce(?3, session_keys) WHERE id = ?1",
         )?;
-        return Ok((Recorded::Counted(e.id), None));
+        stmt.execute(params![e.id, occurrences, keys_json])?;
+        return Ok((e.id, Recorded::Counted(e.id), None));
     }
     // Evidence only: the row keeps what was seen, with no draft and no place in the queue.
     if ev.evidence_only {
         let id = match &existing {
             Some(e) => {
-                conn.execute(
-                    "UPDATE skill_candidates SET occurrences = ?2, session_keys = ?3, examples = ?4,
-                     tool_sequence = ?5, reason = ?6, workflow = ?7, evidence_only = 1,
+                let mut stmt = conn.prepare_cached(
+                    "UPDATE skill_candidates SET occurrences = ?2,
+                     session_keys = coalesce(?3, session_keys), examples = ?4, tool_sequence = ?5,
+                     reason = ?6, workflow = ?7, evidence_only = 1,
                      workflow_id = coalesce(?8, workflow_id) WHERE id = ?1",
-                    params![e.id, occurrences, keys_json, examples_json, sequence_json, reason_json, workflow_json, ev.workflow_id],
                 )?;
+                stmt.execute(params![
+                    e.id,
+                    occurrences,
+                    keys_json,
+                    examples_json,
+                    sequence_json,
+                    reason_json,
+                    workflow_json,
+                    ev.workflow_id
+                ])?;
                 e.id
             }
             None => {
-                conn.execute(
+                let mut stmt = conn.prepare_cached(
                     "INSERT INTO skill_candidates (agent_id, hash, name, tool_sequence, session_keys,
                      occurrences, status, created_at, source, signature, examples, evidence_only,
                      reason, workflow, workflow_id)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?14, ?7, ?8, ?9, ?10, 1, ?11, ?12, ?13)",
-                    params![
-                        ev.agent_id, ev.hash, name, sequence_json, keys_json, occurrences, now,
-                        ev.source, ev.signature, examples_json, reason_json, workflow_json,
-                        ev.workflow_id, CandidateStatus::Candidate
-                    ],
+                     VALUES (?1, ?2, ?3, ?4, coalesce(?5, '[]'), ?6, ?14, ?7, ?8, ?9, ?10, 1, ?11,
+                             ?12, ?13)",
                 )?;
+                stmt.execute(params![
+                    ev.agent_id,
+                    ev.hash,
+                    name,
+                    sequence_json,
+                    keys_json,
+                    occurrences,
+                    now,
+                    ev.source,
+                    ev.signature,
+                    examples_json,
+                    reason_json,
+                    workflow_json,
+                    ev.workflow_id,
+                    CandidateStatus::Candidate
+                ])?;
                 conn.last_insert_rowid()
             }
         };
-        return Ok((Recorded::Evidence(id), None));
+        return Ok((id, Recorded::Evidence(id), None));
     }
     // The draft shows this streak's successes; a sequence shows its distinct sessions.
     let doc = DraftDoc {
@@ -362,57 +451,57 @@ pub(crate) fn record(
     let staged = folder.to_string_lossy().into_owned();
     match existing {
         Some(e) => {
-            conn.execute(
-                "UPDATE skill_candidates SET occurrences = ?2, session_keys = ?3, examples = ?4,
-                 tool_sequence = ?5, skill_md = ?6, description = ?7, staged_path = ?8,
-                 reason = ?9, workflow = ?10, evidence_only = 0,
-                 workflow_id = coalesce(?11, workflow_id)
+            let mut stmt = conn.prepare_cached(
+                "UPDATE skill_candidates SET occurrences = ?2,
+                 session_keys = coalesce(?3, session_keys), examples = ?4, tool_sequence = ?5,
+                 skill_md = ?6, description = ?7, staged_path = ?8, reason = ?9, workflow = ?10,
+                 evidence_only = 0, workflow_id = coalesce(?11, workflow_id)
                  WHERE id = ?1",
-                params![
-                    e.id,
-                    occurrences,
-                    keys_json,
-                    examples_json,
-                    sequence_json,
-                    skill_md,
-                    description,
-                    staged,
-                    reason_json,
-                    workflow_json,
-                    ev.workflow_id
-                ],
             )?;
-            Ok((Recorded::Redrafted(e.id), Some(StagedDraft { folder, skill_md, manifest })))
+            stmt.execute(params![
+                e.id,
+                occurrences,
+                keys_json,
+                examples_json,
+                sequence_json,
+                skill_md,
+                description,
+                staged,
+                reason_json,
+                workflow_json,
+                ev.workflow_id
+            ])?;
+            Ok((e.id, Recorded::Redrafted(e.id), Some(StagedDraft { folder, skill_md, manifest })))
         }
         None => {
-            conn.execute(
+            let mut stmt = conn.prepare_cached(
                 "INSERT INTO skill_candidates (agent_id, hash, name, description, tool_sequence,
                  session_keys, occurrences, status, created_at, source, signature, examples,
                  skill_md, staged_path, reason, workflow, workflow_id)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?14, ?8, ?9, ?10, ?11, ?12, ?13, ?15, ?16,
-                         ?17)",
-                params![
-                    ev.agent_id,
-                    ev.hash,
-                    name,
-                    description,
-                    sequence_json,
-                    keys_json,
-                    occurrences,
-                    now,
-                    ev.source,
-                    ev.signature,
-                    examples_json,
-                    skill_md,
-                    staged,
-                    CandidateStatus::Candidate,
-                    reason_json,
-                    workflow_json,
-                    ev.workflow_id
-                ],
+                 VALUES (?1, ?2, ?3, ?4, ?5, coalesce(?6, '[]'), ?7, ?14, ?8, ?9, ?10, ?11, ?12,
+                         ?13, ?15, ?16, ?17)",
             )?;
+            stmt.execute(params![
+                ev.agent_id,
+                ev.hash,
+                name,
+                description,
+                sequence_json,
+                keys_json,
+                occurrences,
+                now,
+                ev.source,
+                ev.signature,
+                examples_json,
+                skill_md,
+                staged,
+                CandidateStatus::Candidate,
+                reason_json,
+                workflow_json,
+                ev.workflow_id
+            ])?;
             let id = conn.last_insert_rowid();
-            Ok((Recorded::Created(id), Some(StagedDraft { folder, skill_md, manifest })))
+            Ok((id, Recorded::Created(id), Some(StagedDraft { folder, skill_md, manifest })))
         }
     }
 }
@@ -424,11 +513,9 @@ fn unique_name(conn: &Connection, ev: &Evidence) -> Result<String> {
         Some(w) => render::workflow_name(w),
         None => render::base_name(ev.source.as_str(), ev.signature.as_deref(), &ev.steps, &ev.hash),
     };
-    let taken: bool = conn.query_row(
-        "SELECT EXISTS(SELECT 1 FROM skill_candidates WHERE name = ?1)",
-        [&base],
-        |r| r.get(0),
-    )?;
+    let taken: bool = conn
+        .prepare_cached("SELECT EXISTS(SELECT 1 FROM skill_candidates WHERE name = ?1)")?
+        .query_row([&base], |r| r.get(0))?;
     Ok(if taken {
         render::disambiguated(&base, &format!("{}/{}", ev.agent_id, ev.hash))
     } else {

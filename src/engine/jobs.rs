@@ -27,6 +27,11 @@ pub(super) enum Job {
     },
     /// The live skills folder changed: record edited SKILL.md files as versions.
     ScanEdits,
+    /// The person's editor exited on `file` (a live skill's when `skill`).
+    Edited {
+        file: PathBuf,
+        skill: bool,
+    },
 }
 
 pub(super) fn describe(job: &Job) -> String {
@@ -37,6 +42,7 @@ pub(super) fn describe(job: &Job) -> String {
         Job::Pass { ingest: true, .. } => "ingest, detect…".into(),
         Job::Pass { .. } => "sweep…".into(),
         Job::ScanEdits => "reading edited skills…".into(),
+        Job::Edited { .. } => "reading the saved file…".into(),
     }
 }
 
@@ -52,6 +58,7 @@ fn verb(op: &Op) -> &'static str {
         Op::Restore(_) => "restore",
         Op::ApproveEdit(_) => "approve the edit of",
         Op::Rollback(..) => "roll back",
+        Op::Reopen(_) => "reopen",
     }
 }
 
@@ -65,7 +72,8 @@ fn target(op: &Op) -> &Target {
         | Op::Archive(t)
         | Op::Restore(t)
         | Op::ApproveEdit(t)
-        | Op::Rollback(t, _) => t,
+        | Op::Rollback(t, _)
+        | Op::Reopen(t) => t,
     }
 }
 
@@ -110,8 +118,10 @@ pub(super) fn run_job(
             let result = apply(ws, &op);
             wrote.extend(folders(ws, &op));
             let wrote = wrote.into_iter().map(OwnWrite::now).collect();
-            let undoable =
-                matches!(op, Op::Promote(_) | Op::Dismiss(_) | Op::Approve(_) | Op::Archive(_));
+            let undoable = matches!(
+                op,
+                Op::Promote(_) | Op::Dismiss(_) | Op::Approve(_) | Op::Archive(_) | Op::Reopen(_)
+            );
             let keep = (result.is_ok() && undoable).then_some(op);
             (result, keep, wrote)
         }
@@ -135,6 +145,20 @@ pub(super) fn run_job(
             let result = lifecycle::scan_edits_by_kind(ws).map(|scan| scanned(&scan).join("; "));
             (result, None, Vec::new())
         }
+        Job::Edited { file, skill } => {
+            let shown = crate::text::safe::inline(&file.to_string_lossy()).into_owned();
+            let result = match skill {
+                true => lifecycle::scan_edits_by_kind(ws).map(|scan| {
+                    let found = scanned(&scan);
+                    match found.is_empty() {
+                        true => format!("back from the editor: {shown} unchanged"),
+                        false => format!("back from the editor: {}", found.join("; ")),
+                    }
+                }),
+                false => Ok(format!("back from the editor: the draft {shown} as saved is shown")),
+            };
+            (result, None, Vec::new())
+        }
     };
     JobDone { result, undo, wrote }
 }
@@ -147,7 +171,7 @@ fn folders(ws: &Workspace, op: &Op) -> Vec<PathBuf> {
     let t = target(op);
     let mut out = Vec::new();
     match op {
-        Op::Promote(_) | Op::Dismiss(_) | Op::Approve(_) | Op::Reject(_) => {
+        Op::Promote(_) | Op::Dismiss(_) | Op::Approve(_) | Op::Reject(_) | Op::Reopen(_) => {
             let Ok(c) = draft::get_candidate(conn, t.id) else { return out };
             out.push(ws.paths.skills_dir.join(&c.name));
             if let Ok(Some((_, path))) = skills::promoted_from(conn, t.id, &c.agent_id) {
@@ -219,6 +243,10 @@ fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
             lifecycle::restore(ws, &t.agent, &t.name)?;
             format!("restored {} to the live folder as healthy", t.name)
         }
+        Op::Reopen(t) => {
+            draft::undo_dismiss(ws, t.id)?;
+            format!("reopened {}: back in the review queue (u undoes)", t.name)
+        }
     })
 }
 
@@ -228,6 +256,7 @@ fn undo(ws: &mut Workspace, op: &Op) -> Result<String> {
         Op::Dismiss(t) => draft::undo_dismiss(ws, t.id)?,
         Op::Approve(t) => draft::undo_approve(ws, t.id)?,
         Op::Archive(t) => lifecycle::restore(ws, &t.agent, &t.name)?,
+        Op::Reopen(t) => draft::dismiss(ws, t.id)?,
         other => anyhow::bail!("{} cannot be undone", verb(other)),
     }
     Ok(format!("undid {} of {}", verb(op), target(op).name))

@@ -38,9 +38,11 @@ pub enum Command {
     SweepNow,
     /// The skills on screen (for rates) and the selected one (for its timeline and versions).
     View(View),
-    /// The person saved a file in their editor: a live skill's SKILL.md (`skill`: recorded as
-    /// its next version) or a draft (shown as saved).
+    /// The person's editor exited on `file`: a live skill's SKILL.md (`skill`: a saved edit is
+    /// recorded as its next version) or a draft (shown as saved). The result comes after the
+    /// snapshot that shows the file as saved.
     Edited {
+        file: PathBuf,
         skill: bool,
     },
 }
@@ -59,6 +61,8 @@ pub enum Op {
     ApproveEdit(Target),
     /// Return a skill to one of its versions (the approved one, for a hand edit).
     Rollback(Target, i64),
+    /// Put a dismissed or rejected candidate back in the queue.
+    Reopen(Target),
 }
 
 /// A candidate (by `id`) or a skill (by `agent` and `name`; `id` is its row id).
@@ -149,7 +153,7 @@ pub fn spawn(ws: Workspace, options: EngineOptions) -> Result<EngineHandle> {
         data_version: None,
         held_edits: None,
         own_writes: Vec::new(),
-        echo: options.debounce * 4 + Duration::from_secs(1),
+        echo: options.debounce * 4 + Duration::from_secs(5),
     };
     tokio::spawn(engine.run(cmd_rx, options));
     Ok(EngineHandle { commands: cmd_tx, updates: upd_rx })
@@ -179,7 +183,8 @@ struct Engine {
     /// Folders the engine's own ops wrote (with what they left there), and until when their
     /// file events may still come.
     own_writes: Vec<(OwnWrite, Instant)>,
-    /// How long after an op its file events may still arrive.
+    /// How long after an op its file events may still arrive (generous: a folder is only taken
+    /// for an echo while it still holds what the op left, so a hand edit is never missed).
     echo: Duration,
 }
 
@@ -272,8 +277,8 @@ impl Engine {
                 self.asked = true;
                 self.enqueue(Job::Pass { ingest: false, sweep: true })
             }
-            Command::Refresh | Command::Edited { skill: false } => self.data_version = None,
-            Command::Edited { skill: true } => self.enqueue(Job::ScanEdits),
+            Command::Refresh => self.data_version = None,
+            Command::Edited { file, skill } => self.enqueue(Job::Edited { file, skill }),
             Command::View(view) => self.view = view,
         }
     }
@@ -298,7 +303,7 @@ impl Engine {
         let mut ws = self.ws.take()?;
         self.send(Update::Busy(describe(&job)));
         let personal = match job {
-            Job::Op(_) | Job::Undo(_) => true,
+            Job::Op(_) | Job::Undo(_) | Job::Edited { .. } => true,
             Job::Pass { .. } => std::mem::take(&mut self.asked),
             Job::ScanEdits => false,
         };
@@ -326,7 +331,11 @@ impl Engine {
         let echo = |p: &PathBuf| {
             self.own_writes.iter().any(|(own, _)| p.starts_with(&own.folder) && own.unchanged())
         };
-        if paths.iter().any(|p| !echo(p)) {
+        let outside: Vec<PathBuf> = paths.into_iter().filter(|p| !echo(p)).collect();
+        if !outside.is_empty() {
+            // A folder changed by hand is no longer the op's: a later edit back to the op's
+            // text is an edit too.
+            self.own_writes.retain(|(own, _)| !outside.iter().any(|p| p.starts_with(&own.folder)));
             self.enqueue(Job::ScanEdits);
         }
     }
@@ -340,19 +349,17 @@ impl Engine {
         if let Some(paths) = held.filter(|p| !p.is_empty()) {
             self.skills_changed(paths);
         }
-        match done {
+        // The result is sent after the snapshot that shows it: a key pressed on reading it acts
+        // on the new state, never on the rows from before the job.
+        let said = match done {
             Ok((ws, JobDone { result, undo, .. }, personal)) => {
                 self.ws = Some(ws);
                 match result {
                     Ok(message) => {
                         self.undo.extend(undo);
-                        self.send(if personal {
-                            Update::Done(message)
-                        } else {
-                            Update::Note(message)
-                        });
+                        if personal { Update::Done(message) } else { Update::Note(message) }
                     }
-                    Err(e) => self.send(Update::Failed(self.say_error(e, ""))),
+                    Err(e) => Update::Failed(self.say_error(e, "")),
                 }
             }
             Err(e) => {
@@ -365,10 +372,11 @@ impl Engine {
                         return;
                     }
                 }
-                self.send(Update::Failed(format!("engine job crashed: {e}")));
+                Update::Failed(format!("engine job crashed: {e}"))
             }
-        }
+        };
         self.reload(true).await;
+        self.send(said);
     }
 
     /// Rebuilds the snapshot (the lists too when `lists`) and sends it.

@@ -40,6 +40,8 @@ pub struct Snapshot {
     pub detail: Option<Arc<SkillDetail>>,
     /// Package, identity and traces of the selected skill, while its detail view is open.
     pub package: Option<Arc<PackageDetail>>,
+    /// Dismissed and rejected candidates, newest first, while the history overlay is open.
+    pub history: Option<Arc<Vec<HistoryRow>>>,
     /// Uses against missed triggers of the selected live skill, while its detail view is open.
     pub uptake: Option<Arc<Uptake>>,
     pub rules: Rules,
@@ -81,6 +83,19 @@ pub struct View {
     pub selected: Option<i64>,
     /// The selected skill's detail view is open: load its package detail too.
     pub package: bool,
+    /// The history overlay is open: load the dismissed and rejected candidates.
+    pub history: bool,
+}
+
+/// A dismissed new-skill candidate, or a rejected proposed version (`target`: the skill).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryRow {
+    pub id: i64,
+    pub agent: String,
+    pub name: String,
+    pub target: Option<String>,
+    /// When it was dismissed or rejected.
+    pub at: Option<String>,
 }
 
 /// Brings `snap` up to date for `view`, reloading the candidate and skill lists too when
@@ -117,6 +132,10 @@ pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> 
         Some(skill) if view.package => Some(Arc::new(packages::detail(store, skill.id)?)),
         _ => None,
     };
+    snap.history = match view.history {
+        true => Some(Arc::new(load_history(store)?)),
+        false => None,
+    };
     snap.uptake = match selected {
         Some(skill) if view.package && is_live(&skill.status) => {
             let r = crate::catalog::skills::uptake_ref(conn, skill.id)?;
@@ -125,6 +144,23 @@ pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> 
         _ => None,
     };
     Ok(version)
+}
+
+/// Dismissed and rejected candidates (`draft::list_candidates`), newest first.
+pub fn load_history(store: &Store) -> Result<Vec<HistoryRow>> {
+    let mut rows: Vec<HistoryRow> = draft::list_candidates(store, None)?
+        .into_iter()
+        .filter(|c| c.status == crate::draft::CandidateStatus::Dismissed)
+        .map(|c| HistoryRow {
+            id: c.id,
+            agent: c.agent_id,
+            name: c.name,
+            target: c.target_skill_name.or(c.target_skill_id.map(|id| format!("skill {id}"))),
+            at: c.dismissed_at,
+        })
+        .collect();
+    rows.sort_by(|a, b| (&b.at, b.id).cmp(&(&a.at, a.id)));
+    Ok(rows)
 }
 
 fn is_live(status: &str) -> bool {
@@ -222,6 +258,10 @@ pub struct SkillRow {
     pub needs_review: bool,
     /// Outcomes on record, for sorting by use.
     pub uses: i64,
+    /// Success rate over every outcome on record (`None` before any), for sorting by rate.
+    pub rate: Option<f64>,
+    /// Newest outcome's time, for sorting by last use.
+    pub last_used: Option<String>,
     /// Unused for `lifecycle.stale_days`.
     pub stale: bool,
 }
@@ -411,11 +451,16 @@ fn review_rows(store: &Store, skills: &[SkillRow]) -> Result<Vec<CandidateView>>
     Ok(out)
 }
 
-/// Every skill, ordered by agent and name.
+/// Every skill, ordered by agent and name, with its overall rate and last use for sorting.
 pub fn load_skills(conn: &Connection) -> Result<Vec<SkillRow>> {
-    Ok(crate::catalog::skills::console_rows(conn)?
+    let rows = crate::catalog::skills::console_rows(conn)?;
+    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let mut last_used = crate::catalog::invocations::last_used_each(conn, &ids)?;
+    Ok(rows
         .into_iter()
         .map(|r| SkillRow {
+            rate: (r.uses > 0).then(|| r.successes as f64 / r.uses as f64),
+            last_used: last_used.remove(&r.id),
             id: r.id,
             agent: r.agent_id,
             name: r.name,

@@ -15,6 +15,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 pub use rusqlite;
 
+/// Prepared statements kept per connection (`prepare_cached`).
+const STATEMENT_CACHE: usize = 128;
+
 /// How long a writer waits for another process's lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -109,6 +112,13 @@ impl Store {
 
     fn configure(&mut self) -> Result<()> {
         self.conn.busy_timeout(BUSY_TIMEOUT)?;
+        // Detection alone cycles through more than rusqlite's default 16 cached statements per
+        // turn: a smaller cache re-parses them all the time.
+        self.conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+        // Plans that do not depend on bound values: otherwise SQLite re-prepares a cached
+        // statement whenever a `LIMIT ?` or a small integer it planned with gets another value,
+        // which made re-parsing a large share of detection.
+        self.conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
         // Every write transaction takes the write lock when it begins. A deferred one that read
         // first could not wait for another process's commit (SQLITE_BUSY at once, whatever the
         // busy timeout), and the agent, the console and `skilldeck record` write concurrently.

@@ -13,6 +13,8 @@ pub const MIGRATIONS: &[&str] = &[
     V_WORKFLOWS,
     V_INTENTS,
     V_MERGES,
+    V_CANDIDATE_SESSIONS,
+    V_PENDING_ORDER,
 ];
 
 const V1: &str = r#"
@@ -411,4 +413,25 @@ CREATE TABLE intents (
 /// names the skill approving it archives (owned by `draft::candidates`).
 const V_MERGES: &str = r#"
 ALTER TABLE skill_candidates ADD COLUMN absorbs_skill_id INTEGER; -- merge: the skill it folds in
+"#;
+
+/// Detection linear in turns (issue 9): a sequence or streak candidate's sessions, one row each
+/// (owned by `draft::candidates`), instead of a JSON array rewritten whole on every sighting.
+/// Rows written before keep their JSON; a candidate's sessions are both. Naming a new candidate
+/// looks its name up (a scan of every candidate without the index).
+const V_CANDIDATE_SESSIONS: &str = r#"
+CREATE TABLE candidate_sessions (
+    candidate_id INTEGER NOT NULL,
+    session_key  TEXT NOT NULL,
+    UNIQUE(candidate_id, session_key)
+);
+CREATE INDEX skill_candidates_name ON skill_candidates(name);
+"#;
+
+/// Detection reads pending turns 500 at a time in (ended_at, id) order: with the order in the
+/// index each batch reads its 500 rows, instead of sorting every pending turn again (which made
+/// detection quadratic in turns).
+const V_PENDING_ORDER: &str = r#"
+DROP INDEX turns_pending;
+CREATE INDEX turns_pending_order ON turns(detected, complete, ended_at, id);
 "#;

@@ -55,6 +55,12 @@ pub enum Action {
     CopyPath,
     /// Open the selected draft (queue) or SKILL.md (skills) in `$VISUAL` / `$EDITOR`.
     Edit,
+    /// Show or hide the history of dismissed and rejected candidates.
+    History,
+    /// History: put the selected dismissed or rejected candidate back in the queue.
+    Reopen,
+    /// Diff pane: roll the skill back to the version under the cursor (asks y/n).
+    Rollback,
     Confirm,
     Cancel,
     Help,
@@ -87,7 +93,7 @@ impl Action {
             Action::FilterChar(_) => "type into the filter",
             Action::FilterBackspace => "erase from the filter",
             Action::CycleStateFilter => "skills: only one state",
-            Action::CycleSort => "sort skills (name, state, uses)",
+            Action::CycleSort => "sort skills (state, rate…)",
             Action::MarkBase => "diff: set base version",
             Action::Promote => "promote candidate",
             Action::Dismiss => "dismiss candidate",
@@ -101,6 +107,9 @@ impl Action {
             Action::Ingest => "ingest + detect now",
             Action::CopyPath => "copy path (clipboard)",
             Action::Edit => "edit in $VISUAL / $EDITOR",
+            Action::History => "dismissed / rejected history",
+            Action::Reopen => "history: reopen candidate",
+            Action::Rollback => "diff: roll back to it (y/n)",
             Action::Confirm => "confirm (y)",
             Action::Cancel => "cancel",
             Action::Help => "this help",
@@ -110,7 +119,8 @@ impl Action {
 
     /// The command-line twin of a change (`skilldeck …`), for the help overlay and scripts;
     /// `None` for actions that only move around or change what is shown.
-    /// `a|b` are alternatives; `ID` is a candidate id, `NAME` a skill name.
+    /// `a|b` are alternatives; `ID` is a candidate id, `NAME` a skill name, `VERSION` a
+    /// version number.
     pub fn cli_twin(self) -> Option<&'static str> {
         match self {
             Action::Promote => Some("promote ID"),
@@ -127,6 +137,8 @@ impl Action {
             Action::Ingest => Some("ingest"),
             // A candidate's draft by id, a skill's SKILL.md by name.
             Action::Edit => Some("edit ID|NAME"),
+            Action::Reopen => Some("undo-dismiss ID"),
+            Action::Rollback => Some("rollback NAME VERSION"),
             Action::Up
             | Action::Down
             | Action::Top
@@ -152,6 +164,7 @@ impl Action {
             | Action::CycleSort
             | Action::MarkBase
             | Action::CopyPath
+            | Action::History
             | Action::Confirm
             | Action::Cancel
             | Action::Help
@@ -159,14 +172,14 @@ impl Action {
         }
     }
 
-    /// Every command line `cli_twin` stands for, with `ID` and `NAME` filled in.
+    /// Every command line `cli_twin` stands for, with `ID` (and `VERSION`) and `NAME` filled in.
     pub fn cli_twin_commands(self, id: i64, name: &str) -> Vec<Vec<String>> {
         let Some(twin) = self.cli_twin() else { return Vec::new() };
         let mut words = twin.split(' ');
         let verbs = words.next().unwrap_or_default();
         let args: Vec<String> = words
             .map(|w| match w {
-                "ID" => id.to_string(),
+                "ID" | "VERSION" => id.to_string(),
                 "NAME" => name.to_owned(),
                 other => other.to_owned(),
             })

@@ -95,16 +95,21 @@ where
                     dirty |= on_event(&mut ui, &snap, &engine, event);
                 }
                 if let Some(request) = ui.edit.take() {
-                    let shown = crate::text::safe::inline(&request.file.to_string_lossy()).into_owned();
+                    let shown =
+                        crate::text::safe::inline(&request.file.to_string_lossy()).into_owned();
                     let result = (options.edit)(&request.file);
                     // The editor had the screen: draw every cell again.
                     terminal.clear().context("redrawing after the editor")?;
+                    // The engine reads the file and says so after the snapshot that shows it.
                     match result {
                         Ok(()) => {
-                            let _ = engine.commands.send(Command::Edited { skill: request.skill });
-                            ui.engine.result(format!("back from the editor ({shown})"), false);
+                            let (file, skill) = (request.file.clone(), request.skill);
+                            let _ = engine.commands.send(Command::Edited { file, skill });
                         }
-                        Err(e) => ui.engine.result(format!("{e:#}"), true),
+                        Err(e) => {
+                            let _ = engine.commands.send(Command::Refresh);
+                            ui.engine.result(format!("{e:#} ({shown})"), true);
+                        }
                     }
                 }
                 if let Some(path) = ui.clipboard.take() {

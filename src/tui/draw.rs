@@ -31,6 +31,9 @@ pub fn draw(f: &mut Frame, snap: &Snapshot, ui: &UiState) {
         Pane::Diff => panes::diff::draw(f, body, snap, ui, theme),
     }
     status::draw_status(f, status_line, ui, theme);
+    if ui.history {
+        panes::history::draw(f, body, snap, ui, theme);
+    }
     if ui.help {
         panes::help::draw(f, body, ui, theme);
     }

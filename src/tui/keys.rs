@@ -55,6 +55,9 @@ pub const DEFAULT_KEYS: &[(&str, Action)] = &[
     ("i", Action::Ingest),
     ("y", Action::CopyPath),
     ("e", Action::Edit),
+    ("b", Action::Rollback),
+    ("H", Action::History),
+    ("O", Action::Reopen),
     ("?", Action::Help),
     ("q", Action::Quit),
 ];
@@ -81,7 +84,7 @@ pub const HELP_GROUPS: &[(&[Action], &str)] = &[
     (&[Action::StartFilter, Action::CycleStateFilter], "filter by name / by state"),
     (&[Action::CycleSort], ""),
     (&[Action::Enter, Action::Back], "open / back, clear filter"),
-    (&[Action::MarkBase], ""),
+    (&[Action::MarkBase, Action::Rollback], "diff: set base / roll back"),
     (&[Action::Promote], ""),
     (&[Action::Dismiss], ""),
     (&[Action::Approve], ""),
@@ -90,10 +93,9 @@ pub const HELP_GROUPS: &[(&[Action], &str)] = &[
     (&[Action::Archive], ""),
     (&[Action::Restore], ""),
     (&[Action::Undo], ""),
-    (&[Action::Sweep], ""),
-    (&[Action::Ingest], ""),
-    (&[Action::CopyPath], ""),
-    (&[Action::Edit], ""),
+    (&[Action::Sweep, Action::Ingest], "sweep / ingest + detect now"),
+    (&[Action::CopyPath, Action::Edit], "copy path / edit in $EDITOR"),
+    (&[Action::History, Action::Reopen], "history / reopen from it"),
     (&[Action::Help, Action::Quit], "this help / quit"),
 ];
 
@@ -296,6 +298,21 @@ pub fn handle_key(ui: &UiState, key: KeyEvent) -> Option<Action> {
             KeyCode::Down => Some(Action::Down),
             KeyCode::Char(c) if !ctrl => Some(Action::FilterChar(c)),
             _ => None,
+        };
+    }
+    if ui.history && !ui.help {
+        return match ui.keymap.action(&key) {
+            Some(
+                a @ (Action::Quit
+                | Action::Down
+                | Action::Up
+                | Action::Top
+                | Action::Bottom
+                | Action::Reopen
+                | Action::Help),
+            ) => Some(a),
+            Some(Action::Restore | Action::Enter) => Some(Action::Reopen),
+            _ => Some(Action::Back),
         };
     }
     if ui.help {

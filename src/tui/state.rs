@@ -55,6 +55,8 @@ pub enum Confirm {
     ApproveEdit(Target),
     /// A skill edited by hand: back to its approved version.
     Rollback(Target, i64),
+    /// Diff pane: back to the version under the cursor (as a new version).
+    RollbackTo(Target, i64),
 }
 
 /// A file for the editor, and whether it is a live skill's (recorded as a version when saved)
@@ -110,8 +112,12 @@ pub enum Sort {
     Name,
     /// Worst first: deprecated, degraded, warning, healthy, then parked skills.
     State,
+    /// Lowest success rate first (worst first, like `State`); never used last.
+    Rate,
     /// Most used first.
     Uses,
+    /// Most recently used first; never used last.
+    LastUsed,
 }
 
 impl Sort {
@@ -119,15 +125,19 @@ impl Sort {
         match self {
             Sort::Name => "name",
             Sort::State => "state",
+            Sort::Rate => "rate",
             Sort::Uses => "uses",
+            Sort::LastUsed => "last used",
         }
     }
 
     fn next(self) -> Sort {
         match self {
             Sort::Name => Sort::State,
-            Sort::State => Sort::Uses,
-            Sort::Uses => Sort::Name,
+            Sort::State => Sort::Rate,
+            Sort::Rate => Sort::Uses,
+            Sort::Uses => Sort::LastUsed,
+            Sort::LastUsed => Sort::Name,
         }
     }
 }
@@ -172,6 +182,9 @@ pub struct UiState {
     synced: Option<(u64, String, Option<usize>, Sort)>,
     pub help: bool,
     pub help_scroll: u16,
+    /// The history overlay (dismissed and rejected candidates) is open.
+    pub history: bool,
+    pub history_sel: usize,
     /// A path to put on the clipboard (the app loop hands it to the terminal).
     pub clipboard: Option<String>,
     /// A file to open in the editor (the app loop hands the terminal over to it).
@@ -219,6 +232,14 @@ impl UiState {
             Sort::Name => {}
             Sort::State => self.skill_rows.sort_by_key(|&i| state_rank(&snap.skills[i].status)),
             Sort::Uses => self.skill_rows.sort_by_key(|&i| std::cmp::Reverse(snap.skills[i].uses)),
+            Sort::Rate => self.skill_rows.sort_by(|&a, &b| {
+                let rate = |i: usize| snap.skills[i].rate.unwrap_or(f64::INFINITY);
+                rate(a).total_cmp(&rate(b))
+            }),
+            // ISO times sort as text; `None` (never used) sorts below any time.
+            Sort::LastUsed => self
+                .skill_rows
+                .sort_by(|&a, &b| snap.skills[b].last_used.cmp(&snap.skills[a].last_used)),
         }
         self.synced = Some(key);
         self.clamp();
@@ -342,7 +363,12 @@ impl UiState {
             .filter_map(|&i| snap.skills.get(i).map(|s| s.id))
             .collect();
         let selected = self.skill(snap).map(|s| s.id);
-        View { visible, selected, package: self.skill_detail && self.pane == Pane::Skills }
+        View {
+            visible,
+            selected,
+            package: self.skill_detail && self.pane == Pane::Skills,
+            history: self.history,
+        }
     }
 
     /// (base, head) indices into the selected skill's versions for the diff pane.
@@ -419,6 +445,13 @@ pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comma
             None
         }
         Action::CopyPath => copy_path(ui, snap),
+        Action::History => {
+            ui.history = !ui.history;
+            ui.history_sel = 0;
+            None
+        }
+        Action::Reopen => reopen(ui, snap),
+        Action::Rollback => rollback_to(ui, snap),
         Action::Edit => edit(ui, snap),
         Action::FilterChar(c) => {
             ui.filter.push(c);
@@ -449,7 +482,9 @@ pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comma
                     Op::Reject(Target { id, name, ..Target::default() })
                 }
                 Confirm::ApproveEdit(t) => Op::ApproveEdit(t),
-                Confirm::Rollback(t, version) => Op::Rollback(t, version),
+                Confirm::Rollback(t, version) | Confirm::RollbackTo(t, version) => {
+                    Op::Rollback(t, version)
+                }
             })
         }),
         Action::Cancel => {
@@ -476,6 +511,13 @@ fn say(ui: &mut UiState, text: &str) -> Option<Command> {
 }
 
 fn step(ui: &mut UiState, snap: &Snapshot, delta: isize) -> Option<Command> {
+    if ui.history && !ui.help {
+        let n = snap.history.as_ref().map_or(0, |h| h.len());
+        ui.history_sel = (ui.history_sel as isize)
+            .saturating_add(delta)
+            .clamp(0, n.saturating_sub(1) as isize) as usize;
+        return None;
+    }
     if ui.help {
         // The overlay clamps the offset to its rows.
         ui.help_scroll = (ui.help_scroll as isize).saturating_add(delta).clamp(0, 200) as u16;
@@ -580,6 +622,43 @@ fn copy_path(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
     }
 }
 
+/// History overlay: reopens the selected dismissed or rejected candidate into the queue.
+fn reopen(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
+    if !ui.history {
+        return say(ui, "O reopens a dismissed or rejected candidate: open the history with H");
+    }
+    let rows = snap.history.as_deref().map_or(&[][..], |h| &h[..]);
+    let Some(row) = rows.get(ui.history_sel.min(rows.len().saturating_sub(1))) else {
+        return say(ui, "nothing dismissed or rejected to reopen");
+    };
+    let target =
+        Target { id: row.id, agent: row.agent.clone(), name: row.name.clone(), seen: None };
+    Some(Command::Op(Op::Reopen(target)))
+}
+
+/// Diff pane: roll the selected skill back to the stored version under the cursor (y/n).
+fn rollback_to(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
+    const WHERE: &str = "b rolls back to the version under the cursor in the diff pane (4)";
+    if ui.pane != Pane::Diff {
+        return say(ui, WHERE);
+    }
+    let Some(skill) = ui.skill(snap) else { return say(ui, "no skill selected") };
+    let detail = snap.detail.as_ref().filter(|d| d.skill_id == skill.id);
+    let versions = detail.map_or(&[][..], |d| &d.versions[..]);
+    let Some((_, head)) = ui.diff_pair(versions.len()) else { return say(ui, WHERE) };
+    let v = &versions[head];
+    if v.proposal.is_some() {
+        return say(ui, "this is a proposed version: a approves it, r rejects it");
+    }
+    if v.version == skill.version {
+        return say(ui, "this is the live version: move to an earlier one (k) to roll back to it");
+    }
+    let target =
+        Target { id: skill.id, agent: skill.agent.clone(), name: skill.name.clone(), seen: None };
+    ui.confirm = Some(Confirm::RollbackTo(target, v.version));
+    None
+}
+
 /// Asks the app loop to open the selected draft (queue) or SKILL.md (other panes) in the
 /// editor. A new skill's draft is the staged file promote moves live; a hand-edited skill in
 /// the queue is its live file.
@@ -638,6 +717,8 @@ fn enter(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
 fn back(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
     if ui.help {
         ui.help = false;
+    } else if ui.history {
+        ui.history = false;
     } else if ui.filtering {
         ui.filtering = false;
         ui.filter.clear();
@@ -758,6 +839,8 @@ mod tests {
                 path: format!("/skills/skill-{id:03}"),
                 needs_review: false,
                 uses: 0,
+                rate: None,
+                last_used: None,
                 stale: false,
             })
             .collect();

@@ -89,6 +89,9 @@ pub fn draw_status(f: &mut Frame, area: Rect, ui: &UiState, theme: Theme) {
             Confirm::Rollback(t, v) => {
                 format!("Roll {} back to v{v}, dropping the edit shown? y/n", t.name)
             }
+            Confirm::RollbackTo(t, v) => {
+                format!("Roll {} back to v{v} (its text as a new version)? y/n", t.name)
+            }
         };
         Line::styled(fit(question), theme.error())
     } else if ui.filtering {

@@ -103,7 +103,9 @@ fn diff_pane_compares_any_two_versions() {
 fn help_lists_every_key_with_its_command_line_twin() {
     let (_dir, ws) = populated();
     let s = screen(&ws, 120, 40, &[Action::Help]);
-    for key in ["p ", "d ", "a ", "r ", "P ", "x ", "R ", "u ", "s ", "i ", "y ", "? / q "] {
+    let keys =
+        ["p ", "d ", "a ", "r ", "P ", "x ", "R ", "u ", "s / i ", "y / e ", "H / O ", "? / q "];
+    for key in keys {
         assert!(s.contains(&format!("│{key}")), "key {key} missing:\n{s}");
     }
     assert!(s.contains("skilldeck …") && s.contains("promote ID"), "{s}");

@@ -25,7 +25,9 @@ fn changes_something(action: Action) -> bool {
         | Action::Undo
         | Action::Sweep
         | Action::Ingest
-        | Action::Edit => true,
+        | Action::Edit
+        | Action::Reopen
+        | Action::Rollback => true,
         Action::Up
         | Action::Down
         | Action::Top
@@ -51,6 +53,7 @@ fn changes_something(action: Action) -> bool {
         | Action::CycleSort
         | Action::MarkBase
         | Action::CopyPath
+        | Action::History
         | Action::Confirm
         | Action::Cancel
         | Action::Help

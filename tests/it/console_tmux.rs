@@ -126,3 +126,70 @@ fn without_a_terminal_the_console_says_so_and_bare_skilldeck_prints_help() {
     let help = tw.run_ok(&[]);
     assert!(help.contains("console"), "{help}");
 }
+
+#[test]
+fn e_hands_the_terminal_to_the_editor_and_takes_it_back() {
+    if !tmux_available() {
+        assert!(std::env::var_os("CI").is_none(), "tmux is required in CI (.ci/run installs it)");
+        eprintln!("SKIP: tmux is not installed");
+        return;
+    }
+    let dir = tempdir();
+    let root = dir.path();
+    populate(&workspace(root));
+    write_config(root);
+    // An editor that reads a line typed at the terminal and appends it: keys the console read
+    // instead would act on the queue (p promotes, d dismisses).
+    let editor = root.join("line-editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nprintf 'EDITOR OPEN\\n'\nIFS= read -r line\nprintf '%s\\n' \"$line\" >> \"$1\"\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let name = format!("skilldeck-test-{}", uuid::Uuid::new_v4().simple());
+    let command = format!(
+        "NO_COLOR=1 VISUAL={} {} --db {} --skills-dir {} --config {}",
+        editor.display(),
+        env!("CARGO_BIN_EXE_skilldeck"),
+        root.join("skilldeck.db").display(),
+        root.join("skills").display(),
+        root.join("config.toml").display(),
+    );
+    let status = Command::new("tmux")
+        .args(["new-session", "-d", "-s", &name, "-x", "100", "-y", "30", &command])
+        .status()
+        .expect("start tmux");
+    assert!(status.success());
+    let session = Session(name);
+    wait_for_pane(&session.0, "summarize-pr");
+    wait_for_pane(&session.0, "Review queue (3)");
+    tmux(&["send-keys", "-t", &session.0, "e"]);
+    let editor_screen = wait_for_pane(&session.0, "EDITOR OPEN");
+    assert!(
+        !editor_screen.contains("Review queue"),
+        "the console kept the screen:\n{editor_screen}"
+    );
+    tmux(&["send-keys", "-t", &session.0, "-l", "pd Post it in the channel"]);
+    tmux(&["send-keys", "-t", &session.0, "Enter"]);
+    // Back in the console, redrawn whole, with the draft as saved.
+    wait_for_pane(&session.0, "back from the editor");
+    wait_for_pane(&session.0, "Review queue (3)");
+    let staged = std::fs::read_to_string(root.join("staging/summarize-pr/SKILL.md")).unwrap();
+    assert!(staged.ends_with("pd Post it in the channel\n"), "{staged}");
+    // Keys go to the console again.
+    tmux(&["send-keys", "-t", &session.0, "p"]);
+    wait_for_pane(&session.0, "promoted summarize-pr");
+    let live = std::fs::read_to_string(root.join("skills/summarize-pr/SKILL.md")).unwrap();
+    assert!(live.ends_with("pd Post it in the channel\n"), "{live}");
+    let store = Store::open(&root.join("skilldeck.db")).unwrap();
+    let dismissed: i64 = store
+        .conn()
+        .query_row("SELECT COUNT(*) FROM skill_candidates WHERE status = 'dismissed'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(dismissed, 0, "no key typed into the editor reached the console");
+    tmux(&["send-keys", "-t", &session.0, "q"]);
+}

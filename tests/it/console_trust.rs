@@ -434,12 +434,12 @@ async fn o_sorts_the_skills_by_state_then_by_uses() {
     assert!(at(&screen, "flaky-sync") < at(&screen, "lint-fix"), "{screen}");
     assert!(at(&screen, "lint-fix") < at(&screen, "deploy-docs"), "{screen}");
     assert!(at(&screen, "deploy-docs") < at(&screen, "old-report"), "{screen}");
-    live.press("o");
+    live.press("oo");
     let screen = live.wait_for("Skills (7) · by uses").await;
     assert!(at(&screen, "deploy-docs") < at(&screen, "flaky-sync"), "{screen}");
     assert!(at(&screen, "lint-fix") < at(&screen, "flaky-sync"), "{screen}");
     assert!(at(&screen, "flaky-sync") < at(&screen, "degraded-y"), "{screen}");
-    live.press("o");
+    live.press("oo");
     live.wait_for("┌ Skills (7) ─").await;
     live.quit().await;
 }

@@ -7,6 +7,7 @@ mod console_db_locked;
 mod console_detail;
 mod console_edit;
 mod console_fixture;
+mod console_history;
 mod console_keys;
 mod console_live;
 mod console_origin;
