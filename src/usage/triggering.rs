@@ -19,14 +19,18 @@ pub const TRIGGERING: &str = "triggering";
 pub fn record_transitions(ws: &Workspace) -> Result<Vec<TriggerChange>> {
     let conn = ws.store.conn();
     let mut out = Vec::new();
+    let standing = events::latest_by_skill(conn, &[NOT_TRIGGERING, TRIGGERING])?;
     for row in skills::all(conn)? {
         if !row.status.is_live() {
             continue;
         }
+        let was = standing.get(&row.id).map(String::as_str) == Some(NOT_TRIGGERING);
         let r = skills::uptake_ref(conn, row.id)?;
+        // A skill with no specific steps to repeat cannot miss a trigger: no uptake to read.
+        if !was && super::steps::specific(&missed::workflow_of(conn, &r)?.0).is_empty() {
+            continue;
+        }
         let u = missed::uptake(conn, &r)?;
-        let before = events::latest_of(conn, row.id, &[NOT_TRIGGERING, TRIGGERING])?;
-        let was = before.as_deref() == Some(NOT_TRIGGERING);
         if u.not_triggering == was {
             continue;
         }
