@@ -116,14 +116,15 @@ pub(crate) fn upkeep_and_judge(
     report.usage = lifecycle::staleness(ws, chrono::Utc::now())?;
     // Uptake and consolidation rerun only when what they read changed (a full sweep always).
     let live = crate::catalog::skills::live_stamp(ws.store.conn())?;
-    let uptake = format!(
-        "{live}/{}/{}",
-        crate::ingest::max_turn_id(ws.store.conn())?,
-        crate::catalog::invocations::max_id(ws.store.conn())?
-    );
-    if full || ws.store.meta_get(TRIGGERING_STAMP)?.as_deref() != Some(uptake.as_str()) {
-        report.triggering = crate::usage::triggering::record_transitions(ws)?;
-        ws.store.meta_set(TRIGGERING_STAMP, &uptake)?;
+    let turns = format!("{live}/{}", crate::ingest::max_turn_id(ws.store.conn())?);
+    let uses = crate::catalog::invocations::max_id(ws.store.conn())?.to_string();
+    let stamp = ws.store.meta_get(TRIGGERING_STAMP)?.unwrap_or_default();
+    let (last_turns, last_uses) = stamp.rsplit_once('|').unwrap_or(("", ""));
+    if full || last_turns != turns || last_uses != uses {
+        // New turns or skills: every skill; only new uses: only the skills flagged now.
+        let flagged_only = !full && last_turns == turns;
+        report.triggering = crate::usage::triggering::record_transitions(ws, flagged_only)?;
+        ws.store.meta_set(TRIGGERING_STAMP, &format!("{turns}|{uses}"))?;
     }
     // Consolidation: after judging and staleness, so only skills still live are paired.
     if full || ws.store.meta_get(MERGES_STAMP)?.as_deref() != Some(live.as_str()) {

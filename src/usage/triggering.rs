@@ -15,8 +15,10 @@ use crate::workspace::Workspace;
 pub const NOT_TRIGGERING: &str = "not_triggering";
 pub const TRIGGERING: &str = "triggering";
 
-/// Judges every live skill's uptake and records the transitions.
-pub fn record_transitions(ws: &Workspace) -> Result<Vec<TriggerChange>> {
+/// Judges every live skill's uptake and records the transitions. `flagged_only`: judge only the
+/// skills standing as not triggering (when only invocations were added: a use can end a skill's
+/// not triggering, never start it).
+pub fn record_transitions(ws: &Workspace, flagged_only: bool) -> Result<Vec<TriggerChange>> {
     let conn = ws.store.conn();
     let mut out = Vec::new();
     let standing = events::latest_by_skill(conn, &[NOT_TRIGGERING, TRIGGERING])?;
@@ -25,6 +27,9 @@ pub fn record_transitions(ws: &Workspace) -> Result<Vec<TriggerChange>> {
             continue;
         }
         let was = standing.get(&row.id).map(String::as_str) == Some(NOT_TRIGGERING);
+        if flagged_only && !was {
+            continue;
+        }
         let r = skills::uptake_ref(conn, row.id)?;
         // A skill with no specific steps to repeat cannot miss a trigger: no uptake to read.
         if !was && super::steps::specific(&missed::workflow_of(conn, &r)?.0).is_empty() {
