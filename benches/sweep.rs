@@ -72,6 +72,7 @@ fn main() -> anyhow::Result<()> {
         let r = skilldeck::pipeline::sweep(&mut ws, false)?;
         steady.push(t.elapsed());
         assert!(r.changes.is_empty() && r.mode == "incremental");
+        println!("  incremental sweep phases {:?}", r.phases_ms);
     }
     steady.sort();
     println!(

@@ -72,6 +72,16 @@ fn default_permissions() -> Option<std::fs::Permissions> {
 /// `from` renamed into the scratch folder of its own side and deleted there. So `to` never holds
 /// half a folder, nothing partial sits in either parent, and `from` is whole or gone, never half.
 pub fn move_folder(from: &Path, to: &Path) -> Result<()> {
+    move_folder_with(from, to, true)
+}
+
+/// [`move_folder`] that leaves syncing the two parent folders after a same-filesystem rename to
+/// the caller (a batch of moves syncs each parent once); a cross-device move is synced as ever.
+pub fn move_folder_deferred(from: &Path, to: &Path) -> Result<()> {
+    move_folder_with(from, to, false)
+}
+
+fn move_folder_with(from: &Path, to: &Path, sync: bool) -> Result<()> {
     if !from.exists() {
         bail!("cannot move {}: it does not exist", from.display());
     }
@@ -84,7 +94,7 @@ pub fn move_folder(from: &Path, to: &Path) -> Result<()> {
         match std::fs::rename(from, to) {
             Ok(()) => {
                 fault("move");
-                return sync_parents(from, to);
+                return if sync { sync_parents(from, to) } else { Ok(()) };
             }
             Err(e) if e.kind() == ErrorKind::CrossesDevices => {}
             Err(e) => {

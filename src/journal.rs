@@ -224,6 +224,90 @@ pub fn moved<T>(
     }
 }
 
+/// [`moved`] for many folders as one step, for bulk moves (the staleness archive): one
+/// transaction commits an intent row per folder, the folders are renamed, each distinct parent
+/// folder is synced once, then `rows` and the deletion of every intent commit in one
+/// transaction. So a batch costs two commits and one sync per parent folder, not two commits
+/// and two syncs per folder, and a crash at any point is undone by [`recover`] exactly like
+/// `moved` (each intent names one folder; one whose folder did not move yet undoes nothing).
+/// Missing `from` folders move nothing. Any `to` that exists fails the batch before anything
+/// moves; if a move, `rows` or the commit fails, every folder moved goes back.
+pub fn moved_many<T>(
+    conn: &mut Connection,
+    moves: &[(PathBuf, PathBuf)],
+    rows: impl FnOnce(&Transaction) -> Result<T>,
+) -> Result<T> {
+    let present: Vec<&(PathBuf, PathBuf)> =
+        moves.iter().filter(|(from, _)| from.exists()).collect();
+    for (_, to) in &present {
+        if to.exists() {
+            bail!("{} already exists; move or delete it first", to.display());
+        }
+    }
+    if present.is_empty() {
+        let tx = conn.transaction()?;
+        let value = rows(&tx)?;
+        tx.commit()?;
+        return Ok(value);
+    }
+    let ids = {
+        let tx = conn.transaction()?;
+        let mut ids = Vec::with_capacity(present.len());
+        for (from, to) in &present {
+            let new = NewIntent { from: Some(from), to: Some(to), ..Default::default() };
+            ids.push(begin_in(&tx, Kind::Move, &new)?);
+        }
+        tx.commit().context("recording the intents of folder moves")?;
+        ids
+    };
+    fault("intent");
+    let undo = |conn: &Connection, done: &[&(PathBuf, PathBuf)], ids: &[i64]| {
+        // Intents of folders that did not move (or went back) end; the others wait for recover.
+        let mut back = true;
+        for (from, to) in done.iter().rev() {
+            back &= undo_move(from, to).is_ok();
+        }
+        if back {
+            for &id in ids {
+                let _ = end(conn, id);
+            }
+        }
+    };
+    let mut parents: Vec<&Path> = Vec::new();
+    for (i, (from, to)) in present.iter().enumerate() {
+        if let Err(e) = fsio::move_folder_deferred(from, to) {
+            // As in `moved`: a failed cross-device move may have put its copy in place.
+            undo(conn, &present[..=i], &ids);
+            return Err(e);
+        }
+        for dir in [from.parent(), to.parent()].into_iter().flatten() {
+            if !dir.as_os_str().is_empty() && !parents.contains(&dir) {
+                parents.push(dir);
+            }
+        }
+    }
+    let synced = parents.iter().try_for_each(|dir| fsio::sync_dir(dir));
+    let result = synced.and_then(|()| {
+        let tx = conn.transaction()?;
+        let value = rows(&tx)?;
+        for &id in &ids {
+            end(&tx, id)?;
+        }
+        tx.commit().context("committing")?;
+        Ok(value)
+    });
+    match result {
+        Ok(v) => {
+            fault("commit");
+            Ok(v)
+        }
+        Err(e) => {
+            undo(conn, &present, &ids);
+            Err(e)
+        }
+    }
+}
+
 /// Replaces the file `file` with `content` and stores `rows` as one step: after a crash the next
 /// [`recover`] puts the old bytes back (unless the file changed again since: then it is an edit
 /// the next scan records). If `rows` or the commit fails, the old bytes come back.

@@ -903,3 +903,18 @@ pub fn live_stamp(conn: &Connection) -> Result<String> {
         |r| r.get(0),
     )?)
 }
+
+/// A stamp of what the staleness rules read from the skills table (which skills are live,
+/// pinned or auto-created, since when they count, which are marked stale): it changes whenever
+/// one of those does, so the rules need not rerun while it holds (and no use is new).
+pub fn usage_stamp(conn: &Connection) -> Result<String> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) || ':' || COALESCE(SUM(id), 0) || ':' || COALESCE(MAX(updated_at), '')
+                || ':' || TOTAL(protected * id) || ':' || TOTAL(is_auto_created * id)
+                || ':' || TOTAL(julianday(created_at)) || ':' || TOTAL(julianday(streak_reset_at))
+                || ':' || TOTAL(julianday(stale_since))
+         FROM skills WHERE status NOT IN ('retired', 'archived')",
+        [],
+        |r| r.get(0),
+    )?)
+}

@@ -25,6 +25,10 @@ pub struct StaleReport {
     pub archived: Vec<(String, String, i64)>,
     /// Stale skills used again.
     pub active_again: Vec<(String, String)>,
+    /// The earliest moment a live skill crosses a threshold with no new use or skill change
+    /// (none: no skill can): until then an incremental sweep need not run the rules again.
+    #[serde(skip)]
+    pub next_due: Option<DateTime<Utc>>,
 }
 
 fn parse(at: &str) -> Option<DateTime<Utc>> {
@@ -40,6 +44,10 @@ pub fn staleness(ws: &mut Workspace, now: DateTime<Utc>) -> Result<StaleReport> 
     let rows = skills::usage_rows(conn)?;
     let mut report = StaleReport::default();
     let stamp = now_rfc3339();
+    let mut to_archive = Vec::new();
+    // Marks and their events commit together (one sync for the pass, not one per skill).
+    let tx = ws.store.conn_mut().transaction()?;
+    let conn: &rusqlite::Connection = &tx;
     for row in rows {
         if !row.status.is_live() || row.protected {
             continue;
@@ -52,17 +60,27 @@ pub fn staleness(ws: &mut Workspace, now: DateTime<Utc>) -> Result<StaleReport> 
             .max();
         let Some(since) = since else { continue };
         let days = (now - since).num_days();
+        // When this skill next crosses a threshold (`days >= n` from `since + n days` on).
+        let mut due = |n: i64| {
+            let at = since + chrono::Duration::days(n);
+            report.next_due = Some(report.next_due.map_or(at, |d| d.min(at)));
+        };
+        if row.is_auto_created && days < archive_days {
+            due(archive_days);
+        }
+        if days < stale_days && row.stale_since.is_none() {
+            due(stale_days);
+        }
         if row.is_auto_created && days >= archive_days {
             let reason = format!(
                 "unused for {days} days (lifecycle.archive_days = {archive_days}): moved out of \
                  the agent's reach; `skilldeck restore {}` brings it back",
                 row.name
             );
-            super::state::archive_with_reason(ws, &row.agent_id, &row.name, &reason)?;
+            to_archive.push((row.agent_id.clone(), row.name.clone(), reason));
             report.archived.push((row.agent_id, row.name, days));
             continue;
         }
-        let conn = ws.store.conn();
         if days >= stale_days && row.stale_since.is_none() {
             let kept = if row.is_auto_created {
                 format!("archived after {archive_days} days unused")
@@ -84,5 +102,13 @@ pub fn staleness(ws: &mut Workspace, now: DateTime<Utc>) -> Result<StaleReport> 
             report.active_again.push((row.agent_id, row.name));
         }
     }
+    tx.commit()?;
+    // Archived in batches: each batch is one durable step (see `journal::moved_many`).
+    for batch in to_archive.chunks(ARCHIVE_BATCH) {
+        super::state::archive_many(ws, batch)?;
+    }
     Ok(report)
 }
+
+/// Skills archived per durable step.
+const ARCHIVE_BATCH: usize = 1000;

@@ -76,6 +76,34 @@ pub fn archive_with_reason(
     park(ws, &row.path, &to, row.id, row.status, Archived, reason, |_| Ok(()))
 }
 
+/// [`archive_with_reason`] for many skills, (agent, name, reason) each, as one durable step
+/// (`journal::moved_many`): the staleness rules archive thousands at once on a first sweep.
+/// Skills no longer live are skipped. Returns how many were archived.
+pub fn archive_many(ws: &mut Workspace, skills_in: &[(String, String, String)]) -> Result<usize> {
+    let mut moves = Vec::with_capacity(skills_in.len());
+    let mut rows = Vec::with_capacity(skills_in.len());
+    for (agent, name, reason) in skills_in {
+        let row = require_skill(ws.store.conn(), agent, name)?;
+        if !row.status.is_live() {
+            continue;
+        }
+        // Keep any edit made to the live file before it leaves.
+        versions::scan_one(ws, &row)?;
+        let to = register::parked_path(&ws.paths.archive_dir, agent, name)?;
+        moves.push((std::path::PathBuf::from(&row.path), to));
+        rows.push((row.id, row.status, reason));
+    }
+    let now = now_rfc3339();
+    crate::journal::moved_many(ws.store.conn_mut(), &moves, |tx| {
+        for ((id, old, reason), (_, to)) in rows.iter().zip(&moves) {
+            skills::set_status_and_path(tx, *id, Archived, &to.to_string_lossy(), &now)?;
+            add_event(tx, *id, &now, "status", Some(*old), Some(Archived), reason)?;
+        }
+        Ok(())
+    })?;
+    Ok(rows.len())
+}
+
 /// Archives the live skill `absorbed` because an approved merge folded it into `into`: the
 /// same move as `archive`, and `absorbed_into` set in the same transaction (so it is never
 /// proposed for a merge again), with an `absorbed` event on the survivor.

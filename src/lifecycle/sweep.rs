@@ -63,6 +63,8 @@ pub struct Phases {
     pub implicit: u64,
     pub tally: u64,
     pub apply: u64,
+    /// Staleness, uptake and consolidation, with the reads that decide whether each runs.
+    pub usage: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]

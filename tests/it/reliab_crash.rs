@@ -439,3 +439,57 @@ fn acquire_killed_at_any_step_leaves_no_hidden_folder_and_a_rerun_registers_once
         settled(&tw, step);
     }
 }
+
+/// Where each of `names` is (`live` or `archived`), asserting its row and its folder agree and
+/// the folder is whole in one place only.
+fn places(tw: &TestWorkspace, step: &str, names: &[&str]) -> Vec<String> {
+    let conn = db(tw);
+    names
+        .iter()
+        .map(|name| {
+            let (status, path): (String, String) = conn
+                .query_row("SELECT status, path FROM skills WHERE name = ?1", [name], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })
+                .unwrap();
+            let path = PathBuf::from(path);
+            assert!(path.join("SKILL.md").is_file(), "{step}: {name} row at {}", path.display());
+            let live = tw.skills_dir().join(name);
+            let parked = tw.root().join("archive/default").join(name);
+            let other = if path == live { parked } else { live };
+            assert!(!other.exists(), "{step}: {} is left too", other.display());
+            if status == "archived" { "archived" } else { "live" }.to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn the_staleness_archive_killed_at_any_step_moves_the_whole_batch_or_none() {
+    let names = ["old-a", "old-b", "old-c"];
+    for step in MOVE_STEPS {
+        let tw = TestWorkspace::new();
+        let aged = (chrono::Utc::now() - chrono::Duration::days(100))
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        for name in names {
+            let id = add_skill(&tw, "default", name, true, None);
+            db(&tw)
+                .execute(
+                    "UPDATE skills SET created_at = ?2 WHERE id = ?1",
+                    rusqlite::params![id, aged],
+                )
+                .unwrap();
+        }
+        assert!(crash(&tw, step, &["sweep"]), "{step}: the fault was not reached");
+        tw.run_ok(&["audit"]);
+        settled(&tw, step);
+        let after = places(&tw, step, &names);
+        let expect = if *step == "commit" { "archived" } else { "live" };
+        assert!(after.iter().all(|p| p == expect), "{step}: {after:?}");
+        tw.run_ok(&["sweep"]);
+        settled(&tw, step);
+        assert!(places(&tw, step, &names).iter().all(|p| p == "archived"), "{step}");
+        let events =
+            "SELECT COUNT(*) FROM skill_events WHERE kind = 'status' AND to_status = 'archived'";
+        assert_eq!(count(&db(&tw), events), 3, "{step}: each archived once");
+    }
+}
