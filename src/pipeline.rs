@@ -97,7 +97,6 @@ pub fn sweep(ws: &mut Workspace, full: bool) -> Result<SweepReport> {
 /// `meta` keys: the stamps the uptake and merge passes last ran at.
 const TRIGGERING_STAMP: &str = "usage.triggering_stamp";
 const MERGES_STAMP: &str = "usage.merges_stamp";
-const STALENESS_STAMP: &str = "usage.staleness_stamp";
 
 pub(crate) fn upkeep_and_judge(
     ws: &mut Workspace,
@@ -115,26 +114,8 @@ pub(crate) fn upkeep_and_judge(
     let mut report = lifecycle::judge_skills(ws, full)?;
     let t = Instant::now();
     // Usage beside outcomes: after judging, so a skill judged on this pass's uses is not stale.
-    // The rules rerun when live skills, uses or the thresholds changed, or when the moment a
-    // skill crosses a threshold has come (a full sweep always): reading every skill's last use
-    // walks the whole invocation index.
-    let skills_read = crate::catalog::skills::usage_stamp(ws.store.conn())?;
+    report.usage = lifecycle::staleness_if_due(ws, chrono::Utc::now(), full)?;
     let uses = crate::catalog::invocations::max_id(ws.store.conn())?.to_string();
-    let days = (ws.config.lifecycle.stale_days, ws.config.lifecycle.archive_days);
-    let stale_inputs = |skills: &str| format!("{skills}|{uses}|{}|{}", days.0, days.1);
-    let now = chrono::Utc::now();
-    let stale_stamp = ws.store.meta_get(STALENESS_STAMP)?.unwrap_or_default();
-    let (last_inputs, due) = stale_stamp.rsplit_once('#').unwrap_or(("", ""));
-    let not_due = due == "never"
-        || chrono::DateTime::parse_from_rfc3339(due)
-            .is_ok_and(|d| now < d.with_timezone(&chrono::Utc));
-    if full || last_inputs != stale_inputs(&skills_read) || !not_due {
-        report.usage = lifecycle::staleness(ws, now)?;
-        // The rules archive and mark: the stamp holds what they left.
-        let left = crate::catalog::skills::usage_stamp(ws.store.conn())?;
-        let due = report.usage.next_due.map_or("never".to_string(), |d| d.to_rfc3339());
-        ws.store.meta_set(STALENESS_STAMP, &format!("{}#{due}", stale_inputs(&left)))?;
-    }
     let live = crate::catalog::skills::live_stamp(ws.store.conn())?;
     // Uptake and consolidation rerun only when what they read changed (a full sweep always).
     let turns = format!("{live}/{}", crate::ingest::max_turn_id(ws.store.conn())?);

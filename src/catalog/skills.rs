@@ -906,11 +906,11 @@ pub fn live_stamp(conn: &Connection) -> Result<String> {
 
 /// A stamp of what the staleness rules read from the skills table (which skills are live,
 /// pinned or auto-created, since when they count, which are marked stale): it changes whenever
-/// one of those does, so the rules need not rerun while it holds (and no use is new).
+/// one of those does, so the rules need not rerun while it holds (and no use is new). A
+/// recorded outcome bumps `updated_at`, not this stamp: new uses are the rules' other input.
 pub fn usage_stamp(conn: &Connection) -> Result<String> {
     Ok(conn.query_row(
-        "SELECT COUNT(*) || ':' || COALESCE(SUM(id), 0) || ':' || COALESCE(MAX(updated_at), '')
-                || ':' || TOTAL(protected * id) || ':' || TOTAL(is_auto_created * id)
+        "SELECT COUNT(*) || ':' || COALESCE(SUM(id), 0) || ':' || TOTAL(protected * id) || ':' || TOTAL(is_auto_created * id)
                 || ':' || TOTAL(julianday(created_at)) || ':' || TOTAL(julianday(streak_reset_at))
                 || ':' || TOTAL(julianday(stale_since))
          FROM skills WHERE status NOT IN ('retired', 'archived')",

@@ -29,7 +29,7 @@ pub use register::{
     insert_in as record_new_skill, reconcile, register_skill, scope_folders,
 };
 pub use rules::{Judged, Verdict, judge};
-pub use staleness::{StaleReport, staleness};
+pub use staleness::{StaleReport, staleness, staleness_if_due};
 pub use state::{absorb, archive, archive_with_reason, restore, set_protected, unabsorb};
 pub use suggest::{SuggestIndex, Suggestion, suggest};
 pub use sweep::{Phases, StatusChange, SweepReport, TriggerChange, judge_skills, ms};

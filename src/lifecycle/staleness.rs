@@ -9,6 +9,8 @@
 //! - A use makes a stale skill active again (event `active`).
 //! - Pinned skills are never marked or moved; hand-written ones are marked, never moved.
 
+use std::collections::HashSet;
+
 use anyhow::Result;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -35,13 +37,79 @@ fn parse(at: &str) -> Option<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(at).ok().map(|d| d.with_timezone(&Utc))
 }
 
-/// Applies the usage rules as of `now`.
+/// `meta` key: what the rules last read, as `SKILLS|STALE_DAYS|ARCHIVE_DAYS#USES#DUE` (the
+/// skills stamp, the thresholds, the newest invocation id, and `next_due` or `never`).
+const STAMP: &str = "usage.staleness_stamp";
+
+/// Applies the usage rules as of `now` when something they read changed (every time when
+/// `full`): reading every skill's last use walks the whole invocation index, so an incremental
+/// sweep with nothing new skips them. Skills or thresholds changed, or a skill's threshold came
+/// due: every skill. Only new uses: only the skills used since (a use can only make a skill
+/// fresher: it ends a stale mark, never starts one or archives).
+pub fn staleness_if_due(ws: &mut Workspace, now: DateTime<Utc>, full: bool) -> Result<StaleReport> {
+    let cfg = &ws.config.lifecycle;
+    let days = format!("{}|{}", cfg.stale_days, cfg.archive_days);
+    let conn = ws.store.conn();
+    let inputs = format!("{}|{days}", skills::usage_stamp(conn)?);
+    let uses = invocations::max_id(conn)?;
+    let stored = ws.store.meta_get(STAMP)?.unwrap_or_default();
+    let mut parts = stored.splitn(3, '#');
+    let (last_inputs, last_uses, due) = (
+        parts.next().unwrap_or(""),
+        parts.next().and_then(|u| u.parse::<i64>().ok()),
+        parts.next().unwrap_or(""),
+    );
+    let due = if due == "never" { None } else { Some(parse(due)) };
+    let not_due = match due {
+        None => true,
+        Some(Some(d)) => now < d,
+        Some(None) => false,
+    };
+    let report = if full || last_inputs != inputs || !not_due || last_uses.is_none() {
+        staleness_of(ws, now, None)?
+    } else if last_uses != Some(uses) {
+        let used = invocations::skills_above(ws.store.conn(), last_uses.unwrap_or(0))?;
+        let mut report = staleness_of(ws, now, Some(&used))?;
+        // The others' thresholds stand: the earliest of all is still due first.
+        report.next_due = match (due.flatten(), report.next_due) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        report
+    } else {
+        return Ok(StaleReport::default());
+    };
+    // The rules archive and mark: the stamp holds what they left.
+    let left = skills::usage_stamp(ws.store.conn())?;
+    let due = report.next_due.map_or("never".to_string(), |d| d.to_rfc3339());
+    ws.store.meta_set(STAMP, &format!("{left}|{days}#{uses}#{due}"))?;
+    Ok(report)
+}
+
+/// Applies the usage rules as of `now`, to every skill.
 pub fn staleness(ws: &mut Workspace, now: DateTime<Utc>) -> Result<StaleReport> {
+    staleness_of(ws, now, None)
+}
+
+/// Applies the usage rules as of `now` to the skills in `only` (every skill: `None`).
+fn staleness_of(
+    ws: &mut Workspace,
+    now: DateTime<Utc>,
+    only: Option<&HashSet<i64>>,
+) -> Result<StaleReport> {
     let (stale_days, archive_days) =
         (ws.config.lifecycle.stale_days as i64, ws.config.lifecycle.archive_days as i64);
     let conn = ws.store.conn();
-    let last_used = invocations::last_used(conn)?;
-    let rows = skills::usage_rows(conn)?;
+    let (last_used, mut rows) = match only {
+        None => (invocations::last_used(conn)?, skills::usage_rows(conn)?),
+        Some(ids) => {
+            let list: Vec<i64> = ids.iter().copied().collect();
+            (invocations::last_used_each(conn, &list)?, skills::usage_rows(conn)?)
+        }
+    };
+    if let Some(ids) = only {
+        rows.retain(|r| ids.contains(&r.id));
+    }
     let mut report = StaleReport::default();
     let stamp = now_rfc3339();
     let mut to_archive = Vec::new();
