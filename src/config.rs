@@ -257,11 +257,14 @@ pub struct HooksConfig {
     pub stop_throttle_secs: u64,
     /// Seconds a hook run works before it gives up and exits 0 (what it stored stays stored).
     pub time_limit_secs: u64,
+    /// Turns a hook run detects over at most; a longer backlog (the first hook on a long session)
+    /// is left for the next hook run, `ingest` or the console, a bounded slice at a time.
+    pub detect_turns: usize,
 }
 
 impl Default for HooksConfig {
     fn default() -> Self {
-        HooksConfig { stop_throttle_secs: 60, time_limit_secs: 20 }
+        HooksConfig { stop_throttle_secs: 60, time_limit_secs: 20, detect_turns: 100 }
     }
 }
 

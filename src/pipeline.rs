@@ -26,9 +26,14 @@ pub struct AfterIngest {
 
 /// Detection and evolution over whatever ingestion stored and nothing has consumed yet.
 pub fn after_ingest(ws: &mut Workspace) -> Result<AfterIngest> {
+    after_ingest_limited(ws, None)
+}
+
+/// `after_ingest` detecting over at most `limit` pending turns (a hook's bounded pass).
+pub fn after_ingest_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<AfterIngest> {
     let agent = ws.config.agent_id.clone();
     let skills_registered = crate::identity::register_folders(ws, &agent)?;
-    let detect = detect::run(ws)?;
+    let detect = detect::run_limited(ws, limit)?;
     let proposed_versions = crate::draft::link_evolutions(ws)?;
     Ok(AfterIngest { skills_registered, detect, proposed_versions })
 }
@@ -89,6 +94,10 @@ pub fn sweep(ws: &mut Workspace, full: bool) -> Result<SweepReport> {
     upkeep_and_judge(ws, full, true)
 }
 
+/// `meta` keys: the stamps the uptake and merge passes last ran at.
+const TRIGGERING_STAMP: &str = "usage.triggering_stamp";
+const MERGES_STAMP: &str = "usage.merges_stamp";
+
 pub(crate) fn upkeep_and_judge(
     ws: &mut Workspace,
     full: bool,
@@ -105,11 +114,26 @@ pub(crate) fn upkeep_and_judge(
     let mut report = lifecycle::judge_skills(ws, full)?;
     // Usage beside outcomes: after judging, so a skill judged on this pass's uses is not stale.
     report.usage = lifecycle::staleness(ws, chrono::Utc::now())?;
-    report.triggering = crate::usage::triggering::record_transitions(ws)?;
+    // Uptake and consolidation rerun only when what they read changed (a full sweep always).
+    let live = crate::catalog::skills::live_stamp(ws.store.conn())?;
+    let turns = format!("{live}/{}", crate::ingest::max_turn_id(ws.store.conn())?);
+    let uses = crate::catalog::invocations::max_id(ws.store.conn())?.to_string();
+    let stamp = ws.store.meta_get(TRIGGERING_STAMP)?.unwrap_or_default();
+    let (last_turns, last_uses) = stamp.rsplit_once('|').unwrap_or(("", ""));
+    if full || last_turns != turns || last_uses != uses {
+        // New turns or skills: every skill; only new uses: only the skills flagged now.
+        let flagged_only = !full && last_turns == turns;
+        report.triggering = crate::usage::triggering::record_transitions(ws, flagged_only)?;
+        ws.store.meta_set(TRIGGERING_STAMP, &format!("{turns}|{uses}"))?;
+    }
     // Consolidation: after judging and staleness, so only skills still live are paired.
-    let merges = crate::draft::propose_merges(ws)?;
-    report.proposed_merges = merges.proposed;
-    report.merges_skipped = merges.skipped;
+    if full || ws.store.meta_get(MERGES_STAMP)?.as_deref() != Some(live.as_str()) {
+        let merges = crate::draft::propose_merges(ws)?;
+        report.proposed_merges = merges.proposed;
+        report.merges_skipped = merges.skipped;
+        // A proposal does not change the live set: the stamp read before it still holds.
+        ws.store.meta_set(MERGES_STAMP, &live)?;
+    }
     report.edits_recorded = edits_recorded;
     report.implicit_failures = implicit_failures;
     report.proposed_versions = proposed_versions;

@@ -535,7 +535,20 @@ pub fn generate(dir: &Path, plan: &Plan) -> Result<Generated> {
                 ("python-check", 0) => Some(secrets[2].as_str()),
                 _ => None,
             };
+            // Some sessions do other specific work in the same turn, before and after the
+            // workflow (pull first, push after, look at the PRs).
+            let embedded = r.chance(35);
+            if embedded {
+                for _ in 0..1 + r.below(2) {
+                    let cmd = *r.pick(NOISE);
+                    s.sh(cmd);
+                }
+            }
             let mut prompt = (flow.build)(&mut r, &mut s, secret);
+            if embedded {
+                let cmd = *r.pick(NOISE);
+                s.sh(cmd);
+            }
             if flow.name == "tracker-loop" && k == 0 {
                 prompt.push_str(&format!(" (the API token is {})", secrets[3]));
             }

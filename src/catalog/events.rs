@@ -56,16 +56,16 @@ pub(super) fn delete_for(conn: &Connection, skill_id: i64) -> Result<()> {
     Ok(())
 }
 
-/// The kind of `skill_id`'s newest event among `kinds`, if it has one.
-pub fn latest_of(conn: &Connection, skill_id: i64, kinds: &[&str]) -> Result<Option<String>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT kind FROM skill_events WHERE skill_id = ?1 AND kind IN (SELECT value FROM json_each(?2))
-         ORDER BY id DESC LIMIT 1",
+/// Each skill's newest event kind among `kinds`, by skill id (one pass over those events).
+pub fn latest_by_skill(
+    conn: &Connection,
+    kinds: &[&str],
+) -> Result<std::collections::HashMap<i64, String>> {
+    let mut stmt = conn.prepare(
+        "SELECT skill_id, kind FROM skill_events
+         WHERE kind IN (SELECT value FROM json_each(?1)) ORDER BY id",
     )?;
-    let kinds = serde_json::to_string(kinds)?;
-    let mut rows = stmt.query(params![skill_id, kinds])?;
-    Ok(match rows.next()? {
-        Some(r) => Some(r.get(0)?),
-        None => None,
-    })
+    let rows = stmt.query_map([serde_json::to_string(kinds)?], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    // Later rows overwrite earlier ones: the newest wins.
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }

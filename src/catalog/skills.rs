@@ -891,3 +891,15 @@ pub fn absorbed(conn: &Connection) -> Result<HashSet<i64>> {
     let rows = stmt.query_map([], |r| r.get(0))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
+
+/// A stamp of the live skills: changes when one is added, removed, moved, renamed, re-versioned
+/// or described anew (for passes that rerun only when the live set changed).
+pub fn live_stamp(conn: &Connection) -> Result<String> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) || ':' || COALESCE(MAX(updated_at), '') || ':' || COALESCE(SUM(version), 0)
+                || ':' || COALESCE(SUM(id), 0)
+         FROM skills WHERE status NOT IN ('retired', 'archived')",
+        [],
+        |r| r.get(0),
+    )?)
+}

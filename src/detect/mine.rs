@@ -155,6 +155,29 @@ pub fn similarity<T: PartialEq>(a: &[T], b: &[T]) -> f64 {
     lcs(a, b) as f64 / longer as f64
 }
 
+/// Shortest common run of steps that may join a turn to a workflow by containment.
+pub const MIN_CONTAINED: usize = 3;
+/// Share of the shorter sequence a contained alignment must cover.
+pub const CONTAINED_SHARE: f64 = 0.8;
+
+/// Whether two step sequences are one workflow, and how well they align: their common
+/// subsequence covers `threshold` of the longer (an extra step, a swapped pair), or at least
+/// `MIN_CONTAINED` steps and `CONTAINED_SHARE` of the shorter when the longer is at most twice
+/// as long (the same work done inside a turn that also did something else before or after).
+/// The score orders candidates: more common steps first, then the share of the longer.
+pub fn alignment<T: PartialEq>(a: &[T], b: &[T], threshold: f64) -> Option<f64> {
+    let (shorter, longer) = (a.len().min(b.len()), a.len().max(b.len()));
+    if shorter == 0 {
+        return None;
+    }
+    let common = lcs(a, b);
+    let share = common as f64 / longer as f64;
+    let contained = common >= MIN_CONTAINED
+        && common as f64 >= CONTAINED_SHARE * shorter as f64
+        && longer <= 2 * shorter;
+    (share >= threshold || contained).then_some(common as f64 + share)
+}
+
 /// One member of a workflow as consensus reads it.
 #[derive(Debug, Clone)]
 pub struct Member {
@@ -432,6 +455,20 @@ mod tests {
         let all: Vec<&str> = seq.steps.iter().map(|o| o.0.as_str()).collect();
         assert_eq!(all, ["mcp:mcp__t__show", CHANGE_STEP, "sh:cargo test"]);
         assert_eq!(seq.steps[1].1.as_deref(), Some("src/a.rs"));
+    }
+
+    #[test]
+    fn a_workflow_inside_a_longer_turn_still_aligns() {
+        let core = ["a", "b", "c", "d"];
+        let embedded = ["x", "a", "b", "y", "c", "d", "z"];
+        assert!(similarity(&core, &embedded) < 0.6);
+        assert!(alignment(&core, &embedded, 0.6).is_some());
+        // Too long around it, or too little in common: not the same work.
+        let buried = ["x", "a", "p", "b", "q", "c", "r", "d", "s"];
+        assert!(alignment(&core, &buried, 0.6).is_none());
+        assert!(alignment(&["a", "b"], &["a", "b", "x"], 0.7).is_none());
+        // More steps in common wins over a higher share.
+        assert!(alignment(&core, &embedded, 0.6) > alignment(&["a", "b"], &["a", "b"], 0.6));
     }
 
     #[test]

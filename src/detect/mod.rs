@@ -58,6 +58,8 @@ pub struct DetectReport {
     pub auto_promoted: u64,
     /// Candidates auto-promotion could not promote, with the reason.
     pub auto_promote_errors: Vec<String>,
+    /// A bounded run (`run_limited`) stopped with turns still pending.
+    pub turns_left: bool,
     /// Flags, and `draft.command` drafts, of the candidates this run drafted.
     pub finish: crate::draft::finish::FinishReport,
 }
@@ -67,6 +69,12 @@ use crate::ingest::PendingTurn as Turn;
 /// Consumes pending turns (complete, not yet detected) in (ended_at, id) order, one transaction
 /// per batch. Running it again with nothing new changes nothing.
 pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
+    run_limited(ws, None)
+}
+
+/// `run` over at most `limit` pending turns (oldest first); the rest stay pending for the next
+/// run (`turns_left` says whether any do). What a hook runs, so it stays quick on a long backlog.
+pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<DetectReport> {
     let cfg = ws.config.detect.clone();
     let staging = ws.paths.staging_dir.clone();
     let mut report = DetectReport::default();
@@ -78,7 +86,13 @@ pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
     loop {
         let now = now_rfc3339();
         let tx = ws.store.conn_mut().transaction()?;
-        let turns = crate::ingest::pending_turns(&tx, BATCH)?;
+        let room =
+            limit.map_or(BATCH, |l| BATCH.min(l.saturating_sub(report.turns_processed as usize)));
+        if room == 0 {
+            report.turns_left = !crate::ingest::pending_turns(&tx, 1)?.is_empty();
+            break;
+        }
+        let turns = crate::ingest::pending_turns(&tx, room)?;
         if turns.is_empty() {
             break;
         }

@@ -13,7 +13,7 @@ use super::step;
 use crate::workflow::{FailureFix, Reason, Sighting, WorkflowEvidence, WorkflowStep};
 
 /// Rarest steps of a turn used to look up workflows, and workflows read per step.
-const LOOKUP_STEPS: usize = 3;
+const LOOKUP_STEPS: usize = 5;
 const LOOKUP_PER_STEP: i64 = 16;
 /// Most recent members read to build a workflow's evidence.
 const EVIDENCE_MEMBERS: i64 = 60;
@@ -89,21 +89,32 @@ pub fn observe(
          ORDER BY workflow_id DESC LIMIT ?3",
     )?;
     let mut found: BTreeSet<i64> = BTreeSet::new();
-    for (_, k) in distinct.iter().take(LOOKUP_STEPS) {
+    // A step no other turn had finds nothing; skipping those keeps a workflow done inside a
+    // turn with one-off extras findable through its own steps.
+    for (_, k) in distinct.iter().filter(|(df, _)| *df > 1).take(LOOKUP_STEPS) {
         let ids = lookup.query_map(params![turn.agent_id, k, LOOKUP_PER_STEP], |r| r.get(0))?;
         for id in ids {
             found.insert(id?);
         }
     }
     let mut best: Option<(f64, i64)> = None;
-    let mut read = conn.prepare_cached("SELECT steps FROM workflows WHERE id = ?1")?;
+    let mut read = conn.prepare_cached("SELECT steps, consensus FROM workflows WHERE id = ?1")?;
     for id in found {
-        let text: String = read.query_row([id], |r| r.get(0))?;
-        let rep: Vec<String> = serde_json::from_str(&text)?;
-        let rep: Vec<&str> = rep.iter().map(String::as_str).collect();
-        let sim = mine::similarity(&keys, &rep);
-        if sim >= similarity && best.is_none_or(|(b, _)| sim > b) {
-            best = Some((sim, id));
+        let Some((rep, consensus)) = read
+            .query_row([id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?)))
+            .optional()?
+        else {
+            continue;
+        };
+        // The first member's steps, and once the workflow was judged, its consensus: the steps
+        // its sessions share, without the extras any one of them did.
+        for text in std::iter::once(rep).chain(consensus) {
+            let rep: Vec<String> = serde_json::from_str(&text)?;
+            let rep: Vec<&str> = rep.iter().map(String::as_str).collect();
+            let Some(score) = mine::alignment(&keys, &rep, similarity) else { continue };
+            if best.is_none_or(|(b, _)| score > b) {
+                best = Some((score, id));
+            }
         }
     }
     let id = match best {
@@ -124,7 +135,7 @@ pub fn observe(
             id
         }
     };
-    add_member(conn, id, turn, &seq.steps, &seq.failures, now)?;
+    add_member(conn, id, turn, &seq, similarity, now)?;
     Ok(Some(id))
 }
 
@@ -132,10 +143,11 @@ fn add_member(
     conn: &Connection,
     id: i64,
     turn: &MinedTurn,
-    steps: &[Obs],
-    failures: &[Failure],
+    seq: &mine::TurnSeq,
+    similarity: f64,
     now: &str,
 ) -> Result<()> {
+    let (steps, failures) = (&seq.steps, &seq.failures);
     let new_session: bool = conn
         .prepare_cached(
             "SELECT NOT EXISTS(SELECT 1 FROM workflow_members WHERE workflow_id = ?1 AND session_key = ?2)",
@@ -163,14 +175,146 @@ fn add_member(
          WHERE id = ?1",
     )?
     .execute(params![id, added as i64, i64::from(new_session && added > 0), now])?;
+    if new_session && added > 0 {
+        update_core(conn, id, similarity)?;
+    }
     Ok(())
 }
 
-/// Distinct sessions a workflow was seen in.
+/// The latest members of workflow `id`, as consensus reads them.
+fn core_members(conn: &Connection, id: i64) -> Result<Vec<Member>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT session_key, steps FROM workflow_members WHERE workflow_id = ?1
+         ORDER BY turn_id DESC LIMIT ?2",
+    )?;
+    let members = stmt
+        .query_map(params![id, EVIDENCE_MEMBERS], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+        })?
+        .map(|row| {
+            let (session_key, steps) = row?;
+            Ok(Member { session_key, steps: serde_json::from_str(&steps)? })
+        })
+        .collect::<Result<_>>()?;
+    Ok(members)
+}
+
+/// The steps at least two sessions of `members` share, without the change marker.
+fn core_of(members: &[Member]) -> Vec<String> {
+    mine::consensus(members, 2)
+        .into_iter()
+        .map(|c| c.key)
+        .filter(|k| k != mine::CHANGE_STEP)
+        .collect()
+}
+
+/// Moves workflow `from`'s members, index entries and candidate links into `into`, deletes
+/// `from` and recounts `into`.
+fn absorb(conn: &Connection, agent: &str, from: i64, into: i64) -> Result<()> {
+    conn.execute(
+        "UPDATE OR IGNORE workflow_members SET workflow_id = ?2 WHERE workflow_id = ?1",
+        params![from, into],
+    )?;
+    conn.execute("DELETE FROM workflow_members WHERE workflow_id = ?1", [from])?;
+    conn.execute(
+        "UPDATE skill_candidates SET workflow_id = ?2 WHERE workflow_id = ?1",
+        params![from, into],
+    )?;
+    // Its index rows are its steps' (the representative sequence never changes): one seek
+    // each, where a delete by workflow id alone walked the whole index.
+    let steps: String =
+        conn.query_row("SELECT steps FROM workflows WHERE id = ?1", [from], |r| r.get(0))?;
+    let mut unindex = conn.prepare_cached(
+        "DELETE FROM workflow_index WHERE agent_id = ?1 AND step = ?2 AND workflow_id = ?3",
+    )?;
+    for step in serde_json::from_str::<Vec<String>>(&steps)? {
+        unindex.execute(params![agent, step, from])?;
+    }
+    conn.execute("DELETE FROM workflows WHERE id = ?1", [from])?;
+    conn.execute(
+        "UPDATE workflows SET
+            members = (SELECT count(*) FROM workflow_members WHERE workflow_id = ?1),
+            sessions = (SELECT count(DISTINCT session_key) FROM workflow_members
+                        WHERE workflow_id = ?1)
+         WHERE id = ?1",
+        [into],
+    )?;
+    Ok(())
+}
+
+/// Other workflows not yet judged whose core or first member aligns with `core`: fragments of
+/// the same work that started apart (their first turns had different extras), absorbed into `id`.
+/// Returns whether any was.
+fn absorb_fragments(conn: &Connection, id: i64, core: &[String], similarity: f64) -> Result<bool> {
+    let agent: String =
+        conn.query_row("SELECT agent_id FROM workflows WHERE id = ?1", [id], |r| r.get(0))?;
+    let mut found: BTreeSet<i64> = BTreeSet::new();
+    {
+        let mut lookup = conn.prepare_cached(
+            "SELECT i.workflow_id FROM workflow_index i JOIN workflows w ON w.id = i.workflow_id
+             WHERE i.agent_id = ?1 AND i.step = ?2 AND w.candidate_id IS NULL AND w.id != ?3
+             ORDER BY i.workflow_id DESC LIMIT ?4",
+        )?;
+        for k in core.iter().collect::<BTreeSet<_>>() {
+            for wid in lookup.query_map(params![agent, k, id, LOOKUP_PER_STEP], |r| r.get(0))? {
+                found.insert(wid?);
+            }
+        }
+    }
+    let mut read = conn.prepare_cached("SELECT steps, consensus FROM workflows WHERE id = ?1")?;
+    let mut absorbed = false;
+    for other in found {
+        let Some((rep, theirs)) = read
+            .query_row([other], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?)))
+            .optional()?
+        else {
+            continue;
+        };
+        let aligns = std::iter::once(rep).chain(theirs).any(|text| {
+            serde_json::from_str::<Vec<String>>(&text)
+                .is_ok_and(|steps| mine::alignment(core, &steps, similarity).is_some())
+        });
+        if aligns {
+            absorb(conn, &agent, other, id)?;
+            absorbed = true;
+        }
+    }
+    Ok(absorbed)
+}
+
+/// Before a workflow is judged, its `consensus` column holds its core: the steps at least two of
+/// its sessions share, so a later turn that did the same work with other extras still aligns
+/// (the first member's steps keep its own extras). Judging replaces it with the consensus.
+fn update_core(conn: &Connection, id: i64, similarity: f64) -> Result<()> {
+    let judged: bool = conn
+        .prepare_cached("SELECT candidate_id IS NOT NULL FROM workflows WHERE id = ?1")?
+        .query_row([id], |r| r.get(0))?;
+    if judged {
+        return Ok(());
+    }
+    let core = core_of(&core_members(conn, id)?);
+    if core.len() >= mine::MIN_CONTAINED {
+        conn.prepare_cached("UPDATE workflows SET consensus = ?2 WHERE id = ?1")?
+            .execute(params![id, serde_json::to_string(&core)?])?;
+        if absorb_fragments(conn, id, &core, similarity)? {
+            // The absorbed members may change the core; once, without looking for more.
+            let members = core_members(conn, id)?;
+            let core = core_of(&members);
+            if core.len() >= mine::MIN_CONTAINED {
+                conn.prepare_cached("UPDATE workflows SET consensus = ?2 WHERE id = ?1")?
+                    .execute(params![id, serde_json::to_string(&core)?])?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Distinct sessions a workflow was seen in (0 for one absorbed into another since).
 pub fn sessions(conn: &Connection, id: i64) -> Result<usize> {
-    let n: i64 =
-        conn.query_row("SELECT sessions FROM workflows WHERE id = ?1", [id], |r| r.get(0))?;
-    Ok(n as usize)
+    let n: Option<i64> = conn
+        .query_row("SELECT sessions FROM workflows WHERE id = ?1", [id], |r| r.get(0))
+        .optional()?;
+    Ok(n.unwrap_or(0) as usize)
 }
 
 /// Records the candidate a workflow's evidence became.
@@ -219,34 +363,7 @@ pub fn merge_into_similar(
         let Some(text) = text else { continue };
         let theirs: Vec<String> = serde_json::from_str(&text)?;
         if mine::similarity(consensus, &theirs) >= MERGE_SIMILARITY {
-            conn.execute(
-                "UPDATE OR IGNORE workflow_members SET workflow_id = ?2 WHERE workflow_id = ?1",
-                params![id, other],
-            )?;
-            conn.execute("DELETE FROM workflow_members WHERE workflow_id = ?1", [id])?;
-            conn.execute(
-                "UPDATE skill_candidates SET workflow_id = ?2 WHERE workflow_id = ?1",
-                params![id, other],
-            )?;
-            // Its index rows are its steps' (the representative sequence never changes): one
-            // seek each, where a delete by workflow id alone walked the whole index.
-            let steps: String =
-                conn.query_row("SELECT steps FROM workflows WHERE id = ?1", [id], |r| r.get(0))?;
-            let mut unindex = conn.prepare_cached(
-                "DELETE FROM workflow_index WHERE agent_id = ?1 AND step = ?2 AND workflow_id = ?3",
-            )?;
-            for step in serde_json::from_str::<Vec<String>>(&steps)? {
-                unindex.execute(params![agent, step, id])?;
-            }
-            conn.execute("DELETE FROM workflows WHERE id = ?1", [id])?;
-            conn.execute(
-                "UPDATE workflows SET
-                    members = (SELECT count(*) FROM workflow_members WHERE workflow_id = ?1),
-                    sessions = (SELECT count(DISTINCT session_key) FROM workflow_members
-                                WHERE workflow_id = ?1)
-                 WHERE id = ?1",
-                [other],
-            )?;
+            absorb(conn, agent, id, other)?;
             return Ok(Some(other));
         }
     }

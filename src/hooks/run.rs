@@ -1,8 +1,9 @@
 //! `skilldeck ingest --hook`: what an agent's hook runs. It reads the hook's JSON (Claude Code and
 //! Codex hooks: on stdin; Codex `notify`: as the last argument), ingests just that session's
-//! transcript and runs detection over it, quietly. It never blocks or bothers the agent: it always
-//! exits 0, stops waiting after `hooks.time_limit_secs`, and writes problems to `hooks.log` beside
-//! the database instead of the terminal.
+//! transcript and runs detection over at most `hooks.detect_turns` of its pending turns, quietly.
+//! It never blocks or bothers the agent: it always exits 0, stops waiting after
+//! `hooks.time_limit_secs`, and writes problems to `hooks.log` beside the database instead of the
+//! terminal.
 //!
 //! Throttle: `Stop` (Claude Code and Codex hooks) and Codex's per-turn notify fire after every
 //! reply, so they are skipped when the same transcript was ingested by a hook less than
@@ -87,6 +88,8 @@ pub enum HookOutcome {
         turns: u64,
         skill_invocations: u64,
         candidates_created: u64,
+        /// More turns were pending than `hooks.detect_turns`: the rest wait for the next run.
+        detection_deferred: bool,
         /// Where the time went, in milliseconds.
         ms: HookPhases,
     },
@@ -138,13 +141,15 @@ pub fn handle(ws: &mut Workspace, payload: &Payload, now: SystemTime) -> Result<
     let report = crate::ingest::run_as(ws, std::slice::from_ref(&transcript), &agent, &mut |_| {})?;
     ms.ingest = crate::lifecycle::ms(t);
     let t = std::time::Instant::now();
-    let after = crate::pipeline::after_ingest(ws)?;
+    let limit = ws.config.hooks.detect_turns;
+    let after = crate::pipeline::after_ingest_limited(ws, Some(limit))?;
     ms.detect = crate::lifecycle::ms(t);
     Ok(HookOutcome::Ingested {
         transcript,
         turns: report.turns + report.turns_updated,
         skill_invocations: report.skill_invocations,
         candidates_created: after.detect.candidates_created,
+        detection_deferred: after.detect.turns_left,
         ms,
     })
 }

@@ -340,6 +340,11 @@ pub struct TurnSteps {
     pub steps: Vec<String>,
 }
 
+/// The highest turn id (0 when there is none): a stamp for passes that rerun on new turns.
+pub fn max_turn_id(conn: &rusqlite::Connection) -> Result<i64> {
+    Ok(conn.query_row("SELECT COALESCE(MAX(id), 0) FROM turns", [], |r| r.get(0))?)
+}
+
 /// The agent's main-stream turns that started at or after `since` and ran tool calls with step
 /// keys, oldest first.
 pub fn turn_steps_since(

@@ -1,11 +1,16 @@
 //! Live skills of one agent that overlap strongly (`overlap::measure`), the first half of
 //! consolidation: what would be proposed as a merge.
 
+use std::collections::{BTreeSet, HashMap, HashSet};
+
 use anyhow::Result;
 use serde::Serialize;
 
 use super::overlap::{self, Overlap};
 use crate::workspace::Workspace;
+
+/// Skills sharing one step or word beyond which it no longer pairs them by itself.
+pub const MAX_SHARED: usize = 50;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Pair {
@@ -32,23 +37,37 @@ pub fn overlapping(ws: &Workspace) -> Result<Vec<Pair>> {
         let (steps, _) = super::missed::workflow_of(conn, &r)?;
         skills.push((r, steps));
     }
+    // Only skills that share a specific step or a description word can overlap strongly: pair
+    // those through an index instead of every pair (quadratic at thousands of skills). A step or
+    // word more than `MAX_SHARED` skills have says nothing of a pair and pairs nobody by itself.
+    let mut index: HashMap<(&str, String), Vec<usize>> = HashMap::new();
+    for (i, (r, steps)) in skills.iter().enumerate() {
+        let keys = super::steps::specific(steps).into_iter().map(|k| format!("step {k}")).chain(
+            super::overlap::content_words(&r.description).into_iter().map(|w| format!("word {w}")),
+        );
+        for key in keys.collect::<HashSet<_>>() {
+            index.entry((r.agent.as_str(), key)).or_default().push(i);
+        }
+    }
+    let mut pairs: BTreeSet<(usize, usize)> = BTreeSet::new();
+    for members in index.values().filter(|m| m.len() <= MAX_SHARED) {
+        for (n, &i) in members.iter().enumerate() {
+            pairs.extend(members[n + 1..].iter().map(|&j| (i.min(j), i.max(j))));
+        }
+    }
     let mut out = Vec::new();
-    for (i, (a, sa)) in skills.iter().enumerate() {
-        for (b, sb) in &skills[i + 1..] {
-            if a.agent != b.agent {
-                continue;
-            }
-            let o = overlap::measure(sa, sb, &a.description, &b.description);
-            if o.strong.is_some() {
-                out.push(Pair {
-                    agent: a.agent.clone(),
-                    a: a.name.clone(),
-                    b: b.name.clone(),
-                    a_id: a.id,
-                    b_id: b.id,
-                    overlap: o,
-                });
-            }
+    for (i, j) in pairs {
+        let ((a, sa), (b, sb)) = (&skills[i], &skills[j]);
+        let o = overlap::measure(sa, sb, &a.description, &b.description);
+        if o.strong.is_some() {
+            out.push(Pair {
+                agent: a.agent.clone(),
+                a: a.name.clone(),
+                b: b.name.clone(),
+                a_id: a.id,
+                b_id: b.id,
+                overlap: o,
+            });
         }
     }
     Ok(out)

@@ -15,18 +15,27 @@ use crate::workspace::Workspace;
 pub const NOT_TRIGGERING: &str = "not_triggering";
 pub const TRIGGERING: &str = "triggering";
 
-/// Judges every live skill's uptake and records the transitions.
-pub fn record_transitions(ws: &Workspace) -> Result<Vec<TriggerChange>> {
+/// Judges every live skill's uptake and records the transitions. `flagged_only`: judge only the
+/// skills standing as not triggering (when only invocations were added: a use can end a skill's
+/// not triggering, never start it).
+pub fn record_transitions(ws: &Workspace, flagged_only: bool) -> Result<Vec<TriggerChange>> {
     let conn = ws.store.conn();
     let mut out = Vec::new();
+    let standing = events::latest_by_skill(conn, &[NOT_TRIGGERING, TRIGGERING])?;
     for row in skills::all(conn)? {
         if !row.status.is_live() {
             continue;
         }
+        let was = standing.get(&row.id).map(String::as_str) == Some(NOT_TRIGGERING);
+        if flagged_only && !was {
+            continue;
+        }
         let r = skills::uptake_ref(conn, row.id)?;
+        // A skill with no specific steps to repeat cannot miss a trigger: no uptake to read.
+        if !was && super::steps::specific(&missed::workflow_of(conn, &r)?.0).is_empty() {
+            continue;
+        }
         let u = missed::uptake(conn, &r)?;
-        let before = events::latest_of(conn, row.id, &[NOT_TRIGGERING, TRIGGERING])?;
-        let was = before.as_deref() == Some(NOT_TRIGGERING);
         if u.not_triggering == was {
             continue;
         }

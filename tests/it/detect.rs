@@ -400,3 +400,48 @@ fn auto_promotion_is_off_by_default() {
     assert!(!tw.skills_dir().join(FLOW).exists());
     assert_eq!(feed.count("SELECT COUNT(*) FROM skills"), 0);
 }
+
+/// Specific steps of a three-step tracker workflow, and one-off extras done around it.
+const ASSIGN: Step = ("mcp__tracker__assign", r#"{"id":"T-1"}"#);
+const EXTRAS: [Step; 6] = [
+    ("mcp__ci__rerun", r#"{"id":"1"}"#),
+    ("mcp__chat__post", r#"{"text":"x"}"#),
+    ("mcp__docs__search", r#"{"q":"x"}"#),
+    ("mcp__cal__list", r#"{"day":"x"}"#),
+    ("mcp__mail__send", r#"{"to":"x"}"#),
+    ("mcp__wiki__read", r#"{"page":"x"}"#),
+];
+
+#[test]
+fn the_same_workflow_inside_longer_turns_with_other_extras_is_one_candidate() {
+    let tw = TestWorkspace::new();
+    let mut feed = Feed::new(&tw);
+    // Two sessions do the tracker work between other, different specific steps (no two of them
+    // align over most of their length); the third does just the work. The plain session joins
+    // the first by containment; their shared core then absorbs the second.
+    let mut extras = EXTRAS.iter().copied();
+    for (i, s) in ["s1", "s2"].iter().enumerate() {
+        let (a, b, c) = (extras.next().unwrap(), extras.next().unwrap(), extras.next().unwrap());
+        let tools = [a, b, SHOW, ASSIGN, EDIT, CLOSE, c];
+        feed.turn("default", s, &format!("close ticket T-{i}"), true, &tools);
+    }
+    feed.turn("default", "s3", "close ticket T-9", true, &[SHOW, ASSIGN, EDIT, CLOSE]);
+    feed.detect();
+    let list = tw.run_json(&["candidates"]);
+    let names: Vec<&str> =
+        list.as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["close-ticket"], "{list:#}");
+    let c = &list[0];
+    assert_eq!(c["reason"]["support"], 3, "{c:#}");
+    let steps: Vec<&str> = c["tool_sequence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["input_shape"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        steps,
+        ["mcp:mcp__tracker__show", "mcp:mcp__tracker__assign", "mcp:mcp__tracker__close"],
+        "the extras of one session are not steps of the workflow: {c:#}"
+    );
+}

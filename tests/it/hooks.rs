@@ -400,3 +400,51 @@ fn codex_notify_finds_the_rollout_by_thread_id() {
     let db = Connection::open(ws.db()).unwrap();
     assert_eq!(count(&db, "SELECT count(*) FROM sessions WHERE source = 'codex'"), 1);
 }
+
+#[test]
+fn a_hook_detects_a_bounded_slice_of_a_long_backlog_and_later_runs_finish_it() {
+    let Some(transcript) = shared_data(
+        "transcripts/handgemacht-ai__claude-code-log/real_projects/-src-deep-manifest/a7da6a22-facc-4fcd-8bab-f83c87862004.jsonl",
+    ) else {
+        assert!(std::env::var_os("CI").is_none(), "../shared/data is required under CI");
+        return;
+    };
+    let ws = TestWorkspace::new();
+    std::fs::write(ws.config(), "[hooks]\nstop_throttle_secs = 0\ndetect_turns = 2\n").unwrap();
+    let run = || {
+        let payload = serde_json::json!({
+            "session_id": "a7da6a22-facc-4fcd-8bab-f83c87862004",
+            "transcript_path": transcript,
+            "cwd": "/src/deep-manifest",
+            "hook_event_name": "SessionEnd",
+        });
+        let mut child = ws
+            .cmd()
+            .args(["ingest", "--hook", "--json"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(payload.to_string().as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let db = Connection::open(ws.db()).unwrap();
+    let first = run();
+    assert_eq!(first["detection_deferred"], true, "{first:#}");
+    let pending = "SELECT count(*) FROM turns WHERE complete = 1 AND detected = 0";
+    let detected = "SELECT count(*) FROM turns WHERE detected = 1";
+    let left = count(&db, pending);
+    assert!(left > 2, "the session has more turns than one slice: {left}");
+    assert_eq!(count(&db, detected), 2);
+    // The next hook run (nothing new to read) detects the next slice.
+    let second = run();
+    assert_eq!(second["turns"], 0, "{second:#}");
+    assert_eq!(count(&db, detected), 4);
+    // A plain `ingest` (or the console) finishes the backlog.
+    let empty = ws.root().join("nothing-new");
+    std::fs::create_dir_all(&empty).unwrap();
+    ws.run_ok(&["ingest", empty.to_str().unwrap()]);
+    assert_eq!(count(&db, pending), 0);
+}
