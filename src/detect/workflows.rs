@@ -251,17 +251,21 @@ fn absorb_fragments(conn: &Connection, id: i64, core: &[String], similarity: f64
     let mut found: BTreeSet<i64> = BTreeSet::new();
     {
         let mut lookup = conn.prepare_cached(
-            "SELECT i.workflow_id FROM workflow_index i JOIN workflows w ON w.id = i.workflow_id
-             WHERE i.agent_id = ?1 AND i.step = ?2 AND w.candidate_id IS NULL AND w.id != ?3
-             ORDER BY i.workflow_id DESC LIMIT ?4",
+            // The most recent workflows per step, as a turn's lookup reads them: a filter on
+            // judged ones here would walk every judged workflow holding a common step.
+            "SELECT workflow_id FROM workflow_index WHERE agent_id = ?1 AND step = ?2
+             ORDER BY workflow_id DESC LIMIT ?3",
         )?;
         for k in core.iter().collect::<BTreeSet<_>>() {
-            for wid in lookup.query_map(params![agent, k, id, LOOKUP_PER_STEP], |r| r.get(0))? {
+            for wid in lookup.query_map(params![agent, k, LOOKUP_PER_STEP], |r| r.get(0))? {
                 found.insert(wid?);
             }
         }
     }
-    let mut read = conn.prepare_cached("SELECT steps, consensus FROM workflows WHERE id = ?1")?;
+    found.remove(&id);
+    let mut read = conn.prepare_cached(
+        "SELECT steps, consensus FROM workflows WHERE id = ?1 AND candidate_id IS NULL",
+    )?;
     let mut absorbed = false;
     for other in found {
         let Some((rep, theirs)) = read
