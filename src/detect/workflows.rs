@@ -297,20 +297,21 @@ fn update_core(conn: &Connection, id: i64, similarity: f64) -> Result<()> {
         return Ok(());
     }
     let core = core_of(&core_members(conn, id)?);
-    if core.len() >= mine::MIN_CONTAINED {
-        conn.prepare_cached("UPDATE workflows SET consensus = ?2 WHERE id = ?1")?
-            .execute(params![id, serde_json::to_string(&core)?])?;
-        if absorb_fragments(conn, id, &core, similarity)? {
-            // The absorbed members may change the core; once, without looking for more.
-            let members = core_members(conn, id)?;
-            let core = core_of(&members);
-            if core.len() >= mine::MIN_CONTAINED {
-                conn.prepare_cached("UPDATE workflows SET consensus = ?2 WHERE id = ?1")?
-                    .execute(params![id, serde_json::to_string(&core)?])?;
-            }
-        }
+    if store_core(conn, id, &core)? && absorb_fragments(conn, id, &core, similarity)? {
+        // The absorbed members may change the core; once, without looking for more.
+        store_core(conn, id, &core_of(&core_members(conn, id)?))?;
     }
     Ok(())
+}
+
+/// Keeps `core` as workflow `id`'s core when it is long enough to align by; returns whether it was.
+fn store_core(conn: &Connection, id: i64, core: &[String]) -> Result<bool> {
+    if core.len() < mine::MIN_CONTAINED {
+        return Ok(false);
+    }
+    conn.prepare_cached("UPDATE workflows SET consensus = ?2 WHERE id = ?1")?
+        .execute(params![id, serde_json::to_string(core)?])?;
+    Ok(true)
 }
 
 /// Distinct sessions a workflow was seen in (0 for one absorbed into another since).

@@ -296,14 +296,11 @@ fn verb_object(request: &str) -> Option<(&'static str, Vec<String>)> {
             continue;
         }
         // A two-word verb may open with a stopword ("make sure", "set up").
-        if let Some((v, span)) = verb_at(&ws, i).filter(|(_, span)| *span == 2) {
-            at = Some((i + span - 1, v));
-            break;
-        }
-        if skippable(&w.text) {
+        let found = verb_at(&ws, i);
+        if skippable(&w.text) && found.is_none_or(|(_, span)| span == 1) {
             continue;
         }
-        if let Some((v, span)) = verb_at(&ws, i) {
+        if let Some((v, span)) = found {
             at = Some((i + span - 1, v));
             break;
         }

@@ -6,10 +6,11 @@
 //! the finished text goes through `text::redact::secrets` once more, so no secret reaches a draft
 //! even if discovery missed one.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 use crate::text::injection::{self, Flag};
 use crate::text::redact;
+use crate::usage::overlap::jaccard;
 use crate::workflow::{CheckKind, StepKind, WorkflowEvidence, WorkflowStep};
 
 use super::quote::{block_quote, code, one_line, phrase};
@@ -39,7 +40,7 @@ pub fn example_requests(ev: &WorkflowEvidence) -> Vec<String> {
 pub fn clean_requests(requests: &[String]) -> Vec<String> {
     let mut fresh: Vec<String> = Vec::new();
     let mut repeats: Vec<String> = Vec::new();
-    let mut shapes: Vec<BTreeSet<String>> = Vec::new();
+    let mut shapes: Vec<HashSet<String>> = Vec::new();
     for request in requests {
         let request = redact::secrets(request.trim()).into_owned();
         // A request a secret was taken from is not quoted at all: what is left around the
@@ -65,17 +66,12 @@ pub fn clean_requests(requests: &[String]) -> Vec<String> {
 }
 
 /// A request's words without its values (ids, versions, paths), lowercased.
-fn word_shape(request: &str) -> BTreeSet<String> {
+fn word_shape(request: &str) -> HashSet<String> {
     request
         .split(|c: char| !c.is_alphanumeric() && c != '.' && c != '-' && c != '_')
         .filter(|w| !w.is_empty() && !w.chars().any(|c| c.is_ascii_digit()))
         .map(str::to_lowercase)
         .collect()
-}
-
-fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
-    let union = a.union(b).count();
-    if union == 0 { 1.0 } else { a.intersection(b).count() as f64 / union as f64 }
 }
 
 /// The name as a title: `release-crate` → `Release crate`.
