@@ -82,6 +82,9 @@ pub struct DetectConfig {
     pub min_sequence_len: usize,
     /// Distinct sessions of one agent a sequence must appear in (default 3).
     pub min_sessions: usize,
+    /// Times a workflow done again and again (loop iterations inside long turns, or turns of
+    /// its own) supports it however few sessions it was seen in (default 5).
+    pub min_iterations: usize,
     /// Promote candidates with enough occurrences without review. Off: a person reviews.
     pub auto_promote: bool,
     /// Share of the longer of two turns' specific-step sequences their common subsequence must
@@ -105,6 +108,7 @@ impl Default for DetectConfig {
             streak_threshold: 3,
             min_sequence_len: 3,
             min_sessions: 3,
+            min_iterations: 5,
             auto_promote: false,
             workflow_similarity: 0.6,
             min_specific_steps: 2,

@@ -5,10 +5,17 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::step::{head_key, is_generic, is_transparent, segments};
+use super::step::{
+    file_role, head_key, is_generic, is_transparent, procedure_path, segments, shell_reads,
+};
 
-/// Longest sequence of specific steps kept per turn: alignment is quadratic in it.
-pub const MAX_STEPS: usize = 40;
+/// Longest sequence of specific steps kept per task or loop iteration: alignment is quadratic in
+/// it.
+pub const MAX_STEPS: usize = 64;
+
+/// What a fix list holds for a failed step whose passing run was a different command (`git push`
+/// then `git push --set-upstream origin main`): the passing command after this prefix.
+pub const RERUN_AS: &str = "again:";
 
 pub use super::step::CHANGE_STEP;
 
@@ -68,17 +75,54 @@ fn split_detail(keys: &[&str], detail: Option<&str>) -> Vec<Option<String>> {
         .collect()
 }
 
+/// The steps one key of a call stands for in mining: a procedure file read or edited is keyed by
+/// its path (`file:Read:_bmad/.../workflow.yaml`), also when a shell command reads it (`cat`,
+/// `sed -n`); anything else is the key as stored.
+fn procedure_steps(key: &str, detail: Option<String>) -> Vec<Obs> {
+    let by_path = |verb: &str, path: &str| Obs(format!("file:{verb}:{path}"), Some(path.to_string()));
+    if let Some(rest) = key.strip_prefix("file:")
+        && let Some((verb, role)) = rest.split_once(':')
+        && role.starts_with("*.")
+        && let Some(d) = detail.as_deref()
+    {
+        let paths: Vec<&str> =
+            d.split(' ').filter_map(procedure_path).filter(|p| file_role(p) == role).collect();
+        if !paths.is_empty() && (verb == "Read" || verb == "Edit") {
+            return paths.into_iter().map(|p| by_path(verb, p)).collect();
+        }
+    }
+    if key.starts_with("sh:")
+        && let Some(d) = detail.as_deref()
+    {
+        let reads = shell_reads(d);
+        if !reads.is_empty() {
+            return reads.iter().map(|p| by_path("Read", p)).collect();
+        }
+    }
+    vec![Obs(key.to_string(), detail)]
+}
+
+/// A command's words without the values that vary between runs of the same command: used to
+/// tell a re-run from a different command.
+fn command_words(text: &str) -> Vec<String> {
+    words(text).into_iter().filter(|w| w.starts_with('-') || !w.contains(['/', '.'])).collect()
+}
+
 /// A turn's calls as a sequence of specific steps.
 pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
     let mut expanded: Vec<(Obs, bool)> = Vec::new();
-    let mut all: HashSet<&str> = HashSet::new();
+    let mut all: HashSet<String> = HashSet::new();
     for call in calls {
         let keys: Vec<&str> = call.step.lines().filter(|k| !k.is_empty()).collect();
         let details = split_detail(&keys, call.detail.as_deref());
         for (key, detail) in keys.iter().zip(details) {
-            all.insert(key);
-            if !is_transparent(key) {
-                expanded.push((Obs(key.to_string(), detail), call.is_error));
+            if is_transparent(key) {
+                all.insert(key.to_string());
+                continue;
+            }
+            for obs in procedure_steps(key, detail) {
+                all.insert(obs.0.clone());
+                expanded.push((obs, call.is_error));
             }
         }
     }
@@ -97,6 +141,12 @@ pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
                     fix.push(o.0.clone());
                 }
             }
+            // The passing run was another command (other flags, other arguments): that is the fix.
+            if let (Some(failed), Some(passed)) = (&obs.1, &expanded[j].0.1)
+                && command_words(failed) != command_words(passed)
+            {
+                fix.push(format!("{RERUN_AS}{passed}"));
+            }
             failures.push(Failure(obs.0.clone(), fix));
             i = j;
             continue;
@@ -105,7 +155,12 @@ pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
         i += 1;
     }
     let mut steps: Vec<Obs> = Vec::new();
+    let mut read: HashSet<String> = HashSet::new();
     for (obs, _) in kept {
+        // Reading a procedure file again is not a new step.
+        if obs.0.starts_with("file:Read:") && !is_generic(&obs.0) && !read.insert(obs.0.clone()) {
+            continue;
+        }
         if is_generic(&obs.0) {
             // An edit of a plain source file after the turn's first specific step is the change
             // the request asked for (edits before it are usually part of exploring).
@@ -124,8 +179,7 @@ pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
         // Edits after the last specific step are follow-ups, not a step of the workflow.
         steps.pop();
     }
-    steps.truncate(MAX_STEPS);
-    let mut all_keys: Vec<String> = all.into_iter().map(str::to_string).collect();
+    let mut all_keys: Vec<String> = all.into_iter().collect();
     all_keys.sort();
     TurnSeq { all_keys, steps, failures }
 }
@@ -190,12 +244,14 @@ pub struct Member {
 pub struct ConsensusStep {
     pub key: String,
     pub sessions: usize,
+    /// Members (times done) it was seen in.
+    pub members: usize,
     pub details: Vec<String>,
 }
 
-/// The steps present in at least `min_sessions` distinct sessions, ordered by their mean
-/// relative position in the members.
-pub fn consensus(members: &[Member], min_sessions: usize) -> Vec<ConsensusStep> {
+/// The steps present in at least `min_sessions` distinct sessions and `min_members` members,
+/// ordered by their mean relative position in the members.
+pub fn consensus(members: &[Member], min_sessions: usize, min_members: usize) -> Vec<ConsensusStep> {
     struct Acc {
         sessions: HashSet<String>,
         pos_sum: f64,
@@ -226,21 +282,30 @@ pub fn consensus(members: &[Member], min_sessions: usize) -> Vec<ConsensusStep> 
     }
     let mut out: Vec<(f64, ConsensusStep)> = acc
         .into_iter()
-        .filter(|(_, a)| a.sessions.len() >= min_sessions.max(1))
+        .filter(|(_, a)| a.sessions.len() >= min_sessions.max(1) && a.pos_n >= min_members)
         .map(|(key, a)| {
             let pos = a.pos_sum / a.pos_n as f64;
-            (pos, ConsensusStep { key, sessions: a.sessions.len(), details: a.details })
+            let sessions = a.sessions.len();
+            (pos, ConsensusStep { key, sessions, members: a.pos_n, details: a.details })
         })
         .collect();
     out.sort_by(|a, b| a.0.total_cmp(&b.0));
     out.into_iter().map(|(_, s)| s).collect()
 }
 
-/// A command's words, without the env assignments in front (`TOKEN=... cargo publish`): they
-/// belong to one session, not to the step.
+/// A command's words as a person would run it again: the command itself (not what a pipe feeds,
+/// not the commands chained after it), without redirections (`2>&1`, `> out.log`) and without
+/// the env assignments in front (`TOKEN=... cargo publish`: they belong to one session). A
+/// command clipped inside a quote keeps its words up to the quote and the rest as one value.
 fn words(text: &str) -> Vec<String> {
-    let mut words =
-        shlex::split(text).unwrap_or_else(|| text.split_whitespace().map(str::to_string).collect());
+    let command = segments(text)
+        .into_iter()
+        .find(|s| head_key(s).is_some())
+        .unwrap_or_else(|| text.trim().to_string());
+    let mut words = shlex::split(&command)
+        .or_else(|| shlex::split(&format!("{command}\"")))
+        .or_else(|| shlex::split(&format!("{command}'")))
+        .unwrap_or_else(|| command.split_whitespace().map(str::to_string).collect());
     let env = words
         .iter()
         .take_while(|w| {
@@ -252,7 +317,23 @@ fn words(text: &str) -> Vec<String> {
     if env < words.len() {
         words.drain(..env);
     }
-    words
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    let mut skip_target = false;
+    for w in words {
+        if std::mem::take(&mut skip_target) {
+            continue;
+        }
+        let redirect = w.trim_start_matches(['0', '1', '2', '&']);
+        if matches!(redirect, ">" | ">>" | "<") {
+            skip_target = true;
+            continue;
+        }
+        if redirect.starts_with('>') || (redirect.starts_with('<') && !redirect.starts_with("<<")) {
+            continue;
+        }
+        out.push(w);
+    }
+    out
 }
 
 /// The placeholder a varying token becomes, from its values and the token before it.
@@ -280,13 +361,18 @@ fn placeholder(values: &[&str], previous: Option<&str>) -> String {
     let id_like = |v: &str| {
         let v = v.trim_start_matches('#');
         v.chars().any(|c| c.is_ascii_digit())
-            && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            && !v.contains('/')
+            && v.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
     };
-    if values.iter().all(|v| id_like(v)) {
+    // Tracker ids (`bd-12`, `spotter-fum.1`, `#40`): most values look like one.
+    if 2 * values.iter().filter(|v| id_like(v)).count() > values.len() {
         return "<id>".into();
     }
     if values.iter().all(|v| {
-        v.contains('/') || v.rsplit_once('.').is_some_and(|(a, b)| !a.is_empty() && b.len() <= 5)
+        v.contains('/')
+            || v.rsplit_once('.').is_some_and(|(a, b)| {
+                !a.is_empty() && (1..=5).contains(&b.len()) && b.chars().all(|c| c.is_ascii_alphabetic())
+            })
     }) {
         return "<path>".into();
     }
@@ -332,6 +418,18 @@ pub fn template(details: &[String]) -> Option<String> {
         }
         let mut values: Vec<&str> = vec![token.as_str()];
         values.extend(others.iter().filter_map(|o| o.get(i).map(String::as_str)));
+        // `--reason=<text>`: the option stays, its value is the placeholder, named after it.
+        if let Some((flag, _)) = token.split_once('=').filter(|(f, _)| f.starts_with("--"))
+            && values.iter().all(|v| v.starts_with(&format!("{flag}=")))
+        {
+            let name: String = flag
+                .trim_start_matches('-')
+                .chars()
+                .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+                .collect();
+            out.push(format!("{flag}=<{name}>"));
+            continue;
+        }
         let prev = i.checked_sub(1).map(|p| base[p].as_str());
         // `v1.2.3` whose versions vary keeps its `v`; a token glued to a version (`crate@1.2`)
         // keeps its constant head.
@@ -513,7 +611,7 @@ mod tests {
             m("s2", &["a", "x", "b", "c", "d"]),
             m("s3", &["a", "b", "d"]),
         ];
-        let c = consensus(&members, 2);
+        let c = consensus(&members, 2, 1);
         let keys: Vec<_> = c.iter().map(|s| (s.key.as_str(), s.sessions)).collect();
         assert_eq!(keys, [("a", 3), ("b", 3), ("c", 2), ("d", 3)]);
     }

@@ -6,6 +6,7 @@
 //! workflow tables (`workflows`); reads turns through `ingest` and records candidates through
 //! `draft::candidates`.
 
+mod loops;
 pub mod mine;
 pub mod sequence;
 mod sightings;
@@ -27,7 +28,7 @@ use crate::draft::render::{DRAFT_SCORE, DRAFT_SCORER};
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
 use sequence::{Call, Skip, Step};
-pub use signature::{is_control_prompt, task_signature};
+pub use signature::{is_control_prompt, is_steering, task_signature};
 
 /// Turns handled per transaction.
 const BATCH: usize = 500;
@@ -102,7 +103,10 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<DetectRep
         // Each workflow a turn of this batch joined, with those turns.
         let mut touched_workflows: BTreeMap<(String, i64), Vec<i64>> = BTreeMap::new();
         for turn in &turns {
-            let signature = task_signature(&turn.user_input);
+            // A steering reply ("oui", "1", "CR") is part of the task before it, not a task.
+            let steering = !turn.is_sidechain && is_steering(&turn.user_input);
+            let signature =
+                if steering { String::new() } else { task_signature(&turn.user_input) };
             crate::ingest::mark_detected(&tx, turn.id, &signature)?;
             report.turns_processed += 1;
             let rows = crate::ingest::tool_calls(&tx, turn.id)?;
@@ -111,29 +115,35 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<DetectRep
             let mut joined: Option<i64> = None;
             if !turn.is_sidechain && !smoke {
                 let raw = workflows::as_raw_calls(rows);
+                workflows::count_steps(&tx, &turn.agent_id, &raw)?;
+                let unit = task_unit(&tx, turn, steering, raw)?;
                 let mined = workflows::MinedTurn {
-                    id: turn.id,
+                    id: unit.head,
                     agent_id: &turn.agent_id,
                     session_key: &turn.session_key,
                     project: turn.project.as_deref(),
-                    request: &turn.user_input,
+                    request: &unit.request,
                     at: turn.ended_at.as_deref(),
                     success: turn.success,
                 };
-                if let Some(wid) =
-                    workflows::observe(&tx, &mined, &raw, cfg.workflow_similarity, &now)?
-                {
+                let ids =
+                    workflows::observe(&tx, &mined, &unit.calls, cfg.workflow_similarity, &now)?;
+                if !ids.is_empty() {
                     report.workflow_turns += 1;
-                    touched_workflows
-                        .entry((turn.agent_id.clone(), wid))
-                        .or_default()
-                        .push(turn.id);
-                    joined = Some(wid);
                 }
+                for &wid in &ids {
+                    let turns = touched_workflows.entry((turn.agent_id.clone(), wid)).or_default();
+                    for &t in &unit.turns {
+                        if !turns.contains(&t) {
+                            turns.push(t);
+                        }
+                    }
+                }
+                joined = ids.first().copied();
             }
             // A subagent's prompt is written by the parent agent, not asked by the user.
             if !turn.is_sidechain {
-                if is_control_prompt(&turn.user_input) {
+                if steering {
                     report.control_prompts += 1;
                 } else if signature.is_empty() {
                     report.empty_signatures += 1;
@@ -182,6 +192,7 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<DetectRep
         // Workflows first: a sequence row whose turns a proposed workflow holds stays evidence.
         let judge = workflows::Judge {
             min_sessions: cfg.min_sessions,
+            min_iterations: cfg.min_iterations,
             min_specific_steps: cfg.min_specific_steps,
             min_evidence: cfg.min_evidence,
             propose: cfg.specific_only,
@@ -218,6 +229,59 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<DetectRep
         auto_promote(ws, &touched_ids, &mut report)?;
     }
     Ok(report)
+}
+
+/// Longest run of steering replies walked back to find the request they steer.
+const MAX_STEERING_RUN: usize = 64;
+
+/// One task: a request and the steering replies after it, with all their calls in order.
+struct TaskUnit {
+    /// The request's turn: the task's identity in workflows.
+    head: i64,
+    request: String,
+    /// The turns of the task, request first.
+    turns: Vec<i64>,
+    calls: Vec<mine::RawCall>,
+}
+
+/// The task `turn` belongs to: itself when it asks for something; for a steering reply, the
+/// request before it (the latest earlier turn of the session that is not steering) and every
+/// reply since. A session that opens with steering replies starts its task at the first one.
+fn task_unit(
+    conn: &Connection,
+    turn: &Turn,
+    steering: bool,
+    calls: Vec<mine::RawCall>,
+) -> Result<TaskUnit> {
+    let alone = |calls| TaskUnit {
+        head: turn.id,
+        request: turn.user_input.clone(),
+        turns: vec![turn.id],
+        calls,
+    };
+    if !steering {
+        return Ok(alone(calls));
+    }
+    let mut chain: Vec<(i64, String)> = Vec::new();
+    let mut head: Option<(i64, String)> = None;
+    for (id, input) in crate::ingest::earlier_turns(conn, turn.id, MAX_STEERING_RUN)? {
+        if is_steering(&input) {
+            chain.push((id, input));
+        } else {
+            head = Some((id, input));
+            break;
+        }
+    }
+    let Some(head) = head.or_else(|| chain.pop()) else { return Ok(alone(calls)) };
+    let mut unit = TaskUnit { head: head.0, request: head.1, turns: vec![head.0], calls: Vec::new() };
+    unit.calls.extend(workflows::load_calls(conn, head.0)?);
+    for (id, _) in chain.into_iter().rev() {
+        unit.turns.push(id);
+        unit.calls.extend(workflows::load_calls(conn, id)?);
+    }
+    unit.turns.push(turn.id);
+    unit.calls.extend(calls);
+    Ok(unit)
 }
 
 struct Ctx<'a> {
@@ -312,7 +376,10 @@ fn observe_streak(
         Some(wid) => workflows::is_covering(ctx.conn, wid, cfg.min_sessions)?,
         None => false,
     };
-    let evidence_only = cfg.specific_only && (specific < cfg.min_specific_steps || covered);
+    // A streak says which tools ran, not the commands: the workflow of its turns, mined from
+    // their steps, is what gets proposed. The row stays as evidence.
+    let _ = (specific, covered);
+    let evidence_only = cfg.specific_only;
     let mut session_keys: Vec<String> = Vec::new();
     for e in &examples {
         if !session_keys.contains(&e.session_key) {
@@ -411,9 +478,9 @@ fn sequence_candidate(
         session_keys,
         occurrences,
         examples,
-        evidence_only: cfg.specific_only
-            && (sequence_is_generic(&steps, cfg.min_specific_steps)
-                || workflows::covers_sequence(ctx.conn, agent, hash)?),
+        // A tool sequence names tools and input shapes, never commands: evidence only; the
+        // workflow mined from the same turns proposes the work with its steps.
+        evidence_only: cfg.specific_only,
         workflow_id: None,
         workflow: None,
         steps,
@@ -436,19 +503,6 @@ fn counted(recorded: Recorded, report: &mut DetectReport) -> i64 {
             id
         }
     }
-}
-
-/// A tool sequence says which tools ran, not what they did: it is proposed only when at least
-/// `min_specific` of its tools are specific by name (MCP tools, subagents, skills).
-fn sequence_is_generic(steps: &[Step], min_specific: usize) -> bool {
-    let mut specific: Vec<&str> = steps
-        .iter()
-        .map(|s| s.name.as_str())
-        .filter(|n| n.starts_with("mcp__") || matches!(*n, "Task" | "Agent" | "Skill"))
-        .collect();
-    specific.sort_unstable();
-    specific.dedup();
-    specific.len() < min_specific
 }
 
 /// Records the candidate of a mined workflow seen in enough sessions: proposed with a draft

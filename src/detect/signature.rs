@@ -103,9 +103,67 @@ pub fn is_control_prompt(input: &str) -> bool {
     words.is_empty() || CONTROL.contains(&words.join(" ").as_str())
 }
 
+/// Words at least this long carry content in most languages; replies made of shorter ones
+/// ("oui", "ok go", "y", "CR", "1") steer.
+const CONTENT_WORD_CHARS: usize = 7;
+/// Longest reply still read as steering.
+const STEERING_WORDS: usize = 5;
+
+/// A reply that steers the task under way rather than asks for a new one, judged by its shape in
+/// any language: a control prompt, a number or menu choice, a short code (`CR`, `y`, `oui`), a
+/// lone path or id, or a short line with at most one long word ("continue vers l'étape 3",
+/// "prend la seul story dispo"). Such a reply joins the task before it; it is never a task
+/// signature nor an example request.
+pub fn is_steering(input: &str) -> bool {
+    let text = input.trim();
+    if is_control_prompt(text) {
+        return true;
+    }
+    if text.contains('\n') {
+        return false;
+    }
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if words.len() == 1 {
+        return true;
+    }
+    let long = words
+        .iter()
+        .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= CONTENT_WORD_CHARS)
+        .count();
+    words.len() <= STEERING_WORDS && long <= 1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn steering_replies_by_shape_in_any_language() {
+        for p in [
+            "oui",
+            "y",
+            "1",
+            "CR",
+            "je valide",
+            "continue vers l'étape 3",
+            "prend la seul story dispo",
+            "_bmad-output/implementation-artifacts/1-2-user-authentication.md.",
+            "continue until all are done",
+            "did you push?",
+            "/compact",
+        ] {
+            assert!(is_steering(p), "{p}");
+        }
+        for p in [
+            "Work on bead spotter-fum. Run bd show spotter-fum to see the issue details",
+            "mix phx.server doesnt seem to start",
+            "start phoenix in background",
+            "release the crate as 1.2.0 and publish it",
+            "Implementer la fonctionnalité d'authentification\navec des tests",
+        ] {
+            assert!(!is_steering(p), "{p}");
+        }
+    }
 
     #[test]
     fn control_prompts() {

@@ -60,7 +60,7 @@ pub fn of_call(tool: &str, input: &[u8], cwd: Option<&str>) -> CallStep {
     let parsed: Input = serde_json::from_slice(input).unwrap_or_default();
     let cwd = parsed.workdir.as_deref().or(cwd);
     match tool {
-        "Bash" | "exec_command" | "shell" | "local_shell" | "container.exec" => {
+        "Bash" | "exec_command" | "shell" | "shell_command" | "local_shell" | "container.exec" => {
             let text: Option<Cow<str>> = match (&parsed.command, &parsed.cmd) {
                 (Some(Command::Text(t)), _) => Some(Cow::Borrowed(t.as_ref())),
                 (Some(Command::Argv(argv)), _) => Some(argv_script(argv)),
@@ -247,6 +247,60 @@ pub fn file_role(path: &str) -> String {
         return "docs/*.md".to_string();
     }
     class
+}
+
+/// File kinds that hold procedures, plans, settings and status rather than code.
+const PROCEDURE_EXTS: &[&str] = &[
+    "md", "mdx", "markdown", "txt", "rst", "adoc", "yaml", "yml", "xml", "json", "toml", "ini",
+    "cfg", "conf", "csv", "tsv",
+];
+
+/// `path` when it names a procedure file of the project: relative, not under a build or
+/// dependency folder, a plan/settings/status kind of file (`tasks.md`, `workflow.yaml`,
+/// `sprint-status.yaml`, `instructions.xml`), not one whose name is its role (`Cargo.toml`,
+/// `README.md`) nor a test, doc page or migration (those keep their role).
+pub fn procedure_path(path: &str) -> Option<&str> {
+    let path = path.trim().strip_prefix("./").unwrap_or(path.trim());
+    if path.is_empty()
+        || path.starts_with(['/', '~', '$', '-'])
+        || path.contains(['*', '?', '{', ' ', '\\', '`', '\'', '"', '<', '>', '|', '\n'])
+        || path.split('/').any(|c| {
+            matches!(c, ".." | "node_modules" | "target" | "dist" | "build" | ".git" | "vendor")
+        })
+    {
+        return None;
+    }
+    let role = file_role(path);
+    let ext = role.strip_prefix("*.")?;
+    PROCEDURE_EXTS.contains(&ext).then_some(path)
+}
+
+/// The procedure files a shell command reads (`cat a.md b.yaml`, `sed -n '1,80p' plan.md`,
+/// `head -50 tasks.md`): its path arguments that are procedure files.
+pub fn shell_reads(segment: &str) -> Vec<String> {
+    let words = shlex::split(segment)
+        .unwrap_or_else(|| segment.split_whitespace().map(str::to_string).collect());
+    let Some(program) = words.first().map(|w| base(w)) else { return Vec::new() };
+    if !matches!(program, "cat" | "sed" | "head" | "tail" | "less" | "more" | "nl" | "bat") {
+        return Vec::new();
+    }
+    // `sed -i` changes the file: not a read.
+    if program == "sed" && words.iter().any(|w| w.starts_with("-i") || w == "--in-place") {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = Vec::new();
+    for w in &words[1..] {
+        if matches!(w.as_str(), ">" | ">>" | "|" | "<") {
+            break;
+        }
+        if let Some(p) = procedure_path(w)
+            && p.contains('.')
+            && !out.iter().any(|o| o == p)
+        {
+            out.push(p.to_string());
+        }
+    }
+    out
 }
 
 /// One shell command line: a step per command of a compound line.
@@ -614,7 +668,12 @@ pub fn is_generic(key: &str) -> bool {
     if key == CHANGE_STEP {
         return true;
     }
-    if key.starts_with("file:Read:") || key == "file:Edit:*" {
+    if let Some(target) = key.strip_prefix("file:Read:") {
+        // Reading a procedure file by its path (a workflow definition, a plan) is specific:
+        // how spread it is over the history weighs it. Reading by role is looking around.
+        return procedure_path(target).is_none();
+    }
+    if key == "file:Edit:*" {
         return true;
     }
     if let Some(role) = key.strip_prefix("file:Edit:") {

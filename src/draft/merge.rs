@@ -136,6 +136,7 @@ fn propose(ws: &Workspace, pair: &Pair, hash: &str) -> Result<std::result::Resul
     let description = crate::lifecycle::files::front_matter(&text).description.unwrap_or_default();
     let reason = Reason {
         support: 0,
+        iterations: 0,
         min_support: 0,
         specificity: pair.overlap.workflow_order.max(pair.overlap.workflow_jaccard),
         specific_steps: Vec::new(),

@@ -443,6 +443,19 @@ pub fn pending_turns(conn: &Connection, limit: usize) -> Result<Vec<PendingTurn>
     rows.collect::<rusqlite::Result<Vec<_>>>().context("reading pending turns")
 }
 
+/// Up to `limit` turns of `turn_id`'s session before it (not a subagent's), latest first, with
+/// their requests.
+pub fn earlier_turns(conn: &Connection, turn_id: i64, limit: usize) -> Result<Vec<(i64, String)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT t.id, t.user_input FROM turns t
+         WHERE t.session_id = (SELECT session_id FROM turns WHERE id = ?1)
+           AND t.id < ?1 AND t.is_sidechain = 0
+         ORDER BY t.id DESC LIMIT ?2",
+    )?;
+    let rows = stmt.query_map(params![turn_id, limit as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    rows.collect::<rusqlite::Result<Vec<_>>>().context("reading a session's earlier turns")
+}
+
 /// Marks a turn consumed by detection, with its task signature (`""` when empty).
 pub fn mark_detected(conn: &Connection, turn_id: i64, signature: &str) -> Result<()> {
     let mut stmt =

@@ -15,6 +15,7 @@ pub const MIGRATIONS: &[&str] = &[
     V_MERGES,
     V_CANDIDATE_SESSIONS,
     V_PENDING_ORDER,
+    V_ITERATIONS,
 ];
 
 const V1: &str = r#"
@@ -434,4 +435,30 @@ CREATE INDEX skill_candidates_name ON skill_candidates(name);
 const V_PENDING_ORDER: &str = r#"
 DROP INDEX turns_pending;
 CREATE INDEX turns_pending_order ON turns(detected, complete, ended_at, id);
+"#;
+
+/// Loops: each iteration of a workflow done again and again inside one task is a member of its
+/// own, so a member is a (turn, iteration) pair.
+const V_ITERATIONS: &str = r#"
+CREATE TABLE workflow_members_new (
+    workflow_id INTEGER NOT NULL REFERENCES workflows(id) ON DELETE CASCADE,
+    turn_id     INTEGER NOT NULL,
+    iteration   INTEGER NOT NULL DEFAULT 0, -- which repetition of the task's loop (0: no loop)
+    session_key TEXT NOT NULL,
+    project     TEXT,
+    steps       TEXT NOT NULL,
+    failures    TEXT NOT NULL DEFAULT '[]',
+    request     TEXT NOT NULL,
+    at          TEXT,
+    success     INTEGER NOT NULL,
+    PRIMARY KEY(workflow_id, turn_id, iteration)
+) WITHOUT ROWID;
+INSERT INTO workflow_members_new (workflow_id, turn_id, iteration, session_key, project, steps,
+    failures, request, at, success)
+    SELECT workflow_id, turn_id, 0, session_key, project, steps, failures, request, at, success
+    FROM workflow_members;
+DROP TABLE workflow_members;
+ALTER TABLE workflow_members_new RENAME TO workflow_members;
+CREATE INDEX workflow_members_session ON workflow_members(workflow_id, session_key);
+CREATE INDEX workflow_members_turn ON workflow_members(turn_id);
 "#;

@@ -83,6 +83,9 @@ pub struct Sighting {
 pub struct Reason {
     /// Distinct sessions the workflow was seen in.
     pub support: usize,
+    /// Times it was done: loop iterations and turns (0 in evidence recorded before loops).
+    #[serde(default)]
+    pub iterations: usize,
     /// The support threshold in force (`detect.min_sessions`).
     pub min_support: usize,
     /// 0..1: how far the steps are from what every turn of this agent does.
