@@ -59,7 +59,8 @@ fn split_at(keys: &[&str], anchor: &str) -> Option<(usize, Vec<Range<usize>>)> {
         }
     }
     let half = sets.len().div_ceil(2).max(2);
-    let common: HashSet<&str> = held.into_iter().filter(|(_, n)| *n >= half).map(|(k, _)| k).collect();
+    let common: HashSet<&str> =
+        held.into_iter().filter(|(_, n)| *n >= half).map(|(k, _)| k).collect();
     if common.len() < MIN_CONTAINED {
         return None;
     }
@@ -103,8 +104,9 @@ mod tests {
     }
 
     #[test]
-    fn a_tracker_loop_splits_at_the_step_that_opens_each_iteration() {
-        let one = ["ready", "show", "update", CHANGE_STEP, "test", "lint", "close", "add", "commit"];
+    fn a_tracker_loop_splits_where_the_task_started() {
+        let one =
+            ["ready", "show", "update", CHANGE_STEP, "test", "lint", "close", "add", "commit"];
         let mut keys = vec!["show"];
         for _ in 0..4 {
             keys.extend(one);
@@ -113,10 +115,11 @@ mod tests {
         let its = iterations(&steps).expect("a loop");
         assert_eq!(its.len(), 4);
         assert_eq!(its[0].start, 0);
+        // The loop starts where the task starts: at the earliest recurring step.
         for r in &its[1..] {
-            assert_eq!(steps[r.start].0, "ready");
-            assert_eq!(r.len(), one.len());
+            assert_eq!(steps[r.start].0, "show");
         }
+        assert_eq!(its[1].len(), one.len());
         assert_eq!(its.last().unwrap().end, steps.len());
     }
 
@@ -130,9 +133,26 @@ mod tests {
     #[test]
     fn iterations_with_extras_still_split() {
         let steps = obs(&[
-            "ready", "show", "update", "test", "close", "commit", "ready", "show", "update",
-            "npm install", "test", "close", "commit", "ready", "show", "update", "test", "credo",
-            "close", "commit",
+            "ready",
+            "show",
+            "update",
+            "test",
+            "close",
+            "commit",
+            "ready",
+            "show",
+            "update",
+            "npm install",
+            "test",
+            "close",
+            "commit",
+            "ready",
+            "show",
+            "update",
+            "test",
+            "credo",
+            "close",
+            "commit",
         ]);
         let its = iterations(&steps).expect("a loop");
         assert_eq!(its.len(), 3);

@@ -13,9 +13,7 @@ use super::step::{
 /// it.
 pub const MAX_STEPS: usize = 64;
 
-/// What a fix list holds for a failed step whose passing run was a different command (`git push`
-/// then `git push --set-upstream origin main`): the passing command after this prefix.
-pub const RERUN_AS: &str = "again:";
+pub use crate::workflow::RERUN_AS;
 
 pub use super::step::CHANGE_STEP;
 
@@ -79,7 +77,8 @@ fn split_detail(keys: &[&str], detail: Option<&str>) -> Vec<Option<String>> {
 /// its path (`file:Read:_bmad/.../workflow.yaml`), also when a shell command reads it (`cat`,
 /// `sed -n`); anything else is the key as stored.
 fn procedure_steps(key: &str, detail: Option<String>) -> Vec<Obs> {
-    let by_path = |verb: &str, path: &str| Obs(format!("file:{verb}:{path}"), Some(path.to_string()));
+    let by_path =
+        |verb: &str, path: &str| Obs(format!("file:{verb}:{path}"), Some(path.to_string()));
     if let Some(rest) = key.strip_prefix("file:")
         && let Some((verb, role)) = rest.split_once(':')
         && role.starts_with("*.")
@@ -251,7 +250,11 @@ pub struct ConsensusStep {
 
 /// The steps present in at least `min_sessions` distinct sessions and `min_members` members,
 /// ordered by their mean relative position in the members.
-pub fn consensus(members: &[Member], min_sessions: usize, min_members: usize) -> Vec<ConsensusStep> {
+pub fn consensus(
+    members: &[Member],
+    min_sessions: usize,
+    min_members: usize,
+) -> Vec<ConsensusStep> {
     struct Acc {
         sessions: HashSet<String>,
         pos_sum: f64,
@@ -345,6 +348,9 @@ fn placeholder(values: &[&str], previous: Option<&str>) -> String {
             && v.contains('.')
     };
     let flag = previous.is_some_and(|p| p.starts_with('-'));
+    if previous.is_some_and(|p| matches!(p, "origin" | "upstream" | "checkout" | "switch")) {
+        return "<branch>".into();
+    }
     if previous.is_some_and(|p| {
         matches!(p, "-m" | "--message" | "--title" | "--body" | "--notes" | "--reason" | "-t")
     }) || values.iter().any(|v| v.contains(' '))
@@ -371,7 +377,9 @@ fn placeholder(values: &[&str], previous: Option<&str>) -> String {
     if values.iter().all(|v| {
         v.contains('/')
             || v.rsplit_once('.').is_some_and(|(a, b)| {
-                !a.is_empty() && (1..=5).contains(&b.len()) && b.chars().all(|c| c.is_ascii_alphabetic())
+                !a.is_empty()
+                    && (1..=5).contains(&b.len())
+                    && b.chars().all(|c| c.is_ascii_alphabetic())
             })
     }) {
         return "<path>".into();
@@ -391,12 +399,21 @@ fn quote_word(w: &str) -> String {
 /// observation that every other observation shares (in order) stay; the others become a
 /// placeholder typed by their values.
 pub fn template(details: &[String]) -> Option<String> {
-    let first = details.first()?;
-    let base = words(first);
+    let all: Vec<Vec<String>> = details.iter().map(|d| words(d)).collect();
+    // The base is the most common shape (word count; the shorter on a tie, the first of it):
+    // one odd run (`bd close a b c d`) does not set the template.
+    let mut lengths: HashMap<usize, usize> = HashMap::new();
+    for w in &all {
+        *lengths.entry(w.len()).or_default() += 1;
+    }
+    let (&len, _) = lengths.iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))?;
+    let at = all.iter().position(|w| w.len() == len)?;
+    let base = all[at].clone();
     if base.is_empty() {
         return None;
     }
-    let others: Vec<Vec<String>> = details[1..].iter().map(|d| words(d)).collect();
+    let others: Vec<Vec<String>> =
+        all.iter().enumerate().filter(|(i, _)| *i != at).map(|(_, w)| w.clone()).collect();
     // For each token of the base: kept when every other observation has it in aligned order;
     // else the values other observations hold at the same index (a cheap stand-in for the
     // aligned slot) type the placeholder.
@@ -411,9 +428,20 @@ pub fn template(details: &[String]) -> Option<String> {
         keep
     };
     let mut out: Vec<String> = Vec::new();
+    let mut dropped_flag = false;
     for (i, token) in base.iter().enumerate() {
         if keep[i] {
+            dropped_flag = false;
             out.push(quote_word(token));
+            continue;
+        }
+        // A flag some runs used and others not is left out (flags stay literal or go), and so
+        // is the value right after it.
+        if token.starts_with('-') && !token.contains('=') {
+            dropped_flag = true;
+            continue;
+        }
+        if std::mem::take(&mut dropped_flag) && !token.starts_with('-') {
             continue;
         }
         let mut values: Vec<&str> = vec![token.as_str()];

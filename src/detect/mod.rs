@@ -105,8 +105,7 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<DetectRep
         for turn in &turns {
             // A steering reply ("oui", "1", "CR") is part of the task before it, not a task.
             let steering = !turn.is_sidechain && is_steering(&turn.user_input);
-            let signature =
-                if steering { String::new() } else { task_signature(&turn.user_input) };
+            let signature = if steering { String::new() } else { task_signature(&turn.user_input) };
             crate::ingest::mark_detected(&tx, turn.id, &signature)?;
             report.turns_processed += 1;
             let rows = crate::ingest::tool_calls(&tx, turn.id)?;
@@ -273,7 +272,8 @@ fn task_unit(
         }
     }
     let Some(head) = head.or_else(|| chain.pop()) else { return Ok(alone(calls)) };
-    let mut unit = TaskUnit { head: head.0, request: head.1, turns: vec![head.0], calls: Vec::new() };
+    let mut unit =
+        TaskUnit { head: head.0, request: head.1, turns: vec![head.0], calls: Vec::new() };
     unit.calls.extend(workflows::load_calls(conn, head.0)?);
     for (id, _) in chain.into_iter().rev() {
         unit.turns.push(id);

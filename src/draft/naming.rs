@@ -451,6 +451,14 @@ pub fn from_requests(requests: &[String]) -> Option<String> {
         let first = parsed.iter().position(|p| p.0 == *v).unwrap_or(0);
         (verbs[v], mentions(v), std::cmp::Reverse(first))
     })?;
+    // A word of one request only that looks like an id (`spotter-gqc`, `v2_final`) is a value of
+    // that request, never part of a name.
+    let id_like = |w: &str| w.chars().any(|c| c.is_ascii_digit() || matches!(c, '-' | '_' | '.'));
+    for p in parsed.iter_mut() {
+        if requests.len() >= 2 {
+            p.1.retain(|w| !id_like(w) || said.iter().filter(|ws| ws.contains(w)).count() >= 2);
+        }
+    }
     let mut objects: HashMap<Vec<String>, usize> = HashMap::new();
     for (_, object) in parsed.iter().filter(|p| p.0 == best) {
         for n in 1..=object.len() {
@@ -492,9 +500,37 @@ fn step_object(key: &str) -> String {
     format!("{server} {}", name_words.join(" "))
 }
 
+/// A name from what triggers the work: a slash command (`speckit.implement` →
+/// `speckit-implement`), or a workflow file by the folder that names it, under the namespace of
+/// the tool that keeps it (`_bmad/bmm/workflows/4-implementation/code-review/workflow.yaml` →
+/// `bmad-code-review`; `.specify/templates/plan.md` → `specify-plan`).
+pub fn from_trigger(trigger: &str) -> String {
+    let parts: Vec<&str> = trigger.split('/').filter(|p| !p.is_empty()).collect();
+    if parts.len() < 2 {
+        return trigger.to_string();
+    }
+    let file = parts[parts.len() - 1];
+    let stem = file.split('.').next().unwrap_or(file);
+    let generic = crate::detect::step::is_definition_file(trigger);
+    let name = if generic && parts.len() >= 2 { parts[parts.len() - 2] } else { stem };
+    let namespace =
+        parts[0].strip_prefix(['_', '.']).filter(|n| !n.is_empty() && !name.contains(n));
+    match namespace {
+        Some(ns) => format!("{ns} {name}"),
+        None => name.to_string(),
+    }
+}
+
 /// The skill's base name (before any suffix that makes it unique): verb + object of the
-/// requests, the verb alone completed by what the most specific step acts on, or that step alone.
+/// requests, the verb alone completed by what the most specific step acts on, or that step alone;
+/// for work whose requests are templates or menu codes, what triggers it.
 pub fn base_name(ev: &WorkflowEvidence) -> String {
+    if ev.requests.is_empty()
+        && let Some(trigger) = &ev.trigger
+        && let Some(name) = slug(&from_trigger(trigger), 64)
+    {
+        return name;
+    }
     let step = ev.reason.specific_steps.first().or_else(|| {
         ev.steps
             .iter()
@@ -627,6 +663,21 @@ mod tests {
         assert_eq!(step_object("mcp:mcp__jira__get_ticket"), "jira ticket");
         assert_eq!(step_object("mcp:mcp__github__create_pull_request"), "github pull request");
         assert_eq!(step_object("sh:bd update"), "bd update");
+    }
+
+    #[test]
+    fn ids_said_once_never_name_and_triggers_name_by_their_folder() {
+        assert_eq!(
+            name(&["Implement spotter-gqc", "Implement the tracker epic spotter-dov"]).unwrap(),
+            "implement-tracker-epic"
+        );
+        assert_eq!(
+            from_trigger("_bmad/bmm/workflows/4-implementation/code-review/workflow.yaml"),
+            "bmad code-review"
+        );
+        assert_eq!(from_trigger("speckit.implement"), "speckit.implement");
+        assert_eq!(from_trigger(".specify/memory/constitution.md"), "specify constitution");
+        assert_eq!(from_trigger("docs/release/instructions.md"), "release");
     }
 
     #[test]

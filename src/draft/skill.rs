@@ -11,12 +11,12 @@ use std::collections::{BTreeSet, HashSet};
 use crate::text::injection::{self, Flag};
 use crate::text::redact;
 use crate::usage::overlap::jaccard;
-use crate::workflow::{CheckKind, StepKind, WorkflowEvidence, WorkflowStep};
+use crate::workflow::{CheckKind, RERUN_AS, StepKind, WorkflowEvidence, WorkflowStep};
 
 use super::quote::{block_quote, code, one_line, phrase};
 
 const MAX_DESCRIPTION: usize = 1024;
-const MAX_STEPS: usize = 12;
+const MAX_STEPS: usize = 16;
 const MAX_COMMAND: usize = 120;
 const MAX_EXAMPLES: usize = 3;
 const MAX_EXAMPLE_CHARS: usize = 300;
@@ -95,8 +95,10 @@ fn key_steps(ev: &WorkflowEvidence) -> Vec<&WorkflowStep> {
 pub fn description(ev: &WorkflowEvidence, name: &str) -> String {
     let what = name.replace('-', " ");
     let sessions = ev.reason.support.max(ev.sightings.len());
-    let commands: Vec<String> =
-        key_steps(ev).iter().take(5).map(|s| code(&s.template, 40)).collect();
+    // Commands and edits say more than the files read on the way.
+    let mut keys = key_steps(ev);
+    keys.sort_by_key(|s| is_read(s));
+    let commands: Vec<String> = keys.iter().take(5).map(|s| code(&s.template, 40)).collect();
     let mut text = if commands.is_empty() {
         format!("{} the way it was done in {sessions} sessions.", title(name))
     } else {
@@ -110,7 +112,15 @@ pub fn description(ev: &WorkflowEvidence, name: &str) -> String {
     let quoted: Vec<String> =
         examples.iter().take(2).map(|r| format!("\"{}\"", phrase(r, 80))).collect();
     if quoted.is_empty() {
-        text.push_str(&format!(" Use when asked to {what}."));
+        match &ev.trigger {
+            Some(t) if t.contains('/') => text.push_str(&format!(
+                " Use it when asked for {what} (the procedure in {}).",
+                code(t, 100)
+            )),
+            Some(t) => text
+                .push_str(&format!(" Use when asked to {what} ({}).", code(&format!("/{t}"), 60))),
+            None => text.push_str(&format!(" Use when asked to {what}.")),
+        }
     } else {
         text.push_str(&format!(" Use it for requests like {}.", quoted.join(" or ")));
     }
@@ -118,6 +128,44 @@ pub fn description(ev: &WorkflowEvidence, name: &str) -> String {
     let text = text.replace("---", "- - -");
     let text = redact::secrets(&text).into_owned();
     super::quote::clip(&text, MAX_DESCRIPTION)
+}
+
+fn is_read(step: &WorkflowStep) -> bool {
+    step.kind == StepKind::File && step.tool == "Read"
+}
+
+/// The steps as a reader follows them: consecutive files read (all required, or all optional)
+/// are one step.
+fn grouped(steps: &[WorkflowStep]) -> Vec<Vec<&WorkflowStep>> {
+    let mut out: Vec<Vec<&WorkflowStep>> = Vec::new();
+    for step in steps {
+        if let Some(last) = out.last_mut()
+            && is_read(step)
+            && last.iter().all(|s| is_read(s) && s.optional == step.optional)
+        {
+            last.push(step);
+            continue;
+        }
+        out.push(vec![step]);
+    }
+    out
+}
+
+fn reads_line(reads: &[&WorkflowStep]) -> String {
+    let files: Vec<String> = reads
+        .iter()
+        .map(|s| code(s.template.strip_prefix("Read ").unwrap_or(&s.template), MAX_COMMAND))
+        .collect();
+    format!("Read {}.", files.join(", "))
+}
+
+/// How often an optional step was seen: in a loop by the times done, else by sessions.
+fn seen_share(step: &WorkflowStep, sessions: usize, times: usize) -> String {
+    if times > sessions && step.sessions >= sessions {
+        format!("done in {} of {times} times", step.times)
+    } else {
+        format!("seen in {} of {sessions} sessions", step.sessions)
+    }
 }
 
 fn step_line(step: &WorkflowStep) -> String {
@@ -249,18 +297,22 @@ pub fn skill_md(ev: &WorkflowEvidence, name: &str) -> String {
     }
 
     s.push_str("## Steps\n\n");
-    for (i, step) in ev.steps.iter().take(MAX_STEPS).enumerate() {
+    let times = ev.reason.iterations;
+    let groups = grouped(&ev.steps);
+    for (i, group) in groups.iter().take(MAX_STEPS).enumerate() {
+        let step = group[0];
         let optional = if step.optional {
-            format!("Optional (seen in {} of {sessions} sessions): ", step.sessions)
+            format!("Optional ({}): ", seen_share(step, sessions, times))
         } else {
             String::new()
         };
-        s.push_str(&format!("{}. {optional}{}\n", i + 1, step_line(step)));
+        let line = if group.len() > 1 { reads_line(group) } else { step_line(step) };
+        s.push_str(&format!("{}. {optional}{line}\n", i + 1));
     }
-    if ev.steps.len() > MAX_STEPS {
+    if groups.len() > MAX_STEPS {
         s.push_str(&format!(
             "\n{} more steps were seen; `skilldeck candidates --json` lists them all.\n",
-            ev.steps.len() - MAX_STEPS
+            groups.len() - MAX_STEPS
         ));
     }
     s.push('\n');
@@ -287,19 +339,34 @@ pub fn skill_md(ev: &WorkflowEvidence, name: &str) -> String {
         for f in &ev.failures {
             let runs =
                 if f.sessions == 1 { "1 session" } else { &format!("{} sessions", f.sessions) };
-            let fixes: Vec<String> = f.fixed_by.iter().take(4).map(|x| code(x, 60)).collect();
-            if fixes.is_empty() {
-                s.push_str(&format!(
-                    "- {} failed in {runs}; it passed when run again.\n",
-                    code(&f.step, MAX_COMMAND)
-                ));
-            } else {
-                s.push_str(&format!(
-                    "- {} failed in {runs}; it was fixed with {}, then run again.\n",
-                    code(&f.step, MAX_COMMAND),
+            let rerun = f.fixed_by.iter().find_map(|x| x.strip_prefix(RERUN_AS));
+            let fixes: Vec<String> = f
+                .fixed_by
+                .iter()
+                .filter(|x| !x.starts_with(RERUN_AS))
+                .take(4)
+                .map(|x| code(x, 60))
+                .collect();
+            let step = code(&f.step, MAX_COMMAND);
+            let line = match (rerun, fixes.is_empty()) {
+                (Some(again), true) => {
+                    format!(
+                        "- {step} failed in {runs}; it passed run as {}.\n",
+                        code(again, MAX_COMMAND)
+                    )
+                }
+                (Some(again), false) => format!(
+                    "- {step} failed in {runs}; it was fixed with {}, then run as {}.\n",
+                    fixes.join(", "),
+                    code(again, MAX_COMMAND)
+                ),
+                (None, true) => format!("- {step} failed in {runs}; it passed when run again.\n"),
+                (None, false) => format!(
+                    "- {step} failed in {runs}; it was fixed with {}, then run again.\n",
                     fixes.join(", ")
-                ));
-            }
+                ),
+            };
+            s.push_str(&line);
         }
         s.push('\n');
     }
@@ -386,7 +453,8 @@ fn inputs(ev: &WorkflowEvidence) -> Vec<(String, Vec<String>)> {
                     continue;
                 }
                 let value = words[i].strip_prefix(head).and_then(|v| v.strip_suffix(tail));
-                if let Some(value) = value.filter(|v| !v.is_empty())
+                // Redirections and pipes are how it ran, not a value of the request.
+                if let Some(value) = value.filter(|v| !v.is_empty() && !v.contains(['>', '|']))
                     && out[at].1.len() < 3
                     && !out[at].1.iter().any(|x| x == value)
                 {

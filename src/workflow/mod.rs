@@ -53,9 +53,16 @@ pub struct WorkflowStep {
     pub check: Option<CheckKind>,
     /// Sessions (of the workflow's support) in which this step was seen.
     pub sessions: usize,
+    /// Times (loop iterations and turns) it was seen in (0 in evidence recorded before loops).
+    #[serde(default)]
+    pub times: usize,
     /// Seen in fewer than all supporting sessions.
     pub optional: bool,
 }
+
+/// How a fix list marks the passing command of a failed step that was run differently the second
+/// time (`git push` → `again:git push --set-upstream origin <branch>`).
+pub const RERUN_AS: &str = "again:";
 
 /// A step that failed in some session and what followed until it passed again.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -111,6 +118,11 @@ pub struct WorkflowEvidence {
     pub reason: Reason,
     pub first_seen: Option<String>,
     pub last_seen: Option<String>,
+    /// What starts the work when its requests are a prompt template or a menu code rather than
+    /// words: the slash command (`speckit.implement`) or the workflow file it loads
+    /// (`_bmad/bmm/workflows/4-implementation/code-review/workflow.yaml`).
+    #[serde(default)]
+    pub trigger: Option<String>,
 }
 
 impl WorkflowEvidence {

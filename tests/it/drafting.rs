@@ -18,6 +18,7 @@ fn step(key: &str, kind: StepKind, tool: &str, template: &str) -> WorkflowStep {
         observed: Vec::new(),
         check: None,
         sessions: 4,
+        times: 4,
         optional: false,
     }
 }
@@ -94,6 +95,7 @@ pub fn crate_release() -> WorkflowEvidence {
         },
         first_seen: Some("2026-01-11T10:00:00Z".into()),
         last_seen: Some("2026-04-14T10:00:00Z".into()),
+        trigger: None,
     }
 }
 
@@ -138,6 +140,7 @@ pub fn tracker_loop() -> WorkflowEvidence {
         },
         first_seen: Some("2026-02-01T09:00:00Z".into()),
         last_seen: Some("2026-02-20T09:00:00Z".into()),
+        trigger: None,
     }
 }
 
