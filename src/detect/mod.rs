@@ -104,7 +104,12 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<DetectRep
         let mut touched_workflows: BTreeMap<(String, i64), Vec<i64>> = BTreeMap::new();
         for turn in &turns {
             // A steering reply ("oui", "1", "CR") is part of the task before it, not a task.
-            let steering = !turn.is_sidechain && is_steering(&turn.user_input);
+            let earlier = if !turn.is_sidechain && signature::short_reply(&turn.user_input) {
+                crate::ingest::earlier_turns(&tx, turn.id, MAX_STEERING_RUN)?
+            } else {
+                Vec::new()
+            };
+            let steering = !turn.is_sidechain && is_steering(&turn.user_input, asked(&earlier, 0));
             let signature = if steering { String::new() } else { task_signature(&turn.user_input) };
             crate::ingest::mark_detected(&tx, turn.id, &signature)?;
             report.turns_processed += 1;
@@ -115,7 +120,7 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<DetectRep
             if !turn.is_sidechain && !smoke {
                 let raw = workflows::as_raw_calls(rows);
                 workflows::count_steps(&tx, &turn.agent_id, &raw)?;
-                let unit = task_unit(&tx, turn, steering, raw)?;
+                let unit = task_unit(&tx, turn, steering, &earlier, raw)?;
                 let mined = workflows::MinedTurn {
                     id: unit.head,
                     agent_id: &turn.agent_id,
@@ -250,6 +255,7 @@ fn task_unit(
     conn: &Connection,
     turn: &Turn,
     steering: bool,
+    earlier: &[crate::ingest::EarlierTurn],
     calls: Vec<mine::RawCall>,
 ) -> Result<TaskUnit> {
     let alone = |calls| TaskUnit {
@@ -263,11 +269,11 @@ fn task_unit(
     }
     let mut chain: Vec<(i64, String)> = Vec::new();
     let mut head: Option<(i64, String)> = None;
-    for (id, input) in crate::ingest::earlier_turns(conn, turn.id, MAX_STEERING_RUN)? {
-        if is_steering(&input) {
-            chain.push((id, input));
+    for (i, e) in earlier.iter().enumerate() {
+        if is_steering(&e.user_input, asked(earlier, i + 1)) {
+            chain.push((e.id, e.user_input.clone()));
         } else {
-            head = Some((id, input));
+            head = Some((e.id, e.user_input.clone()));
             break;
         }
     }
@@ -282,6 +288,11 @@ fn task_unit(
     unit.turns.push(turn.id);
     unit.calls.extend(calls);
     Ok(unit)
+}
+
+/// Whether the agent asked something at the end of `earlier[i]` (the turn before the one judged).
+fn asked(earlier: &[crate::ingest::EarlierTurn], i: usize) -> bool {
+    earlier.get(i).and_then(|e| e.summary.as_deref()).is_some_and(signature::asks)
 }
 
 struct Ctx<'a> {
@@ -376,10 +387,7 @@ fn observe_streak(
         Some(wid) => workflows::is_covering(ctx.conn, wid, cfg.min_sessions)?,
         None => false,
     };
-    // A streak says which tools ran, not the commands: the workflow of its turns, mined from
-    // their steps, is what gets proposed. The row stays as evidence.
-    let _ = (specific, covered);
-    let evidence_only = cfg.specific_only;
+    let evidence_only = cfg.specific_only && (specific < cfg.min_specific_steps || covered);
     let mut session_keys: Vec<String> = Vec::new();
     for e in &examples {
         if !session_keys.contains(&e.session_key) {
@@ -396,7 +404,13 @@ fn observe_streak(
         occurrences: examples.len() as i64,
         examples: distinct_inputs(examples.iter().map(|e| e.user_input.as_str())),
         evidence_only,
-        workflow: None,
+        // The draft says what the streak's turns did with their commands and files, never tool
+        // names with input shapes.
+        workflow: if evidence_only {
+            None
+        } else {
+            Some(streak_evidence(ctx.conn, turn, &examples)?)
+        },
         workflow_id: workflow,
     };
     let recorded = ctx.record(&evidence)?;
@@ -432,6 +446,20 @@ fn observe_streak(
         )?;
     }
     Ok(Some(id))
+}
+
+/// The concrete steps a streak's turns share, as workflow evidence for its draft.
+fn streak_evidence(
+    conn: &Connection,
+    turn: &Turn,
+    examples: &[streak::Example],
+) -> Result<crate::workflow::WorkflowEvidence> {
+    let mut turns: Vec<(String, Vec<mine::RawCall>)> = Vec::new();
+    for e in examples {
+        turns.push((e.session_key.clone(), workflows::load_calls(conn, e.turn_id)?));
+    }
+    let requests = distinct_inputs(examples.iter().map(|e| e.user_input.as_str()));
+    workflows::evidence_of_turns(conn, &turn.agent_id, &turns, requests)
 }
 
 /// Creates or updates the candidate for a sequence once it has been seen in enough sessions.
@@ -478,9 +506,9 @@ fn sequence_candidate(
         session_keys,
         occurrences,
         examples,
-        // A tool sequence names tools and input shapes, never commands: evidence only; the
-        // workflow mined from the same turns proposes the work with its steps.
-        evidence_only: cfg.specific_only,
+        evidence_only: cfg.specific_only
+            && (sequence_is_generic(&steps, cfg.min_specific_steps)
+                || workflows::covers_sequence(ctx.conn, agent, hash)?),
         workflow_id: None,
         workflow: None,
         steps,
@@ -503,6 +531,19 @@ fn counted(recorded: Recorded, report: &mut DetectReport) -> i64 {
             id
         }
     }
+}
+
+/// A tool sequence says which tools ran, not what they did: it is proposed only when at least
+/// `min_specific` of its tools are specific by name (MCP tools, subagents, skills).
+fn sequence_is_generic(steps: &[Step], min_specific: usize) -> bool {
+    let mut specific: Vec<&str> = steps
+        .iter()
+        .map(|s| s.name.as_str())
+        .filter(|n| n.starts_with("mcp__") || matches!(*n, "Task" | "Agent" | "Skill"))
+        .collect();
+    specific.sort_unstable();
+    specific.dedup();
+    specific.len() < min_specific
 }
 
 /// Records the candidate of a mined workflow seen in enough sessions: proposed with a draft

@@ -103,34 +103,61 @@ pub fn is_control_prompt(input: &str) -> bool {
     words.is_empty() || CONTROL.contains(&words.join(" ").as_str())
 }
 
-/// Words at least this long carry content in most languages; replies made of shorter ones
-/// ("oui", "ok go", "y", "CR", "1") steer.
-const CONTENT_WORD_CHARS: usize = 7;
-/// Longest reply still read as steering.
-const STEERING_WORDS: usize = 5;
+/// Letters a word needs to carry content in most languages; replies made only of shorter words,
+/// numbers, codes and paths ("oui", "ok go", "y", "CR", "1") steer.
+const CONTENT_WORD_CHARS: usize = 4;
+/// Longest reply read as steering when it answers the agent's question or opens with a control
+/// word ("continue until all are done", "prend la seul story dispo").
+const STEERING_WORDS: usize = 6;
 
-/// A reply that steers the task under way rather than asks for a new one, judged by its shape in
-/// any language: a control prompt, a number or menu choice, a short code (`CR`, `y`, `oui`), a
-/// lone path or id, or a short line with at most one long word ("continue vers l'étape 3",
-/// "prend la seul story dispo"). Such a reply joins the task before it; it is never a task
-/// signature nor an example request.
-pub fn is_steering(input: &str) -> bool {
+/// Whether a reply may be steering at all: short enough. Longer replies are always requests.
+pub fn short_reply(input: &str) -> bool {
+    input.split_whitespace().nth(STEERING_WORDS).is_none()
+}
+
+/// A reply that steers the task under way rather than asks for a new one, judged by its shape
+/// in any language: a control prompt, a lone word, number, code or path (`CR`, `oui`, `1`,
+/// `_bmad-output/story.md`), a reply without a content word, a short reply that opens with a
+/// control word ("continue vers l'étape 3"), or a short answer to the agent's question or menu
+/// (`asked`: the agent's last message before it asked or offered choices). Such a reply joins the
+/// task before it; it is never a task signature nor an example request.
+pub fn is_steering(input: &str, asked: bool) -> bool {
     let text = input.trim();
     if is_control_prompt(text) {
         return true;
+    }
+    if !short_reply(text) {
+        return false;
     }
     let words: Vec<&str> = text.split_whitespace().collect();
     if words.len() == 1 {
         return true;
     }
     // Paths, ids and numbers are values, not content words.
-    let long = words
+    let content = words
         .iter()
         .map(|w| w.trim_matches(|c: char| c.is_ascii_punctuation()))
         .filter(|w| !w.contains(['/', '.', '_']) && !w.chars().any(|c| c.is_ascii_digit()))
         .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= CONTENT_WORD_CHARS)
         .count();
-    words.len() <= STEERING_WORDS && long <= 1
+    content == 0 || asked || is_control_prompt(words[0])
+}
+
+/// Whether the agent's last message asks the user something: a question, a yes/no prompt, or a
+/// menu of numbered or coded choices near its end.
+pub fn asks(summary: &str) -> bool {
+    let tail: String = {
+        let chars: Vec<char> = summary.trim_end().chars().collect();
+        chars[chars.len().saturating_sub(400)..].iter().collect()
+    };
+    if tail.contains('?') || tail.contains("y/n") || tail.contains("(y)") {
+        return true;
+    }
+    tail.lines().any(|l| {
+        let l = l.trim_start().trim_start_matches(['-', '*', ' ']);
+        let digits = l.chars().take_while(char::is_ascii_digit).count();
+        digits > 0 && l[digits..].starts_with(['.', ')'])
+    })
 }
 
 #[cfg(test)]
@@ -144,26 +171,36 @@ mod tests {
             "y",
             "1",
             "CR",
-            "je valide",
+            "ok go",
             "continue vers l'étape 3",
-            "prend la seul story dispo",
+            "continue until all are done",
             "_bmad-output/implementation-artifacts/1-2-user-authentication.md.",
             "_bmad-output/implementation-artifacts/1-2-user-\n   authentication.md.",
-            "continue until all are done",
-            "did you push?",
             "/compact",
         ] {
-            assert!(is_steering(p), "{p}");
+            assert!(is_steering(p, false), "{p}");
+        }
+        // A short answer to the agent's question steers; the same words unasked are a task.
+        for p in ["je valide", "prend la seul story dispo"] {
+            assert!(is_steering(p, true), "{p}");
+            assert!(!is_steering(p, false), "{p}");
         }
         for p in [
+            "refactor the code",
+            "release the crate",
             "Work on bead spotter-fum. Run bd show spotter-fum to see the issue details",
             "mix phx.server doesnt seem to start",
-            "start phoenix in background",
-            "release the crate as 1.2.0 and publish it",
-            "Implementer la fonctionnalité d'authentification\navec des tests unitaires",
         ] {
-            assert!(!is_steering(p), "{p}");
+            assert!(!is_steering(p, false), "{p}");
         }
+        assert!(!is_steering("Work on bead spotter-fum. Run bd show spotter-fum now", true));
+    }
+
+    #[test]
+    fn the_agent_asks_by_question_or_menu() {
+        assert!(asks("Continuer vers l'étape 2 (plan d'attaque review) ? `(y/n/edit)`"));
+        assert!(asks("Que veux-tu faire ?\n1. Corriger\n2. Créer des action items\n3. Autre"));
+        assert!(!asks("Done: the tests pass and the change is committed."));
     }
 
     #[test]

@@ -658,6 +658,68 @@ pub fn evidence(
     Ok(Some((ev, evidence_only)))
 }
 
+/// Evidence from a few turns that did the same task (a signature streak): the steps most of them
+/// share, with their commands, as a draft shows them.
+pub fn evidence_of_turns(
+    conn: &Connection,
+    agent: &str,
+    done: &[(String, Vec<RawCall>)],
+    requests: Vec<String>,
+) -> Result<WorkflowEvidence> {
+    let members: Vec<Member> = done
+        .iter()
+        .map(|(session_key, calls)| {
+            let mut seq = mine::turn_sequence(calls);
+            seq.steps.truncate(mine::MAX_STEPS);
+            Member { session_key: session_key.clone(), steps: seq.steps }
+        })
+        .collect();
+    let support = members.iter().map(|m| m.session_key.as_str()).collect::<HashSet<_>>().len();
+    let consensus = mine::consensus(&members, 1, members.len().div_ceil(2).max(1));
+    let total = turns(conn, agent)?;
+    let mut dfs: HashMap<String, u64> = HashMap::new();
+    for c in &consensus {
+        dfs.insert(c.key.clone(), df(conn, agent, &c.key)?);
+    }
+    let steps: Vec<WorkflowStep> =
+        consensus.iter().map(|c| workflow_step(c, support, members.len())).collect();
+    let specific: Vec<String> = consensus
+        .iter()
+        .filter(|c| mine::is_specific(&c.key, &dfs, total))
+        .map(|c| c.key.clone())
+        .collect();
+    let shown: Vec<String> = specific.iter().take(4).map(|k| display(k)).collect();
+    let reason = Reason {
+        support,
+        iterations: members.len(),
+        min_support: 1,
+        specificity: if consensus.is_empty() {
+            0.0
+        } else {
+            specific.len() as f64 / consensus.len() as f64
+        },
+        summary: format!(
+            "succeeded {} times in a row; {} specific steps ({})",
+            members.len(),
+            specific.len(),
+            shown.join(", ")
+        ),
+        score: members.len() as f64 * specific.len() as f64,
+        specific_steps: specific,
+    };
+    Ok(WorkflowEvidence {
+        agent_id: agent.to_string(),
+        steps,
+        requests,
+        sightings: Vec::new(),
+        failures: Vec::new(),
+        reason,
+        first_seen: None,
+        last_seen: None,
+        trigger: None,
+    })
+}
+
 /// What failed in the members and how it was fixed: the specific steps run between the failure
 /// and the passing run, and the passing command itself when it was another one (templated over
 /// the sessions: `git push --set-upstream origin <branch>`).
@@ -741,7 +803,8 @@ fn requests_of(rows: &[MemberRow]) -> (Vec<String>, usize) {
             templated += 1;
             continue;
         }
-        let opaque = r.is_empty() || super::is_steering(r) || crate::text::redact::is_opaque(r);
+        let opaque =
+            r.is_empty() || super::is_steering(r, false) || crate::text::redact::is_opaque(r);
         if !opaque && requests.len() < 5 && !requests.iter().any(|x| x == r) {
             requests.push(r.chars().take(400).collect());
         }

@@ -509,9 +509,10 @@ fn write(
 /// The mechanical name, with a hash suffix when another candidate (of any agent: staging and
 /// live folders are shared) already holds it.
 fn unique_name(conn: &Connection, ev: &Evidence) -> Result<String> {
+    // A streak keeps its `auto-<signature>` name whatever its draft shows.
     let base = match &ev.workflow {
-        Some(w) => render::workflow_name(w),
-        None => render::base_name(ev.source.as_str(), ev.signature.as_deref(), &ev.steps, &ev.hash),
+        Some(w) if ev.source == CandidateSource::Workflow => render::workflow_name(w),
+        _ => render::base_name(ev.source.as_str(), ev.signature.as_deref(), &ev.steps, &ev.hash),
     };
     let taken: bool = conn
         .prepare_cached("SELECT EXISTS(SELECT 1 FROM skill_candidates WHERE name = ?1)")?

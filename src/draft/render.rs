@@ -6,6 +6,7 @@ use sha2::{Digest, Sha256};
 
 use crate::model::Step;
 use crate::text::hex::hex;
+use crate::text::redact;
 use crate::text::safe;
 use crate::workflow::WorkflowEvidence;
 
@@ -121,7 +122,7 @@ fn code(text: &str) -> String {
 }
 
 pub fn skill_md(doc: &DraftDoc) -> String {
-    if let Some(w) = doc.workflow {
+    if let Some(w) = doc.workflow.filter(|_| doc.source != "signature") {
         return super::skill::skill_md(w, doc.name);
     }
     let mut s = String::new();
@@ -164,6 +165,14 @@ pub fn skill_md(doc: &DraftDoc) -> String {
             s.push('\n');
         }
     }
+    if let Some(w) = doc.workflow {
+        // A streak's draft: the steps its turns shared, with their commands and files.
+        s.push_str("## Steps\n\n");
+        for (i, line) in super::skill::step_lines(w).iter().enumerate() {
+            s.push_str(&format!("{}. {line}\n", i + 1));
+        }
+        return redact::secrets(&s).into_owned();
+    }
     s.push_str("## How to use\n\n");
     s.push_str(
         "Follow the observed tool sequence, adapting each call's inputs to the request at hand.\n\n",
@@ -173,12 +182,7 @@ pub fn skill_md(doc: &DraftDoc) -> String {
         s.push_str("No tool calls were observed: the work was done in conversation.\n");
     }
     for (i, step) in doc.steps.iter().enumerate() {
-        s.push_str(&format!(
-            "{}. {} with input shape {}\n",
-            i + 1,
-            code(&step.name),
-            code(&step.input_shape)
-        ));
+        s.push_str(&format!("{}. {}\n", i + 1, code(&step.name)));
     }
     s
 }

@@ -130,6 +130,26 @@ pub fn description(ev: &WorkflowEvidence, name: &str) -> String {
     super::quote::clip(&text, MAX_DESCRIPTION)
 }
 
+/// The steps as numbered lines would say them (reads grouped, optional ones marked).
+pub fn step_lines(ev: &WorkflowEvidence) -> Vec<String> {
+    let sessions = ev.reason.support.max(ev.sightings.len());
+    let times = ev.reason.iterations;
+    grouped(&ev.steps)
+        .iter()
+        .take(MAX_STEPS)
+        .map(|group| {
+            let step = group[0];
+            let optional = if step.optional {
+                format!("Optional ({}): ", seen_share(step, sessions, times))
+            } else {
+                String::new()
+            };
+            let line = if group.len() > 1 { reads_line(group) } else { step_line(step) };
+            format!("{optional}{line}")
+        })
+        .collect()
+}
+
 fn is_read(step: &WorkflowStep) -> bool {
     step.kind == StepKind::File && step.tool == "Read"
 }
@@ -297,22 +317,14 @@ pub fn skill_md(ev: &WorkflowEvidence, name: &str) -> String {
     }
 
     s.push_str("## Steps\n\n");
-    let times = ev.reason.iterations;
-    let groups = grouped(&ev.steps);
-    for (i, group) in groups.iter().take(MAX_STEPS).enumerate() {
-        let step = group[0];
-        let optional = if step.optional {
-            format!("Optional ({}): ", seen_share(step, sessions, times))
-        } else {
-            String::new()
-        };
-        let line = if group.len() > 1 { reads_line(group) } else { step_line(step) };
-        s.push_str(&format!("{}. {optional}{line}\n", i + 1));
+    let groups = grouped(&ev.steps).len();
+    for (i, line) in step_lines(ev).iter().enumerate() {
+        s.push_str(&format!("{}. {line}\n", i + 1));
     }
-    if groups.len() > MAX_STEPS {
+    if groups > MAX_STEPS {
         s.push_str(&format!(
             "\n{} more steps were seen; `skilldeck candidates --json` lists them all.\n",
-            groups.len() - MAX_STEPS
+            groups - MAX_STEPS
         ));
     }
     s.push('\n');

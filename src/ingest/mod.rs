@@ -30,8 +30,8 @@ use serde::Serialize;
 pub use files::{Format, IDLE_CLOSE};
 pub use parse::{MAX_PROBLEMS_PER_FILE, Problem};
 pub use write::{
-    PendingTurn, SignedTurn, ToolCallRow, TurnSteps, earlier_turns, mark_detected, max_turn_id,
-    pending_turns, signed_turns, tool_calls, tool_set, turn_steps_since,
+    EarlierTurn, PendingTurn, SignedTurn, ToolCallRow, TurnSteps, earlier_turns, mark_detected,
+    max_turn_id, pending_turns, signed_turns, tool_calls, tool_set, turn_steps_since,
 };
 
 use crate::store::rusqlite::TransactionBehavior;

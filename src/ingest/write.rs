@@ -443,16 +443,25 @@ pub fn pending_turns(conn: &Connection, limit: usize) -> Result<Vec<PendingTurn>
     rows.collect::<rusqlite::Result<Vec<_>>>().context("reading pending turns")
 }
 
-/// Up to `limit` turns of `turn_id`'s session before it (not a subagent's), latest first, with
-/// their requests.
-pub fn earlier_turns(conn: &Connection, turn_id: i64, limit: usize) -> Result<Vec<(i64, String)>> {
+/// One earlier turn of a session: its id, request and the agent's last message.
+#[derive(Debug, Clone)]
+pub struct EarlierTurn {
+    pub id: i64,
+    pub user_input: String,
+    pub summary: Option<String>,
+}
+
+/// Up to `limit` turns of `turn_id`'s session before it (not a subagent's), latest first.
+pub fn earlier_turns(conn: &Connection, turn_id: i64, limit: usize) -> Result<Vec<EarlierTurn>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT t.id, t.user_input FROM turns t
+        "SELECT t.id, t.user_input, t.summary FROM turns t
          WHERE t.session_id = (SELECT session_id FROM turns WHERE id = ?1)
            AND t.id < ?1 AND t.is_sidechain = 0
          ORDER BY t.id DESC LIMIT ?2",
     )?;
-    let rows = stmt.query_map(params![turn_id, limit as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let rows = stmt.query_map(params![turn_id, limit as i64], |r| {
+        Ok(EarlierTurn { id: r.get(0)?, user_input: r.get(1)?, summary: r.get(2)? })
+    })?;
     rows.collect::<rusqlite::Result<Vec<_>>>().context("reading a session's earlier turns")
 }
 
