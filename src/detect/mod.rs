@@ -81,6 +81,7 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<DetectRep
     let mut report = DetectReport::default();
     let mut touched_ids: Vec<i64> = Vec::new();
     let mut drafts: BTreeMap<i64, StagedDraft> = BTreeMap::new();
+    let mut stale: Vec<std::path::PathBuf> = Vec::new();
     // Set in the first batch that drafts: a crash before the drafts are written leaves it for
     // the next command's recovery, which writes them from the rows.
     let mut drafts_intent: Option<i64> = None;
@@ -109,7 +110,8 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<DetectRep
             } else {
                 Vec::new()
             };
-            let steering = !turn.is_sidechain && is_steering(&turn.user_input, asked(&earlier, 0));
+            let steering =
+                !turn.is_sidechain && is_steering(&turn.user_input, answers(&earlier, 0));
             let signature = if steering { String::new() } else { task_signature(&turn.user_input) };
             crate::ingest::mark_detected(&tx, turn.id, &signature)?;
             report.turns_processed += 1;
@@ -152,8 +154,13 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<DetectRep
                 } else if signature.is_empty() {
                     report.empty_signatures += 1;
                 } else {
-                    let mut ctx =
-                        Ctx { conn: &tx, staging: &staging, now: &now, drafts: &mut drafts };
+                    let mut ctx = Ctx {
+                        conn: &tx,
+                        staging: &staging,
+                        now: &now,
+                        drafts: &mut drafts,
+                        stale: &mut stale,
+                    };
                     let id = observe_streak(&mut ctx, &cfg, turn, &signature, joined, &mut report)?;
                     touched_ids.extend(id);
                 }
@@ -192,7 +199,8 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<DetectRep
                 }
             }
         }
-        let mut ctx = Ctx { conn: &tx, staging: &staging, now: &now, drafts: &mut drafts };
+        let mut ctx =
+            Ctx { conn: &tx, staging: &staging, now: &now, drafts: &mut drafts, stale: &mut stale };
         // Workflows first: a sequence row whose turns a proposed workflow holds stays evidence.
         let judge = workflows::Judge {
             min_sessions: cfg.min_sessions,
@@ -223,6 +231,16 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<DetectRep
     // `promote` rewrites a missing draft from its row.
     for draft in drafts.values() {
         draft.write()?;
+    }
+    for folder in &stale {
+        if !drafts.values().any(|d| &d.folder == folder) {
+            match std::fs::remove_dir_all(folder) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(e).with_context(|| format!("removing {}", folder.display()));
+                }
+                _ => {}
+            }
+        }
     }
     if let Some(id) = drafts_intent {
         crate::journal::end(ws.store.conn(), id)?;
@@ -270,7 +288,7 @@ fn task_unit(
     let mut chain: Vec<(i64, String)> = Vec::new();
     let mut head: Option<(i64, String)> = None;
     for (i, e) in earlier.iter().enumerate() {
-        if is_steering(&e.user_input, asked(earlier, i + 1)) {
+        if is_steering(&e.user_input, answers(earlier, i + 1)) {
             chain.push((e.id, e.user_input.clone()));
         } else {
             head = Some((e.id, e.user_input.clone()));
@@ -290,9 +308,18 @@ fn task_unit(
     Ok(unit)
 }
 
-/// Whether the agent asked something at the end of `earlier[i]` (the turn before the one judged).
-fn asked(earlier: &[crate::ingest::EarlierTurn], i: usize) -> bool {
-    earlier.get(i).and_then(|e| e.summary.as_deref()).is_some_and(signature::asks)
+/// Whether the reply after `earlier[i]` answers the agent: it asked something at the end of that
+/// turn, or that turn was itself a reply in the same exchange (a menu code, then "oui", then a
+/// story path). `earlier` is latest first.
+fn answers(earlier: &[crate::ingest::EarlierTurn], i: usize) -> bool {
+    // From the oldest turn of the window forward, each turn's own standing as a reply.
+    let mut replying = false;
+    for k in (i..earlier.len()).rev() {
+        let before = k + 1 < earlier.len()
+            && (replying || earlier[k + 1].summary.as_deref().is_some_and(signature::asks));
+        replying = is_steering(&earlier[k].user_input, before);
+    }
+    earlier.get(i).is_some_and(|e| e.summary.as_deref().is_some_and(signature::asks)) || replying
 }
 
 struct Ctx<'a> {
@@ -301,13 +328,30 @@ struct Ctx<'a> {
     now: &'a str,
     /// Draft folders to write after the transactions commit, latest text per candidate.
     drafts: &'a mut BTreeMap<i64, StagedDraft>,
+    /// Staged folders of candidates that became evidence: removed after the commits.
+    stale: &'a mut Vec<std::path::PathBuf>,
 }
 
 impl Ctx<'_> {
+    /// Candidate `id` is evidence now: its draft is not written, and a folder staged earlier goes.
+    fn retire_draft(&mut self, id: i64) -> Result<()> {
+        self.drafts.remove(&id);
+        if let Some(path) = candidates::get_candidate(self.conn, id)?.staged_path {
+            let path = std::path::PathBuf::from(path);
+            if path.starts_with(self.staging) {
+                self.stale.push(path);
+            }
+        }
+        Ok(())
+    }
+
     fn record(&mut self, evidence: &Evidence) -> Result<Recorded> {
         let (recorded, draft) = candidates::record(self.conn, self.staging, evidence, self.now)?;
         if let (Recorded::Created(id) | Recorded::Redrafted(id), Some(draft)) = (&recorded, draft) {
             self.drafts.insert(*id, draft);
+        }
+        if let Recorded::Evidence(id) = recorded {
+            self.retire_draft(id)?;
         }
         Ok(recorded)
     }
@@ -382,7 +426,9 @@ fn observe_streak(
             None => keys,
         });
     }
-    let specific = shared.map_or(0, |s| s.len());
+    // Turns that only read the same files (an agent's start-up prompt) changed nothing alike.
+    let acts = shared.as_ref().is_some_and(|s| s.iter().any(|k| !k.starts_with("file:Read:")));
+    let specific = if acts { shared.map_or(0, |s| s.len()) } else { 0 };
     let covered = match workflow {
         Some(wid) => workflows::is_covering(ctx.conn, wid, cfg.min_sessions)?,
         None => false,
@@ -628,7 +674,7 @@ fn record_workflow(
         let mut superseded = workflows::supersede_sequences(ctx.conn, agent, wid, joined)?;
         superseded.extend(workflows::supersede_streaks(ctx.conn, wid)?);
         for superseded in superseded {
-            ctx.drafts.remove(&superseded);
+            ctx.retire_draft(superseded)?;
         }
     }
     Ok(id)

@@ -82,7 +82,7 @@ pub fn observe(
     similarity: f64,
     now: &str,
 ) -> Result<Vec<i64>> {
-    unobserve(conn, turn.agent_id, turn.id)?;
+    let gone = unobserve(conn, turn.agent_id, turn.id)?;
     let seq = mine::turn_sequence(calls);
     if std::env::var_os("SKD_DEBUG").is_some() {
         let its = super::loops::iterations(&seq.steps);
@@ -144,6 +144,15 @@ pub fn observe(
         add_member(conn, id, turn, iteration as i64, &part, similarity, now)?;
         if !joined.contains(&id) {
             joined.push(id);
+        }
+    }
+    // A streak recorded while the task was smaller points at the workflow it held then.
+    if let Some(&into) = joined.first() {
+        for old in gone {
+            conn.prepare_cached(
+                "UPDATE skill_candidates SET workflow_id = ?2 WHERE workflow_id = ?1",
+            )?
+            .execute(params![old, into])?;
         }
     }
     Ok(joined)
@@ -221,14 +230,16 @@ fn start_workflow(conn: &Connection, agent: &str, keys: &[&str], now: &str) -> R
 }
 
 /// Takes back the members task `turn_id` added: it grew (a steering reply came) and is placed
-/// again. A workflow left without members and not yet judged goes with them.
-fn unobserve(conn: &Connection, agent: &str, turn_id: i64) -> Result<()> {
+/// again. A workflow left without members and not yet judged goes with them; their ids are
+/// returned.
+fn unobserve(conn: &Connection, agent: &str, turn_id: i64) -> Result<Vec<i64>> {
     let ids: Vec<i64> = conn
         .prepare_cached("SELECT DISTINCT workflow_id FROM workflow_members WHERE turn_id = ?1")?
         .query_map([turn_id], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
+    let mut gone = Vec::new();
     if ids.is_empty() {
-        return Ok(());
+        return Ok(gone);
     }
     conn.prepare_cached("DELETE FROM workflow_members WHERE turn_id = ?1")?.execute([turn_id])?;
     for id in ids {
@@ -241,9 +252,10 @@ fn unobserve(conn: &Connection, agent: &str, turn_id: i64) -> Result<()> {
         if members == 0 && !judged {
             unindex(conn, agent, id)?;
             conn.execute("DELETE FROM workflows WHERE id = ?1", [id])?;
+            gone.push(id);
         }
     }
-    Ok(())
+    Ok(gone)
 }
 
 fn recount(conn: &Connection, id: i64) -> Result<()> {
