@@ -23,7 +23,9 @@ fn main() {
         .collect();
     let bin = Path::new(env!("CARGO_BIN_EXE_skilldeck"));
     let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/transcripts");
-    println!("seed  support  recall  precision  proposed  leaks  time    missed / spurious");
+    println!(
+        "seed  support  recall  precision  proposed  leaks  time    missed / spurious / real work"
+    );
     let mut worst = (1.0f64, 1.0f64, 0usize);
     // DISCOVERY_KEEP=1 keeps the last seed's folders (corpus, databases, staged drafts).
     let mut kept = None;
@@ -43,14 +45,15 @@ fn main() {
             let r = run_case(bin, &corpus, work.path(), &generated, support).expect("case");
             let s = &r.score;
             println!(
-                "{seed:>4}  {support:>7}  {:>6.2}  {:>9.2}  {:>8}  {:>5}  {:>5.1}s  {:?} / {:?}",
+                "{seed:>4}  {support:>7}  {:>6.2}  {:>9.2}  {:>8}  {:>5}  {:>5.1}s  {:?} / {:?} / {:?}",
                 s.recall,
                 s.precision,
                 s.proposed,
                 r.leaked.len(),
                 t.elapsed().as_secs_f64(),
                 s.missed,
-                s.spurious
+                s.spurious,
+                s.real_work
             );
             worst = (worst.0.min(s.recall), worst.1.min(s.precision), worst.2.max(r.leaked.len()));
         }

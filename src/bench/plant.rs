@@ -501,7 +501,7 @@ pub fn generate(dir: &Path, plan: &Plan) -> Result<Generated> {
             session_no += 1;
             let mut clock = Clock::starting(start + Duration::hours(session_no as i64 * 3));
             let id = format!("{:08x}-plnt-4000-8000-{session_no:012x}", plan.seed as u32);
-            let cwd = format!("/home/dev/{project}");
+            let cwd = format!("{GENERATED_ROOT}{project}");
             let (path, text) = match agent {
                 Agent::Claude => (
                     dir.join("claude")
@@ -527,7 +527,7 @@ pub fn generate(dir: &Path, plan: &Plan) -> Result<Generated> {
         for k in 0..plan.sessions_per_workflow {
             let project =
                 format!("{}-{}", PROJECTS[(wi * 7 + k * 3 + r.below(3)) % PROJECTS.len()], k);
-            let cwd = format!("/home/dev/{project}");
+            let cwd = format!("{GENERATED_ROOT}{project}");
             let mut s = Script { agent, cwd: cwd.clone(), calls: Vec::new() };
             let secret = match (flow.name, k) {
                 ("release-crate", 1) => Some(secrets[0].as_str()),
@@ -597,7 +597,12 @@ pub struct Score {
     pub missed: Vec<String>,
     /// Names of proposed candidates that are no planted workflow (or a duplicate).
     pub spurious: Vec<String>,
+    /// Candidates drawn from the real transcripts alone (scored by their answer keys, not here).
+    pub real_work: Vec<String>,
 }
+
+/// Where every generated session works: a candidate seen only elsewhere is real work.
+pub const GENERATED_ROOT: &str = "/home/dev/";
 
 /// Scores `candidates --json` output (proposed candidates) against the plan.
 pub fn score(candidates: &[Value], planted: &[Planted]) -> Score {
@@ -605,6 +610,14 @@ pub fn score(candidates: &[Value], planted: &[Planted]) -> Score {
     let mut hit = vec![false; planted.len()];
     for c in candidates {
         if c["evidence_only"].as_bool() == Some(true) {
+            continue;
+        }
+        let projects: Vec<&str> = c["workflow"]["sightings"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|x| x["project"].as_str()).collect())
+            .unwrap_or_default();
+        if !projects.is_empty() && !projects.iter().any(|p| p.starts_with(GENERATED_ROOT)) {
+            s.real_work.push(c["name"].as_str().unwrap_or("?").to_string());
             continue;
         }
         s.proposed += 1;

@@ -52,3 +52,53 @@ fn real_transcripts_give_no_generic_candidate() {
     assert!(evidence.contains("seq-read-edit-bash"), "{evidence}");
     assert!(!tw.run_ok(&["candidates", "--all"]).contains("seq-read-edit-bash"));
 }
+
+/// Every transcript corpus of `../shared/data` that comes with an answer key (`key.json`: what a
+/// person sees repeated there, as markers a useful draft names): ingested with the default
+/// settings, each keyed workflow is drafted naming at least two thirds of its markers, and no
+/// draft describes tool calls by their input shapes.
+#[test]
+fn real_work_with_an_answer_key_is_drafted_with_its_commands() {
+    let Some(data) = shared_data("transcripts") else { return };
+    let mut keyed = 0;
+    for entry in std::fs::read_dir(&data).unwrap() {
+        let corpus = entry.unwrap().path();
+        let Ok(key) = std::fs::read_to_string(corpus.join("key.json")) else { continue };
+        keyed += 1;
+        let key: serde_json::Value = serde_json::from_str(&key).unwrap();
+        let tw = TestWorkspace::new();
+        tw.run_ok(&["ingest", corpus.to_str().unwrap()]);
+        let drafts = staged_texts(&tw.root().join("staging"));
+        let names: Vec<&String> = drafts.iter().map(|(n, _)| n).collect();
+        for (workflow, markers) in key["workflows"].as_object().unwrap() {
+            let markers: Vec<&str> =
+                markers.as_array().unwrap().iter().filter_map(|m| m.as_str()).collect();
+            let found = drafts.iter().any(|(_, text)| {
+                markers.iter().filter(|m| text.contains(*m)).count() * 3 >= 2 * markers.len()
+            });
+            assert!(found, "{}: {workflow} not drafted; drafts: {names:?}", corpus.display());
+        }
+        for (name, text) in &drafts {
+            assert!(!text.contains("input shape"), "{name} lists input shapes:\n{text}");
+        }
+    }
+    assert!(keyed >= 2, "the keyed corpora are missing from {}", data.display());
+}
+
+/// Each staged draft folder's name and text (SKILL.md and the files beside it).
+fn staged_texts(staging: &Path) -> Vec<(String, String)> {
+    let Ok(entries) = std::fs::read_dir(staging) else { return Vec::new() };
+    let mut out = Vec::new();
+    for entry in entries {
+        let dir = entry.unwrap().path();
+        if !dir.join("SKILL.md").is_file() {
+            continue;
+        }
+        let mut text = String::new();
+        for file in std::fs::read_dir(&dir).unwrap() {
+            text.push_str(&std::fs::read_to_string(file.unwrap().path()).unwrap_or_default());
+        }
+        out.push((dir.file_name().unwrap().to_string_lossy().into_owned(), text));
+    }
+    out
+}
