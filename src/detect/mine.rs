@@ -114,6 +114,7 @@ pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
     for call in calls {
         let keys: Vec<&str> = call.step.lines().filter(|k| !k.is_empty()).collect();
         let details = split_detail(&keys, call.detail.as_deref());
+        let start = expanded.len();
         for (key, detail) in keys.iter().zip(details) {
             if is_transparent(key) {
                 all.insert(key.to_string());
@@ -121,8 +122,13 @@ pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
             }
             for obs in procedure_steps(key, detail) {
                 all.insert(obs.0.clone());
-                expanded.push((obs, call.is_error));
+                expanded.push((obs, false));
             }
+        }
+        // A compound line that failed failed at its last command (`git add x && git commit`
+        // refused by a hook is the commit's failure).
+        if call.is_error && expanded.len() > start {
+            expanded.last_mut().expect("not empty").1 = true;
         }
     }
     // A failed step retried later: the failure, what was done in between (the fix) and the

@@ -317,8 +317,8 @@ fn verb_object(request: &str) -> Option<(&'static str, Vec<String>)> {
         for j in i + 1..ws.len() {
             // Only a verb that opens a clause ("..., implement it", "and fix it"), not a noun
             // that is also a verb ("the python package checks").
-            let opens_clause = ws[j - 1].ends_phrase
-                || matches!(ws[j - 1].text.as_str(), "and" | "then" | "to" | "also");
+            let opens_clause =
+                ws[j - 1].ends_phrase || matches!(ws[j - 1].text.as_str(), "and" | "then" | "also");
             if !opens_clause {
                 continue;
             }
