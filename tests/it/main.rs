@@ -24,6 +24,7 @@ mod identity;
 mod ingest;
 mod ingest_incremental;
 mod ingest_outcomes;
+mod layers;
 mod lifecycle;
 mod lifecycle_router;
 mod lifecycle_versions;
