@@ -26,6 +26,7 @@ pub mod packages;
 pub mod pipeline;
 pub mod process;
 pub mod spec;
+pub mod step;
 pub mod store;
 pub mod text;
 pub mod tui;

@@ -17,7 +17,7 @@ use super::prompt::{CLAUDE_INTERRUPTION, claude_prompt};
 use super::scan;
 use super::shape::{TooDeep, shape_of_valid_json};
 use super::turn::TurnBuilder;
-use crate::detect::step;
+use crate::step;
 
 /// Line types Claude Code writes that carry nothing for turns.
 const IGNORED_TYPES: &[&str] = &[

@@ -15,7 +15,7 @@ use super::parse::{Sink, for_each_line, json_reason};
 use super::prompt::codex_prompt;
 use super::shape::shape_of_json;
 use super::turn::TurnBuilder;
-use crate::detect::step;
+use crate::step;
 
 #[derive(Deserialize)]
 struct Line<'a> {

@@ -452,7 +452,7 @@ pub fn mark_detected(conn: &Connection, turn_id: i64, signature: &str) -> Result
 }
 
 /// One stored tool call: its name, the shape of its input, whether it failed, its step keys
-/// (one per line, `detect::step`; derived from the name for rows stored before steps existed)
+/// (one per line, `step`; derived from the name for rows stored before steps existed)
 /// and its redacted detail.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolCallRow {

@@ -12,7 +12,6 @@ const ALLOWED: &[(&str, &str)] = &[
     ("catalog", "ingest"),
     ("catalog", "usage"),
     ("bench", "demo"),
-    ("ingest", "detect"),
     ("detect", "draft"),
     ("usage", "draft"),
 ];
