@@ -28,6 +28,7 @@ pub mod process;
 pub mod spec;
 pub mod step;
 pub mod store;
+pub mod synth;
 pub mod text;
 pub mod tui;
 pub mod usage;

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use chrono::{Duration, TimeZone, Utc};
 use serde_json::Value;
 use skilldeck::config::Config;
-use skilldeck::demo::transcripts::{self, Clock, Turn};
 use skilldeck::detect::{self, DetectReport};
+use skilldeck::synth::transcripts::{self, Clock, Turn};
 use skilldeck::workspace::Workspace;
 
 use crate::support::TestWorkspace;

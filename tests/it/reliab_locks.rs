@@ -7,7 +7,7 @@ use std::path::Path;
 
 use chrono::{TimeZone, Utc};
 use serde_json::json;
-use skilldeck::demo::transcripts::{self, Clock, Turn};
+use skilldeck::synth::transcripts::{self, Clock, Turn};
 use skilldeck::workspace::{Paths, Workspace};
 
 /// One Claude Code session of `n` turns asking the same thing, each invoking the `tidy` skill
