@@ -88,7 +88,7 @@ fn side(ws: &Workspace, id: i64) -> Result<Side> {
 /// Proposes a merge for every strongly overlapping pair of live skills not proposed before.
 pub fn propose_merges(ws: &Workspace) -> Result<MergeReport> {
     let mut report = MergeReport::default();
-    for pair in consolidate::overlapping(ws)? {
+    for pair in consolidate::overlapping(ws, candidates::workflow_steps)? {
         let hash = pair_hash(pair.a_id, pair.b_id);
         if candidates::hash_known(ws.store.conn(), &pair.agent, &hash)? {
             continue;

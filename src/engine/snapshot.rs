@@ -139,7 +139,11 @@ pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> 
     snap.uptake = match selected {
         Some(skill) if view.package && is_live(&skill.status) => {
             let r = crate::catalog::skills::uptake_ref(conn, skill.id)?;
-            Some(Arc::new(crate::usage::missed::uptake(conn, &r)?))
+            Some(Arc::new(crate::usage::missed::uptake(
+                conn,
+                &r,
+                draft::candidates::workflow_steps,
+            )?))
         }
         _ => None,
     };

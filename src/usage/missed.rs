@@ -14,6 +14,10 @@ use serde::Serialize;
 use super::{steps, triggers};
 use crate::catalog::skills::UptakeRef;
 
+/// Reads the step keys of the workflow a skill was drafted from, by its candidate's id
+/// (`draft::candidates::workflow_steps`). Passed in: drafting sits above usage.
+pub type DraftedSteps = fn(&Connection, i64) -> Result<Option<Vec<String>>>;
+
 /// Misses before a skill can be called not triggering.
 pub const NOT_TRIGGERING_MIN: usize = 3;
 
@@ -46,9 +50,13 @@ pub struct Uptake {
 }
 
 /// The steps `skill` stands for and where they came from.
-pub fn workflow_of(conn: &Connection, skill: &UptakeRef) -> Result<(Vec<String>, &'static str)> {
+pub fn workflow_of(
+    conn: &Connection,
+    skill: &UptakeRef,
+    drafted: DraftedSteps,
+) -> Result<(Vec<String>, &'static str)> {
     if let Some(id) = skill.candidate_id
-        && let Some(keys) = crate::draft::candidates::workflow_steps(conn, id)?
+        && let Some(keys) = drafted(conn, id)?
         && !steps::specific(&keys).is_empty()
     {
         return Ok((keys, "workflow"));
@@ -60,8 +68,8 @@ pub fn workflow_of(conn: &Connection, skill: &UptakeRef) -> Result<(Vec<String>,
 }
 
 /// Uses and missed triggers of `skill` since it went live.
-pub fn uptake(conn: &Connection, skill: &UptakeRef) -> Result<Uptake> {
-    let (workflow, workflow_from) = workflow_of(conn, skill)?;
+pub fn uptake(conn: &Connection, skill: &UptakeRef, drafted: DraftedSteps) -> Result<Uptake> {
+    let (workflow, workflow_from) = workflow_of(conn, skill, drafted)?;
     let (used_turns, use_sessions) = crate::catalog::invocations::uses_since(
         conn,
         skill.id,
