@@ -137,7 +137,7 @@ pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> 
         false => None,
     };
     snap.uptake = match selected {
-        Some(skill) if view.package && is_live(&skill.status) => {
+        Some(skill) if view.package && skill.status.is_live() => {
             let r = crate::catalog::skills::uptake_ref(conn, skill.id)?;
             Some(Arc::new(crate::usage::missed::uptake(
                 conn,
@@ -165,10 +165,6 @@ pub fn load_history(store: &Store) -> Result<Vec<HistoryRow>> {
         .collect();
     rows.sort_by(|a, b| (&b.at, b.id).cmp(&(&a.at, a.id)));
     Ok(rows)
-}
-
-fn is_live(status: &str) -> bool {
-    crate::catalog::SkillStatus::parse(status).is_some_and(|s| s.is_live())
 }
 
 /// What the engine watches and where it writes, for the empty-state text and the header.
@@ -253,7 +249,7 @@ pub struct SkillRow {
     pub id: i64,
     pub agent: String,
     pub name: String,
-    pub status: String,
+    pub status: crate::catalog::SkillStatus,
     pub protected: bool,
     pub version: i64,
     /// The skill's folder.
@@ -312,8 +308,8 @@ pub struct DayOutcomes {
 pub struct EventRow {
     pub at: String,
     pub kind: String,
-    pub from: Option<String>,
-    pub to: Option<String>,
+    pub from: Option<crate::catalog::SkillStatus>,
+    pub to: Option<crate::catalog::SkillStatus>,
     pub reason: String,
 }
 
@@ -468,7 +464,7 @@ pub fn load_skills(conn: &Connection) -> Result<Vec<SkillRow>> {
             id: r.id,
             agent: r.agent_id,
             name: r.name,
-            status: r.status.to_string(),
+            status: r.status,
             protected: r.protected,
             version: r.version,
             path: r.path,
@@ -538,8 +534,8 @@ pub fn load_detail(
         .map(|e| EventRow {
             at: e.at,
             kind: e.kind,
-            from: e.from_status.map(|s| s.to_string()),
-            to: e.to_status.map(|s| s.to_string()),
+            from: e.from_status,
+            to: e.to_status,
             reason: e.reason,
         })
         .collect();

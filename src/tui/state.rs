@@ -8,6 +8,7 @@ use ratatui::layout::Rect;
 use super::action::Action;
 use super::keys::KeyMap;
 use super::layout;
+use crate::catalog::SkillStatus;
 use crate::engine::snapshot::{CandidateView, SkillRow, Snapshot};
 use crate::engine::{Command, Op, Progress, Target, View};
 use crate::lifecycle::files::sha256_hex;
@@ -101,9 +102,33 @@ impl EngineStatus {
     }
 }
 
-/// Skill states the `f` key cycles through (`pinned`: protected skills, whatever their state).
-pub const STATE_FILTERS: [&str; 7] =
-    ["healthy", "warning", "deprecated", "degraded", "pinned", "archived", "retired"];
+/// What the `f` key narrows the Skills list to: a status, or protected skills whatever their
+/// status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StateFilter {
+    Status(SkillStatus),
+    Pinned,
+}
+
+impl std::fmt::Display for StateFilter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StateFilter::Status(s) => f.write_str(s.as_str()),
+            StateFilter::Pinned => f.write_str("pinned"),
+        }
+    }
+}
+
+/// The filters the `f` key cycles through, in order.
+pub const STATE_FILTERS: [StateFilter; 7] = [
+    StateFilter::Status(SkillStatus::Healthy),
+    StateFilter::Status(SkillStatus::Warning),
+    StateFilter::Status(SkillStatus::Deprecated),
+    StateFilter::Status(SkillStatus::Degraded),
+    StateFilter::Pinned,
+    StateFilter::Status(SkillStatus::Archived),
+    StateFilter::Status(SkillStatus::Retired),
+];
 
 /// Orders of the Skills list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -142,15 +167,14 @@ impl Sort {
     }
 }
 
-fn state_rank(status: &str) -> u8 {
+fn state_rank(status: SkillStatus) -> u8 {
     match status {
-        "deprecated" => 0,
-        "degraded" => 1,
-        "warning" => 2,
-        "healthy" => 3,
-        "archived" => 5,
-        "retired" => 6,
-        _ => 4,
+        SkillStatus::Deprecated => 0,
+        SkillStatus::Degraded => 1,
+        SkillStatus::Warning => 2,
+        SkillStatus::Healthy => 3,
+        SkillStatus::Archived => 5,
+        SkillStatus::Retired => 6,
     }
 }
 
@@ -221,8 +245,8 @@ impl UiState {
         let state = self.state_filter.and_then(|i| STATE_FILTERS.get(i)).copied();
         let in_state = |s: &SkillRow| match state {
             None => true,
-            Some("pinned") => s.protected,
-            Some(word) => s.status == word,
+            Some(StateFilter::Pinned) => s.protected,
+            Some(StateFilter::Status(status)) => s.status == status,
         };
         self.skill_rows = (0..snap.skills.len())
             .filter(|&i| fuzzy(&snap.skills[i].name, f) && in_state(&snap.skills[i]))
@@ -230,7 +254,7 @@ impl UiState {
         // Stable sorts: names stay in order within a state or a use count.
         match self.sort {
             Sort::Name => {}
-            Sort::State => self.skill_rows.sort_by_key(|&i| state_rank(&snap.skills[i].status)),
+            Sort::State => self.skill_rows.sort_by_key(|&i| state_rank(snap.skills[i].status)),
             Sort::Uses => self.skill_rows.sort_by_key(|&i| std::cmp::Reverse(snap.skills[i].uses)),
             Sort::Rate => self.skill_rows.sort_by(|&a, &b| {
                 let rate = |i: usize| snap.skills[i].rate.unwrap_or(f64::INFINITY);
@@ -833,7 +857,7 @@ mod tests {
                 id,
                 agent: "default".into(),
                 name: format!("skill-{id:03}"),
-                status: "healthy".into(),
+                status: SkillStatus::Healthy,
                 protected: id == 1,
                 version: 1,
                 path: format!("/skills/skill-{id:03}"),

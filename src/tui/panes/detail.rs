@@ -82,7 +82,7 @@ fn uptake_lines(u: &Uptake, theme: Theme, lines: &mut Vec<Line<'static>>) {
     if u.not_triggering {
         lines.push(Line::styled(
             "  Not triggering: the agent repeats its workflow without picking it.",
-            theme.state("warning"),
+            theme.warning(),
         ));
         lines.push(Line::from(format!("  Description: {}", inline(&u.description))));
         lines.push(Line::from("  Requests that should have triggered it:"));
@@ -106,14 +106,10 @@ fn uptake_lines(u: &Uptake, theme: Theme, lines: &mut Vec<Line<'static>>) {
 const MISSED_SHOWN: usize = 8;
 
 fn header<'a>(skill: &SkillRow, snap: &Snapshot, theme: Theme) -> Line<'a> {
-    let word = state_word(skill).to_owned();
     Line::from(vec![
         Span::styled(format!("{} ", skill.name), theme.title()),
-        Span::styled(word.clone(), theme.state(&word)),
-        Span::styled(
-            if skill.protected { " · pinned" } else { "" }.to_string(),
-            theme.state("protected"),
-        ),
+        Span::styled(state_word(skill).to_owned(), theme.state(skill.status)),
+        Span::styled(if skill.protected { " · pinned" } else { "" }.to_string(), theme.flag()),
         Span::raw(format!(
             " · v{} · rate {} over last {}",
             skill.version,
@@ -145,10 +141,8 @@ fn package_lines(p: &PackageDetail, theme: Theme, lines: &mut Vec<Line<'static>>
     }
     lines.push(Line::from(format!("Folder: {}", p.path)));
     match &p.shadowed_by {
-        Some(by) => lines.push(Line::styled(
-            format!("Shadowed by {by}: agents load that one"),
-            theme.state("warning"),
-        )),
+        Some(by) => lines
+            .push(Line::styled(format!("Shadowed by {by}: agents load that one"), theme.warning())),
         None if p.shadows.is_empty() => lines.push(Line::from("Shadows nothing; not shadowed")),
         None => {}
     }
