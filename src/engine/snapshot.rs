@@ -193,10 +193,13 @@ impl Default for Rules {
     }
 }
 
-/// A row of the review queue: a new-skill candidate, or a proposed new version of a skill.
+/// A row of the review queue. `id` is the candidate's, except for a `QueueItem::HandEdit`,
+/// where it is the edited skill's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CandidateView {
     pub id: i64,
+    /// What the row asks the reviewer to decide.
+    pub item: QueueItem,
     pub agent: String,
     pub name: String,
     pub description: Option<String>,
@@ -210,7 +213,6 @@ pub struct CandidateView {
     pub skill_md: String,
     pub staged_path: Option<String>,
     pub created_at: String,
-    pub target: Option<TargetSkill>,
     /// The workflow's steps with their commands (`draft::skill::step_summaries`), when mined.
     pub steps: Vec<String>,
     /// Why it was proposed (support, specificity), when mined.
@@ -220,19 +222,31 @@ pub struct CandidateView {
     pub draft_note: Option<String>,
     /// Why its evidence looks aimed at the agent.
     pub flags: Vec<String>,
-    /// Not a candidate but a live skill edited since its approval (`id` is the skill's):
-    /// `target.live` is the approved text, `skill_md` the text on disk now.
-    pub review: Option<ReviewEdit>,
-    /// A merge proposal: the skill approving it archives (`target` is the survivor).
-    pub absorbs: Option<TargetSkill>,
 }
 
-/// A hand edit waiting for review: approve binds the approval to the text now; roll back returns
-/// to the approved version.
+/// The four kinds of queue row.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ReviewEdit {
-    /// The version that was approved (what a roll back returns to).
-    pub approved_version: i64,
+pub enum QueueItem {
+    /// A new skill drafted from repeated work: promote or dismiss.
+    NewSkill,
+    /// A proposed new version of the live skill `target`: approve or reject.
+    Version { target: TargetSkill },
+    /// A proposed version of `target` that absorbs `absorbs`: approving archives `absorbs`.
+    Merge { target: TargetSkill, absorbs: TargetSkill },
+    /// A live skill edited by hand since its approval: approve binds the approval to the text on
+    /// disk (`skill_md`); roll back returns to `approved` (its version and text).
+    HandEdit { approved: TargetSkill },
+}
+
+impl QueueItem {
+    /// The text the row's `skill_md` is compared against: the live or the approved version.
+    pub fn target(&self) -> Option<&TargetSkill> {
+        match self {
+            QueueItem::NewSkill => None,
+            QueueItem::Version { target } | QueueItem::Merge { target, .. } => Some(target),
+            QueueItem::HandEdit { approved } => Some(approved),
+        }
+    }
 }
 
 /// The live skill a proposed version would replace.
@@ -363,8 +377,20 @@ pub fn load_candidates(
             Some(skill) => Some(live_of(skill)?),
             None => None,
         };
+        let absorbing = absorbs.is_some();
+        let item = match (target, absorbs) {
+            (Some(target), Some(absorbs)) => QueueItem::Merge { target, absorbs },
+            (Some(target), None) => QueueItem::Version { target },
+            (None, _) => QueueItem::NewSkill,
+        };
+        // A proposed version shows the text approve would write (named as the skill).
+        let skill_md = match item.target() {
+            Some(t) => draft::approval_text(c.skill_md.as_deref().unwrap_or_default(), &t.name),
+            None => draft::staged_text(staging_dir, &c.name).or(c.skill_md).unwrap_or_default(),
+        };
         out.push(CandidateView {
             id: c.id,
+            item,
             agent: c.agent_id,
             name: c.name.clone(),
             description: c.description,
@@ -374,28 +400,19 @@ pub fn load_candidates(
             sessions: c.session_keys,
             examples: c.examples,
             tool_sequence: step_names(c.tool_sequence),
-            // A proposed version shows the text approve would write (named as the skill).
-            skill_md: match &target {
-                Some(t) => draft::approval_text(c.skill_md.as_deref().unwrap_or_default(), &t.name),
-                None => draft::staged_text(staging_dir, &c.name).or(c.skill_md).unwrap_or_default(),
-            },
+            skill_md,
             staged_path: c.staged_path,
             created_at: c.created_at,
-            target,
             steps: workflow.as_ref().map(draft::skill::step_summaries).unwrap_or_default(),
             reason: match (&workflow, &c.reason) {
                 (Some(w), _) => Some(draft::skill::reason_line(w)),
                 // A merge proposal says which skills overlap and how.
-                (None, Some(r)) if absorbs.is_some() => {
-                    Some(text::safe::inline(&r.summary).into_owned())
-                }
+                (None, Some(r)) if absorbing => Some(text::safe::inline(&r.summary).into_owned()),
                 _ => None,
             },
             drafted_by: c.drafted_by,
             draft_note: c.draft_note.map(|n| text::safe::inline(&n).into_owned()),
             flags: c.flags.iter().map(|f| text::safe::inline(&f.reason).into_owned()).collect(),
-            review: None,
-            absorbs,
         });
     }
     out.extend(review_rows(store, skills)?);
@@ -417,6 +434,14 @@ fn review_rows(store: &Store, skills: &[SkillRow]) -> Result<Vec<CandidateView>>
         let Some(approved) = approved else { continue };
         out.push(CandidateView {
             id: s.id,
+            item: QueueItem::HandEdit {
+                approved: TargetSkill {
+                    id: s.id,
+                    name: s.name.clone(),
+                    version: approved.version,
+                    live: approved.content.clone(),
+                },
+            },
             agent: s.agent.clone(),
             name: s.name.clone(),
             description: Some(
@@ -433,14 +458,6 @@ fn review_rows(store: &Store, skills: &[SkillRow]) -> Result<Vec<CandidateView>>
             skill_md: now.content.clone(),
             staged_path: Some(s.path.clone()),
             created_at: now.created_at.clone(),
-            target: Some(TargetSkill {
-                id: s.id,
-                name: s.name.clone(),
-                version: approved.version,
-                live: approved.content.clone(),
-            }),
-            review: Some(ReviewEdit { approved_version: approved.version }),
-            absorbs: None,
             steps: Vec::new(),
             reason: None,
             drafted_by: String::new(),
@@ -546,9 +563,10 @@ pub fn load_detail(
         content: v.content,
         proposal: None,
     });
-    let proposed = candidates
-        .iter()
-        .filter(|c| c.review.is_none() && c.target.as_ref().is_some_and(|t| t.id == skill.id));
+    let proposed = candidates.iter().filter(|c| match &c.item {
+        QueueItem::Version { target } | QueueItem::Merge { target, .. } => target.id == skill.id,
+        QueueItem::NewSkill | QueueItem::HandEdit { .. } => false,
+    });
     let mut proposed: Vec<VersionRow> = proposed
         .map(|c| VersionRow {
             version: 0,

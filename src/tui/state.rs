@@ -9,7 +9,7 @@ use super::action::Action;
 use super::keys::KeyMap;
 use super::layout;
 use crate::catalog::SkillStatus;
-use crate::engine::snapshot::{CandidateView, SkillRow, Snapshot};
+use crate::engine::snapshot::{CandidateView, QueueItem, SkillRow, Snapshot};
 use crate::engine::{Command, Op, Progress, Target, View};
 use crate::lifecycle::files::sha256_hex;
 
@@ -690,11 +690,11 @@ fn edit(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
     let request = match ui.pane {
         Pane::Queue => {
             let Some(c) = ui.candidate(snap) else { return say(ui, "the review queue is empty") };
-            match (&c.review, &c.target, &c.staged_path) {
-                (Some(_), _, Some(folder)) => {
+            match (&c.item, &c.staged_path) {
+                (QueueItem::HandEdit { .. }, Some(folder)) => {
                     EditRequest { file: std::path::Path::new(folder).join("SKILL.md"), skill: true }
                 }
-                (None, Some(_), _) => {
+                (QueueItem::Version { .. } | QueueItem::Merge { .. }, _) => {
                     return say(
                         ui,
                         "a proposed version has no draft file: approve it, then e in Skills (2) \
@@ -775,14 +775,14 @@ fn candidate_op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Com
     }
     let Some(c) = ui.candidate(snap) else { return say(ui, "the review queue is empty") };
     let target = seen_target(c);
-    if c.review.is_some() {
-        return say(ui, "this skill was edited by hand: a approves the edit, r rolls it back");
-    }
-    match (action, &c.target) {
-        (Action::Promote, Some(_)) => say(ui, "this is a proposed version: a approves, r rejects"),
-        (Action::Promote, None) => Some(Command::Op(Op::Promote(target))),
-        (_, Some(_)) => say(ui, "this is a proposed version: r rejects it"),
-        _ => Some(Command::Op(Op::Dismiss(target))),
+    match (action, &c.item) {
+        (_, QueueItem::HandEdit { .. }) => {
+            say(ui, "this skill was edited by hand: a approves the edit, r rolls it back")
+        }
+        (Action::Promote, QueueItem::NewSkill) => Some(Command::Op(Op::Promote(target))),
+        (_, QueueItem::NewSkill) => Some(Command::Op(Op::Dismiss(target))),
+        (Action::Promote, _) => say(ui, "this is a proposed version: a approves, r rejects"),
+        _ => say(ui, "this is a proposed version: r rejects it"),
     }
 }
 
@@ -799,19 +799,20 @@ fn seen_target(c: &CandidateView) -> Target {
 fn proposal_op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Command> {
     if ui.pane == Pane::Queue
         && let Some(c) = ui.candidate(snap)
-        && let Some(review) = &c.review
+        && let QueueItem::HandEdit { approved } = &c.item
     {
         let target = seen_target(c);
         ui.confirm = Some(if action == Action::Approve {
             Confirm::ApproveEdit(target)
         } else {
-            Confirm::Rollback(target, review.approved_version)
+            Confirm::Rollback(target, approved.version)
         });
         return None;
     }
     let found = match ui.pane {
         Pane::Queue => ui.candidate(snap).and_then(|c| {
-            c.target.as_ref().map(|t| (c.id, t.name.clone(), sha256_hex(c.skill_md.as_bytes())))
+            let t = c.item.target()?;
+            Some((c.id, t.name.clone(), sha256_hex(c.skill_md.as_bytes())))
         }),
         _ => {
             let detail = snap.detail.as_ref();
