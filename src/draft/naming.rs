@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use crate::workflow::WorkflowEvidence;
 
-use super::render::slug;
+use crate::text::slug::slug_within;
 
 const STOPWORDS_TEXT: &str = include_str!("../../assets/stopwords.txt");
 
@@ -507,7 +507,7 @@ pub fn base_name(ev: &WorkflowEvidence) -> String {
         (None, Some(step)) => key_words(step),
         (None, None) => "workflow".to_string(),
     };
-    slug(&text, 64).unwrap_or_else(|| "workflow".to_string())
+    slug_within(&text, 64).unwrap_or_else(|| "workflow".to_string())
 }
 
 #[cfg(test)]
@@ -638,9 +638,9 @@ mod tests {
     #[test]
     fn step_keys_as_words() {
         assert_eq!(key_words("sh:tk close"), "tk close");
-        assert_eq!(slug(&key_words("file:Edit:Cargo.toml"), 64).unwrap(), "edit-cargo-toml");
+        assert_eq!(slug_within(&key_words("file:Edit:Cargo.toml"), 64).unwrap(), "edit-cargo-toml");
         assert_eq!(
-            slug(&key_words("mcp:mcp__github__create_pull_request"), 64).unwrap(),
+            slug_within(&key_words("mcp:mcp__github__create_pull_request"), 64).unwrap(),
             "github-create-pull-request"
         );
     }

@@ -11,7 +11,7 @@ pub mod files;
 mod git;
 mod implicit;
 mod outcomes;
-mod register;
+pub mod register;
 mod rules;
 mod staleness;
 mod state;
@@ -25,8 +25,8 @@ pub use features::{SkillFeatures, features, to_csv as features_csv};
 pub use implicit::implicit_failures;
 pub use outcomes::{SkillStats, record, stats};
 pub use register::{
-    NewSkill, adopt_folder, adopt_folders, agent_folders, has_unknown_folders,
-    insert_in as record_new_skill, reconcile, register_skill, scope_folders,
+    NewSkill, adopt_folder, adopt_folders, agent_folders, has_unknown_folders, reconcile,
+    register_skill, scope_folders,
 };
 pub use rules::{Judged, Verdict, judge};
 pub use staleness::{StaleReport, staleness, staleness_if_due};

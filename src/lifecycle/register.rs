@@ -8,11 +8,12 @@ use anyhow::{Context, Result, bail};
 use rusqlite::Connection;
 
 use super::add_event;
-use super::files::{self, sha256_hex, skill_file};
+use super::files::{self, skill_file};
 use crate::catalog::{
     NewSkillRow, Scope, SkillStatus, VersionSource, invocations, skills, versions,
 };
 use crate::store::now_rfc3339;
+use crate::text::hex::sha256_hex;
 use crate::workspace::Workspace;
 
 /// Writes `<skills_dir>/<name>/SKILL.md`, inserts the `skills` row and its version 1 (with

@@ -5,11 +5,12 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use rusqlite::Connection;
 
-use super::files::{self, sha256_hex, skill_file};
+use super::files::{self, skill_file};
 use super::{SkillRow, add_event, git, register, require_skill};
 use crate::catalog::versions::{VersionView, latest};
 use crate::catalog::{self, Scope, VersionSource, skills};
 use crate::store::{Store, now_rfc3339};
+use crate::text::hex::sha256_hex;
 use crate::workspace::Workspace;
 
 /// Every version of a skill, oldest first.

@@ -190,7 +190,7 @@ fn write_rows(
                 ..NewSkill::account()
             };
             let reason = format!("version 1 (import of package {:?})", pkg.name);
-            (lifecycle::record_new_skill(tx, &new, "registered", &reason)?, 1)
+            (lifecycle::register::insert_in(tx, &new, "registered", &reason)?, 1)
         }
     };
     let columns = PackageColumns {

@@ -81,5 +81,3 @@ pub fn package_files(pkg: &Package, folder_name: &str) -> Files {
 }
 
 pub use crate::spec::frontmatter::yaml_string;
-
-pub use crate::lifecycle::files::sha256_hex;

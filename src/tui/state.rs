@@ -11,7 +11,7 @@ use super::layout;
 use crate::catalog::SkillStatus;
 use crate::engine::snapshot::{CandidateView, QueueItem, SkillRow, Snapshot};
 use crate::engine::{Command, Op, Progress, Target, View};
-use crate::lifecycle::files::sha256_hex;
+use crate::text::hex::sha256_hex;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Pane {

@@ -59,7 +59,7 @@ fn clean_code_is_registered_unchanged_with_its_hash_and_a_test_outcome() {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .unwrap();
-    assert_eq!(sha, skilldeck::packages::folder::sha256_hex(ADD.as_bytes()));
+    assert_eq!(sha, skilldeck::text::hex::sha256_hex(ADD.as_bytes()));
     assert_eq!(json["sha256"], sha);
     assert_eq!(source, "acquired");
     assert_eq!(
