@@ -26,8 +26,6 @@ pub struct DraftDoc<'a> {
 const MAX_DESCRIPTION: usize = 1024;
 const MAX_EXAMPLE_CHARS: usize = 400;
 
-/// Spec-valid skill name from free text, at most `max` characters ([`crate::text::slug`]).
-
 /// `auto-<signature>` for streak drafts, `seq-<tool>-<tool>-...` for sequences; always spec-valid.
 pub fn base_name(source: &str, signature: Option<&str>, steps: &[Step], hash: &str) -> String {
     let (prefix, text) = match (source, signature) {

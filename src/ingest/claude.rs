@@ -654,7 +654,7 @@ mod tests {
     }
 }
 
-/// The property test of the line reader (the campaign's fuzzing kept in the repo): lines shaped
+/// The property test of the line reader (fuzzing kept in the repo as a test): lines shaped
 /// like Claude Code's, with fields of unexpected types, repeated keys and random byte edits.
 /// On every line that is valid JSON the reader agrees with serde_json's `Value`: an object is
 /// read with the fields `Value` holds (a field of another type as absent), anything else is
@@ -885,7 +885,7 @@ mod property {
     }
 
     #[test]
-    fn the_campaigns_verdicts() {
+    fn lines_fuzzing_found() {
         for line in [
             r#"{"type":"user","timestamp":12,"message":{"content":"hi"}}"#,
             r#"{"type":"user","isMeta":"yes","message":{"content":"hi"}}"#,

@@ -1,5 +1,5 @@
 //! The skill lifecycle: outcomes, health sweeps, versions, evolution, scorer features and the
-//! phase-1 router (`suggest`).
+//! deterministic router (`suggest`).
 //!
 //! Counters on `skills` are a cache: `stats`, `audit` and `sweep` recompute from
 //! `skill_invocations`, which is the record every source (transcripts, `record`, implicit retries)

@@ -48,7 +48,7 @@ fn console_in_tmux_promotes_by_keypress() {
     let root = dir.path();
     populate(&workspace(root));
     write_config(root);
-    // A transcript for the start-up pass: the same task succeeding three times (seed 000).
+    // A transcript for the start-up pass: the same task succeeding three times (a streak).
     let transcript = root.join("transcripts/agent/trajectory.jsonl");
     std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
     let lines: String = (1..=3)

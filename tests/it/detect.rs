@@ -1,4 +1,4 @@
-//! Detection: seed 000 streaks and seed 001 sequences, fed by Claude Code transcripts written to
+//! Detection: success streaks and tool sequences, fed by Claude Code transcripts written to
 //! disk and ingested through the library, as a person's sessions would be.
 
 use std::collections::HashMap;

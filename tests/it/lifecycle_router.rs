@@ -1,4 +1,4 @@
-//! Lifecycle: scorer features, the phase-1 router, implicit failure signals, the timeline.
+//! Lifecycle: scorer features, the deterministic router, implicit failure signals, the timeline.
 
 use skilldeck::lifecycle;
 

@@ -58,7 +58,7 @@ fn the_implicit_failure_pass_over_a_long_session() {
     }
 }
 
-/// The campaign's load, bounded: the console's engine passing on a timer, an ingest loop, a
+/// Concurrent load, bounded: the console's engine passing on a timer, an ingest loop, a
 /// sweep loop and four recorders for three seconds. Nothing fails with "database is locked";
 /// the figures are printed for the report.
 #[test]
