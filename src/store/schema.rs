@@ -304,7 +304,7 @@ CREATE TABLE acquired_code (
 /// Discovery: steps that carry meaning, evidence-only candidates with their reason, and
 /// the mined workflows (owned by `detect::workflows`).
 const V_DRAFTS: &str = r#"
-ALTER TABLE tool_calls ADD COLUMN step TEXT;      -- step keys, one per line (crate::step)
+ALTER TABLE tool_calls ADD COLUMN step TEXT;      -- step keys, one per line (src/step.rs)
 ALTER TABLE tool_calls ADD COLUMN detail TEXT;    -- the concrete command or path, redacted, clipped
 
 -- 1: recorded as evidence, never drafted nor queued (only generic steps)

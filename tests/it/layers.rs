@@ -197,3 +197,53 @@ fn the_reader_finds_grouped_and_super_paths() {
     assert_eq!(named_after(&code, "crate::"), ["a", "c", "d"]);
     assert_eq!(named_after(&code, "super::"), ["g"]);
 }
+
+/// The module map of docs/architecture.md: (module, what it depends on), in table order.
+fn documented_map() -> Vec<(String, BTreeSet<String>)> {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/architecture.md"))
+            .expect("docs/architecture.md");
+    let section = doc.split("## Module map").nth(1).expect("a `## Module map` section");
+    let section = section.split("\n## ").next().unwrap_or_default();
+    let ticked = |cell: &str| -> Vec<String> {
+        cell.split('`').skip(1).step_by(2).map(str::to_string).collect()
+    };
+    section
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split(" | ").collect();
+            let module = ticked(cells[0]).into_iter().next().expect("a module name");
+            let deps = ticked(cells.last().expect("a depends-on cell")).into_iter().collect();
+            (module, deps)
+        })
+        .collect()
+}
+
+#[test]
+fn the_module_map_in_the_docs_is_the_code() {
+    let g = graph();
+    let map = documented_map();
+    let listed: BTreeSet<String> = map.iter().map(|(m, _)| m.clone()).collect();
+    assert_eq!(
+        listed,
+        top_modules(),
+        "docs/architecture.md's module map lists other modules than src/"
+    );
+    let mut above = BTreeSet::new();
+    let mut wrong = Vec::new();
+    for (module, documented) in &map {
+        let actual: BTreeSet<String> =
+            g.get(module).map(|m| m.keys().cloned().collect()).unwrap_or_default();
+        if &actual != documented {
+            wrong.push(format!(
+                "{module}: the docs say {documented:?}, the code imports {actual:?}"
+            ));
+        }
+        if let Some(below) = actual.iter().find(|d| !above.contains(*d)) {
+            wrong.push(format!("{module} depends on {below}, which is not above it in the table"));
+        }
+        above.insert(module.clone());
+    }
+    assert!(wrong.is_empty(), "docs/architecture.md's module map:\n{}", wrong.join("\n"));
+}
