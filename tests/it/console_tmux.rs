@@ -41,7 +41,7 @@ fn wait_for_pane(session: &str, text: &str) -> String {
 fn console_in_tmux_promotes_by_keypress() {
     if !tmux_available() {
         assert!(std::env::var_os("CI").is_none(), "tmux is required in CI (.ci/run installs it)");
-        eprintln!("SKIP: tmux is not installed");
+        crate::support::skip("tmux is not installed");
         return;
     }
     let dir = tempdir();
@@ -131,7 +131,7 @@ fn without_a_terminal_the_console_says_so_and_bare_skilldeck_prints_help() {
 fn e_hands_the_terminal_to_the_editor_and_takes_it_back() {
     if !tmux_available() {
         assert!(std::env::var_os("CI").is_none(), "tmux is required in CI (.ci/run installs it)");
-        eprintln!("SKIP: tmux is not installed");
+        crate::support::skip("tmux is not installed");
         return;
     }
     let dir = tempdir();
