@@ -46,7 +46,7 @@ pub fn after_detection(ws: &Workspace, ids: &[i64]) -> Result<FinishReport> {
         }
         candidates::set_flags(conn, id, &flags)?;
         if ws.config.draft.command.is_empty() {
-            candidates::set_drafted(conn, id, model::MECHANICAL, None, None)?;
+            candidates::set_drafted(conn, id, candidates::DraftedBy::Mechanical, None, None)?;
             continue;
         }
         let similar = similar_skills(ws, &c)?;
@@ -64,14 +64,20 @@ pub fn after_detection(ws: &Workspace, ids: &[i64]) -> Result<FinishReport> {
                 candidates::set_drafted(
                     conn,
                     id,
-                    model::COMMAND,
+                    candidates::DraftedBy::Command,
                     Some((&text, &description)),
                     None,
                 )?;
                 report.model_drafts += 1;
             }
             Err(why) => {
-                candidates::set_drafted(conn, id, model::MECHANICAL, None, Some(&why))?;
+                candidates::set_drafted(
+                    conn,
+                    id,
+                    candidates::DraftedBy::Mechanical,
+                    None,
+                    Some(&why),
+                )?;
                 report.model_rejected.push(format!("candidate {id} ({}): {why}", c.name));
             }
         }

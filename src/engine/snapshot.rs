@@ -218,7 +218,7 @@ pub struct CandidateView {
     /// Why it was proposed (support, specificity), when mined.
     pub reason: Option<String>,
     /// `mechanical` or `draft.command`, with why the command's draft was refused.
-    pub drafted_by: String,
+    pub drafted_by: Option<draft::candidates::DraftedBy>,
     pub draft_note: Option<String>,
     /// Why its evidence looks aimed at the agent.
     pub flags: Vec<String>,
@@ -410,7 +410,7 @@ pub fn load_candidates(
                 (None, Some(r)) if absorbing => Some(text::safe::inline(&r.summary).into_owned()),
                 _ => None,
             },
-            drafted_by: c.drafted_by,
+            drafted_by: Some(c.drafted_by),
             draft_note: c.draft_note.map(|n| text::safe::inline(&n).into_owned()),
             flags: c.flags.iter().map(|f| text::safe::inline(&f.reason).into_owned()).collect(),
         });
@@ -460,7 +460,7 @@ fn review_rows(store: &Store, skills: &[SkillRow]) -> Result<Vec<CandidateView>>
             created_at: now.created_at.clone(),
             steps: Vec::new(),
             reason: None,
-            drafted_by: String::new(),
+            drafted_by: None,
             draft_note: None,
             flags: Vec::new(),
         });

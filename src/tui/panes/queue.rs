@@ -101,6 +101,10 @@ fn draw_detail(f: &mut Frame, area: Rect, c: &CandidateView, ui: &UiState, theme
     f.render_widget(para, area);
 }
 
+fn drafted_by(c: &CandidateView) -> &'static str {
+    c.drafted_by.map_or("", |d| d.as_str())
+}
+
 /// Where a candidate comes from: occurrences, sessions, examples, tools.
 fn evidence_lines(c: &CandidateView, theme: Theme, lines: &mut Vec<Line<'static>>) {
     if matches!(c.item, QueueItem::Merge { .. }) {
@@ -109,8 +113,8 @@ fn evidence_lines(c: &CandidateView, theme: Theme, lines: &mut Vec<Line<'static>
             lines.push(Line::from(format!("Why: {reason}")));
         }
         match &c.draft_note {
-            Some(note) => lines.push(Line::from(format!("Drafted by: {} ({note})", c.drafted_by))),
-            None => lines.push(Line::from(format!("Drafted by: {}", c.drafted_by))),
+            Some(note) => lines.push(Line::from(format!("Drafted by: {} ({note})", drafted_by(c)))),
+            None => lines.push(Line::from(format!("Drafted by: {}", drafted_by(c)))),
         }
         return;
     }
@@ -125,8 +129,8 @@ fn evidence_lines(c: &CandidateView, theme: Theme, lines: &mut Vec<Line<'static>
         lines.push(Line::from(format!("Why: {reason}")));
     }
     match &c.draft_note {
-        Some(note) => lines.push(Line::from(format!("Drafted by: {} ({note})", c.drafted_by))),
-        None => lines.push(Line::from(format!("Drafted by: {}", c.drafted_by))),
+        Some(note) => lines.push(Line::from(format!("Drafted by: {} ({note})", drafted_by(c)))),
+        None => lines.push(Line::from(format!("Drafted by: {}", drafted_by(c)))),
     }
     for flag in &c.flags {
         lines.push(Line::styled(format!("Flagged: {flag}"), theme.error()));
