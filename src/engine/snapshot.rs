@@ -203,7 +203,8 @@ pub struct CandidateView {
     pub agent: String,
     pub name: String,
     pub description: Option<String>,
-    pub source: String,
+    /// What the evidence is; `None` for a hand edit, which has none.
+    pub source: Option<draft::CandidateSource>,
     /// Task signature, for candidates drafted from a success streak.
     pub signature: Option<String>,
     pub occurrences: i64,
@@ -331,10 +332,18 @@ pub struct EventRow {
 #[derive(Debug, Clone, PartialEq)]
 pub struct VersionRow {
     pub version: i64,
-    pub source: String,
+    /// Where a stored version came from; `None` for a proposal.
+    pub source: Option<crate::catalog::VersionSource>,
     pub created_at: String,
     pub content: String,
     pub proposal: Option<i64>,
+}
+
+impl VersionRow {
+    /// The word shown for where it came from: its source, or `proposed`.
+    pub fn source_word(&self) -> &'static str {
+        self.source.map_or("proposed", |s| s.as_str())
+    }
 }
 
 /// The review queue: open candidates (`draft::list_candidates`), oldest first, each proposed
@@ -394,7 +403,7 @@ pub fn load_candidates(
             agent: c.agent_id,
             name: c.name.clone(),
             description: c.description,
-            source: c.source.to_string(),
+            source: Some(c.source),
             signature: c.signature,
             occurrences: c.occurrences,
             sessions: c.session_keys,
@@ -449,7 +458,7 @@ fn review_rows(store: &Store, skills: &[SkillRow]) -> Result<Vec<CandidateView>>
                  version."
                     .into(),
             ),
-            source: "edit".into(),
+            source: None,
             signature: None,
             occurrences: 1,
             sessions: Vec::new(),
@@ -558,7 +567,7 @@ pub fn load_detail(
         .collect();
     let stored = lifecycle::versions(store, skill.id)?.into_iter().map(|v| VersionRow {
         version: v.version,
-        source: v.source.to_string(),
+        source: Some(v.source),
         created_at: v.created_at,
         content: v.content,
         proposal: None,
@@ -570,7 +579,7 @@ pub fn load_detail(
     let mut proposed: Vec<VersionRow> = proposed
         .map(|c| VersionRow {
             version: 0,
-            source: "proposed".into(),
+            source: None,
             created_at: c.created_at.clone(),
             content: c.skill_md.clone(),
             proposal: Some(c.id),

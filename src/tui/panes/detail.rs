@@ -46,7 +46,11 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
             };
             let live =
                 if v.proposal.is_none() && v.version == skill.version { "  (live)" } else { "" };
-            Line::from(format!("  {label:<12} {:<9} {}{live}", v.source, short_date(&v.created_at)))
+            Line::from(format!(
+                "  {label:<12} {:<9} {}{live}",
+                v.source_word(),
+                short_date(&v.created_at)
+            ))
         })),
     }
     let title = format!(" {} ", skill.label());

@@ -122,7 +122,7 @@ fn evidence_lines(c: &CandidateView, theme: Theme, lines: &mut Vec<Line<'static>
         "Evidence: {} in {} (from {}, {})",
         crate::text::count(c.occurrences.max(0) as u64, "occurrence"),
         crate::text::count(c.sessions.len() as u64, "session"),
-        c.source,
+        c.source.map_or("", |s| s.as_str()),
         short_date(&c.created_at)
     )));
     if let Some(reason) = &c.reason {
