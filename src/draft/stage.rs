@@ -37,9 +37,6 @@ fn write_draft_with(
     Ok(())
 }
 
-/// The one folder move ([`crate::fsio::move_folder`]).
-pub use crate::fsio::move_folder;
-
 /// Where dismissed drafts wait, so `undo_dismiss` can bring them back unchanged.
 pub fn dismissed_folder(staging_dir: &Path, name: &str) -> PathBuf {
     staging_dir.join(".dismissed").join(name)

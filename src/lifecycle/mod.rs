@@ -41,7 +41,6 @@ pub(crate) use crate::catalog::SkillRow;
 pub use crate::catalog::SkillStatus;
 pub use crate::catalog::versions::VersionView;
 
-pub(crate) use crate::catalog::events::add as add_event;
 pub(crate) use crate::catalog::skills::{
     by_id as skill_by_id, find as find_skill, require as require_skill,
 };

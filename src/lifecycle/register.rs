@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use rusqlite::Connection;
 
-use super::add_event;
 use super::files::{self, skill_file};
+use crate::catalog::events;
 use crate::catalog::{
     NewSkillRow, Scope, SkillStatus, VersionSource, invocations, skills, versions,
 };
@@ -281,7 +281,7 @@ pub fn insert_in(conn: &Connection, new: &NewSkill, kind: &str, reason: &str) ->
     };
     let id = skills::insert(conn, &row)?;
     versions::insert(conn, id, 1, new.content, new.source)?;
-    add_event(conn, id, &now, kind, None, Some(SkillStatus::Healthy), reason)?;
+    events::add(conn, id, &now, kind, None, Some(SkillStatus::Healthy), reason)?;
     invocations::link_all(conn)?;
     Ok(id)
 }
