@@ -247,3 +247,59 @@ fn the_module_map_in_the_docs_is_the_code() {
     }
     assert!(wrong.is_empty(), "docs/architecture.md's module map:\n{}", wrong.join("\n"));
 }
+
+/// The owners table of docs/architecture.md: (table, owner module path).
+fn documented_owners() -> Vec<(String, String)> {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/architecture.md"))
+            .expect("docs/architecture.md");
+    let section = doc.split("## Tables and their owners").nth(1).expect("an owners section");
+    let section = section.split("\n## ").next().unwrap_or_default();
+    let mut out = Vec::new();
+    for line in section.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = line.split(" | ").collect();
+        let owner = cells[1].trim_matches(|c| c == '`' || c == '|' || c == ' ').to_string();
+        for table in cells[0].split('`').skip(1).step_by(2) {
+            out.push((table.to_string(), owner.clone()));
+        }
+    }
+    out
+}
+
+/// The `//!` lines at the top of a module's file.
+fn module_doc(path: &str) -> String {
+    let rel: Vec<&str> = path.split("::").collect();
+    let base = src().join(rel.join("/"));
+    let file = [base.with_extension("rs"), base.join("mod.rs")]
+        .into_iter()
+        .find(|p| p.exists())
+        .unwrap_or_else(|| panic!("no file for module {path}"));
+    std::fs::read_to_string(file)
+        .expect("read")
+        .lines()
+        .take_while(|l| l.starts_with("//!"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn every_table_has_the_owner_the_docs_name_and_its_file_says_so() {
+    let schema = std::fs::read_to_string(src().join("store/schema.rs")).expect("schema");
+    let created: BTreeSet<String> = schema
+        .split("CREATE TABLE ")
+        .skip(1)
+        .map(|rest| ident_at(rest.trim_start_matches("IF NOT EXISTS ")).to_string())
+        .collect();
+    let owners = documented_owners();
+    let listed: BTreeSet<String> = owners.iter().map(|(t, _)| t.clone()).collect();
+    assert_eq!(
+        listed, created,
+        "docs/architecture.md's owners table lists other tables than the schema"
+    );
+    let silent: Vec<String> = owners
+        .iter()
+        .filter(|(table, owner)| !module_doc(owner).contains(&format!("`{table}`")))
+        .map(|(table, owner)| format!("{owner} does not name `{table}` at the top of its file"))
+        .collect();
+    assert!(silent.is_empty(), "{}", silent.join("\n"));
+}
