@@ -11,7 +11,7 @@ use serde::de::IgnoredAny;
 
 use super::parse::{FileOutput, Problem, Sink};
 use super::turn::FileState;
-use super::{claude, codex, native};
+use super::{claude, codex, native, stream};
 
 /// Bytes at the head of a file whose hash tells a replaced file from an appended one.
 const HEAD_BYTES: u64 = 1024;
@@ -28,6 +28,8 @@ pub const IDLE_CLOSE: Duration = Duration::from_secs(3600);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Claude,
+    /// Claude Code's `--output-format stream-json` output.
+    StreamJson,
     Codex,
     Native,
 }
@@ -36,6 +38,7 @@ impl Format {
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Claude => "claude",
+            Format::StreamJson => "stream-json",
             Format::Codex => "codex",
             Format::Native => "native",
         }
@@ -45,6 +48,7 @@ impl Format {
     pub fn parse(name: &str) -> Option<Format> {
         match name {
             "claude" => Some(Format::Claude),
+            "stream-json" => Some(Format::StreamJson),
             "codex" => Some(Format::Codex),
             "native" => Some(Format::Native),
             _ => None,
@@ -115,7 +119,8 @@ pub struct FileRead {
     pub error: Option<Problem>,
 }
 
-/// Every `*.jsonl` under `path` (or `path` itself when it is a file), sorted. `path` must
+/// Every transcript file under `path` (`transcript_ext`; or `path` itself when it is a file),
+/// sorted. `path` must
 /// exist; a folder below it that cannot be listed becomes a problem, and the walk goes on.
 pub fn collect(
     path: &Path,
@@ -151,7 +156,8 @@ pub fn collect(
                 let p = entry.path();
                 if kind.is_dir() {
                     stack.push(p);
-                } else if kind.is_file() && p.extension().is_some_and(|e| e == "jsonl") {
+                } else if kind.is_file() && p.extension().is_some_and(|e| transcript_ext(e, format))
+                {
                     // Relative to the open folder: cheaper than a stat by the whole path.
                     found.push((p, stat_of(entry.metadata())));
                 }
@@ -175,6 +181,12 @@ pub fn collect(
         stat,
     }));
     Ok(())
+}
+
+/// The file names a folder walk reads: `*.jsonl`; under a stream-json root also the `*.log` and
+/// `*.ndjson` a script tees `claude -p` into.
+fn transcript_ext(ext: &std::ffi::OsStr, format: Option<Format>) -> bool {
+    ext == "jsonl" || (format == Some(Format::StreamJson) && (ext == "log" || ext == "ndjson"))
 }
 
 pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
@@ -269,6 +281,7 @@ fn read_into(job: &Job, now: SystemTime, read: &mut FileRead) -> Result<()> {
         }
         let parsed = match read.format.unwrap_or(Format::Claude) {
             Format::Claude => claude::parse(&mut sink, data, start),
+            Format::StreamJson => stream::parse(&mut sink, data, start, job.mtime_ns),
             Format::Codex => codex::parse(&mut sink, data, start),
             Format::Native => native::parse(&mut sink, data, start),
         };
@@ -310,6 +323,9 @@ struct Probe<'a> {
     kind: Option<std::borrow::Cow<'a, str>>,
     #[serde(rename = "sessionId")]
     session_id: Option<IgnoredAny>,
+    /// Stream-json's spelling.
+    #[serde(rename = "session_id")]
+    stream_session_id: Option<IgnoredAny>,
     payload: Option<IgnoredAny>,
     user_input: Option<IgnoredAny>,
     outcome: Option<IgnoredAny>,
@@ -327,6 +343,11 @@ pub fn detect(buf: &[u8]) -> Option<Format> {
             && matches!(kind, "session_meta" | "response_item" | "event_msg" | "turn_context")
         {
             return Some(Format::Codex);
+        }
+        if p.stream_session_id.is_some()
+            && matches!(kind, "system" | "assistant" | "user" | "result")
+        {
+            return Some(Format::StreamJson);
         }
         if p.session_id.is_some()
             || matches!(kind, "user" | "assistant" | "summary" | "system" | "file-history-snapshot")

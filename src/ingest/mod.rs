@@ -1,5 +1,5 @@
-//! Transcript ingestion: Claude Code and Codex transcripts as they lie on disk, and a native
-//! trajectory JSONL, read incrementally into sessions, turns, tool calls and skill invocations.
+//! Transcript ingestion: Claude Code and Codex transcripts as they lie on disk, Claude Code's
+//! stream-json output, and a native trajectory JSONL, read incrementally into sessions, turns, tool calls and skill invocations.
 //!
 //! A run stats every file and reads only new bytes: from the offset stored by the previous run,
 //! up to the last complete line. A file that shrank, or whose head changed, is read again from
@@ -16,6 +16,7 @@ mod prompt;
 mod scan;
 pub mod shape;
 mod skill_use;
+mod stream;
 mod turn;
 mod write;
 
