@@ -11,6 +11,7 @@ mod codex;
 mod files;
 mod lenient;
 mod native;
+mod other;
 mod parse;
 mod prompt;
 mod scan;
@@ -94,6 +95,12 @@ pub struct IngestReport {
     pub bad_lines: u64,
     /// Lines whose `type` this reader does not know: skipped.
     pub unknown_lines: u64,
+    /// Files in another agent's format (SWE-agent, OpenHands), skipped; each format is named
+    /// once among the problems.
+    pub unsupported_files: u64,
+    /// Turns were read, and none of them has a prompt or a command that is not only redaction
+    /// markers: detection has nothing to learn from.
+    pub nothing_to_mine: bool,
     /// The first problems of each file (path, 1-based line, reason); all are counted above.
     pub problems: Vec<Problem>,
 }
@@ -129,20 +136,23 @@ pub fn run_with_threads(
 ) -> Result<IngestReport> {
     let mut targets = Vec::new();
     let mut problems = Vec::new();
+    let mut unsupported = 0;
     if paths.is_empty() {
         for root in ws.transcript_roots() {
             if root.path.exists() {
                 let agent = ws.agent_for(&root);
                 let format = Format::parse(&root.format);
-                files::collect(&root.path, &agent, format, &mut targets, &mut problems)?;
+                unsupported +=
+                    files::collect(&root.path, &agent, format, &mut targets, &mut problems)?;
             }
         }
     } else {
         for path in paths {
-            files::collect(path, agent, None, &mut targets, &mut problems)?;
+            unsupported += files::collect(path, agent, None, &mut targets, &mut problems)?;
         }
     }
     let mut report = ingest_targets(ws, targets, threads, progress)?;
+    report.unsupported_files += unsupported;
     problems.append(&mut report.problems);
     report.problems = problems;
     Ok(report)
@@ -311,11 +321,13 @@ fn store_in_transactions(
     // IMMEDIATE: take the write lock up front, so the offset check in write_file holds.
     let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let mut uncommitted = 0u64;
+    let mut minable = false;
     for mut batch in batches {
         for read in &mut batch.reads {
             done.files_done += 1;
             done.bytes_done += read.bytes_read;
             if let Some(problem) = read.error.take() {
+                report.unsupported_files += u64::from(read.unsupported);
                 report.problems.push(problem);
                 progress(done);
                 continue;
@@ -330,6 +342,7 @@ fn store_in_transactions(
                 continue;
             }
             report.files_read += 1;
+            minable |= read.minable;
             report.files_reset += u64::from(read.reset);
             report.bytes_read += read.bytes_read;
             report.lines += read.output.lines_read;
@@ -352,5 +365,6 @@ fn store_in_transactions(
         let _ = give_back[batch.worker].send(batch.reads);
     }
     tx.commit()?;
+    report.nothing_to_mine = report.turns + report.turns_updated > 0 && !minable;
     Ok(())
 }

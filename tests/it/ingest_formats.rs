@@ -274,3 +274,142 @@ fn a_stream_json_root_is_configured_by_its_format() {
         db.query_row("SELECT format FROM ingested_files", [], |r| r.get(0)).unwrap();
     assert_eq!(format, "stream-json");
 }
+
+#[test]
+fn other_agents_logs_are_named_once_and_skipped() {
+    let ws = TestWorkspace::new();
+    let dir = ws.root().join("runs");
+    let swe = dir.join("swe/django__django-11099");
+    let events = dir.join("openhands/sessions/abc/events");
+    std::fs::create_dir_all(&swe).unwrap();
+    std::fs::create_dir_all(&events).unwrap();
+    // SWE-agent writes its trajectory indented: hundreds of lines, none a JSON object.
+    let steps: Vec<Value> = (0..60)
+        .map(|i| {
+            serde_json::json!({"action": format!("open file{i}.py"), "observation": "[File]",
+            "response": "Let me look.", "thought": "Look at the file.", "state": "{}"})
+        })
+        .collect();
+    let traj = serde_json::json!({"environment": "swe_main", "trajectory": steps,
+        "history": [{"role": "system", "content": "You are an autonomous programmer."}],
+        "info": {"exit_status": "submitted"}});
+    let traj = serde_json::to_string_pretty(&traj).unwrap();
+    assert!(traj.lines().count() > 400);
+    std::fs::write(swe.join("django__django-11099.traj"), &traj).unwrap();
+    for i in 0..3 {
+        let event = serde_json::json!({"id": i, "timestamp": "2026-03-01T10:00:00", "source": "agent",
+            "message": "Running command: ls", "action": "run", "args": {"command": "ls"}});
+        std::fs::write(events.join(format!("{i}.json")), event.to_string()).unwrap();
+    }
+    // A JSON file of something else is not a transcript, and not named.
+    std::fs::write(dir.join("package.json"), r#"{"name":"x","version":"1.0.0"}"#).unwrap();
+    // OpenHands events as JSON lines, under a name ingest reads.
+    let lines: String = (0..200)
+        .map(|i| {
+            let kind = if i % 2 == 0 { "action" } else { "observation" };
+            format!("{{\"id\":{i},\"source\":\"agent\",\"{kind}\":\"run\",\"message\":\"m\"}}\n")
+        })
+        .collect();
+    std::fs::write(dir.join("openhands-events.jsonl"), lines).unwrap();
+
+    let r = ingest(&ws, &dir);
+    assert_eq!(r["unsupported_files"], 5, "{r:#}");
+    assert_eq!((r["bad_lines"].as_u64(), r["files_read"].as_u64()), (Some(0), Some(0)), "{r:#}");
+    let problems: Vec<String> = r["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            format!(
+                "{}:{}: {}",
+                p["path"].as_str().unwrap(),
+                p["line"],
+                p["reason"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(problems.len(), 3, "{problems:#?}");
+    let named = |needle: &str| problems.iter().filter(|p| p.contains(needle)).count();
+    assert_eq!(
+        named(
+            "1 file(s) in this format, e.g. swe/django__django-11099/django__django-11099.traj: a SWE-agent trajectory: not a format skilldeck reads"
+        ),
+        1,
+        "{problems:#?}"
+    );
+    assert_eq!(
+        named("3 file(s) in this format, e.g. openhands/sessions/abc/events/"),
+        1,
+        "{problems:#?}"
+    );
+    assert_eq!(
+        named("openhands-events.jsonl:0: an OpenHands event log: not a format skilldeck reads"),
+        1,
+        "{problems:#?}"
+    );
+
+    // Named by hand, the trajectory is one line too, in the summary a person reads.
+    let text = ws.run_ok(&[
+        "ingest",
+        "--no-detect",
+        swe.join("django__django-11099.traj").to_str().unwrap(),
+    ]);
+    assert!(text.contains("1 files in another agent's format skipped"), "{text}");
+    assert!(text.contains("0 bad lines"), "{text}");
+    assert_eq!(text.matches("SWE-agent").count(), 1, "{text}");
+}
+
+/// A real session with every prompt and every string of every tool input replaced by `marker`.
+fn redacted(session: &std::path::Path, marker: &str) -> String {
+    fn blank(v: &mut Value, marker: &str) {
+        match v {
+            Value::String(s) => *s = marker.to_string(),
+            Value::Array(items) => items.iter_mut().for_each(|i| blank(i, marker)),
+            Value::Object(m) => m.values_mut().for_each(|i| blank(i, marker)),
+            _ => {}
+        }
+    }
+    let mut out = String::new();
+    for l in std::fs::read_to_string(session).unwrap().lines() {
+        let mut line: Value = serde_json::from_str(l).unwrap();
+        let content = &mut line["message"]["content"];
+        if content.is_string() {
+            *content = Value::from(marker);
+        }
+        for b in content.as_array_mut().into_iter().flatten() {
+            match b["type"].as_str() {
+                Some("text") => b["text"] = Value::from(marker),
+                Some("tool_use") => blank(&mut b["input"], marker),
+                _ => {}
+            }
+        }
+        out.push_str(&line.to_string());
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn a_corpus_with_every_prompt_and_command_redacted_says_nothing_can_be_mined() {
+    let Some(dir) = shared_data("transcripts/marot__spotter") else { return };
+    let session = dir.join("fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl");
+    let ws = TestWorkspace::new();
+    let corpus = ws.root().join("shared-corpus");
+    std::fs::create_dir_all(&corpus).unwrap();
+    std::fs::write(corpus.join("a.jsonl"), redacted(&session, "[REDACTED]")).unwrap();
+    std::fs::write(corpus.join("b.jsonl"), redacted(&dir.join("short.jsonl"), "")).unwrap();
+    let r = ingest(&ws, &corpus);
+    assert!(r["tool_calls"].as_u64().unwrap() > 150, "{r:#}");
+    assert_eq!(r["nothing_to_mine"], true, "{r:#}");
+    let fresh = TestWorkspace::new();
+    let text = fresh.run_ok(&["ingest", "--no-detect", corpus.to_str().unwrap()]);
+    let says = "nothing here can be mined: every prompt and command read is redacted or empty";
+    assert_eq!(text.matches(says).count(), 1, "{text}");
+
+    // The same session as it was: plenty to mine.
+    let plain = TestWorkspace::new();
+    let r = ingest(&plain, &session);
+    assert_eq!(r["nothing_to_mine"], false, "{r:#}");
+    let text = TestWorkspace::new().run_ok(&["ingest", "--no-detect", session.to_str().unwrap()]);
+    assert!(!text.contains(says), "{text}");
+}
