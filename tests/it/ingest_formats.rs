@@ -249,8 +249,9 @@ fn a_stream_json_root_is_configured_by_its_format() {
     let ws = TestWorkspace::new();
     let dir = ws.root().join("loops");
     std::fs::create_dir_all(&dir).unwrap();
-    // Logs named as scripts name them; the first line is not a run's `init` here.
-    let text = format!("starting the loop\n{}{}", runs[0].text, runs[1].text);
+    // Logs named as scripts name them; the first line is not a run's `init` here. The last run
+    // goes on the session of the one before (`--resume`).
+    let text = format!("starting the loop\n{}{}{}", runs[0].text, runs[1].text, runs[1].text);
     std::fs::write(dir.join("agent-loop.log"), text).unwrap();
     let root = dir.to_str().unwrap();
     let misspelt = format!("[[transcripts]]\npath = {root:?}\nformat = \"streamjson\"\n");
@@ -267,7 +268,9 @@ fn a_stream_json_root_is_configured_by_its_format() {
     .unwrap();
     let r = ws.run_json(&["ingest", "--no-detect"]);
     assert_eq!((r["files"].as_u64(), r["sessions"].as_u64()), (Some(1), Some(2)), "{r:#}");
-    assert_eq!(r["tool_calls"].as_u64(), Some((runs[0].calls + runs[1].calls) as u64));
+    // Two turns in the resumed session, and the first run's subagent.
+    assert_eq!(r["turns"], 4, "{r:#}");
+    assert_eq!(r["tool_calls"].as_u64(), Some((runs[0].calls + 2 * runs[1].calls) as u64));
     let db = Connection::open(ws.db()).unwrap();
     assert_eq!(count(&db, "SELECT count(*) FROM sessions WHERE agent_id = 'loop'"), 2);
     let format: String =
