@@ -399,7 +399,7 @@ pub fn detect(buf: &[u8]) -> Option<Format> {
             return Some(Format::Codex);
         }
         if p.stream_session_id.is_some()
-            && matches!(kind, "system" | "assistant" | "user" | "result")
+            && matches!(kind, "system" | "assistant" | "user" | "result" | "stream_event")
         {
             return Some(Format::StreamJson);
         }

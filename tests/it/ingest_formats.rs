@@ -241,6 +241,32 @@ fn a_stream_json_log_of_n_runs_is_n_sessions_and_an_appended_run_one_more() {
     assert!(last_start > spans[3].2, "{last_start} after {}", spans[3].2);
     let still = ingest(&ws, &log);
     assert_eq!((still["files_read"].as_u64(), still["sessions"].as_u64()), (Some(0), Some(0)));
+
+    // A run read while it is still going (cut inside a line) is one turn, continued in place.
+    let run =
+        format!("=== iteration 6 ===\n{}", runs[3].text.replace(&runs[3].session, "iteration-6"));
+    let mut cut = run.len() / 2;
+    while !run.is_char_boundary(cut) {
+        cut += 1;
+    }
+    let append = |text: &str| {
+        let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+        std::io::Write::write_all(&mut file, text.as_bytes()).unwrap();
+    };
+    append(&run[..cut]);
+    let half = ingest(&ws, &log);
+    assert_eq!((half["sessions"].as_u64(), half["turns"].as_u64()), (Some(1), Some(1)), "{half:#}");
+    append(&run[cut..]);
+    let rest = ingest(&ws, &log);
+    assert_eq!((rest["sessions"].as_u64(), rest["turns"].as_u64()), (Some(0), Some(0)), "{rest:#}");
+    assert_eq!(rest["turns_updated"], 1, "{rest:#}");
+    let calls = half["tool_calls"].as_u64().unwrap() + rest["tool_calls"].as_u64().unwrap();
+    assert_eq!(calls, runs[3].calls as u64);
+    let turn = "SELECT complete, outcome FROM turns t JOIN sessions s ON s.id = t.session_id
+                WHERE s.session_key = 'iteration-6'";
+    let (complete, outcome): (bool, String) =
+        db.query_row(turn, [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+    assert!(complete && outcome == "success", "{complete} {outcome}");
 }
 
 #[test]
