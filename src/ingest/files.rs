@@ -126,8 +126,8 @@ pub struct FileRead {
 }
 
 /// Every transcript file under `path` (`transcript_ext`; or `path` itself when it is a file),
-/// sorted. `path` must
-/// exist; a folder below it that cannot be listed becomes a problem, and the walk goes on.
+/// sorted. `path` must exist; a folder below it that cannot be listed becomes a problem, and the
+/// walk goes on.
 ///
 /// Files of another agent's format met on the walk (SWE-agent's `*.traj`, a `*.json` holding
 /// SWE-agent's or OpenHands' log) are named in one problem per format; returns how many.
@@ -173,8 +173,14 @@ pub fn collect(
                 } else if kind.is_file()
                     && let Some(agent) = foreign_file(&p)
                 {
+                    // The first path in byte order is the example, whatever the listing order.
                     match foreign.iter_mut().find(|f| f.0 == agent) {
-                        Some(f) => f.2 += 1,
+                        Some(f) => {
+                            f.2 += 1;
+                            if p.as_os_str() < f.1.as_os_str() {
+                                f.1 = p;
+                            }
+                        }
                         None => foreign.push((agent, p, 1)),
                     }
                 }

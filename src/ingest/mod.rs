@@ -1,5 +1,6 @@
 //! Transcript ingestion: Claude Code and Codex transcripts as they lie on disk, Claude Code's
-//! stream-json output, and a native trajectory JSONL, read incrementally into sessions, turns, tool calls and skill invocations.
+//! stream-json output, and a native trajectory JSONL, read incrementally into sessions, turns,
+//! tool calls and skill invocations.
 //!
 //! A run stats every file and reads only new bytes: from the offset stored by the previous run,
 //! up to the last complete line. A file that shrank, or whose head changed, is read again from
@@ -47,6 +48,8 @@ const BATCH_FILES: usize = 32;
 const BATCH_BYTES: u64 = 8 << 20;
 /// SQLite page cache for an ingest run, in KiB.
 const INGEST_CACHE_KIB: i64 = 64 * 1024;
+/// Turns a run must read before it says that nothing in them can be mined.
+const MIN_TURNS_TO_JUDGE: u64 = 3;
 /// Problems kept in a report across all files.
 const MAX_PROBLEMS: usize = 200;
 
@@ -98,8 +101,8 @@ pub struct IngestReport {
     /// Files in another agent's format (SWE-agent, OpenHands), skipped; each format is named
     /// once among the problems.
     pub unsupported_files: u64,
-    /// Turns were read, and none of them has a prompt or a command that is not only redaction
-    /// markers: detection has nothing to learn from.
+    /// Three turns or more were read, and none of them has a prompt or a command that is not
+    /// only redaction markers: detection has nothing to learn from.
     pub nothing_to_mine: bool,
     /// The first problems of each file (path, 1-based line, reason); all are counted above.
     pub problems: Vec<Problem>,
@@ -365,6 +368,8 @@ fn store_in_transactions(
         let _ = give_back[batch.worker].send(batch.reads);
     }
     tx.commit()?;
-    report.nothing_to_mine = report.turns + report.turns_updated > 0 && !minable;
+    // A few turns at least: one new turn with an image for a prompt and no command is not a
+    // corpus with nothing in it.
+    report.nothing_to_mine = report.turns + report.turns_updated >= MIN_TURNS_TO_JUDGE && !minable;
     Ok(())
 }

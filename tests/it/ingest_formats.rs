@@ -367,7 +367,9 @@ fn other_agents_logs_are_named_once_and_skipped() {
         "{problems:#?}"
     );
     assert_eq!(
-        named("3 file(s) in this format, e.g. openhands/sessions/abc/events/"),
+        named(
+            "3 file(s) in this format, e.g. openhands/sessions/abc/events/0.json: an OpenHands event log"
+        ),
         1,
         "{problems:#?}"
     );
