@@ -201,11 +201,10 @@ pub fn collect(
         problems.push(Problem {
             path: path.to_string_lossy().into_owned(),
             line: 0,
-            reason: format!(
-                "{files} file(s) in this format, e.g. {}: {}",
-                crate::text::safe::inline(&example),
-                other::unsupported_reason(agent)
-            ),
+            reason: other::unsupported_reason(&format!(
+                "{files} files hold {agent} (e.g. {})",
+                crate::text::safe::inline(&example)
+            )),
         });
     }
     // Byte order of the paths: as stable as component order, without parsing components.

@@ -56,10 +56,10 @@ pub fn other_agent(data: &[u8]) -> Option<&'static str> {
 pub const SWE_AGENT: &str = "a SWE-agent trajectory";
 pub const OPENHANDS: &str = "an OpenHands event log";
 
-/// Why a file in another agent's format is skipped.
-pub fn unsupported_reason(agent: &str) -> String {
+/// Why `what` (a file, or files, in another agent's format) is skipped.
+pub fn unsupported_reason(what: &str) -> String {
     format!(
-        "{agent}: not a format skilldeck reads (Claude Code, stream-json, Codex, native); skipped"
+        "{what}: not a format skilldeck reads (Claude Code, stream-json, Codex, native); skipped"
     )
 }
 

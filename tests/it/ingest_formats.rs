@@ -361,14 +361,14 @@ fn other_agents_logs_are_named_once_and_skipped() {
     let named = |needle: &str| problems.iter().filter(|p| p.contains(needle)).count();
     assert_eq!(
         named(
-            "1 file(s) in this format, e.g. swe/django__django-11099/django__django-11099.traj: a SWE-agent trajectory: not a format skilldeck reads"
+            "1 files hold a SWE-agent trajectory (e.g. swe/django__django-11099/django__django-11099.traj): not a format skilldeck reads"
         ),
         1,
         "{problems:#?}"
     );
     assert_eq!(
         named(
-            "3 file(s) in this format, e.g. openhands/sessions/abc/events/0.json: an OpenHands event log"
+            "3 files hold an OpenHands event log (e.g. openhands/sessions/abc/events/0.json): not a"
         ),
         1,
         "{problems:#?}"
