@@ -65,7 +65,10 @@ fn stream_run(
         "session_id": session, "tools": ["Task", "Bash", "Read", "Edit"], "mcp_servers": [],
         "model": "claude-opus-4-5-20251101", "permissionMode": "bypassPermissions",
         "claude_code_version": "2.0.62", "uuid": "00000000-0000-4000-8000-000000000000"});
-    let mut out = vec![init.to_string()];
+    // Newer versions report the SessionStart hooks first.
+    let hook = serde_json::json!({"type": "system", "subtype": "hook_response",
+        "session_id": session, "hook_name": "SessionStart:startup", "stdout": "", "exit_code": 0});
+    let mut out = vec![hook.to_string(), init.to_string()];
     let (mut calls, mut errors) = (std::collections::HashSet::new(), 0);
     let mut wrap = |line: &Value, parent: Value, out: &mut Vec<String>| {
         let kind = line["type"].as_str().unwrap_or("");
@@ -101,7 +104,7 @@ fn stream_run(
     for line in &lines {
         wrap(line, Value::Null, &mut out);
         // A partial message, as `--include-partial-messages` adds.
-        if line["type"] == "assistant" && out.len() == 2 {
+        if line["type"] == "assistant" && out.len() == 3 {
             out.push(r#"{"type":"stream_event","event":{"type":"content_block_delta"}}"#.into());
         }
     }
