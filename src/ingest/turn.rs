@@ -123,6 +123,9 @@ pub struct FileState {
     pub session_key: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub project: Option<String>,
+    /// Stream-json: the latest time given to a line (its lines carry none; see `stream`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_at: Option<String>,
 }
 
 /// A turn being built in this run, around its carried part.

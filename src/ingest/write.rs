@@ -65,6 +65,7 @@ pub fn write_file(
     let state = if read.output.state.open.is_empty()
         && read.output.state.session_key.is_none()
         && read.output.state.project.is_none()
+        && read.output.state.last_at.is_none()
     {
         None
     } else {

@@ -22,6 +22,7 @@ mod drafting;
 mod hooks;
 mod identity;
 mod ingest;
+mod ingest_formats;
 mod ingest_incremental;
 mod ingest_outcomes;
 mod layers;
