@@ -13,7 +13,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use skilldeck::bench::discovery::{copy_tree, run_case};
-use skilldeck::bench::plant::{self, Plan};
+use skilldeck::synth::plant::{self, Plan};
 
 fn main() {
     let seeds: Vec<u64> = std::env::var("DISCOVERY_SEEDS")

@@ -1,4 +1,4 @@
-//! `cargo bench --bench suggest`: the phase-1 router at 10,000 skills (target < 20 ms a query).
+//! `cargo bench --bench suggest`: the router at 10,000 skills (target < 20 ms a query).
 
 use std::time::{Duration, Instant};
 

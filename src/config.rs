@@ -61,13 +61,16 @@ impl KeyList {
 #[serde(deny_unknown_fields)]
 pub struct TranscriptRoot {
     pub path: PathBuf,
-    /// `claude`, `codex`, `native`, or `auto` (decided per file from its lines).
+    /// `claude`, `stream-json`, `codex`, `native`, or `auto` (decided per file from its lines).
     #[serde(default = "default_format")]
     pub format: String,
     /// The agent these transcripts belong to; `None` means the top-level `agent_id`.
     #[serde(default)]
     pub agent: Option<String>,
 }
+
+/// The values of a transcript root's `format`.
+pub const TRANSCRIPT_FORMATS: &[&str] = &["auto", "claude", "stream-json", "codex", "native"];
 
 fn default_format() -> String {
     "auto".into()
@@ -314,6 +317,16 @@ impl Config {
 
     /// Values that parse but cannot work together, named by their key.
     fn check(&self) -> Result<()> {
+        for root in &self.transcripts {
+            if !TRANSCRIPT_FORMATS.contains(&root.format.as_str()) {
+                anyhow::bail!(
+                    "[[transcripts]] {}: format = {:?}; one of {}",
+                    root.path.display(),
+                    root.format,
+                    TRANSCRIPT_FORMATS.join(", ")
+                );
+            }
+        }
         let l = &self.lifecycle;
         for (key, rate) in
             [("warning_rate", l.warning_rate), ("deprecated_rate", l.deprecated_rate)]

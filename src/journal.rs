@@ -2,9 +2,9 @@
 //! one. Owner of the `intents` table.
 //!
 //! Every step that changes a skills folder and then the database (promote, approve, rollback,
-//! import, acquire, archive, restore, dismiss and their undos) goes through one of three doors:
-//! [`moved`] (a folder moves; [`moved_many`] for a batch of folders), [`written`] (a SKILL.md is replaced) and [`install`] (a staged
-//! folder goes into place, replacing what was there). Each first commits an intent row naming
+//! import, acquire, archive, restore, dismiss and their undos) goes through one of four doors:
+//! [`moved`] (a folder moves), [`moved_many`] (a batch of folders moves), [`written`] (a SKILL.md
+//! is replaced) and [`install`] (a staged folder goes into place, replacing what was there). Each first commits an intent row naming
 //! the step, its paths and this process, then changes the disk, then commits the database change
 //! and deletes the intent in one transaction. So a pending intent whose process is gone means
 //! the database change never committed: [`recover`], run at the start of every command and

@@ -124,7 +124,11 @@ pub(crate) fn upkeep_and_judge(
     if full || last_turns != turns || last_uses != uses {
         // New turns or skills: every skill; only new uses: only the skills flagged now.
         let flagged_only = !full && last_turns == turns;
-        report.triggering = crate::usage::triggering::record_transitions(ws, flagged_only)?;
+        report.triggering = crate::usage::triggering::record_transitions(
+            ws,
+            flagged_only,
+            crate::draft::candidates::workflow_steps,
+        )?;
         ws.store.meta_set(TRIGGERING_STAMP, &format!("{turns}|{uses}"))?;
     }
     // Consolidation: after judging and staleness, so only skills still live are paired.

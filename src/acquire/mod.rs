@@ -217,7 +217,7 @@ fn register(
                     ..NewSkill::account()
                 };
                 let reason = "version 1 (acquired code skill)";
-                let id = lifecycle::record_new_skill(tx, &new, "registered", reason)?;
+                let id = lifecycle::register::insert_in(tx, &new, "registered", reason)?;
                 skills::set_source(tx, id, "acquired")?;
                 (id, 1)
             }

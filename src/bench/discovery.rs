@@ -7,7 +7,7 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
-use super::plant::{self, Generated, Score};
+use crate::synth::plant::{self, Generated, Score};
 
 /// What one threshold gave.
 #[derive(Debug, Clone, Serialize)]

@@ -1,5 +1,4 @@
 //! Benchmark support kept in the library so benches and tests share it: the discovery
-//! benchmark's generator and scorer (`plant`) and its runner (`discovery`).
+//! benchmark's generator and scorer (`synth::plant`) and its runner (`discovery`).
 
 pub mod discovery;
-pub mod plant;

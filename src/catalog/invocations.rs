@@ -216,42 +216,26 @@ pub fn link_all(conn: &Connection) -> Result<usize> {
     )?)
 }
 
-/// A successful invocation tied to a turn, and the later turn of the same session that retried
-/// the same task signature without invoking the same skill.
-pub struct RetryPair {
-    pub invocation_id: i64,
+/// A successful use tied to a turn, not itself an implicit failure and not superseded.
+pub struct TurnUse {
+    pub id: i64,
     pub agent_id: String,
     pub skill_name: String,
     pub skill_id: Option<i64>,
     pub session_key: Option<String>,
     pub turn_id: i64,
-    pub retry_turn_id: i64,
-    pub retry_at: Option<String>,
 }
 
-/// Every retry pair not yet turned into an implicit failure: for each successful use tied to a
-/// turn with a signature, the first later turn of its session with that signature that does not
-/// use the same skill. Linear in the turns: each (session, signature, skill) run of turns is
-/// walked once, backwards, instead of one scan of the later turns per use.
-pub fn retry_pairs(conn: &Connection) -> Result<Vec<RetryPair>> {
-    /// A session and a task signature.
-    type Group = (i64, String);
-    struct Use {
-        id: i64,
-        agent_id: String,
-        skill_name: String,
-        skill_id: Option<i64>,
-        session_key: Option<String>,
-        turn_id: i64,
-    }
+/// Successful uses a later retry could turn into implicit failures.
+pub fn successful_turn_uses(conn: &Connection) -> Result<Vec<TurnUse>> {
     let mut stmt = conn.prepare(
         "SELECT id, agent_id, skill_name, skill_id, session_key, turn_id FROM skill_invocations
          WHERE turn_id IS NOT NULL AND outcome = 'success' AND superseded = 0
            AND source <> 'implicit'",
     )?;
-    let uses: Vec<Use> = stmt
+    let uses = stmt
         .query_map([], |r| {
-            Ok(Use {
+            Ok(TurnUse {
                 id: r.get(0)?,
                 agent_id: r.get(1)?,
                 skill_name: r.get(2)?,
@@ -261,10 +245,11 @@ pub fn retry_pairs(conn: &Connection) -> Result<Vec<RetryPair>> {
             })
         })?
         .collect::<rusqlite::Result<_>>()?;
-    if uses.is_empty() {
-        return Ok(Vec::new());
-    }
-    // Which skills each turn uses (any source: a later implicit failure counts as a use).
+    Ok(uses)
+}
+
+/// Which skills each turn uses (any source: a later implicit failure counts as a use).
+pub fn skills_by_turn(conn: &Connection) -> Result<HashMap<i64, HashSet<String>>> {
     let mut used: HashMap<i64, HashSet<String>> = HashMap::new();
     let mut stmt = conn
         .prepare("SELECT turn_id, skill_name FROM skill_invocations WHERE turn_id IS NOT NULL")?;
@@ -272,49 +257,7 @@ pub fn retry_pairs(conn: &Connection) -> Result<Vec<RetryPair>> {
         let (turn, skill) = row?;
         used.entry(turn).or_default().insert(skill);
     }
-    // Turns with a signature, grouped by (session, signature) in id order.
-    let mut groups: HashMap<Group, Vec<(i64, Option<String>)>> = HashMap::new();
-    for t in crate::ingest::signed_turns(conn)? {
-        groups.entry((t.session_id, t.signature)).or_default().push((t.id, t.at));
-    }
-    let mut place: HashMap<i64, (Group, usize)> = HashMap::new();
-    for (key, turns) in &groups {
-        for (i, (id, _)) in turns.iter().enumerate() {
-            place.insert(*id, (key.clone(), i));
-        }
-    }
-    // For a group and a skill: at each position, the next position whose turn does not use it.
-    let mut next_without: HashMap<(Group, String), Vec<Option<usize>>> = HashMap::new();
-    let mut pairs = Vec::new();
-    for u in uses {
-        let Some((key, at)) = place.get(&u.turn_id) else { continue };
-        let turns = &groups[key];
-        let next = next_without.entry((key.clone(), u.skill_name.clone())).or_insert_with(|| {
-            let mut out = vec![None; turns.len()];
-            let mut next = None;
-            for i in (0..turns.len()).rev() {
-                out[i] = next;
-                if !used.get(&turns[i].0).is_some_and(|s| s.contains(&u.skill_name)) {
-                    next = Some(i);
-                }
-            }
-            out
-        });
-        let Some(retry) = next[*at] else { continue };
-        let (retry_turn_id, retry_at) = turns[retry].clone();
-        pairs.push(RetryPair {
-            invocation_id: u.id,
-            agent_id: u.agent_id,
-            skill_name: u.skill_name,
-            skill_id: u.skill_id,
-            session_key: u.session_key,
-            turn_id: u.turn_id,
-            retry_turn_id,
-            retry_at,
-        });
-    }
-    pairs.sort_by_key(|p| p.invocation_id);
-    Ok(pairs)
+    Ok(used)
 }
 
 /// Turns (and, in order, sessions) a skill was used in at or after `since`, by id or by name.

@@ -858,15 +858,29 @@ pub fn stale_map(conn: &Connection) -> Result<HashMap<i64, String>> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// What a skill's uptake is judged from.
+#[derive(Debug, Clone)]
+pub struct UptakeRef {
+    pub id: i64,
+    pub agent: String,
+    pub name: String,
+    pub description: String,
+    /// The skill's folder (its SKILL.md names the steps of a hand-written skill).
+    pub path: String,
+    /// When it went live.
+    pub since: String,
+    pub candidate_id: Option<i64>,
+}
+
 /// What judging a skill's uptake needs: (id, agent, name, description, path, went live at,
 /// candidate it was promoted from).
-pub fn uptake_ref(conn: &Connection, skill_id: i64) -> Result<crate::usage::missed::SkillRef> {
+pub fn uptake_ref(conn: &Connection, skill_id: i64) -> Result<UptakeRef> {
     Ok(conn.query_row(
         "SELECT id, agent_id, name, coalesce(description, ''), path, created_at, candidate_id
          FROM skills WHERE id = ?1",
         [skill_id],
         |r| {
-            Ok(crate::usage::missed::SkillRef {
+            Ok(UptakeRef {
                 id: r.get(0)?,
                 agent: r.get(1)?,
                 name: r.get(2)?,

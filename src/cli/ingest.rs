@@ -121,6 +121,17 @@ pub fn summary(r: &IngestReport) -> String {
         r.bad_lines,
         r.unknown_lines,
     );
+    if r.unsupported_files > 0 {
+        out.push_str(&format!(
+            "{} files in another agent's format skipped (see below)\n",
+            r.unsupported_files
+        ));
+    }
+    if r.nothing_to_mine {
+        out.push_str(
+            "nothing here can be mined: every prompt and command read is redacted or empty\n",
+        );
+    }
     for p in &r.problems {
         out.push_str(&format!("{}:{}: {}\n", p.path, p.line, p.reason));
     }

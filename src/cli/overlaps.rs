@@ -14,7 +14,8 @@ pub struct OverlapsArgs {
 
 pub fn run(global: &GlobalArgs, args: OverlapsArgs) -> Result<Outcome> {
     let ws = global.open_read_only()?;
-    let pairs = crate::usage::consolidate::overlapping(&ws)?;
+    let pairs =
+        crate::usage::consolidate::overlapping(&ws, crate::draft::candidates::workflow_steps)?;
     if args.json {
         print_json(&pairs)?;
         return Ok(Outcome::Ok);

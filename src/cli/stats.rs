@@ -86,7 +86,7 @@ fn uptake(ws: &crate::workspace::Workspace, skill_id: i64, json: bool) -> Result
     use crate::text::safe::inline;
     let conn = ws.store.conn();
     let skill = crate::catalog::skills::uptake_ref(conn, skill_id)?;
-    let u = crate::usage::missed::uptake(conn, &skill)?;
+    let u = crate::usage::missed::uptake(conn, &skill, crate::draft::candidates::workflow_steps)?;
     if json {
         print_json(&u)?;
         return Ok(Outcome::Ok);

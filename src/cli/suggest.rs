@@ -1,4 +1,4 @@
-//! `skilldeck suggest "QUERY" [--limit N] [--json]`: phase-1 deterministic skill routing.
+//! `skilldeck suggest "QUERY" [--limit N] [--json]`: deterministic skill routing.
 
 use anyhow::Result;
 use clap::Args;

@@ -2,7 +2,6 @@
 
 mod run;
 pub mod scenario;
-pub mod transcripts;
 
 pub use run::{DemoReport, build, default_root};
 pub use scenario::Layout;

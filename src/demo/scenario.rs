@@ -13,8 +13,10 @@ use anyhow::{Context, Result};
 use chrono::{TimeZone, Utc};
 use serde_json::json;
 
-use super::transcripts::{Clock, Turn, call, claude_session, codex_rollout, failing, native_line};
-use crate::bench::plant::{Agent, Script};
+use crate::synth::plant::{Agent, Script};
+use crate::synth::transcripts::{
+    Clock, Turn, call, claude_session, codex_rollout, failing, native_line,
+};
 
 /// Where the demo put things.
 pub struct Layout {

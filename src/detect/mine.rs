@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::step::{
-    file_role, head_key, is_generic, is_transparent, procedure_path, segments, shell_reads,
+use crate::step::{
+    file_role, head_key, is_generic, is_transparent, lcs, procedure_path, segments, shell_reads,
 };
 
 /// Longest sequence of specific steps kept per task or loop iteration: alignment is quadratic in
@@ -15,7 +15,7 @@ pub const MAX_STEPS: usize = 64;
 
 pub use crate::workflow::RERUN_AS;
 
-pub use super::step::CHANGE_STEP;
+pub use crate::step::CHANGE_STEP;
 
 /// A tool call as mining reads it from `tool_calls`.
 #[derive(Debug, Clone)]
@@ -187,22 +187,6 @@ pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
     let mut all_keys: Vec<String> = all.into_iter().collect();
     all_keys.sort();
     TurnSeq { all_keys, steps, failures }
-}
-
-/// Length of the longest common subsequence.
-pub fn lcs<T: PartialEq>(a: &[T], b: &[T]) -> usize {
-    if a.is_empty() || b.is_empty() {
-        return 0;
-    }
-    let mut prev = vec![0usize; b.len() + 1];
-    let mut cur = vec![0usize; b.len() + 1];
-    for x in a {
-        for (j, y) in b.iter().enumerate() {
-            cur[j + 1] = if x == y { prev[j] + 1 } else { cur[j].max(prev[j + 1]) };
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
 }
 
 /// Alignment score of two sequences: their common subsequence over the longer one.

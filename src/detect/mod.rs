@@ -11,7 +11,6 @@ pub mod mine;
 pub mod sequence;
 mod sightings;
 mod signature;
-pub mod step;
 mod streak;
 pub mod workflows;
 

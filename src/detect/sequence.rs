@@ -27,18 +27,7 @@ pub enum Skip {
 /// transparent: left out of a sequence without breaking it, so `exec_command, write_stdin,
 /// write_stdin, exec_command` is the same work as `exec_command, exec_command`.
 pub fn is_transparent(tool: &str) -> bool {
-    matches!(
-        tool,
-        "write_stdin"
-            | "BashOutput"
-            | "TaskOutput"
-            | "TodoWrite"
-            | "TodoRead"
-            | "TaskCreate"
-            | "TaskUpdate"
-            | "TaskList"
-            | "update_plan"
-    )
+    crate::step::is_transparent_tool(tool)
 }
 
 /// Splits a turn's calls into maximal runs and turns each into a sequence.

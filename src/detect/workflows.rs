@@ -9,7 +9,7 @@ use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::mine::{self, Failure, Member, Obs, RawCall};
-use super::step;
+use crate::step;
 use crate::workflow::{FailureFix, Reason, Sighting, WorkflowEvidence, WorkflowStep};
 
 /// Rarest steps of a turn used to look up workflows, and workflows read per step.

@@ -47,6 +47,16 @@ crate::text_enum! {
     }
 }
 
+crate::text_enum! {
+    /// Who wrote a candidate's draft.
+    pub enum DraftedBy {
+        /// The mechanical renderer (`draft::skill`).
+        Mechanical = "mechanical",
+        /// The configured `draft.command`, its text checked like a mechanical one.
+        Command = "draft.command",
+    }
+}
+
 /// A candidate as `candidates --json` shows it.
 #[derive(Debug, Clone, Serialize)]
 pub struct CandidateView {
@@ -80,7 +90,7 @@ pub struct CandidateView {
     /// Why its evidence looks aimed at the agent (empty when it does not).
     pub flags: Vec<Flag>,
     /// Who wrote the draft: `mechanical` or `draft.command`.
-    pub drafted_by: String,
+    pub drafted_by: DraftedBy,
     /// Why `draft.command`'s text was not kept, when it was tried and failed.
     pub draft_note: Option<String>,
 }
@@ -237,7 +247,7 @@ pub(crate) fn set_flags(conn: &Connection, id: i64, flags: &[Flag]) -> Result<()
 pub(crate) fn set_drafted(
     conn: &Connection,
     id: i64,
-    drafted_by: &str,
+    drafted_by: DraftedBy,
     text: Option<(&str, &str)>,
     note: Option<&str>,
 ) -> Result<()> {
@@ -655,7 +665,7 @@ pub(crate) struct NewMerge<'a> {
     pub survivor: i64,
     pub absorbed: i64,
     pub reason: &'a Reason,
-    pub drafted_by: &'a str,
+    pub drafted_by: DraftedBy,
     pub draft_note: Option<&'a str>,
     pub now: &'a str,
 }

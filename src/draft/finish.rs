@@ -10,7 +10,6 @@ use serde::Serialize;
 use super::candidates::{self, CandidateView};
 use super::model::{self, Outcomes, Packet, PacketEvidence, SimilarSkill};
 use super::skill;
-use super::stage;
 use crate::lifecycle;
 use crate::spec::frontmatter;
 use crate::text::injection;
@@ -47,7 +46,7 @@ pub fn after_detection(ws: &Workspace, ids: &[i64]) -> Result<FinishReport> {
         }
         candidates::set_flags(conn, id, &flags)?;
         if ws.config.draft.command.is_empty() {
-            candidates::set_drafted(conn, id, model::MECHANICAL, None, None)?;
+            candidates::set_drafted(conn, id, candidates::DraftedBy::Mechanical, None, None)?;
             continue;
         }
         let similar = similar_skills(ws, &c)?;
@@ -56,20 +55,29 @@ pub fn after_detection(ws: &Workspace, ids: &[i64]) -> Result<FinishReport> {
         match model::draft(&ws.config.draft, &packet, &scratch) {
             Ok(text) => {
                 if let Some(folder) = &c.staged_path {
-                    stage::write_atomic(&Path::new(folder).join("SKILL.md"), text.as_bytes())?;
+                    crate::fsio::atomic_write(
+                        &Path::new(folder).join("SKILL.md"),
+                        text.as_bytes(),
+                    )?;
                 }
                 let description = description_of(&text).unwrap_or_default();
                 candidates::set_drafted(
                     conn,
                     id,
-                    model::COMMAND,
+                    candidates::DraftedBy::Command,
                     Some((&text, &description)),
                     None,
                 )?;
                 report.model_drafts += 1;
             }
             Err(why) => {
-                candidates::set_drafted(conn, id, model::MECHANICAL, None, Some(&why))?;
+                candidates::set_drafted(
+                    conn,
+                    id,
+                    candidates::DraftedBy::Mechanical,
+                    None,
+                    Some(&why),
+                )?;
                 report.model_rejected.push(format!("candidate {id} ({}): {why}", c.name));
             }
         }

@@ -88,7 +88,7 @@ fn side(ws: &Workspace, id: i64) -> Result<Side> {
 /// Proposes a merge for every strongly overlapping pair of live skills not proposed before.
 pub fn propose_merges(ws: &Workspace) -> Result<MergeReport> {
     let mut report = MergeReport::default();
-    for pair in consolidate::overlapping(ws)? {
+    for pair in consolidate::overlapping(ws, candidates::workflow_steps)? {
         let hash = pair_hash(pair.a_id, pair.b_id);
         if candidates::hash_known(ws.store.conn(), &pair.agent, &hash)? {
             continue;
@@ -117,7 +117,7 @@ fn propose(ws: &Workspace, pair: &Pair, hash: &str) -> Result<std::result::Resul
         return Ok(Err(why));
     }
     let (text, drafted_by, note) = if ws.config.draft.command.is_empty() {
-        (mechanical, model::MECHANICAL, None)
+        (mechanical, candidates::DraftedBy::Mechanical, None)
     } else {
         let packet = Packet {
             task: TASK,
@@ -129,8 +129,8 @@ fn propose(ws: &Workspace, pair: &Pair, hash: &str) -> Result<std::result::Resul
             mechanical_draft: &mechanical,
         };
         match model::run(&ws.config.draft, &packet, &survivor.name, &scratch) {
-            Ok(text) => (text, model::COMMAND, None),
-            Err(why) => (mechanical, model::MECHANICAL, Some(why)),
+            Ok(text) => (text, candidates::DraftedBy::Command, None),
+            Err(why) => (mechanical, candidates::DraftedBy::Mechanical, Some(why)),
         }
     };
     let description = crate::lifecycle::files::front_matter(&text).description.unwrap_or_default();

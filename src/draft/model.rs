@@ -17,10 +17,6 @@ use crate::spec::{self, Severity, frontmatter};
 use crate::text::{injection, redact};
 use crate::workflow::{FailureFix, WorkflowStep};
 
-/// Who wrote a candidate's draft, as stored in `skill_candidates.drafted_by`.
-pub const MECHANICAL: &str = "mechanical";
-pub const COMMAND: &str = "draft.command";
-
 /// Longest SKILL.md accepted, in lines (the spec asks for under 500).
 const MAX_LINES: usize = 500;
 

@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use crate::workflow::WorkflowEvidence;
 
-use super::render::slug;
+use crate::text::slug::slug_within;
 
 const STOPWORDS_TEXT: &str = include_str!("../../assets/stopwords.txt");
 
@@ -511,7 +511,7 @@ pub fn from_trigger(trigger: &str) -> String {
     }
     let file = parts[parts.len() - 1];
     let stem = file.split('.').next().unwrap_or(file);
-    let generic = crate::detect::step::is_definition_file(trigger);
+    let generic = crate::step::is_definition_file(trigger);
     let name = if generic && parts.len() >= 2 { parts[parts.len() - 2] } else { stem };
     let namespace =
         parts[0].strip_prefix(['_', '.']).filter(|n| !n.is_empty() && !name.contains(n));
@@ -527,7 +527,7 @@ pub fn from_trigger(trigger: &str) -> String {
 pub fn base_name(ev: &WorkflowEvidence) -> String {
     if ev.requests.is_empty()
         && let Some(trigger) = &ev.trigger
-        && let Some(name) = slug(&from_trigger(trigger), 64)
+        && let Some(name) = slug_within(&from_trigger(trigger), 64)
     {
         return name;
     }
@@ -543,7 +543,7 @@ pub fn base_name(ev: &WorkflowEvidence) -> String {
         (None, Some(step)) => key_words(step),
         (None, None) => "workflow".to_string(),
     };
-    slug(&text, 64).unwrap_or_else(|| "workflow".to_string())
+    slug_within(&text, 64).unwrap_or_else(|| "workflow".to_string())
 }
 
 #[cfg(test)]
@@ -689,9 +689,9 @@ mod tests {
     #[test]
     fn step_keys_as_words() {
         assert_eq!(key_words("sh:tk close"), "tk close");
-        assert_eq!(slug(&key_words("file:Edit:Cargo.toml"), 64).unwrap(), "edit-cargo-toml");
+        assert_eq!(slug_within(&key_words("file:Edit:Cargo.toml"), 64).unwrap(), "edit-cargo-toml");
         assert_eq!(
-            slug(&key_words("mcp:mcp__github__create_pull_request"), 64).unwrap(),
+            slug_within(&key_words("mcp:mcp__github__create_pull_request"), 64).unwrap(),
             "github-create-pull-request"
         );
     }

@@ -27,9 +27,6 @@ pub struct DraftDoc<'a> {
 const MAX_DESCRIPTION: usize = 1024;
 const MAX_EXAMPLE_CHARS: usize = 400;
 
-/// Spec-valid skill name from free text, at most `max` characters ([`crate::text::slug`]).
-pub use crate::text::slug::slug_within as slug;
-
 /// `auto-<signature>` for streak drafts, `seq-<tool>-<tool>-...` for sequences; always spec-valid.
 pub fn base_name(source: &str, signature: Option<&str>, steps: &[Step], hash: &str) -> String {
     let (prefix, text) = match (source, signature) {
@@ -40,7 +37,7 @@ pub fn base_name(source: &str, signature: Option<&str>, steps: &[Step], hash: &s
         }
     };
     let room = 64 - prefix.len() - 1;
-    match slug(&text, room) {
+    match crate::text::slug::slug_within(&text, room) {
         Some(s) => format!("{prefix}-{s}"),
         None => format!("{prefix}-{}", &hash_tag(hash)),
     }

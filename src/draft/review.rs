@@ -11,11 +11,9 @@ use serde::Serialize;
 use super::candidates::{self, CandidateStatus, CandidateView, get_candidate};
 use super::stage;
 use crate::catalog::{VersionSource, events, skills, versions};
-use crate::lifecycle::{
-    self, NewSkill,
-    files::{sha256_hex, with_name},
-};
+use crate::lifecycle::{self, NewSkill, files::with_name};
 use crate::store::now_rfc3339;
+use crate::text::hex::sha256_hex;
 use crate::workspace::Workspace;
 
 #[derive(Debug, Clone, Serialize)]
@@ -179,7 +177,7 @@ fn record_promotion(
         ..NewSkill::account()
     };
     let reason = format!("promoted from candidate {} ({})", c.id, c.source);
-    let skill_id = lifecycle::record_new_skill(tx, &new, "promoted", &reason)?;
+    let skill_id = lifecycle::register::insert_in(tx, &new, "promoted", &reason)?;
     skills::set_candidate(tx, skill_id, c.id)?;
     candidates::set_promoted(tx, c.id, &now_rfc3339(), true)?;
     Ok(skill_id)

@@ -8,12 +8,12 @@ use super::candidates::{self, CandidateSource, CandidateStatus};
 use crate::store::Store;
 
 /// The one atomic write ([`crate::fsio::atomic_write`]).
-pub use crate::fsio::atomic_write as write_atomic;
+use crate::fsio::atomic_write;
 
 /// Writes a draft folder: SKILL.md and, for streak drafts, manifest.json. SKILL.md quotes
 /// transcripts, so its control characters are written escaped (`text::safe::block`).
 pub fn write_draft(folder: &Path, skill_md: &str, manifest: Option<&str>) -> Result<()> {
-    write_draft_with(folder, skill_md, manifest, write_atomic)
+    write_draft_with(folder, skill_md, manifest, atomic_write)
 }
 
 /// [`write_draft`] without flushing to disk, for detection: a draft lost to a power cut is
@@ -36,9 +36,6 @@ fn write_draft_with(
     }
     Ok(())
 }
-
-/// The one folder move ([`crate::fsio::move_folder`]).
-pub use crate::fsio::move_folder;
 
 /// Where dismissed drafts wait, so `undo_dismiss` can bring them back unchanged.
 pub fn dismissed_folder(staging_dir: &Path, name: &str) -> PathBuf {
@@ -68,7 +65,7 @@ pub fn restage_missing(store: &Store) -> Result<usize> {
                 super::render::manifest_json(&c.name, sig, c.occurrences, &c.created_at)
             });
         if let Some(m) = manifest.filter(|_| !folder.join("manifest.json").is_file()) {
-            write_atomic(&folder.join("manifest.json"), m.as_bytes())?;
+            atomic_write(&folder.join("manifest.json"), m.as_bytes())?;
             wrote = true;
         }
         completed += usize::from(wrote);

@@ -137,9 +137,13 @@ pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> 
         false => None,
     };
     snap.uptake = match selected {
-        Some(skill) if view.package && is_live(&skill.status) => {
+        Some(skill) if view.package && skill.status.is_live() => {
             let r = crate::catalog::skills::uptake_ref(conn, skill.id)?;
-            Some(Arc::new(crate::usage::missed::uptake(conn, &r)?))
+            Some(Arc::new(crate::usage::missed::uptake(
+                conn,
+                &r,
+                draft::candidates::workflow_steps,
+            )?))
         }
         _ => None,
     };
@@ -161,10 +165,6 @@ pub fn load_history(store: &Store) -> Result<Vec<HistoryRow>> {
         .collect();
     rows.sort_by(|a, b| (&b.at, b.id).cmp(&(&a.at, a.id)));
     Ok(rows)
-}
-
-fn is_live(status: &str) -> bool {
-    crate::catalog::SkillStatus::parse(status).is_some_and(|s| s.is_live())
 }
 
 /// What the engine watches and where it writes, for the empty-state text and the header.
@@ -193,14 +193,18 @@ impl Default for Rules {
     }
 }
 
-/// A row of the review queue: a new-skill candidate, or a proposed new version of a skill.
+/// A row of the review queue. `id` is the candidate's, except for a `QueueItem::HandEdit`,
+/// where it is the edited skill's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CandidateView {
     pub id: i64,
+    /// What the row asks the reviewer to decide.
+    pub item: QueueItem,
     pub agent: String,
     pub name: String,
     pub description: Option<String>,
-    pub source: String,
+    /// What the evidence is; `None` for a hand edit, which has none.
+    pub source: Option<draft::CandidateSource>,
     /// Task signature, for candidates drafted from a success streak.
     pub signature: Option<String>,
     pub occurrences: i64,
@@ -210,29 +214,40 @@ pub struct CandidateView {
     pub skill_md: String,
     pub staged_path: Option<String>,
     pub created_at: String,
-    pub target: Option<TargetSkill>,
     /// The workflow's steps with their commands (`draft::skill::step_summaries`), when mined.
     pub steps: Vec<String>,
     /// Why it was proposed (support, specificity), when mined.
     pub reason: Option<String>,
     /// `mechanical` or `draft.command`, with why the command's draft was refused.
-    pub drafted_by: String,
+    pub drafted_by: Option<draft::candidates::DraftedBy>,
     pub draft_note: Option<String>,
     /// Why its evidence looks aimed at the agent.
     pub flags: Vec<String>,
-    /// Not a candidate but a live skill edited since its approval (`id` is the skill's):
-    /// `target.live` is the approved text, `skill_md` the text on disk now.
-    pub review: Option<ReviewEdit>,
-    /// A merge proposal: the skill approving it archives (`target` is the survivor).
-    pub absorbs: Option<TargetSkill>,
 }
 
-/// A hand edit waiting for review: approve binds the approval to the text now; roll back returns
-/// to the approved version.
+/// The four kinds of queue row.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ReviewEdit {
-    /// The version that was approved (what a roll back returns to).
-    pub approved_version: i64,
+pub enum QueueItem {
+    /// A new skill drafted from repeated work: promote or dismiss.
+    NewSkill,
+    /// A proposed new version of the live skill `target`: approve or reject.
+    Version { target: TargetSkill },
+    /// A proposed version of `target` that absorbs `absorbs`: approving archives `absorbs`.
+    Merge { target: TargetSkill, absorbs: TargetSkill },
+    /// A live skill edited by hand since its approval: approve binds the approval to the text on
+    /// disk (`skill_md`); roll back returns to `approved` (its version and text).
+    HandEdit { approved: TargetSkill },
+}
+
+impl QueueItem {
+    /// The text the row's `skill_md` is compared against: the live or the approved version.
+    pub fn target(&self) -> Option<&TargetSkill> {
+        match self {
+            QueueItem::NewSkill => None,
+            QueueItem::Version { target } | QueueItem::Merge { target, .. } => Some(target),
+            QueueItem::HandEdit { approved } => Some(approved),
+        }
+    }
 }
 
 /// The live skill a proposed version would replace.
@@ -249,7 +264,7 @@ pub struct SkillRow {
     pub id: i64,
     pub agent: String,
     pub name: String,
-    pub status: String,
+    pub status: crate::catalog::SkillStatus,
     pub protected: bool,
     pub version: i64,
     /// The skill's folder.
@@ -308,8 +323,8 @@ pub struct DayOutcomes {
 pub struct EventRow {
     pub at: String,
     pub kind: String,
-    pub from: Option<String>,
-    pub to: Option<String>,
+    pub from: Option<crate::catalog::SkillStatus>,
+    pub to: Option<crate::catalog::SkillStatus>,
     pub reason: String,
 }
 
@@ -317,10 +332,18 @@ pub struct EventRow {
 #[derive(Debug, Clone, PartialEq)]
 pub struct VersionRow {
     pub version: i64,
-    pub source: String,
+    /// Where a stored version came from; `None` for a proposal.
+    pub source: Option<crate::catalog::VersionSource>,
     pub created_at: String,
     pub content: String,
     pub proposal: Option<i64>,
+}
+
+impl VersionRow {
+    /// The word shown for where it came from: its source, or `proposed`.
+    pub fn source_word(&self) -> &'static str {
+        self.source.map_or("proposed", |s| s.as_str())
+    }
 }
 
 /// The review queue: open candidates (`draft::list_candidates`), oldest first, each proposed
@@ -363,39 +386,42 @@ pub fn load_candidates(
             Some(skill) => Some(live_of(skill)?),
             None => None,
         };
+        let absorbing = absorbs.is_some();
+        let item = match (target, absorbs) {
+            (Some(target), Some(absorbs)) => QueueItem::Merge { target, absorbs },
+            (Some(target), None) => QueueItem::Version { target },
+            (None, _) => QueueItem::NewSkill,
+        };
+        // A proposed version shows the text approve would write (named as the skill).
+        let skill_md = match item.target() {
+            Some(t) => draft::approval_text(c.skill_md.as_deref().unwrap_or_default(), &t.name),
+            None => draft::staged_text(staging_dir, &c.name).or(c.skill_md).unwrap_or_default(),
+        };
         out.push(CandidateView {
             id: c.id,
+            item,
             agent: c.agent_id,
             name: c.name.clone(),
             description: c.description,
-            source: c.source.to_string(),
+            source: Some(c.source),
             signature: c.signature,
             occurrences: c.occurrences,
             sessions: c.session_keys,
             examples: c.examples,
             tool_sequence: step_names(c.tool_sequence),
-            // A proposed version shows the text approve would write (named as the skill).
-            skill_md: match &target {
-                Some(t) => draft::approval_text(c.skill_md.as_deref().unwrap_or_default(), &t.name),
-                None => draft::staged_text(staging_dir, &c.name).or(c.skill_md).unwrap_or_default(),
-            },
+            skill_md,
             staged_path: c.staged_path,
             created_at: c.created_at,
-            target,
             steps: workflow.as_ref().map(draft::skill::step_summaries).unwrap_or_default(),
             reason: match (&workflow, &c.reason) {
                 (Some(w), _) => Some(draft::skill::reason_line(w)),
                 // A merge proposal says which skills overlap and how.
-                (None, Some(r)) if absorbs.is_some() => {
-                    Some(text::safe::inline(&r.summary).into_owned())
-                }
+                (None, Some(r)) if absorbing => Some(text::safe::inline(&r.summary).into_owned()),
                 _ => None,
             },
-            drafted_by: c.drafted_by,
+            drafted_by: Some(c.drafted_by),
             draft_note: c.draft_note.map(|n| text::safe::inline(&n).into_owned()),
             flags: c.flags.iter().map(|f| text::safe::inline(&f.reason).into_owned()).collect(),
-            review: None,
-            absorbs,
         });
     }
     out.extend(review_rows(store, skills)?);
@@ -417,6 +443,14 @@ fn review_rows(store: &Store, skills: &[SkillRow]) -> Result<Vec<CandidateView>>
         let Some(approved) = approved else { continue };
         out.push(CandidateView {
             id: s.id,
+            item: QueueItem::HandEdit {
+                approved: TargetSkill {
+                    id: s.id,
+                    name: s.name.clone(),
+                    version: approved.version,
+                    live: approved.content.clone(),
+                },
+            },
             agent: s.agent.clone(),
             name: s.name.clone(),
             description: Some(
@@ -424,7 +458,7 @@ fn review_rows(store: &Store, skills: &[SkillRow]) -> Result<Vec<CandidateView>>
                  version."
                     .into(),
             ),
-            source: "edit".into(),
+            source: None,
             signature: None,
             occurrences: 1,
             sessions: Vec::new(),
@@ -433,17 +467,9 @@ fn review_rows(store: &Store, skills: &[SkillRow]) -> Result<Vec<CandidateView>>
             skill_md: now.content.clone(),
             staged_path: Some(s.path.clone()),
             created_at: now.created_at.clone(),
-            target: Some(TargetSkill {
-                id: s.id,
-                name: s.name.clone(),
-                version: approved.version,
-                live: approved.content.clone(),
-            }),
-            review: Some(ReviewEdit { approved_version: approved.version }),
-            absorbs: None,
             steps: Vec::new(),
             reason: None,
-            drafted_by: String::new(),
+            drafted_by: None,
             draft_note: None,
             flags: Vec::new(),
         });
@@ -464,7 +490,7 @@ pub fn load_skills(conn: &Connection) -> Result<Vec<SkillRow>> {
             id: r.id,
             agent: r.agent_id,
             name: r.name,
-            status: r.status.to_string(),
+            status: r.status,
             protected: r.protected,
             version: r.version,
             path: r.path,
@@ -534,25 +560,26 @@ pub fn load_detail(
         .map(|e| EventRow {
             at: e.at,
             kind: e.kind,
-            from: e.from_status.map(|s| s.to_string()),
-            to: e.to_status.map(|s| s.to_string()),
+            from: e.from_status,
+            to: e.to_status,
             reason: e.reason,
         })
         .collect();
     let stored = lifecycle::versions(store, skill.id)?.into_iter().map(|v| VersionRow {
         version: v.version,
-        source: v.source.to_string(),
+        source: Some(v.source),
         created_at: v.created_at,
         content: v.content,
         proposal: None,
     });
-    let proposed = candidates
-        .iter()
-        .filter(|c| c.review.is_none() && c.target.as_ref().is_some_and(|t| t.id == skill.id));
+    let proposed = candidates.iter().filter(|c| match &c.item {
+        QueueItem::Version { target } | QueueItem::Merge { target, .. } => target.id == skill.id,
+        QueueItem::NewSkill | QueueItem::HandEdit { .. } => false,
+    });
     let mut proposed: Vec<VersionRow> = proposed
         .map(|c| VersionRow {
             version: 0,
-            source: "proposed".into(),
+            source: None,
             created_at: c.created_at.clone(),
             content: c.skill_md.clone(),
             proposal: Some(c.id),

@@ -157,7 +157,7 @@ pub fn handle(ws: &mut Workspace, payload: &Payload, now: SystemTime) -> Result<
 /// Records that a hook is ingesting `transcript` now. Returns false (and leaves the stamp) when
 /// the previous stamp is younger than `window`.
 fn stamp(dir: &Path, transcript: &Path, now: SystemTime, window: Duration) -> Result<bool> {
-    let key = crate::lifecycle::files::sha256_hex(transcript.to_string_lossy().as_bytes());
+    let key = crate::text::hex::sha256_hex(transcript.to_string_lossy().as_bytes());
     let path = dir.join(format!("{}.stamp", &key[..16]));
     if !window.is_zero()
         && let Ok(meta) = std::fs::metadata(&path)

@@ -12,7 +12,7 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::lifecycle::files::atomic_write;
+use crate::fsio::atomic_write;
 
 /// What skilldeck's command hooks are recognised by: their command runs `… ingest --hook`
 /// with a program whose file name starts with `skilldeck`.

@@ -17,7 +17,7 @@ use super::prompt::{CLAUDE_INTERRUPTION, claude_prompt};
 use super::scan;
 use super::shape::{TooDeep, shape_of_valid_json};
 use super::turn::TurnBuilder;
-use crate::detect::step;
+use crate::step;
 
 /// Line types Claude Code writes that carry nothing for turns.
 const IGNORED_TYPES: &[&str] = &[
@@ -36,34 +36,34 @@ const IGNORED_TYPES: &[&str] = &[
 
 // The structs are read by serde_json, or field by field by `fast_line`: both must agree.
 #[derive(Deserialize, Default, Debug, PartialEq)]
-struct Line<'a> {
+pub(super) struct Line<'a> {
     #[serde(rename = "type", default, deserialize_with = "lenient_str")]
-    kind: Option<Cow<'a, str>>,
+    pub(super) kind: Option<Cow<'a, str>>,
     #[serde(rename = "sessionId", default, deserialize_with = "lenient_str")]
-    session_id: Option<Cow<'a, str>>,
+    pub(super) session_id: Option<Cow<'a, str>>,
     #[serde(rename = "isSidechain", default, deserialize_with = "lenient_bool")]
-    is_sidechain: Option<bool>,
+    pub(super) is_sidechain: Option<bool>,
     #[serde(rename = "isMeta", default, deserialize_with = "lenient_bool")]
-    is_meta: Option<bool>,
+    pub(super) is_meta: Option<bool>,
     #[serde(rename = "isCompactSummary", default, deserialize_with = "lenient_bool")]
-    is_compact_summary: Option<bool>,
+    pub(super) is_compact_summary: Option<bool>,
     #[serde(rename = "isApiErrorMessage", default, deserialize_with = "lenient_bool")]
-    is_api_error: Option<bool>,
+    pub(super) is_api_error: Option<bool>,
     #[serde(default, deserialize_with = "lenient_str")]
-    timestamp: Option<Cow<'a, str>>,
+    pub(super) timestamp: Option<Cow<'a, str>>,
     #[serde(default, deserialize_with = "lenient_str")]
-    cwd: Option<Cow<'a, str>>,
+    pub(super) cwd: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    message: Option<Lenient<Message<'a>>>,
+    pub(super) message: Option<Lenient<Message<'a>>>,
     /// On the skill body Claude Code injects after a `Skill` tool call: that call's id.
     #[serde(rename = "sourceToolUseID", default, deserialize_with = "lenient_str")]
-    source_tool_use_id: Option<Cow<'a, str>>,
+    pub(super) source_tool_use_id: Option<Cow<'a, str>>,
     #[serde(default, deserialize_with = "lenient_str")]
-    uuid: Option<Cow<'a, str>>,
+    pub(super) uuid: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize, Default, Debug, PartialEq)]
-struct Message<'a> {
+pub(super) struct Message<'a> {
     #[serde(default, deserialize_with = "lenient_str")]
     id: Option<Cow<'a, str>>,
     #[serde(default, deserialize_with = "lenient_str")]
@@ -110,12 +110,7 @@ fn raw_json<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de [u8]>, D::Err
 
 /// Parses the new bytes of a Claude Code file into `sink`; returns (next offset, lines read).
 pub fn parse(sink: &mut Sink, buf: &[u8], base: u64) -> (u64, u64) {
-    // Stream 0: the main conversation; stream 1: sidechain (subagent) lines.
-    let mut streams: [Option<TurnBuilder>; 2] = [None, None];
-    for open in std::mem::take(&mut sink.out.state.open) {
-        let slot = usize::from(open.is_sidechain);
-        streams[slot] = Some(TurnBuilder::resume(open));
-    }
+    let mut streams = resume_streams(sink);
     let lines_before = sink.lines_before;
     let mut quotes = scan::Quotes::default();
     let result = for_each_line(buf, base, lines_before, |bytes, offset, line_no| {
@@ -125,6 +120,17 @@ pub fn parse(sink: &mut Sink, buf: &[u8], base: u64) -> (u64, u64) {
         sink.settle(turn);
     }
     result
+}
+
+/// The turns an earlier run left open: stream 0 is the main conversation, stream 1 the
+/// sidechain (subagent) lines.
+pub(super) fn resume_streams(sink: &mut Sink) -> [Option<TurnBuilder>; 2] {
+    let mut streams: [Option<TurnBuilder>; 2] = [None, None];
+    for open in std::mem::take(&mut sink.out.state.open) {
+        let slot = usize::from(open.is_sidechain);
+        streams[slot] = Some(TurnBuilder::resume(open));
+    }
+    streams
 }
 
 fn line(
@@ -144,6 +150,18 @@ fn line(
         Ok(l) => l,
         Err(reason) => return sink.bad(line_no, reason),
     };
+    apply(sink, streams, parsed, offset, line_no);
+}
+
+/// Applies one read line (a Claude Code line, or a stream-json line in the same terms) to the
+/// file's turn streams.
+pub(super) fn apply(
+    sink: &mut Sink,
+    streams: &mut [Option<TurnBuilder>; 2],
+    parsed: Line,
+    offset: u64,
+    line_no: u64,
+) {
     let Some(kind) = parsed.kind.as_deref() else {
         return sink.bad(line_no, "object without \"type\"");
     };
@@ -654,7 +672,7 @@ mod tests {
     }
 }
 
-/// The property test of the line reader (the campaign's fuzzing kept in the repo): lines shaped
+/// The property test of the line reader (fuzzing kept in the repo as a test): lines shaped
 /// like Claude Code's, with fields of unexpected types, repeated keys and random byte edits.
 /// On every line that is valid JSON the reader agrees with serde_json's `Value`: an object is
 /// read with the fields `Value` holds (a field of another type as absent), anything else is
@@ -885,7 +903,7 @@ mod property {
     }
 
     #[test]
-    fn the_campaigns_verdicts() {
+    fn lines_fuzzing_found() {
         for line in [
             r#"{"type":"user","timestamp":12,"message":{"content":"hi"}}"#,
             r#"{"type":"user","isMeta":"yes","message":{"content":"hi"}}"#,

@@ -3,8 +3,8 @@
 //! A prompt is an `event_msg` `user_message`; tool calls are `response_item`s of type
 //! `function_call` (its `arguments` is JSON inside a JSON string), `custom_tool_call` (raw text
 //! input) and `web_search_call`. There is no error flag: a call failed when `exec_command_end`
-//! reports a non-zero `exit_code`, or its output says `Process exited with code N` (N ≠ 0) or
-//! carries `"exit_code": N` metadata.
+//! reports a non-zero `exit_code`, its output opens with `Exit code: N` or says `Process exited
+//! with code N` (N ≠ 0), carries `"exit_code": N` metadata, or says a patch failed verification.
 
 use std::borrow::Cow;
 
@@ -15,7 +15,7 @@ use super::parse::{Sink, for_each_line, json_reason};
 use super::prompt::codex_prompt;
 use super::shape::shape_of_json;
 use super::turn::TurnBuilder;
-use crate::detect::step;
+use crate::step;
 
 #[derive(Deserialize)]
 struct Line<'a> {
@@ -326,8 +326,18 @@ fn output_failed(raw: &RawValue) -> bool {
     }
 }
 
-/// Exit code in the head of an output text: `Process exited with code N` or `"exit_code":N`.
+/// Exit code in the head of an output text: `Exit code: N` opening it (`shell_command`, Codex
+/// 0.92 on), `Process exited with code N` or `"exit_code":N`; or a patch Codex refused to apply.
 fn text_failed(text: &str) -> bool {
+    if let Some(rest) = text.strip_prefix("Exit code: ") {
+        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '-').collect();
+        if let Ok(code) = digits.parse::<i64>() {
+            return code != 0;
+        }
+    }
+    if text.starts_with("apply_patch verification failed") {
+        return true;
+    }
     let head = &text.as_bytes()[..text.len().min(600)];
     for marker in [&b"Process exited with code "[..], &b"\"exit_code\":"[..]] {
         if let Some(pos) = memchr::memmem::find(head, marker) {
@@ -381,5 +391,11 @@ mod tests {
         assert!(!text_failed("Chunk ID: 1\nProcess exited with code 0\nOutput: code 1"));
         assert!(text_failed(r#"{"output":"x","metadata":{"exit_code":1,"duration_seconds":0.1}}"#));
         assert!(!text_failed("plain output"));
+        assert!(text_failed("Exit code: 127\nWall time: 0 seconds\nOutput:\nbash: bd: not found"));
+        assert!(!text_failed("Exit code: 0\nWall time: 1 seconds\nOutput:\nExit code: 1"));
+        assert!(text_failed(
+            "apply_patch verification failed: Failed to find expected lines in a.md"
+        ));
+        assert!(!text_failed("Output:\nExit code: 3"));
     }
 }

@@ -11,10 +11,12 @@ use serde::de::IgnoredAny;
 
 use super::parse::{FileOutput, Problem, Sink};
 use super::turn::FileState;
-use super::{claude, codex, native};
+use super::{claude, codex, native, other, stream};
 
 /// Bytes at the head of a file whose hash tells a replaced file from an appended one.
 const HEAD_BYTES: u64 = 1024;
+/// Bytes of a `*.json` met on a walk read to tell whose log it is.
+const SNIFF_BYTES: u64 = 64 << 10;
 /// Largest read buffer a worker keeps between files.
 const KEEP_BUF_BYTES: usize = 64 << 20;
 
@@ -28,6 +30,8 @@ pub const IDLE_CLOSE: Duration = Duration::from_secs(3600);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Claude,
+    /// Claude Code's `--output-format stream-json` output.
+    StreamJson,
     Codex,
     Native,
 }
@@ -36,6 +40,7 @@ impl Format {
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Claude => "claude",
+            Format::StreamJson => "stream-json",
             Format::Codex => "codex",
             Format::Native => "native",
         }
@@ -45,6 +50,7 @@ impl Format {
     pub fn parse(name: &str) -> Option<Format> {
         match name {
             "claude" => Some(Format::Claude),
+            "stream-json" => Some(Format::StreamJson),
             "codex" => Some(Format::Codex),
             "native" => Some(Format::Native),
             _ => None,
@@ -113,17 +119,25 @@ pub struct FileRead {
     pub bytes_read: u64,
     pub output: FileOutput,
     pub error: Option<Problem>,
+    /// The file is another agent's log (`error` says which): skipped.
+    pub unsupported: bool,
+    /// Some turn read gives detection a prompt or command to learn from (`other::minable`).
+    pub minable: bool,
 }
 
-/// Every `*.jsonl` under `path` (or `path` itself when it is a file), sorted. `path` must
-/// exist; a folder below it that cannot be listed becomes a problem, and the walk goes on.
+/// Every transcript file under `path` (`transcript_ext`; or `path` itself when it is a file),
+/// sorted. `path` must exist; a folder below it that cannot be listed becomes a problem, and the
+/// walk goes on.
+///
+/// Files of another agent's format met on the walk (SWE-agent's `*.traj`, a `*.json` holding
+/// SWE-agent's or OpenHands' log) are named in one problem per format; returns how many.
 pub fn collect(
     path: &Path,
     agent: &str,
     format: Option<Format>,
     out: &mut Vec<Target>,
     problems: &mut Vec<Problem>,
-) -> Result<()> {
+) -> Result<u64> {
     let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
     // One file is one key however it is spelled (`tx`, `./tx`, `$PWD/tx`, a symlink): the walk
     // starts from the canonical path, and links below it are not followed.
@@ -134,15 +148,16 @@ pub fn collect(
         let path = path.to_string_lossy().into_owned();
         let reason = "not a regular file or folder (a FIFO, device or socket): skipped".to_string();
         problems.push(Problem { path, line: 0, reason });
-        return Ok(());
+        return Ok(0);
     }
     if !meta.is_dir() {
         let stat = stat_of(Ok(meta));
         out.push(Target { path: path.to_path_buf(), agent: agent.to_string(), format, stat });
-        return Ok(());
+        return Ok(0);
     }
     let mut stack = vec![path.to_path_buf()];
     let mut found = Vec::new();
+    let mut foreign: Vec<(&'static str, PathBuf, u64)> = Vec::new();
     while let Some(dir) = stack.pop() {
         let listed = std::fs::read_dir(&dir).and_then(|entries| {
             for entry in entries {
@@ -151,9 +166,23 @@ pub fn collect(
                 let p = entry.path();
                 if kind.is_dir() {
                     stack.push(p);
-                } else if kind.is_file() && p.extension().is_some_and(|e| e == "jsonl") {
+                } else if kind.is_file() && p.extension().is_some_and(|e| transcript_ext(e, format))
+                {
                     // Relative to the open folder: cheaper than a stat by the whole path.
                     found.push((p, stat_of(entry.metadata())));
+                } else if kind.is_file()
+                    && let Some(agent) = foreign_file(&p)
+                {
+                    // The first path in byte order is the example, whatever the listing order.
+                    match foreign.iter_mut().find(|f| f.0 == agent) {
+                        Some(f) => {
+                            f.2 += 1;
+                            if p.as_os_str() < f.1.as_os_str() {
+                                f.1 = p;
+                            }
+                        }
+                        None => foreign.push((agent, p, 1)),
+                    }
                 }
             }
             Ok(())
@@ -166,6 +195,18 @@ pub fn collect(
             problems.push(Problem { path, line: 0, reason: format!("listing: {e}") });
         }
     }
+    let skipped = foreign.iter().map(|f| f.2).sum();
+    for (agent, example, files) in foreign {
+        let example = example.strip_prefix(path).unwrap_or(&example).display().to_string();
+        problems.push(Problem {
+            path: path.to_string_lossy().into_owned(),
+            line: 0,
+            reason: other::unsupported_reason(&format!(
+                "{files} files hold {agent} (e.g. {})",
+                crate::text::safe::inline(&example)
+            )),
+        });
+    }
     // Byte order of the paths: as stable as component order, without parsing components.
     found.sort_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
     out.extend(found.into_iter().map(|(path, stat)| Target {
@@ -174,7 +215,28 @@ pub fn collect(
         format,
         stat,
     }));
-    Ok(())
+    Ok(skipped)
+}
+
+/// The other agent whose log a file met on a walk is: a `*.traj` is SWE-agent's, a `*.json` is
+/// told by its head.
+fn foreign_file(path: &Path) -> Option<&'static str> {
+    let ext = path.extension()?;
+    if ext == "traj" {
+        return Some(other::SWE_AGENT);
+    }
+    if ext != "json" {
+        return None;
+    }
+    let mut head = Vec::new();
+    crate::fsio::open_regular(path).ok()?.take(SNIFF_BYTES).read_to_end(&mut head).ok()?;
+    other::other_agent(&head)
+}
+
+/// The file names a folder walk reads: `*.jsonl`; under a stream-json root also the `*.log` and
+/// `*.ndjson` a script tees `claude -p` into.
+fn transcript_ext(ext: &std::ffi::OsStr, format: Option<Format>) -> bool {
+    ext == "jsonl" || (format == Some(Format::StreamJson) && (ext == "log" || ext == "ndjson"))
 }
 
 pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
@@ -213,6 +275,8 @@ pub fn read(job: Job, now: SystemTime) -> FileRead {
         bytes_read: 0,
         output: FileOutput::default(),
         error: None,
+        unsupported: false,
+        minable: false,
     };
     if let Err(e) = read_into(&job, now, &mut read) {
         read.error = Some(Problem { path: job.key.clone(), line: 0, reason: format!("{e:#}") });
@@ -266,9 +330,16 @@ fn read_into(job: &Job, now: SystemTime, read: &mut FileRead) -> Result<()> {
         read.bytes_read = got as u64;
         if read.format.is_none() {
             read.format = detect(data);
+            if read.format.is_none()
+                && let Some(agent) = other::other_agent(data)
+            {
+                read.unsupported = true;
+                anyhow::bail!(other::unsupported_reason(agent));
+            }
         }
         let parsed = match read.format.unwrap_or(Format::Claude) {
             Format::Claude => claude::parse(&mut sink, data, start),
+            Format::StreamJson => stream::parse(&mut sink, data, start, job.mtime_ns),
             Format::Codex => codex::parse(&mut sink, data, start),
             Format::Native => native::parse(&mut sink, data, start),
         };
@@ -280,6 +351,7 @@ fn read_into(job: &Job, now: SystemTime, read: &mut FileRead) -> Result<()> {
         read.format = Some(Format::Claude);
     }
     read.output = sink.into_output();
+    read.minable = read.output.turns.iter().any(other::minable);
     read.output.lines_read = count;
     read.offset = next;
     read.lines += count;
@@ -310,6 +382,9 @@ struct Probe<'a> {
     kind: Option<std::borrow::Cow<'a, str>>,
     #[serde(rename = "sessionId")]
     session_id: Option<IgnoredAny>,
+    /// Stream-json's spelling.
+    #[serde(rename = "session_id")]
+    stream_session_id: Option<IgnoredAny>,
     payload: Option<IgnoredAny>,
     user_input: Option<IgnoredAny>,
     outcome: Option<IgnoredAny>,
@@ -327,6 +402,11 @@ pub fn detect(buf: &[u8]) -> Option<Format> {
             && matches!(kind, "session_meta" | "response_item" | "event_msg" | "turn_context")
         {
             return Some(Format::Codex);
+        }
+        if p.stream_session_id.is_some()
+            && matches!(kind, "system" | "assistant" | "user" | "result" | "stream_event")
+        {
+            return Some(Format::StreamJson);
         }
         if p.session_id.is_some()
             || matches!(kind, "user" | "assistant" | "summary" | "system" | "file-history-snapshot")

@@ -1,5 +1,6 @@
-//! Transcript ingestion: Claude Code and Codex transcripts as they lie on disk, and a native
-//! trajectory JSONL, read incrementally into sessions, turns, tool calls and skill invocations.
+//! Transcript ingestion: Claude Code and Codex transcripts as they lie on disk, Claude Code's
+//! stream-json output, and a native trajectory JSONL, read incrementally into sessions, turns,
+//! tool calls and skill invocations.
 //!
 //! A run stats every file and reads only new bytes: from the offset stored by the previous run,
 //! up to the last complete line. A file that shrank, or whose head changed, is read again from
@@ -11,11 +12,13 @@ mod codex;
 mod files;
 mod lenient;
 mod native;
+mod other;
 mod parse;
 mod prompt;
 mod scan;
 pub mod shape;
 mod skill_use;
+mod stream;
 mod turn;
 mod write;
 
@@ -45,6 +48,8 @@ const BATCH_FILES: usize = 32;
 const BATCH_BYTES: u64 = 8 << 20;
 /// SQLite page cache for an ingest run, in KiB.
 const INGEST_CACHE_KIB: i64 = 64 * 1024;
+/// Turns a run must read before it says that nothing in them can be mined.
+const MIN_TURNS_TO_JUDGE: u64 = 3;
 /// Problems kept in a report across all files.
 const MAX_PROBLEMS: usize = 200;
 
@@ -93,6 +98,12 @@ pub struct IngestReport {
     pub bad_lines: u64,
     /// Lines whose `type` this reader does not know: skipped.
     pub unknown_lines: u64,
+    /// Files in another agent's format (SWE-agent, OpenHands), skipped; each format is named
+    /// once among the problems.
+    pub unsupported_files: u64,
+    /// Three turns or more were read, and none of them has a prompt or a command that is not
+    /// only redaction markers: detection has nothing to learn from.
+    pub nothing_to_mine: bool,
     /// The first problems of each file (path, 1-based line, reason); all are counted above.
     pub problems: Vec<Problem>,
 }
@@ -128,20 +139,23 @@ pub fn run_with_threads(
 ) -> Result<IngestReport> {
     let mut targets = Vec::new();
     let mut problems = Vec::new();
+    let mut unsupported = 0;
     if paths.is_empty() {
         for root in ws.transcript_roots() {
             if root.path.exists() {
                 let agent = ws.agent_for(&root);
                 let format = Format::parse(&root.format);
-                files::collect(&root.path, &agent, format, &mut targets, &mut problems)?;
+                unsupported +=
+                    files::collect(&root.path, &agent, format, &mut targets, &mut problems)?;
             }
         }
     } else {
         for path in paths {
-            files::collect(path, agent, None, &mut targets, &mut problems)?;
+            unsupported += files::collect(path, agent, None, &mut targets, &mut problems)?;
         }
     }
     let mut report = ingest_targets(ws, targets, threads, progress)?;
+    report.unsupported_files += unsupported;
     problems.append(&mut report.problems);
     report.problems = problems;
     Ok(report)
@@ -310,11 +324,13 @@ fn store_in_transactions(
     // IMMEDIATE: take the write lock up front, so the offset check in write_file holds.
     let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let mut uncommitted = 0u64;
+    let mut minable = false;
     for mut batch in batches {
         for read in &mut batch.reads {
             done.files_done += 1;
             done.bytes_done += read.bytes_read;
             if let Some(problem) = read.error.take() {
+                report.unsupported_files += u64::from(read.unsupported);
                 report.problems.push(problem);
                 progress(done);
                 continue;
@@ -329,6 +345,7 @@ fn store_in_transactions(
                 continue;
             }
             report.files_read += 1;
+            minable |= read.minable;
             report.files_reset += u64::from(read.reset);
             report.bytes_read += read.bytes_read;
             report.lines += read.output.lines_read;
@@ -351,5 +368,8 @@ fn store_in_transactions(
         let _ = give_back[batch.worker].send(batch.reads);
     }
     tx.commit()?;
+    // A few turns at least: one new turn with an image for a prompt and no command is not a
+    // corpus with nothing in it.
+    report.nothing_to_mine = report.turns + report.turns_updated >= MIN_TURNS_TO_JUDGE && !minable;
     Ok(())
 }

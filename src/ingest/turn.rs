@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::detect::step::CallStep;
 use crate::model::Outcome;
+use crate::step::CallStep;
 use crate::text::redact;
 
 /// Longest text kept for a turn's user input or summary.
@@ -17,7 +17,7 @@ pub struct CallRec {
     pub ordinal: u32,
     pub name: String,
     pub input_shape: String,
-    /// Step keys and redacted detail (`detect::step`).
+    /// Step keys and redacted detail (`crate::step`).
     pub step: CallStep,
     pub is_error: bool,
     pub at: Option<String>,
@@ -123,6 +123,9 @@ pub struct FileState {
     pub session_key: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub project: Option<String>,
+    /// Stream-json: the latest time given to a line (its lines carry none; see `stream`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_at: Option<String>,
 }
 
 /// A turn being built in this run, around its carried part.

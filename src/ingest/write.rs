@@ -65,6 +65,7 @@ pub fn write_file(
     let state = if read.output.state.open.is_empty()
         && read.output.state.session_key.is_none()
         && read.output.state.project.is_none()
+        && read.output.state.last_at.is_none()
     {
         None
     } else {
@@ -474,7 +475,7 @@ pub fn mark_detected(conn: &Connection, turn_id: i64, signature: &str) -> Result
 }
 
 /// One stored tool call: its name, the shape of its input, whether it failed, its step keys
-/// (one per line, `detect::step`; derived from the name for rows stored before steps existed)
+/// (one per line, `step`; derived from the name for rows stored before steps existed)
 /// and its redacted detail.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolCallRow {

@@ -4,11 +4,6 @@ use std::path::{Path, PathBuf};
 
 pub const SKILL_FILE: &str = "SKILL.md";
 
-pub use crate::text::hex::sha256_hex;
-
-/// The one atomic write ([`crate::fsio::atomic_write`]), here for the callers that knew it here.
-pub use crate::fsio::atomic_write;
-
 /// Moves a skill's folder when it parks (retire, archive) or comes back (restore). The row may
 /// outlive its folder (removed by hand): a missing folder moves nothing (`Ok(false)`).
 pub fn move_skill_folder(from: &Path, to: &Path) -> anyhow::Result<bool> {

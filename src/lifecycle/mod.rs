@@ -1,5 +1,5 @@
 //! The skill lifecycle: outcomes, health sweeps, versions, evolution, scorer features and the
-//! phase-1 router (`suggest`).
+//! deterministic router (`suggest`).
 //!
 //! Counters on `skills` are a cache: `stats`, `audit` and `sweep` recompute from
 //! `skill_invocations`, which is the record every source (transcripts, `record`, implicit retries)
@@ -11,7 +11,7 @@ pub mod files;
 mod git;
 mod implicit;
 mod outcomes;
-mod register;
+pub mod register;
 mod rules;
 mod staleness;
 mod state;
@@ -25,8 +25,8 @@ pub use features::{SkillFeatures, features, to_csv as features_csv};
 pub use implicit::implicit_failures;
 pub use outcomes::{SkillStats, record, stats};
 pub use register::{
-    NewSkill, adopt_folder, adopt_folders, agent_folders, has_unknown_folders,
-    insert_in as record_new_skill, reconcile, register_skill, scope_folders,
+    NewSkill, adopt_folder, adopt_folders, agent_folders, has_unknown_folders, reconcile,
+    register_skill, scope_folders,
 };
 pub use rules::{Judged, Verdict, judge};
 pub use staleness::{StaleReport, staleness, staleness_if_due};
@@ -41,7 +41,6 @@ pub(crate) use crate::catalog::SkillRow;
 pub use crate::catalog::SkillStatus;
 pub use crate::catalog::versions::VersionView;
 
-pub(crate) use crate::catalog::events::add as add_event;
 pub(crate) use crate::catalog::skills::{
     by_id as skill_by_id, find as find_skill, require as require_skill,
 };

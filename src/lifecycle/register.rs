@@ -7,12 +7,13 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use rusqlite::Connection;
 
-use super::add_event;
-use super::files::{self, sha256_hex, skill_file};
+use super::files::{self, skill_file};
+use crate::catalog::events;
 use crate::catalog::{
     NewSkillRow, Scope, SkillStatus, VersionSource, invocations, skills, versions,
 };
 use crate::store::now_rfc3339;
+use crate::text::hex::sha256_hex;
 use crate::workspace::Workspace;
 
 /// Writes `<skills_dir>/<name>/SKILL.md`, inserts the `skills` row and its version 1 (with
@@ -280,7 +281,7 @@ pub fn insert_in(conn: &Connection, new: &NewSkill, kind: &str, reason: &str) ->
     };
     let id = skills::insert(conn, &row)?;
     versions::insert(conn, id, 1, new.content, new.source)?;
-    add_event(conn, id, &now, kind, None, Some(SkillStatus::Healthy), reason)?;
+    events::add(conn, id, &now, kind, None, Some(SkillStatus::Healthy), reason)?;
     invocations::link_all(conn)?;
     Ok(id)
 }

@@ -6,8 +6,9 @@ use anyhow::{Result, bail};
 
 use super::rules::{Judged, judge};
 use super::tally::tally_one;
-use super::{add_event, register, require_skill, versions};
+use super::{register, require_skill, versions};
 use crate::catalog::SkillStatus::{Archived, Healthy, Retired};
+use crate::catalog::events;
 use crate::catalog::{SkillStatus, skills};
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
@@ -46,7 +47,7 @@ pub fn set_protected(ws: &mut Workspace, agent: &str, skill: &str, protected: bo
         reason = format!("{reason}; {}", v.reason);
         to = v.status;
     }
-    add_event(&tx, row.id, &now, kind, Some(row.status), Some(to), &reason)?;
+    events::add(&tx, row.id, &now, kind, Some(row.status), Some(to), &reason)?;
     tx.commit()?;
     Ok(())
 }
@@ -97,7 +98,7 @@ pub fn archive_many(ws: &mut Workspace, skills_in: &[(String, String, String)]) 
     crate::journal::moved_many(ws.store.conn_mut(), &moves, |tx| {
         for ((id, old, reason), (_, to)) in rows.iter().zip(&moves) {
             skills::set_status_and_path(tx, *id, Archived, &to.to_string_lossy(), &now)?;
-            add_event(tx, *id, &now, "status", Some(*old), Some(Archived), reason)?;
+            events::add(tx, *id, &now, "status", Some(*old), Some(Archived), reason)?;
         }
         Ok(())
     })?;
@@ -117,7 +118,7 @@ pub fn absorb(ws: &mut Workspace, absorbed: i64, into: i64, reason: &str) -> Res
     let note = format!("absorbed {}: {reason}", row.name);
     park(ws, &row.path, &to, row.id, row.status, Archived, reason, |tx| {
         skills::set_absorbed_into(tx, absorbed, Some(into))?;
-        add_event(tx, into, &now_rfc3339(), "absorbed", None, None, &note)
+        events::add(tx, into, &now_rfc3339(), "absorbed", None, None, &note)
     })
 }
 
@@ -165,7 +166,7 @@ fn park(
     let now = now_rfc3339();
     crate::journal::moved(ws.store.conn_mut(), Path::new(from), to, |tx| {
         skills::set_status_and_path(tx, id, new, &to.to_string_lossy(), &now)?;
-        add_event(tx, id, &now, "status", Some(old), Some(new), reason)?;
+        events::add(tx, id, &now, "status", Some(old), Some(new), reason)?;
         if new == Healthy {
             // Restored: Ghost's streak rules count afresh from now.
             skills::reset_streak(tx, id, &now)?;

@@ -1,4 +1,4 @@
-//! Phase-1 router: a deterministic match of a query against skill names, descriptions and
+//! The router: a deterministic match of a query against skill names, descriptions and
 //! trigger phrases, weighted by the outcome record. No model call.
 //!
 //! Reliability is the mean of a Beta posterior: (successes + prior successes) / (uses + prior

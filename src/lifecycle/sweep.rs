@@ -18,7 +18,8 @@ use serde::Serialize;
 
 use super::rules::{Judged, judge};
 use super::tally::{self, Tally};
-use super::{add_event, files, register};
+use super::{files, register};
+use crate::catalog::events;
 use crate::catalog::skills::{self, Counters};
 use crate::catalog::{SkillStatus, invocations};
 use crate::store::now_rfc3339;
@@ -218,7 +219,7 @@ fn judge_row(
             Ok(false) => {}
             Err(e) => {
                 let reason = format!("{}; not retired: {e:#}", v.reason);
-                add_event(tx, skill.id, now, "retire_blocked", None, None, &reason)?;
+                events::add(tx, skill.id, now, "retire_blocked", None, None, &reason)?;
                 return Ok(out);
             }
         }
@@ -226,7 +227,7 @@ fn judge_row(
     }
     let mark = v.status.is_flagged().then_some(t.newest_id);
     skills::set_judged_status(tx, skill.id, v.status, &path, mark, now)?;
-    add_event(tx, skill.id, now, "status", Some(skill.status), Some(v.status), &v.reason)?;
+    events::add(tx, skill.id, now, "status", Some(skill.status), Some(v.status), &v.reason)?;
     out.change = Some(StatusChange {
         skill_id: skill.id,
         agent_id: skill.agent_id.clone(),

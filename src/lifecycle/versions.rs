@@ -5,11 +5,13 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use rusqlite::Connection;
 
-use super::files::{self, sha256_hex, skill_file};
-use super::{SkillRow, add_event, git, register, require_skill};
+use super::files::{self, skill_file};
+use super::{SkillRow, git, register, require_skill};
+use crate::catalog::events;
 use crate::catalog::versions::{VersionView, latest};
 use crate::catalog::{self, Scope, VersionSource, skills};
 use crate::store::{Store, now_rfc3339};
+use crate::text::hex::sha256_hex;
 use crate::workspace::Workspace;
 
 /// Every version of a skill, oldest first.
@@ -41,7 +43,7 @@ pub(crate) fn add_version(
     let stamp = register::file_stamp(&skill_file(Path::new(&skill.path)));
     let triggers = serde_json::to_string(&fm.triggers)?;
     skills::set_version(conn, skill.id, next, fm.description.as_deref(), &triggers, stamp, &now)?;
-    add_event(
+    events::add(
         conn,
         skill.id,
         &now,
@@ -79,7 +81,15 @@ pub(crate) fn write_version(
     })?;
     let message = format!("skilldeck: {} v{version} ({source}): {reason}", skill.name);
     if let Err(e) = git::commit(&ws.paths.skills_dir, Path::new(&skill.path), &message) {
-        add_event(ws.store.conn(), skill.id, &now_rfc3339(), "git", None, None, &format!("{e:#}"))?;
+        events::add(
+            ws.store.conn(),
+            skill.id,
+            &now_rfc3339(),
+            "git",
+            None,
+            None,
+            &format!("{e:#}"),
+        )?;
     }
     Ok(version)
 }
@@ -132,7 +142,7 @@ pub fn scan_edits_by_kind(ws: &mut Workspace) -> Result<EditScan> {
             // and remember its stamp, so it is looked at again only once it changes.
             Err(e) => {
                 let conn = ws.store.conn();
-                add_event(conn, id, &now_rfc3339(), "scan_error", None, None, &format!("{e:#}"))?;
+                events::add(conn, id, &now_rfc3339(), "scan_error", None, None, &format!("{e:#}"))?;
                 let stamp = register::file_stamp(&skill_file(Path::new(&skill.path)));
                 skills::set_file_stamp(conn, id, stamp, None)?;
             }
@@ -170,7 +180,7 @@ pub(crate) fn scan_one(ws: &mut Workspace, skill: &SkillRow) -> Result<bool> {
         if unbound {
             skills::mark_needs_review(&tx, skill.id)?;
             let reason = "bytes differ from the approved version; approve again to clear";
-            add_event(&tx, skill.id, &now_rfc3339(), "needs_review", None, None, reason)?;
+            events::add(&tx, skill.id, &now_rfc3339(), "needs_review", None, None, reason)?;
         }
     } else {
         // Same bytes (first look at a row created elsewhere, or a touched file): remember the

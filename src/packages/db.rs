@@ -10,15 +10,18 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::folder::{install, package_files, stage};
-use super::model::{Artifact, ArtifactKind, Package, slug};
+use super::folder::package_files;
+use super::model::{Artifact, ArtifactKind, Package};
 use super::validate::{Problem, validate_package};
 use crate::catalog::skills::{self, PackageColumns};
 use crate::catalog::{Scope, VersionSource, versions};
+use crate::fsio::stage;
 use crate::identity::scope_dir;
+use crate::journal::install;
 use crate::lifecycle::{self, NewSkill};
 use crate::store::rusqlite::{Transaction, params};
 use crate::store::{Store, now_rfc3339};
+use crate::text::slug::slug;
 use crate::workspace::Workspace;
 
 #[derive(Debug, Clone)]
@@ -190,7 +193,7 @@ fn write_rows(
                 ..NewSkill::account()
             };
             let reason = format!("version 1 (import of package {:?})", pkg.name);
-            (lifecycle::record_new_skill(tx, &new, "registered", &reason)?, 1)
+            (lifecycle::register::insert_in(tx, &new, "registered", &reason)?, 1)
         }
     };
     let columns = PackageColumns {

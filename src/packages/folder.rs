@@ -4,11 +4,11 @@
 
 use std::collections::HashSet;
 
-use super::model::{ArtifactKind, Package, slug};
+use super::model::{ArtifactKind, Package};
 use super::validate::ordered;
-
-pub use crate::fsio::{Files, stage};
-pub use crate::journal::install;
+use crate::fsio::Files;
+use crate::spec::frontmatter::yaml_string;
+use crate::text::slug::slug;
 
 /// The SKILL.md and artifact files for `pkg`, whose folder is named `folder_name`.
 pub fn package_files(pkg: &Package, folder_name: &str) -> Files {
@@ -79,7 +79,3 @@ pub fn package_files(pkg: &Package, folder_name: &str) -> Files {
     files.insert(0, ("SKILL.md".to_string(), md));
     files
 }
-
-pub use crate::spec::frontmatter::yaml_string;
-
-pub use crate::lifecycle::files::sha256_hex;

@@ -20,5 +20,5 @@ pub use db::{
 };
 pub use detail::{PackageDetail, detail};
 pub use dispatch::{DispatchOptions, Dispatched, dispatch};
-pub use model::{Artifact, ArtifactKind, Package, slug};
+pub use model::{Artifact, ArtifactKind, Package};
 pub use validate::{Problem, validate_package};

@@ -97,6 +97,3 @@ impl Artifact {
 pub fn is_default_variant(variant: Option<&str>) -> bool {
     matches!(variant, None | Some("default"))
 }
-
-/// The Agent Skills folder name for a package name ("Consistency Checker" → "consistency-checker").
-pub use crate::text::slug::slug;

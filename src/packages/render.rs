@@ -6,7 +6,8 @@ use anyhow::{Result, bail};
 use minijinja::{Environment, UndefinedBehavior};
 use serde_json::Value;
 
-use super::model::{Artifact, is_default_variant, slug};
+use super::model::{Artifact, is_default_variant};
+use crate::text::slug::slug;
 
 /// Parses `source` as a template without rendering it.
 pub fn check_syntax(source: &str) -> Result<(), String> {

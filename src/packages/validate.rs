@@ -7,7 +7,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::assertions::validate_assertions;
-use super::model::{Artifact, ArtifactKind, Package, is_default_variant, slug};
+use super::model::{Artifact, ArtifactKind, Package, is_default_variant};
+use crate::text::slug::slug;
 
 /// One thing wrong with a package: where (a JSON path like `$.artifacts[3].kind`) and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -59,7 +59,7 @@ CREATE TABLE turns (
     file_path   TEXT NOT NULL,
     start_offset INTEGER NOT NULL DEFAULT 0,
     user_input  TEXT NOT NULL,
-    signature   TEXT,                       -- seed 000 task signature ('' when empty)
+    signature   TEXT,                       -- task signature ('' when empty)
     picked_skill TEXT,
     outcome     TEXT NOT NULL CHECK(outcome IN ('success', 'failure')),
     failure_reason TEXT,
@@ -85,7 +85,7 @@ CREATE TABLE tool_calls (
 );
 CREATE INDEX tool_calls_turn ON tool_calls(turn_id);
 
--- Detection: seed 000 streaks of consecutive successes per task signature.
+-- Detection: streaks of consecutive successes per task signature.
 CREATE TABLE signature_streaks (
     agent_id    TEXT NOT NULL DEFAULT 'default',
     signature   TEXT NOT NULL,
@@ -95,7 +95,7 @@ CREATE TABLE signature_streaks (
     PRIMARY KEY(agent_id, signature)
 );
 
--- Seed 001 columns, plus where the evidence came from and the proposed SKILL.md.
+-- Candidates: the evidence, plus where the evidence came from and the proposed SKILL.md.
 CREATE TABLE skill_candidates (
     id            INTEGER PRIMARY KEY AUTOINCREMENT,
     agent_id      TEXT NOT NULL DEFAULT 'default',
@@ -161,7 +161,7 @@ CREATE TABLE skills (
     created_at    TEXT NOT NULL,
     updated_at    TEXT NOT NULL,
     deprecated_at TEXT,
-    -- Seed 002 package columns (packages helper); NULL for skills that are not packages.
+    -- Package columns; NULL for skills that are not packages.
     package_uuid  TEXT,                            -- the package JSON's "id"
     display_name  TEXT,                            -- the package JSON's "name" (name is its slug)
     package_version TEXT,                          -- the package JSON's "version" (e.g. '1.0.0')
@@ -222,7 +222,7 @@ CREATE TABLE skill_events (
 );
 CREATE INDEX skill_events_skill ON skill_events(skill_id, at);
 
--- Seed 000 PromptStore rows: one per draft (fresh UUID v4 key).
+-- Evolved prompts: one per draft (fresh UUID v4 key).
 CREATE TABLE evolved_prompts (
     id          TEXT PRIMARY KEY,
     agent_id    TEXT NOT NULL DEFAULT 'default',
@@ -233,7 +233,7 @@ CREATE TABLE evolved_prompts (
     created_at  TEXT NOT NULL
 );
 
--- Packages (seed 002): the artifacts of a multi-artifact skill package.
+-- Packages: the artifacts of a multi-artifact skill package.
 CREATE TABLE skill_artifacts (
     id            TEXT PRIMARY KEY,                -- UUID
     skill_id      INTEGER NOT NULL REFERENCES skills(id) ON DELETE CASCADE,
@@ -251,7 +251,7 @@ CREATE TABLE skill_artifacts (
 CREATE INDEX idx_skill_artifacts_skill_id ON skill_artifacts(skill_id);
 CREATE INDEX idx_skill_artifacts_kind ON skill_artifacts(kind);
 
--- One row per artifact execution or output check (seed 002).
+-- One row per artifact execution or output check.
 CREATE TABLE skill_execution_traces (
     id            TEXT PRIMARY KEY,                -- UUID
     session_id    TEXT NOT NULL,
@@ -277,7 +277,7 @@ CREATE INDEX idx_traces_session_id ON skill_execution_traces(session_id);
 CREATE INDEX idx_traces_skill_id ON skill_execution_traces(skill_id);
 CREATE INDEX idx_traces_artifact_id ON skill_execution_traces(artifact_id);
 
--- Identity (seed 003): a saved selection keeps what was requested, never the derived skill id.
+-- Identity: a saved selection keeps what was requested, never the derived skill id.
 CREATE TABLE skill_selections (
     set_name      TEXT NOT NULL,
     agent_id      TEXT NOT NULL DEFAULT 'default',
@@ -290,7 +290,7 @@ CREATE TABLE skill_selections (
     PRIMARY KEY(agent_id, set_name, position)
 );
 
--- Code skills (seed 004): the tested script behind an acquired skill.
+-- Code skills: the tested script behind an acquired skill.
 CREATE TABLE acquired_code (
     skill_id      INTEGER PRIMARY KEY REFERENCES skills(id) ON DELETE CASCADE,
     script_path   TEXT NOT NULL,
@@ -302,10 +302,10 @@ CREATE TABLE acquired_code (
 );
 "#;
 
-/// Discovery (issue 9): steps that carry meaning, evidence-only candidates with their reason, and
+/// Discovery: steps that carry meaning, evidence-only candidates with their reason, and
 /// the mined workflows (owned by `detect::workflows`).
 const V_DRAFTS: &str = r#"
-ALTER TABLE tool_calls ADD COLUMN step TEXT;      -- step keys, one per line (detect::step)
+ALTER TABLE tool_calls ADD COLUMN step TEXT;      -- step keys, one per line (src/step.rs)
 ALTER TABLE tool_calls ADD COLUMN detail TEXT;    -- the concrete command or path, redacted, clipped
 
 -- 1: recorded as evidence, never drafted nor queued (only generic steps)
@@ -354,7 +354,7 @@ CREATE TABLE workflow_index (
 ) WITHOUT ROWID;
 "#;
 
-/// Drafting (issue 9): injection flags on a candidate's evidence and who wrote its draft (owned by
+/// Drafting: injection flags on a candidate's evidence and who wrote its draft (owned by
 /// `draft::candidates`).
 const V_WRITE: &str = r#"
 ALTER TABLE skill_candidates ADD COLUMN flags TEXT NOT NULL DEFAULT '[]'; -- JSON [text::injection::Flag]
@@ -377,7 +377,7 @@ const V_RETRY_INDEX: &str = r#"
 CREATE INDEX IF NOT EXISTS turns_session_signature ON turns(session_id, signature, id);
 "#;
 
-/// Usage (issue 12): a usage-based lifecycle beside the outcome-based one, and merges.
+/// Usage: a usage-based lifecycle beside the outcome-based one, and merges.
 const V_LOOP: &str = r#"
 ALTER TABLE skills ADD COLUMN stale_since TEXT;       -- unused for lifecycle.stale_days since then
 ALTER TABLE skills ADD COLUMN absorbed_into INTEGER;  -- the skill a merge folded this one into
@@ -394,7 +394,7 @@ CREATE INDEX workflow_members_turn ON workflow_members(turn_id);
 CREATE INDEX sequence_sightings_turn ON sequence_sightings(turn_id);
 "#;
 
-/// Crash recovery (issue 10): the intent of a folder or file step, committed before the step and
+/// Crash recovery: the intent of a folder or file step, committed before the step and
 /// deleted in the transaction that makes its database change final (owned by `journal`).
 const V_INTENTS: &str = r#"
 CREATE TABLE intents (
@@ -410,13 +410,13 @@ CREATE TABLE intents (
 );
 "#;
 
-/// Consolidation (issue 12): a merge proposal is a proposed version of the surviving skill that
+/// Consolidation: a merge proposal is a proposed version of the surviving skill that
 /// names the skill approving it archives (owned by `draft::candidates`).
 const V_MERGES: &str = r#"
 ALTER TABLE skill_candidates ADD COLUMN absorbs_skill_id INTEGER; -- merge: the skill it folds in
 "#;
 
-/// Detection linear in turns (issue 9): a sequence or streak candidate's sessions, one row each
+/// Detection linear in turns: a sequence or streak candidate's sessions, one row each
 /// (owned by `draft::candidates`), instead of a JSON array rewritten whole on every sighting.
 /// Rows written before keep their JSON; a candidate's sessions are both. Naming a new candidate
 /// looks its name up (a scan of every candidate without the index).
@@ -440,7 +440,8 @@ CREATE INDEX turns_pending_order ON turns(detected, complete, ended_at, id);
 /// Loops: each iteration of a workflow done again and again inside one task is a member of its
 /// own, so a member is a (turn, iteration) pair.
 const V_ITERATIONS: &str = r#"
-CREATE TABLE workflow_members_new (
+ALTER TABLE workflow_members RENAME TO workflow_members_before_loops;
+CREATE TABLE workflow_members (
     workflow_id INTEGER NOT NULL REFERENCES workflows(id) ON DELETE CASCADE,
     turn_id     INTEGER NOT NULL,
     iteration   INTEGER NOT NULL DEFAULT 0, -- which repetition of the task's loop (0: no loop)
@@ -453,12 +454,11 @@ CREATE TABLE workflow_members_new (
     success     INTEGER NOT NULL,
     PRIMARY KEY(workflow_id, turn_id, iteration)
 ) WITHOUT ROWID;
-INSERT INTO workflow_members_new (workflow_id, turn_id, iteration, session_key, project, steps,
+INSERT INTO workflow_members (workflow_id, turn_id, iteration, session_key, project, steps,
     failures, request, at, success)
     SELECT workflow_id, turn_id, 0, session_key, project, steps, failures, request, at, success
-    FROM workflow_members;
-DROP TABLE workflow_members;
-ALTER TABLE workflow_members_new RENAME TO workflow_members;
+    FROM workflow_members_before_loops;
+DROP TABLE workflow_members_before_loops;
 CREATE INDEX workflow_members_session ON workflow_members(workflow_id, session_key);
 CREATE INDEX workflow_members_turn ON workflow_members(turn_id);
 "#;

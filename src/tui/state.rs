@@ -8,9 +8,10 @@ use ratatui::layout::Rect;
 use super::action::Action;
 use super::keys::KeyMap;
 use super::layout;
-use crate::engine::snapshot::{CandidateView, SkillRow, Snapshot};
+use crate::catalog::SkillStatus;
+use crate::engine::snapshot::{CandidateView, QueueItem, SkillRow, Snapshot};
 use crate::engine::{Command, Op, Progress, Target, View};
-use crate::lifecycle::files::sha256_hex;
+use crate::text::hex::sha256_hex;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Pane {
@@ -101,9 +102,33 @@ impl EngineStatus {
     }
 }
 
-/// Skill states the `f` key cycles through (`pinned`: protected skills, whatever their state).
-pub const STATE_FILTERS: [&str; 7] =
-    ["healthy", "warning", "deprecated", "degraded", "pinned", "archived", "retired"];
+/// What the `f` key narrows the Skills list to: a status, or protected skills whatever their
+/// status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StateFilter {
+    Status(SkillStatus),
+    Pinned,
+}
+
+impl std::fmt::Display for StateFilter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StateFilter::Status(s) => f.write_str(s.as_str()),
+            StateFilter::Pinned => f.write_str("pinned"),
+        }
+    }
+}
+
+/// The filters the `f` key cycles through, in order.
+pub const STATE_FILTERS: [StateFilter; 7] = [
+    StateFilter::Status(SkillStatus::Healthy),
+    StateFilter::Status(SkillStatus::Warning),
+    StateFilter::Status(SkillStatus::Deprecated),
+    StateFilter::Status(SkillStatus::Degraded),
+    StateFilter::Pinned,
+    StateFilter::Status(SkillStatus::Archived),
+    StateFilter::Status(SkillStatus::Retired),
+];
 
 /// Orders of the Skills list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -142,15 +167,14 @@ impl Sort {
     }
 }
 
-fn state_rank(status: &str) -> u8 {
+fn state_rank(status: SkillStatus) -> u8 {
     match status {
-        "deprecated" => 0,
-        "degraded" => 1,
-        "warning" => 2,
-        "healthy" => 3,
-        "archived" => 5,
-        "retired" => 6,
-        _ => 4,
+        SkillStatus::Deprecated => 0,
+        SkillStatus::Degraded => 1,
+        SkillStatus::Warning => 2,
+        SkillStatus::Healthy => 3,
+        SkillStatus::Archived => 5,
+        SkillStatus::Retired => 6,
     }
 }
 
@@ -221,8 +245,8 @@ impl UiState {
         let state = self.state_filter.and_then(|i| STATE_FILTERS.get(i)).copied();
         let in_state = |s: &SkillRow| match state {
             None => true,
-            Some("pinned") => s.protected,
-            Some(word) => s.status == word,
+            Some(StateFilter::Pinned) => s.protected,
+            Some(StateFilter::Status(status)) => s.status == status,
         };
         self.skill_rows = (0..snap.skills.len())
             .filter(|&i| fuzzy(&snap.skills[i].name, f) && in_state(&snap.skills[i]))
@@ -230,7 +254,7 @@ impl UiState {
         // Stable sorts: names stay in order within a state or a use count.
         match self.sort {
             Sort::Name => {}
-            Sort::State => self.skill_rows.sort_by_key(|&i| state_rank(&snap.skills[i].status)),
+            Sort::State => self.skill_rows.sort_by_key(|&i| state_rank(snap.skills[i].status)),
             Sort::Uses => self.skill_rows.sort_by_key(|&i| std::cmp::Reverse(snap.skills[i].uses)),
             Sort::Rate => self.skill_rows.sort_by(|&a, &b| {
                 let rate = |i: usize| snap.skills[i].rate.unwrap_or(f64::INFINITY);
@@ -666,11 +690,11 @@ fn edit(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
     let request = match ui.pane {
         Pane::Queue => {
             let Some(c) = ui.candidate(snap) else { return say(ui, "the review queue is empty") };
-            match (&c.review, &c.target, &c.staged_path) {
-                (Some(_), _, Some(folder)) => {
+            match (&c.item, &c.staged_path) {
+                (QueueItem::HandEdit { .. }, Some(folder)) => {
                     EditRequest { file: std::path::Path::new(folder).join("SKILL.md"), skill: true }
                 }
-                (None, Some(_), _) => {
+                (QueueItem::Version { .. } | QueueItem::Merge { .. }, _) => {
                     return say(
                         ui,
                         "a proposed version has no draft file: approve it, then e in Skills (2) \
@@ -751,14 +775,14 @@ fn candidate_op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Com
     }
     let Some(c) = ui.candidate(snap) else { return say(ui, "the review queue is empty") };
     let target = seen_target(c);
-    if c.review.is_some() {
-        return say(ui, "this skill was edited by hand: a approves the edit, r rolls it back");
-    }
-    match (action, &c.target) {
-        (Action::Promote, Some(_)) => say(ui, "this is a proposed version: a approves, r rejects"),
-        (Action::Promote, None) => Some(Command::Op(Op::Promote(target))),
-        (_, Some(_)) => say(ui, "this is a proposed version: r rejects it"),
-        _ => Some(Command::Op(Op::Dismiss(target))),
+    match (action, &c.item) {
+        (_, QueueItem::HandEdit { .. }) => {
+            say(ui, "this skill was edited by hand: a approves the edit, r rolls it back")
+        }
+        (Action::Promote, QueueItem::NewSkill) => Some(Command::Op(Op::Promote(target))),
+        (_, QueueItem::NewSkill) => Some(Command::Op(Op::Dismiss(target))),
+        (Action::Promote, _) => say(ui, "this is a proposed version: a approves, r rejects"),
+        _ => say(ui, "this is a proposed version: r rejects it"),
     }
 }
 
@@ -775,19 +799,20 @@ fn seen_target(c: &CandidateView) -> Target {
 fn proposal_op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Command> {
     if ui.pane == Pane::Queue
         && let Some(c) = ui.candidate(snap)
-        && let Some(review) = &c.review
+        && let QueueItem::HandEdit { approved } = &c.item
     {
         let target = seen_target(c);
         ui.confirm = Some(if action == Action::Approve {
             Confirm::ApproveEdit(target)
         } else {
-            Confirm::Rollback(target, review.approved_version)
+            Confirm::Rollback(target, approved.version)
         });
         return None;
     }
     let found = match ui.pane {
         Pane::Queue => ui.candidate(snap).and_then(|c| {
-            c.target.as_ref().map(|t| (c.id, t.name.clone(), sha256_hex(c.skill_md.as_bytes())))
+            let t = c.item.target()?;
+            Some((c.id, t.name.clone(), sha256_hex(c.skill_md.as_bytes())))
         }),
         _ => {
             let detail = snap.detail.as_ref();
@@ -833,7 +858,7 @@ mod tests {
                 id,
                 agent: "default".into(),
                 name: format!("skill-{id:03}"),
-                status: "healthy".into(),
+                status: SkillStatus::Healthy,
                 protected: id == 1,
                 version: 1,
                 path: format!("/skills/skill-{id:03}"),

@@ -3,6 +3,8 @@
 
 use ratatui::style::{Color, Modifier, Style};
 
+use crate::catalog::SkillStatus;
+
 #[derive(Debug, Clone, Copy)]
 pub struct Theme {
     pub color: bool,
@@ -13,17 +15,25 @@ impl Theme {
         if self.color { Style::new().fg(color) } else { Style::new() }
     }
 
-    /// Colour of a skill state word (`protected` included).
-    pub fn state(self, state: &str) -> Style {
-        self.fg(match state {
-            "healthy" => Color::Green,
-            "warning" => Color::Yellow,
-            "deprecated" => Color::Red,
-            "degraded" => Color::Magenta,
-            "protected" => Color::Cyan,
-            "retired" | "archived" => Color::DarkGray,
-            _ => Color::Reset,
+    /// Colour of a skill's status word.
+    pub fn state(self, status: SkillStatus) -> Style {
+        self.fg(match status {
+            SkillStatus::Healthy => Color::Green,
+            SkillStatus::Warning => Color::Yellow,
+            SkillStatus::Deprecated => Color::Red,
+            SkillStatus::Degraded => Color::Magenta,
+            SkillStatus::Retired | SkillStatus::Archived => Color::DarkGray,
         })
+    }
+
+    /// Colour of the flags beside a status (`pinned`, `review`, `stale`).
+    pub fn flag(self) -> Style {
+        self.fg(Color::Cyan)
+    }
+
+    /// A warning line (not triggering, shadowed): the colour of `warning`.
+    pub fn warning(self) -> Style {
+        self.state(SkillStatus::Warning)
     }
 
     pub fn success(self) -> Style {

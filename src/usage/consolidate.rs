@@ -25,7 +25,7 @@ pub struct Pair {
 
 /// Every pair of live skills of the same agent whose workflows or descriptions overlap strongly.
 /// A skill a merge absorbed is left out, even once restored: it was consolidated already.
-pub fn overlapping(ws: &Workspace) -> Result<Vec<Pair>> {
+pub fn overlapping(ws: &Workspace, drafted: super::missed::DraftedSteps) -> Result<Vec<Pair>> {
     let conn = ws.store.conn();
     let absorbed = crate::catalog::skills::absorbed(conn)?;
     let mut skills = Vec::new();
@@ -34,7 +34,7 @@ pub fn overlapping(ws: &Workspace) -> Result<Vec<Pair>> {
             continue;
         }
         let r = crate::catalog::skills::uptake_ref(conn, row.id)?;
-        let (steps, _) = super::missed::workflow_of(conn, &r)?;
+        let (steps, _) = super::missed::workflow_of(conn, &r, drafted)?;
         skills.push((r, steps));
     }
     // Only skills that share a specific step or a description word can overlap strongly: pair

@@ -12,23 +12,14 @@ use rusqlite::Connection;
 use serde::Serialize;
 
 use super::{steps, triggers};
+use crate::catalog::skills::UptakeRef;
+
+/// Reads the step keys of the workflow a skill was drafted from, by its candidate's id
+/// (`draft::candidates::workflow_steps`). Passed in: drafting sits above usage.
+pub type DraftedSteps = fn(&Connection, i64) -> Result<Option<Vec<String>>>;
 
 /// Misses before a skill can be called not triggering.
 pub const NOT_TRIGGERING_MIN: usize = 3;
-
-/// What a skill's uptake is judged from.
-#[derive(Debug, Clone)]
-pub struct SkillRef {
-    pub id: i64,
-    pub agent: String,
-    pub name: String,
-    pub description: String,
-    /// The skill's folder (its SKILL.md names the steps of a hand-written skill).
-    pub path: String,
-    /// When it went live.
-    pub since: String,
-    pub candidate_id: Option<i64>,
-}
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Missed {
@@ -59,9 +50,13 @@ pub struct Uptake {
 }
 
 /// The steps `skill` stands for and where they came from.
-pub fn workflow_of(conn: &Connection, skill: &SkillRef) -> Result<(Vec<String>, &'static str)> {
+pub fn workflow_of(
+    conn: &Connection,
+    skill: &UptakeRef,
+    drafted: DraftedSteps,
+) -> Result<(Vec<String>, &'static str)> {
     if let Some(id) = skill.candidate_id
-        && let Some(keys) = crate::draft::candidates::workflow_steps(conn, id)?
+        && let Some(keys) = drafted(conn, id)?
         && !steps::specific(&keys).is_empty()
     {
         return Ok((keys, "workflow"));
@@ -73,8 +68,8 @@ pub fn workflow_of(conn: &Connection, skill: &SkillRef) -> Result<(Vec<String>, 
 }
 
 /// Uses and missed triggers of `skill` since it went live.
-pub fn uptake(conn: &Connection, skill: &SkillRef) -> Result<Uptake> {
-    let (workflow, workflow_from) = workflow_of(conn, skill)?;
+pub fn uptake(conn: &Connection, skill: &UptakeRef, drafted: DraftedSteps) -> Result<Uptake> {
+    let (workflow, workflow_from) = workflow_of(conn, skill, drafted)?;
     let (used_turns, use_sessions) = crate::catalog::invocations::uses_since(
         conn,
         skill.id,

@@ -1,6 +1,7 @@
-//! How live skills are taken up by the agent: the measures behind missed triggers and
-//! consolidation. Everything here is pure (steps, texts, numbers in; judgements out); the
-//! passes that read the tables and write events call it (see docs/lifecycle.md).
+//! How live skills are taken up by the agent: missed triggers and consolidation. `steps`,
+//! `triggers`, `overlap` and `merge` are pure (steps, texts, numbers in; judgements out);
+//! `missed` and `consolidate` read the tables through their owners, and `triggering` writes
+//! "not triggering" events through `catalog::events` (see docs/lifecycle.md).
 //!
 //! - `steps`: the workflow a skill stands for, as step keys (`sh:cargo test`), from the workflow
 //!   it was drafted from or, hand-written, from the commands its body names in code.
@@ -8,6 +9,8 @@
 //!   was live and not used in that turn).
 //! - `overlap`: how strongly two live skills overlap, by workflow and by description.
 //! - `merge`: the mechanical merged SKILL.md of two overlapping skills.
+//! - `missed`: a skill's uses and missed triggers since it went live.
+//! - `consolidate`: the pairs of live skills that overlap strongly.
 //! - `triggering`: the sweep's pass that records "not triggering" transitions as skill events.
 
 pub mod consolidate;

@@ -29,7 +29,7 @@ const COMMON: &[&str] = &[
 ];
 
 /// Longest common subsequence length (discovery's alignment measure).
-pub use crate::detect::mine::lcs as lcs_len;
+use crate::step::lcs;
 
 pub fn jaccard<T: Eq + std::hash::Hash>(a: &HashSet<T>, b: &HashSet<T>) -> f64 {
     let union = a.union(b).count();
@@ -64,7 +64,7 @@ pub fn measure(
 ) -> Overlap {
     let (a, b) = (specific(steps_a), specific(steps_b));
     let longest = a.len().max(b.len());
-    let workflow_order = if longest == 0 { 0.0 } else { lcs_len(&a, &b) as f64 / longest as f64 };
+    let workflow_order = if longest == 0 { 0.0 } else { lcs(&a, &b) as f64 / longest as f64 };
     let sets = |v: &[String]| v.iter().cloned().collect::<HashSet<_>>();
     let workflow_jaccard = jaccard(&sets(&a), &sets(&b));
     let (wa, wb) = (content_words(description_a), content_words(description_b));
@@ -92,7 +92,7 @@ mod tests {
 
     #[test]
     fn lcs_and_jaccard() {
-        assert_eq!(lcs_len(&keys(&["a", "b", "c", "d"]), &keys(&["a", "c", "d", "e"])), 3);
+        assert_eq!(lcs(&keys(&["a", "b", "c", "d"]), &keys(&["a", "c", "d", "e"])), 3);
         let o = measure(
             &keys(&["sh:cargo test", "sh:git tag", "sh:git push"]),
             &keys(&["sh:cargo test", "sh:git tag", "sh:git push", "sh:cargo publish"]),

@@ -1,6 +1,6 @@
 //! The steps a skill stands for.
 
-use crate::detect::step;
+use crate::step;
 
 /// Longest code text read as a command.
 const MAX_COMMAND: usize = 300;

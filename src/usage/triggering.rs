@@ -18,7 +18,11 @@ pub const TRIGGERING: &str = "triggering";
 /// Judges every live skill's uptake and records the transitions. `flagged_only`: judge only the
 /// skills standing as not triggering (when only invocations were added: a use can end a skill's
 /// not triggering, never start it).
-pub fn record_transitions(ws: &Workspace, flagged_only: bool) -> Result<Vec<TriggerChange>> {
+pub fn record_transitions(
+    ws: &Workspace,
+    flagged_only: bool,
+    drafted: missed::DraftedSteps,
+) -> Result<Vec<TriggerChange>> {
     let conn = ws.store.conn();
     let mut out = Vec::new();
     let standing = events::latest_by_skill(conn, &[NOT_TRIGGERING, TRIGGERING])?;
@@ -32,10 +36,10 @@ pub fn record_transitions(ws: &Workspace, flagged_only: bool) -> Result<Vec<Trig
         }
         let r = skills::uptake_ref(conn, row.id)?;
         // A skill with no specific steps to repeat cannot miss a trigger: no uptake to read.
-        if !was && super::steps::specific(&missed::workflow_of(conn, &r)?.0).is_empty() {
+        if !was && super::steps::specific(&missed::workflow_of(conn, &r, drafted)?.0).is_empty() {
             continue;
         }
-        let u = missed::uptake(conn, &r)?;
+        let u = missed::uptake(conn, &r, drafted)?;
         if u.not_triggering == was {
             continue;
         }

@@ -5,8 +5,8 @@
 //! least two of them do (one, when the workflow has a single specific step). A live skill whose
 //! workflow a turn repeats without the skill being used in it missed a trigger.
 
-use super::overlap::lcs_len;
 use super::steps::specific;
+use crate::step::lcs;
 
 /// Share of a workflow's specific steps a turn must repeat, in order.
 pub const MIN_COVERAGE: f64 = 0.75;
@@ -15,7 +15,7 @@ pub const MIN_COVERAGE: f64 = 0.75;
 pub fn coverage(workflow: &[String], steps: &[String]) -> (usize, usize) {
     let w = specific(workflow);
     let t = specific(steps);
-    (lcs_len(&w, &t), w.len())
+    (lcs(&w, &t), w.len())
 }
 
 pub fn repeats(workflow: &[String], steps: &[String]) -> bool {

@@ -1,4 +1,4 @@
-//! Code skills (seed 004) through the CLI: sanitize, test-run, register only on success.
+//! Code skills through the CLI: sanitize, test-run, register only on success.
 
 use serde_json::Value;
 use skilldeck::store::Store;
@@ -59,7 +59,7 @@ fn clean_code_is_registered_unchanged_with_its_hash_and_a_test_outcome() {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .unwrap();
-    assert_eq!(sha, skilldeck::packages::folder::sha256_hex(ADD.as_bytes()));
+    assert_eq!(sha, skilldeck::text::hex::sha256_hex(ADD.as_bytes()));
     assert_eq!(json["sha256"], sha);
     assert_eq!(source, "acquired");
     assert_eq!(
@@ -249,7 +249,7 @@ fn a_failing_code_skill_degrades_then_retires_by_the_lifecycle_rules_and_restore
         tw.run_ok(&["record", "add-numbers", "failure", "--note", "wrong sum"]);
     }
     tw.run_ok(&["sweep"]);
-    assert_eq!(status(&tw), "degraded", "three failures in a row (seed 004)");
+    assert_eq!(status(&tw), "degraded", "three failures in a row");
     let detail = tw.run_json(&["resolve", "add-numbers", "--detail"]).to_string();
     assert!(detail.contains("\"degraded\""), "registry status follows the lifecycle: {detail}");
 

@@ -122,10 +122,10 @@ fn the_command_line_twin_edits_a_skill_or_a_draft_and_binds_decisions_to_a_diges
     let staged = std::fs::read_to_string(tw.root().join("staging/summarize-pr/SKILL.md")).unwrap();
     // Promote binds to the digest of what the reviewer saw: the text before the edit is refused.
     let before = super::console_fixture::NEW_SKILL_MD;
-    let old = skilldeck::lifecycle::files::sha256_hex(before.as_bytes());
+    let old = skilldeck::text::hex::sha256_hex(before.as_bytes());
     let out = tw.run(&["promote", "1", "--seen", &old]);
     assert!(!out.status.success(), "{}", super::support::describe(&out));
-    let now = skilldeck::lifecycle::files::sha256_hex(staged.as_bytes());
+    let now = skilldeck::text::hex::sha256_hex(staged.as_bytes());
     tw.run_ok(&["promote", "1", "--seen", &now]);
     let live = std::fs::read_to_string(tw.skills_dir().join("summarize-pr/SKILL.md")).unwrap();
     assert!(live.ends_with("Edited from the shell.\n"), "{live}");

@@ -217,7 +217,7 @@ async fn a_new_transcript_file_is_ingested_detected_and_drafted() {
     let options = EngineOptions { watch: true, ..EngineOptions::quiet() };
     let live = Live::start_with(options).await;
     live.wait_for("watching 2 folders for changes").await;
-    // A native trajectory: the same task succeeding three times in a row (seed 000's streak),
+    // A native trajectory: the same task succeeding three times in a row (a streak),
     // each picking deploy-docs.
     let file = live.root.join("transcripts/project/session.jsonl");
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();

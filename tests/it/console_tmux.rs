@@ -41,14 +41,14 @@ fn wait_for_pane(session: &str, text: &str) -> String {
 fn console_in_tmux_promotes_by_keypress() {
     if !tmux_available() {
         assert!(std::env::var_os("CI").is_none(), "tmux is required in CI (.ci/run installs it)");
-        eprintln!("SKIP: tmux is not installed");
+        crate::support::skip("tmux is not installed");
         return;
     }
     let dir = tempdir();
     let root = dir.path();
     populate(&workspace(root));
     write_config(root);
-    // A transcript for the start-up pass: the same task succeeding three times (seed 000).
+    // A transcript for the start-up pass: the same task succeeding three times (a streak).
     let transcript = root.join("transcripts/agent/trajectory.jsonl");
     std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
     let lines: String = (1..=3)
@@ -131,7 +131,7 @@ fn without_a_terminal_the_console_says_so_and_bare_skilldeck_prints_help() {
 fn e_hands_the_terminal_to_the_editor_and_takes_it_back() {
     if !tmux_available() {
         assert!(std::env::var_os("CI").is_none(), "tmux is required in CI (.ci/run installs it)");
-        eprintln!("SKIP: tmux is not installed");
+        crate::support::skip("tmux is not installed");
         return;
     }
     let dir = tempdir();

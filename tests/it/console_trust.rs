@@ -293,7 +293,7 @@ fn database_troubles_are_one_line_naming_the_path_and_the_fix() {
     std::fs::create_dir(&locked_dir).unwrap();
     std::fs::set_permissions(&locked_dir, std::fs::Permissions::from_mode(0o555)).unwrap();
     if std::fs::write(locked_dir.join("probe"), "x").is_ok() {
-        eprintln!("SKIP read-only folder: this user writes into read-only folders (root)");
+        crate::support::skip("read-only folder: this user writes into read-only folders (root)");
     } else {
         let err = first_line_of_error(&locked_dir.join("skilldeck.db"));
         assert!(err.contains(&format!("cannot write in {}", locked_dir.display())), "{err}");

@@ -1,4 +1,4 @@
-//! Detection: seed 000 streaks and seed 001 sequences, fed by Claude Code transcripts written to
+//! Detection: success streaks and tool sequences, fed by Claude Code transcripts written to
 //! disk and ingested through the library, as a person's sessions would be.
 
 use std::collections::HashMap;
@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use chrono::{Duration, TimeZone, Utc};
 use serde_json::Value;
 use skilldeck::config::Config;
-use skilldeck::demo::transcripts::{self, Clock, Turn};
 use skilldeck::detect::{self, DetectReport};
+use skilldeck::synth::transcripts::{self, Clock, Turn};
 use skilldeck::workspace::Workspace;
 
 use crate::support::TestWorkspace;

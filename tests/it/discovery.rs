@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use skilldeck::bench::discovery::run_case;
-use skilldeck::bench::plant::{self, Plan};
+use skilldeck::synth::plant::{self, Plan};
 
 use crate::support::{TestWorkspace, shared_data};
 

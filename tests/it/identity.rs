@@ -1,4 +1,4 @@
-//! Scopes and identity (seeds 002, 003) through the CLI: workspace overrides account, names in
+//! Scopes and identity through the CLI: workspace overrides account, names in
 //! several namespaces are ambiguous, saved selections keep what was requested.
 
 use serde_json::Value;

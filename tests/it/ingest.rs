@@ -132,7 +132,7 @@ fn synthetic_edge_cases_ingest_and_report_bad_lines_by_file_and_line() {
 /// Generated Claude Code sessions under `dir`: `sessions` files of `turns` turns, each turn with
 /// three tool calls (one failing). Returns (sessions, turns, tool calls) written.
 fn generated_sessions(dir: &std::path::Path, sessions: usize, turns: usize) -> (i64, i64, i64) {
-    use skilldeck::demo::transcripts::{Clock, Turn, call, claude_session, failing};
+    use skilldeck::synth::transcripts::{Clock, Turn, call, claude_session, failing};
     let start = chrono::DateTime::parse_from_rfc3339("2026-01-05T09:00:00Z").unwrap().to_utc();
     std::fs::create_dir_all(dir).unwrap();
     for s in 0..sessions {

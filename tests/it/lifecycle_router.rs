@@ -1,4 +1,4 @@
-//! Lifecycle: scorer features, the phase-1 router, implicit failure signals, the timeline.
+//! Lifecycle: scorer features, the deterministic router, implicit failure signals, the timeline.
 
 use skilldeck::lifecycle;
 
@@ -121,8 +121,8 @@ fn retrying_the_same_task_with_other_tools_after_a_skill_is_an_implicit_failure(
     // A Claude Code session, ingested (and its turns signed by detection) like any transcript:
     // the skill, then the same task again with other tools; later the skill, then the same task
     // with the same tool.
-    use skilldeck::demo::transcripts::{Clock, Turn, call, claude_session};
     use skilldeck::detect::task_signature;
+    use skilldeck::synth::transcripts::{Clock, Turn, call, claude_session};
     let prompts =
         ["refactor the code", "Refactor the code!", "refactor the parser", "Refactor the parser."];
     assert_eq!(task_signature(prompts[0]), task_signature(prompts[1]));

@@ -155,7 +155,7 @@ fn rollback_restores_an_old_text_as_a_new_version_and_keeps_every_version() {
 #[test]
 fn approvals_and_rollbacks_are_committed_when_the_skills_folder_is_a_git_repository() {
     if std::process::Command::new("git").arg("--version").output().is_err() {
-        eprintln!("SKIP: git is not installed");
+        crate::support::skip("git is not installed");
         return;
     }
     let tw = TestWorkspace::new();

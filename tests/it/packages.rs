@@ -1,4 +1,4 @@
-//! Skill packages (seed 002) through the CLI: import, validation errors, the on-disk folder and
+//! Skill packages through the CLI: import, validation errors, the on-disk folder and
 //! the export round trip.
 
 use std::path::{Path, PathBuf};

@@ -1,4 +1,4 @@
-//! Crash windows (issue 10, item 9): the campaign's kill -9 after each write step, kept as a
+//! Crash windows: a kill -9 after each write step, kept as a
 //! test method. `SKILLDECK_FAULT=<step>` makes the binary abort right after that step (no
 //! unwinding, no cleanup: what a kill leaves); each test injects the crash at every step of one
 //! operation, runs the next command, and checks that the database and the folders agree, that

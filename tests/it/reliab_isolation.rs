@@ -26,7 +26,7 @@ fn confining() -> bool {
     let ok = process::namespaces_available();
     if !ok {
         assert!(std::env::var_os("CI").is_none(), "CI must allow user namespaces (unshare -r)");
-        eprintln!("SKIP: user namespaces are not available here (unshare --user fails)");
+        crate::support::skip("user namespaces are not available here (unshare --user fails)");
     }
     ok
 }

@@ -70,7 +70,9 @@ fn eight_processes_opening_a_new_database_at_once_all_succeed() {
 fn on_read_only_disk(tw: &TestWorkspace, args: &[&str]) -> Option<std::process::Output> {
     if !skilldeck::process::namespaces_available() {
         assert!(std::env::var_os("CI").is_none(), "CI must allow user namespaces (unshare -r)");
-        eprintln!("SKIP: user namespaces are not available here; no read-only mount to test on");
+        crate::support::skip(
+            "user namespaces are not available here; no read-only mount to test on",
+        );
         return None;
     }
     let root = tw.root().to_str().unwrap();

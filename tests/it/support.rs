@@ -16,10 +16,10 @@ pub fn shared_data(rel: &str) -> Option<PathBuf> {
             "{} is absent but CI is set: the shared real-data folder is required under CI",
             path.display()
         );
-        eprintln!(
-            "SKIP: {} is absent (the shared real-data folder is not beside this repo)",
+        skip(&format!(
+            "{} is absent (the shared real-data folder is not beside this repo)",
             path.display()
-        );
+        ));
         None
     }
 }
@@ -34,6 +34,14 @@ pub fn library_workspace(
     config.workspace_skills_dir.get_or_insert_with(|| root.join(".claude/skills"));
     let paths = skilldeck::workspace::Paths::under(root);
     skilldeck::workspace::Workspace::with_paths(config, paths).expect("workspace")
+}
+
+/// Says why a test skips, as a `SKIP: <reason>` line `cargo test` shows without `--nocapture`:
+/// written to the process's stderr directly, which the test harness does not capture (it
+/// captures only the `print!` family).
+pub fn skip(reason: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIP: {reason}");
 }
 
 /// A throw-away workspace: database, live skills, staging and config under one temp folder.

@@ -46,7 +46,11 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
             };
             let live =
                 if v.proposal.is_none() && v.version == skill.version { "  (live)" } else { "" };
-            Line::from(format!("  {label:<12} {:<9} {}{live}", v.source, short_date(&v.created_at)))
+            Line::from(format!(
+                "  {label:<12} {:<9} {}{live}",
+                v.source_word(),
+                short_date(&v.created_at)
+            ))
         })),
     }
     let title = format!(" {} ", skill.label());
@@ -82,7 +86,7 @@ fn uptake_lines(u: &Uptake, theme: Theme, lines: &mut Vec<Line<'static>>) {
     if u.not_triggering {
         lines.push(Line::styled(
             "  Not triggering: the agent repeats its workflow without picking it.",
-            theme.state("warning"),
+            theme.warning(),
         ));
         lines.push(Line::from(format!("  Description: {}", inline(&u.description))));
         lines.push(Line::from("  Requests that should have triggered it:"));
@@ -106,14 +110,10 @@ fn uptake_lines(u: &Uptake, theme: Theme, lines: &mut Vec<Line<'static>>) {
 const MISSED_SHOWN: usize = 8;
 
 fn header<'a>(skill: &SkillRow, snap: &Snapshot, theme: Theme) -> Line<'a> {
-    let word = state_word(skill).to_owned();
     Line::from(vec![
         Span::styled(format!("{} ", skill.name), theme.title()),
-        Span::styled(word.clone(), theme.state(&word)),
-        Span::styled(
-            if skill.protected { " · pinned" } else { "" }.to_string(),
-            theme.state("protected"),
-        ),
+        Span::styled(state_word(skill).to_owned(), theme.state(skill.status)),
+        Span::styled(if skill.protected { " · pinned" } else { "" }.to_string(), theme.flag()),
         Span::raw(format!(
             " · v{} · rate {} over last {}",
             skill.version,
@@ -145,10 +145,8 @@ fn package_lines(p: &PackageDetail, theme: Theme, lines: &mut Vec<Line<'static>>
     }
     lines.push(Line::from(format!("Folder: {}", p.path)));
     match &p.shadowed_by {
-        Some(by) => lines.push(Line::styled(
-            format!("Shadowed by {by}: agents load that one"),
-            theme.state("warning"),
-        )),
+        Some(by) => lines
+            .push(Line::styled(format!("Shadowed by {by}: agents load that one"), theme.warning())),
         None if p.shadows.is_empty() => lines.push(Line::from("Shadows nothing; not shadowed")),
         None => {}
     }

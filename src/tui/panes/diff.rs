@@ -68,7 +68,7 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
 pub fn version_label(v: &VersionRow) -> String {
     match v.proposal {
         Some(id) => format!("proposed #{id}"),
-        None => format!("v{} {}", v.version, v.source),
+        None => format!("v{} {}", v.version, v.source_word()),
     }
 }
 

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, List, ListItem, ListState, Paragraph, Wrap};
 
 use super::diff::diff_lines;
-use crate::engine::snapshot::{CandidateView, Snapshot, Watching};
+use crate::engine::snapshot::{CandidateView, QueueItem, Snapshot, Watching};
 use crate::tui::layout;
 use crate::tui::state::UiState;
 use crate::tui::theme::Theme;
@@ -36,16 +36,15 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
         .iter()
         .map(|&i| {
             let c = &snap.candidates[i];
-            let kind = match (&c.review, &c.target, &c.absorbs) {
-                (Some(_), _, _) => "edited",
-                (None, Some(_), Some(_)) => "merge",
-                (None, Some(_), None) => "version",
-                (None, None, _) => "new",
+            let kind = match c.item {
+                QueueItem::HandEdit { .. } => "edited",
+                QueueItem::Merge { .. } => "merge",
+                QueueItem::Version { .. } => "version",
+                QueueItem::NewSkill => "new",
             };
-            let count = if c.review.is_some() || c.absorbs.is_some() {
-                String::new()
-            } else {
-                format!(" ×{}", c.occurrences)
+            let count = match c.item {
+                QueueItem::HandEdit { .. } | QueueItem::Merge { .. } => String::new(),
+                QueueItem::NewSkill | QueueItem::Version { .. } => format!(" ×{}", c.occurrences),
             };
             // The name gives way to the count: it ends with `…` rather than hiding `×N`.
             let room = inner.saturating_sub(8 + count.chars().count());
@@ -68,34 +67,32 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
 
 fn draw_detail(f: &mut Frame, area: Rect, c: &CandidateView, ui: &UiState, theme: Theme) {
     let mut lines = vec![Line::styled(c.name.clone(), theme.title())];
-    match (&c.review, &c.target) {
-        (Some(r), _) => lines.push(Line::from(format!(
+    lines.push(Line::from(match &c.item {
+        QueueItem::HandEdit { approved } => format!(
             "Live skill edited by hand since v{} was approved · a approve · r roll back",
-            r.approved_version
-        ))),
-        (None, Some(t)) => match &c.absorbs {
-            Some(other) => lines.push(Line::from(format!(
-                "Merge {} into {} (live v{}); approving archives {} · a approve · r reject",
-                other.name, t.name, t.version, other.name
-            ))),
-            None => lines.push(Line::from(format!(
-                "Proposed new version of {} (live v{}) · a approve · r reject",
-                t.name, t.version
-            ))),
-        },
-        (None, None) => lines.push(Line::from("New skill · p promote · d dismiss")),
-    }
+            approved.version
+        ),
+        QueueItem::Merge { target: t, absorbs: other } => format!(
+            "Merge {} into {} (live v{}); approving archives {} · a approve · r reject",
+            other.name, t.name, t.version, other.name
+        ),
+        QueueItem::Version { target: t } => format!(
+            "Proposed new version of {} (live v{}) · a approve · r reject",
+            t.name, t.version
+        ),
+        QueueItem::NewSkill => "New skill · p promote · d dismiss".to_string(),
+    }));
     if let Some(d) = c.description.as_deref().filter(|d| !d.is_empty()) {
         lines.push(Line::from(d.to_string()));
     }
-    if c.review.is_none() {
+    if !matches!(c.item, QueueItem::HandEdit { .. }) {
         evidence_lines(c, theme, &mut lines);
     }
     lines.push(Line::from(""));
     diff_or_draft(c, theme, &mut lines);
-    let title = match c.review {
-        Some(_) => format!(" edited skill {} ", c.name),
-        None => format!(" candidate #{} ", c.id),
+    let title = match c.item {
+        QueueItem::HandEdit { .. } => format!(" edited skill {} ", c.name),
+        _ => format!(" candidate #{} ", c.id),
     };
     let block = Block::bordered()
         .title(title)
@@ -104,16 +101,20 @@ fn draw_detail(f: &mut Frame, area: Rect, c: &CandidateView, ui: &UiState, theme
     f.render_widget(para, area);
 }
 
+fn drafted_by(c: &CandidateView) -> &'static str {
+    c.drafted_by.map_or("", |d| d.as_str())
+}
+
 /// Where a candidate comes from: occurrences, sessions, examples, tools.
 fn evidence_lines(c: &CandidateView, theme: Theme, lines: &mut Vec<Line<'static>>) {
-    if c.absorbs.is_some() {
+    if matches!(c.item, QueueItem::Merge { .. }) {
         // A merge's evidence is the overlap of two live skills, not sessions.
         if let Some(reason) = &c.reason {
             lines.push(Line::from(format!("Why: {reason}")));
         }
         match &c.draft_note {
-            Some(note) => lines.push(Line::from(format!("Drafted by: {} ({note})", c.drafted_by))),
-            None => lines.push(Line::from(format!("Drafted by: {}", c.drafted_by))),
+            Some(note) => lines.push(Line::from(format!("Drafted by: {} ({note})", drafted_by(c)))),
+            None => lines.push(Line::from(format!("Drafted by: {}", drafted_by(c)))),
         }
         return;
     }
@@ -121,15 +122,15 @@ fn evidence_lines(c: &CandidateView, theme: Theme, lines: &mut Vec<Line<'static>
         "Evidence: {} in {} (from {}, {})",
         crate::text::count(c.occurrences.max(0) as u64, "occurrence"),
         crate::text::count(c.sessions.len() as u64, "session"),
-        c.source,
+        c.source.map_or("", |s| s.as_str()),
         short_date(&c.created_at)
     )));
     if let Some(reason) = &c.reason {
         lines.push(Line::from(format!("Why: {reason}")));
     }
     match &c.draft_note {
-        Some(note) => lines.push(Line::from(format!("Drafted by: {} ({note})", c.drafted_by))),
-        None => lines.push(Line::from(format!("Drafted by: {}", c.drafted_by))),
+        Some(note) => lines.push(Line::from(format!("Drafted by: {} ({note})", drafted_by(c)))),
+        None => lines.push(Line::from(format!("Drafted by: {}", drafted_by(c)))),
     }
     for flag in &c.flags {
         lines.push(Line::styled(format!("Flagged: {flag}"), theme.error()));
@@ -155,16 +156,18 @@ fn evidence_lines(c: &CandidateView, theme: Theme, lines: &mut Vec<Line<'static>
 
 /// The staged SKILL.md of a new candidate, or the diff of a proposed version or a hand edit.
 fn diff_or_draft(c: &CandidateView, theme: Theme, lines: &mut Vec<Line<'static>>) {
-    match &c.target {
+    match c.item.target() {
         Some(t) => {
-            let heading = match &c.review {
-                Some(r) => format!("The edit since the approved v{}:", r.approved_version),
-                None if c.absorbs.is_some() => format!("Against {} (live v{}):", t.name, t.version),
-                None => format!("Changes to live v{}:", t.version),
+            let heading = match &c.item {
+                QueueItem::HandEdit { approved } => {
+                    format!("The edit since the approved v{}:", approved.version)
+                }
+                QueueItem::Merge { .. } => format!("Against {} (live v{}):", t.name, t.version),
+                _ => format!("Changes to live v{}:", t.version),
             };
             lines.push(Line::styled(heading, theme.title()));
             lines.extend(diff_lines(&t.live, &c.skill_md, theme));
-            if let Some(other) = &c.absorbs {
+            if let QueueItem::Merge { absorbs: other, .. } = &c.item {
                 lines.push(Line::from(""));
                 lines.push(Line::styled(
                     format!("Against {} (live v{}):", other.name, other.version),

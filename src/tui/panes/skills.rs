@@ -13,8 +13,8 @@ use crate::tui::theme::Theme;
 
 /// The word shown for a skill's health: its real status, pinned or not (the pin is a flag
 /// beside it, so a pinned skill that is failing still reads `warning`).
-pub fn state_word(s: &SkillRow) -> &str {
-    &s.status
+pub fn state_word(s: &SkillRow) -> &'static str {
+    s.status.as_str()
 }
 
 /// Marks beside the state: `pinned` for a protected skill, `review` for one edited by hand since
@@ -68,8 +68,8 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
             let word = state_word(s);
             let health = snap.health.get(&s.id);
             Row::new(vec![
-                Line::styled(word.to_string(), theme.state(word)),
-                Line::styled(flags(s), theme.state("protected")),
+                Line::styled(word.to_string(), theme.state(s.status)),
+                Line::styled(flags(s), theme.flag()),
                 Line::from(crate::tui::layout::ellipsize(&s.label(), name_width)),
                 Line::from(format!("v{}", s.version)),
                 Line::from(rate_text(health)),

@@ -25,7 +25,7 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
     let pinned = if skill.protected { " · pinned (the sweep leaves it alone)" } else { "" };
     let header = Line::from(vec![
         ratatui::text::Span::styled(format!("{} ", skill.label()), theme.title()),
-        ratatui::text::Span::styled(skill.status.clone(), theme.state(&skill.status)),
+        ratatui::text::Span::styled(skill.status.as_str(), theme.state(skill.status)),
         ratatui::text::Span::raw(format!(
             "{pinned} · v{} · rate {} over last {} · uses {}",
             skill.version,

@@ -773,9 +773,27 @@ pub fn is_generic(key: &str) -> bool {
     )
 }
 
-/// Tools that wait on or take notes about work (see `sequence::is_transparent`).
+/// Tools that wait on or take notes about work (see `is_transparent_tool`).
 pub fn is_transparent(key: &str) -> bool {
-    key.strip_prefix("tool:").is_some_and(super::sequence::is_transparent)
+    key.strip_prefix("tool:").is_some_and(is_transparent_tool)
+}
+
+/// Tools that only wait on or poll work already started
+/// (Codex `write_stdin`, Claude `BashOutput`/`TaskOutput`) and to-do bookkeeping: left out of a
+/// sequence without breaking it.
+pub fn is_transparent_tool(tool: &str) -> bool {
+    matches!(
+        tool,
+        "write_stdin"
+            | "BashOutput"
+            | "TaskOutput"
+            | "TodoWrite"
+            | "TodoRead"
+            | "TaskCreate"
+            | "TaskUpdate"
+            | "TaskList"
+            | "update_plan"
+    )
 }
 
 /// What a step checks, from its command head.
@@ -834,6 +852,22 @@ pub fn kind_of(key: &str) -> StepKind {
         Some("agent") => StepKind::Subagent,
         _ => StepKind::Other,
     }
+}
+
+/// Length of the longest common subsequence.
+pub fn lcs<T: PartialEq>(a: &[T], b: &[T]) -> usize {
+    if a.is_empty() || b.is_empty() {
+        return 0;
+    }
+    let mut prev = vec![0usize; b.len() + 1];
+    let mut cur = vec![0usize; b.len() + 1];
+    for x in a {
+        for (j, y) in b.iter().enumerate() {
+            cur[j + 1] = if x == y { prev[j] + 1 } else { cur[j].max(prev[j + 1]) };
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use anyhow::Result;
 use chrono::{Duration, TimeZone, Utc};
 use serde_json::{Value, json};
 
-use crate::demo::transcripts::{Call, Clock, Turn, claude_session, codex_rollout};
+use super::transcripts::{Call, Clock, Turn, claude_session, codex_rollout};
 
 /// What to generate.
 #[derive(Debug, Clone)]

@@ -1,0 +1,305 @@
+//! The library's top-level modules form no cycle. This reads every `src/**/*.rs`, collects the
+//! `crate::<module>` paths it names (with `use crate::{a, b::c}` groups, and `super::<module>`
+//! from a top-level file), and fails naming any cycle between top-level modules.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Edges allowed to close a cycle, each with why it is not broken yet. Removing an edge from the
+/// code fails `allowed_edges_still_exist` until it is removed here too; any new cycle fails
+/// `no_module_cycles`.
+const ALLOWED: &[(&str, &str)] = &[
+    // (from, to): why it cannot be broken yet. Empty: there is no cycle today.
+];
+
+type Graph = BTreeMap<String, BTreeMap<String, BTreeSet<String>>>;
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("read src") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The top-level module names: `src/<name>.rs` and `src/<name>/`.
+fn top_modules() -> BTreeSet<String> {
+    std::fs::read_dir(src())
+        .expect("read src")
+        .map(|e| e.expect("entry").path())
+        .filter_map(|p| {
+            let name = p.file_name()?.to_str()?.to_string();
+            if p.is_dir() {
+                Some(name)
+            } else {
+                let stem = name.strip_suffix(".rs")?;
+                (stem != "lib" && stem != "main").then(|| stem.to_string())
+            }
+        })
+        .collect()
+}
+
+/// The text without `//` comments (doc comments name paths that are not dependencies).
+fn code_only(text: &str) -> String {
+    text.lines()
+        .map(|l| match l.find("//") {
+            Some(i) if !l[..i].contains('"') => &l[..i],
+            _ => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn ident_at(s: &str) -> &str {
+    let end = s.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(s.len());
+    &s[..end]
+}
+
+/// The first segment of every path after each `prefix` in `code`.
+fn named_after(code: &str, prefix: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, _) in code.match_indices(prefix) {
+        let before = code[..i].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        let rest = code[i + prefix.len()..].trim_start();
+        if let Some(group) = rest.strip_prefix('{') {
+            let mut depth = 0;
+            let mut start = 0;
+            for (j, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => {
+                        out.push(ident_at(group[start..j].trim()).to_string());
+                        break;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        out.push(ident_at(group[start..j].trim()).to_string());
+                        start = j + 1;
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            out.push(ident_at(rest).to_string());
+        }
+    }
+    out
+}
+
+/// module → module it names → the files that name it.
+fn graph() -> Graph {
+    let tops = top_modules();
+    let root = src();
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let mut g = Graph::new();
+    for file in files {
+        let rel = file.strip_prefix(&root).expect("under src");
+        let parts: Vec<_> = rel.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+        let from = parts[0].trim_end_matches(".rs").to_string();
+        if !tops.contains(&from) {
+            continue;
+        }
+        let code = code_only(&std::fs::read_to_string(&file).expect("read"));
+        let mut names = named_after(&code, "crate::");
+        // `super::` leaves the top-level module only from `src/<m>.rs` and `src/<m>/mod.rs`.
+        if parts.len() == 1 || (parts.len() == 2 && parts[1] == "mod.rs") {
+            names.extend(named_after(&code, "super::"));
+        }
+        for to in names {
+            if to != from && tops.contains(&to) {
+                let shown = rel.display().to_string();
+                g.entry(from.clone()).or_default().entry(to).or_default().insert(shown);
+            }
+        }
+    }
+    g
+}
+
+/// A path `from` → … → `to` through the graph, if one exists.
+fn path(g: &Graph, from: &str, to: &str, skip: &BTreeSet<(String, String)>) -> Option<Vec<String>> {
+    let mut back: BTreeMap<String, String> = BTreeMap::new();
+    let mut queue = std::collections::VecDeque::from([from.to_string()]);
+    let mut seen = BTreeSet::from([from.to_string()]);
+    while let Some(at) = queue.pop_front() {
+        if at == to {
+            let mut out = vec![at.clone()];
+            let mut cur = at;
+            while let Some(prev) = back.get(&cur) {
+                out.push(prev.clone());
+                cur = prev.clone();
+            }
+            out.reverse();
+            return Some(out);
+        }
+        for next in g.get(&at).into_iter().flat_map(|m| m.keys()) {
+            if skip.contains(&(at.clone(), next.clone())) || !seen.insert(next.clone()) {
+                continue;
+            }
+            back.insert(next.clone(), at.clone());
+            queue.push_back(next.clone());
+        }
+    }
+    None
+}
+
+fn allowed() -> BTreeSet<(String, String)> {
+    ALLOWED.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+}
+
+#[test]
+fn no_module_cycles() {
+    let g = graph();
+    let skip = allowed();
+    let mut cycles = Vec::new();
+    for (from, tos) in &g {
+        for (to, files) in tos {
+            if skip.contains(&(from.clone(), to.clone())) {
+                continue;
+            }
+            if let Some(back) = path(&g, to, from, &skip) {
+                let files: Vec<_> = files.iter().cloned().collect();
+                cycles.push(format!(
+                    "{from} → {} (the first step is named in {})",
+                    back.join(" → "),
+                    files.join(", ")
+                ));
+            }
+        }
+    }
+    assert!(cycles.is_empty(), "module cycles:\n{}", cycles.join("\n"));
+}
+
+#[test]
+fn allowed_edges_still_exist() {
+    let g = graph();
+    for (from, to) in ALLOWED {
+        assert!(
+            g.get(*from).is_some_and(|m| m.contains_key(*to)),
+            "{from} → {to} is gone from the code: remove it from ALLOWED"
+        );
+    }
+}
+
+#[test]
+fn the_reader_finds_grouped_and_super_paths() {
+    let code = code_only("use crate::{a::b, c, d::{e, f}};\nlet x = super::g::h(); // crate::z\n");
+    assert_eq!(named_after(&code, "crate::"), ["a", "c", "d"]);
+    assert_eq!(named_after(&code, "super::"), ["g"]);
+}
+
+/// The module map of docs/architecture.md: (module, what it depends on), in table order.
+fn documented_map() -> Vec<(String, BTreeSet<String>)> {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/architecture.md"))
+            .expect("docs/architecture.md");
+    let section = doc.split("## Module map").nth(1).expect("a `## Module map` section");
+    let section = section.split("\n## ").next().unwrap_or_default();
+    let ticked = |cell: &str| -> Vec<String> {
+        cell.split('`').skip(1).step_by(2).map(str::to_string).collect()
+    };
+    section
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split(" | ").collect();
+            let module = ticked(cells[0]).into_iter().next().expect("a module name");
+            let deps = ticked(cells.last().expect("a depends-on cell")).into_iter().collect();
+            (module, deps)
+        })
+        .collect()
+}
+
+#[test]
+fn the_module_map_in_the_docs_is_the_code() {
+    let g = graph();
+    let map = documented_map();
+    let listed: BTreeSet<String> = map.iter().map(|(m, _)| m.clone()).collect();
+    assert_eq!(
+        listed,
+        top_modules(),
+        "docs/architecture.md's module map lists other modules than src/"
+    );
+    let mut above = BTreeSet::new();
+    let mut wrong = Vec::new();
+    for (module, documented) in &map {
+        let actual: BTreeSet<String> =
+            g.get(module).map(|m| m.keys().cloned().collect()).unwrap_or_default();
+        if &actual != documented {
+            wrong.push(format!(
+                "{module}: the docs say {documented:?}, the code imports {actual:?}"
+            ));
+        }
+        if let Some(below) = actual.iter().find(|d| !above.contains(*d)) {
+            wrong.push(format!("{module} depends on {below}, which is not above it in the table"));
+        }
+        above.insert(module.clone());
+    }
+    assert!(wrong.is_empty(), "docs/architecture.md's module map:\n{}", wrong.join("\n"));
+}
+
+/// The owners table of docs/architecture.md: (table, owner module path).
+fn documented_owners() -> Vec<(String, String)> {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/architecture.md"))
+            .expect("docs/architecture.md");
+    let section = doc.split("## Tables and their owners").nth(1).expect("an owners section");
+    let section = section.split("\n## ").next().unwrap_or_default();
+    let mut out = Vec::new();
+    for line in section.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = line.split(" | ").collect();
+        let owner = cells[1].trim_matches(|c| c == '`' || c == '|' || c == ' ').to_string();
+        for table in cells[0].split('`').skip(1).step_by(2) {
+            out.push((table.to_string(), owner.clone()));
+        }
+    }
+    out
+}
+
+/// The `//!` lines at the top of a module's file.
+fn module_doc(path: &str) -> String {
+    let rel: Vec<&str> = path.split("::").collect();
+    let base = src().join(rel.join("/"));
+    let file = [base.with_extension("rs"), base.join("mod.rs")]
+        .into_iter()
+        .find(|p| p.exists())
+        .unwrap_or_else(|| panic!("no file for module {path}"));
+    std::fs::read_to_string(file)
+        .expect("read")
+        .lines()
+        .take_while(|l| l.starts_with("//!"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn every_table_has_the_owner_the_docs_name_and_its_file_says_so() {
+    let schema = std::fs::read_to_string(src().join("store/schema.rs")).expect("schema");
+    let created: BTreeSet<String> = schema
+        .split("CREATE TABLE ")
+        .skip(1)
+        .map(|rest| ident_at(rest.trim_start_matches("IF NOT EXISTS ")).to_string())
+        .collect();
+    let owners = documented_owners();
+    let listed: BTreeSet<String> = owners.iter().map(|(t, _)| t.clone()).collect();
+    assert_eq!(
+        listed, created,
+        "docs/architecture.md's owners table lists other tables than the schema"
+    );
+    let silent: Vec<String> = owners
+        .iter()
+        .filter(|(table, owner)| !module_doc(owner).contains(&format!("`{table}`")))
+        .map(|(table, owner)| format!("{owner} does not name `{table}` at the top of its file"))
+        .collect();
+    assert!(silent.is_empty(), "{}", silent.join("\n"));
+}
