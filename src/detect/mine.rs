@@ -431,7 +431,8 @@ pub fn template(details: &[String]) -> Option<String> {
             dropped_flag = true;
             continue;
         }
-        if std::mem::take(&mut dropped_flag) && !token.starts_with('-') {
+        // What follows a flag left out, up to the next word every run has, goes with it.
+        if dropped_flag {
             continue;
         }
         let mut values: Vec<&str> = vec![token.as_str()];
@@ -615,6 +616,43 @@ mod tests {
         assert_eq!(t(&["cargo publish", "cargo publish"]), "cargo publish");
         assert_eq!(t(&["tk show 12", "tk show 40"]), "tk show <id>");
         assert_eq!(t(&["cat a/b.txt", "cat c/d.md"]), "cat <path>");
+        // Redirections, pipes and heredoc message bodies are not arguments; a flag only some runs
+        // used goes with what follows it; `--name=value` keeps its name.
+        assert_eq!(
+            t(&[
+                "git push --set-upstream origin spotter-gqc 2>&1",
+                "git push",
+                "git push --set-upstream origin spotter-fum 2>&1 | tail -3",
+            ]),
+            "git push"
+        );
+        assert_eq!(
+            t(&["git push --set-upstream origin spotter-gqc 2>&1", "git push -u origin fum"]),
+            "git push origin <branch>"
+        );
+        assert_eq!(
+            t(&["git push --set-upstream origin a-b 2>&1", "git push --set-upstream origin c"]),
+            "git push --set-upstream origin <branch>"
+        );
+        assert_eq!(t(&["git push", "git push -u origin main", "git push"]), "git push");
+        assert_eq!(
+            t(&[
+                "bd close spotter-fum.1 --reason=\"Enriched the renderer\" 2>&1",
+                "bd close spotter-fum.2 --reason=\"Rebuilt the panel\"",
+            ]),
+            "bd close <id> --reason=<reason>"
+        );
+        assert_eq!(
+            t(&[
+                "git commit -m \"$(cat <<'EOF'\nfeat: a\n\nbody\nEOF\n)\"",
+                "git commit -m \"$(cat <<'EOF'\nfix: b\nEOF\n)\"",
+            ]),
+            "git commit -m <message>"
+        );
+        assert_eq!(
+            t(&["mix compile --warnings-as-errors 2>&1 | tail -10", "mix compile"]),
+            "mix compile"
+        );
         assert_eq!(t(&["cargo publish", "TOKEN=<redacted:x> cargo publish"]), "cargo publish");
     }
 

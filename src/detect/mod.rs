@@ -504,7 +504,20 @@ fn streak_evidence(
         turns.push((e.session_key.clone(), workflows::load_calls(conn, e.turn_id)?));
     }
     let requests = distinct_inputs(examples.iter().map(|e| e.user_input.as_str()));
-    workflows::evidence_of_turns(conn, &turn.agent_id, &turns, requests)
+    let mut sightings: Vec<crate::workflow::Sighting> = Vec::new();
+    for e in examples {
+        if !sightings.iter().any(|s| s.session_key == e.session_key) {
+            sightings.push(crate::workflow::Sighting {
+                session_key: e.session_key.clone(),
+                // A streak is consecutive turns of the agent: the project of its last.
+                project: turn.project.clone(),
+                turn_id: e.turn_id,
+                at: None,
+                success: true,
+            });
+        }
+    }
+    workflows::evidence_of_turns(conn, &turn.agent_id, &turns, requests, sightings)
 }
 
 /// Creates or updates the candidate for a sequence once it has been seen in enough sessions.

@@ -677,6 +677,7 @@ pub fn evidence_of_turns(
     agent: &str,
     done: &[(String, Vec<RawCall>)],
     requests: Vec<String>,
+    sightings: Vec<Sighting>,
 ) -> Result<WorkflowEvidence> {
     let members: Vec<Member> = done
         .iter()
@@ -723,7 +724,7 @@ pub fn evidence_of_turns(
         agent_id: agent.to_string(),
         steps,
         requests,
-        sightings: Vec::new(),
+        sightings,
         failures: Vec::new(),
         reason,
         first_seen: None,

@@ -60,6 +60,9 @@ pub(super) struct Line<'a> {
     pub(super) source_tool_use_id: Option<Cow<'a, str>>,
     #[serde(default, deserialize_with = "lenient_str")]
     pub(super) uuid: Option<Cow<'a, str>>,
+    /// A `system` line's kind: `turn_duration` and `stop_hook_summary` close the turn.
+    #[serde(default, deserialize_with = "lenient_str")]
+    pub(super) subtype: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize, Default, Debug, PartialEq)]
@@ -167,6 +170,16 @@ pub(super) fn apply(
     };
     match kind {
         "user" | "assistant" => {}
+        // Claude Code notes the end of a turn (its duration, the Stop hooks run): the turn is
+        // complete even while the file is still fresh.
+        "system"
+            if matches!(parsed.subtype.as_deref(), Some("turn_duration" | "stop_hook_summary")) =>
+        {
+            if let Some(turn) = streams[0].as_mut() {
+                turn.open.ended = true;
+            }
+            return;
+        }
         k if IGNORED_TYPES.contains(&k) => return,
         k => return sink.unknown(line_no, k),
     }
@@ -329,6 +342,7 @@ fn fast_line<'a>(bytes: &'a [u8], quotes: &'a scan::Quotes) -> Option<Line<'a>> 
             b"message" => seen.read(8, &mut line.message, fast_message(v)),
             b"sourceToolUseID" => seen.read(9, &mut line.source_tool_use_id, v.lenient_str()),
             b"uuid" => seen.read(10, &mut line.uuid, v.lenient_str()),
+            b"subtype" => seen.read(11, &mut line.subtype, v.lenient_str()),
             k if k.contains(&b'\\') => None,
             _ => v.skip(),
         })?;
@@ -442,6 +456,8 @@ fn assistant(
 ) {
     let mut shapes = shapes.into_iter();
     turn.touch(at);
+    // The agent went on after a Stop hook: the turn is not over after all.
+    turn.open.ended = false;
     if api_error {
         turn.open.api_error = true;
     }
