@@ -11,7 +11,7 @@ use anyhow::Result;
 use chrono::{Duration, TimeZone, Utc};
 use serde_json::{Value, json};
 
-use super::transcripts::{Call, Clock, Turn, claude_session, codex_rollout};
+use super::transcripts::{Call, Clock, Turn, claude_session, codex_rollout, stream_json_run};
 
 /// What to generate.
 #[derive(Debug, Clone)]
@@ -191,6 +191,8 @@ struct Workflow {
     anchors: Vec<String>,
     codex: bool,
     build: Build,
+    /// Sessions it is planted in when not the plan's (a loop done many times in few sessions).
+    sessions: Option<usize>,
 }
 
 fn workflows(r: &mut Rng) -> Vec<Workflow> {
@@ -226,6 +228,7 @@ fn workflows(r: &mut Rng) -> Vec<Workflow> {
             .map(String::from)
             .to_vec(),
             codex: false,
+            sessions: None,
             build: Box::new(move |r, s, secret| {
                 let v = version(r);
                 s.check(r, "cargo test --all-features", "src/lib.rs");
@@ -258,6 +261,7 @@ fn workflows(r: &mut Rng) -> Vec<Workflow> {
             name: "add-sql-migration",
             anchors: ["Edit migrations/*.sql", migrate, "git commit"].map(String::from).to_vec(),
             codex: false,
+            sessions: None,
             build: Box::new(move |r, s, _| {
                 let table =
                     r.pick(&["users", "orders", "invoices", "events", "sessions"]).to_string();
@@ -288,6 +292,7 @@ fn workflows(r: &mut Rng) -> Vec<Workflow> {
             ]
             .to_vec(),
             codex: false,
+            sessions: None,
             build: Box::new(move |r, s, _| {
                 let id = format!("{}-{}", tracker, 10 + r.below(500));
                 if r.chance(60) {
@@ -314,6 +319,7 @@ fn workflows(r: &mut Rng) -> Vec<Workflow> {
                 .map(String::from)
                 .to_vec(),
             codex: false,
+            sessions: None,
             build: Box::new(move |r, s, secret| {
                 s.sh("npm ci");
                 s.edit(&format!("docs/{}.md", r.pick(&["intro", "guide", "api", "faq"])));
@@ -339,6 +345,7 @@ fn workflows(r: &mut Rng) -> Vec<Workflow> {
                 .map(String::from)
                 .to_vec(),
             codex: true,
+            sessions: None,
             build: Box::new(move |r, s, secret| {
                 s.edit("pyproject.toml");
                 s.check(r, "ruff check .", "src/pkg/core.py");
@@ -369,6 +376,7 @@ fn workflows(r: &mut Rng) -> Vec<Workflow> {
                 .map(String::from)
                 .to_vec(),
             codex: false,
+            sessions: None,
             build: Box::new(move |r, s, _| {
                 let key = format!("ENG-{}", 100 + r.below(900));
                 s.tool(mcp_get, json!({"id": key}));
@@ -384,6 +392,34 @@ fn workflows(r: &mut Rng) -> Vec<Workflow> {
                     format!("handle {key}: fix it and open a PR"),
                     format!("take issue {key}, implement, PR, move it to review"),
                     format!("do {key} end to end"),
+                ])
+                .clone()
+            }),
+        },
+        Workflow {
+            // A plan's tasks worked through one after another inside one long turn, in only
+            // two sessions: the iterations are the evidence.
+            name: "epic-loop",
+            anchors: ["task-master next", "task-master set-status", lang_test, "git commit"]
+                .map(String::from)
+                .to_vec(),
+            codex: false,
+            sessions: Some(2),
+            build: Box::new(move |r, s, _| {
+                let first = 1 + r.below(20);
+                for n in first..first + 3 + r.below(3) {
+                    s.sh("task-master next");
+                    s.sh(&format!("task-master show {n}"));
+                    s.sh(&format!("task-master set-status --id={n} --status=in-progress"));
+                    s.read(lang_src);
+                    s.edit(lang_src);
+                    s.check(r, lang_test, lang_src);
+                    s.sh(&format!("git commit -am 'task {n}'"));
+                    s.sh(&format!("task-master set-status --id={n} --status=done"));
+                }
+                r.pick(&[
+                    "work through the open tasks of the plan until all are done".to_string(),
+                    "implement the remaining tasks, one commit per task".to_string(),
                 ])
                 .clone()
             }),
@@ -475,6 +511,50 @@ const NOISE: &[&str] = &[
     "bun test",
 ];
 
+/// The activation prompt of the review agent, the same in every session.
+const ACTIVATION: &str = "You must fully embody this agent's persona and follow all activation \
+    instructions exactly as specified.\n<agent-activation>\n1. LOAD the agent file \
+    .agents/reviewer.md\n2. LOAD .agents/config.yaml\n3. Show the menu and WAIT for input\n\
+    </agent-activation>";
+
+/// One review session steered from the agent's menu: activation, menu code, replies.
+fn steered_review(r: &mut Rng, agent: Agent, cwd: &str, test: &str) -> Vec<Turn> {
+    let story =
+        format!("docs/stories/{}-{}.md", 1 + r.below(9), r.pick(&["login", "export", "config"]));
+    let mut s = Script { agent, cwd: cwd.to_string(), calls: Vec::new() };
+    s.read(".agents/reviewer.md");
+    s.read(".agents/config.yaml");
+    let activation = std::mem::take(&mut s.calls);
+    s.read(".agents/workflows/review/workflow.yaml");
+    s.read(".agents/workflows/review/instructions.xml");
+    s.read(&story);
+    let menu = std::mem::take(&mut s.calls);
+    s.sh("git status --porcelain");
+    s.sh("git diff --stat");
+    s.check(r, test, "src/lib.rs");
+    let checks = std::mem::take(&mut s.calls);
+    s.edit(&story);
+    s.edit("docs/sprint-status.yaml");
+    let findings = std::mem::take(&mut s.calls);
+    let code = r.pick(&["RV", "rv"]).to_string();
+    let yes = r.pick(&["oui", "y", "ok"]).to_string();
+    let choice = r.pick(&["1", "2"]).to_string();
+    vec![
+        Turn {
+            prompt: ACTIVATION.to_string(),
+            calls: activation,
+            reply: "Menu :\n1. [RV] Revue de code\n2. [DS] Développer une story\nEntre un code.",
+        },
+        Turn { prompt: code, calls: menu, reply: "Je lance la revue de cette story ? (y/n)" },
+        Turn {
+            prompt: yes,
+            calls: checks,
+            reply: "Constats prêts.\n1. Corriger maintenant\n2. Créer des tâches de suivi",
+        },
+        Turn { prompt: choice, calls: findings, reply: "Revue terminée." },
+    ]
+}
+
 /// Sessions running a few specific commands in random order: they share steps, not workflows.
 fn noise_turns(r: &mut Rng, agent: Agent, cwd: &str) -> Vec<Turn> {
     let mut s = Script { agent, cwd: cwd.to_string(), calls: Vec::new() };
@@ -520,11 +600,12 @@ pub fn generate(dir: &Path, plan: &Plan) -> Result<Generated> {
             Ok(())
         };
     let flows = workflows(&mut r);
+    let mut stream_log = String::new();
     // Secrets go to the release (registry token), docs (GitHub token) and python (AWS key)
     // workflows, and one into a request.
     for (wi, flow) in flows.iter().enumerate() {
         let agent = if flow.codex { Agent::Codex } else { Agent::Claude };
-        for k in 0..plan.sessions_per_workflow {
+        for k in 0..flow.sessions.unwrap_or(plan.sessions_per_workflow) {
             let project =
                 format!("{}-{}", PROJECTS[(wi * 7 + k * 3 + r.below(3)) % PROJECTS.len()], k);
             let cwd = format!("{GENERATED_ROOT}{project}");
@@ -552,6 +633,15 @@ pub fn generate(dir: &Path, plan: &Plan) -> Result<Generated> {
             if flow.name == "tracker-loop" && k == 0 {
                 prompt.push_str(&format!(" (the API token is {})", secrets[3]));
             }
+            if flow.name == "docs-deploy" {
+                // Written as `claude -p --output-format stream-json` runs appended to one log.
+                let id = format!("{:08x}-strm-4000-8000-{k:012x}", plan.seed as u32);
+                let mut clock = Clock::starting(start + Duration::days(20 + k as i64));
+                let turn = Turn { prompt, calls: s.calls, reply: "Deployed." };
+                stream_log.push_str(&stream_json_run(&mut clock, &id, &cwd, &turn));
+                stream_log.push_str("--- next run ---\n");
+                continue;
+            }
             let mut turns = Vec::new();
             if r.chance(50) {
                 turns.extend(generic_turns(&mut r, agent, &cwd).into_iter().take(1));
@@ -567,6 +657,54 @@ pub fn generate(dir: &Path, plan: &Plan) -> Result<Generated> {
             write(agent, &project, &turns, &mut out)?;
         }
         out.planted.push(Planted { name: flow.name.to_string(), anchors: flow.anchors.clone() });
+    }
+    if !stream_log.is_empty() {
+        let path = dir.join("stream").join("deploy-runs.jsonl");
+        std::fs::create_dir_all(path.parent().expect("has a parent"))?;
+        std::fs::write(&path, &stream_log)?;
+        out.files += 1;
+    }
+    // A review procedure run from an agent's menu, in French: an activation prompt said word
+    // for word, a menu code, then short replies to the agent's questions; the work is spread over
+    // the turns, and is made of reading the procedure's files, a check and two status edits.
+    let (review_test, _) = *r.pick(&[("cargo test", "src/lib.rs"), ("npm test", "src/index.ts")]);
+    for k in 0..plan.sessions_per_workflow {
+        let project = format!("{}-rv{k}", r.pick(PROJECTS));
+        let agent = if k % 2 == 0 { Agent::Codex } else { Agent::Claude };
+        let turns =
+            steered_review(&mut r, agent, &format!("{GENERATED_ROOT}{project}"), review_test);
+        write(agent, &project, &turns, &mut out)?;
+    }
+    out.planted.push(Planted {
+        name: "steered-review".to_string(),
+        anchors: [
+            "Read .agents/workflows/review/workflow.yaml",
+            review_test,
+            "Edit docs/sprint-status.yaml",
+        ]
+        .map(String::from)
+        .to_vec(),
+    });
+    // Loop noise: automated runs that read the plan and report that all is done, again and
+    // again. Repeated, but nothing worth a skill.
+    for g in 0..4 {
+        let project = format!("{}-idle{g}", r.pick(PROJECTS));
+        let mut s = Script {
+            agent: Agent::Claude,
+            cwd: format!("{GENERATED_ROOT}{project}"),
+            calls: Vec::new(),
+        };
+        for _ in 0..3 + r.below(3) {
+            s.read("docs/PLAN.md");
+            s.read("docs/PROGRESS.md");
+            s.sh("git status --short");
+        }
+        let turns = vec![Turn {
+            prompt: "continue with the next task of the plan".into(),
+            calls: s.calls,
+            reply: "All tasks are done.",
+        }];
+        write(Agent::Claude, &project, &turns, &mut out)?;
     }
     for g in 0..plan.generic_sessions {
         let agent = if g % 5 == 4 { Agent::Codex } else { Agent::Claude };

@@ -62,6 +62,43 @@ impl Clock {
     }
 }
 
+/// One `claude -p --output-format stream-json --verbose` run, as such logs append them one after
+/// another: an `init` line, the assistant's tool calls and their results (the same message
+/// objects as on disk, with `session_id` and `parent_tool_use_id`, no timestamps), a final text
+/// and a `result` line. The prompt is not printed.
+pub fn stream_json_run(clock: &mut Clock, session_id: &str, cwd: &str, turn: &Turn) -> String {
+    let mut out = String::new();
+    let mut push = |line: Value| {
+        out.push_str(&line.to_string());
+        out.push('\n');
+    };
+    push(json!({"type": "system", "subtype": "init", "session_id": session_id, "cwd": cwd,
+        "model": "claude-demo", "claude_code_version": "2.1.14", "tools": ["Bash", "Read", "Edit"]}));
+    for c in &turn.calls {
+        let tool_id = clock.token("toolu");
+        push(json!({"type": "assistant", "session_id": session_id, "parent_tool_use_id": null,
+            "message": {"model": "claude-demo", "id": clock.token("msg"), "type": "message",
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": tool_id, "name": c.name, "input": c.input}],
+                "stop_reason": null}}));
+        let mut result = json!({"tool_use_id": tool_id, "type": "tool_result",
+            "content": if c.error { "Error: command failed" } else { "ok" }});
+        if c.error {
+            result["is_error"] = json!(true);
+        }
+        push(json!({"type": "user", "session_id": session_id, "parent_tool_use_id": null,
+            "message": {"role": "user", "content": [result]}}));
+    }
+    push(json!({"type": "assistant", "session_id": session_id, "parent_tool_use_id": null,
+        "message": {"model": "claude-demo", "id": clock.token("msg"), "type": "message",
+            "role": "assistant", "content": [{"type": "text", "text": turn.reply}],
+            "stop_reason": null}}));
+    push(json!({"type": "result", "subtype": "success", "is_error": false, "num_turns": 1,
+        "duration_ms": 60_000, "total_cost_usd": 0.05, "result": turn.reply,
+        "session_id": session_id, "usage": {"input_tokens": 10, "output_tokens": 20}}));
+    out
+}
+
 /// A Claude Code session file: one content block per line, `message.id` shared by the lines of
 /// one API message, tool results in user lines, and a `summary` line the parser must skip.
 pub fn claude_session(clock: &mut Clock, session_id: &str, cwd: &str, turns: &[Turn]) -> String {
