@@ -9,6 +9,7 @@ use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::mine::{self, Failure, Member, Obs, RawCall};
+use crate::draft::candidates;
 use crate::step;
 use crate::workflow::{FailureFix, Reason, Sighting, WorkflowEvidence, WorkflowStep};
 
@@ -149,10 +150,7 @@ pub fn observe(
     // A streak recorded while the task was smaller points at the workflow it held then.
     if let Some(&into) = joined.first() {
         for old in gone {
-            conn.prepare_cached(
-                "UPDATE skill_candidates SET workflow_id = ?2 WHERE workflow_id = ?1",
-            )?
-            .execute(params![old, into])?;
+            candidates::move_workflow_links(conn, old, into)?;
         }
     }
     Ok(joined)
@@ -233,17 +231,31 @@ fn start_workflow(conn: &Connection, agent: &str, keys: &[&str], now: &str) -> R
 /// again. A workflow left without members and not yet judged goes with them; their ids are
 /// returned.
 fn unobserve(conn: &Connection, agent: &str, turn_id: i64) -> Result<Vec<i64>> {
-    let ids: Vec<i64> = conn
-        .prepare_cached("SELECT DISTINCT workflow_id FROM workflow_members WHERE turn_id = ?1")?
-        .query_map([turn_id], |r| r.get(0))?
+    // Each workflow the task's members were in, with how many and the session they came from:
+    // the counts go down by as much (recounting a large workflow would cost its size).
+    let placed: Vec<(i64, i64, String)> = conn
+        .prepare_cached(
+            "SELECT workflow_id, count(*), min(session_key) FROM workflow_members
+             WHERE turn_id = ?1 GROUP BY workflow_id",
+        )?
+        .query_map([turn_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
         .collect::<rusqlite::Result<_>>()?;
     let mut gone = Vec::new();
-    if ids.is_empty() {
+    if placed.is_empty() {
         return Ok(gone);
     }
     conn.prepare_cached("DELETE FROM workflow_members WHERE turn_id = ?1")?.execute([turn_id])?;
-    for id in ids {
-        recount(conn, id)?;
+    for (id, n, session) in placed {
+        let still_there: bool = conn
+            .prepare_cached(
+                "SELECT EXISTS(SELECT 1 FROM workflow_members WHERE workflow_id = ?1 AND session_key = ?2)",
+            )?
+            .query_row(params![id, session], |r| r.get(0))?;
+        conn.prepare_cached(
+            "UPDATE workflows SET members = max(members - ?2, 0), sessions = max(sessions - ?3, 0)
+             WHERE id = ?1",
+        )?
+        .execute(params![id, n, i64::from(!still_there)])?;
         let (members, judged): (i64, bool) = conn.query_row(
             "SELECT members, candidate_id IS NOT NULL FROM workflows WHERE id = ?1",
             [id],
@@ -363,10 +375,7 @@ fn absorb(conn: &Connection, agent: &str, from: i64, into: i64) -> Result<()> {
         params![from, into],
     )?;
     conn.execute("DELETE FROM workflow_members WHERE workflow_id = ?1", [from])?;
-    conn.execute(
-        "UPDATE skill_candidates SET workflow_id = ?2 WHERE workflow_id = ?1",
-        params![from, into],
-    )?;
+    candidates::move_workflow_links(conn, from, into)?;
     unindex(conn, agent, from)?;
     conn.execute("DELETE FROM workflows WHERE id = ?1", [from])?;
     recount(conn, into)
@@ -974,11 +983,7 @@ pub fn supersede_sequences(
                 .collect::<rusqlite::Result<_>>()?;
         }
     }
-    let mut set =
-        conn.prepare_cached("UPDATE skill_candidates SET evidence_only = 1 WHERE id = ?1")?;
-    for c in &ids {
-        set.execute([c])?;
-    }
+    candidates::make_evidence(conn, &ids)?;
     Ok(ids)
 }
 
@@ -1016,8 +1021,6 @@ pub fn supersede_streaks(conn: &Connection, id: i64) -> Result<Vec<i64>> {
         )?
         .query_map([id], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
-    for c in &ids {
-        conn.execute("UPDATE skill_candidates SET evidence_only = 1 WHERE id = ?1", [c])?;
-    }
+    candidates::make_evidence(conn, &ids)?;
     Ok(ids)
 }

@@ -224,6 +224,24 @@ pub fn get_candidate(conn: &Connection, id: i64) -> Result<CandidateView> {
     with_target_name(conn, c)
 }
 
+/// Candidates that pointed at mined workflow `from` point at `into` (the workflow absorbed it, or
+/// the task it held moved there).
+pub fn move_workflow_links(conn: &Connection, from: i64, into: i64) -> Result<()> {
+    conn.prepare_cached("UPDATE skill_candidates SET workflow_id = ?2 WHERE workflow_id = ?1")?
+        .execute(params![from, into])?;
+    Ok(())
+}
+
+/// Candidates `ids` become evidence only: a proposed workflow says the same work with its steps.
+pub fn make_evidence(conn: &Connection, ids: &[i64]) -> Result<()> {
+    let mut set =
+        conn.prepare_cached("UPDATE skill_candidates SET evidence_only = 1 WHERE id = ?1")?;
+    for id in ids {
+        set.execute([id])?;
+    }
+    Ok(())
+}
+
 /// The mined workflow behind candidate `id`, when discovery recorded one.
 pub fn workflow_of(conn: &Connection, id: i64) -> Result<Option<WorkflowEvidence>> {
     let text: Option<String> = conn

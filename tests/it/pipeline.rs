@@ -18,7 +18,10 @@ fn real_transcripts_flow_through_detection_into_valid_drafts() {
     assert_eq!(count(&db, "SELECT count(*) FROM turns WHERE complete = 0 AND detected = 1"), 0);
     // Local slash commands (/clear and friends) are not a person's task: no streak from them.
     assert_eq!(
-        count(&db, "SELECT count(*) FROM skill_candidates WHERE name LIKE '%command%'"),
+        count(
+            &db,
+            "SELECT count(*) FROM skill_candidates WHERE source = 'signature' AND name LIKE '%command%'"
+        ),
         0,
         "a draft was made from slash-command lines"
     );
