@@ -231,8 +231,9 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<DetectRep
     for draft in drafts.values() {
         draft.write()?;
     }
+    let written: HashSet<&std::path::Path> = drafts.values().map(|d| d.folder.as_path()).collect();
     for folder in &stale {
-        if !drafts.values().any(|d| &d.folder == folder) {
+        if !written.contains(folder.as_path()) {
             match std::fs::remove_dir_all(folder) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                     return Err(e).with_context(|| format!("removing {}", folder.display()));
@@ -335,7 +336,7 @@ impl Ctx<'_> {
     /// Candidate `id` is evidence now: its draft is not written, and a folder staged earlier goes.
     fn retire_draft(&mut self, id: i64) -> Result<()> {
         self.drafts.remove(&id);
-        if let Some(path) = candidates::get_candidate(self.conn, id)?.staged_path {
+        if let Some(path) = candidates::staged_path(self.conn, id)? {
             let path = std::path::PathBuf::from(path);
             if path.starts_with(self.staging) {
                 self.stale.push(path);

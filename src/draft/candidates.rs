@@ -143,9 +143,10 @@ fn with_target_name(conn: &Connection, mut c: CandidateView) -> Result<Candidate
     let mut stmt = conn.prepare_cached(
         "SELECT session_key FROM candidate_sessions WHERE candidate_id = ?1 ORDER BY rowid",
     )?;
+    let mut known: std::collections::HashSet<String> = c.session_keys.iter().cloned().collect();
     for key in stmt.query_map([c.id], |r| r.get::<_, String>(0))? {
         let key = key?;
-        if !c.session_keys.contains(&key) {
+        if known.insert(key.clone()) {
             c.session_keys.push(key);
         }
     }
@@ -222,6 +223,15 @@ pub fn get_candidate(conn: &Connection, id: i64) -> Result<CandidateView> {
         .optional()?
         .with_context(|| format!("no candidate with id {id} (see `skilldeck candidates --all`)"))?;
     with_target_name(conn, c)
+}
+
+/// Where candidate `id`'s draft is staged, if it was drafted.
+pub fn staged_path(conn: &Connection, id: i64) -> Result<Option<String>> {
+    Ok(conn
+        .prepare_cached("SELECT staged_path FROM skill_candidates WHERE id = ?1")?
+        .query_row([id], |r| r.get(0))
+        .optional()?
+        .flatten())
 }
 
 /// Candidates that pointed at mined workflow `from` point at `into` (the workflow absorbed it, or
