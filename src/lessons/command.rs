@@ -128,8 +128,13 @@ pub fn looks_literal(w: &str) -> bool {
     }
     let digits = w.chars().filter(char::is_ascii_digit).count();
     let hexlike = w.len() >= 7 && w.chars().all(|c| c.is_ascii_hexdigit()) && digits > 0;
-    w.contains('/')
-        || hexlike
+    // A path names one thing when it ends in a file or a part holds a number: `tests/` does not.
+    let path = w.contains('/')
+        && w.split('/').filter(|p| !p.is_empty()).any(|p| {
+            p.chars().any(|c| c.is_ascii_digit())
+                || p.rsplit_once('.').is_some_and(|(b, e)| !b.is_empty() && !e.is_empty())
+        });
+    path || hexlike
         || (digits > 0 && w.chars().any(char::is_alphabetic))
         || (w.contains('.') && w.rsplit('.').next().is_some_and(|e| (1..=5).contains(&e.len())))
 }
@@ -158,6 +163,8 @@ mod tests {
         assert!(looks_literal("spotter-dov.3"));
         assert!(looks_literal("3f9a2c1d"));
         assert!(!looks_literal("origin"));
+        assert!(!looks_literal("tests/"));
+        assert!(looks_literal("linux/amd64"));
         assert!(!looks_literal("<branch>"));
     }
 }

@@ -26,6 +26,7 @@ mod ingest_formats;
 mod ingest_incremental;
 mod ingest_outcomes;
 mod layers;
+mod lessons;
 mod lifecycle;
 mod lifecycle_router;
 mod lifecycle_versions;
