@@ -33,7 +33,7 @@ fn start(n: i64) -> Clock {
     Clock::starting(at + chrono::Duration::hours(n))
 }
 
-fn claude(dir: &Path, n: i64, turns: &[Turn]) -> PathBuf {
+pub(crate) fn claude(dir: &Path, n: i64, turns: &[Turn]) -> PathBuf {
     let id = format!("00000000-0000-4000-8000-{n:012}");
     let text = claude_session(&mut start(n), &id, "/work/shop", turns);
     std::fs::create_dir_all(dir).unwrap();
@@ -44,7 +44,7 @@ fn claude(dir: &Path, n: i64, turns: &[Turn]) -> PathBuf {
 
 /// A release session: the first push of a new branch fails until it sets the upstream, and the
 /// commit is refused by the pre-commit hook until `mix format` ran.
-fn release_session(branch: &str) -> Vec<Turn> {
+pub(crate) fn release_session(branch: &str) -> Vec<Turn> {
     vec![
         turn(
             &format!("ship the {branch} work"),

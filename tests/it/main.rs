@@ -9,6 +9,7 @@ mod console_edit;
 mod console_fixture;
 mod console_history;
 mod console_keys;
+mod console_lessons;
 mod console_live;
 mod console_origin;
 mod console_tmux;
