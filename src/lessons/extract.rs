@@ -99,7 +99,10 @@ fn record(
     let evidence = db::evidence(conn, id)?;
     let lesson = rebuild(&s.lesson, &evidence, cfg);
     db::update_text(conn, id, &lesson)?;
-    if status == LessonStatus::Sighted && evidence.len() >= s.needs {
+    // A refused lesson is checked again with each new session: a value two sessions share is
+    // no longer one session's literal.
+    let unjudged = matches!(status, LessonStatus::Sighted | LessonStatus::Rejected);
+    if unjudged && evidence.len() >= s.needs {
         match guard::check(conn, &lesson, &evidence)? {
             None => {
                 db::set_status(conn, id, LessonStatus::Proposed)?;

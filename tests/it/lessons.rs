@@ -434,3 +434,32 @@ fn real_french_corrections_are_found() {
     );
     assert!(!said.iter().any(|s| s.starts_with("oui et non")), "an answer is not a correction");
 }
+
+#[test]
+fn managed_block_keeps_the_projects_the_lessons_came_from() {
+    let ws = TestWorkspace::new();
+    std::fs::write(ws.config(), "[lessons]\nmanaged_block = true\n").unwrap();
+    let project = ws.root().join("shop");
+    std::fs::create_dir_all(&project).unwrap();
+    let agents = "# Agents\n\nBe brief.\n";
+    std::fs::write(project.join("AGENTS.md"), agents).unwrap();
+    let dir = ws.root().join("projects/shop");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (n, branch) in [(1, "feat-cart"), (2, "fix-tax")] {
+        let id = format!("00000000-0000-4000-8000-{n:012}");
+        let text =
+            claude_session(&mut start(n), &id, project.to_str().unwrap(), &release_session(branch));
+        std::fs::write(dir.join(format!("{id}.jsonl")), text).unwrap();
+    }
+    ingest(&ws, &dir);
+    assert_eq!(
+        std::fs::read_to_string(project.join("AGENTS.md")).unwrap(),
+        agents,
+        "nothing before approval"
+    );
+    let push = by_step(&lessons(&ws, false), "sh:git push")["id"].to_string();
+    ws.run_ok(&["lessons", "approve", &push]);
+    let text = std::fs::read_to_string(project.join("AGENTS.md")).unwrap();
+    assert!(text.starts_with(agents) && text.contains("--set-upstream origin <branch>"), "{text}");
+    assert!(!project.join("CLAUDE.md").exists(), "the existing instruction file is used");
+}
