@@ -1,6 +1,7 @@
 //! The generalization guard: a lesson is refused, with the reason, when it restates its source
 //! request (a run of `MIN_NGRAM` words in common), copies a literal only one session had (an
-//! id, a path, a hash), or has an empty trigger, correct pattern or domain set.
+//! id, a path, a hash), has an empty trigger, correct pattern or domain set, or holds text
+//! aimed at the agent (`text::injection`).
 
 use anyhow::Result;
 use rusqlite::Connection;
@@ -24,6 +25,10 @@ pub fn check(conn: &Connection, l: &NewLesson, evidence: &[Evidence]) -> Result<
         return Ok(Some("no domain".into()));
     }
     let text = format!("{} {} {}", l.trigger, l.anti_pattern, l.correct_pattern);
+    // A lesson reaches the agent as an instruction: text aimed at it never does.
+    if let Some(flag) = crate::text::injection::flags(&text).first() {
+        return Ok(Some(format!("holds text aimed at the agent: {}", flag.reason)));
+    }
     let words = cues::words(&text);
     for ev in evidence {
         if let Some(run) = shared_ngram(&words, &cues::words(&ev.request)) {
