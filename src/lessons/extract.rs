@@ -224,9 +224,10 @@ fn correction(p: &SessionTurn, t: &SessionTurn) -> Option<Sighting> {
         Some(w) => format!("`{}` (the user corrected it)", w.join(" ")),
         None => format!("{} as it was done (the user corrected it)", step_words(&key)),
     };
+    let instead = followed.map(|c| last_key(c).to_string()).filter(|k| *k != key && is_specific(k));
     let anti_match = match words {
-        Some(words) => AntiMatch::Command { step: key.clone(), words },
-        None => AntiMatch::Corrected { step: key.clone() },
+        Some(words) => AntiMatch::Command { step: key.clone(), words, instead },
+        None => AntiMatch::Corrected { step: key.clone(), instead },
     };
     let said: String = cues::words(&sentence).join(" ");
     Some(Sighting {

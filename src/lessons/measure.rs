@@ -27,7 +27,7 @@ fn repeats(anti: &AntiMatch, calls: &[ToolCallRow], next: Option<&str>) -> bool 
         AntiMatch::Failed { step } => {
             calls.iter().any(|c| c.is_error && c.step.lines().any(|k| k == step))
         }
-        AntiMatch::Command { step, words } => calls.iter().any(|c| {
+        AntiMatch::Command { step, words, .. } => calls.iter().any(|c| {
             c.detail.as_deref().and_then(|d| command::segment_words(d, step)).as_ref()
                 == Some(words)
         }),
@@ -59,7 +59,7 @@ impl Live {
     ) -> Result<usize> {
         let mut n = 0;
         let at = t.started_at.clone().unwrap_or_else(crate::store::now_rfc3339);
-        for (id, step, anti, after) in &self.lessons {
+        for (id, _, anti, after) in &self.lessons {
             let (turn, next) = match anti {
                 AntiMatch::Corrected { .. } => match prev {
                     Some(p) if !t.is_sidechain => (p, Some(t.user_input.as_str())),
@@ -67,7 +67,8 @@ impl Live {
                 },
                 _ => (t, None),
             };
-            if turn.id <= *after || turn.is_sidechain || !runs(&turn.calls, step) {
+            let applies = anti.steps().iter().any(|s| runs(&turn.calls, s));
+            if turn.id <= *after || turn.is_sidechain || !applies {
                 continue;
             }
             db::record_retrieval(conn, *id, !repeats(anti, &turn.calls, next), &at)?;
@@ -79,8 +80,13 @@ impl Live {
 
 /// At approval: the matching turns before it, and how many showed the anti-pattern.
 pub fn count_before(conn: &mut Connection, id: i64) -> Result<()> {
-    let (agent, step, anti, after) = db::matcher(conn, id)?;
-    let turns = crate::ingest::turns_with_step(conn, &agent, &step, after)?;
+    let (agent, _, anti, after) = db::matcher(conn, id)?;
+    let mut turns: Vec<(i64, i64)> = Vec::new();
+    for step in anti.steps() {
+        turns.extend(crate::ingest::turns_with_step(conn, &agent, step, after)?);
+    }
+    turns.sort_unstable();
+    turns.dedup();
     let (mut total, mut hits) = (0, 0);
     for (turn_id, session_id) in turns {
         let calls = crate::ingest::tool_calls(conn, turn_id)?;

@@ -59,9 +59,32 @@ pub enum AntiMatch {
     /// A call with this step failed (the failure the fix avoids).
     Failed { step: String },
     /// A call ran this exact command again (words as `command::segment_words` gives them).
-    Command { step: String, words: Vec<String> },
-    /// The turn ran the step and the user's next turn corrected it again.
-    Corrected { step: String },
+    /// `instead`: the step the user asked for, which matches a later turn too.
+    Command {
+        step: String,
+        words: Vec<String>,
+        #[serde(default)]
+        instead: Option<String>,
+    },
+    /// The turn ran the step (or `instead`) and the user's next turn corrected it again.
+    Corrected {
+        step: String,
+        #[serde(default)]
+        instead: Option<String>,
+    },
+}
+
+impl AntiMatch {
+    /// The steps a later turn runs when the lesson applies: the trigger step, and for a
+    /// correction the step the user asked for instead.
+    pub fn steps(&self) -> Vec<&str> {
+        match self {
+            AntiMatch::Failed { step } => vec![step],
+            AntiMatch::Command { step, instead, .. } | AntiMatch::Corrected { step, instead } => {
+                std::iter::once(step.as_str()).chain(instead.as_deref()).collect()
+            }
+        }
+    }
 }
 
 /// One sighting of a lesson, in context: redacted and clipped when read from the transcript.

@@ -152,6 +152,27 @@ fn a_correction_in_a_codex_session_is_paired_with_what_it_corrects() {
     for text in [serde_json::to_string(&list).unwrap(), shown] {
         assert!(!text.contains("sk-ant-api03"), "{text}");
     }
+    // Approved, it is retrieved by later turns that run the tests either way: one that runs
+    // them as asked helps, one that runs plain `pytest tests/` again does not.
+    let id = l["id"].to_string();
+    ws.run_ok(&["lessons", "approve", &id]);
+    let later = |n: i64, cmd: &str| {
+        let key = format!("019c0000-0000-7000-8000-00000000000{n}");
+        let turns = vec![turn("lance les tests", vec![shell(cmd)]), thanks()];
+        let text = codex_rollout(&mut start(n), &key, "/work/bill", &turns);
+        std::fs::write(dir.join(format!("rollout-2026-03-02T1{n}-00-00-{key}.jsonl")), text)
+            .unwrap();
+    };
+    later(2, "uv run pytest tests/");
+    later(3, "pytest tests/");
+    ingest(&ws, &dir);
+    let l = &lessons(&ws, false)[0];
+    assert_eq!(
+        (l["before_turns"].as_i64(), l["before_hits"].as_i64()),
+        (Some(2), Some(1)),
+        "{l:#}"
+    );
+    assert_eq!((l["retrievals"].as_i64(), l["helpful"].as_i64()), (Some(2), Some(1)), "{l:#}");
 }
 
 #[test]
