@@ -5,7 +5,8 @@
 //! Env: `SKILLDECK_BENCH_CORPUS` (default `/tmp/skilldeck-bench-corpus`; transcripts under its
 //! `projects/`, generated with `../shared/tools/make-bench-corpus` when missing),
 //! `SKILLDECK_CCUSAGE` (the ccusage binary; else `ccusage` on PATH), `SKILLDECK_BENCH_MB` (300),
-//! `SKILLDECK_BENCH_ONLY_INGEST=1` (run only the full ingest, for a profiler).
+//! `SKILLDECK_BENCH_ONLY_INGEST=1` (run only the full ingest, for a profiler),
+//! `SKILLDECK_BENCH_ONLY_LESSONS=1` (run only the lesson-extraction cost against its ingest).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -33,6 +34,9 @@ fn main() {
         let _ = std::fs::read(f); // warm the page cache so every contender reads from memory
     }
 
+    if std::env::var_os("SKILLDECK_BENCH_ONLY_LESSONS").is_some() {
+        return lessons_cost(&projects);
+    }
     if std::env::var_os("SKILLDECK_BENCH_ONLY_INGEST").is_some() {
         let mut full = Best::default();
         for _ in 0..ROUNDS {
@@ -91,6 +95,37 @@ fn main() {
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!("{ROUNDS} rounds, best of each; {cores} cores available");
+    lessons_cost(&projects);
+}
+
+/// One fresh database: ingest, detection, then lesson extraction over the sessions detection
+/// read (what `pipeline::after_ingest` runs after detecting), each timed; the extraction's cost
+/// as a ratio to the ingest and to the detection of the same run.
+fn lessons_cost(projects: &Path) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut ws = Workspace::with_paths(Config::default(), Paths::under(dir.path())).expect("ws");
+    let (read, read_cpu, note) = measured(false, || {
+        let r = ingest::run(&mut ws, &[projects.to_path_buf()], &mut |_| {}).expect("ingest");
+        format!("{} turns", r.turns)
+    });
+    let sessions = ingest::pending_session_ids(ws.store.conn()).expect("sessions");
+    let (detect, detect_cpu, _) = measured(false, || {
+        skilldeck::detect::run(&mut ws).expect("detect");
+        String::new()
+    });
+    let (lessons, lessons_cpu, found) = measured(false, || {
+        let r = skilldeck::lessons::after_detect(&mut ws, &sessions).expect("lessons");
+        format!("{} turns read, {} proposed, {} refused", r.turns_read, r.proposed, r.rejected)
+    });
+    println!("ingest {:.3} s ({note}); detection {:.3} s", secs(read), secs(detect));
+    println!("lesson extraction {:.3} s ({found})", secs(lessons));
+    println!(
+        "ratio lessons/ingest: {:.3} (cpu {:.3}); lessons/detection: {:.3} (cpu {:.3})",
+        ratio(lessons, read),
+        ratio(lessons_cpu, read_cpu),
+        ratio(lessons, detect),
+        ratio(lessons_cpu, detect_cpu)
+    );
 }
 
 /// A contender's best wall time and, separately, its least CPU time (user + system, all

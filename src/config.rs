@@ -35,6 +35,7 @@ pub struct Config {
     pub draft: DraftConfig,
     pub hooks: HooksConfig,
     pub codex: CodexConfig,
+    pub lessons: LessonsConfig,
     /// Console key bindings: action name → key or keys (`promote = "+"`,
     /// `down = ["j", "ctrl-n"]`). Listed actions lose their default keys. See docs/console.md.
     pub keys: std::collections::BTreeMap<String, KeyList>,
@@ -117,6 +118,41 @@ impl Default for DetectConfig {
             min_specific_steps: 2,
             min_evidence: 6,
             specific_only: true,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct LessonsConfig {
+    /// Lessons the playbook holds at most (default 50); the rest are trimmed: pinned first,
+    /// then verified, then the highest utility.
+    pub max: usize,
+    /// The playbook skill folder's name in the live skills folder (default `lessons-playbook`).
+    pub playbook_name: String,
+    /// Also keep a managed block of the approved lessons in the CLAUDE.md / AGENTS.md of the
+    /// projects the lessons were learnt in (off: only projects named by `lessons install`).
+    pub managed_block: bool,
+    /// Distinct sessions a recurring fix needs before it is proposed (default 2).
+    pub min_sessions: usize,
+    /// A live lesson not matched by any turn for this many days is stale (default 30).
+    pub stale_days: i64,
+    /// Added to a stale lesson's utility (default -0.2).
+    pub stale_penalty: f64,
+    /// Matching turns after approval needed before a lesson can be verified (default 3).
+    pub verify_min_turns: i64,
+}
+
+impl Default for LessonsConfig {
+    fn default() -> Self {
+        LessonsConfig {
+            max: 50,
+            playbook_name: "lessons-playbook".into(),
+            managed_block: false,
+            min_sessions: 2,
+            stale_days: 30,
+            stale_penalty: -0.2,
+            verify_min_turns: 3,
         }
     }
 }
@@ -294,6 +330,7 @@ impl Default for Config {
             draft: DraftConfig::default(),
             hooks: HooksConfig::default(),
             codex: CodexConfig::default(),
+            lessons: LessonsConfig::default(),
             keys: Default::default(),
         }
     }
@@ -326,6 +363,24 @@ impl Config {
                     TRANSCRIPT_FORMATS.join(", ")
                 );
             }
+        }
+        if self.lessons.min_sessions < 2 {
+            anyhow::bail!(
+                "[lessons] min_sessions = {}: a recurring fix needs at least 2 sessions",
+                self.lessons.min_sessions
+            );
+        }
+        let name = &self.lessons.playbook_name;
+        let valid = (1..=64).contains(&name.len())
+            && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+            && !name.starts_with('-')
+            && !name.ends_with('-')
+            && !name.contains("--");
+        if !valid {
+            anyhow::bail!(
+                "[lessons] playbook_name = {name:?}: a skill name (lowercase letters, digits and \
+                 single hyphens, at most 64)"
+            );
         }
         let l = &self.lifecycle;
         for (key, rate) in

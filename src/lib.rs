@@ -20,6 +20,7 @@ pub mod hooks;
 pub mod identity;
 pub mod ingest;
 pub mod journal;
+pub mod lessons;
 pub mod lifecycle;
 pub mod model;
 pub mod packages;

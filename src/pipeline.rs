@@ -22,6 +22,8 @@ pub struct AfterIngest {
     pub detect: DetectReport,
     /// Open candidates that became proposed new versions of a live skill.
     pub proposed_versions: usize,
+    /// Corrections and recurring fixes found in the turns detection read.
+    pub lessons: crate::lessons::LessonsReport,
 }
 
 /// Detection and evolution over whatever ingestion stored and nothing has consumed yet.
@@ -33,9 +35,12 @@ pub fn after_ingest(ws: &mut Workspace) -> Result<AfterIngest> {
 pub fn after_ingest_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<AfterIngest> {
     let agent = ws.config.agent_id.clone();
     let skills_registered = crate::identity::register_folders(ws, &agent)?;
+    // The sessions whose turns detection is about to read: lessons read the same turns after.
+    let sessions = ingest::pending_session_ids(ws.store.conn())?;
     let detect = detect::run_limited(ws, limit)?;
+    let lessons = crate::lessons::after_detect(ws, &sessions)?;
     let proposed_versions = crate::draft::link_evolutions(ws)?;
-    Ok(AfterIngest { skills_registered, detect, proposed_versions })
+    Ok(AfterIngest { skills_registered, detect, proposed_versions, lessons })
 }
 
 /// What every command and engine pass does first: [`recover`] what a killed process left

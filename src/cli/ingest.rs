@@ -81,6 +81,14 @@ pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
                 p.detect.streak_drafts,
                 p.proposed_versions
             );
+            let l = &p.lessons;
+            if l.proposed + l.rejected > 0 {
+                crate::out!(
+                    "lessons: {} proposed, {} refused by the guard (skilldeck lessons)",
+                    l.proposed,
+                    l.rejected
+                );
+            }
             let f = &p.detect.finish;
             if f.flagged > 0 {
                 crate::out!("{} candidates flagged: evidence aimed at the agent", f.flagged);

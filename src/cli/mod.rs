@@ -16,6 +16,7 @@ mod export;
 pub mod features;
 mod hooks;
 mod import;
+mod lessons;
 mod overlaps;
 pub mod pin;
 pub mod record;
@@ -178,6 +179,8 @@ pub enum Command {
     Hooks(hooks::HooksArgs),
     /// Live skills whose workflows or descriptions overlap strongly (merge candidates)
     Overlaps(overlaps::OverlapsArgs),
+    /// Lessons from corrections and recurring fixes: list, approve, pin, dismiss, edit, install
+    Lessons(lessons::LessonsArgs),
 }
 
 /// What a command reports back to `main`: success, or a non-zero exit without an error message
@@ -208,6 +211,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Command::Resolve(args) => resolve::run(&cli.global, args),
             Command::Hooks(args) => hooks::run(&cli.global, args),
             Command::Overlaps(args) => overlaps::run(&cli.global, args),
+            Command::Lessons(args) => lessons::run(&cli.global, args),
             Command::Console(args) => console::run(&cli.global, &args),
             Command::Demo(args) => demo::run(args),
             Command::Ingest(args) => ingest::run(&cli.global, args),

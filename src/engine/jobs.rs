@@ -59,6 +59,12 @@ fn verb(op: &Op) -> &'static str {
         Op::ApproveEdit(_) => "approve the edit of",
         Op::Rollback(..) => "roll back",
         Op::Reopen(_) => "reopen",
+        Op::Lesson(_, status) => match status {
+            crate::lessons::LessonStatus::Approved => "approve",
+            crate::lessons::LessonStatus::Pinned => "pin",
+            crate::lessons::LessonStatus::Dismissed => "dismiss",
+            _ => "reopen",
+        },
     }
 }
 
@@ -73,7 +79,8 @@ fn target(op: &Op) -> &Target {
         | Op::Restore(t)
         | Op::ApproveEdit(t)
         | Op::Rollback(t, _)
-        | Op::Reopen(t) => t,
+        | Op::Reopen(t)
+        | Op::Lesson(t, _) => t,
     }
 }
 
@@ -181,6 +188,7 @@ fn folders(ws: &Workspace, op: &Op) -> Vec<PathBuf> {
                 out.push(PathBuf::from(skill.path));
             }
         }
+        Op::Lesson(..) => out.push(ws.paths.skills_dir.join(&ws.config.lessons.playbook_name)),
         _ => {
             if let Ok(Some(skill)) = skills::find(conn, &t.agent, &t.name) {
                 out.push(PathBuf::from(skill.path));
@@ -246,6 +254,13 @@ fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
         Op::Reopen(t) => {
             draft::undo_dismiss(ws, t.id)?;
             format!("reopened {}: back in the review queue (u undoes)", t.name)
+        }
+        Op::Lesson(t, status) => {
+            let l = crate::lessons::set_status(ws, t.id, *status)?;
+            match l.status.is_live() {
+                true => format!("{} is {}: in the playbook", t.name, l.status),
+                false => format!("{} is {}: not in the playbook", t.name, l.status),
+            }
         }
     })
 }

@@ -63,6 +63,8 @@ pub enum Op {
     Rollback(Target, i64),
     /// Put a dismissed or rejected candidate back in the queue.
     Reopen(Target),
+    /// A person's decision on a lesson (`id`): approve, pin, dismiss, or back to proposed.
+    Lesson(Target, crate::lessons::LessonStatus),
 }
 
 /// A candidate (by `id`) or a skill (by `agent` and `name`; `id` is its row id).

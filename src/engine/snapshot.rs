@@ -44,6 +44,9 @@ pub struct Snapshot {
     pub history: Option<Arc<Vec<HistoryRow>>>,
     /// Uses against missed triggers of the selected live skill, while its detail view is open.
     pub uptake: Option<Arc<Uptake>>,
+    /// Lessons to review and live ones, proposed first (`lessons::db::list`).
+    pub lessons: Arc<Vec<crate::lessons::Lesson>>,
+    pub lessons_config: crate::config::LessonsConfig,
     pub rules: Rules,
 }
 
@@ -66,6 +69,7 @@ impl Snapshot {
                 config_file: ws.paths.config_file.clone(),
                 config_exists: ws.paths.config_file.exists(),
             }),
+            lessons_config: ws.config.lessons.clone(),
             rules: Rules {
                 window: lifecycle.window,
                 warning_rate: lifecycle.warning_rate,
@@ -108,6 +112,7 @@ pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> 
         let staging = snap.watching.staging_dir.clone();
         snap.candidates = Arc::new(load_candidates(store, &skills, &staging)?);
         snap.skills = Arc::new(skills);
+        snap.lessons = Arc::new(load_lessons(conn, &snap.lessons_config)?);
         snap.generation += 1;
     }
     let wanted: std::collections::HashSet<i64> =
@@ -148,6 +153,17 @@ pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> 
         _ => None,
     };
     Ok(version)
+}
+
+/// Lessons for the Lessons pane, newest first (an order a decision does not change, so the
+/// selection stays on the lesson decided): every one but those seen in one session only.
+fn load_lessons(
+    conn: &rusqlite::Connection,
+    cfg: &crate::config::LessonsConfig,
+) -> Result<Vec<crate::lessons::Lesson>> {
+    use crate::lessons::LessonStatus as S;
+    let shown = [S::Proposed, S::Approved, S::Pinned, S::Rejected, S::Dismissed, S::Pruned];
+    crate::lessons::db::list(conn, &shown, cfg)
 }
 
 /// Dismissed and rejected candidates (`draft::list_candidates`), newest first.

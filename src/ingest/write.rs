@@ -536,3 +536,88 @@ pub fn tool_set(conn: &Connection, turn_id: i64) -> Result<BTreeSet<String>> {
     let rows = stmt.query_map([turn_id], |r| r.get(0))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
+
+/// Sessions with complete turns detection has not consumed yet (what the next detection pass
+/// reads), so later passes over those turns know which sessions to look at.
+pub fn pending_session_ids(conn: &Connection) -> Result<Vec<i64>> {
+    let mut stmt = conn.prepare(
+        "SELECT DISTINCT session_id FROM turns WHERE detected = 0 AND complete = 1 ORDER BY 1",
+    )?;
+    let rows = stmt.query_map([], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// One turn of a session with its tool calls, for passes that read a session in order.
+#[derive(Debug, Clone)]
+pub struct SessionTurn {
+    pub id: i64,
+    pub agent_id: String,
+    pub session_key: String,
+    pub project: Option<String>,
+    pub user_input: String,
+    pub is_sidechain: bool,
+    pub started_at: Option<String>,
+    /// Complete and consumed by detection.
+    pub detected: bool,
+    pub calls: Vec<ToolCallRow>,
+}
+
+/// A session's turns with id `from_id` or above, in id order, with their tool calls.
+pub fn session_turns(conn: &Connection, session_id: i64, from_id: i64) -> Result<Vec<SessionTurn>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT t.id, t.agent_id, s.session_key, s.project, t.user_input, t.is_sidechain,
+                COALESCE(t.started_at, t.ended_at), t.complete = 1 AND t.detected = 1
+         FROM turns t JOIN sessions s ON s.id = t.session_id
+         WHERE t.session_id = ?1 AND t.id >= ?2 ORDER BY t.id",
+    )?;
+    let rows = stmt.query_map(params![session_id, from_id], |r| {
+        Ok(SessionTurn {
+            id: r.get(0)?,
+            agent_id: r.get(1)?,
+            session_key: r.get(2)?,
+            project: r.get(3)?,
+            user_input: r.get(4)?,
+            is_sidechain: r.get(5)?,
+            started_at: r.get(6)?,
+            detected: r.get(7)?,
+            calls: Vec::new(),
+        })
+    })?;
+    let mut turns: Vec<SessionTurn> = rows.collect::<rusqlite::Result<_>>()?;
+    for t in &mut turns {
+        t.calls = tool_calls(conn, t.id)?;
+    }
+    Ok(turns)
+}
+
+/// The main-stream turns of `agent` up to `max_id` that ran a call with step `step`, with the
+/// session each belongs to, oldest first.
+pub fn turns_with_step(
+    conn: &Connection,
+    agent: &str,
+    step: &str,
+    max_id: i64,
+) -> Result<Vec<(i64, i64)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT DISTINCT t.id, t.session_id FROM tool_calls c JOIN turns t ON t.id = c.turn_id
+         WHERE t.agent_id = ?1 AND t.id <= ?3 AND t.is_sidechain = 0
+           AND (c.step = ?2 OR c.step LIKE ?2 || char(10) || '%'
+                OR c.step LIKE '%' || char(10) || ?2
+                OR c.step LIKE '%' || char(10) || ?2 || char(10) || '%')
+         ORDER BY t.id",
+    )?;
+    let rows = stmt.query_map(params![agent, step, max_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Whether `literal` occurs in a prompt or a call's detail of a session other than
+/// `session_key` (a value several sessions share is not one session's literal).
+pub fn literal_elsewhere(conn: &Connection, literal: &str, session_key: &str) -> Result<bool> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT EXISTS(SELECT 1 FROM turns t JOIN sessions s ON s.id = t.session_id
+                       WHERE s.session_key <> ?2 AND (instr(t.user_input, ?1) > 0
+                         OR EXISTS(SELECT 1 FROM tool_calls c
+                                   WHERE c.turn_id = t.id AND instr(c.detail, ?1) > 0)))",
+    )?;
+    Ok(stmt.query_row(params![literal, session_key], |r| r.get(0))?)
+}

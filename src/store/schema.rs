@@ -16,6 +16,7 @@ pub const MIGRATIONS: &[&str] = &[
     V_CANDIDATE_SESSIONS,
     V_PENDING_ORDER,
     V_ITERATIONS,
+    V_LESSONS,
 ];
 
 const V1: &str = r#"
@@ -461,4 +462,53 @@ INSERT INTO workflow_members (workflow_id, turn_id, iteration, session_key, proj
 DROP TABLE workflow_members_before_loops;
 CREATE INDEX workflow_members_session ON workflow_members(workflow_id, session_key);
 CREATE INDEX workflow_members_turn ON workflow_members(turn_id);
+"#;
+
+/// Lessons: what the user had to correct, and failures fixed the same way in several sessions,
+/// proposed for review and measured after approval (owned by `lessons::db`).
+const V_LESSONS: &str = r#"
+CREATE TABLE lessons (
+    id              INTEGER PRIMARY KEY,
+    agent_id        TEXT NOT NULL,
+    kind            TEXT NOT NULL,              -- correction | recurring_fix
+    status          TEXT NOT NULL DEFAULT 'sighted',
+    source_hash     TEXT NOT NULL,              -- what makes two sightings the same lesson
+    trigger         TEXT NOT NULL,              -- the task class, in words
+    trigger_step    TEXT NOT NULL,              -- step key a later turn runs when the lesson applies
+    anti_pattern    TEXT NOT NULL,
+    anti_match      TEXT NOT NULL,              -- JSON lessons::AntiMatch: how a turn repeats it
+    correct_pattern TEXT NOT NULL,
+    domains         TEXT NOT NULL DEFAULT '[]', -- JSON array
+    confidence      REAL NOT NULL,
+    reject_reason   TEXT,                       -- why the generalization guard refused it
+    verified        INTEGER NOT NULL DEFAULT 0,
+    retrievals      INTEGER NOT NULL DEFAULT 0, -- later matching turns, after approval
+    helpful         INTEGER NOT NULL DEFAULT 0, -- of those, turns that avoided the anti-pattern
+    before_turns    INTEGER NOT NULL DEFAULT 0, -- matching turns before approval
+    before_hits     INTEGER NOT NULL DEFAULT 0, -- of those, turns with the anti-pattern
+    approved_turn   INTEGER,                    -- highest turn id when approved
+    approved_at     TEXT,
+    last_retrieved_at TEXT,
+    edited          INTEGER NOT NULL DEFAULT 0,
+    created_at      TEXT NOT NULL,
+    updated_at      TEXT NOT NULL,
+    UNIQUE(agent_id, source_hash)
+);
+CREATE INDEX lessons_status ON lessons(status);
+
+-- Each session a lesson was seen in, with the evidence (redacted) in context.
+CREATE TABLE lesson_sessions (
+    lesson_id   INTEGER NOT NULL REFERENCES lessons(id) ON DELETE CASCADE,
+    session_key TEXT NOT NULL,
+    turn_id     INTEGER NOT NULL,
+    project     TEXT,
+    evidence    TEXT NOT NULL,                  -- JSON lessons::Evidence
+    PRIMARY KEY(lesson_id, session_key)
+) WITHOUT ROWID;
+
+-- How far lesson extraction has read each session's detected turns.
+CREATE TABLE lesson_progress (
+    session_id   INTEGER PRIMARY KEY,
+    last_turn_id INTEGER NOT NULL
+);
 "#;

@@ -27,6 +27,7 @@ pub enum Action {
     GoSkills,
     GoTimeline,
     GoDiff,
+    GoLessons,
     /// Open the selection's detail (queue: full SKILL.md; skills: the skill's package, identity,
     /// traces and versions; timeline: diff).
     Enter,
@@ -87,6 +88,7 @@ impl Action {
             Action::GoSkills => "skills pane",
             Action::GoTimeline => "timeline pane",
             Action::GoDiff => "diff pane",
+            Action::GoLessons => "lessons pane",
             Action::Enter => "open detail / keep filter",
             Action::Back => "back / close / clear filter",
             Action::StartFilter => "filter by name (fuzzy)",
@@ -155,6 +157,7 @@ impl Action {
             | Action::GoSkills
             | Action::GoTimeline
             | Action::GoDiff
+            | Action::GoLessons
             | Action::Enter
             | Action::Back
             | Action::StartFilter

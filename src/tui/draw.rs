@@ -29,6 +29,7 @@ pub fn draw(f: &mut Frame, snap: &Snapshot, ui: &UiState) {
         Pane::Skills => panes::skills::draw(f, body, snap, ui, theme),
         Pane::Timeline => panes::timeline::draw(f, body, snap, ui, theme),
         Pane::Diff => panes::diff::draw(f, body, snap, ui, theme),
+        Pane::Lessons => panes::lessons::draw(f, body, snap, ui, theme),
     }
     status::draw_status(f, status_line, ui, theme);
     if ui.history {

@@ -6,6 +6,7 @@ pub mod app;
 pub mod draw;
 pub mod keys;
 pub mod layout;
+pub mod lessons;
 pub mod panes;
 pub mod state;
 pub mod status;

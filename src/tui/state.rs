@@ -20,10 +20,12 @@ pub enum Pane {
     Skills,
     Timeline,
     Diff,
+    Lessons,
 }
 
 impl Pane {
-    pub const ALL: [Pane; 4] = [Pane::Queue, Pane::Skills, Pane::Timeline, Pane::Diff];
+    pub const ALL: [Pane; 5] =
+        [Pane::Queue, Pane::Skills, Pane::Timeline, Pane::Diff, Pane::Lessons];
 
     pub fn title(self) -> &'static str {
         match self {
@@ -31,6 +33,23 @@ impl Pane {
             Pane::Skills => "Skills",
             Pane::Timeline => "Timeline",
             Pane::Diff => "Diff",
+            Pane::Lessons => "Lessons",
+        }
+    }
+
+    /// The tabs the header shows: the Lessons tab once there is a lesson (or it is open).
+    pub fn tabs(snap: &Snapshot, current: Pane) -> Vec<Pane> {
+        let lessons = !snap.lessons.is_empty() || current == Pane::Lessons;
+        Pane::ALL.into_iter().filter(|p| *p != Pane::Lessons || lessons).collect()
+    }
+
+    /// The count a tab shows after its title (` (3)`), if any.
+    pub fn count(self, snap: &Snapshot) -> String {
+        match self {
+            Pane::Queue => format!(" ({})", snap.candidates.len()),
+            Pane::Skills => format!(" ({})", snap.skills.len()),
+            Pane::Lessons => format!(" ({})", super::lessons::to_review(snap)),
+            Pane::Timeline | Pane::Diff => String::new(),
         }
     }
 
@@ -186,6 +205,8 @@ pub struct UiState {
     /// First skills row on screen.
     pub skills_top: usize,
     pub version_sel: usize,
+    /// Lessons pane: the selected row of `snap.lessons`.
+    pub lessons_sel: usize,
     /// Diff base version index; `None` means the one before the cursor.
     pub version_base: Option<usize>,
     pub scroll: u16,
@@ -203,6 +224,8 @@ pub struct UiState {
     /// Indices into the snapshot's lists that pass the filter, in display order.
     pub queue_rows: Vec<usize>,
     pub skill_rows: Vec<usize>,
+    /// Lessons in the snapshot last synced (for clamping the selection).
+    pub lesson_count: usize,
     synced: Option<(u64, String, Option<usize>, Sort)>,
     pub help: bool,
     pub help_scroll: u16,
@@ -248,6 +271,7 @@ impl UiState {
             Some(StateFilter::Pinned) => s.protected,
             Some(StateFilter::Status(status)) => s.status == status,
         };
+        self.lesson_count = snap.lessons.len();
         self.skill_rows = (0..snap.skills.len())
             .filter(|&i| fuzzy(&snap.skills[i].name, f) && in_state(&snap.skills[i]))
             .collect();
@@ -276,15 +300,11 @@ impl UiState {
         if y == header.y {
             // Tabs as the header draws them: " skilldeck " then " N Title (count) " each.
             let mut left = header.x + 11;
-            for (i, pane) in Pane::ALL.iter().enumerate() {
-                let count = match pane {
-                    Pane::Queue => format!(" ({})", snap.candidates.len()),
-                    Pane::Skills => format!(" ({})", snap.skills.len()),
-                    _ => String::new(),
-                };
-                let width = format!(" {} {}{count} ", i + 1, pane.title()).chars().count() as u16;
+            for pane in Pane::tabs(snap, self.pane) {
+                let (n, count) = (pane.index() + 1, pane.count(snap));
+                let width = format!(" {n} {}{count} ", pane.title()).chars().count() as u16;
                 if (left..left + width).contains(&x) {
-                    go(self, *pane);
+                    go(self, pane);
                     return;
                 }
                 left += width;
@@ -360,6 +380,7 @@ impl UiState {
 
     fn clamp(&mut self) {
         self.queue_sel = self.queue_sel.min(self.queue_rows.len().saturating_sub(1));
+        self.lessons_sel = self.lessons_sel.min(self.lesson_count.saturating_sub(1));
         self.skills_sel = self.skills_sel.min(self.skill_rows.len().saturating_sub(1));
         let page = layout::skills_page(self.area).max(1);
         if self.skills_sel < self.skills_top {
@@ -368,6 +389,10 @@ impl UiState {
             self.skills_top = self.skills_sel + 1 - page;
         }
         self.skills_top = self.skills_top.min(self.skill_rows.len().saturating_sub(page));
+    }
+
+    pub fn lesson<'s>(&self, snap: &'s Snapshot) -> Option<&'s crate::lessons::Lesson> {
+        snap.lessons.get(self.lessons_sel)
     }
 
     pub fn candidate<'s>(&self, snap: &'s Snapshot) -> Option<&'s CandidateView> {
@@ -420,14 +445,25 @@ pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comma
     // A key after a result means it was read: background notes may replace it now.
     ui.engine.seen = true;
     let cmd = match action {
+        Action::Approve | Action::Dismiss | Action::ToggleProtected | Action::Reopen
+            if ui.pane == Pane::Lessons && !ui.history =>
+        {
+            super::lessons::op(ui, snap, action)
+        }
         Action::Up => step(ui, snap, -1),
         Action::Down => step(ui, snap, 1),
         Action::Top => step(ui, snap, isize::MIN / 2),
         Action::Bottom => step(ui, snap, isize::MAX / 2),
         Action::PageDown => page(ui, snap, 1),
         Action::PageUp => page(ui, snap, -1),
-        Action::NextPane => go(ui, Pane::ALL[(ui.pane.index() + 1) % 4]),
-        Action::PrevPane => go(ui, Pane::ALL[(ui.pane.index() + 3) % 4]),
+        Action::NextPane | Action::PrevPane => {
+            let tabs = Pane::tabs(snap, ui.pane);
+            let at = tabs.iter().position(|p| *p == ui.pane).unwrap_or(0);
+            let n = tabs.len();
+            let to = if action == Action::NextPane { (at + 1) % n } else { (at + n - 1) % n };
+            go(ui, tabs[to])
+        }
+        Action::GoLessons => go(ui, Pane::Lessons),
         Action::GoQueue => go(ui, Pane::Queue),
         Action::GoSkills => go(ui, Pane::Skills),
         Action::GoTimeline => go(ui, Pane::Timeline),
@@ -553,6 +589,10 @@ fn step(ui: &mut UiState, snap: &Snapshot, delta: isize) -> Option<Command> {
     match ui.pane {
         Pane::Queue => {
             ui.queue_sel = moved(ui.queue_sel, ui.queue_rows.len());
+            ui.scroll = 0;
+        }
+        Pane::Lessons => {
+            ui.lessons_sel = moved(ui.lessons_sel, snap.lessons.len());
             ui.scroll = 0;
         }
         Pane::Skills | Pane::Timeline => {
@@ -687,6 +727,12 @@ fn rollback_to(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
 /// editor. A new skill's draft is the staged file promote moves live; a hand-edited skill in
 /// the queue is its live file.
 fn edit(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
+    if ui.pane == Pane::Lessons {
+        return say(
+            ui,
+            "reword a lesson with: skilldeck lessons edit ID --trigger/--avoid/--do TEXT",
+        );
+    }
     let request = match ui.pane {
         Pane::Queue => {
             let Some(c) = ui.candidate(snap) else { return say(ui, "the review queue is empty") };
@@ -733,7 +779,7 @@ fn enter(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
             ui.scroll = 0;
         }
         Pane::Timeline => return go(ui, Pane::Diff),
-        Pane::Diff => {}
+        Pane::Diff | Pane::Lessons => {}
     }
     None
 }

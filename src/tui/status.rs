@@ -16,14 +16,10 @@ use crate::engine::snapshot::Snapshot;
 
 pub fn draw_header(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: Theme) {
     let mut spans = vec![Span::styled(" skilldeck ", theme.title())];
-    for (i, pane) in Pane::ALL.iter().enumerate() {
-        let count = match pane {
-            Pane::Queue => format!(" ({})", snap.candidates.len()),
-            Pane::Skills => format!(" ({})", snap.skills.len()),
-            _ => String::new(),
-        };
-        let text = format!(" {} {}{count} ", i + 1, pane.title());
-        let style = if *pane == ui.pane { theme.selected() } else { theme.dim() };
+    for pane in Pane::tabs(snap, ui.pane) {
+        let n = Pane::ALL.iter().position(|p| *p == pane).unwrap_or(0) + 1;
+        let text = format!(" {n} {}{} ", pane.title(), pane.count(snap));
+        let style = if pane == ui.pane { theme.selected() } else { theme.dim() };
         spans.push(Span::styled(text, style));
     }
     spans.push(Span::styled("  ? help", theme.dim()));

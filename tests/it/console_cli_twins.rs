@@ -44,6 +44,7 @@ fn changes_something(action: Action) -> bool {
         | Action::GoSkills
         | Action::GoTimeline
         | Action::GoDiff
+        | Action::GoLessons
         | Action::Enter
         | Action::Back
         | Action::StartFilter

@@ -1,0 +1,175 @@
+//! `skilldeck lessons`: review what the user had to correct and the failures fixed the same
+//! way in several sessions; approve, pin, dismiss or edit them; put them in projects.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::{Args, Subcommand};
+
+use super::{GlobalArgs, Outcome, print_json};
+use crate::lessons::{self, Lesson, LessonStatus};
+use crate::text::safe;
+
+#[derive(Debug, Args)]
+pub struct LessonsArgs {
+    #[command(subcommand)]
+    pub action: Option<LessonsAction>,
+    /// Every lesson: also sighted (one session so far), rejected, dismissed and pruned ones
+    #[arg(long)]
+    pub all: bool,
+    /// Print a JSON array
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LessonsAction {
+    /// Approve a proposed lesson: it goes into the playbook
+    Approve { id: i64 },
+    /// Pin a lesson: always in the playbook, never pruned
+    Pin { id: i64 },
+    /// Dismiss a lesson: out of the playbook, not proposed again
+    Dismiss { id: i64 },
+    /// Send a lesson back to review (out of the playbook)
+    Reopen { id: i64 },
+    /// Reword a lesson
+    Edit {
+        id: i64,
+        #[arg(long)]
+        trigger: Option<String>,
+        #[arg(long)]
+        avoid: Option<String>,
+        #[arg(long = "do")]
+        correct: Option<String>,
+    },
+    /// Keep a managed block of the approved lessons in DIR's CLAUDE.md (or AGENTS.md)
+    Install {
+        #[arg(long)]
+        project: PathBuf,
+    },
+    /// Remove exactly the managed block from DIR's instruction file
+    Uninstall {
+        #[arg(long)]
+        project: PathBuf,
+    },
+    /// Drop lessons surfaced at least 5 times and never helpful (at most a quarter at once)
+    Prune,
+}
+
+pub fn run(global: &GlobalArgs, args: LessonsArgs) -> Result<Outcome> {
+    let Some(action) = args.action else { return list(global, args.all, args.json) };
+    let mut ws = global.open()?;
+    let (id, status) = match action {
+        LessonsAction::Approve { id } => (id, LessonStatus::Approved),
+        LessonsAction::Pin { id } => (id, LessonStatus::Pinned),
+        LessonsAction::Dismiss { id } => (id, LessonStatus::Dismissed),
+        LessonsAction::Reopen { id } => (id, LessonStatus::Proposed),
+        LessonsAction::Edit { id, trigger, avoid, correct } => {
+            if trigger.is_none() && avoid.is_none() && correct.is_none() {
+                anyhow::bail!("say what to change: --trigger, --avoid or --do");
+            }
+            let l = lessons::edit(
+                &mut ws,
+                id,
+                trigger.as_deref(),
+                avoid.as_deref(),
+                correct.as_deref(),
+            )?;
+            crate::out!("edited lesson {id}");
+            show(&l);
+            return Ok(Outcome::Ok);
+        }
+        LessonsAction::Install { project } => {
+            let file = lessons::playbook::install(&ws, &project)?;
+            crate::out!("installed the lessons block in {}", file.display());
+            return Ok(Outcome::Ok);
+        }
+        LessonsAction::Uninstall { project } => {
+            match lessons::playbook::uninstall(&ws, &project)? {
+                Some(file) => crate::out!("removed the lessons block from {}", file.display()),
+                None => crate::out!("no lessons block in {}", project.display()),
+            }
+            return Ok(Outcome::Ok);
+        }
+        LessonsAction::Prune => {
+            let cfg = ws.config.lessons.clone();
+            let dropped = lessons::retention::prune_low_utility(
+                ws.store.conn_mut(),
+                &cfg,
+                lessons::retention::MIN_RETRIEVALS,
+                lessons::retention::MAX_DROP_FRACTION,
+            )?;
+            lessons::playbook::write_all(&ws)?;
+            crate::out!("pruned {}", crate::text::count(dropped.len() as u64, "lesson"));
+            return Ok(Outcome::Ok);
+        }
+    };
+    let l = lessons::set_status(&mut ws, id, status)?;
+    crate::out!("lesson {id}: {}", l.status);
+    crate::out!("playbook: {}", lessons::playbook::skill_md_path(&ws).display());
+    Ok(Outcome::Ok)
+}
+
+fn list(global: &GlobalArgs, all: bool, json: bool) -> Result<Outcome> {
+    let ws = global.open_read_only()?;
+    let shown: &[LessonStatus] = if all {
+        &[]
+    } else {
+        &[LessonStatus::Proposed, LessonStatus::Approved, LessonStatus::Pinned]
+    };
+    let list = lessons::list(&ws, shown)?;
+    if json {
+        print_json(&list)?;
+        return Ok(Outcome::Ok);
+    }
+    if list.is_empty() {
+        crate::out!("no lessons{}", if all { "" } else { " to review (--all for every status)" });
+        return Ok(Outcome::Ok);
+    }
+    for l in &list {
+        show(l);
+    }
+    Ok(Outcome::Ok)
+}
+
+fn show(l: &Lesson) {
+    crate::out!(
+        "#{} {} {} · {} · confidence {:.2} · utility {:.2}{}",
+        l.id,
+        l.status,
+        l.kind,
+        crate::text::count(l.sessions.len() as u64, "session"),
+        l.confidence,
+        l.utility,
+        if l.verified { " · verified" } else { "" }
+    );
+    crate::out!("   when:  {}", safe::inline(&l.trigger));
+    crate::out!("   avoid: {}", safe::inline(&l.anti_pattern));
+    crate::out!("   do:    {}", safe::inline(&l.correct_pattern));
+    if let Some(r) = &l.reject_reason {
+        crate::out!("   rejected: {}", safe::inline(r));
+    }
+    if l.status.is_live() {
+        crate::out!(
+            "   helped {} of {} later turns (hit rate {:.2}); anti-pattern before {}/{}, after {}/{}",
+            l.helpful,
+            l.retrievals,
+            l.hit_rate,
+            l.before_hits,
+            l.before_turns,
+            l.after_hits,
+            l.after_turns
+        );
+    }
+    for e in l.evidence.iter().take(3) {
+        let short: String = e.session_key.chars().take(8).collect();
+        crate::out!("   seen in {short}: {}", safe::inline(&e.request));
+        crate::out!("     did: {}", safe::inline(&e.action));
+        if let Some(c) = &e.correction {
+            crate::out!("     user: {}", safe::inline(c));
+        }
+        if let Some(f) = &e.followed_by {
+            crate::out!("     then: {}", safe::inline(f));
+        }
+    }
+}

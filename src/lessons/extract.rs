@@ -1,0 +1,350 @@
+//! Extraction over the turns detection consumed: (a) corrections, a user turn that redirects
+//! what the agent just did, paired with the action it corrects and the one that followed;
+//! (b) recurring fixes, a failing call fixed the same way (other flags, or the same fix steps
+//! before running it again) in `lessons.min_sessions` sessions.
+
+use std::collections::BTreeSet;
+
+use anyhow::Result;
+use rusqlite::Connection;
+
+use super::db::{self, NewLesson};
+use super::{
+    AntiMatch, Evidence, LessonKind, LessonStatus, LessonsReport, command, cues, guard, measure,
+};
+use crate::config::LessonsConfig;
+use crate::ingest::{SessionTurn, ToolCallRow};
+use crate::step;
+use crate::text::redact;
+use crate::workspace::Workspace;
+
+/// Calls after a failure within which its passing run must come to count as a fix.
+const FIX_WINDOW: usize = 8;
+/// Specific steps between a failure and its passing run a fix may have.
+const MAX_FIX_STEPS: usize = 3;
+/// Longest text kept from a transcript in a lesson or its evidence.
+const CLIP: usize = 200;
+
+/// A lesson seen once: what it would say and the evidence of this sighting.
+struct Sighting {
+    lesson: NewLesson,
+    evidence: Evidence,
+    /// Sessions needed before it is proposed.
+    needs: usize,
+}
+
+pub fn run(ws: &mut Workspace, sessions: &[i64], report: &mut LessonsReport) -> Result<()> {
+    let cfg = ws.config.lessons.clone();
+    let tx = ws.store.conn_mut().transaction()?;
+    let mut live = measure::Live::load(&tx)?;
+    for &sid in sessions {
+        let cursor = db::progress(&tx, sid)?;
+        let turns = crate::ingest::session_turns(&tx, sid, cursor.unwrap_or(0))?;
+        let mut prev: Option<&SessionTurn> = None;
+        let mut last = None;
+        for t in &turns {
+            if Some(t.id) == cursor {
+                prev = (!t.is_sidechain).then_some(t);
+                continue;
+            }
+            if !t.detected {
+                break;
+            }
+            last = Some(t.id);
+            report.turns_read += 1;
+            report.retrievals += live.on_turn(&tx, t, prev)?;
+            for s in fixes(t, &cfg) {
+                record(&tx, s, &cfg, report)?;
+            }
+            if !t.is_sidechain {
+                if let Some(p) = prev
+                    && let Some(s) = correction(p, t)
+                {
+                    record(&tx, s, &cfg, report)?;
+                }
+                prev = Some(t);
+            }
+        }
+        if let Some(last) = last {
+            db::set_progress(&tx, sid, last)?;
+            report.sessions_read += 1;
+        }
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+/// Stores a sighting: a new lesson, or one more session of a known one. A lesson with the
+/// sessions it needs goes through the guard: proposed, or rejected with the reason.
+fn record(
+    conn: &Connection,
+    s: Sighting,
+    cfg: &LessonsConfig,
+    report: &mut LessonsReport,
+) -> Result<()> {
+    let (id, status) = match db::find(conn, &s.lesson.agent_id, &s.lesson.source_hash)? {
+        Some((id, status, _)) => {
+            if !db::add_session(conn, id, &s.evidence)? {
+                return Ok(());
+            }
+            report.sightings += 1;
+            (id, status)
+        }
+        None => {
+            let id = db::insert(conn, &s.lesson, LessonStatus::Sighted)?;
+            db::add_session(conn, id, &s.evidence)?;
+            (id, LessonStatus::Sighted)
+        }
+    };
+    let evidence = db::evidence(conn, id)?;
+    let lesson = rebuild(&s.lesson, &evidence, cfg);
+    db::update_text(conn, id, &lesson)?;
+    // A refused lesson is checked again with each new session: a value two sessions share is
+    // no longer one session's literal.
+    let unjudged = matches!(status, LessonStatus::Sighted | LessonStatus::Rejected);
+    if unjudged && evidence.len() >= s.needs {
+        match guard::check(conn, &lesson, &evidence)? {
+            None => {
+                db::set_status(conn, id, LessonStatus::Proposed)?;
+                report.proposed += 1;
+            }
+            Some(reason) => {
+                db::set_status_reason(conn, id, LessonStatus::Rejected, Some(&reason))?;
+                report.rejected += 1;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The lesson's text from all its evidence: a fix's command becomes a template over the
+/// sessions, and confidence grows with the sessions seen.
+fn rebuild(first: &NewLesson, evidence: &[Evidence], cfg: &LessonsConfig) -> NewLesson {
+    let mut l = first.clone();
+    let n = evidence.len() as f64;
+    match l.kind {
+        LessonKind::RecurringFix => {
+            let passes: Vec<Vec<String>> =
+                evidence.iter().map(|e| e.pass_words.clone()).filter(|w| !w.is_empty()).collect();
+            if !passes.is_empty() {
+                let pass = command::template(&l.trigger_step, &passes);
+                l.correct_pattern = format!("run `{pass}` instead");
+            }
+            l.confidence = (0.5 + 0.15 * (n - 1.0)).min(0.95);
+            let need = cfg.min_sessions as f64;
+            if n < need {
+                l.confidence = l.confidence.min(0.5);
+            }
+        }
+        LessonKind::Correction => l.confidence = (0.6 + 0.1 * (n - 1.0)).min(0.9),
+    }
+    l
+}
+
+/// `sh:git push` → `git push`; `file:Edit:*.md` → `*.md` edits; a tool → its name.
+pub fn step_words(key: &str) -> String {
+    if let Some(cmd) = key.strip_prefix("sh:") {
+        return format!("`{cmd}`");
+    }
+    if let Some(rest) = key.strip_prefix("file:") {
+        let (verb, role) = rest.split_once(':').unwrap_or((rest, "*"));
+        return format!("{} `{role}`", verb.to_lowercase());
+    }
+    let name = key.split_once(':').map_or(key, |(_, n)| n);
+    format!("the `{name}` tool")
+}
+
+fn domains(keys: &[&str]) -> Vec<String> {
+    let mut out = BTreeSet::new();
+    for k in keys {
+        let d = match k.split_once(':') {
+            Some(("sh", cmd)) => cmd.split(' ').next().unwrap_or("shell").to_string(),
+            Some(("file", rest)) => {
+                let role = rest.rsplit(':').next().unwrap_or("");
+                if role.ends_with(".md") { "docs".into() } else { "files".into() }
+            }
+            Some((_, name)) => name.to_lowercase(),
+            None => k.to_lowercase(),
+        };
+        if !d.is_empty() {
+            out.insert(d);
+        }
+    }
+    out.into_iter().collect()
+}
+
+fn clip(text: &str) -> String {
+    let text = redact::secrets(text.trim());
+    let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match one_line.char_indices().nth(CLIP) {
+        Some((i, _)) => format!("{}…", &one_line[..i]),
+        None => one_line,
+    }
+}
+
+fn last_key(call: &ToolCallRow) -> &str {
+    call.step.lines().last().unwrap_or("")
+}
+
+fn is_specific(key: &str) -> bool {
+    !step::is_generic(key) && !step::is_transparent(key)
+}
+
+fn action(call: &ToolCallRow) -> String {
+    call.detail.as_deref().map(clip).unwrap_or_else(|| step_words(last_key(call)))
+}
+
+fn hash(parts: &[&str]) -> String {
+    crate::text::hex::sha256_hex(parts.join("\u{1f}").as_bytes())[..16].to_string()
+}
+
+/// (a) `t` corrects what the agent did in `p`, the turn before it.
+fn correction(p: &SessionTurn, t: &SessionTurn) -> Option<Sighting> {
+    let cue = cues::correction_cue(&t.user_input)?;
+    if crate::detect::is_control_prompt(&t.user_input) || redact::is_opaque(&t.user_input) {
+        return None;
+    }
+    let corrected = p.calls.iter().rev().find(|c| is_specific(last_key(c))).or(p.calls.last())?;
+    let key = last_key(corrected).to_string();
+    let followed = t.calls.iter().find(|c| is_specific(last_key(c))).or(t.calls.first());
+    // The whole reply when it is short, else the sentence holding the cue.
+    let sentence = if t.user_input.chars().count() <= CLIP {
+        clip(&t.user_input)
+    } else {
+        clip(cues::cue_sentence(&t.user_input, &cue))
+    };
+    let words = corrected.detail.as_deref().and_then(|d| command::segment_words(d, &key));
+    let task = crate::detect::task_signature(&p.user_input).replace('-', " ");
+    let trigger = if task.is_empty() {
+        format!("before {}", step_words(&key))
+    } else {
+        format!("{task}: before {}", step_words(&key))
+    };
+    let anti_pattern = match &words {
+        Some(w) => format!("`{}` (the user corrected it)", w.join(" ")),
+        None => format!("{} as it was done (the user corrected it)", step_words(&key)),
+    };
+    let instead = followed.map(|c| last_key(c).to_string()).filter(|k| *k != key && is_specific(k));
+    let anti_match = match words {
+        Some(words) => AntiMatch::Command { step: key.clone(), words, instead },
+        None => AntiMatch::Corrected { step: key.clone(), instead },
+    };
+    let said: String = cues::words(&sentence).join(" ");
+    Some(Sighting {
+        lesson: NewLesson {
+            agent_id: t.agent_id.clone(),
+            kind: LessonKind::Correction,
+            source_hash: hash(&["correction", &key, &said]),
+            trigger,
+            trigger_step: key.clone(),
+            anti_pattern,
+            anti_match,
+            correct_pattern: sentence.clone(),
+            domains: domains(&[&key]),
+            confidence: 0.6,
+        },
+        evidence: Evidence {
+            session_key: t.session_key.clone(),
+            turn_id: t.id,
+            project: t.project.clone(),
+            request: clip(&p.user_input),
+            action: action(corrected),
+            correction: Some(clip(&t.user_input)),
+            fix: Vec::new(),
+            followed_by: followed.map(action),
+            pass_words: Vec::new(),
+        },
+        needs: 1,
+    })
+}
+
+/// (b) Failures in `t` followed by a passing run of the same program: with other flags and
+/// nothing between, or after at most `MAX_FIX_STEPS` specific steps.
+fn fixes(t: &SessionTurn, cfg: &LessonsConfig) -> Vec<Sighting> {
+    let calls = &t.calls;
+    let mut out = Vec::new();
+    for (i, failed) in calls.iter().enumerate() {
+        let key = last_key(failed);
+        if !failed.is_error || !key.starts_with("sh:") || !is_specific(key) {
+            continue;
+        }
+        let end = calls.len().min(i + 1 + FIX_WINDOW);
+        let Some(j) = (i + 1..end).find(|&j| last_key(&calls[j]) == key) else { continue };
+        if calls[j].is_error {
+            continue;
+        }
+        let between: BTreeSet<&str> = calls[i + 1..j]
+            .iter()
+            .flat_map(|c| c.step.lines())
+            .filter(|k| *k != key && k.starts_with("sh:") && is_specific(k))
+            .filter(|k| !k.starts_with("sh:git add"))
+            .collect();
+        let fail_words = failed.detail.as_deref().and_then(|d| command::segment_words(d, key));
+        let pass_words = calls[j].detail.as_deref().and_then(|d| command::segment_words(d, key));
+        let (shape, anti_pattern, correct, fix_keys): (String, String, String, Vec<String>) =
+            if between.is_empty() {
+                let (Some(fw), Some(pw)) = (&fail_words, &pass_words) else { continue };
+                let (ff, pf) = (command::flags(fw), command::flags(pw));
+                let added: Vec<&String> = pf.iter().filter(|f| !ff.contains(f)).collect();
+                let removed: Vec<&String> = ff.iter().filter(|f| !pf.contains(f)).collect();
+                let (fp, pp) = (command::positionals(fw, key), command::positionals(pw, key));
+                if added.is_empty() && removed.is_empty() && fp == pp {
+                    continue; // the same command again, or only its values changed: a retry
+                }
+                let shape = format!("flags +{added:?} -{removed:?} args {fp}->{pp}");
+                let anti = format!("`{}` fails", fw.join(" "));
+                (shape, anti, format!("run `{}` instead", pw.join(" ")), Vec::new())
+            } else if between.len() <= MAX_FIX_STEPS {
+                let fix: Vec<String> = between.iter().map(|s| s.to_string()).collect();
+                let fix_words: Vec<String> = fix.iter().map(|k| step_words(k)).collect();
+                let shape = format!("between {}", fix.join(","));
+                let anti = format!(
+                    "{} run before {}: it is refused",
+                    step_words(key),
+                    fix_words.join(", ")
+                );
+                let correct = format!(
+                    "run {} before {} (when it is refused, run {} and run it again)",
+                    fix_words.join(", then "),
+                    step_words(key),
+                    fix_words.join(", then ")
+                );
+                (shape, anti, correct, fix)
+            } else {
+                continue;
+            };
+        let mut keys: Vec<&str> = vec![key];
+        keys.extend(fix_keys.iter().map(String::as_str));
+        out.push(Sighting {
+            lesson: NewLesson {
+                agent_id: t.agent_id.clone(),
+                kind: LessonKind::RecurringFix,
+                source_hash: hash(&["fix", key, &shape]),
+                trigger: format!("running {}", step_words(key)),
+                trigger_step: key.to_string(),
+                anti_pattern,
+                anti_match: AntiMatch::Failed { step: key.to_string() },
+                correct_pattern: correct,
+                domains: domains(&keys),
+                confidence: 0.5,
+            },
+            evidence: Evidence {
+                session_key: t.session_key.clone(),
+                turn_id: t.id,
+                project: t.project.clone(),
+                request: clip(&t.user_input),
+                action: action(failed),
+                correction: None,
+                fix: fix_keys,
+                followed_by: Some(action(&calls[j])),
+                pass_words: if between.is_empty() {
+                    pass_words.unwrap_or_default()
+                } else {
+                    Vec::new()
+                },
+            },
+            needs: cfg.min_sessions,
+        });
+    }
+    out
+}

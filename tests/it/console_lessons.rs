@@ -1,0 +1,46 @@
+//! The Lessons pane driven by keys, with the real engine: a recurring fix found by an ingest
+//! the console runs, approved, pinned and dismissed by keys, with the store and the playbook
+//! following.
+
+use super::console_live::Live;
+use super::lessons::{claude, release_session};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lessons_are_reviewed_with_keys_and_reach_the_playbook() {
+    let live = Live::start().await;
+    let screen = live.backend.screen();
+    assert!(!screen.contains("Lessons"), "no tab before there is a lesson:\n{screen}");
+    let dir = live.root.join("transcripts/shop");
+    claude(&dir, 1, &release_session("feat-cart"));
+    claude(&dir, 2, &release_session("fix-tax"));
+    live.press("i");
+    live.wait_for("5 Lessons (2)").await;
+    live.press("5");
+    let screen = live.wait_for("Lessons (2 to review)").await;
+    assert!(screen.contains("proposed  running `git commit`"), "{screen}");
+    let screen = live.wait_for("Do     run `git push --set-upstream origin <branch>`").await;
+    assert!(screen.contains("Agent  git push 2>&1"), "the evidence in context:\n{screen}");
+    assert!(screen.contains("Then   git push --set-upstream origin fix-tax 2>&1"), "{screen}");
+
+    live.press("a");
+    live.wait_for("lesson #").await;
+    live.wait_for("5 Lessons (1)").await;
+    let id = live.query("SELECT id || '' FROM lessons WHERE trigger_step = 'sh:git push'");
+    assert_eq!(live.query(&format!("SELECT status FROM lessons WHERE id = {id}")), "approved");
+    let skill_md = live.root.join("skills/lessons-playbook/SKILL.md");
+    let text = std::fs::read_to_string(&skill_md).unwrap();
+    assert!(text.contains("- Do: run `git push --set-upstream origin <branch>` instead"), "{text}");
+    let screen = live.wait_for("Helped 0 of 0 later turns").await;
+    assert!(screen.contains("before approval 2/2, after 0/0"), "{screen}");
+
+    live.press("P");
+    live.wait_for("is pinned: in the playbook").await;
+    assert_eq!(live.query(&format!("SELECT status FROM lessons WHERE id = {id}")), "pinned");
+    live.press("d");
+    live.wait_for("is dismissed: not in the playbook").await;
+    let text = std::fs::read_to_string(&skill_md).unwrap();
+    assert!(!text.contains("set-upstream"), "{text}");
+    live.press("O");
+    live.wait_for("is proposed: not in the playbook").await;
+    live.quit().await;
+}
