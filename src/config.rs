@@ -101,8 +101,9 @@ pub struct DetectConfig {
     /// 6 asks three specific steps of a workflow seen in two sessions, two of one seen in three.
     pub min_evidence: usize,
     /// Propose only work with specific steps (mined workflows; streaks and tool sequences whose
-    /// turns have them and no workflow holds). Off: the earlier rules, every streak and
-    /// sequence row proposed and workflows kept as evidence (the demo uses it).
+    /// turns have them and no workflow holds). Off: every streak and sequence row proposed and
+    /// workflows kept as evidence, to see every raw signal while tuning discovery (documented in
+    /// docs/discovery.md; the console's fixture tests use it for their rows).
     pub specific_only: bool,
 }
 
