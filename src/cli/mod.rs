@@ -27,6 +27,7 @@ pub mod rollback;
 pub mod stats;
 pub mod suggest;
 pub mod sweep;
+mod team;
 mod undo;
 pub mod versions;
 
@@ -178,6 +179,8 @@ pub enum Command {
     Hooks(hooks::HooksArgs),
     /// Live skills whose workflows or descriptions overlap strongly (merge candidates)
     Overlaps(overlaps::OverlapsArgs),
+    /// A team's shared store on PostgreSQL: init, status, push, pull, detect, review (docs/team.md)
+    Team(team::TeamArgs),
 }
 
 /// What a command reports back to `main`: success, or a non-zero exit without an error message
@@ -208,6 +211,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Command::Resolve(args) => resolve::run(&cli.global, args),
             Command::Hooks(args) => hooks::run(&cli.global, args),
             Command::Overlaps(args) => overlaps::run(&cli.global, args),
+            Command::Team(args) => team::run(&cli.global, args),
             Command::Console(args) => console::run(&cli.global, &args),
             Command::Demo(args) => demo::run(args),
             Command::Ingest(args) => ingest::run(&cli.global, args),

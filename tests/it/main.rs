@@ -46,5 +46,6 @@ mod reliab_small;
 mod skill_uses;
 mod staleness;
 mod support;
+mod team;
 mod uptake;
 mod validate;

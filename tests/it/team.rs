@@ -1,0 +1,207 @@
+//! A team's shared store on a real PostgreSQL server: members push what their machines redacted,
+//! team detection proposes what no member's sessions show alone, one member promotes, the others
+//! pull, and every member's outcomes move the one score. Skips (with a printed reason) where no
+//! PostgreSQL can start; fails under `CI`.
+
+use std::process::Stdio;
+
+use serde_json::json;
+use skilldeck::bench::pg::PgServer;
+use skilldeck::synth::transcripts::{Call, Clock, Turn, call, claude_session};
+
+use crate::support::{TestWorkspace, skip};
+
+fn pg() -> Option<PgServer> {
+    match PgServer::start() {
+        Ok(s) => Some(s),
+        Err(why) => {
+            assert!(std::env::var_os("CI").is_none(), "PostgreSQL must start under CI: {why}");
+            skip(&format!("no PostgreSQL server could start: {why}"));
+            None
+        }
+    }
+}
+
+fn bash(cmd: &str) -> Call {
+    call("Bash", json!({"command": cmd}))
+}
+
+/// A member's workspace: `[team]` pointing at `url`, transcripts in `root/projects`.
+fn member(url: &str, name: &str) -> TestWorkspace {
+    let tw = TestWorkspace::new();
+    let config = format!(
+        "[team]\nurl = \"{url}\"\nname = \"core\"\nmember = \"{name}\"\nbatch = 7\n\
+         skills_dir = \"{}\"\n",
+        tw.root().join("team-skills").display()
+    );
+    std::fs::write(tw.config(), config).unwrap();
+    tw
+}
+
+/// Writes one session and ingests it.
+fn session(tw: &TestWorkspace, id: &str, project: &str, turns: Vec<Turn>) {
+    let start = chrono::DateTime::parse_from_rfc3339("2026-03-01T09:00:00Z").unwrap().to_utc()
+        + chrono::Duration::hours(id.len() as i64 * 3 + id.bytes().map(i64::from).sum::<i64>());
+    let text = claude_session(&mut Clock::starting(start), id, project, &turns);
+    let dir = tw.root().join("projects").join(id);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(format!("{id}.jsonl")), text).unwrap();
+    tw.run_json(&["ingest", dir.to_str().unwrap()]);
+}
+
+/// The release workflow each member does once, and unrelated work beside it.
+fn release_turns(n: usize) -> Vec<Turn> {
+    vec![
+        Turn {
+            prompt: format!("cut the 1.{n}.0 release"),
+            calls: vec![
+                bash("cargo test --workspace"),
+                bash("./scripts/changelog --since v1.0.0"),
+                bash(&format!("git tag -a v1.{n}.0 -m release")),
+                bash(&format!("git push origin v1.{n}.0")),
+                bash(&format!("gh release create v1.{n}.0 --notes-file CHANGELOG.md")),
+            ],
+            reply: "released",
+        },
+        Turn { prompt: "thanks".into(), calls: vec![], reply: "ok" },
+    ]
+}
+
+fn other_turns(n: usize) -> Vec<Turn> {
+    vec![Turn {
+        prompt: format!("look at the flaky test number {n}"),
+        calls: vec![
+            call("Read", json!({"file_path": "/src/lib.rs"})),
+            bash(&format!("cargo test flaky_{n}")),
+        ],
+        reply: "fixed",
+    }]
+}
+
+fn three_members(url: &str) -> Vec<TestWorkspace> {
+    ["ann", "bob", "cy"]
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let tw = member(url, name);
+            session(
+                &tw,
+                &format!("{name}-rel"),
+                &format!("/home/{name}/src/secret-app"),
+                release_turns(i + 1),
+            );
+            session(
+                &tw,
+                &format!("{name}-other"),
+                &format!("/home/{name}/src/other"),
+                other_turns(i),
+            );
+            tw
+        })
+        .collect()
+}
+
+#[test]
+fn three_members_pool_a_workflow_none_sees_alone_promote_pull_and_score_it() {
+    let Some(server) = pg() else { return };
+    let members = three_members(&server.url());
+    for m in &members {
+        let open = m.run_json(&["candidates"]);
+        assert_eq!(
+            open.as_array().map(Vec::len),
+            Some(0),
+            "one session alone proposes nothing: {open}"
+        );
+    }
+    let init = members[0].run_json(&["team", "init"]);
+    assert_eq!(init["schema_version"], 1);
+
+    // All three push at once.
+    let pushes: Vec<_> = members
+        .iter()
+        .map(|m| {
+            m.cmd()
+                .args(["team", "push", "--json"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for p in pushes {
+        let out = p.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", crate::support::describe(&out));
+    }
+    let status = members[1].run_json(&["team", "status"]);
+    assert_eq!(status["reached"]["Ok"]["members"], 3, "{status}");
+    assert_eq!(
+        status["reached"]["Ok"]["turns"], 9,
+        "three turns with their outcomes from each: {status}"
+    );
+    assert_eq!(status["outbox"]["queued"], 0);
+
+    let detected = members[0].run_json(&["team", "detect"]);
+    let cands = detected["candidates"].as_array().unwrap();
+    assert_eq!(cands.len(), 1, "{detected}");
+    assert_eq!(cands[0]["members"], 3);
+    assert_eq!(cands[0]["support"], 3);
+    let listed = members[2].run_json(&["team", "candidates"]);
+    let md = listed[0]["skill_md"].as_str().unwrap();
+    assert!(md.contains("gh release create"), "the local drafting wrote it:\n{md}");
+    assert!(
+        !md.contains("secret-app") && !md.contains("/home/"),
+        "no path leaves a machine:\n{md}"
+    );
+    let name = listed[0]["name"].as_str().unwrap().to_string();
+
+    members[0].run_ok(&["team", "promote", &listed[0]["id"].to_string()]);
+    assert!(members[0].root().join("team-skills").join(&name).join("SKILL.md").exists());
+    // Bob already has a private skill of that name: his wins, for him.
+    let bob_own = members[1].skills_dir().join(&name);
+    std::fs::create_dir_all(&bob_own).unwrap();
+    std::fs::write(
+        bob_own.join("SKILL.md"),
+        format!(
+            "---\nname: {name}\ndescription: Bob's own. Use when bob releases.\n---\nBob's way.\n"
+        ),
+    )
+    .unwrap();
+    for m in &members {
+        let pulled = m.run_json(&["team", "pull"]);
+        let want = if std::ptr::eq(m, &members[1]) { "private_wins" } else { "added" };
+        assert_eq!(pulled[0]["pulled"], want, "{pulled}");
+    }
+    let bob_text = std::fs::read_to_string(bob_own.join("SKILL.md")).unwrap();
+    assert!(bob_text.contains("Bob's way"));
+    let cy_skill = members[2].skills_dir().join(&name);
+    assert!(cy_skill.join(".skilldeck-team.json").exists());
+    let resolved = members[2].run_json(&["resolve", &name]);
+    assert!(
+        resolved.to_string().contains("\"core\""),
+        "pulled into the team's namespace: {resolved}"
+    );
+
+    // Outcomes from all three move the one score.
+    members[0].run_ok(&["team", "pull"]);
+    for (m, outcome) in members.iter().zip(["success", "success", "failure"]) {
+        m.run_ok(&["record", &name, outcome]);
+        m.run_ok(&["team", "push"]);
+    }
+    let scores = members[1].run_json(&["team", "sweep"]);
+    assert_eq!(scores[0]["uses"], 2, "bob's use was of his private skill: {scores}");
+    assert_eq!(scores[0]["successes"], 1, "{scores}");
+    assert_eq!(scores[0]["members"], json!(["ann", "cy"]), "{scores}");
+    members[1].run_ok(&["team", "pin", &name]);
+    let decisions = members[2].run_json(&["team", "decisions"]);
+    let who: Vec<(String, String)> = decisions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["action"].as_str().unwrap().into(), d["member"].as_str().unwrap().into()))
+        .collect();
+    assert!(
+        who.contains(&("promote".into(), "ann".into()))
+            && who.contains(&("pin".into(), "bob".into())),
+        "{who:?}"
+    );
+}
