@@ -205,3 +205,157 @@ fn three_members_pool_a_workflow_none_sees_alone_promote_pull_and_score_it() {
         "{who:?}"
     );
 }
+
+fn many_turns(n: usize) -> Vec<Turn> {
+    (0..n)
+        .map(|i| Turn {
+            prompt: format!("task {i}"),
+            calls: vec![bash(&format!("make step{}", i % 7)), bash("git status")],
+            reply: "done",
+        })
+        .collect()
+}
+
+#[test]
+fn an_unreachable_server_is_one_line_and_the_work_waits_in_the_outbox() {
+    let nowhere = tempfile::tempdir().unwrap();
+    let url = format!(
+        "postgresql://postgres@{}/postgres",
+        nowhere.path().to_string_lossy().replace('/', "%2F")
+    );
+    let tw = member(&url, "ann");
+    session(&tw, "s1", "/home/ann/p", many_turns(3));
+    let out = tw.run(&["team", "push"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    assert!(
+        err.contains("team server unreachable") && err.contains("3 items stay queued"),
+        "{err}"
+    );
+    let status = tw.run_json(&["team", "status"]);
+    assert_eq!(status["outbox"]["queued"], 3);
+    assert!(status["reached"]["Err"].as_str().unwrap().contains("unreachable"));
+
+    let Some(server) = pg() else { return };
+    let config = std::fs::read_to_string(tw.config()).unwrap().replace(&url, &server.url());
+    std::fs::write(tw.config(), config).unwrap();
+    let pushed = tw.run_json(&["team", "push"]);
+    assert_eq!(
+        (pushed["stored"].as_u64(), pushed["collected"]["turns"].as_u64()),
+        (Some(3), Some(0))
+    );
+    let again = tw.run_json(&["team", "push"]);
+    assert_eq!(again["stored"], 0, "nothing sent twice: {again}");
+}
+
+#[test]
+fn a_server_stopped_mid_push_loses_nothing_and_the_next_push_resumes_without_repeats() {
+    let Some(mut server) = pg() else { return };
+    let tw = member(&server.url(), "ann");
+    let config = std::fs::read_to_string(tw.config()).unwrap().replace("batch = 7", "batch = 1");
+    std::fs::write(tw.config(), config).unwrap();
+    session(&tw, "long", "/home/ann/p", many_turns(400));
+    let child = tw
+        .cmd()
+        .args(["team", "push"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Stop the server once some batches are in, while the rest are still queued.
+    let db = rusqlite::Connection::open(tw.db()).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while crate::support::count(&db, "SELECT COUNT(*) FROM team_outbox WHERE sent_at IS NOT NULL")
+        < 20
+    {
+        assert!(std::time::Instant::now() < deadline, "the push never got going");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    server.stop().unwrap();
+    let out = child.wait_with_output().unwrap();
+    let sent =
+        crate::support::count(&db, "SELECT COUNT(*) FROM team_outbox WHERE sent_at IS NOT NULL");
+    let total = crate::support::count(&db, "SELECT COUNT(*) FROM team_outbox");
+    assert_eq!(total, 400);
+    if sent < total {
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(err.contains("stay queued"), "{err}");
+    }
+    server.start_again().unwrap();
+    let resumed = tw.run_json(&["team", "push"]);
+    let (stored, already) =
+        (resumed["stored"].as_i64().unwrap(), resumed["already"].as_i64().unwrap());
+    assert!(already <= 1, "at most the batch in flight when the server stopped: {resumed}");
+    assert_eq!(stored + already, total - sent, "{resumed}");
+    let status = tw.run_json(&["team", "status"]);
+    assert_eq!(status["reached"]["Ok"]["turns"], 400, "each turn stored once: {status}");
+    assert_eq!(status["outbox"]["queued"], 0);
+}
+
+#[test]
+fn a_batch_sent_again_adds_nothing_on_the_server() {
+    use skilldeck::team::items::{Item, TurnItem};
+    use skilldeck::team::outbox::Queued;
+    let Some(server) = pg() else { return };
+    let t = skilldeck::config::TeamConfig {
+        url: server.url(),
+        name: "core".into(),
+        member: "ann".into(),
+        ..Default::default()
+    };
+    let mut client = skilldeck::team::connect(&t).unwrap();
+    let batch: Vec<Queued> = (0..5)
+        .map(|i| Queued {
+            id: i,
+            key: format!("k{i}"),
+            item: Item::Turn(TurnItem {
+                agent: "default".into(),
+                session: "h:s".into(),
+                project: None,
+                request: "ship".into(),
+                at: None,
+                success: true,
+                calls: vec![],
+            }),
+        })
+        .collect();
+    let first = skilldeck::team::server::receive(&mut client, "core", "ann", &batch).unwrap();
+    let second = skilldeck::team::server::receive(&mut client, "core", "ann", &batch).unwrap();
+    assert_eq!((first.stored, first.already), (5, 0));
+    assert_eq!((second.stored, second.already), (0, 5));
+    // Migrating again (another member starting) changes nothing.
+    assert_eq!(skilldeck::team::server::migrate(&mut client).unwrap(), 1);
+}
+
+#[test]
+fn dry_run_prints_exactly_what_leaves_and_no_transcript_text() {
+    let nowhere = tempfile::tempdir().unwrap();
+    let url = format!(
+        "postgresql://postgres@{}/postgres",
+        nowhere.path().to_string_lossy().replace('/', "%2F")
+    );
+    let tw = member(&url, "ann");
+    let turns = vec![Turn {
+        prompt: "deploy with token ghp_abcdefghijklmnopqrstuvwxyz0123456789 please".into(),
+        calls: vec![
+            bash("curl -H 'Authorization: Bearer abc123DEF456ghi789JKL' https://x"),
+            bash("make deploy"),
+        ],
+        reply: "the secret reply text stays here",
+    }];
+    session(&tw, "s-dry", "/home/ann/src/secret-app", turns);
+    let out = tw.run_ok(&["team", "push", "--dry-run"]);
+    assert!(out.starts_with("1 item would leave this machine"), "{out}");
+    for private in ["ghp_abcdef", "abc123DEF", "secret-app", "/home/ann", "s-dry", "stays here"] {
+        assert!(!out.contains(private), "{private} left the machine:\n{out}");
+    }
+    assert!(
+        out.contains("\"step\":\"sh:make deploy\"") && out.contains("\"session\":\"h:"),
+        "{out}"
+    );
+    let status = tw.run_json(&["team", "status"]);
+    assert_eq!(status["outbox"]["queued"], 0, "a dry run queues nothing");
+}
