@@ -33,8 +33,7 @@ pub struct TurnItem {
 pub struct UseItem {
     pub skill: String,
     pub outcome: Outcome,
-    /// How the outcome was known: transcript, explicit, implicit, ... or `missed` for a turn
-    /// that did the skill's work without loading it (a missed trigger).
+    /// How the outcome was known: transcript, explicit, implicit, check, acquire_test.
     pub source: String,
     pub session: Option<String>,
     pub at: String,

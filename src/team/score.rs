@@ -1,16 +1,19 @@
 //! One score per team skill from every member's record: the pooled uses (outcomes from
-//! transcripts, explicit records, implicit failures, missed triggers counted as failures) go
-//! through the same tally and rules as a local skill's (`lifecycle::judge`). A pinned team
-//! skill keeps its status; a change is recorded as a decision with the member whose sweep made it.
+//! transcripts, explicit records, implicit failures) go through the same tally and rules as a
+//! local skill's (`lifecycle::judge`), and the pooled turns since its promotion give its missed
+//! triggers by local uptake's rule (`usage::triggers::repeats`). A pinned team skill keeps its
+//! status; a change is recorded as a decision with the member whose sweep made it.
 
 use anyhow::Result;
 use postgres::Client;
 use serde::Serialize;
 
-use super::shared;
+use super::{server, shared};
 use crate::catalog::SkillStatus;
 use crate::config::LifecycleConfig;
 use crate::lifecycle::{Judged, Tally, TallyBuilder, judge};
+use crate::usage::missed::NOT_TRIGGERING_MIN;
+use crate::usage::triggers::repeats;
 
 /// A team skill's pooled figures and what the rules say.
 #[derive(Debug, Clone, Serialize)]
@@ -25,6 +28,33 @@ pub struct TeamScore {
     pub verdict: String,
     pub pinned: bool,
     pub changed: bool,
+    /// Pooled turns since the promotion that repeated the skill's workflow in a session where
+    /// it was not used, and the members they came from.
+    pub missed: usize,
+    pub missed_members: Vec<String>,
+    /// The local rule on the pooled record: enough misses, and twice as many as uses.
+    pub not_triggering: bool,
+    /// Uses over uses and missed triggers, when there is either.
+    pub uptake: Option<f64>,
+}
+
+/// Missed triggers of one team skill: (turns, members).
+fn missed(client: &mut Client, team: &str, name: &str) -> Result<(usize, Vec<String>)> {
+    let (workflow, since) = shared::workflow(client, team, name)?;
+    if crate::usage::steps::specific(&workflow).is_empty() {
+        return Ok((0, Vec::new()));
+    }
+    let used = shared::use_sessions(client, team, name)?;
+    let mut members = std::collections::BTreeSet::new();
+    let mut n = 0;
+    for t in server::turn_steps_since(client, team, &since)? {
+        if used.contains(&(t.member.clone(), t.session.clone())) || !repeats(&workflow, &t.steps) {
+            continue;
+        }
+        n += 1;
+        members.insert(t.member);
+    }
+    Ok((n, members.into_iter().collect()))
 }
 
 /// Judges every team skill from its pooled uses; writes status changes (not for pinned skills).
@@ -55,7 +85,13 @@ pub fn sweep(
                 member,
                 &verdict.reason,
             )?;
+        let (missed, missed_members) = missed(client, team, &skill.name)?;
+        let seen = tally.uses as usize + missed;
         out.push(TeamScore {
+            missed,
+            missed_members,
+            not_triggering: missed >= NOT_TRIGGERING_MIN && missed >= 2 * tally.uses as usize,
+            uptake: (seen > 0).then(|| tally.uses as f64 / seen as f64),
             name: skill.name.clone(),
             uses: tally.uses,
             successes: tally.successes,

@@ -343,3 +343,25 @@ pub fn counts(client: &mut Client, team: &str) -> Result<ServerCounts> {
         schema_version: r.get(5),
     })
 }
+
+/// A pooled turn's identity and step keys, for missed triggers.
+pub struct TurnSteps {
+    pub member: String,
+    pub session: String,
+    pub steps: Vec<String>,
+}
+
+/// The team's pooled turns that ended at or after `since` (RFC 3339), with their step keys.
+pub fn turn_steps_since(client: &mut Client, team: &str, since: &str) -> Result<Vec<TurnSteps>> {
+    let rows = client.query(
+        "SELECT member, session, calls FROM team_turns WHERE team = $1 AND at >= $2 ORDER BY at, id",
+        &[&team, &since],
+    )?;
+    let mut out = Vec::with_capacity(rows.len());
+    for r in rows {
+        let calls: Vec<super::items::CallItem> = serde_json::from_str(r.get::<_, &str>(2))?;
+        let steps = calls.iter().flat_map(|c| c.step.lines().map(str::to_string)).collect();
+        out.push(TurnSteps { member: r.get(0), session: r.get(1), steps });
+    }
+    Ok(out)
+}

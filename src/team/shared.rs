@@ -273,3 +273,38 @@ pub fn name_taken(client: &mut Client, team: &str, name: &str, fingerprint: &str
     )?;
     Ok(row.is_some())
 }
+
+/// A team skill's workflow (the step keys of the candidate it was promoted from) and when it
+/// was promoted (RFC 3339, UTC).
+pub fn workflow(client: &mut Client, team: &str, name: &str) -> Result<(Vec<String>, String)> {
+    let row = client.query_one(
+        "SELECT c.evidence, to_char(s.promoted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')
+         FROM team_skills s LEFT JOIN team_candidates c ON c.id = s.candidate_id
+         WHERE s.team = $1 AND s.name = $2",
+        &[&team, &name],
+    )?;
+    let evidence: Option<String> = row.get(0);
+    let keys = match evidence {
+        Some(text) => serde_json::from_str::<crate::workflow::WorkflowEvidence>(&text)?
+            .steps
+            .into_iter()
+            .map(|s| s.key)
+            .collect(),
+        None => Vec::new(),
+    };
+    Ok((keys, row.get(1)))
+}
+
+/// The (member, session) pairs in which `skill` was used.
+pub fn use_sessions(
+    client: &mut Client,
+    team: &str,
+    skill: &str,
+) -> Result<std::collections::HashSet<(String, String)>> {
+    let rows = client.query(
+        "SELECT DISTINCT member, session FROM team_uses
+         WHERE team = $1 AND skill = $2 AND session IS NOT NULL",
+        &[&team, &skill],
+    )?;
+    Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+}

@@ -42,6 +42,16 @@ fn member(url: &str, name: &str) -> TestWorkspace {
 fn session(tw: &TestWorkspace, id: &str, project: &str, turns: Vec<Turn>) {
     let start = chrono::DateTime::parse_from_rfc3339("2026-03-01T09:00:00Z").unwrap().to_utc()
         + chrono::Duration::hours(id.len() as i64 * 3 + id.bytes().map(i64::from).sum::<i64>());
+    session_at(tw, id, project, turns, start);
+}
+
+fn session_at(
+    tw: &TestWorkspace,
+    id: &str,
+    project: &str,
+    turns: Vec<Turn>,
+    start: chrono::DateTime<chrono::Utc>,
+) {
     let text = claude_session(&mut Clock::starting(start), id, project, &turns);
     let dir = tw.root().join("projects").join(id);
     std::fs::create_dir_all(&dir).unwrap();
@@ -187,7 +197,13 @@ fn three_members_pool_a_workflow_none_sees_alone_promote_pull_and_score_it() {
         m.run_ok(&["record", &name, outcome]);
         m.run_ok(&["team", "push"]);
     }
+    // Cy releases again after the promotion without the skill: a missed trigger for the team.
+    let later = chrono::Utc::now() + chrono::Duration::minutes(5);
+    session_at(&members[2], "cy-again", "/home/cy/src/secret-app", release_turns(9), later);
+    members[2].run_ok(&["team", "push"]);
     let scores = members[1].run_json(&["team", "sweep"]);
+    assert_eq!(scores[0]["missed"], 1, "{scores}");
+    assert_eq!(scores[0]["missed_members"], json!(["cy"]), "{scores}");
     assert_eq!(scores[0]["uses"], 2, "bob's use was of his private skill: {scores}");
     assert_eq!(scores[0]["successes"], 1, "{scores}");
     assert_eq!(scores[0]["members"], json!(["ann", "cy"]), "{scores}");
