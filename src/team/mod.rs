@@ -16,6 +16,7 @@ pub mod shared;
 
 use anyhow::{Result, anyhow, bail};
 use postgres::Client;
+use rusqlite::Connection;
 use serde::Serialize;
 
 use crate::config::TeamConfig;
@@ -93,33 +94,43 @@ pub struct PushReport {
 /// Queues what is new and sends every queued item, one server transaction per batch. When the
 /// server cannot be reached or fails mid-way, what was not committed there stays queued here.
 pub fn push(ws: &mut Workspace, t: &TeamConfig) -> Result<PushReport> {
-    let mut report = PushReport { collected: queue(ws, t)?, ..Default::default() };
-    let stay = |ws: &Workspace, e: anyhow::Error| -> anyhow::Error {
-        let left = outbox::counts(ws.store.conn()).map(|c| c.queued).unwrap_or(0);
+    let collected = queue(ws, t)?;
+    let conn = ws.store.conn_mut();
+    let stay = |conn: &Connection, e: anyhow::Error| -> anyhow::Error {
+        let left = outbox::counts(conn).map(|c| c.queued).unwrap_or(0);
         anyhow!("{e:#}; {left} items stay queued here and go with the next push")
     };
-    let mut client = connect(t).map_err(|e| stay(ws, e))?;
+    let mut client = connect(t).map_err(|e| stay(conn, e))?;
+    let mut report = send(conn, &mut client, t).map_err(|e| stay(conn, e))?;
+    report.collected = collected;
+    Ok(report)
+}
+
+/// Sends every queued item of `conn`'s outbox, a batch per server transaction, marking each
+/// batch sent once the server committed it.
+pub fn send(conn: &mut Connection, client: &mut Client, t: &TeamConfig) -> Result<PushReport> {
+    let mut report = PushReport::default();
     loop {
-        let batch = outbox::unsent(ws.store.conn(), t.batch)?;
+        let batch = outbox::unsent(conn, t.batch)?;
         if batch.is_empty() {
             break;
         }
-        let got = server::receive(&mut client, &t.name, &t.member, &batch).map_err(|e| {
-            let e = match e.downcast_ref::<postgres::Error>() {
+        let got =
+            server::receive(client, &t.name, &t.member, &batch).map_err(|e| match e
+                .downcast_ref::<postgres::Error>()
+            {
                 Some(pg) => anyhow!("team server failed mid-push: {}", server::one_line(pg)),
                 None => e,
-            };
-            stay(ws, e)
-        })?;
+            })?;
         let ids: Vec<i64> = batch.iter().map(|q| q.id).collect();
-        let tx = ws.store.conn_mut().transaction()?;
+        let tx = conn.transaction()?;
         outbox::mark_sent(&tx, &ids, &now_rfc3339())?;
         tx.commit()?;
         report.batches += 1;
         report.stored += got.stored;
         report.already += got.already;
     }
-    report.queued = outbox::counts(ws.store.conn())?.queued;
+    report.queued = outbox::counts(conn)?.queued;
     Ok(report)
 }
 
