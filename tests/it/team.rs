@@ -191,8 +191,15 @@ fn three_members_pool_a_workflow_none_sees_alone_promote_pull_and_score_it() {
         "pulled into the team's namespace: {resolved}"
     );
 
+    // Pulling again changes nothing; a copy edited here is kept.
+    assert_eq!(members[0].run_json(&["team", "pull"])[0]["pulled"], "unchanged");
+    let ann_md = members[0].skills_dir().join(&name).join("SKILL.md");
+    let edited = std::fs::read_to_string(&ann_md).unwrap() + "\nAnn's note.\n";
+    std::fs::write(&ann_md, &edited).unwrap();
+    assert_eq!(members[0].run_json(&["team", "pull"])[0]["pulled"], "edited_here");
+    assert_eq!(std::fs::read_to_string(&ann_md).unwrap(), edited);
+
     // Outcomes from all three move the one score.
-    members[0].run_ok(&["team", "pull"]);
     for (m, outcome) in members.iter().zip(["success", "success", "failure"]) {
         m.run_ok(&["record", &name, outcome]);
         m.run_ok(&["team", "push"]);
