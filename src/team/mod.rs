@@ -187,3 +187,36 @@ pub fn status(ws: &Workspace, t: &TeamConfig) -> Result<Status> {
         pulled,
     })
 }
+
+/// What a background sync did, in one line: push, then pull. `None` without `[team]`. A server
+/// that cannot be reached is said, not an error: the work stays queued for the next sync.
+pub fn sync(ws: &mut Workspace) -> Option<String> {
+    if ws.config.team.url.trim().is_empty() {
+        return None;
+    }
+    let t = match settings(ws) {
+        Ok(t) => t,
+        Err(e) => return Some(format!("team: {e:#}")),
+    };
+    let pushed = match push(ws, &t) {
+        Ok(r) => r,
+        Err(e) => return Some(format!("team {}: {e:#}", t.name)),
+    };
+    let pulled = match pull(ws, &t) {
+        Ok(lines) => lines,
+        Err(e) => {
+            return Some(format!("team {}: pushed {}, pull failed: {e:#}", t.name, pushed.stored));
+        }
+    };
+    let new = pulled
+        .iter()
+        .filter(|l| matches!(l.pulled, pull::Pulled::Added | pull::Pulled::Updated))
+        .count();
+    if pushed.stored == 0 && new == 0 {
+        return None;
+    }
+    Some(format!(
+        "team {}: pushed {} items, pulled {} new or updated skills",
+        t.name, pushed.stored, new
+    ))
+}

@@ -382,3 +382,54 @@ fn dry_run_prints_exactly_what_leaves_and_no_transcript_text() {
     let status = tw.run_json(&["team", "status"]);
     assert_eq!(status["outbox"]["queued"], 0, "a dry run queues nothing");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_console_engine_pushes_after_its_pass_and_says_so_in_one_line() {
+    use skilldeck::engine::{self, EngineOptions, Update};
+    let Some(server) = pg() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let transcripts = dir.path().join("transcripts");
+    std::fs::create_dir_all(&transcripts).unwrap();
+    let start = chrono::DateTime::parse_from_rfc3339("2026-03-01T09:00:00Z").unwrap().to_utc();
+    let text = claude_session(&mut Clock::starting(start), "s1", "/home/ann/p", &many_turns(3));
+    std::fs::write(transcripts.join("s1.jsonl"), text).unwrap();
+    let mut config = skilldeck::config::Config {
+        transcripts: vec![skilldeck::config::TranscriptRoot {
+            path: transcripts,
+            format: "claude".into(),
+            agent: None,
+        }],
+        ..Default::default()
+    };
+    config.team = skilldeck::config::TeamConfig {
+        url: server.url(),
+        name: "core".into(),
+        member: "ann".into(),
+        ..Default::default()
+    };
+    let ws = crate::support::library_workspace(config.clone(), dir.path());
+    let options = EngineOptions { pass_on_start: true, ..EngineOptions::quiet() };
+    let mut engine = engine::spawn(ws, options).unwrap();
+    let note = tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        loop {
+            match engine.updates.recv().await {
+                Some(Update::Done(text) | Update::Note(text)) => return Ok(text),
+                Some(Update::Failed(text)) => return Err(text),
+                Some(_) => {}
+                None => return Err("engine stopped".to_string()),
+            }
+        }
+    })
+    .await
+    .expect("the start pass finished");
+    let note = note.unwrap();
+    assert!(note.contains("team core: pushed 3 items"), "{note}");
+    // The blocking client runs off the test's async threads, as the engine runs it.
+    let turns = tokio::task::spawn_blocking(move || {
+        let mut client = skilldeck::team::connect(&config.team).unwrap();
+        skilldeck::team::server::counts(&mut client, "core").unwrap().turns
+    })
+    .await
+    .unwrap();
+    assert_eq!(turns, 3);
+}
