@@ -8,7 +8,7 @@
 //!
 //! The sessions: every session has two turns; a third of them do one of 12 planted team
 //! workflows (the same commands with per-session values), the rest unrelated work drawn from a
-//! vocabulary of 400 commands. Method and figures: benches/README.md.
+//! vocabulary of 20,000 commands. Method and figures: benches/README.md.
 
 use std::time::Instant;
 
@@ -19,6 +19,8 @@ use skilldeck::synth::plant::Rng;
 use skilldeck::team::items::{CallItem, Hasher, Item, TurnItem};
 
 const WORKFLOWS: usize = 12;
+/// Commands unrelated work draws from: two random turns rarely share two of them in order.
+const NOISE_COMMANDS: usize = 20_000;
 
 fn env_usize(name: &str, default: usize) -> usize {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
@@ -42,7 +44,7 @@ fn turn(rng: &mut Rng, member: usize, session: usize, at: &str) -> TurnItem {
     } else {
         (0..3)
             .map(|_| {
-                let c = rng.below(400);
+                let c = rng.below(NOISE_COMMANDS);
                 call(&format!("sh:tool{c}"), format!("tool{c} --n {v}"))
             })
             .collect()

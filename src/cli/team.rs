@@ -39,7 +39,7 @@ pub enum TeamCommand {
     Promote { candidate: String },
     /// Dismiss a team candidate (by id or name)
     Dismiss { candidate: String },
-    /// Protect a team skill from the team sweep
+    /// Protect a team skill from the team sweep (at worst `warning`)
     Pin { name: String },
     /// Remove a team skill's protection
     Unpin { name: String },

@@ -1,8 +1,9 @@
 //! One score per team skill from every member's record: the pooled uses (outcomes from
 //! transcripts, explicit records, implicit failures) go through the same tally and rules as a
 //! local skill's (`lifecycle::judge`), and the pooled turns since its promotion give its missed
-//! triggers by local uptake's rule (`usage::triggers::repeats`). A pinned team skill keeps its
-//! status; a change is recorded as a decision with the member whose sweep made it.
+//! triggers by local uptake's rule (`usage::triggers::repeats`). A pinned team skill is protected
+//! as a local one is (at worst `warning`); a change is recorded as a decision with the member
+//! whose sweep made it.
 
 use anyhow::Result;
 use postgres::Client;
@@ -57,7 +58,7 @@ fn missed(client: &mut Client, team: &str, name: &str) -> Result<(usize, Vec<Str
     Ok((n, members.into_iter().collect()))
 }
 
-/// Judges every team skill from its pooled uses; writes status changes (not for pinned skills).
+/// Judges every team skill from its pooled uses and writes the status changes.
 pub fn sweep(
     client: &mut Client,
     team: &str,
@@ -75,8 +76,7 @@ pub fn sweep(
         let judged =
             Judged { status, protected: skill.pinned, is_auto_created: true, flag_mark: None };
         let verdict = judge(&judged, &tally, cfg);
-        let changed = !skill.pinned
-            && verdict.status != status
+        let changed = verdict.status != status
             && shared::set_status(
                 client,
                 team,

@@ -224,7 +224,7 @@ pub fn set_status(
 ) -> Result<bool> {
     let mut tx = client.transaction()?;
     let n = tx.execute(
-        "UPDATE team_skills SET status = $3 WHERE team = $1 AND name = $2 AND status <> $3 AND NOT pinned",
+        "UPDATE team_skills SET status = $3 WHERE team = $1 AND name = $2 AND status <> $3",
         &[&team, &name, &status],
     )?;
     if n > 0 {

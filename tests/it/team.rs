@@ -215,6 +215,22 @@ fn three_members_pool_a_workflow_none_sees_alone_promote_pull_and_score_it() {
     assert_eq!(scores[0]["successes"], 1, "{scores}");
     assert_eq!(scores[0]["members"], json!(["ann", "cy"]), "{scores}");
     members[1].run_ok(&["team", "pin", &name]);
+    // Failures from two members: pinned, the pooled record can only warn; unpinned, it deprecates.
+    for m in [&members[0], &members[2]] {
+        for _ in 0..2 {
+            m.run_ok(&["record", &name, "failure"]);
+        }
+        m.run_ok(&["team", "push"]);
+    }
+    let pinned = members[0].run_json(&["team", "sweep"]);
+    assert_eq!(
+        (pinned[0]["uses"].as_u64(), pinned[0]["status"].as_str()),
+        (Some(6), Some("warning")),
+        "{pinned}"
+    );
+    members[2].run_ok(&["team", "unpin", &name]);
+    let unpinned = members[2].run_json(&["team", "sweep"]);
+    assert_eq!(unpinned[0]["status"], "deprecated", "{unpinned}");
     let decisions = members[2].run_json(&["team", "decisions"]);
     let who: Vec<(String, String)> = decisions
         .as_array()
@@ -385,7 +401,7 @@ fn dry_run_prints_exactly_what_leaves_and_no_transcript_text() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_console_engine_pushes_after_its_pass_and_says_so_in_one_line() {
-    use skilldeck::engine::{self, EngineOptions, Update};
+    use skilldeck::engine::{self, EngineOptions};
     let Some(server) = pg() else { return };
     let dir = tempfile::tempdir().unwrap();
     let transcripts = dir.path().join("transcripts");
@@ -410,18 +426,7 @@ async fn the_console_engine_pushes_after_its_pass_and_says_so_in_one_line() {
     let ws = crate::support::library_workspace(config.clone(), dir.path());
     let options = EngineOptions { pass_on_start: true, ..EngineOptions::quiet() };
     let mut engine = engine::spawn(ws, options).unwrap();
-    let note = tokio::time::timeout(std::time::Duration::from_secs(60), async {
-        loop {
-            match engine.updates.recv().await {
-                Some(Update::Done(text) | Update::Note(text)) => return Ok(text),
-                Some(Update::Failed(text)) => return Err(text),
-                Some(_) => {}
-                None => return Err("engine stopped".to_string()),
-            }
-        }
-    })
-    .await
-    .expect("the start pass finished");
+    let note = crate::support::first_result(&mut engine).await;
     let note = note.unwrap();
     assert!(note.contains("team core: pushed 3 items"), "{note}");
     // The blocking client runs off the test's async threads, as the engine runs it.
