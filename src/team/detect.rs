@@ -14,11 +14,15 @@ use super::items::CallItem;
 use super::server;
 use super::shared::{self, NewCandidate};
 use crate::config::DetectConfig;
-use crate::detect::mine::RawCall;
+use crate::detect::mine::{RawCall, similarity};
 use crate::detect::workflows::{self, Judge, MinedTurn};
 use crate::store::{Store, now_rfc3339};
 use crate::text::hex::sha256_hex;
 use crate::workflow::WorkflowEvidence;
+
+/// Similarity of consensus steps at which a workflow is an earlier team candidate, as local
+/// detection merges two proposed workflows.
+const SAME_CANDIDATE: f64 = 0.7;
 
 /// What one team detection found.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -93,9 +97,17 @@ pub fn run(client: &mut Client, team: &str, cfg: &DetectConfig) -> Result<TeamDe
     drop(tx);
     let mut report = TeamDetectReport { turns, workflows: touched.len(), ..Default::default() };
     let mut names: HashSet<String> = HashSet::new();
+    let known = shared::candidate_steps(client, team)?;
     for ev in proposed {
-        let keys: Vec<&str> = ev.steps.iter().map(|s| s.key.as_str()).collect();
-        let fingerprint = sha256_hex(keys.join("\n").as_bytes());
+        let keys: Vec<String> = ev.steps.iter().map(|s| s.key.clone()).collect();
+        // The candidate it was before more evidence moved its consensus, if any.
+        let earlier = known
+            .iter()
+            .map(|(f, k)| (similarity(&keys, k), f))
+            .filter(|(s, _)| *s >= SAME_CANDIDATE)
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, f)| f.clone());
+        let fingerprint = earlier.unwrap_or_else(|| sha256_hex(keys.join("\n").as_bytes()));
         let base = crate::draft::naming::base_name(&ev);
         let mut name = base.clone();
         let mut n = 2;

@@ -308,3 +308,18 @@ pub fn use_sessions(
     )?;
     Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
 }
+
+/// Every candidate's fingerprint with its consensus step keys, to keep a candidate's identity
+/// when more evidence shifts its consensus a little.
+pub fn candidate_steps(client: &mut Client, team: &str) -> Result<Vec<(String, Vec<String>)>> {
+    let rows = client.query(
+        "SELECT fingerprint, evidence FROM team_candidates WHERE team = $1 ORDER BY id",
+        &[&team],
+    )?;
+    let mut out = Vec::with_capacity(rows.len());
+    for r in rows {
+        let ev: crate::workflow::WorkflowEvidence = serde_json::from_str(r.get::<_, &str>(1))?;
+        out.push((r.get(0), ev.steps.into_iter().map(|s| s.key).collect()));
+    }
+    Ok(out)
+}

@@ -208,6 +208,11 @@ fn three_members_pool_a_workflow_none_sees_alone_promote_pull_and_score_it() {
     let later = chrono::Utc::now() + chrono::Duration::minutes(5);
     session_at(&members[2], "cy-again", "/home/cy/src/secret-app", release_turns(9), later);
     members[2].run_ok(&["team", "push"]);
+    let again = members[1].run_json(&["team", "detect"]);
+    assert_eq!(again["candidates"][0]["id"], listed[0]["id"], "the same candidate: {again}");
+    assert_eq!(again["candidates"][0]["support"], 4, "{again}");
+    let open = members[1].run_json(&["team", "candidates"]);
+    assert_eq!(open.as_array().map(Vec::len), Some(0), "promoted, not proposed again: {open}");
     let scores = members[1].run_json(&["team", "sweep"]);
     assert_eq!(scores[0]["missed"], 1, "{scores}");
     assert_eq!(scores[0]["missed_members"], json!(["cy"]), "{scores}");
