@@ -39,6 +39,40 @@ pub struct Config {
     /// Console key bindings: action name → key or keys (`promote = "+"`,
     /// `down = ["j", "ctrl-n"]`). Listed actions lose their default keys. See docs/console.md.
     pub keys: std::collections::BTreeMap<String, KeyList>,
+    pub team: TeamConfig,
+}
+
+/// A team's shared store (PostgreSQL), off while `url` is empty. See docs/team.md.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct TeamConfig {
+    /// `postgres://user@host/db` (a Unix socket folder as a percent-encoded host, or the
+    /// key-value form `host=/run/postgresql dbname=team`). Empty: no team.
+    pub url: String,
+    /// The team's name: its skills' namespace on the server.
+    pub name: String,
+    /// This member's name, recorded with what it pushes and decides.
+    pub member: String,
+    /// The team's skills folder promoted team skills are written to (a repository's
+    /// `.claude/skills`, say); `None` keeps them on the server only.
+    pub skills_dir: Option<PathBuf>,
+    /// Replace session and project identifiers by salted SHA-256 before they leave the machine.
+    pub hash_identifiers: bool,
+    /// Items sent per server transaction.
+    pub batch: usize,
+}
+
+impl Default for TeamConfig {
+    fn default() -> Self {
+        TeamConfig {
+            url: String::new(),
+            name: String::new(),
+            member: String::new(),
+            skills_dir: None,
+            hash_identifiers: true,
+            batch: 500,
+        }
+    }
 }
 
 /// One key or several, as written in the `[keys]` table.
@@ -333,6 +367,7 @@ impl Default for Config {
             codex: CodexConfig::default(),
             lessons: LessonsConfig::default(),
             keys: Default::default(),
+            team: TeamConfig::default(),
         }
     }
 }

@@ -30,6 +30,7 @@ pub mod spec;
 pub mod step;
 pub mod store;
 pub mod synth;
+pub mod team;
 pub mod text;
 pub mod tui;
 pub mod usage;

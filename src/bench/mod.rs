@@ -2,3 +2,4 @@
 //! benchmark's generator and scorer (`synth::plant`) and its runner (`discovery`).
 
 pub mod discovery;
+pub mod pg;

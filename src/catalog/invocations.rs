@@ -315,3 +315,35 @@ pub fn last_used(conn: &Connection) -> Result<HashMap<i64, String>> {
     let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
+
+/// A counted invocation as the team outbox reads it.
+#[derive(Debug, Clone)]
+pub struct InvocationRow {
+    pub id: i64,
+    pub agent_id: String,
+    pub skill_name: String,
+    pub outcome: Outcome,
+    pub source: String,
+    pub session_key: Option<String>,
+    pub at: String,
+}
+
+/// Up to `limit` invocations with an id above `after`, in id order.
+pub fn after(conn: &Connection, after: i64, limit: usize) -> Result<Vec<InvocationRow>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, agent_id, skill_name, outcome, source, session_key, at FROM skill_invocations
+         WHERE id > ?1 AND superseded = 0 ORDER BY id LIMIT ?2",
+    )?;
+    let rows = stmt.query_map(params![after, i64::try_from(limit).unwrap_or(i64::MAX)], |r| {
+        Ok(InvocationRow {
+            id: r.get(0)?,
+            agent_id: r.get(1)?,
+            skill_name: r.get(2)?,
+            outcome: r.get(3)?,
+            source: r.get(4)?,
+            session_key: r.get(5)?,
+            at: r.get(6)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}

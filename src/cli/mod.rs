@@ -28,6 +28,7 @@ pub mod rollback;
 pub mod stats;
 pub mod suggest;
 pub mod sweep;
+mod team;
 mod undo;
 pub mod versions;
 
@@ -181,6 +182,8 @@ pub enum Command {
     Overlaps(overlaps::OverlapsArgs),
     /// Lessons from corrections and recurring fixes: list, approve, pin, dismiss, edit, install
     Lessons(lessons::LessonsArgs),
+    /// A team's shared store on PostgreSQL: init, status, push, pull, detect, review (docs/team.md)
+    Team(team::TeamArgs),
 }
 
 /// What a command reports back to `main`: success, or a non-zero exit without an error message
@@ -212,6 +215,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Command::Hooks(args) => hooks::run(&cli.global, args),
             Command::Overlaps(args) => overlaps::run(&cli.global, args),
             Command::Lessons(args) => lessons::run(&cli.global, args),
+            Command::Team(args) => team::run(&cli.global, args),
             Command::Console(args) => console::run(&cli.global, &args),
             Command::Demo(args) => demo::run(args),
             Command::Ingest(args) => ingest::run(&cli.global, args),

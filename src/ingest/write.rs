@@ -537,6 +537,49 @@ pub fn tool_set(conn: &Connection, turn_id: i64) -> Result<BTreeSet<String>> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// A turn as the team outbox reads it: the redacted request, outcome and where it was read.
+#[derive(Debug, Clone)]
+pub struct TurnForTeam {
+    pub id: i64,
+    pub agent_id: String,
+    pub session_key: String,
+    pub project: Option<String>,
+    pub file_path: String,
+    pub start_offset: i64,
+    pub user_input: String,
+    pub success: bool,
+    pub ended_at: Option<String>,
+    pub complete: bool,
+    pub is_sidechain: bool,
+}
+
+/// Up to `limit` turns with an id above `after`, in id order (complete or not: the caller stops
+/// at the first open one, so a watermark never passes a turn still being written).
+pub fn turns_after(conn: &Connection, after: i64, limit: usize) -> Result<Vec<TurnForTeam>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT t.id, t.agent_id, s.session_key, s.project, t.file_path, t.start_offset,
+                t.user_input, t.outcome, t.ended_at, t.complete, t.is_sidechain
+         FROM turns t JOIN sessions s ON s.id = t.session_id
+         WHERE t.id > ?1 ORDER BY t.id LIMIT ?2",
+    )?;
+    let rows = stmt.query_map(params![after, i64::try_from(limit).unwrap_or(i64::MAX)], |r| {
+        Ok(TurnForTeam {
+            id: r.get(0)?,
+            agent_id: r.get(1)?,
+            session_key: r.get(2)?,
+            project: r.get(3)?,
+            file_path: r.get(4)?,
+            start_offset: r.get(5)?,
+            user_input: r.get(6)?,
+            success: r.get::<_, Outcome>(7)? == Outcome::Success,
+            ended_at: r.get(8)?,
+            complete: r.get(9)?,
+            is_sidechain: r.get(10)?,
+        })
+    })?;
+    rows.collect::<rusqlite::Result<Vec<_>>>().context("reading turns for the team")
+}
+
 /// Sessions with complete turns detection has not consumed yet (what the next detection pass
 /// reads), so later passes over those turns know which sessions to look at.
 pub fn pending_session_ids(conn: &Connection) -> Result<Vec<i64>> {

@@ -43,7 +43,7 @@ impl Tally {
 }
 
 /// Folds invocations of one skill, given newest first.
-pub(crate) struct TallyBuilder<'a> {
+pub struct TallyBuilder<'a> {
     tally: Tally,
     window: u32,
     reset_at: Option<&'a str>,

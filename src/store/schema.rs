@@ -17,6 +17,7 @@ pub const MIGRATIONS: &[&str] = &[
     V_PENDING_ORDER,
     V_ITERATIONS,
     V_LESSONS,
+    V_TEAM_OUTBOX,
 ];
 
 const V1: &str = r#"
@@ -511,4 +512,19 @@ CREATE TABLE lesson_progress (
     session_id   INTEGER PRIMARY KEY,
     last_turn_id INTEGER NOT NULL
 );
+"#;
+
+/// A team's shared store: what this machine has queued for the team's server and whether it
+/// was sent (owned by `team::outbox`). `item_key` is the item's identity on the server too, so a
+/// batch sent again after a crash adds nothing there.
+const V_TEAM_OUTBOX: &str = r#"
+CREATE TABLE team_outbox (
+    id          INTEGER PRIMARY KEY,
+    kind        TEXT NOT NULL CHECK(kind IN ('turn', 'use')),
+    item_key    TEXT NOT NULL UNIQUE,
+    payload     TEXT NOT NULL,              -- JSON, exactly what is sent
+    queued_at   TEXT NOT NULL,
+    sent_at     TEXT
+);
+CREATE INDEX team_outbox_unsent ON team_outbox(id) WHERE sent_at IS NULL;
 "#;

@@ -48,5 +48,6 @@ mod reliab_small;
 mod skill_uses;
 mod staleness;
 mod support;
+mod team;
 mod uptake;
 mod validate;

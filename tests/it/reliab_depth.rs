@@ -1,9 +1,7 @@
 //! No input overflows the stack: deep nesting in a transcript line or in SKILL.md frontmatter is
 //! refused with a reason, and everything else is still read.
 
-use std::time::Duration;
-
-use skilldeck::engine::{self, EngineOptions, Update};
+use skilldeck::engine::{self, EngineOptions};
 
 use super::console_fixture::{tempdir, workspace};
 use crate::support::TestWorkspace;
@@ -58,18 +56,7 @@ async fn the_console_starts_over_a_transcript_nested_8000_deep() {
     std::fs::write(transcripts.join("deep.jsonl"), transcript_with_deep_input(8000)).unwrap();
     let options = EngineOptions { pass_on_start: true, ..EngineOptions::quiet() };
     let mut engine = engine::spawn(ws, options).unwrap();
-    let finished = tokio::time::timeout(Duration::from_secs(60), async {
-        loop {
-            match engine.updates.recv().await {
-                // The start pass is background work: it reports as a note.
-                Some(Update::Done(text) | Update::Note(text)) => return Ok(text),
-                Some(Update::Failed(text)) => return Err(text),
-                Some(_) => {}
-                None => return Err("engine stopped".to_string()),
-            }
-        }
-    })
-    .await
-    .expect("the start pass finished");
+    // The start pass is background work: it reports as a note.
+    let finished = crate::support::first_result(&mut engine).await;
     assert!(finished.is_ok(), "{finished:?}");
 }

@@ -179,3 +179,21 @@ pub fn agentskills_validate(dir: &Path) {
 pub fn count(db: &rusqlite::Connection, sql: &str) -> i64 {
     db.query_row(sql, [], |r| r.get(0)).unwrap_or_else(|e| panic!("{sql}: {e}"))
 }
+
+/// The first result the engine reports (a start pass reports as a note), within 60 seconds:
+/// `Ok(text)` for `Done` or `Note`, `Err(text)` for `Failed` or a stopped engine.
+pub async fn first_result(engine: &mut skilldeck::engine::EngineHandle) -> Result<String, String> {
+    use skilldeck::engine::Update;
+    tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        loop {
+            match engine.updates.recv().await {
+                Some(Update::Done(text) | Update::Note(text)) => return Ok(text),
+                Some(Update::Failed(text)) => return Err(text),
+                Some(_) => {}
+                None => return Err("engine stopped".to_string()),
+            }
+        }
+    })
+    .await
+    .expect("the engine reported within 60 s")
+}

@@ -1,0 +1,103 @@
+//! Queues what is new on this machine for the team: completed main-stream turns (their redacted
+//! request, outcome and tool calls) and the uses of team skills. Reads turns through `ingest` and
+//! invocations through `catalog`; remembers how far it read in `meta`.
+
+use std::collections::HashSet;
+
+use anyhow::Result;
+use rusqlite::Connection;
+use serde::Serialize;
+
+use super::items::{CallItem, Hasher, Item, TurnItem, UseItem};
+use super::outbox;
+use crate::store::{meta_get, meta_set};
+
+/// Rows read per query.
+const PAGE: usize = 1000;
+
+/// What one collection queued.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Collected {
+    pub turns: u64,
+    pub uses: u64,
+}
+
+fn mark(conn: &Connection, key: &str) -> Result<i64> {
+    Ok(meta_get(conn, key)?.and_then(|v| v.parse().ok()).unwrap_or(0))
+}
+
+/// Queues every complete turn and every use of a skill in `team_skills` not queued before.
+pub fn collect(
+    conn: &Connection,
+    hasher: &Hasher,
+    team_skills: &HashSet<String>,
+    now: &str,
+) -> Result<Collected> {
+    let mut out = Collected::default();
+    let turns_key = format!("team.{}.turns_read", hasher.team);
+    let mut after = mark(conn, &turns_key)?;
+    'turns: loop {
+        let page = crate::ingest::turns_after(conn, after, PAGE)?;
+        if page.is_empty() {
+            break;
+        }
+        for t in page {
+            if !t.complete {
+                // An open turn may still grow: read it, and what follows, next time.
+                break 'turns;
+            }
+            after = t.id;
+            if t.is_sidechain {
+                continue;
+            }
+            let calls = crate::ingest::tool_calls(conn, t.id)?
+                .into_iter()
+                .map(|c| CallItem { step: c.step, detail: c.detail, error: c.is_error })
+                .collect();
+            let item = Item::Turn(TurnItem {
+                agent: t.agent_id.clone(),
+                session: hasher.id(&t.session_key),
+                project: t.project.as_deref().map(|p| hasher.id(p)),
+                request: t.user_input,
+                at: t.ended_at,
+                success: t.success,
+                calls,
+            });
+            let offset = t.start_offset.to_string();
+            let key = hasher.key(&["turn", &t.agent_id, &t.session_key, &t.file_path, &offset]);
+            out.turns += u64::from(outbox::enqueue(conn, &key, &item, now)?);
+        }
+    }
+    meta_set(conn, &turns_key, &after.to_string())?;
+
+    let uses_key = format!("team.{}.uses_read", hasher.team);
+    let mut after = mark(conn, &uses_key)?;
+    loop {
+        let page = crate::catalog::invocations::after(conn, after, PAGE)?;
+        let Some(last) = page.last() else { break };
+        after = last.id;
+        for u in page.into_iter().filter(|u| team_skills.contains(&u.skill_name)) {
+            let session = u.session_key.as_deref().map(|s| hasher.id(s));
+            let id = u.id.to_string();
+            let key = hasher.key(&[
+                "use",
+                &u.agent_id,
+                &u.skill_name,
+                u.session_key.as_deref().unwrap_or(""),
+                &u.at,
+                &u.source,
+                &id,
+            ]);
+            let item = Item::Use(UseItem {
+                skill: u.skill_name,
+                outcome: u.outcome,
+                source: u.source,
+                session,
+                at: u.at,
+            });
+            out.uses += u64::from(outbox::enqueue(conn, &key, &item, now)?);
+        }
+    }
+    meta_set(conn, &uses_key, &after.to_string())?;
+    Ok(out)
+}
