@@ -17,6 +17,10 @@ pub struct StatsArgs {
     /// Print uses against missed triggers since the skill went live instead (docs/lifecycle.md)
     #[arg(long)]
     pub uptake: bool,
+    /// Print the skill's effect instead: runs of its workflow with it against runs without it,
+    /// with 95% intervals (docs/lifecycle.md)
+    #[arg(long)]
+    pub effect: bool,
     #[arg(long)]
     pub json: bool,
 }
@@ -30,6 +34,9 @@ pub fn run(global: &GlobalArgs, args: StatsArgs) -> Result<Outcome> {
     }
     if args.uptake {
         return uptake(&ws, s.id, args.json);
+    }
+    if args.effect {
+        return effect(&ws, s.id, args.json);
     }
     if args.json {
         print_json(&s)?;
@@ -111,6 +118,44 @@ fn uptake(ws: &crate::workspace::Workspace, skill_id: i64, json: bool) -> Result
             m.of,
             inline(&m.request)
         );
+    }
+    Ok(Outcome::Ok)
+}
+
+fn effect(ws: &crate::workspace::Workspace, skill_id: i64, json: bool) -> Result<Outcome> {
+    use crate::text::safe::inline;
+    let conn = ws.store.conn();
+    let skill = crate::catalog::skills::uptake_ref(conn, skill_id)?;
+    let runs = crate::usage::effect::AgentRuns::load(conn, &skill.agent)?;
+    let drafted = crate::draft::candidates::workflow_steps;
+    let e = crate::usage::effect::measure(conn, &skill, drafted, &runs)?;
+    if json {
+        print_json(&e)?;
+        return Ok(Outcome::Ok);
+    }
+    crate::out!(
+        "{}: {} ({} runs with the skill, {} without; at least {} each to judge)",
+        inline(&e.skill),
+        e.overall.verdict,
+        e.overall.runs_with,
+        e.overall.runs_without,
+        e.min_runs
+    );
+    crate::out!("  workflow (from its {}): {}", e.workflow_from, inline(&e.workflow.join(" → ")));
+    for line in crate::usage::effect::table(&e.overall) {
+        crate::out!("  {line}");
+    }
+    for (model, c) in &e.by_model {
+        crate::out!(
+            "  model {}: {} ({} with, {} without)",
+            inline(model),
+            c.verdict,
+            c.runs_with,
+            c.runs_without
+        );
+        for line in crate::usage::effect::table(c) {
+            crate::out!("    {line}");
+        }
     }
     Ok(Outcome::Ok)
 }

@@ -33,8 +33,8 @@ use serde::Serialize;
 pub use files::{Format, IDLE_CLOSE};
 pub use parse::{MAX_PROBLEMS_PER_FILE, Problem};
 pub use write::{
-    PendingTurn, SignedTurn, ToolCallRow, TurnSteps, mark_detected, max_turn_id, pending_turns,
-    signed_turns, tool_calls, tool_set, turn_steps_since,
+    PendingTurn, SignedTurn, ToolCallRow, TurnRun, TurnSteps, mark_detected, max_turn_id,
+    pending_turns, signed_turns, tool_calls, tool_set, turn_runs, turn_steps_since,
 };
 
 use crate::store::rusqlite::TransactionBehavior;

@@ -40,6 +40,8 @@ pub struct SweepReport {
     pub merges_skipped: Vec<String>,
     /// Skills that started or stopped "not triggering" in this sweep (`usage::triggering`).
     pub triggering: Vec<TriggerChange>,
+    /// Skills whose effect was measured again (`usage::effects`).
+    pub effects_measured: usize,
     pub invocations_linked: usize,
     pub counters_synced: usize,
     pub changes: Vec<StatusChange>,

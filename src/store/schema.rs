@@ -15,6 +15,7 @@ pub const MIGRATIONS: &[&str] = &[
     V_MERGES,
     V_CANDIDATE_SESSIONS,
     V_PENDING_ORDER,
+    V_EFFECT,
 ];
 
 const V1: &str = r#"
@@ -434,4 +435,20 @@ CREATE INDEX skill_candidates_name ON skill_candidates(name);
 const V_PENDING_ORDER: &str = r#"
 DROP INDEX turns_pending;
 CREATE INDEX turns_pending_order ON turns(detected, complete, ended_at, id);
+"#;
+
+/// Effect: the model and tokens a transcript records for a turn (`ingest::write`), and each
+/// skill's measured effect as the last sweep computed it (owned by `usage::effects`).
+const V_EFFECT: &str = r#"
+ALTER TABLE turns ADD COLUMN model TEXT;
+ALTER TABLE turns ADD COLUMN tokens INTEGER;
+CREATE TABLE skill_effects (
+    skill_id    INTEGER PRIMARY KEY,
+    computed_at TEXT NOT NULL,
+    verdict     TEXT NOT NULL,
+    score       REAL,                       -- success rate with minus without, when judged
+    runs_with   INTEGER NOT NULL,
+    runs_without INTEGER NOT NULL,
+    effect      TEXT NOT NULL               -- JSON usage::effect::Effect
+);
 "#;

@@ -19,6 +19,7 @@ mod discovery;
 mod draft;
 mod draft_command;
 mod drafting;
+mod effect;
 mod hooks;
 mod identity;
 mod ingest;
