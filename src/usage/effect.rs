@@ -226,7 +226,7 @@ pub fn measure_on(
 /// The comparison as lines of a table: measure, with, without, difference and interval, reading.
 pub fn table(c: &Comparison) -> Vec<String> {
     let mut out = vec![format!(
-        "{:<13} {:>9} {:>9}  {:<28} {}",
+        "{:<13} {:>12} {:>12}  {:<30} {}",
         "measure", "with", "without", "difference (95% interval)", "reading"
     )];
     for m in &c.metrics {
@@ -240,7 +240,7 @@ pub fn table(c: &Comparison) -> Vec<String> {
             _ => "-".to_string(),
         };
         out.push(format!(
-            "{:<13} {:>9} {:>9}  {:<28} {}",
+            "{:<13} {:>12} {:>12}  {:<30} {}",
             m.name,
             format!("{} (n={})", v(m.with), m.n_with),
             format!("{} (n={})", v(m.without), m.n_without),

@@ -188,3 +188,34 @@ fn runs_on_two_models_are_also_compared_model_by_model() {
     assert!(text.contains("model model-a: helps (5 with, 5 without)"), "{text}");
     assert!(text.contains("model model-b: makes things worse"), "{text}");
 }
+
+#[test]
+fn the_console_sorts_skills_by_effect_and_shows_it_in_the_detail() {
+    use skilldeck::tui::Action;
+    let runs: Vec<Run> = (0..12).map(|i| if i % 2 == 0 { GOOD } else { BAD }).collect();
+    let ws = workspace_with(&runs);
+    // A skill whose workflow never ran: measured, not enough evidence; first by name.
+    let folder = ws.skills_dir().join("a-notes");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("SKILL.md"),
+        "---\nname: a-notes\ndescription: Write notes.\n---\nRun `make notes` then `make publish`.\n",
+    )
+    .unwrap();
+    ws.run_json(&["sweep"]);
+    let lib = crate::support::library_workspace(skilldeck::config::Config::default(), ws.root());
+    let names = |s: &str| (s.find("a-notes").unwrap(), s.find("release-flow").unwrap());
+    let by_name = crate::console::screen(&lib, 120, 40, &[Action::GoSkills]);
+    let (a, r) = names(&by_name);
+    assert!(a < r, "by name first: {by_name}");
+    let mut sort = vec![Action::GoSkills];
+    sort.extend([Action::CycleSort; 5]);
+    let by_effect = crate::console::screen(&lib, 120, 40, &sort);
+    assert!(by_effect.contains("effect"), "the sort is named: {by_effect}");
+    let (a, r) = names(&by_effect);
+    assert!(r < a, "the skill that helps comes first: {by_effect}");
+    sort.push(Action::Enter);
+    let detail = crate::console::screen(&lib, 120, 40, &sort);
+    assert!(detail.contains("Effect: helps (6 runs with the skill, 6 without)"), "{detail}");
+    assert!(detail.contains("success") && detail.contains("+100 pts"), "{detail}");
+}
