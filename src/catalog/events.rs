@@ -69,3 +69,13 @@ pub fn latest_by_skill(
     // Later rows overwrite earlier ones: the newest wins.
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
+
+/// When `skill_id` was last archived or retired (its newest move to either), if ever.
+pub fn parked_at(conn: &Connection, skill_id: i64) -> Result<Option<String>> {
+    Ok(conn.query_row(
+        "SELECT max(at) FROM skill_events
+         WHERE skill_id = ?1 AND to_status IN ('archived', 'retired')",
+        [skill_id],
+        |r| r.get(0),
+    )?)
+}

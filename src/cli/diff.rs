@@ -57,6 +57,17 @@ fn candidate(ws: &crate::workspace::Workspace, id: i64) -> Result<Outcome> {
     let target_name = crate::catalog::skills::by_id(conn, target)?.name;
     let proposed =
         crate::draft::approval_text(c.skill_md.as_deref().unwrap_or_default(), &target_name);
+    if c.source == crate::draft::CandidateSource::Restore {
+        let row = crate::catalog::skills::by_id(conn, target)?;
+        crate::out!(
+            "# candidate {id} restores {} ({}): its text comes back as it was",
+            crate::text::safe::inline(&row.name),
+            row.status
+        );
+        if let Some(r) = &c.reason {
+            crate::out!("# {}", crate::text::safe::inline(&r.summary));
+        }
+    }
     for skill in skills {
         let row = crate::catalog::skills::by_id(conn, skill)?;
         let live = crate::catalog::versions::latest_content(conn, skill)?;

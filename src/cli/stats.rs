@@ -94,8 +94,15 @@ fn uptake(ws: &crate::workspace::Workspace, skill_id: i64, json: bool) -> Result
     let conn = ws.store.conn();
     let skill = crate::catalog::skills::uptake_ref(conn, skill_id)?;
     let u = crate::usage::missed::uptake(conn, &skill, crate::draft::candidates::workflow_steps)?;
+    let rewrite = crate::draft::fixes::rewrite_uptake(ws, skill_id)?;
     if json {
-        print_json(&u)?;
+        #[derive(serde::Serialize)]
+        struct WithRewrite<'a> {
+            #[serde(flatten)]
+            uptake: &'a crate::usage::missed::Uptake,
+            trigger_rewrite: &'a Option<crate::draft::fixes::RewriteUptake>,
+        }
+        print_json(&WithRewrite { uptake: &u, trigger_rewrite: &rewrite })?;
         return Ok(Outcome::Ok);
     }
     crate::out!(
@@ -107,6 +114,18 @@ fn uptake(ws: &crate::workspace::Workspace, skill_id: i64, json: bool) -> Result
         if u.not_triggering { " — not triggering" } else { "" }
     );
     crate::out!("  workflow (from its {}): {}", u.workflow_from, inline(&u.workflow.join(" → ")));
+    if let Some(r) = &rewrite {
+        crate::out!(
+            "  trigger rewrite approved {} (candidate {}): before {} uses vs {} missed; after {} \
+             uses vs {} missed",
+            r.approved_at,
+            r.candidate_id,
+            r.uses_before,
+            r.missed_before,
+            r.uses_after,
+            r.missed_after
+        );
+    }
     if u.not_triggering {
         crate::out!("  description: {}", inline(&u.description));
     }

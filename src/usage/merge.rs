@@ -85,6 +85,20 @@ fn yaml_quote(text: &str) -> String {
     format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
+/// `content` with its front matter's description replaced by `description` (the other keys and
+/// the body as they were).
+pub fn with_description(content: &str, name: &str, description: &str) -> String {
+    let (front, body) = split(content);
+    let mut out = format!("---\nname: {name}\ndescription: {}\n", yaml_quote(description));
+    for line in other_keys(&front) {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push_str("---\n");
+    out.push_str(body);
+    out
+}
+
 /// The merged SKILL.md of `survivor` absorbing `absorbed` (each: name, description, content).
 pub fn merged(survivor: (&str, &str, &str), absorbed: (&str, &str, &str)) -> String {
     let (name, description, content) = survivor;

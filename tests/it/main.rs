@@ -20,6 +20,7 @@ mod draft;
 mod draft_command;
 mod drafting;
 mod effect;
+mod fixes;
 mod hooks;
 mod identity;
 mod ingest;
