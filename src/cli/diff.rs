@@ -78,5 +78,22 @@ fn candidate(ws: &crate::workspace::Workspace, id: i64) -> Result<Outcome> {
         );
         crate::out_part!("{}", lifecycle::diff_text(&live, &proposed));
     }
+    if let Some(absorbed) = crate::draft::candidates::absorbs(conn, id)? {
+        let items = crate::draft::merge::coverage(conn, target, absorbed, &proposed)?;
+        let dropped = items.iter().filter(|i| !i.kept).count();
+        crate::out!(
+            "# merge check: {} steps, commands and checks of both skills, {dropped} dropped",
+            items.len()
+        );
+        for i in &items {
+            crate::out!(
+                "  {:<7} {:<7} ({}) {}",
+                if i.kept { "kept" } else { "DROPPED" },
+                i.kind,
+                crate::text::safe::inline(&i.from),
+                crate::text::safe::inline(&i.text)
+            );
+        }
+    }
     Ok(Outcome::Ok)
 }

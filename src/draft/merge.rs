@@ -134,6 +134,21 @@ fn propose(ws: &Workspace, pair: &Pair, hash: &str) -> Result<std::result::Resul
         }
     };
     let description = crate::lifecycle::files::front_matter(&text).description.unwrap_or_default();
+    let items = crate::usage::merge::coverage(
+        &[(&survivor.name, &survivor.content), (&absorbed.name, &absorbed.content)],
+        &text,
+    );
+    let dropped: Vec<&str> = items.iter().filter(|i| !i.kept).map(|i| i.text.as_str()).collect();
+    let summary = if dropped.is_empty() {
+        format!("{summary}; keeps all {} steps, commands and checks of both", items.len())
+    } else {
+        format!(
+            "{summary}; DROPS {} of {} steps, commands and checks: {}",
+            dropped.len(),
+            items.len(),
+            crate::text::safe::inline(&dropped.join(" · "))
+        )
+    };
     let reason = Reason {
         support: 0,
         min_support: 0,
@@ -171,6 +186,21 @@ fn propose(ws: &Workspace, pair: &Pair, hash: &str) -> Result<std::result::Resul
         },
     )?;
     Ok(Ok(()))
+}
+
+/// Every step, command and check of the two skills a merge joins, and whether `merged` keeps
+/// each (`usage::merge::coverage`).
+pub fn coverage(
+    conn: &rusqlite::Connection,
+    survivor: i64,
+    absorbed: i64,
+    merged: &str,
+) -> Result<Vec<crate::usage::merge::Item>> {
+    let text = |id| -> Result<(String, String)> {
+        Ok((skills::by_id(conn, id)?.name, versions::latest_content(conn, id)?))
+    };
+    let (a, b) = (text(survivor)?, text(absorbed)?);
+    Ok(crate::usage::merge::coverage(&[(&a.0, &a.1), (&b.0, &b.1)], merged))
 }
 
 fn skill_text(s: &Side) -> SkillText<'_> {
