@@ -69,6 +69,7 @@ struct Side {
     content: String,
     protected: bool,
     uses: i64,
+    live: bool,
 }
 
 fn side(ws: &Workspace, id: i64) -> Result<Side> {
@@ -81,6 +82,7 @@ fn side(ws: &Workspace, id: i64) -> Result<Side> {
         description: r.description,
         content: versions::latest_content(conn, id)?,
         protected: row.as_ref().is_some_and(|s| s.protected),
+        live: skills::by_id(conn, id)?.status.is_live(),
         uses: row.map_or(0, |s| s.uses),
     })
 }
@@ -103,8 +105,8 @@ pub fn propose_merges(ws: &Workspace) -> Result<MergeReport> {
 
 fn propose(ws: &Workspace, pair: &Pair, hash: &str) -> Result<std::result::Result<(), String>> {
     let (a, b) = (side(ws, pair.a_id)?, side(ws, pair.b_id)?);
-    // Pinned first, then the more used, then the older.
-    let a_first = (a.protected, a.uses, -a.id) >= (b.protected, b.uses, -b.id);
+    // A live skill over an archived one, then pinned first, then the more used, then the older.
+    let a_first = (a.live, a.protected, a.uses, -a.id) >= (b.live, b.protected, b.uses, -b.id);
     let (survivor, absorbed) = if a_first { (a, b) } else { (b, a) };
     let why = pair.overlap.strong.clone().unwrap_or_default();
     let summary = format!("{} overlaps {}: {why}", absorbed.name, survivor.name);

@@ -279,7 +279,8 @@ pub fn approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
     let absorbs = candidates::absorbs(ws.store.conn(), candidate_id)?;
     if let Some(other) = absorbs {
         let other = skills::by_id(ws.store.conn(), other)?;
-        if !other.status.is_live() {
+        // An archived skill may be absorbed (it stays archived); a retired one may not.
+        if !other.status.is_live() && other.status != crate::catalog::SkillStatus::Archived {
             bail!(
                 "candidate {candidate_id} merges {:?} into {:?}, but {:?} is {}: reject it",
                 other.name,

@@ -122,6 +122,17 @@ pub fn archive_many(ws: &mut Workspace, skills_in: &[(String, String, String)]) 
 /// proposed for a merge again), with an `absorbed` event on the survivor.
 pub fn absorb(ws: &mut Workspace, absorbed: i64, into: i64, reason: &str) -> Result<()> {
     let row = super::skill_by_id(ws.store.conn(), absorbed)?;
+    if row.status == Archived {
+        // Already parked: it stays where it is, marked absorbed.
+        let now = now_rfc3339();
+        let note = format!("absorbed {} (archived): {reason}", row.name);
+        let tx = ws.store.conn_mut().transaction()?;
+        skills::set_absorbed_into(&tx, absorbed, Some(into))?;
+        events::add(&tx, into, &now, "absorbed", None, None, &note)?;
+        events::add(&tx, absorbed, &now, ABSORBED_ARCHIVED, None, None, reason)?;
+        tx.commit()?;
+        return Ok(());
+    }
     if !row.status.is_live() {
         bail!("skill {:?} is already {}", row.name, row.status);
     }
@@ -134,11 +145,18 @@ pub fn absorb(ws: &mut Workspace, absorbed: i64, into: i64, reason: &str) -> Res
     })
 }
 
+/// The event on a skill a merge absorbed while it was archived (undoing the merge leaves it
+/// archived).
+const ABSORBED_ARCHIVED: &str = "absorbed_while_archived";
+
 /// Takes an absorption back (its merge's approval was undone): the skill returns to the live
 /// folder and may be proposed again.
 pub fn unabsorb(ws: &mut Workspace, absorbed: i64) -> Result<()> {
     let row = super::skill_by_id(ws.store.conn(), absorbed)?;
-    if row.status.is_live() {
+    let was_archived = row.status == Archived
+        && events::latest_of(ws.store.conn(), absorbed, &[ABSORBED_ARCHIVED, "status"])?.as_deref()
+            == Some(ABSORBED_ARCHIVED);
+    if row.status.is_live() || was_archived {
         return skills::set_absorbed_into(ws.store.conn(), absorbed, None);
     }
     restore(ws, &row.agent_id, &row.name)?;

@@ -253,3 +253,27 @@ fn a_merge_lists_every_step_command_and_check_of_both_and_flags_what_it_drops() 
     );
     assert!(diff.contains("  DROPPED command (ship-it) cargo publish --dry-run"), "{diff}");
 }
+
+#[test]
+fn an_archived_skill_takes_part_in_a_merge_and_stays_archived() {
+    let ws = TestWorkspace::new();
+    three_skills(&ws);
+    ws.run_ok(&["archive", "release-flow"]);
+    let sweep = ws.run_json(&["sweep"]);
+    assert_eq!(sweep["proposed_merges"], 1, "{sweep:#}");
+    let m = merges(&ws, false).remove(0);
+    assert_eq!(m["name"], "ship-it", "the live skill survives: {m:#}");
+    let text = m["skill_md"].as_str().unwrap().to_string();
+    assert!(text.contains("## Also (from release-flow)"), "{text}");
+    let id = m["id"].to_string();
+    ws.run_ok(&["approve", &id]);
+    let status = |name: &str| ws.run_json(&["stats", name])["status"].clone();
+    assert_eq!(status("release-flow"), "archived");
+    assert_eq!(std::fs::read_to_string(ws.skills_dir().join("ship-it/SKILL.md")).unwrap(), text);
+    // The absorbed guard: a full sweep proposes nothing more for it.
+    let again = ws.run_json(&["sweep", "--full"]);
+    assert_eq!(again["proposed_merges"], 0, "{again:#}");
+    ws.run_ok(&["undo-approve", &id]);
+    assert_eq!(status("release-flow"), "archived", "undoing leaves it where it was");
+    assert_eq!(std::fs::read_to_string(ws.skills_dir().join("ship-it/SKILL.md")).unwrap(), SHIP);
+}
