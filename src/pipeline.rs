@@ -170,3 +170,12 @@ pub(crate) fn upkeep_and_judge(
     report.elapsed_ms = lifecycle::ms(started);
     Ok(report)
 }
+
+pub use crate::detect::learn::{Learned, Pick};
+
+/// `skilldeck learn`: a detection pass over what was ingested (so the session's work sits in a
+/// workflow), then the session drafted as a candidate for review (`detect::learn`).
+pub fn learn(ws: &mut Workspace, pick: Pick) -> Result<Learned> {
+    after_ingest(ws)?;
+    crate::detect::learn::learn(ws, pick)
+}

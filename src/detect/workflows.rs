@@ -712,3 +712,22 @@ pub fn supersede_streaks(conn: &Connection, id: i64) -> Result<Vec<i64>> {
     }
     Ok(ids)
 }
+
+/// The workflow holding `turn_id` as a member, if detection placed it in one.
+pub fn holding(conn: &Connection, turn_id: i64) -> Result<Option<i64>> {
+    Ok(conn
+        .query_row(
+            "SELECT workflow_id FROM workflow_members WHERE turn_id = ?1 LIMIT 1",
+            [turn_id],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+/// The candidate a workflow was proposed as, if any.
+pub fn candidate_of(conn: &Connection, id: i64) -> Result<Option<i64>> {
+    Ok(conn
+        .query_row("SELECT candidate_id FROM workflows WHERE id = ?1", [id], |r| r.get(0))
+        .optional()?
+        .flatten())
+}

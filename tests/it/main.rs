@@ -28,6 +28,7 @@ mod ingest_formats;
 mod ingest_incremental;
 mod ingest_outcomes;
 mod layers;
+mod learn;
 mod lifecycle;
 mod lifecycle_router;
 mod lifecycle_versions;
