@@ -84,3 +84,43 @@ fn learn_drafts_the_last_session_or_a_named_one_as_a_candidate_for_review() {
     let ambiguous = ws.run(&["learn", "web"]);
     assert!(String::from_utf8_lossy(&ambiguous.stderr).contains("names 3 sessions"));
 }
+
+#[test]
+fn hooks_install_offers_learn_as_a_claude_command_and_a_codex_prompt_and_uninstall_takes_it_back() {
+    let ws = TestWorkspace::new();
+    let project = tempfile::tempdir().unwrap();
+    let hooks = |args: &[&str]| {
+        let mut all = vec!["hooks"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&[
+            "--scope",
+            "project",
+            "--project",
+            project.path().to_str().unwrap(),
+        ]);
+        ws.run_json(&all)
+    };
+    let claude = project.path().join(".claude/commands/learn.md");
+    let codex = project.path().join(".codex/prompts/learn.md");
+    let added = hooks(&["install", "--agent", "claude"]);
+    assert!(added.to_string().contains("commands/learn.md"), "{added:#}");
+    let text = std::fs::read_to_string(&claude).unwrap();
+    assert!(text.starts_with("---\ndescription: Draft a skill from this session"), "{text}");
+    assert!(text.contains("allowed-tools: Bash(") && text.contains(" learn:*)"), "{text}");
+    assert!(text.contains(" ingest\n") && text.contains(" learn --last\n"), "{text}");
+    assert!(!text.contains("--hook"), "{text}");
+    hooks(&["install", "--agent", "codex"]);
+    let prompt = std::fs::read_to_string(&codex).unwrap();
+    assert!(prompt.contains(" learn --last") && !prompt.contains("allowed-tools"), "{prompt}");
+
+    hooks(&["uninstall", "--agent", "claude"]);
+    hooks(&["uninstall", "--agent", "codex"]);
+    assert!(!claude.exists() && !codex.exists());
+
+    // A learn command of the user's own is never overwritten nor removed.
+    std::fs::write(&claude, "my own learn command\n").unwrap();
+    let kept = hooks(&["install", "--agent", "claude"]);
+    assert!(kept.to_string().contains("left as it is"), "{kept:#}");
+    hooks(&["uninstall", "--agent", "claude"]);
+    assert_eq!(std::fs::read_to_string(&claude).unwrap(), "my own learn command\n");
+}
