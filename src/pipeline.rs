@@ -149,8 +149,11 @@ pub(crate) fn upkeep_and_judge(
             only.as_ref(),
             crate::draft::candidates::workflow_steps,
         )?;
-        // Fixes read the same: the requests a skill missed, the sessions a parked one recurs in.
-        report.proposed_fixes = crate::draft::fixes::propose_fixes(ws)?;
+        // Fixes read new turns (requests a skill missed, sessions a parked one recurs in) and the
+        // skills: a new use alone can end a skill's not triggering, never start one.
+        if only.is_none() {
+            report.proposed_fixes = crate::draft::fixes::propose_fixes(ws)?;
+        }
         ws.store.meta_set(EFFECT_STAMP, &format!("{turns}|{uses}"))?;
     }
     // Consolidation: after judging and staleness, so only skills still live are paired.

@@ -145,6 +145,11 @@ fn restore(ws: &Workspace, row: &skills::SkillRow) -> Result<std::result::Result
         return Ok(Ok(false));
     }
     let mut r = skills::uptake_ref(conn, row.id)?;
+    // A skill with no specific steps cannot recur: nothing more to read.
+    let workflow = missed::workflow_of(conn, &r, candidates::workflow_steps)?.0;
+    if crate::usage::steps::specific(&workflow).is_empty() {
+        return Ok(Ok(false));
+    }
     r.since = parked.clone();
     let u = missed::uptake(conn, &r, candidates::workflow_steps)?;
     let mut sessions: Vec<String> = Vec::new();

@@ -219,3 +219,29 @@ fn the_console_sorts_skills_by_effect_and_shows_it_in_the_detail() {
     assert!(detail.contains("Effect: helps (6 runs with the skill, 6 without)"), "{detail}");
     assert!(detail.contains("success") && detail.contains("+100 pts"), "{detail}");
 }
+
+#[test]
+fn a_codex_turn_keeps_the_model_its_turn_context_names() {
+    let ws = TestWorkspace::new();
+    let dir = ws.root().join("codex/2026/03/01");
+    std::fs::create_dir_all(&dir).unwrap();
+    let lines = [
+        json!({"timestamp": "2026-03-01T10:00:00Z", "type": "session_meta",
+               "payload": {"id": "019e-codex-model", "cwd": "/repo"}}),
+        json!({"timestamp": "2026-03-01T10:00:01Z", "type": "turn_context",
+               "payload": {"cwd": "/repo", "model": "gpt-test-1"}}),
+        json!({"timestamp": "2026-03-01T10:00:02Z", "type": "event_msg",
+               "payload": {"type": "user_message", "message": "run the tests"}}),
+        json!({"timestamp": "2026-03-01T10:00:03Z", "type": "response_item",
+               "payload": {"type": "function_call", "name": "exec_command",
+                           "arguments": "{\"cmd\":\"cargo test\"}", "call_id": "c1"}}),
+        json!({"timestamp": "2026-03-01T10:00:04Z", "type": "event_msg",
+               "payload": {"type": "task_complete", "last_agent_message": "done"}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(dir.join("rollout-2026-03-01T10-00-00-019e-codex-model.jsonl"), text).unwrap();
+    ws.run_json(&["ingest", "--no-detect", dir.to_str().unwrap()]);
+    let db = rusqlite::Connection::open(ws.db()).unwrap();
+    let model: Option<String> = db.query_row("SELECT model FROM turns", [], |r| r.get(0)).unwrap();
+    assert_eq!(model.as_deref(), Some("gpt-test-1"));
+}
