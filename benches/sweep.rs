@@ -72,6 +72,7 @@ fn main() -> anyhow::Result<()> {
         let r = skilldeck::pipeline::sweep(&mut ws, false)?;
         steady.push(t.elapsed());
         assert!(r.changes.is_empty() && r.mode == "incremental");
+        assert_eq!(r.effects_measured, 0, "nothing changed: the effect pass does not rerun");
         println!("  incremental sweep phases {:?}", r.phases_ms);
     }
     steady.sort();
@@ -107,6 +108,36 @@ fn main() -> anyhow::Result<()> {
     assert!(r.changes.is_empty(), "incremental and full agree");
     let a = timed("audit (all skills, figures recomputed)", || lifecycle::audit(&ws.store, None))?;
     println!("  {} rows", a.len());
+    passes_ratio(&mut ws)
+}
+
+/// The effect and fix-proposal passes' share of a full sweep: each pass alone over every skill,
+/// then full sweeps (which include both), as the ratio of a sweep with them to one without.
+fn passes_ratio(ws: &mut Workspace) -> anyhow::Result<()> {
+    let drafted = skilldeck::draft::candidates::workflow_steps;
+    let mut passes = Vec::new();
+    for _ in 0..3 {
+        let t = Instant::now();
+        skilldeck::usage::effects::refresh(ws.store.conn(), None, drafted)?;
+        skilldeck::draft::fixes::propose_fixes(ws)?;
+        passes.push(t.elapsed());
+    }
+    passes.sort();
+    let mut full = Vec::new();
+    for _ in 0..3 {
+        let t = Instant::now();
+        skilldeck::pipeline::sweep(ws, true)?;
+        full.push(t.elapsed());
+    }
+    full.sort();
+    let (p, f) = (passes[1].as_secs_f64(), full[1].as_secs_f64());
+    println!(
+        "effect + fix passes alone: median {:.1?}; full sweep with them: median {:.1?}; \
+         with/without ratio {:.3}",
+        passes[1],
+        full[1],
+        f / (f - p).max(f64::EPSILON)
+    );
     Ok(())
 }
 

@@ -102,6 +102,7 @@ pub fn sweep(ws: &mut Workspace, full: bool) -> Result<SweepReport> {
 /// `meta` keys: the stamps the uptake and merge passes last ran at.
 const TRIGGERING_STAMP: &str = "usage.triggering_stamp";
 const MERGES_STAMP: &str = "usage.merges_stamp";
+const EFFECT_STAMP: &str = "usage.effect_stamp";
 
 pub(crate) fn upkeep_and_judge(
     ws: &mut Workspace,
@@ -136,6 +137,30 @@ pub(crate) fn upkeep_and_judge(
         )?;
         ws.store.meta_set(TRIGGERING_STAMP, &format!("{turns}|{uses}"))?;
     }
+    // Effect reruns on what changed: new turns or skills, every live skill; only new uses, the
+    // skills they belong to.
+    let effect_stamp = ws.store.meta_get(EFFECT_STAMP)?.unwrap_or_default();
+    let (effect_turns, effect_uses) = effect_stamp.rsplit_once('|').unwrap_or(("", ""));
+    if full || effect_turns != turns || effect_uses != uses {
+        let conn = ws.store.conn();
+        let only = match effect_uses.parse::<i64>() {
+            Ok(mark) if !full && effect_turns == turns => {
+                Some(crate::catalog::invocations::skills_above(conn, mark)?)
+            }
+            _ => None,
+        };
+        report.effects_measured = crate::usage::effects::refresh(
+            conn,
+            only.as_ref(),
+            crate::draft::candidates::workflow_steps,
+        )?;
+        // Fixes read new turns (requests a skill missed, sessions a parked one recurs in) and the
+        // skills: a new use alone can end a skill's not triggering, never start one.
+        if only.is_none() {
+            report.proposed_fixes = crate::draft::fixes::propose_fixes(ws)?;
+        }
+        ws.store.meta_set(EFFECT_STAMP, &format!("{turns}|{uses}"))?;
+    }
     // Consolidation: after judging and staleness, so only skills still live are paired.
     if full || ws.store.meta_get(MERGES_STAMP)?.as_deref() != Some(live.as_str()) {
         let merges = crate::draft::propose_merges(ws)?;
@@ -152,4 +177,13 @@ pub(crate) fn upkeep_and_judge(
     report.phases_ms.usage = lifecycle::ms(t);
     report.elapsed_ms = lifecycle::ms(started);
     Ok(report)
+}
+
+pub use crate::detect::learn::{Learned, Pick};
+
+/// `skilldeck learn`: a detection pass over what was ingested (so the session's work sits in a
+/// workflow), then the session drafted as a candidate for review (`detect::learn`).
+pub fn learn(ws: &mut Workspace, pick: Pick) -> Result<Learned> {
+    after_ingest(ws)?;
+    crate::detect::learn::learn(ws, pick)
 }

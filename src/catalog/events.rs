@@ -69,3 +69,28 @@ pub fn latest_by_skill(
     // Later rows overwrite earlier ones: the newest wins.
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
+
+/// When `skill_id` was last archived or retired (its newest move to either), if ever.
+pub fn parked_at(conn: &Connection, skill_id: i64) -> Result<Option<String>> {
+    Ok(conn.query_row(
+        "SELECT max(at) FROM skill_events
+         WHERE skill_id = ?1 AND to_status IN ('archived', 'retired')",
+        [skill_id],
+        |r| r.get(0),
+    )?)
+}
+
+/// The kind of `skill_id`'s newest event among `kinds`, if any.
+pub fn latest_of(conn: &Connection, skill_id: i64, kinds: &[&str]) -> Result<Option<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT kind FROM skill_events WHERE skill_id = ?1 ORDER BY at DESC, id DESC",
+    )?;
+    let mut rows = stmt.query([skill_id])?;
+    while let Some(r) = rows.next()? {
+        let kind: String = r.get(0)?;
+        if kinds.contains(&kind.as_str()) {
+            return Ok(Some(kind));
+        }
+    }
+    Ok(None)
+}

@@ -57,6 +57,17 @@ fn candidate(ws: &crate::workspace::Workspace, id: i64) -> Result<Outcome> {
     let target_name = crate::catalog::skills::by_id(conn, target)?.name;
     let proposed =
         crate::draft::approval_text(c.skill_md.as_deref().unwrap_or_default(), &target_name);
+    if c.source == crate::draft::CandidateSource::Restore {
+        let row = crate::catalog::skills::by_id(conn, target)?;
+        crate::out!(
+            "# candidate {id} restores {} ({}): its text comes back as it was",
+            crate::text::safe::inline(&row.name),
+            row.status
+        );
+        if let Some(r) = &c.reason {
+            crate::out!("# {}", crate::text::safe::inline(&r.summary));
+        }
+    }
     for skill in skills {
         let row = crate::catalog::skills::by_id(conn, skill)?;
         let live = crate::catalog::versions::latest_content(conn, skill)?;
@@ -66,6 +77,23 @@ fn candidate(ws: &crate::workspace::Workspace, id: i64) -> Result<Outcome> {
             row.version
         );
         crate::out_part!("{}", lifecycle::diff_text(&live, &proposed));
+    }
+    if let Some(absorbed) = crate::draft::candidates::absorbs(conn, id)? {
+        let items = crate::draft::merge::coverage(conn, target, absorbed, &proposed)?;
+        let dropped = items.iter().filter(|i| !i.kept).count();
+        crate::out!(
+            "# merge check: {} steps, commands and checks of both skills, {dropped} dropped",
+            items.len()
+        );
+        for i in &items {
+            crate::out!(
+                "  {:<7} {:<7} ({}) {}",
+                if i.kept { "kept" } else { "DROPPED" },
+                i.kind,
+                crate::text::safe::inline(&i.from),
+                crate::text::safe::inline(&i.text)
+            );
+        }
     }
     Ok(Outcome::Ok)
 }

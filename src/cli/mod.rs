@@ -16,6 +16,7 @@ mod export;
 pub mod features;
 mod hooks;
 mod import;
+pub mod learn;
 mod lessons;
 mod overlaps;
 pub mod pin;
@@ -162,6 +163,8 @@ pub enum Command {
     Features(features::FeaturesArgs),
     /// Skills matching a query, weighted by their outcomes
     Suggest(suggest::SuggestArgs),
+    /// Draft a skill from one session (the last, or one named), staged for review
+    Learn(learn::LearnArgs),
     /// Import a skill package JSON; every problem is listed, nothing half-written
     Import(import::ImportArgs),
     /// Export a skill package back to its JSON shape
@@ -234,6 +237,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Command::Versions(a) => versions::run(&cli.global, a),
             Command::Features(a) => features::run(&cli.global, a),
             Command::Suggest(a) => suggest::run(&cli.global, a),
+            Command::Learn(a) => learn::run(&cli.global, a),
             Command::Audit(a) => audit::run(&cli.global, a),
             Command::UndoPromote(a) => undo::promote(&cli.global, a),
             Command::UndoDismiss(a) => undo::dismiss(&cli.global, a),

@@ -17,6 +17,10 @@ pub struct StatsArgs {
     /// Print uses against missed triggers since the skill went live instead (docs/lifecycle.md)
     #[arg(long)]
     pub uptake: bool,
+    /// Print the skill's effect instead: runs of its workflow with it against runs without it,
+    /// with 95% intervals (docs/lifecycle.md)
+    #[arg(long)]
+    pub effect: bool,
     #[arg(long)]
     pub json: bool,
 }
@@ -30,6 +34,9 @@ pub fn run(global: &GlobalArgs, args: StatsArgs) -> Result<Outcome> {
     }
     if args.uptake {
         return uptake(&ws, s.id, args.json);
+    }
+    if args.effect {
+        return effect(&ws, s.id, args.json);
     }
     if args.json {
         print_json(&s)?;
@@ -87,8 +94,15 @@ fn uptake(ws: &crate::workspace::Workspace, skill_id: i64, json: bool) -> Result
     let conn = ws.store.conn();
     let skill = crate::catalog::skills::uptake_ref(conn, skill_id)?;
     let u = crate::usage::missed::uptake(conn, &skill, crate::draft::candidates::workflow_steps)?;
+    let rewrite = crate::draft::fixes::rewrite_uptake(ws, skill_id)?;
     if json {
-        print_json(&u)?;
+        #[derive(serde::Serialize)]
+        struct WithRewrite<'a> {
+            #[serde(flatten)]
+            uptake: &'a crate::usage::missed::Uptake,
+            trigger_rewrite: &'a Option<crate::draft::fixes::RewriteUptake>,
+        }
+        print_json(&WithRewrite { uptake: &u, trigger_rewrite: &rewrite })?;
         return Ok(Outcome::Ok);
     }
     crate::out!(
@@ -100,6 +114,18 @@ fn uptake(ws: &crate::workspace::Workspace, skill_id: i64, json: bool) -> Result
         if u.not_triggering { " — not triggering" } else { "" }
     );
     crate::out!("  workflow (from its {}): {}", u.workflow_from, inline(&u.workflow.join(" → ")));
+    if let Some(r) = &rewrite {
+        crate::out!(
+            "  trigger rewrite approved {} (candidate {}): before {} uses vs {} missed; after {} \
+             uses vs {} missed",
+            r.approved_at,
+            r.candidate_id,
+            r.uses_before,
+            r.missed_before,
+            r.uses_after,
+            r.missed_after
+        );
+    }
     if u.not_triggering {
         crate::out!("  description: {}", inline(&u.description));
     }
@@ -111,6 +137,44 @@ fn uptake(ws: &crate::workspace::Workspace, skill_id: i64, json: bool) -> Result
             m.of,
             inline(&m.request)
         );
+    }
+    Ok(Outcome::Ok)
+}
+
+fn effect(ws: &crate::workspace::Workspace, skill_id: i64, json: bool) -> Result<Outcome> {
+    use crate::text::safe::inline;
+    let conn = ws.store.conn();
+    let skill = crate::catalog::skills::uptake_ref(conn, skill_id)?;
+    let runs = crate::usage::effect::AgentRuns::load(conn, &skill.agent)?;
+    let drafted = crate::draft::candidates::workflow_steps;
+    let e = crate::usage::effect::measure(conn, &skill, drafted, &runs)?;
+    if json {
+        print_json(&e)?;
+        return Ok(Outcome::Ok);
+    }
+    crate::out!(
+        "{}: {} ({} runs with the skill, {} without; at least {} each to judge)",
+        inline(&e.skill),
+        e.overall.verdict,
+        e.overall.runs_with,
+        e.overall.runs_without,
+        e.min_runs
+    );
+    crate::out!("  workflow (from its {}): {}", e.workflow_from, inline(&e.workflow.join(" → ")));
+    for line in crate::usage::effect::table(&e.overall) {
+        crate::out!("  {line}");
+    }
+    for (model, c) in &e.by_model {
+        crate::out!(
+            "  model {}: {} ({} with, {} without)",
+            inline(model),
+            c.verdict,
+            c.runs_with,
+            c.runs_without
+        );
+        for line in crate::usage::effect::table(c) {
+            crate::out!("    {line}");
+        }
     }
     Ok(Outcome::Ok)
 }

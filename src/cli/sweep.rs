@@ -58,5 +58,16 @@ pub fn run(global: &GlobalArgs, args: SweepArgs) -> Result<Outcome> {
     for why in &report.merges_skipped {
         crate::out!("  merge not proposed: {}", crate::text::safe::inline(why));
     }
+    let fixes = &report.proposed_fixes;
+    if fixes.trigger_rewrites + fixes.restores > 0 {
+        crate::out!(
+            "  {} and {} proposed (see `skilldeck candidates`)",
+            crate::text::count(fixes.trigger_rewrites as u64, "trigger rewrite"),
+            crate::text::count(fixes.restores as u64, "restore")
+        );
+    }
+    for why in &fixes.skipped {
+        crate::out!("  fix not proposed: {}", crate::text::safe::inline(why));
+    }
     Ok(Outcome::Ok)
 }

@@ -43,7 +43,7 @@ mod tests {
         };
         assert_eq!(strip(ta.clone()), strip(tb));
         let jsonl: Vec<_> = ta.iter().filter(|(p, _)| p.ends_with(".jsonl")).collect();
-        assert_eq!(jsonl.len(), 3 + 3 + 3 + 1, "claude 6 sessions, codex 3, native 1: {jsonl:?}");
+        assert_eq!(jsonl.len(), 4 + 3 + 3 + 1, "claude 7 sessions, codex 3, native 1");
         for (path, bytes) in jsonl {
             for line in std::str::from_utf8(bytes).unwrap().lines() {
                 serde_json::from_str::<serde_json::Value>(line)

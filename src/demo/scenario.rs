@@ -5,7 +5,10 @@
 //! swapped steps, other versions and ids); skill invocations that succeed and fail; a native
 //! streak with no commands (kept as evidence only); and, in a second phase, the release
 //! workflow grown by one step (a GitHub release), which proposes a new version of the skill
-//! promoted in between.
+//! promoted in between. A hand-written backup skill shows effect and uptake: its workflow runs
+//! with it (clean) and without it (a failed dump retried) in both phases, and a third session,
+//! dated the day after the demo runs (missed triggers count only once a skill is live), runs it
+//! three times without the skill, so the sweep proposes a trigger rewrite.
 
 use std::path::{Path, PathBuf};
 
@@ -57,6 +60,25 @@ const LIVE_SKILLS: &[(&str, &str)] = &[
         "Runs the linters and applies their automatic fixes. Use when the user asks to lint or tidy the code.",
     ),
 ];
+
+/// The hand-written skill whose effect and missed triggers the demo shows.
+pub const BACKUP_SKILL: &str = "db-backup";
+const BACKUP_MD: &str = "---\nname: db-backup\ndescription: Backs up the app database.\n---\n\n# db-backup\n\n1. `pg_dump --format=custom app --file app.dump`\n2. `gzip app.dump`\n3. `aws s3 cp app.dump.gz s3://backups/app/`\n";
+
+/// Backing the database up: with the skill a clean run; without it, the dump fails once (a
+/// wrong flag) and is retried.
+fn backup_turn(cwd: &str, prompt: &str, with_skill: bool) -> Turn {
+    let mut s = script(Agent::Claude, cwd);
+    if with_skill {
+        s.calls.push(call("Skill", json!({"skill": BACKUP_SKILL})));
+    } else {
+        s.sh_result("pg_dump app --file app.dump", true);
+    }
+    s.sh("pg_dump --format=custom app --file app.dump");
+    s.sh("gzip app.dump");
+    s.sh("aws s3 cp app.dump.gz s3://backups/app/");
+    Turn { prompt: prompt.into(), calls: s.calls, reply: "Backed up." }
+}
 
 fn skill_md(name: &str, description: &str) -> String {
     format!(
@@ -174,6 +196,7 @@ pub fn write_phase_one(layout: &Layout) -> Result<()> {
     for (name, description) in LIVE_SKILLS {
         write(&layout.skills_dir.join(name).join("SKILL.md"), &skill_md(name, description))?;
     }
+    write(&layout.skills_dir.join(BACKUP_SKILL).join("SKILL.md"), BACKUP_MD)?;
     write(
         &layout.config_file,
         &format!(
@@ -201,6 +224,8 @@ pub fn write_phase_one(layout: &Layout) -> Result<()> {
             skill_turn("deploy the web app to staging", "legacy-deploy", deploy_a),
             skill_turn("deploy to staging again please", "legacy-deploy", deploy_b),
             skill_turn("lint the code", "lint-fix", i == 0),
+            backup_turn(&cwd, "back up the database", true),
+            backup_turn(&cwd, &format!("back up the {name} database before the release"), false),
         ];
         write(
             &layout
@@ -256,6 +281,8 @@ pub fn write_phase_two(layout: &Layout) -> Result<()> {
             skill_turn("write the release notes for this sprint", "release-notes", true),
             skill_turn("deploy the web app to staging", "legacy-deploy", false),
             skill_turn("lint the code", "lint-fix", false),
+            backup_turn(&cwd, "back up the database", true),
+            backup_turn(&cwd, &format!("back up the {name} database"), false),
         ];
         write(
             &layout
@@ -265,5 +292,23 @@ pub fn write_phase_two(layout: &Layout) -> Result<()> {
             &claude_session(&mut clock, &session, &cwd, &turns),
         )?;
     }
+    // The day after the demo runs: the backup workflow three times, the skill never picked.
+    let tomorrow = (Utc::now() + chrono::Duration::days(1)).date_naive();
+    let start = Utc.from_utc_datetime(&tomorrow.and_hms_opt(9, 0, 0).expect("a valid time"));
+    let mut clock = Clock::starting(start);
+    let session = "5e550020-demo-4000-8000-000000000020";
+    let cwd = "/home/demo/ops";
+    let turns: Vec<Turn> = [
+        "snapshot the production database to S3",
+        "dump the app database and ship it to the backups bucket",
+        "take a nightly dump of the app database",
+    ]
+    .iter()
+    .map(|p| backup_turn(cwd, p, false))
+    .collect();
+    write(
+        &layout.claude_projects.join("-home-demo-ops").join(format!("{session}.jsonl")),
+        &claude_session(&mut clock, session, cwd, &turns),
+    )?;
     Ok(())
 }

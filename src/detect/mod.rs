@@ -6,6 +6,7 @@
 //! workflow tables (`workflows`); reads turns through `ingest` and records candidates through
 //! `draft::candidates`.
 
+pub mod learn;
 mod loops;
 pub mod mine;
 pub mod sequence;

@@ -1024,3 +1024,24 @@ pub fn supersede_streaks(conn: &Connection, id: i64) -> Result<Vec<i64>> {
     candidates::make_evidence(conn, &ids)?;
     Ok(ids)
 }
+
+/// The workflow holding `turn_id` as a member, if detection placed it in one.
+pub fn holding(conn: &Connection, turn_id: i64, session_key: &str) -> Result<Option<i64>> {
+    // A steering reply's work is its task's: the latest member of the session at or before it.
+    Ok(conn
+        .query_row(
+            "SELECT workflow_id FROM workflow_members WHERE turn_id <= ?1 AND session_key = ?2
+             ORDER BY turn_id DESC LIMIT 1",
+            params![turn_id, session_key],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+/// The candidate a workflow was proposed as, if any.
+pub fn candidate_of(conn: &Connection, id: i64) -> Result<Option<i64>> {
+    Ok(conn
+        .query_row("SELECT candidate_id FROM workflows WHERE id = ?1", [id], |r| r.get(0))
+        .optional()?
+        .flatten())
+}

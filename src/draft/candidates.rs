@@ -44,6 +44,14 @@ crate::text_enum! {
         Workflow = "workflow",
         /// Two live skills that overlap strongly, merged into one (`draft::merge`).
         Merge = "merge",
+        /// A live skill's description rewritten with the words of the requests it missed
+        /// (`draft::fixes`).
+        Trigger = "trigger",
+        /// An archived or retired skill whose workflow recurs, proposed for restore
+        /// (`draft::fixes`).
+        Restore = "restore",
+        /// Drafted from one session a person pointed at (`skilldeck learn`).
+        Learn = "learn",
     }
 }
 
@@ -681,8 +689,9 @@ pub fn tool_sequence_json(conn: &Connection, candidate_id: i64) -> Result<String
     .with_context(|| format!("no candidate with id {candidate_id}"))
 }
 
-/// A merge proposal to record: the merged SKILL.md as a proposed version of `survivor` that
-/// absorbs `absorbed` (`draft::merge`).
+/// A proposal to record for a skill that exists: a merge (the merged SKILL.md as a proposed
+/// version of `survivor` that absorbs `absorbed`, `draft::merge`), a trigger rewrite or a
+/// restore (`draft::fixes`).
 pub(crate) struct NewMerge<'a> {
     pub agent: &'a str,
     pub hash: &'a str,
@@ -690,8 +699,12 @@ pub(crate) struct NewMerge<'a> {
     pub description: &'a str,
     pub skill_md: &'a str,
     pub tool_sequence: &'a str,
+    pub source: CandidateSource,
     pub survivor: i64,
-    pub absorbed: i64,
+    pub absorbed: Option<i64>,
+    /// The sessions and requests behind it.
+    pub sessions: &'a [String],
+    pub examples: &'a [String],
     pub reason: &'a Reason,
     pub drafted_by: DraftedBy,
     pub draft_note: Option<&'a str>,
@@ -711,13 +724,13 @@ pub fn hash_known(conn: &Connection, agent: &str, hash: &str) -> Result<bool> {
         .is_some())
 }
 
-/// Records a merge proposal; `None` when its pair was already recorded.
+/// Records a proposal; `None` when its key was already recorded.
 pub(crate) fn record_merge(conn: &Connection, m: &NewMerge) -> Result<Option<i64>> {
     let n = conn.execute(
         "INSERT INTO skill_candidates (agent_id, hash, name, description, tool_sequence,
              session_keys, occurrences, status, created_at, source, skill_md, target_skill_id,
-             absorbs_skill_id, reason, drafted_by, draft_note)
-         VALUES (?1, ?2, ?3, ?4, ?5, '[]', 1, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+             absorbs_skill_id, reason, drafted_by, draft_note, examples)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?15, ?16, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?17)
          ON CONFLICT(agent_id, hash) DO NOTHING",
         params![
             m.agent,
@@ -727,13 +740,16 @@ pub(crate) fn record_merge(conn: &Connection, m: &NewMerge) -> Result<Option<i64
             m.tool_sequence,
             CandidateStatus::Candidate,
             m.now,
-            CandidateSource::Merge,
+            m.source,
             m.skill_md,
             m.survivor,
             m.absorbed,
             serde_json::to_string(m.reason)?,
             m.drafted_by,
             m.draft_note,
+            serde_json::to_string(m.sessions)?,
+            m.sessions.len().max(1) as i64,
+            serde_json::to_string(m.examples)?,
         ],
     )?;
     Ok((n > 0).then(|| conn.last_insert_rowid()))
@@ -749,4 +765,21 @@ pub fn absorbs(conn: &Connection, candidate_id: i64) -> Result<Option<i64>> {
         )
         .optional()?
         .flatten())
+}
+
+/// The newest approved proposal of `source` for `skill_id`: (candidate id, approved at).
+pub fn latest_approved(
+    conn: &Connection,
+    skill_id: i64,
+    source: CandidateSource,
+) -> Result<Option<(i64, String)>> {
+    Ok(conn
+        .query_row(
+            "SELECT id, promoted_at FROM skill_candidates
+             WHERE target_skill_id = ?1 AND source = ?2 AND status = ?3 AND promoted_at IS NOT NULL
+             ORDER BY promoted_at DESC, id DESC LIMIT 1",
+            params![skill_id, source, CandidateStatus::Promoted],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?)
 }

@@ -69,6 +69,7 @@ struct Side {
     content: String,
     protected: bool,
     uses: i64,
+    live: bool,
 }
 
 fn side(ws: &Workspace, id: i64) -> Result<Side> {
@@ -81,6 +82,7 @@ fn side(ws: &Workspace, id: i64) -> Result<Side> {
         description: r.description,
         content: versions::latest_content(conn, id)?,
         protected: row.as_ref().is_some_and(|s| s.protected),
+        live: skills::by_id(conn, id)?.status.is_live(),
         uses: row.map_or(0, |s| s.uses),
     })
 }
@@ -103,8 +105,8 @@ pub fn propose_merges(ws: &Workspace) -> Result<MergeReport> {
 
 fn propose(ws: &Workspace, pair: &Pair, hash: &str) -> Result<std::result::Result<(), String>> {
     let (a, b) = (side(ws, pair.a_id)?, side(ws, pair.b_id)?);
-    // Pinned first, then the more used, then the older.
-    let a_first = (a.protected, a.uses, -a.id) >= (b.protected, b.uses, -b.id);
+    // A live skill over an archived one, then pinned first, then the more used, then the older.
+    let a_first = (a.live, a.protected, a.uses, -a.id) >= (b.live, b.protected, b.uses, -b.id);
     let (survivor, absorbed) = if a_first { (a, b) } else { (b, a) };
     let why = pair.overlap.strong.clone().unwrap_or_default();
     let summary = format!("{} overlaps {}: {why}", absorbed.name, survivor.name);
@@ -134,6 +136,21 @@ fn propose(ws: &Workspace, pair: &Pair, hash: &str) -> Result<std::result::Resul
         }
     };
     let description = crate::lifecycle::files::front_matter(&text).description.unwrap_or_default();
+    let items = crate::usage::merge::coverage(
+        &[(&survivor.name, &survivor.content), (&absorbed.name, &absorbed.content)],
+        &text,
+    );
+    let dropped: Vec<&str> = items.iter().filter(|i| !i.kept).map(|i| i.text.as_str()).collect();
+    let summary = if dropped.is_empty() {
+        format!("{summary}; keeps all {} steps, commands and checks of both", items.len())
+    } else {
+        format!(
+            "{summary}; DROPS {} of {} steps, commands and checks: {}",
+            dropped.len(),
+            items.len(),
+            crate::text::safe::inline(&dropped.join(" · "))
+        )
+    };
     let reason = Reason {
         support: 0,
         iterations: 0,
@@ -160,8 +177,11 @@ fn propose(ws: &Workspace, pair: &Pair, hash: &str) -> Result<std::result::Resul
             description: &description,
             skill_md: &text,
             tool_sequence: &sequence,
+            source: candidates::CandidateSource::Merge,
             survivor: survivor.id,
-            absorbed: absorbed.id,
+            absorbed: Some(absorbed.id),
+            sessions: &[],
+            examples: &[],
             reason: &reason,
             drafted_by,
             draft_note: note.as_deref(),
@@ -169,6 +189,21 @@ fn propose(ws: &Workspace, pair: &Pair, hash: &str) -> Result<std::result::Resul
         },
     )?;
     Ok(Ok(()))
+}
+
+/// Every step, command and check of the two skills a merge joins, and whether `merged` keeps
+/// each (`usage::merge::coverage`).
+pub fn coverage(
+    conn: &rusqlite::Connection,
+    survivor: i64,
+    absorbed: i64,
+    merged: &str,
+) -> Result<Vec<crate::usage::merge::Item>> {
+    let text = |id| -> Result<(String, String)> {
+        Ok((skills::by_id(conn, id)?.name, versions::latest_content(conn, id)?))
+    };
+    let (a, b) = (text(survivor)?, text(absorbed)?);
+    Ok(crate::usage::merge::coverage(&[(&a.0, &a.1), (&b.0, &b.1)], merged))
 }
 
 fn skill_text(s: &Side) -> SkillText<'_> {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
-use super::candidates::{self, CandidateStatus, CandidateView, get_candidate};
+use super::candidates::{self, CandidateSource, CandidateStatus, CandidateView, get_candidate};
 use super::stage;
 use crate::catalog::{VersionSource, events, skills, versions};
 use crate::lifecycle::{self, NewSkill, files::with_name};
@@ -266,6 +266,9 @@ pub fn approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
         c.skill_md.with_context(|| format!("candidate {candidate_id} has no SKILL.md text"))?;
     let sequence = candidates::tool_sequence_json(ws.store.conn(), candidate_id)?;
     let skill = skills::by_id(ws.store.conn(), target)?;
+    if c.source == CandidateSource::Restore {
+        return approve_restore(ws, candidate_id, &skill);
+    }
     if !skill.status.is_live() {
         bail!(
             "skill {:?} is {}; restore it before approving a new version",
@@ -276,7 +279,8 @@ pub fn approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
     let absorbs = candidates::absorbs(ws.store.conn(), candidate_id)?;
     if let Some(other) = absorbs {
         let other = skills::by_id(ws.store.conn(), other)?;
-        if !other.status.is_live() {
+        // An archived skill may be absorbed (it stays archived); a retired one may not.
+        if !other.status.is_live() && other.status != crate::catalog::SkillStatus::Archived {
             bail!(
                 "candidate {candidate_id} merges {:?} into {:?}, but {:?} is {}: reject it",
                 other.name,
@@ -302,6 +306,17 @@ pub fn approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
     Ok(())
 }
 
+/// Approves a restore proposal: the parked skill comes back live, the candidate is marked
+/// approved in the same step.
+fn approve_restore(ws: &mut Workspace, candidate_id: i64, skill: &skills::SkillRow) -> Result<()> {
+    let now = now_rfc3339();
+    let reason = format!("approved candidate {candidate_id}");
+    lifecycle::restore_and(ws, &skill.agent_id, &skill.name, |tx| {
+        candidates::set_promoted(tx, candidate_id, &now, false)?;
+        events::add(tx, skill.id, &now, "approved", None, None, &reason)
+    })
+}
+
 /// The text approving proposed version `skill_md` writes for the skill `name`: the proposal
 /// named as the skill. The queue diffs this, so what it shows is what approve writes.
 pub fn approval_text(skill_md: &str, name: &str) -> String {
@@ -323,6 +338,12 @@ pub fn undo_approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
         )
     })?;
     let skill = skills::by_id(ws.store.conn(), target)?;
+    if c.source == CandidateSource::Restore {
+        let reason = format!("undid the approval of candidate {candidate_id}");
+        return lifecycle::archive_and(ws, &skill.agent_id, &skill.name, &reason, |tx| {
+            candidates::reopen_approved(tx, candidate_id)
+        });
+    }
     let history = versions::list(ws.store.conn(), skill.id)?;
     let approved = format!("approved candidate {candidate_id}");
     let Some(at) = history.iter().rposition(|v| v.source == VersionSource::Approve) else {

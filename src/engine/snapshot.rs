@@ -47,6 +47,8 @@ pub struct Snapshot {
     /// Lessons to review and live ones, proposed first (`lessons::db::list`).
     pub lessons: Arc<Vec<crate::lessons::Lesson>>,
     pub lessons_config: crate::config::LessonsConfig,
+    /// The selected skill's effect as the last sweep measured it, while its detail view is open.
+    pub effect: Option<Arc<crate::usage::effect::Effect>>,
     pub rules: Rules,
 }
 
@@ -150,6 +152,10 @@ pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> 
                 draft::candidates::workflow_steps,
             )?))
         }
+        _ => None,
+    };
+    snap.effect = match selected {
+        Some(skill) if view.package => crate::usage::effects::load(conn, skill.id)?.map(Arc::new),
         _ => None,
     };
     Ok(version)
@@ -295,6 +301,8 @@ pub struct SkillRow {
     pub last_used: Option<String>,
     /// Unused for `lifecycle.stale_days`.
     pub stale: bool,
+    /// The effect the last sweep measured, for sorting by effect.
+    pub effect: Option<crate::usage::effects::Standing>,
 }
 
 impl SkillRow {
@@ -498,6 +506,7 @@ pub fn load_skills(conn: &Connection) -> Result<Vec<SkillRow>> {
     let rows = crate::catalog::skills::console_rows(conn)?;
     let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
     let mut last_used = crate::catalog::invocations::last_used_each(conn, &ids)?;
+    let effects = crate::usage::effects::standings(conn)?;
     Ok(rows
         .into_iter()
         .map(|r| SkillRow {
@@ -513,6 +522,7 @@ pub fn load_skills(conn: &Connection) -> Result<Vec<SkillRow>> {
             needs_review: r.needs_review,
             uses: r.uses,
             stale: r.stale,
+            effect: effects.get(&r.id).copied(),
         })
         .collect())
 }

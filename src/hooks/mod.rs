@@ -6,11 +6,15 @@
 //! - Codex: `notify` in `config.toml` (never replacing another notify program) and, where the
 //!   installed Codex runs hooks, a `Stop` hook in `hooks.json` beside it.
 //!
+//! - Both: a `learn` slash command (Claude Code) or custom prompt (Codex) that drafts the current
+//!   session as a skill (`learn`).
+//!
 //! Every edit keeps what the user had (keys, their order, the file's indent), writes atomically,
 //! backs the original up once, and is undone exactly by `uninstall`. The payload handling lives in
 //! `run` (what `ingest --hook` does).
 
 pub mod codex;
+pub mod learn;
 pub mod run;
 pub mod settings;
 
@@ -150,6 +154,12 @@ fn codex_version() -> Option<(u64, u64)> {
 
 /// Adds the hooks for `agent`; each file changed is reported.
 pub fn install(agent: Agent, places: &Places, cmd: &HookCommand) -> Result<Vec<FileChange>> {
+    let mut changes = install_hooks(agent, places, cmd)?;
+    changes.push(learn::install(agent, places, cmd)?);
+    Ok(changes)
+}
+
+fn install_hooks(agent: Agent, places: &Places, cmd: &HookCommand) -> Result<Vec<FileChange>> {
     match agent {
         Agent::Claude => Ok(vec![install_json(&places.claude_settings(), CLAUDE_EVENTS, cmd)?]),
         Agent::Codex => {
@@ -196,6 +206,12 @@ fn install_json(path: &Path, events: &[&str], cmd: &HookCommand) -> Result<FileC
 
 /// Removes exactly what `install` added for `agent`.
 pub fn uninstall(agent: Agent, places: &Places) -> Result<Vec<FileChange>> {
+    let mut changes = uninstall_hooks(agent, places)?;
+    changes.push(learn::uninstall(agent, places)?);
+    Ok(changes)
+}
+
+fn uninstall_hooks(agent: Agent, places: &Places) -> Result<Vec<FileChange>> {
     match agent {
         Agent::Claude => Ok(vec![uninstall_json(&places.claude_settings())?]),
         Agent::Codex => Ok(vec![

@@ -19,6 +19,9 @@ use super::shape::{TooDeep, shape_of_valid_json};
 use super::turn::TurnBuilder;
 use crate::step;
 
+/// Longest model name kept; a longer one is not a model name.
+const MAX_MODEL: usize = 200;
+
 /// Line types Claude Code writes that carry nothing for turns.
 const IGNORED_TYPES: &[&str] = &[
     "summary",
@@ -73,6 +76,11 @@ pub(super) struct Message<'a> {
     stop_reason: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     content: Option<Content<'a>>,
+    #[serde(default, deserialize_with = "lenient_str")]
+    model: Option<Cow<'a, str>>,
+    /// The API's token counts, kept as JSON text: read only on assistant lines.
+    #[serde(borrow, default, deserialize_with = "raw_json")]
+    usage: Option<&'a [u8]>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -363,6 +371,8 @@ fn fast_message(v: scan::Value<'_>) -> Option<(Option<Lenient<Message<'_>>>, usi
         b"id" => seen.read(0, &mut message.id, v.lenient_str()),
         b"stop_reason" => seen.read(1, &mut message.stop_reason, v.lenient_str()),
         b"content" => seen.read(2, &mut message.content, fast_content(v)),
+        b"model" => seen.read(3, &mut message.model, v.lenient_str()),
+        b"usage" => seen.read(4, &mut message.usage, v.opt_raw()),
         k if k.contains(&b'\\') => None,
         _ => v.skip(),
     })?;
@@ -462,9 +472,16 @@ fn assistant(
         turn.open.api_error = true;
     }
     let id = message.id.as_deref();
-    if id.is_none() || turn.open.last_message_id.as_deref() != id {
+    let same_message = id.is_some() && turn.open.last_message_id.as_deref() == id;
+    if !same_message {
         turn.open.last_message_id = id.map(str::to_string);
         turn.open.last_stop = None;
+    }
+    if let Some(model) = message.model.as_deref().filter(|m| m.len() <= MAX_MODEL) {
+        super::parse::set_reusing(&mut turn.open.model, model);
+    }
+    if let Some(usage) = message.usage {
+        turn.count_tokens(super::turn::tokens_of(usage), same_message);
     }
     let Some(Content::Blocks(blocks)) = &message.content else {
         if let Some(Content::Text(text)) = &message.content {

@@ -56,6 +56,9 @@ struct Payload<'a> {
     role: Option<Cow<'a, str>>,
     #[serde(borrow)]
     content: Option<&'a RawValue>,
+    /// `turn_context`: the model the turns that follow run on.
+    #[serde(borrow)]
+    model: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
@@ -152,8 +155,18 @@ fn line(
                 take_injected(t, injected);
             }
         }
-        "turn_context" | "compacted" => {}
+        "turn_context" => {
+            if let Some(m) = p.model.as_deref() {
+                super::parse::set_reusing(&mut sink.out.state.model, m);
+            }
+        }
+        "compacted" => {}
         other => sink.unknown(line_no, other),
+    }
+    if let Some(t) = turn.as_mut()
+        && t.open.model.is_none()
+    {
+        t.open.model.clone_from(&sink.out.state.model);
     }
 }
 

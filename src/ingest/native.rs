@@ -75,6 +75,8 @@ fn line(sink: &mut Sink, bytes: &[u8], offset: u64, line_no: u64) {
         ended_at: at,
         is_sidechain: false,
         complete: true,
+        model: None,
+        tokens: None,
         new_calls: Vec::new(),
         late_errors: Vec::new(),
         invocations,

@@ -67,6 +67,8 @@ pub struct TurnRec {
     pub ended_at: Option<String>,
     pub is_sidechain: bool,
     pub complete: bool,
+    pub model: Option<String>,
+    pub tokens: Option<u64>,
     pub new_calls: Vec<CallRec>,
     /// Calls stored by an earlier run whose result turned out to be an error.
     pub late_errors: Vec<String>,
@@ -111,6 +113,35 @@ pub struct OpenTurn {
     /// Skill uses settled with the turn's outcome when it closes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub uses: Vec<SkillUse>,
+    /// The model that answered (the latest one the transcript names in the turn).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Tokens the transcript records for the turn's API messages, and the latest message's
+    /// share of them (Claude Code repeats a message's usage on each of its lines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub message_tokens: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Total tokens of an API message's `usage` object: input (fresh, cache writes and cache reads)
+/// and output. `None` when it names none.
+pub fn tokens_of(usage: &[u8]) -> Option<u64> {
+    #[derive(Deserialize)]
+    struct Usage {
+        input_tokens: Option<u64>,
+        output_tokens: Option<u64>,
+        cache_creation_input_tokens: Option<u64>,
+        cache_read_input_tokens: Option<u64>,
+    }
+    let u: Usage = serde_json::from_slice(usage).ok()?;
+    let parts =
+        [u.input_tokens, u.output_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens];
+    parts.iter().any(Option::is_some).then(|| parts.iter().flatten().sum())
 }
 
 /// Parser state carried between runs in `ingested_files.state` (JSON).
@@ -126,6 +157,9 @@ pub struct FileState {
     /// Stream-json: the latest time given to a line (its lines carry none; see `stream`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_at: Option<String>,
+    /// Codex: the model named by the latest `turn_context`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 /// A turn being built in this run, around its carried part.
@@ -179,7 +213,19 @@ impl TurnBuilder {
             ended: false,
             pending: Vec::new(),
             uses: Vec::new(),
+            model: None,
+            tokens: None,
+            message_tokens: 0,
         })
+    }
+
+    /// Adds an API message's tokens; a later line of the same message replaces its share.
+    pub fn count_tokens(&mut self, tokens: Option<u64>, same_message: bool) {
+        let Some(n) = tokens else { return };
+        let o = &mut self.open;
+        let before = o.tokens.unwrap_or(0) - if same_message { o.message_tokens } else { 0 };
+        o.tokens = Some(before + n);
+        o.message_tokens = n;
     }
 
     pub fn resume(open: OpenTurn) -> TurnBuilder {
@@ -370,6 +416,8 @@ impl TurnBuilder {
             ended_at: o.ended_at.clone(),
             is_sidechain: o.is_sidechain,
             complete,
+            model: o.model.clone(),
+            tokens: o.tokens,
             new_calls: self.new_calls,
             late_errors: self.late_errors,
             invocations: self.invocations,

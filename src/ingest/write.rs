@@ -241,7 +241,7 @@ fn write_turn(
             let n = tx
                 .prepare_cached(
                     "UPDATE turns SET outcome = ?2, failure_reason = ?3, summary = ?4,
-                        started_at = ?5, ended_at = ?6, complete = ?7
+                        started_at = ?5, ended_at = ?6, complete = ?7, model = ?8, tokens = ?9
                      WHERE id = ?1",
                 )?
                 .execute(params![
@@ -252,6 +252,8 @@ fn write_turn(
                     turn.started_at,
                     turn.ended_at,
                     turn.complete,
+                    turn.model,
+                    turn.tokens.map(|n| n as i64),
                 ])?;
             (n == 1).then_some(id)
         }
@@ -267,8 +269,8 @@ fn write_turn(
             tx.prepare_cached(
                 "INSERT INTO turns(session_id, agent_id, file_path, start_offset, user_input,
                     picked_skill, outcome, failure_reason, summary, started_at, ended_at,
-                    is_sidechain, complete)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                    is_sidechain, complete, model, tokens)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
             )?
             .execute(params![
                 session,
@@ -284,6 +286,8 @@ fn write_turn(
                 turn.ended_at,
                 turn.is_sidechain,
                 turn.complete,
+                turn.model,
+                turn.tokens.map(|n| n as i64),
             ])?;
             tx.last_insert_rowid()
         }
@@ -663,4 +667,61 @@ pub fn literal_elsewhere(conn: &Connection, literal: &str, session_key: &str) ->
                                    WHERE c.turn_id = t.id AND instr(c.detail, ?1) > 0)))",
     )?;
     Ok(stmt.query_row(params![literal, session_key], |r| r.get(0))?)
+}
+
+/// A main-stream turn as a run of some workflow: its steps and what it cost.
+#[derive(Debug, Clone)]
+pub struct TurnRun {
+    pub turn_id: i64,
+    pub session_key: String,
+    pub user_input: String,
+    pub started_at: Option<String>,
+    pub ended_at: Option<String>,
+    pub success: bool,
+    pub model: Option<String>,
+    pub tokens: Option<i64>,
+    pub steps: Vec<String>,
+    pub tool_calls: i64,
+    pub failed_steps: i64,
+    /// The user's next prompt in the same session (what a correction would be).
+    pub next_input: Option<String>,
+}
+
+/// Every complete main-stream turn of `agent` with tool calls, oldest first.
+pub fn turn_runs(conn: &rusqlite::Connection, agent: &str) -> Result<Vec<TurnRun>> {
+    let mut stmt = conn.prepare(
+        "SELECT t.id, s.session_key, t.user_input, t.started_at, t.ended_at, t.outcome, t.model,
+                t.tokens,
+                (SELECT group_concat(step, char(10)) FROM
+                    (SELECT step FROM tool_calls WHERE turn_id = t.id AND step IS NOT NULL
+                     ORDER BY ordinal)),
+                (SELECT COUNT(*) FROM tool_calls WHERE turn_id = t.id),
+                (SELECT COUNT(*) FROM tool_calls WHERE turn_id = t.id AND is_error = 1),
+                t.next_input
+         FROM (SELECT *, LEAD(user_input) OVER (PARTITION BY session_id ORDER BY started_at, id)
+                   AS next_input
+               FROM turns WHERE agent_id = ?1 AND is_sidechain = 0) t
+         JOIN sessions s ON s.id = t.session_id
+         WHERE t.complete = 1
+         ORDER BY t.started_at, t.id",
+    )?;
+    let rows = stmt.query_map(params![agent], |r| {
+        let steps: Option<String> = r.get(8)?;
+        Ok(TurnRun {
+            turn_id: r.get(0)?,
+            session_key: r.get(1)?,
+            user_input: r.get(2)?,
+            started_at: r.get(3)?,
+            ended_at: r.get(4)?,
+            success: r.get::<_, Outcome>(5)? == Outcome::Success,
+            model: r.get(6)?,
+            tokens: r.get(7)?,
+            steps: steps.map(|s| s.lines().map(str::to_string).collect()).unwrap_or_default(),
+            tool_calls: r.get(9)?,
+            failed_steps: r.get(10)?,
+            next_input: r.get(11)?,
+        })
+    })?;
+    let all: Vec<TurnRun> = rows.collect::<rusqlite::Result<_>>()?;
+    Ok(all.into_iter().filter(|t| t.tool_calls > 0).collect())
 }

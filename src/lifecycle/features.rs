@@ -11,6 +11,8 @@ use crate::store::Store;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct SkillFeatures {
+    #[serde(skip)]
+    pub skill_id: i64,
     pub agent_id: String,
     pub name: String,
     pub status: SkillStatus,
@@ -23,6 +25,12 @@ pub struct SkillFeatures {
     pub is_auto_created: bool,
     pub use_count: u64,
     pub last_used_at: Option<String>,
+    /// The effect the last sweep measured (`usage::effects::annotate` fills these): its
+    /// verdict, the success rate with the skill minus without, and the runs on each side.
+    pub effect: Option<String>,
+    pub effect_success_delta: Option<f64>,
+    pub effect_runs_with: Option<u64>,
+    pub effect_runs_without: Option<u64>,
 }
 
 /// Features of every skill (of `agent`, or all), as of `now`.
@@ -46,6 +54,7 @@ pub fn features(
                 .unwrap_or(0.0);
             let recent = recent.get(&s.id).copied().unwrap_or(0);
             SkillFeatures {
+                skill_id: s.id,
                 agent_id: s.agent_id,
                 name: s.name,
                 status: s.status,
@@ -56,6 +65,10 @@ pub fn features(
                 is_auto_created: s.is_auto_created,
                 use_count: t.uses,
                 last_used_at: t.last_used_at.clone(),
+                effect: None,
+                effect_success_delta: None,
+                effect_runs_with: None,
+                effect_runs_without: None,
             }
         })
         .collect();
@@ -65,12 +78,13 @@ pub fn features(
 pub fn to_csv(rows: &[SkillFeatures]) -> String {
     let mut out = String::from(
         "agent_id,name,status,skill_age_days,skill_success_rate,skill_invocation_velocity,\
-         skill_version,is_auto_created,use_count,last_used_at\n",
+         skill_version,is_auto_created,use_count,last_used_at,effect,effect_success_delta,\
+         effect_runs_with,effect_runs_without\n",
     );
     let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
     for f in rows {
         out.push_str(&format!(
-            "{},{},{},{},{},{:.4},{},{},{},{}\n",
+            "{},{},{},{},{},{:.4},{},{},{},{},{},{},{},{}\n",
             quote(&f.agent_id),
             quote(&f.name),
             f.status,
@@ -81,6 +95,10 @@ pub fn to_csv(rows: &[SkillFeatures]) -> String {
             f.is_auto_created,
             f.use_count,
             f.last_used_at.as_deref().unwrap_or(""),
+            f.effect.as_deref().map(quote).unwrap_or_default(),
+            f.effect_success_delta.map(|r| format!("{r:.4}")).unwrap_or_default(),
+            f.effect_runs_with.map(|n| n.to_string()).unwrap_or_default(),
+            f.effect_runs_without.map(|n| n.to_string()).unwrap_or_default(),
         ));
     }
     out

@@ -30,9 +30,14 @@ pub use register::{
 };
 pub use rules::{Judged, Verdict, judge};
 pub use staleness::{StaleReport, staleness, staleness_if_due};
-pub use state::{absorb, archive, archive_with_reason, restore, set_protected, unabsorb};
+pub use state::{
+    absorb, archive, archive_and, archive_with_reason, restore, restore_and, set_protected,
+    unabsorb,
+};
 pub use suggest::{SuggestIndex, Suggestion, suggest};
-pub use sweep::{Phases, StatusChange, SweepReport, TriggerChange, judge_skills, ms};
+pub use sweep::{
+    Phases, ProposedFixes, StatusChange, SweepReport, TriggerChange, judge_skills, ms,
+};
 pub use tally::{Tally, TallyBuilder};
 pub use versions::{EditScan, diff_text, rollback, scan_edits, scan_edits_by_kind, versions};
 pub(crate) use versions::{scan_one, write_version};

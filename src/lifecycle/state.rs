@@ -64,6 +64,18 @@ pub fn archive_with_reason(
     skill: &str,
     reason: &str,
 ) -> Result<()> {
+    archive_and(ws, agent, skill, reason, |_| Ok(()))
+}
+
+/// [`archive_with_reason`], running `also` in the transaction that parks the skill (a review
+/// decision's rows commit with the move).
+pub fn archive_and(
+    ws: &mut Workspace,
+    agent: &str,
+    skill: &str,
+    reason: &str,
+    also: impl FnOnce(&rusqlite::Connection) -> Result<()>,
+) -> Result<()> {
     let row = require_skill(ws.store.conn(), agent, skill)?;
     if !row.status.is_live() {
         bail!(
@@ -74,7 +86,7 @@ pub fn archive_with_reason(
     // Keep any edit made to the live file before it leaves.
     versions::scan_one(ws, &row)?;
     let to = register::parked_path(&ws.paths.archive_dir, agent, skill)?;
-    park(ws, &row.path, &to, row.id, row.status, Archived, reason, |_| Ok(()))
+    park(ws, &row.path, &to, row.id, row.status, Archived, reason, also)
 }
 
 /// [`archive_with_reason`] for many skills, (agent, name, reason) each, as one durable step
@@ -110,6 +122,17 @@ pub fn archive_many(ws: &mut Workspace, skills_in: &[(String, String, String)]) 
 /// proposed for a merge again), with an `absorbed` event on the survivor.
 pub fn absorb(ws: &mut Workspace, absorbed: i64, into: i64, reason: &str) -> Result<()> {
     let row = super::skill_by_id(ws.store.conn(), absorbed)?;
+    if row.status == Archived {
+        // Already parked: it stays where it is, marked absorbed.
+        let now = now_rfc3339();
+        let note = format!("absorbed {} (archived): {reason}", row.name);
+        let tx = ws.store.conn_mut().transaction()?;
+        skills::set_absorbed_into(&tx, absorbed, Some(into))?;
+        events::add(&tx, into, &now, "absorbed", None, None, &note)?;
+        events::add(&tx, absorbed, &now, ABSORBED_ARCHIVED, None, None, reason)?;
+        tx.commit()?;
+        return Ok(());
+    }
     if !row.status.is_live() {
         bail!("skill {:?} is already {}", row.name, row.status);
     }
@@ -122,11 +145,18 @@ pub fn absorb(ws: &mut Workspace, absorbed: i64, into: i64, reason: &str) -> Res
     })
 }
 
+/// The event on a skill a merge absorbed while it was archived (undoing the merge leaves it
+/// archived).
+const ABSORBED_ARCHIVED: &str = "absorbed_while_archived";
+
 /// Takes an absorption back (its merge's approval was undone): the skill returns to the live
 /// folder and may be proposed again.
 pub fn unabsorb(ws: &mut Workspace, absorbed: i64) -> Result<()> {
     let row = super::skill_by_id(ws.store.conn(), absorbed)?;
-    if row.status.is_live() {
+    let was_archived = row.status == Archived
+        && events::latest_of(ws.store.conn(), absorbed, &[ABSORBED_ARCHIVED, "status"])?.as_deref()
+            == Some(ABSORBED_ARCHIVED);
+    if row.status.is_live() || was_archived {
         return skills::set_absorbed_into(ws.store.conn(), absorbed, None);
     }
     restore(ws, &row.agent_id, &row.name)?;
@@ -136,13 +166,23 @@ pub fn unabsorb(ws: &mut Workspace, absorbed: i64) -> Result<()> {
 /// Brings an archived or retired skill back to the live folder with its history; Ghost's streak
 /// rules count afresh from now, the rolling rate keeps every invocation.
 pub fn restore(ws: &mut Workspace, agent: &str, skill: &str) -> Result<()> {
+    restore_and(ws, agent, skill, |_| Ok(()))
+}
+
+/// [`restore`], running `also` in the transaction that brings the skill back.
+pub fn restore_and(
+    ws: &mut Workspace,
+    agent: &str,
+    skill: &str,
+    also: impl FnOnce(&rusqlite::Connection) -> Result<()>,
+) -> Result<()> {
     let row = require_skill(ws.store.conn(), agent, skill)?;
     if row.status != Archived && row.status != Retired {
         bail!("skill {skill:?} is {}, not archived or retired", row.status);
     }
     let to = crate::fsio::child(&ws.paths.skills_dir, "skill name", skill)?;
     let reason = format!("restored from {}", row.status);
-    park(ws, &row.path, &to, row.id, row.status, Healthy, &reason, |_| Ok(()))?;
+    park(ws, &row.path, &to, row.id, row.status, Healthy, &reason, also)?;
     // An edit made while it was parked becomes a version now, like any other edit.
     let back = super::skill_by_id(ws.store.conn(), row.id)?;
     versions::scan_one(ws, &back)?;

@@ -40,6 +40,10 @@ pub struct SweepReport {
     pub merges_skipped: Vec<String>,
     /// Skills that started or stopped "not triggering" in this sweep (`usage::triggering`).
     pub triggering: Vec<TriggerChange>,
+    /// Skills whose effect was measured again (`usage::effects`).
+    pub effects_measured: usize,
+    /// Trigger rewrites and restores added to the review queue (`draft::fixes`).
+    pub proposed_fixes: ProposedFixes,
     pub invocations_linked: usize,
     pub counters_synced: usize,
     pub changes: Vec<StatusChange>,
@@ -47,6 +51,14 @@ pub struct SweepReport {
     pub usage: super::StaleReport,
     pub elapsed_ms: u64,
     pub phases_ms: Phases,
+}
+
+/// What `draft::fixes` proposed in a sweep (counted here: lifecycle sits below drafting).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ProposedFixes {
+    pub trigger_rewrites: usize,
+    pub restores: usize,
+    pub skipped: Vec<String>,
 }
 
 /// A skill that started (`not_triggering`) or stopped "not triggering", with the event's reason.

@@ -18,6 +18,7 @@ pub const MIGRATIONS: &[&str] = &[
     V_ITERATIONS,
     V_LESSONS,
     V_TEAM_OUTBOX,
+    V_EFFECT,
 ];
 
 const V1: &str = r#"
@@ -527,4 +528,20 @@ CREATE TABLE team_outbox (
     sent_at     TEXT
 );
 CREATE INDEX team_outbox_unsent ON team_outbox(id) WHERE sent_at IS NULL;
+"#;
+
+/// Effect: the model and tokens a transcript records for a turn (`ingest::write`), and each
+/// skill's measured effect as the last sweep computed it (owned by `usage::effects`).
+const V_EFFECT: &str = r#"
+ALTER TABLE turns ADD COLUMN model TEXT;
+ALTER TABLE turns ADD COLUMN tokens INTEGER;
+CREATE TABLE skill_effects (
+    skill_id    INTEGER PRIMARY KEY,
+    computed_at TEXT NOT NULL,
+    verdict     TEXT NOT NULL,
+    score       REAL,                       -- success rate with minus without, when judged
+    runs_with   INTEGER NOT NULL,
+    runs_without INTEGER NOT NULL,
+    effect      TEXT NOT NULL               -- JSON usage::effect::Effect
+);
 "#;

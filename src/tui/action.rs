@@ -38,7 +38,7 @@ pub enum Action {
     FilterBackspace,
     /// Skills: show only one state (all → healthy → warning → … → all).
     CycleStateFilter,
-    /// Skills: order by name, state, rate, uses, last used.
+    /// Skills: order by name, state, rate, uses, last used, effect.
     CycleSort,
     /// Diff pane: compare the version under the cursor against this one.
     MarkBase,

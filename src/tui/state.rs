@@ -162,6 +162,9 @@ pub enum Sort {
     Uses,
     /// Most recently used first; never used last.
     LastUsed,
+    /// Best effect first (`usage::effect`): helps, mixed, no clear difference, makes things
+    /// worse, then not enough evidence and not measured; larger success gains first within one.
+    Effect,
 }
 
 impl Sort {
@@ -172,6 +175,7 @@ impl Sort {
             Sort::Rate => "rate",
             Sort::Uses => "uses",
             Sort::LastUsed => "last used",
+            Sort::Effect => "effect",
         }
     }
 
@@ -181,7 +185,8 @@ impl Sort {
             Sort::State => Sort::Rate,
             Sort::Rate => Sort::Uses,
             Sort::Uses => Sort::LastUsed,
-            Sort::LastUsed => Sort::Name,
+            Sort::LastUsed => Sort::Effect,
+            Sort::Effect => Sort::Name,
         }
     }
 }
@@ -288,6 +293,14 @@ impl UiState {
             Sort::LastUsed => self
                 .skill_rows
                 .sort_by(|&a, &b| snap.skills[b].last_used.cmp(&snap.skills[a].last_used)),
+            Sort::Effect => self.skill_rows.sort_by(|&a, &b| {
+                let key = |i: usize| match snap.skills[i].effect {
+                    Some(e) => (e.verdict.rank(), -e.score.unwrap_or(0.0)),
+                    None => (u8::MAX, 0.0),
+                };
+                let (ka, kb) = (key(a), key(b));
+                ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
+            }),
         }
         self.synced = Some(key);
         self.clamp();
@@ -913,6 +926,7 @@ mod tests {
                 rate: None,
                 last_used: None,
                 stale: false,
+                effect: None,
             })
             .collect();
         Snapshot { generation: 1, skills: Arc::new(rows), ..Snapshot::default() }

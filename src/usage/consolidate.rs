@@ -23,15 +23,22 @@ pub struct Pair {
     pub overlap: Overlap,
 }
 
-/// Every pair of live skills of the same agent whose workflows or descriptions overlap strongly.
-/// A skill a merge absorbed is left out, even once restored: it was consolidated already.
+/// Every pair of skills of the same agent whose workflows or descriptions overlap strongly, at
+/// least one of them live: an archived skill takes part (a merge folds it into a live one, so
+/// what it knew is not lost). A skill a merge absorbed is left out, even once restored: it was
+/// consolidated already.
 pub fn overlapping(ws: &Workspace, drafted: super::missed::DraftedSteps) -> Result<Vec<Pair>> {
     let conn = ws.store.conn();
     let absorbed = crate::catalog::skills::absorbed(conn)?;
     let mut skills = Vec::new();
+    let mut live = HashSet::new();
     for row in crate::catalog::skills::all(conn)? {
-        if !row.status.is_live() || absorbed.contains(&row.id) {
+        let archived = row.status == crate::catalog::SkillStatus::Archived;
+        if !(row.status.is_live() || archived) || absorbed.contains(&row.id) {
             continue;
+        }
+        if row.status.is_live() {
+            live.insert(row.id);
         }
         let r = crate::catalog::skills::uptake_ref(conn, row.id)?;
         let (steps, _) = super::missed::workflow_of(conn, &r, drafted)?;
@@ -58,6 +65,9 @@ pub fn overlapping(ws: &Workspace, drafted: super::missed::DraftedSteps) -> Resu
     let mut out = Vec::new();
     for (i, j) in pairs {
         let ((a, sa), (b, sb)) = (&skills[i], &skills[j]);
+        if !live.contains(&a.id) && !live.contains(&b.id) {
+            continue;
+        }
         let o = overlap::measure(sa, sb, &a.description, &b.description);
         if o.strong.is_some() {
             out.push(Pair {

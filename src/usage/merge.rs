@@ -85,6 +85,85 @@ fn yaml_quote(text: &str) -> String {
     format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
+/// One step, command or check of a skill a merge must keep.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Item {
+    /// `step` (a list item), `command` (code that reads as a shell command) or `check` (a line
+    /// that says to check, verify, ensure, confirm or test something).
+    pub kind: &'static str,
+    /// The skill it comes from.
+    pub from: String,
+    pub text: String,
+    /// Whether the merged text still holds it (whitespace aside).
+    pub kept: bool,
+}
+
+/// Words that make a line a check.
+const CHECK_WORDS: &[&str] =
+    &["check", "verify", "ensure", "confirm", "make sure", "assert", "must", "test"];
+
+fn squeeze(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Every step, command and check of each skill in `sides` (name, SKILL.md), and whether
+/// `merged` keeps it: what a merge proposal lists so a reviewer sees anything it drops.
+pub fn coverage(sides: &[(&str, &str)], merged: &str) -> Vec<Item> {
+    let (_, merged_body) = split(merged);
+    let have = squeeze(merged_body);
+    let mut out: Vec<Item> = Vec::new();
+    for (name, content) in sides {
+        let (_, body) = split(content);
+        let mut push = |kind: &'static str, text: String| {
+            let text = squeeze(&text);
+            if !text.is_empty() && !out.iter().any(|i| i.from == *name && i.text == text) {
+                let kept = have.contains(&text);
+                out.push(Item { kind, from: name.to_string(), text, kept });
+            }
+        };
+        let mut fenced = false;
+        for line in body.lines() {
+            let t = line.trim();
+            if t.starts_with("```") || t.starts_with("~~~") {
+                fenced = !fenced;
+                continue;
+            }
+            if fenced || t.is_empty() || t.starts_with('#') || t.starts_with('>') {
+                continue;
+            }
+            let item = t.strip_prefix("- ").or_else(|| t.strip_prefix("* ")).or_else(|| {
+                t.split_once(". ").filter(|(n, _)| n.parse::<u32>().is_ok()).map(|(_, r)| r)
+            });
+            // Words in prose, not in code (`cargo test` is a command, not a check).
+            let prose: String = t.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+            let lower = prose.to_lowercase();
+            if CHECK_WORDS.iter().any(|w| lower.contains(w)) {
+                push("check", item.unwrap_or(t).to_string());
+            } else if let Some(step) = item {
+                push("step", step.to_string());
+            }
+        }
+        for command in super::steps::code_commands(body) {
+            push("command", command);
+        }
+    }
+    out
+}
+
+/// `content` with its front matter's description replaced by `description` (the other keys and
+/// the body as they were).
+pub fn with_description(content: &str, name: &str, description: &str) -> String {
+    let (front, body) = split(content);
+    let mut out = format!("---\nname: {name}\ndescription: {}\n", yaml_quote(description));
+    for line in other_keys(&front) {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push_str("---\n");
+    out.push_str(body);
+    out
+}
+
 /// The merged SKILL.md of `survivor` absorbing `absorbed` (each: name, description, content).
 pub fn merged(survivor: (&str, &str, &str), absorbed: (&str, &str, &str)) -> String {
     let (name, description, content) = survivor;
@@ -164,6 +243,35 @@ mod tests {
         assert!(!m.contains("\n# Publish"), "headings move one level down: {m}");
         let fm = crate::lifecycle::files::front_matter(&m);
         assert_eq!(fm.name.as_deref(), Some("release"));
+    }
+
+    #[test]
+    fn coverage_lists_every_step_command_and_check_and_flags_what_a_merge_drops() {
+        let a =
+            "---\nname: a\ndescription: A.\n---\n1. Run `cargo test`.\n2. Check the changelog.\n";
+        let b = "---\nname: b\ndescription: B.\n---\n- Tag it.\n\n```sh\ngit push --tags\n```\n";
+        let good = merged(("a", "A.", a), ("b", "B.", b));
+        let items = coverage(&[("a", a), ("b", b)], &good);
+        let listed: Vec<(&str, &str, &str)> =
+            items.iter().map(|i| (i.kind, i.from.as_str(), i.text.as_str())).collect();
+        assert_eq!(
+            listed,
+            [
+                ("step", "a", "Run `cargo test`."),
+                ("check", "a", "Check the changelog."),
+                ("command", "a", "cargo test"),
+                ("step", "b", "Tag it."),
+                ("command", "b", "git push --tags"),
+            ]
+        );
+        assert!(items.iter().all(|i| i.kept), "{items:?}");
+        let lossy = good.replace("git push --tags", "git push");
+        let dropped: Vec<String> = coverage(&[("a", a), ("b", b)], &lossy)
+            .into_iter()
+            .filter(|i| !i.kept)
+            .map(|i| i.text)
+            .collect();
+        assert_eq!(dropped, ["git push --tags"]);
     }
 
     #[test]

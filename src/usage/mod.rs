@@ -12,8 +12,13 @@
 //! - `missed`: a skill's uses and missed triggers since it went live.
 //! - `consolidate`: the pairs of live skills that overlap strongly.
 //! - `triggering`: the sweep's pass that records "not triggering" transitions as skill events.
+//! - `effect`: runs of a skill's workflow with the skill against runs without it, measure by
+//!   measure, with 95% intervals from `interval`; `effects` keeps each skill's last result.
 
 pub mod consolidate;
+pub mod effect;
+pub mod effects;
+pub mod interval;
 pub mod merge;
 pub mod missed;
 pub mod overlap;

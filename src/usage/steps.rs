@@ -31,7 +31,7 @@ pub fn specific(keys: &[String]) -> Vec<String> {
 
 /// Code that reads as a shell command: fenced block lines (without `$ ` prompts and comments)
 /// and inline spans whose first word looks like a program.
-fn code_commands(body: &str) -> Vec<String> {
+pub fn code_commands(body: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut fenced = false;
     for line in body.lines() {

@@ -440,6 +440,8 @@ async fn o_sorts_the_skills_by_state_then_by_uses() {
     assert!(at(&screen, "lint-fix") < at(&screen, "flaky-sync"), "{screen}");
     assert!(at(&screen, "flaky-sync") < at(&screen, "degraded-y"), "{screen}");
     live.press("oo");
+    live.wait_for("Skills (7) · by effect").await;
+    live.press("o");
     live.wait_for("┌ Skills (7) ─").await;
     live.quit().await;
 }

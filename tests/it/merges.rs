@@ -222,3 +222,58 @@ fn undoing_a_merge_restores_the_absorbed_skill() {
     assert!(ws.skills_dir().join("release-flow/SKILL.md").is_file());
     assert_eq!(merges(&ws, false).len(), 1, "the merge is open for review again");
 }
+
+#[test]
+fn a_merge_lists_every_step_command_and_check_of_both_and_flags_what_it_drops() {
+    // The mechanical merge keeps everything.
+    let ws = TestWorkspace::new();
+    three_skills(&ws);
+    ws.run_ok(&["sweep"]);
+    let m = merges(&ws, false).remove(0);
+    let summary = m["reason"]["summary"].as_str().unwrap();
+    assert!(summary.contains("keeps all 15 steps, commands and checks of both"), "{summary}");
+    let diff = ws.run_ok(&["diff", "--candidate", &m["id"].to_string()]);
+    assert!(
+        diff.contains("# merge check: 15 steps, commands and checks of both skills, 0 dropped"),
+        "{diff}"
+    );
+    assert!(diff.contains("  kept    command (release-flow) git tag v<version>"), "{diff}");
+    assert!(diff.contains("  kept    step    (ship-it) Run `cargo publish`."), "{diff}");
+
+    // A command's text that leaves some out is flagged, item by item.
+    let (ws, m) = merge_by_command(
+        "cat <<'EOF'\n---\nname: ship-it\ndescription: Ship or release the crate.\n---\n# Ship\n\n1. Run `cargo test`.\n2. Run `git tag v<version>`.\n3. Run `git push --tags`.\n4. Run `cargo publish`.\nEOF\n",
+    );
+    let summary = m["reason"]["summary"].as_str().unwrap();
+    assert!(summary.contains("DROPS 2 of 15 steps, commands and checks"), "{summary}");
+    let diff = ws.run_ok(&["diff", "--candidate", &m["id"].to_string()]);
+    assert!(
+        diff.contains("  DROPPED step    (release-flow) Tag it: `git tag v<version>`."),
+        "{diff}"
+    );
+    assert!(diff.contains("  DROPPED command (ship-it) cargo publish --dry-run"), "{diff}");
+}
+
+#[test]
+fn an_archived_skill_takes_part_in_a_merge_and_stays_archived() {
+    let ws = TestWorkspace::new();
+    three_skills(&ws);
+    ws.run_ok(&["archive", "release-flow"]);
+    let sweep = ws.run_json(&["sweep"]);
+    assert_eq!(sweep["proposed_merges"], 1, "{sweep:#}");
+    let m = merges(&ws, false).remove(0);
+    assert_eq!(m["name"], "ship-it", "the live skill survives: {m:#}");
+    let text = m["skill_md"].as_str().unwrap().to_string();
+    assert!(text.contains("## Also (from release-flow)"), "{text}");
+    let id = m["id"].to_string();
+    ws.run_ok(&["approve", &id]);
+    let status = |name: &str| ws.run_json(&["stats", name])["status"].clone();
+    assert_eq!(status("release-flow"), "archived");
+    assert_eq!(std::fs::read_to_string(ws.skills_dir().join("ship-it/SKILL.md")).unwrap(), text);
+    // The absorbed guard: a full sweep proposes nothing more for it.
+    let again = ws.run_json(&["sweep", "--full"]);
+    assert_eq!(again["proposed_merges"], 0, "{again:#}");
+    ws.run_ok(&["undo-approve", &id]);
+    assert_eq!(status("release-flow"), "archived", "undoing leaves it where it was");
+    assert_eq!(std::fs::read_to_string(ws.skills_dir().join("ship-it/SKILL.md")).unwrap(), SHIP);
+}

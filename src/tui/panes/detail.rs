@@ -1,7 +1,8 @@
 //! A skill's detail (Enter in Skills): its identity (scope, namespace, visibility, what it shadows
 //! or is shadowed by), its package artifacts and model variants, recent execution traces, the
 //! tested script of a code skill, and its versions. Drawn from `packages::detail`. For a live
-//! skill, first its uptake: uses against missed triggers since it went live (`usage::missed`).
+//! skill, first its effect as the last sweep measured it (`usage::effect`), then its uptake: uses
+//! against missed triggers since it went live (`usage::missed`).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -15,6 +16,7 @@ use crate::packages::PackageDetail;
 use crate::text::safe::inline;
 use crate::tui::state::UiState;
 use crate::tui::theme::Theme;
+use crate::usage::effect::{Effect, Verdict};
 use crate::usage::missed::Uptake;
 
 pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: Theme) {
@@ -25,6 +27,10 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
     };
     let package = snap.package.as_ref().filter(|p| p.skill_id == skill.id);
     let mut lines = vec![header(skill, snap, theme)];
+    if let Some(e) = snap.effect.as_ref().filter(|e| e.skill_id == skill.id) {
+        effect_lines(e, theme, &mut lines);
+        lines.push(Line::from(""));
+    }
     if let Some(u) = snap.uptake.as_ref().filter(|u| u.skill_id == skill.id) {
         uptake_lines(u, theme, &mut lines);
         lines.push(Line::from(""));
@@ -59,6 +65,34 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
         .title_bottom(" Esc back · 3 timeline · 4 diff · P pin · x archive · R restore ");
     let text = Paragraph::new(lines).block(block).wrap(Wrap { trim: false }).scroll((ui.scroll, 0));
     f.render_widget(text, area);
+}
+
+/// Runs of the workflow with the skill against runs without it, measure by measure
+/// (`usage::effect`), and per model when the runs name more than one.
+fn effect_lines(e: &Effect, theme: Theme, lines: &mut Vec<Line<'static>>) {
+    let c = &e.overall;
+    let title = format!(
+        "Effect: {} ({} with the skill, {} without)",
+        c.verdict,
+        crate::text::count(c.runs_with as u64, "run"),
+        c.runs_without
+    );
+    let style = match c.verdict {
+        Verdict::Helps => theme.title(),
+        Verdict::Hurts | Verdict::Mixed => theme.warning(),
+        _ => theme.title(),
+    };
+    lines.push(Line::styled(title, style));
+    lines.extend(crate::usage::effect::table(c).into_iter().map(|l| Line::from(format!("  {l}"))));
+    for (model, m) in &e.by_model {
+        lines.push(Line::from(format!(
+            "  model {}: {} ({} with, {} without)",
+            inline(model),
+            m.verdict,
+            m.runs_with,
+            m.runs_without
+        )));
+    }
 }
 
 /// Uses against missed triggers since the skill went live, with the sessions; a skill that is
