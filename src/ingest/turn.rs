@@ -296,7 +296,9 @@ impl TurnBuilder {
     pub fn set_summary(&mut self, text: &str) {
         let text = text.trim();
         if !text.is_empty() {
-            super::parse::set_reusing(&mut self.open.summary, clip_str(text));
+            // Redacted here, not when the turn is stored: an open turn is carried to the next
+            // run in the database with its summary.
+            super::parse::set_reusing(&mut self.open.summary, &redact::secrets(clip_str(text)));
         }
     }
 
@@ -362,7 +364,7 @@ impl TurnBuilder {
             picked_skill: None,
             outcome,
             failure_reason,
-            summary: o.summary.as_deref().map(|t| redact::secrets(t).into_owned()),
+            summary: o.summary.clone(),
             started_at: o.started_at.clone(),
             ended_at: o.ended_at.clone(),
             is_sidechain: o.is_sidechain,

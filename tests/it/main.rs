@@ -41,6 +41,8 @@ mod reliab_isolation;
 mod reliab_locks;
 mod reliab_paths;
 mod reliab_small;
+mod secret_formats;
+mod secrets_recall;
 mod skill_uses;
 mod staleness;
 mod support;
