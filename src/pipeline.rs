@@ -56,6 +56,14 @@ pub fn recover(ws: &mut Workspace) -> Result<journal::Recovered> {
         crate::draft::stage::restage_missing(&ws.store)?;
         journal::end_drafts(ws.store.conn())?;
     }
+    if recovered.merges {
+        // After the undone file and folder steps above: the merge is completed from the state
+        // they left.
+        for (intent, candidate) in journal::claim_merges(ws.store.conn())? {
+            crate::draft::finish_merge(ws, candidate)?;
+            journal::end(ws.store.conn(), intent)?;
+        }
+    }
     let mut dirs: Vec<PathBuf> =
         lifecycle::agent_folders(ws).into_iter().map(|(_, _, dir)| dir).collect();
     let p = &ws.paths;

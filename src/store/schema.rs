@@ -15,6 +15,7 @@ pub const MIGRATIONS: &[&str] = &[
     V_MERGES,
     V_CANDIDATE_SESSIONS,
     V_PENDING_ORDER,
+    V_MERGE_INTENTS,
 ];
 
 const V1: &str = r#"
@@ -434,4 +435,23 @@ CREATE INDEX skill_candidates_name ON skill_candidates(name);
 const V_PENDING_ORDER: &str = r#"
 DROP INDEX turns_pending;
 CREATE INDEX turns_pending_order ON turns(detected, complete, ended_at, id);
+"#;
+
+/// A merge's approval and its undo are one journaled step: an intent of kind `merge` spans their
+/// two doors (owned by `journal`). SQLite cannot change a CHECK in place: the table is rebuilt.
+const V_MERGE_INTENTS: &str = r#"
+CREATE TABLE intents_new (
+    id          INTEGER PRIMARY KEY,
+    kind        TEXT NOT NULL CHECK(kind IN ('move', 'write', 'install', 'drafts', 'merge')),
+    pid         INTEGER NOT NULL,
+    from_path   TEXT,
+    to_path     TEXT,
+    aside_path  TEXT,
+    old_content BLOB,
+    new_sha256  TEXT,                       -- write: the new bytes' hash; merge: the candidate id
+    started_at  TEXT NOT NULL
+);
+INSERT INTO intents_new SELECT * FROM intents;
+DROP TABLE intents;
+ALTER TABLE intents_new RENAME TO intents;
 "#;

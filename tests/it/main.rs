@@ -39,6 +39,7 @@ mod reliab_escapes;
 mod reliab_hangs;
 mod reliab_isolation;
 mod reliab_locks;
+mod reliab_merge;
 mod reliab_paths;
 mod reliab_small;
 mod secret_formats;
