@@ -121,6 +121,12 @@ pub fn drafts_pending(tx: &Connection) -> Result<i64> {
     begin_in(tx, Kind::Drafts, &NewIntent::default())
 }
 
+/// Records a move intent of this process inside the caller's transaction (which commits it with
+/// its own change); [`end`] it once the folder moved. Returns the intent id.
+pub fn move_pending(tx: &Connection, from: &Path, to: &Path) -> Result<i64> {
+    begin_in(tx, Kind::Move, &NewIntent { from: Some(from), to: Some(to), ..Default::default() })
+}
+
 /// Commits an intent that merge candidate `candidate` is being approved or taken back, across
 /// its two steps (each with its own door); [`end`] it after the second. Returns the intent id.
 pub fn merge_begins(conn: &Connection, candidate: i64) -> Result<i64> {

@@ -101,3 +101,37 @@ fn a_merge_undo_killed_at_any_step_lands_whole_or_not_at_all() {
         }
     }
 }
+
+/// A `record` whose failure retires an auto-created skill, killed after its commit or after the
+/// folder's move: the failure is kept, and the folder ends where the row says (the retired
+/// folder), so `restore` brings it back.
+#[test]
+fn a_record_that_retires_a_skill_killed_at_any_step_keeps_the_failure_and_the_folder() {
+    for step in ["commit", "move", "intent"] {
+        let tw = TestWorkspace::new();
+        crate::lifecycle::add_skill(&tw, "default", "auto-x", true, None);
+        for _ in 0..3 {
+            tw.run_ok(&["record", "auto-x", "failure"]);
+        }
+        tw.run_ok(&["sweep"]);
+        let died = crash(&tw, step, &["record", "auto-x", "failure"]);
+        tw.run_ok(&["candidates"]);
+        let db = Connection::open(tw.db()).unwrap();
+        assert_eq!(count(&db, "SELECT COUNT(*) FROM intents"), 0, "{step}: an intent was left");
+        let failures =
+            count(&db, "SELECT COUNT(*) FROM skill_invocations WHERE outcome = 'failure'");
+        let (status, path): (String, String) = db
+            .query_row("SELECT status, path FROM skills WHERE name = 'auto-x'", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap();
+        assert!(std::path::Path::new(&path).join("SKILL.md").exists(), "{step}: {path} is empty");
+        if died {
+            assert_eq!(failures, 4, "{step}: the failure that retired it is kept");
+            assert_eq!(status, "retired", "{step}");
+            assert!(!tw.skills_dir().join("auto-x").exists(), "{step}: still live");
+            tw.run_ok(&["restore", "auto-x"]);
+            assert!(tw.skills_dir().join("auto-x/SKILL.md").exists(), "{step}: restored");
+        }
+    }
+}
