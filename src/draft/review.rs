@@ -290,6 +290,7 @@ pub fn approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
         }
     }
     let content = approval_text(&skill_md, &skill.name);
+    refuse_if_stale(ws, candidate_id, &skill, &content)?;
     let reason = format!("approved candidate {candidate_id}");
     let now = now_rfc3339();
     // A merge is two steps (the survivor's text, the absorbed skill's move) under one intent:
@@ -308,6 +309,33 @@ pub fn approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
         journal::end(ws.store.conn(), intent)?;
     }
     Ok(())
+}
+
+/// Refuses, once, to approve a proposal made against a text the skill no longer has (a hand
+/// edit or another version since): the error shows the proposal against the current text, and
+/// the proposal now stands against it, so approving again replaces what was just shown.
+fn refuse_if_stale(
+    ws: &mut Workspace,
+    candidate_id: i64,
+    skill: &skills::SkillRow,
+    content: &str,
+) -> Result<()> {
+    let Some(base) = candidates::base_sha(ws.store.conn(), candidate_id)? else { return Ok(()) };
+    lifecycle::scan_one(ws, skill)?;
+    let live = versions::latest_content(ws.store.conn(), skill.id)?;
+    let sha = sha256_hex(live.as_bytes());
+    if sha == base {
+        return Ok(());
+    }
+    candidates::set_base(ws.store.conn(), candidate_id, &sha)?;
+    bail!(
+        "{} changed since candidate {candidate_id} was proposed (a hand edit or a newer \
+         version); approving would replace the current text. The proposal against it:\n{}\n\
+         Run `skilldeck approve {candidate_id}` again to replace it, or `skilldeck reject \
+         {candidate_id}`.",
+        skill.name,
+        lifecycle::diff_text(&live, content)
+    )
 }
 
 /// Ends the merge intent of a step that failed before changing anything.

@@ -16,6 +16,7 @@ pub const MIGRATIONS: &[&str] = &[
     V_CANDIDATE_SESSIONS,
     V_PENDING_ORDER,
     V_MERGE_INTENTS,
+    V_PROPOSAL_BASE,
 ];
 
 const V1: &str = r#"
@@ -454,4 +455,11 @@ CREATE TABLE intents_new (
 INSERT INTO intents_new SELECT * FROM intents;
 DROP TABLE intents;
 ALTER TABLE intents_new RENAME TO intents;
+"#;
+
+/// A proposed version records the sha256 of the live text it was proposed against (owned by
+/// `draft::candidates`): approving it after that text changed (a hand edit) is refused once, with
+/// the proposal shown against the current text, so the edit is never dropped unseen.
+const V_PROPOSAL_BASE: &str = r#"
+ALTER TABLE skill_candidates ADD COLUMN base_sha256 TEXT;
 "#;

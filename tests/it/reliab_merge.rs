@@ -135,3 +135,23 @@ fn a_record_that_retires_a_skill_killed_at_any_step_keeps_the_failure_and_the_fo
         }
     }
 }
+
+/// Approving a proposal made before a hand edit of its skill: refused once, with the proposal
+/// shown against the edited text and the edit kept; approving again replaces what was shown.
+#[test]
+fn approving_a_stale_proposal_shows_the_edit_it_would_replace_first() {
+    let tw = TestWorkspace::new();
+    let id = with_merge(&tw);
+    let live = tw.skills_dir().join("ship-it/SKILL.md");
+    let edited = std::fs::read_to_string(&live).unwrap() + "5. Announce it in #releases.\n";
+    std::fs::write(&live, &edited).unwrap();
+    tw.run_ok(&["sweep"]);
+    let out = tw.run(&["approve", &id]);
+    assert!(!out.status.success(), "a stale proposal was approved:\n{}", describe(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("ship-it changed since candidate"), "{err}");
+    assert!(err.contains("-5. Announce it in #releases."), "the diff shows the edit: {err}");
+    assert_eq!(std::fs::read_to_string(&live).unwrap(), edited, "the edit is kept");
+    tw.run_ok(&["approve", &id]);
+    assert!(approved(&state(&tw, &id)));
+}
