@@ -55,6 +55,10 @@ pub struct Places {
     pub claude_dir: PathBuf,
     /// `~/.codex` (or `$CODEX_HOME`), or `<project>/.codex`.
     pub codex_dir: PathBuf,
+    /// The Claude Code settings file hooks go in: `settings.json` for the user;
+    /// `settings.local.json` (personal, not committed) for a project, since the hook names this
+    /// machine's paths.
+    pub claude_file: &'static str,
 }
 
 impl Places {
@@ -63,6 +67,7 @@ impl Places {
             Scope::Project => Ok(Places {
                 claude_dir: project.join(".claude"),
                 codex_dir: project.join(".codex"),
+                claude_file: "settings.local.json",
             }),
             Scope::User => {
                 let home = crate::config::PlatformDirs::detect()?.home;
@@ -72,13 +77,20 @@ impl Places {
                         .map_or_else(|| home.join(".claude"), PathBuf::from),
                     codex_dir: env_dir("CODEX_HOME")
                         .map_or_else(|| home.join(".codex"), PathBuf::from),
+                    claude_file: "settings.json",
                 })
             }
         }
     }
 
     pub fn claude_settings(&self) -> PathBuf {
-        self.claude_dir.join("settings.json")
+        self.claude_dir.join(self.claude_file)
+    }
+
+    /// The shared `settings.json` of a project, where earlier versions put the hooks (uninstall
+    /// cleans it too).
+    fn claude_shared(&self) -> Option<PathBuf> {
+        (self.claude_file != "settings.json").then(|| self.claude_dir.join("settings.json"))
     }
 
     pub fn codex_config(&self) -> PathBuf {
@@ -197,7 +209,13 @@ fn install_json(path: &Path, events: &[&str], cmd: &HookCommand) -> Result<FileC
 /// Removes exactly what `install` added for `agent`.
 pub fn uninstall(agent: Agent, places: &Places) -> Result<Vec<FileChange>> {
     match agent {
-        Agent::Claude => Ok(vec![uninstall_json(&places.claude_settings())?]),
+        Agent::Claude => {
+            let mut out = vec![uninstall_json(&places.claude_settings())?];
+            if let Some(shared) = places.claude_shared().filter(|p| p.exists()) {
+                out.push(uninstall_json(&shared)?);
+            }
+            Ok(out)
+        }
         Agent::Codex => Ok(vec![
             codex::uninstall(&places.codex_config())?,
             uninstall_json(&places.codex_hooks())?,

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use crate::lifecycle::files::atomic_write;
 
 /// What skilldeck's command hooks are recognised by: their command runs `… ingest --hook`
-/// with a program whose file name starts with `skilldeck`.
+/// with a program named `skilldeck` (a user's `skilldeck-notify ingest --hook` is not ours).
 pub fn is_ours(command: &str) -> bool {
     let Some(rest) = command.trim_end().strip_suffix("ingest --hook") else { return false };
     let rest = rest.trim_start();
@@ -23,7 +23,27 @@ pub fn is_ours(command: &str) -> bool {
         Some(q @ ('\'' | '"')) => rest[1..].split(q).next().unwrap_or(""),
         _ => rest.split_whitespace().next().unwrap_or(""),
     };
-    Path::new(program).file_name().is_some_and(|n| n.to_string_lossy().starts_with("skilldeck"))
+    Path::new(program).file_name().is_some_and(|n| n == "skilldeck" || n == "skilldeck.exe")
+}
+
+/// The bytes of the settings file at `path` (`None` when there is none). Anything but a regular
+/// file (a FIFO, a device, a folder) is refused before it is opened, so nothing blocks on it.
+pub fn read_regular(path: &Path) -> Result<Option<Vec<u8>>> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => bail!(
+            "{}: not a regular file ({}); the file was left untouched",
+            path.display(),
+            crate::fsio::kind_of(&m)
+        ),
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    }
+    match std::fs::read(path) {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
+    }
 }
 
 /// A settings file read for editing: its parsed object and how it was laid out.
@@ -52,11 +72,7 @@ impl SettingsFile {
     /// Reads `path`; a missing file is an empty object. A file that is not a JSON object is
     /// refused with its line and column, and left untouched.
     pub fn read(path: &Path) -> Result<SettingsFile> {
-        let original = match std::fs::read(path) {
-            Ok(b) => Some(b),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
-        };
+        let original = read_regular(path)?;
         let bytes = original.as_deref().unwrap_or(b"{}");
         let blank = bytes.iter().all(u8::is_ascii_whitespace);
         let value: Value = if blank {
@@ -118,8 +134,9 @@ impl SettingsFile {
             .collect()
     }
 
-    /// Adds a group running `command` to each event that has none of ours yet; returns the
-    /// events added to.
+    /// Adds a group running `command` to each event that has none of ours yet, and points ours
+    /// that run another command (another path, other options) at `command`; returns the events
+    /// added to or updated.
     pub fn add(
         &mut self,
         events: &[&str],
@@ -140,6 +157,20 @@ impl SettingsFile {
                 );
             };
             if groups.iter().any(group_is_ours) {
+                // One of ours from another path or with other options: made this command.
+                let mut updated = false;
+                for group in groups.iter_mut() {
+                    let Some(Value::Array(entries)) = group.get_mut("hooks") else { continue };
+                    for entry in entries.iter_mut().filter(|e| entry_is_ours(e)) {
+                        if entry.get("command").and_then(Value::as_str) != Some(command) {
+                            entry["command"] = Value::String(command.to_string());
+                            updated = true;
+                        }
+                    }
+                }
+                if updated {
+                    added.push(event.to_string());
+                }
                 continue;
             }
             groups.push(serde_json::json!({
@@ -179,16 +210,47 @@ impl SettingsFile {
 }
 
 /// Writes `bytes` to `path` atomically, first copying `original` (the bytes on disk, if any) to
-/// `<file>.skilldeck-backup` unless a backup already exists.
+/// `<file>.skilldeck-backup` with the file's mode unless a backup already exists. A link is
+/// written through (the file it points to changes, the link stays), and a file that changed
+/// since it was read (a save the user made meanwhile) is left alone with an error.
 pub fn write_backed_up(path: &Path, original: Option<&[u8]>, bytes: &[u8]) -> Result<()> {
+    let is_link = path.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink());
+    let target = if is_link && path.exists() {
+        std::fs::canonicalize(path).with_context(|| format!("following {}", path.display()))?
+    } else {
+        path.to_path_buf()
+    };
+    if read_regular(&target)?.as_deref() != original {
+        bail!(
+            "{} changed while skilldeck was editing it; nothing was written: run the command again",
+            path.display()
+        );
+    }
     if let Some(orig) = original {
         let backup = backup_path(path);
         if !backup.exists() {
-            std::fs::write(&backup, orig)
+            write_new_like(&backup, orig, &target)
                 .with_context(|| format!("backing up to {}", backup.display()))?;
         }
     }
-    atomic_write(path, bytes)
+    atomic_write(&target, bytes)
+}
+
+/// Creates `path` holding `bytes`, with the permissions of `like`.
+fn write_new_like(path: &Path, bytes: &[u8], like: &Path) -> Result<()> {
+    use std::io::Write;
+    #[cfg(unix)]
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    if let Ok(m) = std::fs::metadata(like) {
+        options.mode(m.permissions().mode() & 0o7777);
+    }
+    let mut file = options.open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    Ok(())
 }
 
 pub fn backup_path(path: &Path) -> PathBuf {

@@ -20,6 +20,7 @@ mod draft;
 mod draft_command;
 mod drafting;
 mod hooks;
+mod hooks_files;
 mod identity;
 mod ingest;
 mod ingest_incremental;
