@@ -424,6 +424,25 @@ pub fn inside(root: &Path, path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// What kind of thing a path is, in words, for errors about something that is not a file.
+pub fn kind_of(m: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = m.file_type();
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return "a device";
+        }
+    }
+    if m.is_dir() { "a folder" } else { "not a regular file" }
+}
+
 #[cfg(test)]
 mod tests {
 
@@ -497,23 +516,4 @@ mod tests {
         std::fs::create_dir_all(&a).unwrap();
         assert!(move_folder(&a, &b).is_err());
     }
-}
-
-/// What kind of thing a path is, in words, for errors about something that is not a file.
-pub fn kind_of(m: &std::fs::Metadata) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        let t = m.file_type();
-        if t.is_fifo() {
-            return "a FIFO";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-        if t.is_block_device() || t.is_char_device() {
-            return "a device";
-        }
-    }
-    if m.is_dir() { "a folder" } else { "not a regular file" }
 }
