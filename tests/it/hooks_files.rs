@@ -115,3 +115,51 @@ fn a_fifo_as_settings_is_refused_at_once() {
         assert!(String::from_utf8_lossy(&out.stderr).contains("a FIFO"), "{}", describe(&out));
     }
 }
+
+/// A writer that keeps the hook's stdin open (`sleep 25 | skilldeck ingest --hook`) holds it no
+/// longer than its time limit.
+#[test]
+fn the_hook_time_limit_covers_reading_stdin() {
+    let ws = TestWorkspace::new();
+    std::fs::write(ws.config(), "[hooks]\ntime_limit_secs = 1\n").unwrap();
+    let mut child =
+        ws.cmd().args(["ingest", "--hook"]).stdin(std::process::Stdio::piped()).spawn().unwrap();
+    let _stdin = child.stdin.take();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break Some(s);
+        }
+        if start.elapsed() > Duration::from_secs(15) {
+            child.kill().unwrap();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let status = status.expect("the hook still waits on stdin past its limit");
+    assert!(status.success());
+    assert!(start.elapsed() < Duration::from_secs(8), "took {:?}", start.elapsed());
+}
+
+/// A `--db` that is no database file says what it is, at once.
+#[test]
+fn a_database_path_that_is_no_file_says_what_it_is() {
+    let ws = TestWorkspace::new();
+    let fifo = ws.root().join("db.fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let folder = ws.root().join("db.dir");
+    std::fs::create_dir_all(&folder).unwrap();
+    let dangling = ws.root().join("db.link");
+    std::os::unix::fs::symlink(ws.root().join("gone/x.db"), &dangling).unwrap();
+    for (db, says) in [(&fifo, "a FIFO"), (&folder, "a folder"), (&dangling, "does not exist")] {
+        for args in [&["audit"][..], &["sweep"]] {
+            let start = Instant::now();
+            let out = ws.cmd().args(args).arg("--db").arg(db).output().unwrap();
+            assert!(start.elapsed() < Duration::from_secs(10), "{args:?} --db {db:?} hung");
+            assert!(!out.status.success());
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains(says) && !err.contains("read-only"), "{args:?} {db:?}: {err}");
+        }
+    }
+}
