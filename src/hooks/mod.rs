@@ -11,6 +11,7 @@
 //! `run` (what `ingest --hook` does).
 
 pub mod codex;
+mod json_edit;
 pub mod run;
 pub mod settings;
 
@@ -186,20 +187,12 @@ pub fn install(agent: Agent, places: &Places, cmd: &HookCommand) -> Result<Vec<F
 
 fn install_json(path: &Path, events: &[&str], cmd: &HookCommand) -> Result<FileChange> {
     let mut file = SettingsFile::read(path)?;
-    let kept = file.layout_kept();
     let added = file.add(events, &cmd.shell(), HOOK_TIMEOUT_SECS)?;
     let mut change =
         FileChange { file: path.to_path_buf(), action: "unchanged", events: added, note: None };
     if change.events.is_empty() {
         change.note = Some("already installed".into());
         return Ok(change);
-    }
-    if !kept {
-        change.note = Some(format!(
-            "the file's layout was not the usual pretty-printed JSON and was normalized; the \
-             original is in {}",
-            backup_path(path).display()
-        ));
     }
     file.write()?;
     change.action = "added";
@@ -230,7 +223,7 @@ fn uninstall_json(path: &Path) -> Result<FileChange> {
         return Ok(change);
     }
     let mut file = SettingsFile::read(path)?;
-    change.events = file.remove_ours();
+    change.events = file.remove_ours()?;
     if change.events.is_empty() {
         return Ok(change);
     }

@@ -163,3 +163,34 @@ fn a_database_path_that_is_no_file_says_what_it_is() {
         }
     }
 }
+
+/// A one-line settings file is edited in place: it stays on one line in its own spacing, a
+/// number beyond 64 bits keeps its digits, and uninstall gives back every byte.
+#[test]
+fn a_compact_file_is_edited_in_place_and_given_back_byte_for_byte() {
+    for original in [
+        "{\"model\":\"opus\",\"big\":123456789012345678901234567890,\"hooks\":{\"Stop\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"say done\"}]}]}}",
+        "{\"model\": \"opus\", \"ratio\": 1.50, \"id\": 18446744073709551616}\n",
+        "{}",
+    ] {
+        let ws = TestWorkspace::new();
+        let project = tempfile::tempdir().unwrap();
+        let path = local(project.path());
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, original).unwrap();
+        ok(&ws, project.path(), &["install"]);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert!(v["hooks"]["SessionEnd"].is_array() && v["hooks"]["Stop"].is_array(), "{text}");
+        if original != "{}" {
+            assert_eq!(text.trim_end().lines().count(), 1, "kept on one line: {text}");
+            let head = &original[..original.find("\"hooks\"").unwrap_or(original.len() - 1)];
+            assert!(text.starts_with(head.trim_end_matches(['}', '\n'])), "{text}");
+        }
+        for digits in ["123456789012345678901234567890", "18446744073709551616", "1.50"] {
+            assert_eq!(original.contains(digits), text.contains(digits), "{digits} in {text}");
+        }
+        ok(&ws, project.path(), &["uninstall"]);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), original);
+    }
+}
