@@ -79,52 +79,22 @@ impl Parser<'_> {
         let start = self.i;
         let kind = match self.b.get(self.i) {
             Some(b'{') => {
-                self.i += 1;
                 let mut members = Vec::new();
-                self.ws();
-                if self.b.get(self.i) == Some(&b'}') {
-                    self.i += 1;
-                } else {
-                    loop {
-                        self.ws();
-                        let at = self.i;
-                        let key = self.string()?;
-                        self.expect(b':')?;
-                        let v = self.value()?;
-                        members.push((key, at, v));
-                        self.ws();
-                        match self.b.get(self.i) {
-                            Some(b',') => self.i += 1,
-                            Some(b'}') => {
-                                self.i += 1;
-                                break;
-                            }
-                            _ => bail!("expected , or }} at byte {}", self.i),
-                        }
-                    }
-                }
+                self.list(b'}', |p| {
+                    let at = p.i;
+                    let key = p.string()?;
+                    p.expect(b':')?;
+                    members.push((key, at, p.value()?));
+                    Ok(())
+                })?;
                 Kind::Object(members)
             }
             Some(b'[') => {
-                self.i += 1;
                 let mut items = Vec::new();
-                self.ws();
-                if self.b.get(self.i) == Some(&b']') {
-                    self.i += 1;
-                } else {
-                    loop {
-                        items.push(self.value()?);
-                        self.ws();
-                        match self.b.get(self.i) {
-                            Some(b',') => self.i += 1,
-                            Some(b']') => {
-                                self.i += 1;
-                                break;
-                            }
-                            _ => bail!("expected , or ] at byte {}", self.i),
-                        }
-                    }
-                }
+                self.list(b']', |p| {
+                    items.push(p.value()?);
+                    Ok(())
+                })?;
                 Kind::Array(items)
             }
             Some(b'"') => {
@@ -145,6 +115,29 @@ impl Parser<'_> {
             None => bail!("a value expected at the end"),
         };
         Ok(Node { start, end: self.i, kind })
+    }
+
+    /// The children of a container whose opening bracket is at the cursor, up to `close`.
+    fn list(&mut self, close: u8, mut child: impl FnMut(&mut Self) -> Result<()>) -> Result<()> {
+        self.i += 1;
+        self.ws();
+        if self.b.get(self.i) == Some(&close) {
+            self.i += 1;
+            return Ok(());
+        }
+        loop {
+            self.ws();
+            child(self)?;
+            self.ws();
+            match self.b.get(self.i) {
+                Some(b',') => self.i += 1,
+                Some(&c) if c == close => {
+                    self.i += 1;
+                    return Ok(());
+                }
+                _ => bail!("expected , or {} at byte {}", close as char, self.i),
+            }
+        }
     }
 
     /// A string at the cursor, decoded.
