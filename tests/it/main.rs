@@ -35,6 +35,7 @@ mod packages_validation;
 mod pipeline;
 mod reconcile;
 mod reliab_crash;
+mod reliab_debris;
 mod reliab_depth;
 mod reliab_escapes;
 mod reliab_hangs;

@@ -1,0 +1,46 @@
+//! What killed or finished processes leave behind is cleared, by read-only commands too; paths
+//! a hook is handed are checked; folder names with control characters are handled whole.
+
+use crate::support::TestWorkspace;
+
+/// The pid of a process that has ended.
+fn dead_pid() -> u32 {
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    pid
+}
+
+#[test]
+fn scratch_of_a_killed_process_goes_with_the_next_read_only_command() {
+    let tw = TestWorkspace::new();
+    tw.run_ok(&["sweep"]);
+    let scratch = tw.root().join(".skilldeck-work");
+    let entry = scratch.join(format!("{}-0f0f-tidy", dead_pid()));
+    std::fs::create_dir_all(&entry).unwrap();
+    std::fs::write(entry.join("SKILL.md"), "half").unwrap();
+    tw.run_ok(&["candidates"]);
+    assert!(!entry.exists(), "scratch left after a read-only command");
+}
+
+#[test]
+fn drafting_a_merge_leaves_no_scratch_in_staging() {
+    let tw = TestWorkspace::new();
+    for (name, text) in [
+        (
+            "release-flow",
+            "---\nname: release-flow\ndescription: Release the crate.\n---\n1. Run `cargo test`.\n2. Tag it: `git tag v<version>`.\n3. `git push --tags`.\n",
+        ),
+        (
+            "ship-it",
+            "---\nname: ship-it\ndescription: Ship a version.\n---\n1. Run `cargo test`.\n2. Run `git tag v<version>`.\n3. Run `git push --tags`.\n4. Run `cargo publish`.\n",
+        ),
+    ] {
+        let folder = tw.skills_dir().join(name);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("SKILL.md"), text).unwrap();
+    }
+    let sweep = tw.run_json(&["sweep"]);
+    assert_eq!(sweep["proposed_merges"], 1, "{sweep:#}");
+    assert!(!tw.root().join("staging/.drafting").exists(), "an empty .drafting was left");
+}
