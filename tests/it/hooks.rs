@@ -272,6 +272,14 @@ fn codex_hooks_json_gets_a_stop_hook_where_codex_runs_hooks() {
 }
 
 /// Runs an installed hook command the way the agent does: through the shell, payload on stdin.
+/// Writes the config: `head`, then the transcript's folder as a transcript root (a hook reads
+/// only transcripts under the roots or the agents' own folders).
+pub fn trust_folder_of(ws: &TestWorkspace, transcript: &Path, head: &str) {
+    let dir = transcript.parent().unwrap().to_string_lossy().replace('\\', "\\\\");
+    let config = format!("{head}[[transcripts]]\npath = \"{dir}\"\n");
+    std::fs::write(ws.config(), config).unwrap();
+}
+
 fn run_hook(command: &str, payload: &Value) -> std::process::Output {
     let mut child = Command::new("sh")
         .arg("-c")
@@ -294,6 +302,7 @@ fn hook_round_trip_ingests_the_real_session_then_uninstall_restores_the_bytes() 
         return;
     };
     let ws = TestWorkspace::new();
+    trust_folder_of(&ws, &transcript, "");
     let project = project_with(&[(".claude/settings.local.json", CLAUDE_SETTINGS)]);
     let path = project.path().join(".claude/settings.local.json");
     hooks(&ws, project.path(), &["install", "--agent", "claude"]);
@@ -410,7 +419,7 @@ fn a_hook_detects_a_bounded_slice_of_a_long_backlog_and_later_runs_finish_it() {
         return;
     };
     let ws = TestWorkspace::new();
-    std::fs::write(ws.config(), "[hooks]\nstop_throttle_secs = 0\ndetect_turns = 2\n").unwrap();
+    trust_folder_of(&ws, &transcript, "[hooks]\nstop_throttle_secs = 0\ndetect_turns = 2\n");
     let run = || {
         let payload = serde_json::json!({
             "session_id": "a7da6a22-facc-4fcd-8bab-f83c87862004",

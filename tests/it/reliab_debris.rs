@@ -44,3 +44,34 @@ fn drafting_a_merge_leaves_no_scratch_in_staging() {
     assert_eq!(sweep["proposed_merges"], 1, "{sweep:#}");
     assert!(!tw.root().join("staging/.drafting").exists(), "an empty .drafting was left");
 }
+
+/// A hook payload naming a file outside the transcript roots and the agents' folders (say,
+/// `/etc/shadow`) is refused: nothing is read or recorded, the hook still exits 0.
+#[test]
+fn a_hook_reads_only_transcripts_under_the_roots() {
+    use std::io::Write;
+    let tw = TestWorkspace::new();
+    let outside = tw.root().join("elsewhere/secret.jsonl");
+    std::fs::create_dir_all(outside.parent().unwrap()).unwrap();
+    std::fs::write(
+        &outside,
+        "{\"type\":\"user\",\"sessionId\":\"s\",\"message\":{\"content\":\"x\"}}\n",
+    )
+    .unwrap();
+    for path in [outside.to_str().unwrap(), "/etc/hostname"] {
+        let payload = serde_json::json!({"session_id": "s", "transcript_path": path,
+            "hook_event_name": "SessionEnd"});
+        let mut child = tw
+            .cmd()
+            .args(["ingest", "--hook"])
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(payload.to_string().as_bytes()).unwrap();
+        assert!(child.wait().unwrap().success());
+    }
+    let db = rusqlite::Connection::open(tw.db()).unwrap();
+    assert_eq!(crate::support::count(&db, "SELECT COUNT(*) FROM ingested_files"), 0);
+    let log = std::fs::read_to_string(tw.root().join("hooks/hooks.log")).unwrap();
+    assert!(log.contains("not a transcript under the transcript roots"), "{log}");
+}
