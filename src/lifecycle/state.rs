@@ -129,7 +129,7 @@ pub fn unabsorb(ws: &mut Workspace, absorbed: i64) -> Result<()> {
         return skills::set_absorbed_into(ws.store.conn(), absorbed, None);
     }
     // The move back and the mark's removal commit together, so neither is left without the other.
-    let to = crate::fsio::child(&ws.paths.skills_dir, "skill name", &row.name)?;
+    let to = crate::fsio::existing_child(&ws.paths.skills_dir, "skill name", &row.name)?;
     let reason = format!("restored from {}: its merge was taken back", row.status);
     park(ws, &row.path, &to, row.id, row.status, Healthy, &reason, |tx| {
         skills::set_absorbed_into(tx, absorbed, None)
@@ -146,7 +146,7 @@ pub fn restore(ws: &mut Workspace, agent: &str, skill: &str) -> Result<()> {
     if row.status != Archived && row.status != Retired {
         bail!("skill {skill:?} is {}, not archived or retired", row.status);
     }
-    let to = crate::fsio::child(&ws.paths.skills_dir, "skill name", skill)?;
+    let to = crate::fsio::existing_child(&ws.paths.skills_dir, "skill name", skill)?;
     let reason = format!("restored from {}", row.status);
     park(ws, &row.path, &to, row.id, row.status, Healthy, &reason, |_| Ok(()))?;
     // An edit made while it was parked becomes a version now, like any other edit.

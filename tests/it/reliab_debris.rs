@@ -75,3 +75,24 @@ fn a_hook_reads_only_transcripts_under_the_roots() {
     let log = std::fs::read_to_string(tw.root().join("hooks/hooks.log")).unwrap();
     assert!(log.contains("not a transcript under the transcript roots"), "{log}");
 }
+
+/// A skill folder whose name holds control characters is adopted as it is named, and archived,
+/// restored and retired like any other (its name printed escaped).
+#[test]
+fn a_folder_named_with_control_characters_moves_whole() {
+    let tw = TestWorkspace::new();
+    let name = "tidy\x1b[2Jx";
+    let folder = tw.skills_dir().join(name);
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("SKILL.md"),
+        "---\nname: tidy\ndescription: Tidy. Use when asked to tidy.\n---\nTidy.\n",
+    )
+    .unwrap();
+    tw.run_ok(&["sweep"]);
+    let archived = tw.run_ok(&["archive", name]);
+    assert!(archived.contains("tidy\\x1b[2Jx") && !archived.contains('\x1b'), "{archived}");
+    assert!(!folder.exists());
+    tw.run_ok(&["restore", name]);
+    assert!(folder.join("SKILL.md").exists());
+}
