@@ -15,6 +15,7 @@ mod console_tmux;
 mod console_trust;
 mod demo;
 mod detect;
+mod determinism;
 mod discovery;
 mod draft;
 mod draft_command;
