@@ -1,6 +1,7 @@
 //! One integration-test binary (links once); each area adds a `mod` line here.
 
 mod acquire;
+mod campaign;
 mod console;
 mod console_cli_twins;
 mod console_db_locked;
