@@ -227,8 +227,9 @@ fn uninstall_json(path: &Path) -> Result<FileChange> {
     if change.events.is_empty() {
         return Ok(change);
     }
-    // A file skilldeck created (nothing was backed up) and left empty goes away again.
-    if file.root.is_empty() && !backup_path(path).exists() {
+    // A file skilldeck created goes away again: nothing was backed up, and what is left is the
+    // empty object install started from (a `{}` of the user's own, or anything more, stays).
+    if file.render() == b"{}\n" && !backup_path(path).exists() {
         std::fs::remove_file(path).with_context(|| format!("removing {}", path.display()))?;
     } else {
         file.write()?;

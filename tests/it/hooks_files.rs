@@ -194,3 +194,19 @@ fn a_compact_file_is_edited_in_place_and_given_back_byte_for_byte() {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), original);
     }
 }
+
+/// Uninstall without a backup deletes the file only when it is what install created from
+/// nothing; a file the user has written to since stays, with their settings.
+#[test]
+fn uninstall_without_a_backup_keeps_what_the_user_added() {
+    let ws = TestWorkspace::new();
+    let project = tempfile::tempdir().unwrap();
+    let path = local(project.path());
+    ok(&ws, project.path(), &["install"]);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let edited = text.replacen('{', "{\n  \"model\": \"opus\",", 1);
+    std::fs::write(&path, &edited).unwrap();
+    ok(&ws, project.path(), &["uninstall"]);
+    let left: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(left, serde_json::json!({"model": "opus"}));
+}
