@@ -296,9 +296,7 @@ impl TurnBuilder {
     pub fn set_summary(&mut self, text: &str) {
         let text = text.trim();
         if !text.is_empty() {
-            // Redacted here, not when the turn is stored: an open turn is carried to the next
-            // run in the database with its summary.
-            super::parse::set_reusing(&mut self.open.summary, &redact::secrets(clip_str(text)));
+            super::parse::set_reusing(&mut self.open.summary, clip_str(text));
         }
     }
 
@@ -355,6 +353,9 @@ impl TurnBuilder {
                 });
             }
         }
+        // Redacted once per turn, for the record and for the part carried to the next run (the
+        // database keeps both).
+        let summary = self.open.summary.as_deref().map(|t| redact::secrets(t).into_owned());
         let o = &self.open;
         let rec = TurnRec {
             row: o.row,
@@ -364,7 +365,7 @@ impl TurnBuilder {
             picked_skill: None,
             outcome,
             failure_reason,
-            summary: o.summary.clone(),
+            summary: summary.clone(),
             started_at: o.started_at.clone(),
             ended_at: o.ended_at.clone(),
             is_sidechain: o.is_sidechain,
@@ -378,6 +379,7 @@ impl TurnBuilder {
             return (rec, None);
         }
         let mut open = self.open;
+        open.summary = summary;
         for p in &mut open.pending {
             p.stored = true;
         }

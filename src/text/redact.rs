@@ -14,7 +14,7 @@
 //! named and tested one by one (`tests/it/secrets_recall.rs`), near-misses included.
 
 use std::borrow::Cow;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use regex::{Captures, Regex, RegexSet};
 
@@ -223,8 +223,10 @@ fn ascii(pattern: &str) -> String {
     pattern.replace(r"\b", r"(?-u:\b)")
 }
 
-static REGEXES: LazyLock<Vec<Regex>> =
-    LazyLock::new(|| ALL.iter().map(|r| Regex::new(r.pattern).expect("rule compiles")).collect());
+/// Each rule's regex, compiled the first time its prefilter hits: a short-lived command (a hook)
+/// pays for the few it needs, not for every token format.
+static REGEXES: LazyLock<Vec<OnceLock<Regex>>> =
+    LazyLock::new(|| ALL.iter().map(|_| OnceLock::new()).collect());
 static DOTENV_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(\s*(?:export\s+)?[A-Z_][A-Z0-9_]*\s*=\s*)(.*)$").expect("compiles")
 });
@@ -247,7 +249,7 @@ pub fn secrets(text: &str) -> Cow<'_, str> {
         if !hit {
             continue;
         }
-        let re = &REGEXES[i];
+        let re = REGEXES[i].get_or_init(|| Regex::new(rule.pattern).expect("rule compiles"));
         let mut changed = false;
         let replaced = re.replace_all(&out, |c: &Captures| {
             let whole = c.get(0).expect("group 0");
