@@ -373,6 +373,19 @@ mod tests {
     }
 
     #[test]
+    fn a_save_made_while_editing_is_not_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, "{\"a\": 1}\n").unwrap();
+        let file = SettingsFile::read(&path).unwrap();
+        std::fs::write(&path, "{\"a\": 2}\n").unwrap();
+        let err = file.write().unwrap_err().to_string();
+        assert!(err.contains("changed while skilldeck was editing it"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"a\": 2}\n");
+        assert!(!backup_path(&path).exists());
+    }
+
+    #[test]
     fn indent_is_detected() {
         assert_eq!(detect_indent(b"{\n    \"a\": 1\n}\n"), b"    ");
         assert_eq!(detect_indent(b"{\n\t\"a\": 1\n}"), b"\t");
