@@ -44,7 +44,7 @@ fn clean_commands_and_prose_are_kept() {
     }
 }
 
-/// One Claude Code session per format: three turns asking with the secret, running it in a
+/// One Claude Code session per format (Codex rollouts and native lines beside them): three turns asking with the secret, running it in a
 /// shell command, reading it back in a tool result and repeating it in the reply, around the
 /// specific steps that make the turns a workflow; then a turn left open with the secret in the
 /// assistant's text.
@@ -152,8 +152,25 @@ fn no_format_reaches_the_database_a_draft_or_a_live_skill() {
         native.push('\n');
     }
     std::fs::write(dir.join("native.jsonl"), native).unwrap();
+    // Codex rollouts: the prompt, a shell call (an argv whose script is the command), the reply.
+    let codex = dir.join("codex");
+    std::fs::create_dir_all(&codex).unwrap();
+    for (i, (_, _, carrier)) in FORMATS.iter().enumerate() {
+        use skilldeck::demo::transcripts::{Clock, Turn, call, codex_rollout};
+        let start = chrono::TimeZone::with_ymd_and_hms(&chrono::Utc, 2026, 11, 3, 9, 0, 0).unwrap();
+        let turn = Turn {
+            prompt: format!("run the deploy with {carrier}"),
+            calls: vec![call("shell", json!({"command": ["bash", "-lc", carrier]}))],
+            reply: Box::leak(format!("Deployed with {carrier}.").into_boxed_str()),
+        };
+        let text = codex_rollout(&mut Clock::starting(start), &format!("c{i:02}"), "/w", &[turn]);
+        std::fs::write(codex.join(format!("rollout-c{i:02}.jsonl")), text).unwrap();
+    }
     tw.run_ok(&["ingest", dir.to_str().unwrap()]);
 
+    let db = rusqlite::Connection::open(tw.db()).unwrap();
+    let sessions = crate::support::count(&db, "SELECT COUNT(*) FROM sessions");
+    assert!(sessions as usize >= 2 * FORMATS.len(), "{sessions} sessions: every file was read");
     let mut leaked: Vec<String> = Vec::new();
     let stored = database_text(&tw.db());
     assert!(
