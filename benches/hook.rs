@@ -65,7 +65,13 @@ fn db_args<'a>(db: &'a Path, rest: &[&'a str]) -> Vec<&'a str> {
     let skills =
         Box::leak(root.join("skills").into_os_string().into_string().unwrap().into_boxed_str());
     // No throttle, so the Stop after an appended turn is measured doing its work.
-    std::fs::write(root.join("config.toml"), "[hooks]\nstop_throttle_secs = 0\n").unwrap();
+    // The session's folder is a transcript root: a hook reads transcripts only under one.
+    let projects = root.parent().unwrap().join("projects");
+    let config = format!(
+        "[hooks]\nstop_throttle_secs = 0\n[[transcripts]]\npath = \"{}\"\n",
+        projects.display()
+    );
+    std::fs::write(root.join("config.toml"), config).unwrap();
     let config = Box::leak(
         root.join("config.toml").into_os_string().into_string().unwrap().into_boxed_str(),
     );

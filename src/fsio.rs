@@ -376,11 +376,24 @@ pub fn read_skill_md_text(path: &Path) -> io::Result<String> {
 /// path component — not empty, not hidden (`.`, `..`, `.x`), no separator, no control character,
 /// at most 255 bytes. `what` names the kind of name in the error.
 pub fn check_component(what: &str, name: &str) -> Result<()> {
+    if name.chars().any(char::is_control) {
+        anyhow::bail!(
+            "invalid {what} {:?}: it must be one plain folder name (no '/', no leading '.', no control characters)",
+            crate::text::safe::inline(name)
+        );
+    }
+    check_plain(what, name)
+}
+
+/// One folder name, not hidden, as [`check_component`] without the control-character rule: for
+/// the name of a folder that is already there (a skill folder adopted as it was named), which
+/// must still move whole.
+fn check_plain(what: &str, name: &str) -> Result<()> {
     use std::path::Component;
     let mut parts = Path::new(name).components();
     let single =
         matches!((parts.next(), parts.next()), (Some(Component::Normal(c)), None) if c == name);
-    if !single || name.starts_with('.') || name.len() > 255 || name.chars().any(char::is_control) {
+    if !single || name.starts_with('.') || name.len() > 255 || name.contains('\0') {
         anyhow::bail!(
             "invalid {what} {:?}: it must be one plain folder name (no '/', no leading '.', no control characters)",
             crate::text::safe::inline(name)
@@ -392,6 +405,15 @@ pub fn check_component(what: &str, name: &str) -> Result<()> {
 /// `root/name` for a checked `name`, refused when it resolves outside `root` (a symlink there).
 pub fn child(root: &Path, what: &str, name: &str) -> Result<PathBuf> {
     check_component(what, name)?;
+    let path = root.join(name);
+    inside(root, &path)?;
+    Ok(path)
+}
+
+/// [`child`] for the name of a folder that exists already (an adopted skill's): control
+/// characters in it are allowed, so archiving, retiring and restoring move it whole.
+pub fn existing_child(root: &Path, what: &str, name: &str) -> Result<PathBuf> {
+    check_plain(what, name)?;
     let path = root.join(name);
     inside(root, &path)?;
     Ok(path)
@@ -422,6 +444,25 @@ pub fn inside(root: &Path, path: &Path) -> Result<()> {
         anyhow::bail!("{} is outside {}", path.display(), root.display());
     }
     Ok(())
+}
+
+/// What kind of thing a path is, in words, for errors about something that is not a file.
+pub fn kind_of(m: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = m.file_type();
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return "a device";
+        }
+    }
+    if m.is_dir() { "a folder" } else { "not a regular file" }
 }
 
 #[cfg(test)]

@@ -33,6 +33,9 @@ pub enum Kind {
     Install,
     /// Detection committed candidate rows whose draft folders are not written yet.
     Drafts,
+    /// A merge's approval or its undo (candidate id in `sha`) is between its two steps: the
+    /// survivor's new text and the absorbed skill's move. Recovery completes it.
+    Merge,
 }
 
 impl Kind {
@@ -42,11 +45,14 @@ impl Kind {
             Kind::Write => "write",
             Kind::Install => "install",
             Kind::Drafts => "drafts",
+            Kind::Merge => "merge",
         }
     }
 
     fn parse(s: &str) -> Option<Kind> {
-        [Kind::Move, Kind::Write, Kind::Install, Kind::Drafts].into_iter().find(|k| k.as_str() == s)
+        [Kind::Move, Kind::Write, Kind::Install, Kind::Drafts, Kind::Merge]
+            .into_iter()
+            .find(|k| k.as_str() == s)
     }
 }
 
@@ -113,6 +119,35 @@ pub fn end(conn: &Connection, id: i64) -> Result<()> {
 /// written; [`end`] it once they are. Returns the intent id.
 pub fn drafts_pending(tx: &Connection) -> Result<i64> {
     begin_in(tx, Kind::Drafts, &NewIntent::default())
+}
+
+/// Records a move intent of this process inside the caller's transaction (which commits it with
+/// its own change); [`end`] it once the folder moved. Returns the intent id.
+pub fn move_pending(tx: &Connection, from: &Path, to: &Path) -> Result<i64> {
+    begin_in(tx, Kind::Move, &NewIntent { from: Some(from), to: Some(to), ..Default::default() })
+}
+
+/// Commits an intent that merge candidate `candidate` is being approved or taken back, across
+/// its two steps (each with its own door); [`end`] it after the second. Returns the intent id.
+pub fn merge_begins(conn: &Connection, candidate: i64) -> Result<i64> {
+    let sha = candidate.to_string();
+    begin(conn, Kind::Merge, &NewIntent { sha: Some(&sha), ..Default::default() })
+}
+
+/// The abandoned merge intents, claimed for this process: (intent id, candidate id). The caller
+/// completes each merge from the candidate's status, then [`end`]s the intent.
+pub fn claim_merges(conn: &Connection) -> Result<Vec<(i64, i64)>> {
+    let mut out = Vec::new();
+    for i in pending(conn)? {
+        if i.kind != Kind::Merge || fsio::pid_alive(i.pid) || !claim(conn, &i)? {
+            continue;
+        }
+        match i.sha.as_deref().and_then(|s| s.parse().ok()) {
+            Some(candidate) => out.push((i.id, candidate)),
+            None => end(conn, i.id)?,
+        }
+    }
+    Ok(out)
 }
 
 /// Every pending intent, oldest first.
@@ -477,6 +512,8 @@ pub struct Recovered {
     pub undone: usize,
     /// Whether a detection run died before writing its drafts (the caller rewrites them).
     pub drafts: bool,
+    /// Whether a merge's approval or undo died between its steps (the caller completes it).
+    pub merges: bool,
 }
 
 /// Undoes the disk step of every intent whose process is gone, deleting each intent once its
@@ -491,6 +528,10 @@ pub fn recover(conn: &mut Connection) -> Result<Recovered> {
         }
         if i.kind == Kind::Drafts {
             out.drafts = true;
+            continue;
+        }
+        if i.kind == Kind::Merge {
+            out.merges = true;
             continue;
         }
         if !claim(conn, &i)? {
@@ -709,7 +750,10 @@ mod tests {
             undo_install(&staged, &target, Some(&aside)).unwrap();
             assert_eq!(std::fs::read_to_string(target.join("SKILL.md")).unwrap(), "old");
             assert!(!staged.exists() && !aside.exists(), "point {point}");
-            assert_eq!(recover(&mut conn).unwrap(), Recovered { undone: 1, drafts: false });
+            assert_eq!(
+                recover(&mut conn).unwrap(),
+                Recovered { undone: 1, drafts: false, merges: false }
+            );
             assert!(pending(&conn).unwrap().is_empty());
         }
     }

@@ -61,12 +61,27 @@ pub fn recover(ws: &mut Workspace) -> Result<journal::Recovered> {
         crate::draft::stage::restage_missing(&ws.store)?;
         journal::end_drafts(ws.store.conn())?;
     }
+    if recovered.merges {
+        // After the undone file and folder steps above: the merge is completed from the state
+        // they left.
+        for (intent, candidate) in journal::claim_merges(ws.store.conn())? {
+            crate::draft::finish_merge(ws, candidate)?;
+            journal::end(ws.store.conn(), intent)?;
+        }
+    }
+    clear_debris(ws)?;
+    Ok(recovered)
+}
+
+/// Deletes what killed processes left in the scratch folders beside and inside every skills
+/// folder (keeping what a pending intent names). Needs no write to the database, so read-only
+/// commands run it too.
+pub fn clear_debris(ws: &Workspace) -> Result<usize> {
     let mut dirs: Vec<PathBuf> =
         lifecycle::agent_folders(ws).into_iter().map(|(_, _, dir)| dir).collect();
     let p = &ws.paths;
     dirs.extend([p.staging_dir.clone(), p.archive_dir.clone(), p.retired_dir.clone()]);
-    journal::clear_scratch(ws.store.conn(), &dirs)?;
-    Ok(recovered)
+    journal::clear_scratch(ws.store.conn(), &dirs)
 }
 
 #[derive(Debug, Serialize)]

@@ -113,13 +113,18 @@ fn argv_script<'a>(argv: &'a [Cow<'a, str>]) -> Cow<'a, str> {
     Cow::Owned(shlex::try_join(argv.iter().map(|a| a.as_ref())).unwrap_or_else(|_| argv.join(" ")))
 }
 
+/// Redacted before it is clipped: a secret cut at the clip could no longer be recognised.
 fn clip_redact(text: &str) -> String {
+    clip(&redact::secrets(text.trim())).to_string()
+}
+
+fn clip(text: &str) -> &str {
     let text = text.trim();
     let mut end = text.len().min(MAX_DETAIL);
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    redact::secrets(&text[..end]).into_owned()
+    &text[..end]
 }
 
 fn relative<'a>(path: &'a str, cwd: Option<&str>) -> &'a str {
@@ -329,8 +334,10 @@ pub fn shell_reads(segment: &str) -> Vec<String> {
 
 /// One shell command line: a step per command of a compound line.
 pub fn shell(command: &str) -> CallStep {
+    // Redacted whole first: a private key's body lines would otherwise be split into commands.
+    let command = redact::secrets(command);
     let mut keys: Vec<String> = Vec::new();
-    for segment in segments(command) {
+    for segment in segments(&command) {
         if let Some(key) = head_key(&segment) {
             let key = format!("sh:{key}");
             if keys.last() != Some(&key) {
@@ -341,7 +348,7 @@ pub fn shell(command: &str) -> CallStep {
     if keys.is_empty() {
         keys.push("sh:".to_string());
     }
-    CallStep { step: keys.join("\n"), detail: Some(clip_redact(command)) }
+    CallStep { step: keys.join("\n"), detail: Some(clip(&command).to_string()) }
 }
 
 /// The commands of a compound line, split on `&&`, `||`, `;` and newlines outside quotes; each
@@ -876,6 +883,18 @@ mod tests {
 
     fn keys(cmd: &str) -> Vec<String> {
         shell(cmd).step.lines().map(|k| k.trim_start_matches("sh:").to_string()).collect()
+    }
+
+    #[test]
+    fn a_private_key_in_a_multi_line_command_is_redacted_whole_in_keys_and_detail() {
+        let cmd = "echo -----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAq3GAy2IH8nEkU3T\n\
+                   V3hRvL8z9xFNmJb0C2qQm0wKNwAAAJ\n-----END RSA PRIVATE KEY----- > id_rsa\ncargo test";
+        let s = shell(cmd);
+        let detail = s.detail.unwrap();
+        for text in [&s.step, &detail] {
+            assert!(!text.contains("MIIE") && !text.contains("V3hR"), "{text}");
+        }
+        assert_eq!(s.step, "sh:echo\nsh:cargo test");
     }
 
     #[test]

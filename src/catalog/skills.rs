@@ -899,6 +899,11 @@ pub fn set_absorbed_into(conn: &Connection, skill_id: i64, into: Option<i64>) ->
     Ok(())
 }
 
+/// The skill a merge folded `skill_id` into, if any.
+pub fn absorbed_into(conn: &Connection, skill_id: i64) -> Result<Option<i64>> {
+    Ok(conn.query_row("SELECT absorbed_into FROM skills WHERE id = ?1", [skill_id], |r| r.get(0))?)
+}
+
 /// Skills a merge absorbed: never proposed for a merge again, even once restored.
 pub fn absorbed(conn: &Connection) -> Result<HashSet<i64>> {
     let mut stmt = conn.prepare("SELECT id FROM skills WHERE absorbed_into IS NOT NULL")?;

@@ -1,5 +1,7 @@
 //! `skilldeck candidates`: what detection proposes, for one agent.
 
+use std::path::Path;
+
 use anyhow::Result;
 use clap::Args;
 
@@ -26,10 +28,21 @@ pub struct CandidatesArgs {
 pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
     let ws = global.open_read_only()?;
     let agent = args.agent.clone().unwrap_or_else(|| ws.config.agent_id.clone());
-    let list: Vec<_> = draft::list_with_evidence(&ws.store, Some(&agent), args.evidence)?
+    let mut list: Vec<_> = draft::list_with_evidence(&ws.store, Some(&agent), args.evidence)?
         .into_iter()
         .filter(|c| args.all || c.status == crate::draft::CandidateStatus::Candidate)
         .collect();
+    // An open new-skill draft shows as saved in staging (a person may have edited it), which is
+    // what `promote` writes; the stored draft only where the file is gone.
+    for c in &mut list {
+        if c.status == crate::draft::CandidateStatus::Candidate
+            && c.target_skill_id.is_none()
+            && let Some(folder) = &c.staged_path
+            && let Ok(text) = crate::fsio::read_skill_md_text(&Path::new(folder).join("SKILL.md"))
+        {
+            c.skill_md = Some(text);
+        }
+    }
     if args.json {
         print_json(&list)?;
         return Ok(Outcome::Ok);

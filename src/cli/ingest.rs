@@ -146,8 +146,10 @@ pub fn summary(r: &IngestReport) -> String {
     out
 }
 
-/// What the hook's worker thread reports: the configured time limit, then the result.
+/// What the hook's worker thread reports: what the payload names, the configured time limit,
+/// then the result.
 enum Msg {
+    What(String),
     Limit(u64),
     Done(Result<crate::hooks::run::HookOutcome>),
 }
@@ -164,17 +166,18 @@ fn hook(global: &GlobalArgs, args: &IngestArgs) {
         .map(run::hook_dir)
         .or_else(|| crate::config::PlatformDirs::detect().ok().map(|d| d.data_dir.join("hooks")))
         .unwrap_or_else(|| std::path::PathBuf::from(".skilldeck/hooks"));
-    let payload = match run::read_payload(&paths, std::io::stdin().lock()) {
-        Ok(p) => p,
-        Err(e) => return run::log(&log_dir, &format!("bad payload: {e:#}")),
-    };
-    let what = format!("{} {:?}", payload.event, payload.transcript);
     let overrides = global.overrides();
     let (send, recv) = std::sync::mpsc::channel();
-    // The work runs on its own thread so the wait for it can be cut short: a run past the time
-    // limit is left behind when the process exits (SQLite keeps every commit whole, and the next
-    // run resumes from the last stored offset). It first sends the configured limit.
+    // The work runs on its own thread so the wait for it can be cut short, reading stdin
+    // included (a writer that never closes it must not hold the agent past the limit): a run
+    // past the time limit is left behind when the process exits (SQLite keeps every commit
+    // whole, and the next run resumes from the last stored offset).
     std::thread::spawn(move || {
+        let payload = match run::read_payload(&paths, std::io::stdin().lock()) {
+            Ok(p) => p,
+            Err(e) => return drop(send.send(Msg::Done(Err(e.context("bad payload"))))),
+        };
+        let _ = send.send(Msg::What(format!("{} {:?}", payload.event, payload.transcript)));
         let mut ws = match crate::workspace::Workspace::open(&overrides) {
             Ok(ws) => ws,
             Err(e) => return drop(send.send(Msg::Done(Err(e)))),
@@ -182,9 +185,14 @@ fn hook(global: &GlobalArgs, args: &IngestArgs) {
         let _ = send.send(Msg::Limit(ws.config.hooks.time_limit_secs));
         let _ = send.send(Msg::Done(run::handle(&mut ws, &payload, SystemTime::now())));
     });
-    let mut limit = Duration::from_secs(crate::config::HooksConfig::default().time_limit_secs);
+    let mut what = "reading the payload on stdin".to_string();
+    // The configured limit, read before stdin so it bounds the reading too (the worker sends it
+    // again from the workspace it opens).
+    let configured = global.config.as_deref().and_then(|p| crate::config::Config::load(p).ok());
+    let mut limit = Duration::from_secs(configured.unwrap_or_default().hooks.time_limit_secs);
     loop {
         match recv.recv_timeout(limit.saturating_sub(started.elapsed())) {
+            Ok(Msg::What(w)) => what = w,
             Ok(Msg::Limit(secs)) => limit = Duration::from_secs(secs),
             Ok(Msg::Done(Ok(outcome))) => {
                 if args.json {

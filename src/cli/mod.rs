@@ -101,6 +101,8 @@ impl GlobalArgs {
         // So is what a killed process left half done.
         let pending = crate::journal::abandoned(ws.store.conn())?;
         if !pending && !crate::lifecycle::has_unknown_folders(&ws)? {
+            // Scratch a killed import or acquire left goes without a write to the database.
+            crate::pipeline::clear_debris(&ws)?;
             return Ok(ws);
         }
         drop(ws);

@@ -46,13 +46,13 @@ pub fn stderr(args: fmt::Arguments) {
     let _ = io::stderr().lock().write_all(safe::block(&text).as_bytes());
 }
 
-/// Printed JSON: control characters JSON leaves as they are (DEL and C1, U+007F–U+009F) are
-/// written as `\u00XX` escapes, which read back as the same string. (Inside strings serde_json
+/// Printed JSON: control characters JSON leaves as they are (DEL and C1, U+007F–U+009F, and the
+/// bidi controls) are written as `\uXXXX` escapes, which read back as the same string. (Inside strings serde_json
 /// has escaped the others already; the whitespace left is the layout's.)
 pub fn json_text(json: &str) -> String {
     let mut out = String::with_capacity(json.len());
     for c in json.chars() {
-        if c.is_control() && !c.is_ascii_whitespace() {
+        if (c.is_control() && !c.is_ascii_whitespace()) || safe::is_bidi(c) {
             out.push_str(&format!("\\u{:04x}", c as u32));
         } else {
             out.push(c);

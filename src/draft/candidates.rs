@@ -600,8 +600,32 @@ pub fn open_unlinked(conn: &Connection) -> Result<Vec<(i64, String, String)>> {
 /// The candidate now proposes a new version of `skill_id`.
 pub fn set_target(conn: &Connection, candidate_id: i64, skill_id: i64) -> Result<()> {
     conn.execute(
-        "UPDATE skill_candidates SET target_skill_id = ?1 WHERE id = ?2",
+        &format!("UPDATE skill_candidates SET target_skill_id = ?1, base_sha256 = {LIVE_SHA} WHERE id = ?2"),
         params![skill_id, candidate_id],
+    )?;
+    Ok(())
+}
+
+/// The sha256 of the newest version of skill `?1`: the text a proposal is made against.
+const LIVE_SHA: &str =
+    "(SELECT sha256 FROM skill_versions WHERE skill_id = ?1 ORDER BY version DESC LIMIT 1)";
+
+/// The sha256 of the live text candidate `candidate_id` was proposed against (`None` for a new
+/// skill, or a proposal recorded before this was kept).
+pub fn base_sha(conn: &Connection, candidate_id: i64) -> Result<Option<String>> {
+    Ok(conn
+        .query_row("SELECT base_sha256 FROM skill_candidates WHERE id = ?1", [candidate_id], |r| {
+            r.get(0)
+        })
+        .optional()?
+        .flatten())
+}
+
+/// The proposal now stands against the live text with `sha` (its reviewer was shown it).
+pub fn set_base(conn: &Connection, candidate_id: i64, sha: &str) -> Result<()> {
+    conn.execute(
+        "UPDATE skill_candidates SET base_sha256 = ?2 WHERE id = ?1",
+        params![candidate_id, sha],
     )?;
     Ok(())
 }
@@ -752,7 +776,14 @@ pub(crate) fn record_merge(conn: &Connection, m: &NewMerge) -> Result<Option<i64
             serde_json::to_string(m.examples)?,
         ],
     )?;
-    Ok((n > 0).then(|| conn.last_insert_rowid()))
+    let id = (n > 0).then(|| conn.last_insert_rowid());
+    if let Some(id) = id {
+        conn.execute(
+            &format!("UPDATE skill_candidates SET base_sha256 = {LIVE_SHA} WHERE id = ?2"),
+            params![m.survivor, id],
+        )?;
+    }
+    Ok(id)
 }
 
 /// The skill a merge proposal would absorb (archive on approval), if it is one.

@@ -22,5 +22,6 @@ pub use evolve::{link_evolutions, sequence_overlap};
 pub use merge::{MergeReport, propose_merges};
 pub use review::{
     Promoted, approval_text, approve, approve_current, decision_text, dismiss, draft_file,
-    ensure_seen, promote, reject, staged_text, undo_approve, undo_dismiss, undo_promote,
+    ensure_seen, finish_merge, promote, reject, staged_text, undo_approve, undo_dismiss,
+    undo_promote,
 };

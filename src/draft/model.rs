@@ -161,6 +161,8 @@ pub fn check(text: &str, name: &str, scratch: &Path) -> std::result::Result<(), 
     std::fs::write(folder.join("SKILL.md"), text).map_err(|e| format!("{e}"))?;
     let problems = spec::validate_skill(&folder).map_err(|e| format!("{e:#}"));
     let _ = std::fs::remove_dir_all(&folder);
+    // The scratch folder goes too once empty: it is no draft to list in staging.
+    let _ = std::fs::remove_dir(scratch);
     if let Some(p) = problems?.into_iter().find(|p| p.severity == Severity::Error) {
         return Err(format!("the draft fails the spec: {}: {}", p.field, p.reason));
     }

@@ -11,6 +11,7 @@ use serde::Serialize;
 use super::candidates::{self, CandidateSource, CandidateStatus, CandidateView, get_candidate};
 use super::stage;
 use crate::catalog::{VersionSource, events, skills, versions};
+use crate::journal;
 use crate::lifecycle::{self, NewSkill, files::with_name};
 use crate::store::now_rfc3339;
 use crate::text::hex::sha256_hex;
@@ -291,17 +292,82 @@ pub fn approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
         }
     }
     let content = approval_text(&skill_md, &skill.name);
+    refuse_if_stale(ws, candidate_id, &skill, &content)?;
     let reason = format!("approved candidate {candidate_id}");
     let now = now_rfc3339();
+    // A merge is two steps (the survivor's text, the absorbed skill's move) under one intent:
+    // a crash between them is completed by the next command (`finish_merge`).
+    let merge =
+        absorbs.map(|_| journal::merge_begins(ws.store.conn(), candidate_id)).transpose()?;
     lifecycle::write_version(ws, &skill, &content, VersionSource::Approve, &reason, |tx| {
         skills::approve_evolution(tx, skill.id, &sequence, &sha256_hex(content.as_bytes()))?;
         candidates::set_promoted(tx, candidate_id, &now, false)?;
         events::add(tx, skill.id, &now, "approved", None, None, &reason)?;
         Ok(())
-    })?;
-    if let Some(other) = absorbs {
-        let why = format!("absorbed into {} (merge candidate {candidate_id})", skill.name);
-        lifecycle::absorb(ws, other, skill.id, &why)?;
+    })
+    .inspect_err(|_| end_merge(ws, merge))?;
+    if let Some(intent) = merge {
+        finish_merge(ws, candidate_id)?;
+        journal::end(ws.store.conn(), intent)?;
+    }
+    Ok(())
+}
+
+/// Refuses, once, to approve a proposal made against a text the skill no longer has (a hand
+/// edit or another version since): the error shows the proposal against the current text, and
+/// the proposal now stands against it, so approving again replaces what was just shown.
+fn refuse_if_stale(
+    ws: &mut Workspace,
+    candidate_id: i64,
+    skill: &skills::SkillRow,
+    content: &str,
+) -> Result<()> {
+    let Some(base) = candidates::base_sha(ws.store.conn(), candidate_id)? else { return Ok(()) };
+    lifecycle::scan_one(ws, skill)?;
+    let live = versions::latest_content(ws.store.conn(), skill.id)?;
+    let sha = sha256_hex(live.as_bytes());
+    if sha == base {
+        return Ok(());
+    }
+    candidates::set_base(ws.store.conn(), candidate_id, &sha)?;
+    bail!(
+        "{} changed since candidate {candidate_id} was proposed (a hand edit or a newer \
+         version); approving would replace the current text. The proposal against it:\n{}\n\
+         Run `skilldeck approve {candidate_id}` again to replace it, or `skilldeck reject \
+         {candidate_id}`.",
+        skill.name,
+        lifecycle::diff_text(&live, content)
+    )
+}
+
+/// Ends the merge intent of a step that failed before changing anything.
+fn end_merge(ws: &Workspace, merge: Option<i64>) {
+    if let Some(intent) = merge {
+        let _ = journal::end(ws.store.conn(), intent);
+    }
+}
+
+/// Brings merge candidate `candidate_id`'s absorbed skill in line with the candidate: archived
+/// and marked absorbed while the candidate stands approved, live and unmarked once it is not.
+/// The second step of approving a merge and of taking it back, and what recovery runs when a
+/// crash came between the two.
+pub fn finish_merge(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
+    let c = get_candidate(ws.store.conn(), candidate_id)?;
+    let (Some(other), Some(target)) =
+        (candidates::absorbs(ws.store.conn(), candidate_id)?, c.target_skill_id)
+    else {
+        return Ok(());
+    };
+    let absorbed = skills::by_id(ws.store.conn(), other)?;
+    let marked = skills::absorbed_into(ws.store.conn(), other)?;
+    if c.status == CandidateStatus::Promoted {
+        if absorbed.status.is_live() {
+            let into = skills::by_id(ws.store.conn(), target)?;
+            let why = format!("absorbed into {} (merge candidate {candidate_id})", into.name);
+            lifecycle::absorb(ws, other, target, &why)?;
+        }
+    } else if marked == Some(target) {
+        lifecycle::unabsorb(ws, other)?;
     }
     Ok(())
 }
@@ -358,6 +424,9 @@ pub fn undo_approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
     let before = history[at - 1].content.clone();
     let reason = format!("undid the approval of candidate {candidate_id}");
     let now = now_rfc3339();
+    let merge = candidates::absorbs(ws.store.conn(), candidate_id)?
+        .map(|_| journal::merge_begins(ws.store.conn(), candidate_id))
+        .transpose()?;
     lifecycle::write_version(ws, &skill, &before, VersionSource::Rollback, &reason, |tx| {
         if skill.is_auto_created {
             skills::bind_approval(tx, skill.id, &sha256_hex(before.as_bytes()))?;
@@ -365,9 +434,11 @@ pub fn undo_approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
         candidates::reopen_approved(tx, candidate_id)?;
         events::add(tx, skill.id, &now, "approval_undone", None, None, &reason)?;
         Ok(())
-    })?;
-    if let Some(other) = candidates::absorbs(ws.store.conn(), candidate_id)? {
-        lifecycle::unabsorb(ws, other)?;
+    })
+    .inspect_err(|_| end_merge(ws, merge))?;
+    if let Some(intent) = merge {
+        finish_merge(ws, candidate_id)?;
+        journal::end(ws.store.conn(), intent)?;
     }
     Ok(())
 }

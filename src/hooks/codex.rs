@@ -21,10 +21,11 @@ pub fn notify_of(doc: &DocumentMut) -> Option<Vec<String>> {
 }
 
 fn read(path: &Path) -> Result<(Option<String>, DocumentMut)> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => Some(t),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    let text = match super::settings::read_regular(path)? {
+        Some(b) => {
+            Some(String::from_utf8(b).with_context(|| format!("{}: not UTF-8", path.display()))?)
+        }
+        None => None,
     };
     let doc = text.as_deref().unwrap_or("").parse::<DocumentMut>().map_err(|e| {
         let line = e.span().map_or(0, |s| text.as_deref().unwrap_or("")[..s.start].lines().count());

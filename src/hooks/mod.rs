@@ -14,6 +14,7 @@
 //! `run` (what `ingest --hook` does).
 
 pub mod codex;
+mod json_edit;
 pub mod learn;
 pub mod run;
 pub mod settings;
@@ -59,6 +60,10 @@ pub struct Places {
     pub claude_dir: PathBuf,
     /// `~/.codex` (or `$CODEX_HOME`), or `<project>/.codex`.
     pub codex_dir: PathBuf,
+    /// The Claude Code settings file hooks go in: `settings.json` for the user;
+    /// `settings.local.json` (personal, not committed) for a project, since the hook names this
+    /// machine's paths.
+    pub claude_file: &'static str,
 }
 
 impl Places {
@@ -67,6 +72,7 @@ impl Places {
             Scope::Project => Ok(Places {
                 claude_dir: project.join(".claude"),
                 codex_dir: project.join(".codex"),
+                claude_file: "settings.local.json",
             }),
             Scope::User => {
                 let home = crate::config::PlatformDirs::detect()?.home;
@@ -76,13 +82,20 @@ impl Places {
                         .map_or_else(|| home.join(".claude"), PathBuf::from),
                     codex_dir: env_dir("CODEX_HOME")
                         .map_or_else(|| home.join(".codex"), PathBuf::from),
+                    claude_file: "settings.json",
                 })
             }
         }
     }
 
     pub fn claude_settings(&self) -> PathBuf {
-        self.claude_dir.join("settings.json")
+        self.claude_dir.join(self.claude_file)
+    }
+
+    /// The shared `settings.json` of a project, where earlier versions put the hooks (uninstall
+    /// cleans it too).
+    fn claude_shared(&self) -> Option<PathBuf> {
+        (self.claude_file != "settings.json").then(|| self.claude_dir.join("settings.json"))
     }
 
     pub fn codex_config(&self) -> PathBuf {
@@ -184,20 +197,12 @@ fn install_hooks(agent: Agent, places: &Places, cmd: &HookCommand) -> Result<Vec
 
 fn install_json(path: &Path, events: &[&str], cmd: &HookCommand) -> Result<FileChange> {
     let mut file = SettingsFile::read(path)?;
-    let kept = file.layout_kept();
     let added = file.add(events, &cmd.shell(), HOOK_TIMEOUT_SECS)?;
     let mut change =
         FileChange { file: path.to_path_buf(), action: "unchanged", events: added, note: None };
     if change.events.is_empty() {
         change.note = Some("already installed".into());
         return Ok(change);
-    }
-    if !kept {
-        change.note = Some(format!(
-            "the file's layout was not the usual pretty-printed JSON and was normalized; the \
-             original is in {}",
-            backup_path(path).display()
-        ));
     }
     file.write()?;
     change.action = "added";
@@ -213,7 +218,13 @@ pub fn uninstall(agent: Agent, places: &Places) -> Result<Vec<FileChange>> {
 
 fn uninstall_hooks(agent: Agent, places: &Places) -> Result<Vec<FileChange>> {
     match agent {
-        Agent::Claude => Ok(vec![uninstall_json(&places.claude_settings())?]),
+        Agent::Claude => {
+            let mut out = vec![uninstall_json(&places.claude_settings())?];
+            if let Some(shared) = places.claude_shared().filter(|p| p.exists()) {
+                out.push(uninstall_json(&shared)?);
+            }
+            Ok(out)
+        }
         Agent::Codex => Ok(vec![
             codex::uninstall(&places.codex_config())?,
             uninstall_json(&places.codex_hooks())?,
@@ -228,12 +239,13 @@ fn uninstall_json(path: &Path) -> Result<FileChange> {
         return Ok(change);
     }
     let mut file = SettingsFile::read(path)?;
-    change.events = file.remove_ours();
+    change.events = file.remove_ours()?;
     if change.events.is_empty() {
         return Ok(change);
     }
-    // A file skilldeck created (nothing was backed up) and left empty goes away again.
-    if file.root.is_empty() && !backup_path(path).exists() {
+    // A file skilldeck created goes away again: nothing was backed up, and what is left is the
+    // empty object install started from (a `{}` of the user's own, or anything more, stays).
+    if file.render() == b"{}\n" && !backup_path(path).exists() {
         std::fs::remove_file(path).with_context(|| format!("removing {}", path.display()))?;
     } else {
         file.write()?;

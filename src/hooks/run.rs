@@ -124,6 +124,7 @@ pub fn handle(ws: &mut Workspace, payload: &Payload, now: SystemTime) -> Result<
     let Some(transcript) = transcript.filter(|p| p.is_file()) else {
         return Ok(HookOutcome::NoTranscript);
     };
+    ensure_transcript_place(ws, &transcript)?;
     if payload.is_throttled_event() {
         let window = Duration::from_secs(ws.config.hooks.stop_throttle_secs);
         if !stamp(&hook_dir(&ws.paths.db), &transcript, now, window)? {
@@ -152,6 +153,30 @@ pub fn handle(ws: &mut Workspace, payload: &Payload, now: SystemTime) -> Result<
         detection_deferred: after.detect.turns_left,
         ms,
     })
+}
+
+/// A hook's payload is not trusted to name any file: only a `.jsonl` file under the transcript
+/// roots (configured, or the defaults) or under the agents' own folders (`~/.claude` or
+/// `$CLAUDE_CONFIG_DIR`, `~/.codex` or `$CODEX_HOME`) is read, links resolved first.
+fn ensure_transcript_place(ws: &Workspace, transcript: &Path) -> Result<()> {
+    let real =
+        transcript.canonicalize().with_context(|| format!("resolving {}", transcript.display()))?;
+    let mut roots: Vec<PathBuf> = ws.transcript_roots().into_iter().map(|r| r.path).collect();
+    if let Ok(dirs) = crate::config::PlatformDirs::detect() {
+        let claude = std::env::var_os("CLAUDE_CONFIG_DIR")
+            .filter(|v| !v.is_empty())
+            .map_or_else(|| dirs.home.join(".claude"), PathBuf::from);
+        roots.extend([claude, crate::workspace::codex_home(&dirs.home)]);
+    }
+    let under = roots.iter().filter_map(|r| r.canonicalize().ok()).any(|r| real.starts_with(r));
+    if real.extension().is_some_and(|e| e == "jsonl") && under {
+        return Ok(());
+    }
+    bail!(
+        "{} is not a transcript under the transcript roots or the agents' folders; not read \
+         (add its folder to `transcripts` in the config to ingest it)",
+        transcript.display()
+    )
 }
 
 /// Records that a hook is ingesting `transcript` now. Returns false (and leaves the stamp) when

@@ -1,10 +1,11 @@
 //! Hook entries in a JSON settings file: Claude Code's `settings.json` and Codex's `hooks.json`
 //! share the shape `{"hooks": {EVENT: [{"matcher"?: …, "hooks": [{"type": "command", "command": …}]}]}}`.
 //!
-//! The file is parsed with key order kept and written back with the indent it had, so a file that
-//! was pretty-printed the usual way (two spaces, or a tab) comes back byte for byte apart from what
-//! was added. Removing takes out exactly the groups skilldeck added, and the `hooks` object or event
-//! arrays when they are left empty, so an install followed by an uninstall restores the bytes.
+//! The file is edited in place (`json_edit`): what is added is spliced into its text in the
+//! file's own layout (one line or indented), and every other byte stays, numbers beyond 64 bits
+//! included. Removing takes out exactly the groups skilldeck added, and the `hooks` object or
+//! event arrays when they are left empty, so an install followed by an uninstall restores the
+//! bytes.
 
 use std::path::{Path, PathBuf};
 
@@ -12,10 +13,11 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::json_edit::{self, Node, Style};
 use crate::fsio::atomic_write;
 
 /// What skilldeck's command hooks are recognised by: their command runs `… ingest --hook`
-/// with a program whose file name starts with `skilldeck`.
+/// with a program named `skilldeck` (a user's `skilldeck-notify ingest --hook` is not ours).
 pub fn is_ours(command: &str) -> bool {
     let Some(rest) = command.trim_end().strip_suffix("ingest --hook") else { return false };
     let rest = rest.trim_start();
@@ -23,17 +25,38 @@ pub fn is_ours(command: &str) -> bool {
         Some(q @ ('\'' | '"')) => rest[1..].split(q).next().unwrap_or(""),
         _ => rest.split_whitespace().next().unwrap_or(""),
     };
-    Path::new(program).file_name().is_some_and(|n| n.to_string_lossy().starts_with("skilldeck"))
+    Path::new(program).file_name().is_some_and(|n| n == "skilldeck" || n == "skilldeck.exe")
 }
 
-/// A settings file read for editing: its parsed object and how it was laid out.
+/// The bytes of the settings file at `path` (`None` when there is none). Anything but a regular
+/// file (a FIFO, a device, a folder) is refused before it is opened, so nothing blocks on it.
+pub fn read_regular(path: &Path) -> Result<Option<Vec<u8>>> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => bail!(
+            "{}: not a regular file ({}); the file was left untouched",
+            path.display(),
+            crate::fsio::kind_of(&m)
+        ),
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    }
+    match std::fs::read(path) {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
+    }
+}
+
+/// A settings file read for editing: its parsed object (what the edits mean) and its text (what
+/// they change, in place).
 pub struct SettingsFile {
     pub path: PathBuf,
     /// The bytes on disk, `None` when the file does not exist.
     pub original: Option<Vec<u8>>,
     pub root: Map<String, Value>,
-    indent: Vec<u8>,
-    trailing_newline: bool,
+    text: Vec<u8>,
+    style: Style,
 }
 
 /// What an edit did to one file.
@@ -52,60 +75,47 @@ impl SettingsFile {
     /// Reads `path`; a missing file is an empty object. A file that is not a JSON object is
     /// refused with its line and column, and left untouched.
     pub fn read(path: &Path) -> Result<SettingsFile> {
-        let original = match std::fs::read(path) {
-            Ok(b) => Some(b),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
-        };
-        let bytes = original.as_deref().unwrap_or(b"{}");
+        let original = read_regular(path)?;
+        let bytes = original.as_deref().unwrap_or(b"{}\n");
         let blank = bytes.iter().all(u8::is_ascii_whitespace);
-        let value: Value = if blank {
-            Value::Object(Map::new())
-        } else {
-            serde_json::from_slice(bytes).map_err(|e| {
-                anyhow::anyhow!(
-                    "{}:{}:{}: not valid JSON ({e}); the file was left untouched",
-                    path.display(),
-                    e.line(),
-                    e.column()
-                )
-            })?
-        };
+        let text = if blank { b"{}\n".to_vec() } else { bytes.to_vec() };
+        let value: Value = serde_json::from_slice(&text).map_err(|e| {
+            anyhow::anyhow!(
+                "{}:{}:{}: not valid JSON ({e}); the file was left untouched",
+                path.display(),
+                e.line(),
+                e.column()
+            )
+        })?;
         let Value::Object(root) = value else {
             bail!("{}:1: not a JSON object; the file was left untouched", path.display());
         };
         Ok(SettingsFile {
             path: path.to_path_buf(),
-            indent: detect_indent(bytes),
-            trailing_newline: original.is_none() || bytes.ends_with(b"\n"),
+            style: Style::of(&text, detect_indent(&text)),
+            text,
             original,
             root,
         })
     }
 
-    /// The object as this file lays it out.
-    pub fn render(&self) -> Result<Vec<u8>> {
-        let mut out = Vec::new();
-        let fmt = serde_json::ser::PrettyFormatter::with_indent(&self.indent);
-        let mut ser = serde_json::Serializer::with_formatter(&mut out, fmt);
-        self.root.serialize(&mut ser)?;
-        if self.trailing_newline {
-            out.push(b'\n');
-        }
-        Ok(out)
+    /// The text as edited: the file's bytes with only the edits spliced in.
+    pub fn render(&self) -> &[u8] {
+        &self.text
     }
 
-    /// Whether writing the parsed object back keeps the file's bytes (its layout is the usual one).
-    pub fn layout_kept(&self) -> bool {
-        match &self.original {
-            Some(orig) => self.render().ok().as_deref() == Some(orig.as_slice()),
-            None => true,
-        }
-    }
-
-    /// Writes the object atomically, backing the original up once beside it.
+    /// Writes the edited text atomically, backing the original up once beside it.
     pub fn write(&self) -> Result<()> {
-        write_backed_up(&self.path, self.original.as_deref(), &self.render()?)
+        // The text edits and the object edits must agree; a file they read differently (say,
+        // with a key twice) is left alone.
+        let edited: Value = serde_json::from_slice(&self.text)?;
+        if edited != Value::Object(self.root.clone()) {
+            bail!(
+                "{}: could not edit it in place (a key given twice?); the file was left untouched",
+                self.path.display()
+            );
+        }
+        write_backed_up(&self.path, self.original.as_deref(), &self.text)
     }
 
     /// Event names whose groups run `command` (ours or not).
@@ -118,77 +128,204 @@ impl SettingsFile {
             .collect()
     }
 
-    /// Adds a group running `command` to each event that has none of ours yet; returns the
-    /// events added to.
+    fn tree(&self) -> Result<Node> {
+        json_edit::parse(&self.text)
+    }
+
+    /// Adds a group running `command` to each event that has none of ours yet, and points ours
+    /// that run another command (another path, other options) at `command`; returns the events
+    /// added to or updated. Each is a splice of the text: everything else keeps its bytes.
     pub fn add(
         &mut self,
         events: &[&str],
         command: &str,
         timeout_secs: u64,
     ) -> Result<Vec<String>> {
-        let hooks = self.root.entry("hooks").or_insert_with(|| Value::Object(Map::new()));
-        let Value::Object(hooks) = hooks else {
-            bail!("{}: `hooks` is not an object; the file was left untouched", self.path.display());
-        };
+        let group = serde_json::json!({
+            "hooks": [{"type": "command", "command": command, "timeout": timeout_secs}]
+        });
         let mut added = Vec::new();
         for event in events {
-            let groups = hooks.entry(*event).or_insert_with(|| Value::Array(Vec::new()));
-            let Value::Array(groups) = groups else {
+            let root = self.tree()?;
+            let Some(hooks) = root.member("hooks") else {
+                let value = serde_json::json!({ *event: [group] });
+                let child = json_edit::member("hooks", &value, 1, &self.style)?;
+                json_edit::append(&mut self.text, &root, 0, &child, &self.style);
+                let mut map = Map::new();
+                map.insert(event.to_string(), Value::Array(vec![group.clone()]));
+                self.root.insert("hooks".into(), Value::Object(map));
+                added.push(event.to_string());
+                continue;
+            };
+            let Some(Value::Object(hooks_value)) = self.root.get_mut("hooks") else {
+                bail!(
+                    "{}: `hooks` is not an object; the file was left untouched",
+                    self.path.display()
+                );
+            };
+            let Some(groups) = hooks.member(event) else {
+                let child =
+                    json_edit::member(event, &Value::Array(vec![group.clone()]), 2, &self.style)?;
+                json_edit::append(&mut self.text, hooks, 1, &child, &self.style);
+                hooks_value.insert(event.to_string(), Value::Array(vec![group.clone()]));
+                added.push(event.to_string());
+                continue;
+            };
+            let Some(Value::Array(groups_value)) = hooks_value.get_mut(*event) else {
                 bail!(
                     "{}: `hooks.{event}` is not an array; the file was left untouched",
                     self.path.display()
                 );
             };
-            if groups.iter().any(group_is_ours) {
+            if !groups_value.iter().any(group_is_ours) {
+                let child = self.style.render(&group, 3)?;
+                json_edit::append(&mut self.text, groups, 2, &child, &self.style);
+                groups_value.push(group.clone());
+                added.push(event.to_string());
                 continue;
             }
-            groups.push(serde_json::json!({
-                "hooks": [{"type": "command", "command": command, "timeout": timeout_secs}]
-            }));
-            added.push(event.to_string());
+            // One of ours from another path or with other options: made this command.
+            let mut updated = false;
+            for (g, group_node) in groups.items().iter().enumerate().rev() {
+                let Some(entries) = group_node.member("hooks") else { continue };
+                for (e, entry_node) in entries.items().iter().enumerate().rev() {
+                    let entry = &mut groups_value[g]["hooks"][e];
+                    if !entry_is_ours(entry) || entry["command"].as_str() == Some(command) {
+                        continue;
+                    }
+                    let Some(node) = entry_node.member("command") else { continue };
+                    let new = Value::String(command.to_string());
+                    json_edit::replace(&mut self.text, node, &new, 0, &self.style)?;
+                    entry["command"] = new;
+                    updated = true;
+                }
+            }
+            if updated {
+                added.push(event.to_string());
+            }
         }
         Ok(added)
     }
 
     /// Removes every group skilldeck added (and a hook entry of ours inside a user's group), then
     /// event arrays and the `hooks` object that are left empty. Returns the events removed from.
-    pub fn remove_ours(&mut self) -> Vec<String> {
-        let Some(Value::Object(hooks)) = self.root.get_mut("hooks") else { return Vec::new() };
-        let mut removed = Vec::new();
-        for (event, groups) in hooks.iter_mut() {
-            let Value::Array(groups) = groups else { continue };
-            let before = serde_json::to_string(groups).unwrap_or_default();
-            groups.retain(|g| !group_is_ours(g) || !only_ours(g));
-            for group in groups.iter_mut() {
-                if let Some(Value::Array(entries)) = group.get_mut("hooks") {
-                    entries.retain(|e| !entry_is_ours(e));
-                }
-            }
-            if serde_json::to_string(groups).unwrap_or_default() != before {
-                removed.push(event.clone());
+    /// Each removal takes out the text [`SettingsFile::add`] put in, so the bytes come back.
+    pub fn remove_ours(&mut self) -> Result<Vec<String>> {
+        let mut removed: Vec<String> = Vec::new();
+        while let Some(event) = self.remove_one()? {
+            if !removed.contains(&event) {
+                removed.push(event);
             }
         }
-        hooks.retain(|event, groups| {
-            !(removed.contains(event) && groups.as_array().is_some_and(Vec::is_empty))
-        });
-        if hooks.is_empty() && !removed.is_empty() {
+        // Event arrays this emptied, then the hooks object if that left it empty.
+        for event in &removed {
+            let root = self.tree()?;
+            let Some(hooks) = root.member("hooks") else { break };
+            let json_edit::Kind::Object(members) = &hooks.kind else { break };
+            let Some(i) = members.iter().position(|(k, _, v)| k == event && v.items().is_empty())
+            else {
+                continue;
+            };
+            json_edit::remove(&mut self.text, hooks, i);
+            if let Some(Value::Object(h)) = self.root.get_mut("hooks") {
+                h.shift_remove(event);
+            }
+        }
+        let root = self.tree()?;
+        if !removed.is_empty()
+            && let json_edit::Kind::Object(members) = &root.kind
+            && let Some(i) = members.iter().position(|(k, _, v)| {
+                k == "hooks" && matches!(&v.kind, json_edit::Kind::Object(m) if m.is_empty())
+            })
+        {
+            json_edit::remove(&mut self.text, &root, i);
             self.root.shift_remove("hooks");
         }
-        removed
+        Ok(removed)
+    }
+
+    /// Takes out one group of ours, or one entry of ours in a user's group; the event it was
+    /// under, `None` when there is none left.
+    fn remove_one(&mut self) -> Result<Option<String>> {
+        let root = self.tree()?;
+        let Some(hooks) = root.member("hooks") else { return Ok(None) };
+        let json_edit::Kind::Object(members) = &hooks.kind else { return Ok(None) };
+        for (event, _, groups) in members {
+            for (g, group_node) in groups.items().iter().enumerate() {
+                let group: Value =
+                    serde_json::from_slice(&self.text[group_node.start..group_node.end])?;
+                if !group_is_ours(&group) {
+                    continue;
+                }
+                let Some(Value::Array(groups_value)) =
+                    self.root.get_mut("hooks").and_then(|h| h.get_mut(event))
+                else {
+                    return Ok(None);
+                };
+                if only_ours(&group) {
+                    json_edit::remove(&mut self.text, groups, g);
+                    groups_value.remove(g);
+                    return Ok(Some(event.clone()));
+                }
+                let Some(entries) = group_node.member("hooks") else { continue };
+                let Some(e) =
+                    group["hooks"].as_array().and_then(|a| a.iter().position(entry_is_ours))
+                else {
+                    continue;
+                };
+                json_edit::remove(&mut self.text, entries, e);
+                if let Some(Value::Array(list)) = groups_value[g].get_mut("hooks") {
+                    list.remove(e);
+                }
+                return Ok(Some(event.clone()));
+            }
+        }
+        Ok(None)
     }
 }
 
 /// Writes `bytes` to `path` atomically, first copying `original` (the bytes on disk, if any) to
-/// `<file>.skilldeck-backup` unless a backup already exists.
+/// `<file>.skilldeck-backup` with the file's mode unless a backup already exists. A link is
+/// written through (the file it points to changes, the link stays), and a file that changed
+/// since it was read (a save the user made meanwhile) is left alone with an error.
 pub fn write_backed_up(path: &Path, original: Option<&[u8]>, bytes: &[u8]) -> Result<()> {
+    let is_link = path.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink());
+    let target = if is_link && path.exists() {
+        std::fs::canonicalize(path).with_context(|| format!("following {}", path.display()))?
+    } else {
+        path.to_path_buf()
+    };
+    if read_regular(&target)?.as_deref() != original {
+        bail!(
+            "{} changed while skilldeck was editing it; nothing was written: run the command again",
+            path.display()
+        );
+    }
     if let Some(orig) = original {
         let backup = backup_path(path);
         if !backup.exists() {
-            std::fs::write(&backup, orig)
+            write_new_like(&backup, orig, &target)
                 .with_context(|| format!("backing up to {}", backup.display()))?;
         }
     }
-    atomic_write(path, bytes)
+    atomic_write(&target, bytes)
+}
+
+/// Creates `path` holding `bytes`, with the permissions of `like`.
+fn write_new_like(path: &Path, bytes: &[u8], like: &Path) -> Result<()> {
+    use std::io::Write;
+    #[cfg(unix)]
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    if let Ok(m) = std::fs::metadata(like) {
+        options.mode(m.permissions().mode() & 0o7777);
+    }
+    let mut file = options.open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    Ok(())
 }
 
 pub fn backup_path(path: &Path) -> PathBuf {
@@ -233,6 +370,19 @@ mod tests {
         assert!(is_ours("'/home/a b/skilldeck' --db /x/db ingest --hook"));
         assert!(!is_ours("python3 hook.py ingest --hook"));
         assert!(!is_ours("skilldeck ingest"));
+    }
+
+    #[test]
+    fn a_save_made_while_editing_is_not_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, "{\"a\": 1}\n").unwrap();
+        let file = SettingsFile::read(&path).unwrap();
+        std::fs::write(&path, "{\"a\": 2}\n").unwrap();
+        let err = file.write().unwrap_err().to_string();
+        assert!(err.contains("changed while skilldeck was editing it"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"a\": 2}\n");
+        assert!(!backup_path(&path).exists());
     }
 
     #[test]

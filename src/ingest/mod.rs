@@ -22,6 +22,7 @@ mod stream;
 mod turn;
 mod write;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -58,7 +59,8 @@ const MAX_PROBLEMS: usize = 200;
 /// Files a parser thread read, for the writer to store and hand back.
 struct Batch {
     worker: usize,
-    reads: Vec<FileRead>,
+    /// Each read with its file's place in the run's order.
+    reads: Vec<(usize, FileRead)>,
 }
 
 /// How far a run has got, for progress bars: files with new bytes to read (unchanged files are
@@ -241,7 +243,7 @@ fn ingest_targets(
                     let Some(job) = slot.lock().ok().and_then(|mut j| j.take()) else { continue };
                     let read = files::read(job, now);
                     batch_bytes += read.bytes_read;
-                    reads.push(read);
+                    reads.push((i, read));
                     if reads.len() >= BATCH_FILES || batch_bytes >= BATCH_BYTES {
                         batch_bytes = 0;
                         let batch = Batch { worker, reads: std::mem::take(&mut reads) };
@@ -275,6 +277,41 @@ fn ingest_targets(
         result
     })?;
     Ok(report)
+}
+
+/// Stores one file's read; false when it was not stored (its read failed, or another run
+/// stored the file meanwhile: both reported).
+fn store_one(
+    tx: &crate::store::rusqlite::Transaction,
+    read: &mut FileRead,
+    cache: &mut write::RunCache,
+    report: &mut IngestReport,
+) -> Result<bool> {
+    if let Some(problem) = read.error.take() {
+        report.unsupported_files += u64::from(read.unsupported);
+        report.problems.push(problem);
+        return Ok(false);
+    }
+    if !write::write_file(tx, read, cache, report)? {
+        report.problems.push(Problem {
+            path: read.key.clone(),
+            line: 0,
+            reason: "stored by another ingest run meanwhile; left to it".into(),
+        });
+        return Ok(false);
+    }
+    report.files_read += 1;
+    report.files_reset += u64::from(read.reset);
+    report.bytes_read += read.bytes_read;
+    report.lines += read.output.lines_read;
+    report.bad_lines += read.bad_lines;
+    report.unknown_lines += read.unknown_lines;
+    for p in read.output.problems.drain(..) {
+        if report.problems.len() < MAX_PROBLEMS {
+            report.problems.push(p);
+        }
+    }
+    Ok(true)
 }
 
 fn quiet(mtime_ns: i64) -> bool {
@@ -327,38 +364,23 @@ fn store_in_transactions(
     let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let mut uncommitted = 0u64;
     let mut minable = false;
-    for mut batch in batches {
-        for read in &mut batch.reads {
+    // Files are stored in the run's (sorted) order whatever thread read them first, so the same
+    // transcripts get the same row ids, and detection the same order, on every run.
+    let mut waiting: BTreeMap<usize, (usize, FileRead)> = BTreeMap::new();
+    let mut next = 0;
+    let mut back: Vec<Vec<FileRead>> = (0..give_back.len()).map(|_| Vec::new()).collect();
+    for batch in batches {
+        waiting.extend(batch.reads.into_iter().map(|(i, read)| (i, (batch.worker, read))));
+        while let Some((worker, mut read)) = waiting.remove(&next) {
+            next += 1;
             done.files_done += 1;
             done.bytes_done += read.bytes_read;
-            if let Some(problem) = read.error.take() {
-                report.unsupported_files += u64::from(read.unsupported);
-                report.problems.push(problem);
-                progress(done);
-                continue;
+            let stored = store_one(&tx, &mut read, &mut cache, report)?;
+            minable |= stored && read.minable;
+            back[worker].push(read);
+            if stored {
+                uncommitted += back[worker].last().map_or(0, |r| r.bytes_read);
             }
-            if !write::write_file(&tx, read, &mut cache, report)? {
-                report.problems.push(Problem {
-                    path: read.key.clone(),
-                    line: 0,
-                    reason: "stored by another ingest run meanwhile; left to it".into(),
-                });
-                progress(done);
-                continue;
-            }
-            report.files_read += 1;
-            minable |= read.minable;
-            report.files_reset += u64::from(read.reset);
-            report.bytes_read += read.bytes_read;
-            report.lines += read.output.lines_read;
-            report.bad_lines += read.bad_lines;
-            report.unknown_lines += read.unknown_lines;
-            for p in read.output.problems.drain(..) {
-                if report.problems.len() < MAX_PROBLEMS {
-                    report.problems.push(p);
-                }
-            }
-            uncommitted += read.bytes_read;
             if uncommitted >= COMMIT_BYTES {
                 tx.commit()?;
                 tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -367,7 +389,9 @@ fn store_in_transactions(
             progress(done);
         }
         // A parser thread that has ended no longer takes them: they are freed here then.
-        let _ = give_back[batch.worker].send(batch.reads);
+        for (worker, reads) in back.iter_mut().enumerate().filter(|(_, r)| !r.is_empty()) {
+            let _ = give_back[worker].send(std::mem::take(reads));
+        }
     }
     tx.commit()?;
     // A few turns at least: one new turn with an image for a prompt and no command is not a

@@ -9,6 +9,7 @@ use serde::Deserialize;
 use super::parse::{Sink, for_each_line, json_reason};
 use super::turn::{InvocationRec, RowRef, TurnRec, clip};
 use crate::model::Outcome;
+use crate::text::redact;
 
 #[derive(Deserialize)]
 struct Line<'a> {
@@ -66,11 +67,11 @@ fn line(sink: &mut Sink, bytes: &[u8], offset: u64, line_no: u64) {
         row: RowRef::New,
         session_key: session,
         start_offset: offset,
-        user_input: clip(user_input.trim()),
+        user_input: clip(&redact::secrets(user_input.trim())),
         picked_skill: picked.map(str::to_string),
         outcome,
         failure_reason: (outcome == Outcome::Failure).then(|| "reported".to_string()),
-        summary: parsed.summary.as_deref().map(clip),
+        summary: parsed.summary.as_deref().map(|t| clip(&redact::secrets(t))),
         started_at: at.clone(),
         ended_at: at,
         is_sidechain: false,

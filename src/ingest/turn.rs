@@ -402,6 +402,9 @@ impl TurnBuilder {
                 });
             }
         }
+        // Redacted once per turn, for the record and for the part carried to the next run (the
+        // database keeps both).
+        let summary = self.open.summary.as_deref().map(|t| redact::secrets(t).into_owned());
         let o = &self.open;
         let rec = TurnRec {
             row: o.row,
@@ -411,7 +414,7 @@ impl TurnBuilder {
             picked_skill: None,
             outcome,
             failure_reason,
-            summary: o.summary.as_deref().map(|t| redact::secrets(t).into_owned()),
+            summary: summary.clone(),
             started_at: o.started_at.clone(),
             ended_at: o.ended_at.clone(),
             is_sidechain: o.is_sidechain,
@@ -427,6 +430,7 @@ impl TurnBuilder {
             return (rec, None);
         }
         let mut open = self.open;
+        open.summary = summary;
         for p in &mut open.pending {
             p.stored = true;
         }

@@ -54,12 +54,9 @@ pub fn record(
     skills::bump_counters(&tx, row.id, outcome, &now)?;
     let cfg = &ws.config.lifecycle;
     let (change, moved) = judge_now(&tx, &ws.paths.retired_dir, cfg, row.id, &now)?;
-    if let Err(e) = tx.commit() {
-        for (from, to) in moved {
-            let _ = crate::fsio::move_folder(&from, &to);
-        }
-        return Err(e.into());
-    }
+    let intents = super::sweep::retirements_pending(&tx, &moved)?;
+    tx.commit()?;
+    super::sweep::retire_folders(ws.store.conn(), &moved, &intents)?;
     Ok(change)
 }
 

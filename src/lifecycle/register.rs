@@ -316,7 +316,7 @@ fn check_name(name: &str) -> Result<()> {
 /// Where a skill of `agent` lives when retired or archived: `<dir>/<agent>/<name>`.
 pub(crate) fn parked_path(dir: &Path, agent: &str, name: &str) -> Result<PathBuf> {
     let agent_dir = crate::fsio::child(dir, "agent id", agent)?;
-    let path = crate::fsio::child(&agent_dir, "skill name", name)?;
+    let path = crate::fsio::existing_child(&agent_dir, "skill name", name)?;
     crate::fsio::inside(dir, &path)?;
     Ok(path)
 }

@@ -159,8 +159,15 @@ pub fn unabsorb(ws: &mut Workspace, absorbed: i64) -> Result<()> {
     if row.status.is_live() || was_archived {
         return skills::set_absorbed_into(ws.store.conn(), absorbed, None);
     }
-    restore(ws, &row.agent_id, &row.name)?;
-    skills::set_absorbed_into(ws.store.conn(), absorbed, None)
+    // The move back and the mark's removal commit together, so neither is left without the other.
+    let to = crate::fsio::existing_child(&ws.paths.skills_dir, "skill name", &row.name)?;
+    let reason = format!("restored from {}: its merge was taken back", row.status);
+    park(ws, &row.path, &to, row.id, row.status, Healthy, &reason, |tx| {
+        skills::set_absorbed_into(tx, absorbed, None)
+    })?;
+    let back = super::skill_by_id(ws.store.conn(), row.id)?;
+    versions::scan_one(ws, &back)?;
+    Ok(())
 }
 
 /// Brings an archived or retired skill back to the live folder with its history; Ghost's streak
@@ -180,7 +187,7 @@ pub fn restore_and(
     if row.status != Archived && row.status != Retired {
         bail!("skill {skill:?} is {}, not archived or retired", row.status);
     }
-    let to = crate::fsio::child(&ws.paths.skills_dir, "skill name", skill)?;
+    let to = crate::fsio::existing_child(&ws.paths.skills_dir, "skill name", skill)?;
     let reason = format!("restored from {}", row.status);
     park(ws, &row.path, &to, row.id, row.status, Healthy, &reason, also)?;
     // An edit made while it was parked becomes a version now, like any other edit.

@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use rusqlite::{Connection, TransactionBehavior};
 use serde::Serialize;
 
@@ -22,6 +22,7 @@ use super::{files, register};
 use crate::catalog::events;
 use crate::catalog::skills::{self, Counters};
 use crate::catalog::{SkillStatus, invocations};
+use crate::journal;
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
 
@@ -165,19 +166,41 @@ fn run(ws: &mut Workspace, force_full: bool) -> Result<SweepReport> {
     for (key, value) in marks {
         crate::store::meta_set(&tx, key, &value)?;
     }
-    if let Err(e) = tx.commit() {
-        for (from, to) in moved {
-            let _ = crate::fsio::move_folder(&from, &to);
-        }
-        return Err(e.into());
-    }
+    let intents = retirements_pending(&tx, &moved)?;
+    tx.commit()?;
+    retire_folders(ws.store.conn(), &moved, &intents)?;
     report.phases_ms.apply = ms(t);
     report.elapsed_ms = ms(started);
     Ok(report)
 }
 
-/// A folder the judging moved: (where it is now, where it was).
+/// A retired skill's folder move the judging decided: (the live folder, its place in the
+/// retired folder). The row says the new place once the transaction commits; the folder moves
+/// after, through the journal.
 pub(crate) type Moved = (PathBuf, PathBuf);
+
+/// Records, inside the judging transaction, an intent for each retirement move. Each is a move
+/// intent written backwards (from the retired place to the live one): recovery undoes a move by
+/// putting the folder back at its `from`, which here completes the retirement, so a kill after
+/// the commit leaves the folder where the committed row says.
+pub(crate) fn retirements_pending(tx: &Connection, moves: &[Moved]) -> Result<Vec<i64>> {
+    moves.iter().map(|(live, retired)| journal::move_pending(tx, retired, live)).collect()
+}
+
+/// After the commit: moves each retired skill's folder and ends its intent. A move that fails
+/// keeps its intent, and the next command's recovery moves the folder.
+pub(crate) fn retire_folders(conn: &Connection, moves: &[Moved], intents: &[i64]) -> Result<()> {
+    if !moves.is_empty() {
+        crate::fsio::fault("commit");
+    }
+    for ((live, retired), id) in moves.iter().zip(intents) {
+        files::move_skill_folder(live, retired).with_context(|| {
+            format!("retiring {}: the next command finishes the move", live.display())
+        })?;
+        journal::end(conn, *id)?;
+    }
+    Ok(())
+}
 
 /// What judging one skill did.
 #[derive(Debug, Default)]
@@ -224,16 +247,15 @@ fn judge_row(
     let mut path = skill.path.clone();
     if v.status == SkillStatus::Retired {
         let to = register::parked_path(retired_dir, &skill.agent_id, &skill.name)?;
-        // A folder that cannot move (say, a name already in the retired folder) must not
-        // stop the sweep: the skill stays as it is and its timeline says why.
-        match files::move_skill_folder(Path::new(&skill.path), &to) {
-            Ok(true) => moved.push((to.clone(), PathBuf::from(&skill.path))),
-            Ok(false) => {}
-            Err(e) => {
-                let reason = format!("{}; not retired: {e:#}", v.reason);
-                events::add(tx, skill.id, now, "retire_blocked", None, None, &reason)?;
-                return Ok(out);
-            }
+        // A folder that cannot move (a name already in the retired folder) must not stop the
+        // sweep: the skill stays as it is and its timeline says why.
+        if to.exists() {
+            let reason = format!("{}; not retired: {} already exists", v.reason, to.display());
+            events::add(tx, skill.id, now, "retire_blocked", None, None, &reason)?;
+            return Ok(out);
+        }
+        if Path::new(&skill.path).exists() {
+            moved.push((PathBuf::from(&skill.path), to.clone()));
         }
         path = to.to_string_lossy().into_owned();
     }
@@ -254,7 +276,7 @@ fn judge_row(
 /// Judges one skill at once, inside the caller's transaction (a recorded outcome is judged
 /// with the write that records it, so its state never lags its numbers). The same rules and
 /// the same single `status` event as the sweep, which later finds nothing left to change.
-/// Returns the change, if any, and the folder moved (to put back if the commit fails).
+/// Returns the change, if any, and the folder to move once it commits ([`retirements_pending`]).
 pub(crate) fn judge_now(
     tx: &Connection,
     retired_dir: &Path,

@@ -31,6 +31,9 @@ impl Store {
     /// A trouble a person can fix (read-only folder, a path under a file, a lock, a damaged
     /// file) is one line naming the path and the fix ([`trouble::explain`]).
     pub fn open(path: &Path) -> Result<Self> {
+        if let Some(what) = trouble::not_a_database_file(path) {
+            anyhow::bail!(what);
+        }
         // Switching a new database to WAL takes an exclusive lock without waiting on the busy
         // handler, so processes opening a new database at once can see "database is locked"
         // before any transaction: the whole open (idempotent) is tried again until the timeout.
@@ -65,6 +68,9 @@ impl Store {
     /// immutable: nobody can write it there either.
     pub fn open_read_only(path: &Path) -> Result<Self> {
         use rusqlite::OpenFlags;
+        if let Some(what) = trouble::not_a_database_file(path) {
+            anyhow::bail!(what);
+        }
         if !path.exists() {
             return Store::open(path);
         }

@@ -19,6 +19,8 @@ pub const MIGRATIONS: &[&str] = &[
     V_LESSONS,
     V_TEAM_OUTBOX,
     V_EFFECT,
+    V_MERGE_INTENTS,
+    V_PROPOSAL_BASE,
 ];
 
 const V1: &str = r#"
@@ -544,4 +546,30 @@ CREATE TABLE skill_effects (
     runs_without INTEGER NOT NULL,
     effect      TEXT NOT NULL               -- JSON usage::effect::Effect
 );
+"#;
+
+/// A merge's approval and its undo are one journaled step: an intent of kind `merge` spans their
+/// two doors (owned by `journal`). SQLite cannot change a CHECK in place: the table is rebuilt.
+const V_MERGE_INTENTS: &str = r#"
+ALTER TABLE intents RENAME TO intents_before_merges;
+CREATE TABLE intents (
+    id          INTEGER PRIMARY KEY,
+    kind        TEXT NOT NULL CHECK(kind IN ('move', 'write', 'install', 'drafts', 'merge')),
+    pid         INTEGER NOT NULL,
+    from_path   TEXT,
+    to_path     TEXT,
+    aside_path  TEXT,
+    old_content BLOB,
+    new_sha256  TEXT,                       -- write: the new bytes' hash; merge: the candidate id
+    started_at  TEXT NOT NULL
+);
+INSERT INTO intents SELECT * FROM intents_before_merges;
+DROP TABLE intents_before_merges;
+"#;
+
+/// A proposed version records the sha256 of the live text it was proposed against (owned by
+/// `draft::candidates`): approving it after that text changed (a hand edit) is refused once, with
+/// the proposal shown against the current text, so the edit is never dropped unseen.
+const V_PROPOSAL_BASE: &str = r#"
+ALTER TABLE skill_candidates ADD COLUMN base_sha256 TEXT;
 "#;

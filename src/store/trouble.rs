@@ -67,6 +67,17 @@ fn explain_causes(db: &Path, err: &anyhow::Error, io_too: bool) -> Option<String
 }
 
 fn read_only(db: &Path) -> String {
+    if let Some(what) = not_a_database_file(db) {
+        return what;
+    }
+    if std::fs::metadata(db).is_ok_and(|m| m.permissions().readonly()) {
+        return format!(
+            "database {}: the file is read-only; make it writable (chmod u+w {}) or pass --db \
+             with another file",
+            db.display(),
+            db.display()
+        );
+    }
     let dir = db.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     format!(
         "database {}: cannot write in {} (read-only); make it writable (chmod u+w {}) or pass \
@@ -87,5 +98,24 @@ pub fn explained(db: &Path, err: anyhow::Error) -> anyhow::Error {
     match explain(db, &err) {
         Some(line) => anyhow::anyhow!(line),
         None => err,
+    }
+}
+
+/// What is at `db` when it is no database file to open: a folder, a FIFO or device (opening
+/// which could block), or a link to nothing.
+pub fn not_a_database_file(db: &Path) -> Option<String> {
+    let shown = db.display();
+    match std::fs::metadata(db) {
+        Ok(m) if m.is_file() => None,
+        Ok(m) => Some(format!(
+            "database {shown}: is {}, not a database file; pass --db with a file path",
+            crate::fsio::kind_of(&m)
+        )),
+        Err(_) if db.symlink_metadata().is_ok() => Some(format!(
+            "database {shown}: a link to {}, which does not exist; fix the link or pass --db \
+             with another path",
+            std::fs::read_link(db).map(|t| t.display().to_string()).unwrap_or_default()
+        )),
+        Err(_) => None,
     }
 }

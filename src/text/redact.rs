@@ -3,14 +3,18 @@
 //! `secrets` replaces tokens, keys and passwords with a placeholder naming their kind
 //! (`<redacted:github-token>`); `is_opaque` tells a request that is nothing but such markers.
 //!
-//! The patterns are plain `regex` rules behind one `RegexSet` prefilter: text with no secret (the
-//! common case at ingest) costs one lazy-DFA scan and comes back borrowed. The maintained secret
-//! scanners on crates.io are whole applications (gitleaks-style rule files, network checks, their
-//! own CLIs) or carry a handful of rules without placeholders by kind; the rules here are short,
-//! named and tested one by one, near-misses included.
+//! The rules are plain `regex` patterns: the token formats of the rule set most secret scanners
+//! follow (gitleaks' default configuration), rules with context (labels, headers, command flags,
+//! prose), and a byte scan for unlabelled random-looking values (long hex and base64). Clean text,
+//! the common case at ingest, costs two lazy-DFA scans and one byte scan and comes back borrowed.
+//!
+//! Why not a crate: `keyspoor` ships gitleaks' rules as data but needs Rust 1.96 and brings a
+//! whole scanner (archives, git, MCP server, rayon); `rtb-redact` has a few provider prefixes and
+//! no placeholder by kind; `secret-redact` is not on crates.io. The formats here are short,
+//! named and tested one by one (`tests/it/secrets_recall.rs`), near-misses included.
 
 use std::borrow::Cow;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use regex::{Captures, Regex, RegexSet};
 
@@ -27,22 +31,74 @@ fn always(_: &Captures) -> bool {
     true
 }
 
+/// Tokens known by their prefix or shape, after the rule set most secret scanners follow (gitleaks'
+/// default configuration): a provider's token format is its own, so these are exact.
+const TOKENS: &[(&str, &str)] = &[
+    ("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"),
+    (
+        "gitlab-token",
+        r"\b(?:glpat|gldt|glrt|glptt|glsoat|glcbt|glimt|glagent|glffct|gloas)-[A-Za-z0-9_-]{20,}",
+    ),
+    ("anthropic-key", r"\bsk-ant-[A-Za-z0-9_-]{16,}"),
+    ("aws-key", r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[0-9A-Z]{16}\b"),
+    ("slack-token", r"\b(?:xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+)"),
+    ("stripe-key", r"\b(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,}|\bwhsec_[A-Za-z0-9]{20,}"),
+    ("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}"),
+    ("google-oauth", r"\bGOCSPX-[A-Za-z0-9_-]{20,}|\bya29\.[0-9A-Za-z_-]{20,}"),
+    ("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+    ("pypi-token", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"),
+    ("huggingface-token", r"\b(?:hf_|api_org_)[A-Za-z0-9]{30,}\b"),
+    ("sendgrid-key", r"\bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}"),
+    ("twilio-key", r"\bSK[0-9a-fA-F]{32}\b"),
+    ("shopify-token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
+    ("digitalocean-token", r"\bdo[opr]_v1_[a-f0-9]{64}\b"),
+    ("linear-key", r"\blin_(?:api|oauth)_[A-Za-z0-9]{40}\b"),
+    ("databricks-token", r"\bdapi[a-f0-9]{32}(?:-\d)?\b"),
+    ("postman-key", r"\bPMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}\b"),
+    ("pulumi-token", r"\bpul-[a-f0-9]{40}\b"),
+    ("grafana-token", r"\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b|\bglc_[A-Za-z0-9+/]{32,}={0,2}"),
+    ("vault-token", r"\bhv[sb]\.[A-Za-z0-9_-]{24,}"),
+    ("age-key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b"),
+    ("docker-token", r"\bdckr_pat_[A-Za-z0-9_-]{27,}"),
+    ("notion-token", r"\bntn_[A-Za-z0-9]{40,}\b|\bsecret_[A-Za-z0-9]{43}\b"),
+    ("supabase-token", r"\bsbp_[a-f0-9]{40}\b"),
+    ("replicate-token", r"\br8_[A-Za-z0-9]{37}\b"),
+    ("groq-key", r"\bgsk_[A-Za-z0-9]{52}\b"),
+    ("xai-key", r"\bxai-[A-Za-z0-9]{80}\b"),
+    ("perplexity-key", r"\bpplx-[A-Za-z0-9]{48}\b"),
+    ("flyio-token", r"\bfo1_[A-Za-z0-9_-]{43}\b"),
+    ("sentry-token", r"\bsntr[ysu]_[A-Za-z0-9+/=_-]{40,}"),
+    ("mailgun-key", r"\bkey-[a-f0-9]{32}\b"),
+    ("atlassian-token", r"\bATATT3[A-Za-z0-9_=-]{100,}"),
+    ("doppler-token", r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}\b"),
+    ("square-token", r"\bEAAA[A-Za-z0-9_-]{60}\b|\bsq0csp-[0-9A-Za-z_-]{43}\b"),
+    ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+];
+
+/// Rules that need context or a second look: labelled values, commands, prose, unlabelled
+/// random-looking values.
 const RULES: &[Rule] = &[
+    Rule {
+        kind: "telegram-token",
+        pattern: r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b",
+        group: 0,
+        accept: always,
+    },
+    Rule {
+        kind: "mailchimp-key",
+        pattern: r"\b[0-9a-f]{32}-us\d{1,2}\b",
+        group: 0,
+        accept: always,
+    },
+    Rule {
+        kind: "azure-client-secret",
+        pattern: r"\b[a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.-]{31,34}",
+        group: 0,
+        accept: always,
+    },
     Rule {
         kind: "private-key",
         pattern: r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
-        group: 0,
-        accept: always,
-    },
-    Rule {
-        kind: "github-token",
-        pattern: r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})",
-        group: 0,
-        accept: always,
-    },
-    Rule {
-        kind: "anthropic-key",
-        pattern: r"\bsk-ant-[A-Za-z0-9_-]{16,}",
         group: 0,
         accept: always,
     },
@@ -53,17 +109,22 @@ const RULES: &[Rule] = &[
         // `sk-learn-compatible-estimators` is words: a key has digits and no long words.
         accept: |c| looks_random(&c[0][3..]),
     },
-    Rule { kind: "aws-key", pattern: r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", group: 0, accept: always },
     Rule {
-        kind: "slack-token",
-        pattern: r"\bxox[abprs]-[A-Za-z0-9-]{10,}",
-        group: 0,
+        kind: "slack-webhook",
+        pattern: r"hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/_-]{20,})",
+        group: 1,
         accept: always,
     },
     Rule {
-        kind: "jwt",
-        pattern: r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
-        group: 0,
+        kind: "discord-webhook",
+        pattern: r"discord(?:app)?\.com/api/webhooks/([0-9]{10,}/[A-Za-z0-9_-]{20,})",
+        group: 1,
+        accept: always,
+    },
+    Rule {
+        kind: "azure-key",
+        pattern: r"(?i)\b(?:AccountKey|SharedAccessKey|sig)=([A-Za-z0-9+/%]{20,}={0,2})",
+        group: 1,
         accept: always,
     },
     Rule {
@@ -71,6 +132,12 @@ const RULES: &[Rule] = &[
         pattern: r"(?i)\b(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{12,})",
         group: 1,
         accept: |c| looks_random(&c[1]),
+    },
+    Rule {
+        kind: "api-key-header",
+        pattern: r#"(?i)\b(?:x-api-key|api-key|x-auth-token|x-access-token|private-token|x-goog-api-key|x-figma-token|ocp-apim-subscription-key|x-rapidapi-key)\s*:\s*([^\s'"]{6,})"#,
+        group: 1,
+        accept: |c| is_value(&c[1]) && !is_code(&c[1]),
     },
     Rule {
         kind: "url-password",
@@ -85,6 +152,19 @@ const RULES: &[Rule] = &[
         accept: |c| is_value(&c[1]),
     },
     Rule {
+        // `mysql -pPASS`: the password is glued to `-p` (a bare `-p` asks for it).
+        kind: "password",
+        pattern: r#"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b[^\n;&|]*?\s-p("[^"]+"|'[^']+'|[^\s"'-][^\s]*)"#,
+        group: 1,
+        accept: |c| is_value(&c[1]),
+    },
+    Rule {
+        kind: "password",
+        pattern: r#"\bsshpass\b[^\n;&|]*?\s-p\s*("[^"]+"|'[^']+'|[^\s"']+)"#,
+        group: 1,
+        accept: |c| is_value(&c[1]),
+    },
+    Rule {
         kind: "secret-value",
         pattern: r#"(?i)["']([A-Za-z0-9_.-]*(?:passw(?:or)?d|secret|token|api_?key|apikey|access_?key|private_?key|credentials?)[A-Za-z0-9_.-]*)["']\s*:\s*"([^"]*)""#,
         group: 2,
@@ -92,9 +172,16 @@ const RULES: &[Rule] = &[
     },
     Rule {
         kind: "secret-value",
-        pattern: r#"(?i)\b([A-Za-z0-9_]*(?:passw(?:or)?d|secret)[A-Za-z0-9_]*|[A-Za-z0-9_]*(?:token|_key|apikey|_pat|credentials?))\s*=\s*("[^"]*"|'[^']*'|[^\s"'&;|,)]+)"#,
+        pattern: r#"(?i)\b([A-Za-z0-9_]*(?:passw(?:or)?d|secret)[A-Za-z0-9_]*|[A-Za-z0-9_]*(?:token|_key|apikey|_pat|_pass|_pwd|credentials?))\s*=\s*("[^"]*"|'[^']*'|[^\s"'&;|,)]+)"#,
         group: 2,
         accept: |c| secret_for(&c[1], &c[2]),
+    },
+    Rule {
+        kind: "password",
+        // In prose: "the password is hunter2", "password for the db: Tr0ub4dor".
+        pattern: r#"(?i)\b(?:password|passwd|passphrase|passcode|pwd)\b(?:\s+[a-z]+){0,4}?(?:\s+(?:is|was|are|be)\b:?|\s*[:=])\s*["'`]?([^\s"'`]{4,})"#,
+        group: 1,
+        accept: |c| prose_password(&c[1]),
     },
     Rule {
         kind: "high-entropy",
@@ -104,17 +191,44 @@ const RULES: &[Rule] = &[
     },
 ];
 
-/// The prefilter as it runs: the same rules with ASCII word boundaries, over the text's ASCII
-/// shadow (`ascii_shadow`). Without Unicode `\b` the set runs on the lazy DFA instead of the much
-/// slower PikeVM (the Unicode prefilter was a third of `ingest --hook` on a 17 MB session).
-static ASCII_SET: LazyLock<RegexSet> = LazyLock::new(|| {
-    RegexSet::new(RULES.iter().map(|r| r.pattern.replace(r"\b", r"(?-u:\b)")))
-        .expect("rules compile")
+/// Every rule in the order they run: the exact token formats first, then the rules with context.
+static ALL: LazyLock<Vec<Rule>> = LazyLock::new(|| {
+    let tokens =
+        TOKENS.iter().map(|&(kind, pattern)| Rule { kind, pattern, group: 0, accept: always });
+    let rest = RULES.iter().map(|r| Rule { ..*r });
+    tokens.chain(rest).collect()
 });
-static REGEXES: LazyLock<Vec<Regex>> =
-    LazyLock::new(|| RULES.iter().map(|r| Regex::new(r.pattern).expect("rule compiles")).collect());
+
+/// The prefilter as it runs, over the text's ASCII shadow (`ascii_shadow`) with ASCII word
+/// boundaries: one regex for all the token formats, each loosened (every counted repetition,
+/// `{20,}`, made `+` or `*`: a superset of the rule), which starts with a literal prefix so the
+/// regex crate scans for the prefixes alone; and a set of the rules with context. Without Unicode
+/// `\b` they run on the lazy DFA instead of the much slower PikeVM (the Unicode prefilter was a
+/// third of `ingest --hook` on a 17 MB session); with the token formats in the set, their counts
+/// thrash its cache and it falls back to the PikeVM too.
+static ANY_TOKEN: LazyLock<Regex> = LazyLock::new(|| {
+    let any = TOKENS.iter().map(|(_, p)| format!("(?:{})", ascii(&loose(p)))).collect::<Vec<_>>();
+    Regex::new(&any.join("|")).expect("tokens compile")
+});
+static ASCII_SET: LazyLock<RegexSet> =
+    LazyLock::new(|| RegexSet::new(RULES.iter().map(|r| ascii(r.pattern))).expect("rules compile"));
+
+fn loose(pattern: &str) -> String {
+    static COUNTED: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\{(\d+)(?:,\d*)?\}\??").expect("compiles"));
+    COUNTED.replace_all(pattern, |c: &Captures| if &c[1] == "0" { "*" } else { "+" }).into_owned()
+}
+
+fn ascii(pattern: &str) -> String {
+    pattern.replace(r"\b", r"(?-u:\b)")
+}
+
+/// Each rule's regex, compiled the first time its prefilter hits: a short-lived command (a hook)
+/// pays for the few it needs, not for every token format.
+static REGEXES: LazyLock<Vec<OnceLock<Regex>>> =
+    LazyLock::new(|| ALL.iter().map(|_| OnceLock::new()).collect());
 static DOTENV_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*\s*=\s*)(.*)$").expect("compiles")
+    Regex::new(r"^(\s*(?:export\s+)?[A-Z_][A-Z0-9_]*\s*=\s*)(.*)$").expect("compiles")
 });
 
 /// `text` with every secret replaced by `<redacted:KIND>`; borrowed when nothing was found.
@@ -123,15 +237,19 @@ pub fn secrets(text: &str) -> Cow<'_, str> {
     if let Some(redacted) = dotenv(&out) {
         out = Cow::Owned(redacted);
     }
-    let hits = ASCII_SET.matches(&ascii_shadow(&out));
-    if !hits.matched_any() && matches!(out, Cow::Borrowed(_)) {
-        return out;
-    }
-    for (i, rule) in RULES.iter().enumerate() {
-        if !hits.matched(i) {
+    let shadow = ascii_shadow(&out);
+    let tokens = ANY_TOKEN.is_match(&shadow);
+    let hits = ASCII_SET.matches(&shadow);
+    drop(shadow);
+    for (i, rule) in ALL.iter().enumerate() {
+        let hit = match i.checked_sub(TOKENS.len()) {
+            None => tokens,
+            Some(r) => hits.matched(r),
+        };
+        if !hit {
             continue;
         }
-        let re = &REGEXES[i];
+        let re = REGEXES[i].get_or_init(|| Regex::new(rule.pattern).expect("rule compiles"));
         let mut changed = false;
         let replaced = re.replace_all(&out, |c: &Captures| {
             let whole = c.get(0).expect("group 0");
@@ -147,6 +265,9 @@ pub fn secrets(text: &str) -> Cow<'_, str> {
         if changed {
             out = Cow::Owned(replaced.into_owned());
         }
+    }
+    if let Some(redacted) = unlabelled(&out) {
+        out = Cow::Owned(redacted);
     }
     out
 }
@@ -173,6 +294,101 @@ fn ascii_shadow(text: &str) -> Cow<'_, str> {
             })
             .collect(),
     )
+}
+
+/// Unlabelled values found by their shape alone, in one pass over the bytes (a regex with long
+/// counted runs in the prefilter set would swell its automaton): a run of base64 characters of
+/// 40 or more that looks random, or a hex run of 32 or more digits that is no Git object id
+/// (40), no path segment (`/ab/<hex>/`) and not named as a digest, checksum, commit or version.
+fn unlabelled(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let token = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'_' | b'-');
+    let mut found: Vec<(usize, usize, &str)> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if !token(b[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && token(b[i]) {
+            i += 1;
+        }
+        let mut end = i;
+        while end < b.len() && end - i < 2 && b[end] == b'=' {
+            end += 1;
+        }
+        if i - start < 32 {
+            continue;
+        }
+        if i - start >= 40 && looks_like_base64_key(&text[start..end]) {
+            found.push((start, end, "high-entropy"));
+        } else {
+            hex_runs(text, start, i, &mut found);
+        }
+        i = end;
+    }
+    if found.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (s, e, kind) in found {
+        out.push_str(&text[last..s]);
+        out.push_str(&marker(kind));
+        last = e;
+    }
+    out.push_str(&text[last..]);
+    Some(out)
+}
+
+/// Labels before a hex value that say it is a digest or an id, not a secret.
+const HEX_LABELS: &[&str] = &[
+    "sha1",
+    "sha256",
+    "sha384",
+    "sha512",
+    "md5",
+    "checksum",
+    "digest",
+    "hash",
+    "commit",
+    "integrity",
+    "etag",
+    "oid",
+    "rev",
+    "version",
+];
+
+/// The secret-looking hex runs inside the token run `text[start..end]`.
+fn hex_runs(text: &str, start: usize, end: usize, found: &mut Vec<(usize, usize, &str)>) {
+    let b = text.as_bytes();
+    let mut i = start;
+    while i < end {
+        if !b[i].is_ascii_hexdigit() {
+            i += 1;
+            continue;
+        }
+        let s = i;
+        while i < end && b[i].is_ascii_hexdigit() {
+            i += 1;
+        }
+        let whole = (s == 0 || !b[s - 1].is_ascii_alphanumeric())
+            && (i == b.len() || !b[i].is_ascii_alphanumeric());
+        let len = i - s;
+        if !whole || len < 32 || len == 40 || (s > 0 && b[s - 1] == b'/') {
+            continue;
+        }
+        let mut from = s.saturating_sub(12);
+        while !text.is_char_boundary(from) {
+            from -= 1;
+        }
+        let before = text[from..s].to_ascii_lowercase();
+        if HEX_LABELS.iter().any(|l| before.contains(l)) || !looks_hex_key(&text[s..i]) {
+            continue;
+        }
+        found.push((s, i, "hex-secret"));
+    }
 }
 
 fn marker(kind: &str) -> String {
@@ -222,11 +438,15 @@ fn is_value(value: &str) -> bool {
 /// A value assigned to `name`: any value of a password or secret; for tokens and keys, only
 /// values that look like one (`MAX_TOKENS=4096` and `sort_key=name` stay).
 fn secret_for(name: &str, value: &str) -> bool {
-    if !is_value(value) {
+    if !is_value(value) || is_code(value) {
         return false;
     }
     let lower = name.to_ascii_lowercase();
-    if lower.contains("passw") || lower.contains("secret") {
+    if lower.contains("passw")
+        || lower.contains("secret")
+        || lower.ends_with("_pass")
+        || lower.ends_with("_pwd")
+    {
         return true;
     }
     let v = value.trim_matches(|c| c == '"' || c == '\'');
@@ -235,6 +455,54 @@ fn secret_for(name: &str, value: &str) -> bool {
         && !matches!(v, "true" | "false" | "null" | "none" | "None")
         && (v.chars().any(|c| c.is_ascii_digit()) || v.len() >= 16)
 }
+
+/// Code, not a value: a call, an index or a member path (`Phoenix.Token.sign(socket`).
+fn is_code(value: &str) -> bool {
+    value.contains(['(', '[', '{', '<', '>'])
+        || value.contains("::")
+        || value.starts_with("process.")
+        || value.starts_with("os.")
+}
+
+/// A password named in prose: anything but a plain lowercase word, a reference or code
+/// ("the password is wrong" stays, "the password is hunter2" does not).
+fn prose_password(value: &str) -> bool {
+    let v = value.trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
+    if v.len() < 4 || !is_value(v) || is_code(v) {
+        return false;
+    }
+    let mut chars = v.chars();
+    chars.next();
+    chars.any(|c| !c.is_ascii_lowercase())
+}
+
+/// Unlabelled hex worth hiding: digits and letters mixed, not one repeated pattern.
+fn looks_hex_key(value: &str) -> bool {
+    let digits = value.bytes().filter(u8::is_ascii_digit).count();
+    digits > 0 && digits < value.len() && entropy(value) >= 3.0
+}
+
+/// Unlabelled base64 worth hiding: upper and lower case and digits, high entropy, and less
+/// than half of it in words (`Word`, `word`, `WORD` runs of four or more letters).
+fn looks_like_base64_key(value: &str) -> bool {
+    let v = value.trim_end_matches('=');
+    if !(v.bytes().any(|b| b.is_ascii_uppercase())
+        && v.bytes().any(|b| b.is_ascii_lowercase())
+        && v.bytes().any(|b| b.is_ascii_digit()))
+    {
+        return false;
+    }
+    let alnum = v.bytes().filter(u8::is_ascii_alphanumeric).count();
+    // Random base64 has a separator in about one character of twenty; names of dated or
+    // numbered parts (`rollout-2026-02-04T21-48-31-…`) have many more.
+    if (v.len() - alnum) * 10 > v.len() {
+        return false;
+    }
+    WORDS.find_iter(v).map(|m| m.len()).sum::<usize>() * 2 < alnum && entropy(v) >= 4.0
+}
+
+static WORDS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"[A-Z]?[a-z]{3,}|[A-Z]{4,}").expect("compiles"));
 
 /// Random-looking: letters and digits mixed and high character entropy, not words joined by
 /// hyphens (`sk-learn-compatible-estimators`, `authentication`).

@@ -2,6 +2,8 @@
 //!
 //! Control characters (C0, DEL, C1) are what terminals act on: `ESC ] 2 ; … BEL` retitles the
 //! window, `ESC [ 2 J` clears the screen. They are shown escaped (`\x1b`, `\u{9b}`) instead.
+//! So are the bidirectional controls (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C):
+//! a right-to-left override makes `evil.sh` read as `hs.live` and reorders what follows it.
 
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -19,17 +21,27 @@ pub fn block(text: &str) -> Cow<'_, str> {
 
 /// Whether `text` holds a character `inline` would escape.
 pub fn has_controls(text: &str) -> bool {
-    text.chars().any(char::is_control)
+    text.chars().any(is_unsafe)
+}
+
+/// A bidirectional formatting control: an embedding, override or isolate, or a direction mark.
+pub fn is_bidi(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+}
+
+/// A character a terminal acts on rather than shows: a control character or a bidi control.
+pub fn is_unsafe(c: char) -> bool {
+    c.is_control() || is_bidi(c)
 }
 
 fn escape(text: &str, keep_lines: bool) -> Cow<'_, str> {
     let kept = |c: char| keep_lines && (c == '\n' || c == '\t');
-    if !text.chars().any(|c| c.is_control() && !kept(c)) {
+    if !text.chars().any(|c| is_unsafe(c) && !kept(c)) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
-        if c.is_control() && !kept(c) {
+        if is_unsafe(c) && !kept(c) {
             match c {
                 '\n' => out.push_str("\\n"),
                 '\t' => out.push_str("\\t"),
@@ -57,6 +69,14 @@ mod tests {
         let hostile = "title\x1b]2;owned\x07 \x1b[2J\u{9b}31m";
         assert_eq!(inline(hostile), "title\\x1b]2;owned\\x07 \\x1b[2J\\u{9b}31m");
         assert!(!inline(hostile).chars().any(char::is_control));
+    }
+
+    #[test]
+    fn bidi_controls_are_shown_escaped() {
+        let hostile = "invoice\u{202E}fdp.exe \u{2066}x\u{2069} \u{200F}";
+        assert_eq!(block(hostile), "invoice\\u{202e}fdp.exe \\u{2066}x\\u{2069} \\u{200f}");
+        assert!(!inline(hostile).chars().any(is_unsafe));
+        assert!(has_controls("a\u{202A}b"));
     }
 
     #[test]

@@ -151,3 +151,14 @@ fn evidence_aimed_at_the_agent_flags_the_candidate() {
     let shown = tw.run_ok(&["candidates"]);
     assert!(shown.contains("flagged: asks the agent to drop its earlier instructions"), "{shown}");
 }
+
+#[test]
+fn candidates_json_shows_the_staged_draft_as_edited() {
+    let tw = TestWorkspace::new();
+    let c = ingest_streak(&tw, "release the crate with its changelog");
+    let file = Path::new(c["staged_path"].as_str().unwrap()).join("SKILL.md");
+    let edited = staged(&c) + "\nA line the reviewer added.\n";
+    std::fs::write(&file, &edited).unwrap();
+    let list = tw.run_json(&["candidates"]);
+    assert_eq!(list[0]["skill_md"].as_str().unwrap(), edited, "what promote writes");
+}

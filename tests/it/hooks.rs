@@ -116,8 +116,8 @@ fn our_command(settings: &Value, event: &str) -> String {
 #[test]
 fn claude_install_keeps_every_key_and_hook_and_uninstall_restores_the_bytes() {
     let ws = TestWorkspace::new();
-    let project = project_with(&[(".claude/settings.json", CLAUDE_SETTINGS)]);
-    let path = project.path().join(".claude/settings.json");
+    let project = project_with(&[(".claude/settings.local.json", CLAUDE_SETTINGS)]);
+    let path = project.path().join(".claude/settings.local.json");
 
     let added = hooks(&ws, project.path(), &["install", "--agent", "claude"]);
     assert_eq!(added[0]["action"], "added", "{added:#}");
@@ -150,7 +150,7 @@ fn claude_install_keeps_every_key_and_hook_and_uninstall_restores_the_bytes() {
         assert!(rest.any(|l| l == line), "line {line:?} lost or moved in:\n{text}");
     }
     // Backed up once, byte for byte.
-    let backup = project.path().join(".claude/settings.json.skilldeck-backup");
+    let backup = project.path().join(".claude/settings.local.json.skilldeck-backup");
     assert_eq!(std::fs::read_to_string(&backup).unwrap(), CLAUDE_SETTINGS);
 
     // Idempotent: nothing added twice, the file untouched.
@@ -171,8 +171,8 @@ fn claude_install_keeps_every_key_and_hook_and_uninstall_restores_the_bytes() {
 #[test]
 fn four_space_file_without_hooks_keeps_its_indent_and_order_and_comes_back_exactly() {
     let ws = TestWorkspace::new();
-    let project = project_with(&[(".claude/settings.json", PROJECT_SETTINGS)]);
-    let path = project.path().join(".claude/settings.json");
+    let project = project_with(&[(".claude/settings.local.json", PROJECT_SETTINGS)]);
+    let path = project.path().join(".claude/settings.local.json");
     hooks(&ws, project.path(), &["install", "--agent", "claude"]);
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.starts_with("{\n    \"permissions\": {\n        \"allow\""), "{text}");
@@ -187,10 +187,10 @@ fn four_space_file_without_hooks_keeps_its_indent_and_order_and_comes_back_exact
 fn missing_settings_file_is_created_and_removed_again() {
     let ws = TestWorkspace::new();
     let project = tempfile::tempdir().unwrap();
-    let path = project.path().join(".claude/settings.json");
+    let path = project.path().join(".claude/settings.local.json");
     hooks(&ws, project.path(), &["install", "--agent", "claude"]);
     assert!(read_json(&path)["hooks"]["SessionEnd"].is_array());
-    assert!(!project.path().join(".claude/settings.json.skilldeck-backup").exists());
+    assert!(!project.path().join(".claude/settings.local.json.skilldeck-backup").exists());
     hooks(&ws, project.path(), &["uninstall", "--agent", "claude"]);
     assert!(!path.exists());
 }
@@ -199,8 +199,8 @@ fn missing_settings_file_is_created_and_removed_again() {
 fn settings_that_are_not_json_are_refused_with_file_and_line_and_left_untouched() {
     let ws = TestWorkspace::new();
     let broken = "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"Stop\": [\n  }\n}\n";
-    let project = project_with(&[(".claude/settings.json", broken)]);
-    let path = project.path().join(".claude/settings.json");
+    let project = project_with(&[(".claude/settings.local.json", broken)]);
+    let path = project.path().join(".claude/settings.local.json");
     let out = ws.run(&[
         "hooks",
         "install",
@@ -213,10 +213,10 @@ fn settings_that_are_not_json_are_refused_with_file_and_line_and_left_untouched(
     ]);
     assert!(!out.status.success(), "{}", describe(&out));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("settings.json:5:"), "names the file and line: {err}");
+    assert!(err.contains("settings.local.json:5:"), "names the file and line: {err}");
     assert!(err.contains("left untouched"), "{err}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), broken);
-    assert!(!project.path().join(".claude/settings.json.skilldeck-backup").exists());
+    assert!(!project.path().join(".claude/settings.local.json.skilldeck-backup").exists());
 }
 
 #[test]
@@ -272,6 +272,14 @@ fn codex_hooks_json_gets_a_stop_hook_where_codex_runs_hooks() {
 }
 
 /// Runs an installed hook command the way the agent does: through the shell, payload on stdin.
+/// Writes the config: `head`, then the transcript's folder as a transcript root (a hook reads
+/// only transcripts under the roots or the agents' own folders).
+pub fn trust_folder_of(ws: &TestWorkspace, transcript: &Path, head: &str) {
+    let dir = transcript.parent().unwrap().to_string_lossy().replace('\\', "\\\\");
+    let config = format!("{head}[[transcripts]]\npath = \"{dir}\"\n");
+    std::fs::write(ws.config(), config).unwrap();
+}
+
 fn run_hook(command: &str, payload: &Value) -> std::process::Output {
     let mut child = Command::new("sh")
         .arg("-c")
@@ -294,8 +302,9 @@ fn hook_round_trip_ingests_the_real_session_then_uninstall_restores_the_bytes() 
         return;
     };
     let ws = TestWorkspace::new();
-    let project = project_with(&[(".claude/settings.json", CLAUDE_SETTINGS)]);
-    let path = project.path().join(".claude/settings.json");
+    trust_folder_of(&ws, &transcript, "");
+    let project = project_with(&[(".claude/settings.local.json", CLAUDE_SETTINGS)]);
+    let path = project.path().join(".claude/settings.local.json");
     hooks(&ws, project.path(), &["install", "--agent", "claude"]);
     let settings = read_json(&path);
     let payload = serde_json::json!({
@@ -410,7 +419,7 @@ fn a_hook_detects_a_bounded_slice_of_a_long_backlog_and_later_runs_finish_it() {
         return;
     };
     let ws = TestWorkspace::new();
-    std::fs::write(ws.config(), "[hooks]\nstop_throttle_secs = 0\ndetect_turns = 2\n").unwrap();
+    trust_folder_of(&ws, &transcript, "[hooks]\nstop_throttle_secs = 0\ndetect_turns = 2\n");
     let run = || {
         let payload = serde_json::json!({
             "session_id": "a7da6a22-facc-4fcd-8bab-f83c87862004",

@@ -17,6 +17,7 @@ fn real_transcripts_flow_through_detection_into_valid_drafts() {
     assert_eq!(count(&db, "SELECT count(*) FROM turns WHERE complete = 1 AND detected = 0"), 0);
     assert_eq!(count(&db, "SELECT count(*) FROM turns WHERE complete = 0 AND detected = 1"), 0);
     // Local slash commands (/clear and friends) are not a person's task: no streak from them.
+    // (A sequence of Codex's `shell_command` tool is named after it; it is no streak.)
     assert_eq!(
         count(
             &db,

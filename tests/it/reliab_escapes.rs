@@ -6,14 +6,15 @@ use std::process::Output;
 use crate::detect::{CLOSE, EDIT, Feed, SHOW};
 use crate::support::{TestWorkspace, describe};
 
-/// Retitles the window, then clears the screen.
-const HOSTILE: &str = "\x1b]2;owned\x07\x1b[2J";
+/// Retitles the window, clears the screen, then reverses the text after it (a right-to-left
+/// override).
+const HOSTILE: &str = "\x1b]2;owned\x07\x1b[2J\u{202E}";
 
 fn assert_clean(what: &str, out: &Output) {
     for (stream, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
         let text = String::from_utf8_lossy(bytes);
         assert!(
-            !text.chars().any(|c| c.is_control() && c != '\n' && c != '\t'),
+            !text.chars().any(|c| skilldeck::text::safe::is_unsafe(c) && c != '\n' && c != '\t'),
             "{what} printed a control character on {stream}:\n{}",
             describe(out)
         );
@@ -32,7 +33,7 @@ fn a_hostile_prompt_reaches_neither_the_draft_nor_the_terminal() {
     for entry in std::fs::read_dir(tw.root().join("staging")).unwrap().flatten() {
         let Ok(text) = std::fs::read_to_string(entry.path().join("SKILL.md")) else { continue };
         drafts += 1;
-        assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text}");
+        assert!(!text.chars().any(|c| c == '\x1b' || c == '\x07' || c == '\u{202E}'), "{text}");
     }
     assert!(drafts >= 1);
     assert_clean("candidates", &tw.run(&["candidates"]));
