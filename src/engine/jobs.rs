@@ -20,7 +20,8 @@ use crate::{draft, ingest, lifecycle};
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Job {
     Op(Op),
-    Undo(Op),
+    /// Undo the entry's op if what it changed is still as the op left it.
+    Undo(Entry),
     Pass {
         ingest: bool,
         sweep: bool,
@@ -37,7 +38,7 @@ pub(super) enum Job {
 pub(super) fn describe(job: &Job) -> String {
     match job {
         Job::Op(op) => format!("{} {}…", verb(op), target(op).name),
-        Job::Undo(op) => format!("undoing {} {}…", verb(op), target(op).name),
+        Job::Undo(e) => format!("undoing {} {}…", verb(&e.done.op), target(&e.done.op).name),
         Job::Pass { ingest: true, sweep: true } => "ingest, detect, sweep…".into(),
         Job::Pass { ingest: true, .. } => "ingest, detect…".into(),
         Job::Pass { .. } => "sweep…".into(),
@@ -82,8 +83,90 @@ fn target(op: &Op) -> &Target {
 /// echo of the engine's own write, not an outside edit).
 pub(super) struct JobDone {
     pub result: Result<String>,
-    pub undo: Option<Op>,
+    pub done: Option<Done>,
+    /// An undo that failed gives its entry back, now as one that cannot be undone.
+    pub back: Option<Entry>,
     pub wrote: Vec<OwnWrite>,
+}
+
+/// A change in the undo history: its number (what `u` asked about) and when it was made.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Entry {
+    pub seq: u64,
+    pub done: Done,
+    pub at: std::time::SystemTime,
+}
+
+/// A change the person made, as the undo history keeps it.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Done {
+    pub op: Op,
+    /// Whether `u` can take it back; one that cannot stops `u` from reaching past it.
+    pub undoable: bool,
+    /// What the op left (see [`state_of`]): an undo refuses once this has changed.
+    pub state: String,
+}
+
+/// The op in the past tense, for the undo question: "promoted summarize-pr".
+pub(super) fn past(op: &Op) -> String {
+    let name = &target(op).name;
+    match op {
+        Op::Promote(_) => format!("promoted {name}"),
+        Op::Dismiss(_) => format!("dismissed {name}"),
+        Op::Approve(_) => format!("approved the proposed version of {name}"),
+        Op::Reject(_) => format!("rejected the proposed version of {name}"),
+        Op::SetProtected(_, true) => format!("pinned {name}"),
+        Op::SetProtected(_, false) => format!("unpinned {name}"),
+        Op::Archive(_) => format!("archived {name}"),
+        Op::Restore(_) => format!("restored {name}"),
+        Op::ApproveEdit(_) => format!("approved the hand edit of {name}"),
+        Op::Rollback(_, v) => format!("rolled {name} back to v{v}"),
+        Op::Reopen(_) => format!("reopened {name} from the history"),
+    }
+}
+
+/// Whether `u` can take `op` back. Rollbacks, approved edits and restores cannot: each is
+/// itself a way back, and its own reversal is the key that made it.
+fn undoable(op: &Op) -> bool {
+    !matches!(op, Op::Restore(_) | Op::ApproveEdit(_) | Op::Rollback(..))
+}
+
+/// What an op changed, as the database has it now: the candidate's status and the skill's
+/// version for review decisions, the pin or the state for a skill.
+fn state_of(ws: &Workspace, op: &Op) -> String {
+    let conn = ws.store.conn();
+    let t = target(op);
+    let candidate = || match draft::get_candidate(conn, t.id) {
+        Ok(c) if c.status == draft::CandidateStatus::Candidate => "in the queue".to_string(),
+        Ok(c) => c.status.to_string(),
+        Err(_) => "gone".to_string(),
+    };
+    let skill_version = |id: Option<i64>| match id.map(|id| skills::by_id(conn, id)) {
+        Some(Ok(s)) => format!("{} at v{}", s.name, s.version),
+        _ => "no skill".to_string(),
+    };
+    let skill = |show: fn(&skills::SkillRow) -> String| match skills::find(conn, &t.agent, &t.name)
+    {
+        Ok(Some(s)) => show(&s),
+        _ => format!("{} gone", t.name),
+    };
+    match op {
+        Op::Promote(_) => {
+            let agent = draft::get_candidate(conn, t.id).map(|c| c.agent_id).unwrap_or_default();
+            let id = skills::promoted_from(conn, t.id, &agent).ok().flatten().map(|(id, _)| id);
+            format!("{}, {}", candidate(), skill_version(id))
+        }
+        Op::Approve(_) => {
+            let id = draft::get_candidate(conn, t.id).ok().and_then(|c| c.target_skill_id);
+            format!("{}, {}", candidate(), skill_version(id))
+        }
+        Op::Dismiss(_) | Op::Reject(_) | Op::Reopen(_) => candidate(),
+        Op::SetProtected(..) => skill(|s| match s.protected {
+            true => format!("{} pinned", s.name),
+            false => format!("{} not pinned", s.name),
+        }),
+        _ => skill(|s| format!("{} {} at v{}", s.name, s.status, s.version)),
+    }
 }
 
 /// A folder an op wrote and its SKILL.md as the op left it (`None`: no file there).
@@ -112,23 +195,37 @@ pub(super) fn run_job(
     personal: bool,
     updates: &UnboundedSender<Update>,
 ) -> JobDone {
-    let (result, undo, wrote) = match job {
+    let mut back = None;
+    let (result, done, wrote) = match job {
         Job::Op(op) => {
             let mut wrote = folders(ws, &op);
             let result = apply(ws, &op);
             wrote.extend(folders(ws, &op));
             let wrote = wrote.into_iter().map(OwnWrite::now).collect();
-            let undoable = matches!(
+            let done = result.is_ok().then(|| Done {
+                undoable: undoable(&op),
+                state: state_of(ws, &op),
                 op,
-                Op::Promote(_) | Op::Dismiss(_) | Op::Approve(_) | Op::Archive(_) | Op::Reopen(_)
-            );
-            let keep = (result.is_ok() && undoable).then_some(op);
-            (result, keep, wrote)
+            });
+            (result, done, wrote)
         }
-        Job::Undo(op) => {
-            let mut wrote = folders(ws, &op);
-            let result = undo(ws, &op);
-            wrote.extend(folders(ws, &op));
+        Job::Undo(entry) => {
+            let op = &entry.done.op;
+            let mut wrote = folders(ws, op);
+            let now = state_of(ws, op);
+            let result = match now == entry.done.state {
+                true => undo(ws, op),
+                false => Err(anyhow::anyhow!(
+                    "nothing undone: {} changed since ({} then, {now} now)",
+                    target(op).name,
+                    entry.done.state
+                )),
+            };
+            wrote.extend(folders(ws, op));
+            if result.is_err() {
+                back =
+                    Some(Entry { done: Done { undoable: false, ..entry.done.clone() }, ..entry });
+            }
             (result, None, wrote.into_iter().map(OwnWrite::now).collect())
         }
         Job::Pass { ingest, sweep } => {
@@ -160,7 +257,7 @@ pub(super) fn run_job(
             (result, None, Vec::new())
         }
     };
-    JobDone { result, undo, wrote }
+    JobDone { result, done, back, wrote }
 }
 
 /// The live folders an op touches, as the catalog has them (called before and after the op,
@@ -256,7 +353,9 @@ fn undo(ws: &mut Workspace, op: &Op) -> Result<String> {
         Op::Dismiss(t) => draft::undo_dismiss(ws, t.id)?,
         Op::Approve(t) => draft::undo_approve(ws, t.id)?,
         Op::Archive(t) => lifecycle::restore(ws, &t.agent, &t.name)?,
+        Op::Reject(t) => draft::undo_dismiss(ws, t.id)?,
         Op::Reopen(t) => draft::dismiss(ws, t.id)?,
+        Op::SetProtected(t, on) => lifecycle::set_protected(ws, &t.agent, &t.name, !on)?,
         other => anyhow::bail!("{} cannot be undone", verb(other)),
     }
     Ok(format!("undid {} of {}", verb(op), target(op).name))

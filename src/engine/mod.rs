@@ -25,14 +25,16 @@ pub use snapshot::{Snapshot, View};
 use crate::store::Store;
 use crate::text::count;
 use crate::workspace::Workspace;
-use jobs::{Job, JobDone, OwnWrite, describe, run_job};
+use jobs::{Entry, Job, JobDone, OwnWrite, describe, past, run_job};
+pub use snapshot::UndoOffer;
 
 /// What the console asks of the engine.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     Op(Op),
-    /// Reverse the last promote, dismiss or archive not yet undone (several steps back).
-    Undo,
+    /// Take back the person's last change, the one [`Snapshot::undo`] offered under this
+    /// number; refused when another change came after it or it cannot be undone.
+    Undo(u64),
     Refresh,
     IngestNow,
     SweepNow,
@@ -149,6 +151,7 @@ pub fn spawn(ws: Workspace, options: EngineOptions) -> Result<EngineHandle> {
         view: View::default(),
         queue: VecDeque::new(),
         undo: Vec::new(),
+        next_seq: 1,
         asked: false,
         data_version: None,
         held_edits: None,
@@ -172,8 +175,9 @@ struct Engine {
     snap: Snapshot,
     view: View,
     queue: VecDeque<Job>,
-    /// Undoable ops that succeeded, newest last.
-    undo: Vec<Op>,
+    /// The person's changes that succeeded, newest last.
+    undo: Vec<Entry>,
+    next_seq: u64,
     /// The person asked for a pass (`i`, `s`): its result is theirs, not a background note.
     asked: bool,
     data_version: Option<i64>,
@@ -265,10 +269,7 @@ impl Engine {
     fn command(&mut self, cmd: Command) {
         match cmd {
             Command::Op(op) => self.enqueue(Job::Op(op)),
-            Command::Undo => match self.undo.pop() {
-                Some(op) => self.enqueue(Job::Undo(op)),
-                None => self.send(Update::Failed("nothing to undo".into())),
-            },
+            Command::Undo(seq) => self.undo_last(seq),
             Command::IngestNow => {
                 self.asked = true;
                 self.enqueue(Job::Pass { ingest: true, sweep: false })
@@ -352,11 +353,19 @@ impl Engine {
         // The result is sent after the snapshot that shows it: a key pressed on reading it acts
         // on the new state, never on the rows from before the job.
         let said = match done {
-            Ok((ws, JobDone { result, undo, .. }, personal)) => {
+            Ok((ws, JobDone { result, done, back, .. }, personal)) => {
                 self.ws = Some(ws);
+                if let Some(entry) = back {
+                    let at = self.undo.partition_point(|e| e.seq < entry.seq);
+                    self.undo.insert(at, entry);
+                }
                 match result {
                     Ok(message) => {
-                        self.undo.extend(undo);
+                        if let Some(done) = done {
+                            let at = std::time::SystemTime::now();
+                            self.undo.push(Entry { seq: self.next_seq, done, at });
+                            self.next_seq += 1;
+                        }
                         if personal { Update::Done(message) } else { Update::Note(message) }
                     }
                     Err(e) => Update::Failed(self.say_error(e, "")),
@@ -377,6 +386,38 @@ impl Engine {
         };
         self.reload(true).await;
         self.send(said);
+    }
+
+    /// `u` answered yes for the change numbered `seq`: undo it if it is still the last one and
+    /// can be undone. It leaves the history while its undo runs; an undo that fails puts it
+    /// back as one that cannot be undone, so `u` never reaches past it.
+    fn undo_last(&mut self, seq: u64) {
+        let said = match self.undo.last() {
+            None => "nothing to undo".to_string(),
+            Some(last) if last.seq != seq => {
+                "nothing undone: another change came after the one asked about (u again shows it)"
+                    .to_string()
+            }
+            Some(last) if !last.done.undoable => snapshot::cannot_undo(&past(&last.done.op)),
+            Some(_) => {
+                let entry = self.undo.pop().expect("checked");
+                self.enqueue(Job::Undo(entry));
+                self.snap.undo = self.offer();
+                self.send(Update::Snapshot(Arc::new(self.snap.clone())));
+                return;
+            }
+        };
+        self.send(Update::Failed(said));
+    }
+
+    /// What `u` would take back now.
+    fn offer(&self) -> Option<UndoOffer> {
+        self.undo.last().map(|e| UndoOffer {
+            seq: e.seq,
+            what: past(&e.done.op),
+            undoable: e.done.undoable,
+            at: e.at,
+        })
     }
 
     /// Rebuilds the snapshot (the lists too when `lists`) and sends it.
@@ -400,6 +441,7 @@ impl Engine {
                             self.data_version = Some(version);
                         }
                         self.snap = snap;
+                        self.snap.undo = self.offer();
                         self.send(Update::Snapshot(Arc::new(self.snap.clone())));
                     }
                     Err(e) => {

@@ -45,6 +45,23 @@ pub struct Snapshot {
     /// Uses against missed triggers of the selected live skill, while its detail view is open.
     pub uptake: Option<Arc<Uptake>>,
     pub rules: Rules,
+    /// The person's last change in this console, which `u` offers to take back.
+    pub undo: Option<UndoOffer>,
+}
+
+/// The last change `u` would take back: what it was (past tense: "promoted summarize-pr"),
+/// whether it can be undone, and the number the undo must name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UndoOffer {
+    pub seq: u64,
+    pub what: String,
+    pub undoable: bool,
+    pub at: std::time::SystemTime,
+}
+
+/// Why `u` does nothing: the last change cannot be undone and `u` never reaches past it.
+pub fn cannot_undo(what: &str) -> String {
+    format!("the last change ({what}) cannot be undone, and u does not reach past it")
 }
 
 impl Snapshot {

@@ -58,6 +58,12 @@ pub enum Confirm {
     Rollback(Target, i64),
     /// Diff pane: back to the version under the cursor (as a new version).
     RollbackTo(Target, i64),
+    /// `u`: take back the last change (`what`, made `ago`), numbered `seq` by the engine.
+    Undo {
+        seq: u64,
+        what: String,
+        ago: String,
+    },
 }
 
 /// A file for the editor, and whether it is a live skill's (recorded as a version when saved)
@@ -494,10 +500,13 @@ pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comma
         Action::Promote | Action::Dismiss => candidate_op(ui, snap, action),
         Action::Approve | Action::Reject => proposal_op(ui, snap, action),
         Action::ToggleProtected | Action::Archive | Action::Restore => skill_op(ui, snap, action),
-        Action::Undo => Some(Command::Undo),
+        Action::Undo => ask_undo(ui, snap),
         Action::Sweep => Some(Command::SweepNow),
         Action::Ingest => Some(Command::IngestNow),
         Action::Confirm => ui.confirm.take().map(|c| {
+            if let Confirm::Undo { seq, .. } = c {
+                return Command::Undo(seq);
+            }
             Command::Op(match c {
                 Confirm::Approve { id, name, seen } => {
                     Op::Approve(Target { id, name, seen: Some(seen), ..Target::default() })
@@ -509,6 +518,7 @@ pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comma
                 Confirm::Rollback(t, version) | Confirm::RollbackTo(t, version) => {
                     Op::Rollback(t, version)
                 }
+                Confirm::Undo { .. } => unreachable!("answered above"),
             })
         }),
         Action::Cancel => {
@@ -527,6 +537,27 @@ pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comma
     };
     ui.clamp();
     cmd
+}
+
+/// `u`: names the last change and asks before taking it back; says why when it cannot.
+fn ask_undo(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
+    match &snap.undo {
+        None => say(ui, "nothing to undo"),
+        Some(offer) if !offer.undoable => {
+            ui.engine.result(crate::engine::snapshot::cannot_undo(&offer.what), true);
+            None
+        }
+        Some(offer) => {
+            let secs = offer.at.elapsed().map_or(0, |d| d.as_secs());
+            let ago = match secs {
+                0..10 => "just now".to_string(),
+                10..120 => format!("{secs} s ago"),
+                _ => format!("{} min ago", secs / 60),
+            };
+            ui.confirm = Some(Confirm::Undo { seq: offer.seq, what: offer.what.clone(), ago });
+            None
+        }
+    }
 }
 
 fn say(ui: &mut UiState, text: &str) -> Option<Command> {

@@ -92,6 +92,9 @@ pub fn draw_status(f: &mut Frame, area: Rect, ui: &UiState, theme: Theme) {
             Confirm::RollbackTo(t, v) => {
                 format!("Roll {} back to v{v} (its text as a new version)? y/n", t.name)
             }
+            Confirm::Undo { what, ago, .. } => {
+                format!("Undo your last change, {what} ({ago})? y/n")
+            }
         };
         Line::styled(fit(question), theme.error())
     } else if ui.filtering {

@@ -13,6 +13,7 @@ mod console_live;
 mod console_origin;
 mod console_tmux;
 mod console_trust;
+mod console_undo;
 mod demo;
 mod detect;
 mod discovery;
