@@ -96,12 +96,16 @@ impl GlobalArgs {
         // A skill folder put in by hand is seen at once: the database is opened for writing only
         // when there is one to adopt.
         // So is what a killed process left half done.
+        // So is a SKILL.md edited or deleted by hand: an edit is a version, a gone file a
+        // `missing` skill, before anything is shown.
         let pending = crate::journal::abandoned(ws.store.conn())?;
-        if !pending && !crate::lifecycle::has_unknown_folders(&ws)? {
+        if !pending && !crate::lifecycle::disk_changed(&ws)? {
             return Ok(ws);
         }
         drop(ws);
-        drop(self.open()?);
+        let mut ws = self.open()?;
+        crate::lifecycle::scan_edits(&mut ws)?;
+        drop(ws);
         Workspace::open_read_only(&self.overrides())
     }
 }

@@ -317,12 +317,8 @@ fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
             format!("rejected the proposed version of {}", t.name)
         }
         Op::SetProtected(t, on) => {
-            lifecycle::set_protected(ws, &t.agent, &t.name, *on)?;
-            if *on {
-                format!("pinned {}: the sweep leaves its state alone", t.name)
-            } else {
-                format!("unpinned {}", t.name)
-            }
+            let now = lifecycle::set_protected(ws, &t.agent, &t.name, *on)?;
+            lifecycle::pin_said(&t.name, *on, now)
         }
         Op::Archive(t) => {
             lifecycle::archive(ws, &t.agent, &t.name)?;
@@ -355,7 +351,9 @@ fn undo(ws: &mut Workspace, op: &Op) -> Result<String> {
         Op::Archive(t) => lifecycle::restore(ws, &t.agent, &t.name)?,
         Op::Reject(t) => draft::undo_dismiss(ws, t.id)?,
         Op::Reopen(t) => draft::dismiss(ws, t.id)?,
-        Op::SetProtected(t, on) => lifecycle::set_protected(ws, &t.agent, &t.name, !on)?,
+        Op::SetProtected(t, on) => {
+            lifecycle::set_protected(ws, &t.agent, &t.name, !on)?;
+        }
         other => anyhow::bail!("{} cannot be undone", verb(other)),
     }
     Ok(format!("undid {} of {}", verb(op), target(op).name))
@@ -462,6 +460,16 @@ fn scanned(scan: &lifecycle::EditScan) -> Vec<String> {
     }
     if scan.adopted > 0 {
         parts.push(format!("adopted {}", count(scan.adopted as u64, "new skill folder")));
+    }
+    let names = |v: &[String]| v.join(", ");
+    if !scan.missing.gone.is_empty() {
+        parts.push(format!(
+            "SKILL.md gone: {} now missing (R restores the last version)",
+            names(&scan.missing.gone)
+        ));
+    }
+    if !scan.missing.back.is_empty() {
+        parts.push(format!("SKILL.md back: {}", names(&scan.missing.back)));
     }
     parts
 }

@@ -126,11 +126,12 @@ impl std::fmt::Display for StateFilter {
 }
 
 /// The filters the `f` key cycles through, in order.
-pub const STATE_FILTERS: [StateFilter; 7] = [
+pub const STATE_FILTERS: [StateFilter; 8] = [
     StateFilter::Status(SkillStatus::Healthy),
     StateFilter::Status(SkillStatus::Warning),
     StateFilter::Status(SkillStatus::Deprecated),
     StateFilter::Status(SkillStatus::Degraded),
+    StateFilter::Status(SkillStatus::Missing),
     StateFilter::Pinned,
     StateFilter::Status(SkillStatus::Archived),
     StateFilter::Status(SkillStatus::Retired),
@@ -141,7 +142,7 @@ pub const STATE_FILTERS: [StateFilter; 7] = [
 pub enum Sort {
     #[default]
     Name,
-    /// Worst first: deprecated, degraded, warning, healthy, then parked skills.
+    /// Worst first: missing and deprecated, degraded, warning, healthy, then parked skills.
     State,
     /// Lowest success rate first (worst first, like `State`); never used last.
     Rate,
@@ -175,7 +176,7 @@ impl Sort {
 
 fn state_rank(status: SkillStatus) -> u8 {
     match status {
-        SkillStatus::Deprecated => 0,
+        SkillStatus::Missing | SkillStatus::Deprecated => 0,
         SkillStatus::Degraded => 1,
         SkillStatus::Warning => 2,
         SkillStatus::Healthy => 3,
@@ -742,6 +743,13 @@ fn edit(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
             }
         }
         _ => match ui.skill(snap) {
+            Some(s) if s.status == SkillStatus::Missing => {
+                let text = format!(
+                    "{}'s SKILL.md is gone from {}: R writes its last version back",
+                    s.name, s.path
+                );
+                return say(ui, &text);
+            }
             Some(s) if !s.path.is_empty() => {
                 EditRequest { file: std::path::Path::new(&s.path).join("SKILL.md"), skill: true }
             }

@@ -62,7 +62,7 @@ async fn pin_toggles_protected_on_screen_and_in_the_store() {
     live.press("2j");
     live.wait_for("healthy           deploy-docs").await;
     live.press("P");
-    live.wait_for("pinned deploy-docs: the sweep leaves its state alone").await;
+    live.wait_for("pinned deploy-docs: now healthy, never worse than warning").await;
     live.wait_for("healthy    pinned deploy-docs").await;
     assert_eq!(live.query("SELECT protected || '' FROM skills WHERE name = 'deploy-docs'"), "1");
     assert_eq!(
@@ -175,7 +175,7 @@ async fn restore_brings_a_retired_skill_back_live_as_healthy() {
     );
     // A live skill cannot be restored: the status line says why and nothing changes.
     live.press("R");
-    live.wait_for("skill \"retired-x\" is healthy, not archived or retired").await;
+    live.wait_for("skill \"retired-x\" is healthy, not archived, retired or missing").await;
     live.quit().await;
 }
 

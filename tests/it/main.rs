@@ -47,5 +47,6 @@ mod reliab_small;
 mod skill_uses;
 mod staleness;
 mod support;
+mod trust_disk;
 mod uptake;
 mod validate;
