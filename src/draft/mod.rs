@@ -4,6 +4,7 @@
 pub mod candidates;
 mod evolve;
 pub mod finish;
+pub mod live;
 pub mod merge;
 pub mod model;
 pub mod naming;

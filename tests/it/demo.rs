@@ -157,3 +157,35 @@ fn demo_rebuilds_its_own_folder_and_refuses_a_foreign_one() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not made by `skilldeck demo`"));
     assert_eq!(std::fs::read_to_string(foreign.join("notes.txt")).unwrap(), "keep me");
 }
+
+#[test]
+fn what_reaches_the_agent_after_promote_and_approve_has_no_staging_parts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    demo_json(&dir);
+    // The demo promotes release-crate and proposes a version of it drafted under a hashed name.
+    let proposal = in_demo(&dir, &["candidates"]);
+    let row = proposal
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"].as_str().unwrap().starts_with("release-crate-"))
+        .unwrap_or_else(|| panic!("no proposed version of release-crate in {proposal}"))
+        .clone();
+    let id = row["id"].to_string();
+    let hash = row["name"].as_str().unwrap().trim_start_matches("release-crate-").to_string();
+    run_in_demo(&dir, &["approve", &id]);
+    for entry in std::fs::read_dir(dir.join("skills")).unwrap() {
+        let file = entry.unwrap().path().join("SKILL.md");
+        let text = std::fs::read_to_string(&file).unwrap();
+        for staging in ["Draft awaiting review", "skilldeck-needs-review", "skilldeck-auto-drafted"]
+        {
+            assert!(!text.contains(staging), "{} carries {staging:?}:\n{text}", file.display());
+        }
+    }
+    let live = std::fs::read_to_string(dir.join("skills/release-crate/SKILL.md")).unwrap();
+    assert!(live.contains("\n# Release crate\n"), "{live}");
+    assert!(live.contains("description: \"Release crate the way"), "{live}");
+    assert!(!live.contains(&hash), "{live}");
+    agentskills_validate(&dir.join("skills/release-crate"));
+}
