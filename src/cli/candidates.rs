@@ -1,4 +1,5 @@
-//! `skilldeck candidates`: what detection proposes, for one agent.
+//! `skilldeck candidates`: what detection proposes, for every agent (as the console's queue
+//! shows it) or one.
 
 use anyhow::Result;
 use clap::Args;
@@ -9,7 +10,7 @@ use crate::text::safe;
 
 #[derive(Debug, Args)]
 pub struct CandidatesArgs {
-    /// Agent whose candidates to list (default: config `agent_id`)
+    /// Only this agent's candidates (default: every agent, as the console's queue)
     #[arg(long)]
     pub agent: Option<String>,
     /// Include promoted and dismissed candidates
@@ -25,8 +26,7 @@ pub struct CandidatesArgs {
 
 pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
     let ws = global.open_read_only()?;
-    let agent = args.agent.clone().unwrap_or_else(|| ws.config.agent_id.clone());
-    let list: Vec<_> = draft::list_with_evidence(&ws.store, Some(&agent), args.evidence)?
+    let list: Vec<_> = draft::list_with_evidence(&ws.store, args.agent.as_deref(), args.evidence)?
         .into_iter()
         .filter(|c| args.all || c.status == crate::draft::CandidateStatus::Candidate)
         .collect();
@@ -35,18 +35,29 @@ pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     if list.is_empty() {
-        crate::out!("no candidates for agent {agent}");
+        match &args.agent {
+            Some(agent) => crate::out!("no candidates for agent {}", safe::inline(agent)),
+            None => crate::out!("no candidates"),
+        }
         return Ok(Outcome::Ok);
     }
-    crate::out!("{:>4}  {:<9}  {:>4}  {:<9}  NAME", "ID", "STATUS", "OCC", "SOURCE");
+    crate::out!(
+        "{:>4}  {:<9}  {:>4}  {:<9}  {:<10}  NAME",
+        "ID",
+        "STATUS",
+        "OCC",
+        "SOURCE",
+        "AGENT"
+    );
     for c in &list {
         let status = if c.evidence_only { "evidence".to_string() } else { c.status.to_string() };
         crate::out!(
-            "{:>4}  {:<9}  {:>4}  {:<9}  {}",
+            "{:>4}  {:<9}  {:>4}  {:<9}  {:<10}  {}",
             c.id,
             status,
             c.occurrences,
             c.source,
+            safe::inline(&c.agent_id),
             safe::inline(&c.name)
         );
         if let Some(reason) = &c.reason {

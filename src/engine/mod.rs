@@ -231,7 +231,7 @@ impl Engine {
                 },
                 _ = poll.tick() => {
                     if self.reader.as_ref().and_then(|r| r.data_version().ok()) != self.data_version {
-                        self.reload(true).await;
+                        self.outside_change().await;
                     }
                 }
                 _ = timer.tick(), if options.pass_every.is_some() => {
@@ -418,6 +418,21 @@ impl Engine {
             undoable: e.done.undoable,
             at: e.at,
         })
+    }
+
+    /// Another process wrote the database (a hook's `record`, the CLI): reload, and say what
+    /// changed as a note (shown once any result on screen has been read). Nothing is said
+    /// before the first load.
+    async fn outside_change(&mut self) {
+        let before = self.snap.clone();
+        self.reload(true).await;
+        if !before.loaded() {
+            return;
+        }
+        let said = snapshot::changes(&before, &self.snap);
+        if !said.is_empty() {
+            self.send(Update::Note(format!("changed outside the console: {}", said.join("; "))));
+        }
     }
 
     /// Rebuilds the snapshot (the lists too when `lists`) and sends it.

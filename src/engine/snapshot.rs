@@ -59,6 +59,38 @@ pub struct UndoOffer {
     pub at: std::time::SystemTime,
 }
 
+/// What changed between two loads of the lists, in words, for the status line: skills whose
+/// state changed (the first few by name), skills added or gone, new queue items. Empty when
+/// nothing the person would notice changed.
+pub fn changes(before: &Snapshot, after: &Snapshot) -> Vec<String> {
+    let mut out = Vec::new();
+    let old: HashMap<i64, &SkillRow> = before.skills.iter().map(|s| (s.id, s)).collect();
+    let mut moved = Vec::new();
+    let mut added: u64 = 0;
+    for s in after.skills.iter() {
+        match old.get(&s.id) {
+            Some(o) if o.status != s.status => {
+                moved.push(format!("{} {}→{}", s.name, o.status, s.status))
+            }
+            Some(_) => {}
+            None => added += 1,
+        }
+    }
+    if !moved.is_empty() {
+        let more = if moved.len() > 3 { ", …" } else { "" };
+        out.push(format!("{}{more}", moved.into_iter().take(3).collect::<Vec<_>>().join(", ")));
+    }
+    if added > 0 {
+        out.push(text::count(added, "new skill"));
+    }
+    let known: std::collections::HashSet<i64> = before.candidates.iter().map(|c| c.id).collect();
+    let queued = after.candidates.iter().filter(|c| !known.contains(&c.id)).count();
+    if queued > 0 {
+        out.push(format!("{} in the queue", text::count(queued as u64, "new item")));
+    }
+    out
+}
+
 /// Why `u` does nothing: the last change cannot be undone and `u` never reaches past it.
 pub fn cannot_undo(what: &str) -> String {
     format!("the last change ({what}) cannot be undone, and u does not reach past it")

@@ -86,6 +86,8 @@ pub struct EngineStatus {
     pub sticky: bool,
     /// A key was pressed since the message arrived.
     pub seen: bool,
+    /// Notes that came while an unread result was on screen, shown once it has been read.
+    pub waiting: Vec<String>,
 }
 
 impl EngineStatus {
@@ -97,13 +99,26 @@ impl EngineStatus {
         self.seen = false;
     }
 
-    /// What background work found: shown unless an unread result is on screen.
+    /// What background work found: shown at once unless an unread result is on screen, else
+    /// kept until the result has been read (never dropped, never over the result).
     pub fn note(&mut self, text: String) {
         if self.message.is_none() || self.seen || !self.sticky {
             self.message = Some(text);
             self.error = false;
             self.sticky = false;
             self.seen = false;
+        } else if !self.waiting.contains(&text) {
+            self.waiting.push(text);
+        }
+    }
+
+    /// A key was pressed: the message on screen has been read; notes that waited behind it
+    /// show now.
+    pub fn read(&mut self) {
+        self.seen = true;
+        if !self.waiting.is_empty() {
+            let waited = std::mem::take(&mut self.waiting).join(" · ");
+            self.note(waited);
         }
     }
 }
@@ -425,7 +440,7 @@ pub fn fuzzy(text: &str, pattern: &str) -> bool {
 /// Applies an action to the UI state; returns what the engine must do, if anything.
 pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Command> {
     // A key after a result means it was read: background notes may replace it now.
-    ui.engine.seen = true;
+    ui.engine.read();
     let cmd = match action {
         Action::Up => step(ui, snap, -1),
         Action::Down => step(ui, snap, 1),

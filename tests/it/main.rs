@@ -2,6 +2,7 @@
 
 mod acquire;
 mod console;
+mod console_agree;
 mod console_cli_twins;
 mod console_db_locked;
 mod console_detail;

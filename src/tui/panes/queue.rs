@@ -31,6 +31,10 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
     let [list_area, detail_area] =
         Layout::horizontal([Constraint::Length(width), Constraint::Min(0)]).areas(area);
     let inner = usize::from(width.saturating_sub(2));
+    // Every agent's candidates are listed; with more than one agent, each row names its own.
+    let agents =
+        snap.candidates.iter().map(|c| c.agent.as_str()).collect::<std::collections::HashSet<_>>();
+    let several = agents.len() > 1;
     let items: Vec<ListItem> = ui
         .queue_rows
         .iter()
@@ -42,10 +46,13 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
                 QueueItem::Version { .. } => "version",
                 QueueItem::NewSkill => "new",
             };
-            let count = match c.item {
+            let mut count = match c.item {
                 QueueItem::HandEdit { .. } | QueueItem::Merge { .. } => String::new(),
                 QueueItem::NewSkill | QueueItem::Version { .. } => format!(" ×{}", c.occurrences),
             };
+            if several {
+                count.push_str(&format!(" · {}", crate::text::safe::inline(&c.agent)));
+            }
             // The name gives way to the count: it ends with `…` rather than hiding `×N`.
             let room = inner.saturating_sub(8 + count.chars().count());
             ListItem::new(Line::from(vec![
