@@ -348,6 +348,8 @@ pub struct Health {
     pub uses: u64,
     /// Most recent outcomes, oldest first (`true` = success).
     pub trend: Vec<bool>,
+    /// What `skilldeck validate` reports as errors for its live folder.
+    pub spec_errors: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -568,7 +570,11 @@ pub fn load_health(
         let trend = crate::catalog::invocations::newest_outcomes(store.conn(), s.id, TREND_LEN)?;
         let uses = timeline.rate_points.len() as u64;
         let rate = timeline.rate_points.last().map(|p| p.rate);
-        out.insert(s.id, Health { rate, uses, trend });
+        let spec_errors = match s.status.is_live() {
+            true => lifecycle::spec_errors(std::path::Path::new(&s.path)),
+            false => Vec::new(),
+        };
+        out.insert(s.id, Health { rate, uses, trend, spec_errors });
         if keep == Some(s.id) {
             kept = Some(timeline);
         }

@@ -21,7 +21,9 @@ mod sweep;
 mod tally;
 mod versions;
 
-pub use audit::{DayCount, RatePoint, SkillView, Timeline, TimelineEvent, audit, timeline};
+pub use audit::{
+    DayCount, RatePoint, SkillView, Timeline, TimelineEvent, audit, spec_errors, timeline,
+};
 pub use features::{SkillFeatures, features, to_csv as features_csv};
 pub use implicit::implicit_failures;
 pub use missing::{Noticed, notice as notice_missing};

@@ -49,5 +49,6 @@ mod skill_uses;
 mod staleness;
 mod support;
 mod trust_disk;
+mod trust_spec;
 mod uptake;
 mod validate;

@@ -25,6 +25,12 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
     };
     let package = snap.package.as_ref().filter(|p| p.skill_id == skill.id);
     let mut lines = vec![header(skill, snap, theme)];
+    for e in snap.health.get(&skill.id).map_or(&[][..], |h| &h.spec_errors[..]) {
+        lines.push(Line::styled(
+            format!("Breaks the Agent Skills spec: {}", inline(e)),
+            theme.error(),
+        ));
+    }
     if let Some(u) = snap.uptake.as_ref().filter(|u| u.skill_id == skill.id) {
         uptake_lines(u, theme, &mut lines);
         lines.push(Line::from(""));

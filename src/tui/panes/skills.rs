@@ -18,9 +18,12 @@ pub fn state_word(s: &SkillRow) -> &'static str {
 }
 
 /// Marks beside the state: `pinned` for a protected skill, `review` for one edited by hand since
-/// its approval (it waits in the queue), `stale` for one unused for `lifecycle.stale_days`.
-pub fn flags(s: &SkillRow) -> String {
-    let marks = [(s.protected, "pinned"), (s.needs_review, "review"), (s.stale, "stale")];
+/// its approval (it waits in the queue), `stale` for one unused for `lifecycle.stale_days`,
+/// `spec` for one `skilldeck validate` reports errors for.
+pub fn flags(s: &SkillRow, health: Option<&Health>) -> String {
+    let spec = health.is_some_and(|h| !h.spec_errors.is_empty());
+    let marks =
+        [(s.protected, "pinned"), (s.needs_review, "review"), (s.stale, "stale"), (spec, "spec")];
     marks.iter().filter(|(on, _)| *on).map(|(_, w)| *w).collect::<Vec<_>>().join(" ")
 }
 
@@ -54,7 +57,7 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
     // Only the rows on screen are looked at, so 100,000 skills cost no more than a page.
     let flags_width = ui.skill_rows[ui.skills_top..end]
         .iter()
-        .map(|&i| flags(&snap.skills[i]).len() as u16)
+        .map(|&i| flags(&snap.skills[i], snap.health.get(&snap.skills[i].id)).len() as u16)
         .max()
         .unwrap_or(0)
         .max(6);
@@ -69,7 +72,7 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
             let health = snap.health.get(&s.id);
             Row::new(vec![
                 Line::styled(word.to_string(), theme.state(s.status)),
-                Line::styled(flags(s), theme.flag()),
+                Line::styled(flags(s, health), theme.flag()),
                 Line::from(crate::tui::layout::ellipsize(&s.label(), name_width)),
                 Line::from(format!("v{}", s.version)),
                 Line::from(rate_text(health)),
