@@ -59,3 +59,17 @@ async fn the_console_flags_a_skill_that_breaks_the_spec_and_says_why() {
     live.wait_for("Breaks the Agent Skills spec: description:").await;
     live.quit().await;
 }
+
+#[test]
+fn a_skills_steps_come_from_shell_code_only() {
+    let tw = TestWorkspace::new();
+    let dir = tw.skills_dir().join("seeded");
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = "---\nname: seeded\ndescription: Seed data. Use when asked to seed.\n---\n\n\
+                ```javascript\nlet seed = 42\nlet params = make(seed)\nfunction run() {}\n```\n\n\
+                ```bash\nmake seed-data\n```\n\n```console\n$ cargo run --bin seed\nseeded 3 rows\n```\n";
+    std::fs::write(dir.join("SKILL.md"), text).unwrap();
+    let uptake = tw.run_json(&["stats", "seeded", "--uptake"]);
+    assert_eq!(uptake["workflow_from"], "body");
+    assert_eq!(uptake["workflow"], serde_json::json!(["sh:make seed-data", "sh:cargo run"]));
+}
