@@ -61,13 +61,15 @@ pub struct Cli {
 
 #[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
-    /// Database file (default: <data dir>/skilldeck.db)
+    /// Database file (default: ~/.local/share/skilldeck/skilldeck.db on Linux,
+    /// ~/Library/Application Support/dev.skilldeck.skilldeck/skilldeck.db on macOS)
     #[arg(long, global = true, env = "SKILLDECK_DB")]
     pub db: Option<PathBuf>,
     /// Live skills folder the agent loads (default: ~/.claude/skills)
     #[arg(long, global = true, env = "SKILLDECK_SKILLS_DIR")]
     pub skills_dir: Option<PathBuf>,
-    /// Config file (default: <config dir>/config.toml; a missing file means defaults)
+    /// Config file (default: ~/.config/skilldeck/config.toml on Linux, ~/Library/Application
+    /// Support/dev.skilldeck.skilldeck/config.toml on macOS; a missing file means defaults)
     #[arg(long, global = true, env = "SKILLDECK_CONFIG")]
     pub config: Option<PathBuf>,
 }
@@ -192,6 +194,15 @@ pub enum Outcome {
 }
 
 pub fn run(cli: Cli) -> Result<Outcome> {
+    // A config file named explicitly but absent means the defaults (scripts pass a path that
+    // does not exist on purpose), yet a typo must not pass unseen: one line says so.
+    if let Some(path) = cli.global.config.as_ref().filter(|p| !p.exists()) {
+        crate::err_out!(
+            "warning: config file {} not found: using the defaults (create it, or fix --config / \
+             SKILLDECK_CONFIG)",
+            path.display()
+        );
+    }
     match cli.command {
         None if !console::has_terminal() => {
             use clap::CommandFactory;

@@ -370,10 +370,8 @@ fn pass(
         let _ = updates.send(Update::Progress(*p));
     };
     let mut parts = Vec::new();
-    if !(ingest && sweep) {
-        // `run_pass` does this itself.
-        pipeline::reconcile(ws).context("recovering")?;
-    }
+    // `run_pass` reconciles too; done first here so folders it adopts are said.
+    let adopted = pipeline::reconcile(ws).context("recovering")?;
     match (ingest, sweep) {
         (true, true) => {
             let r = pipeline::run_pass(ws, &[], &mut report).context("ingest, detect, sweep")?;
@@ -388,6 +386,9 @@ fn pass(
             parts.extend(detected(&after));
         }
         (false, _) => parts.extend(swept(&pipeline::sweep(ws, false).context("sweep")?, true)),
+    }
+    if adopted > 0 {
+        parts.push(format!("adopted {}", count(adopted as u64, "new skill folder")));
     }
     Ok(parts)
 }

@@ -195,7 +195,8 @@ struct Engine {
 impl Engine {
     async fn run(mut self, mut commands: UnboundedReceiver<Command>, options: EngineOptions) {
         let (watch_tx, mut watch_rx) = mpsc::unbounded_channel();
-        let _watcher = if options.watch { self.start_watching(&options, watch_tx) } else { None };
+        let mut watcher =
+            if options.watch { self.start_watching(&options, watch_tx.clone()) } else { None };
         let mut running: Option<Running> = None;
         let mut poll = tokio::time::interval(options.poll);
         // Without a timer the interval still exists but its branch is disabled.
@@ -227,7 +228,15 @@ impl Engine {
                 }
                 Some(changed) = watch_rx.recv() => match changed {
                     watch::Changed::Transcripts => self.enqueue(Job::Pass { ingest: true, sweep: false }),
-                    watch::Changed::Skills(paths) => self.skills_changed(paths),
+                    watch::Changed::Skills(paths) => {
+                        // The skills folder was just created: watch inside it from now on.
+                        if watcher.as_ref().is_some_and(|w| !w.skills_watched)
+                            && self.snap.watching.skills_dir.is_dir()
+                        {
+                            watcher = self.start_watching(&options, watch_tx.clone());
+                        }
+                        self.skills_changed(paths)
+                    }
                 },
                 _ = poll.tick() => {
                     if self.reader.as_ref().and_then(|r| r.data_version().ok()) != self.data_version {
@@ -253,10 +262,15 @@ impl Engine {
         match watch::watch(&w.transcript_roots, &w.skills_dir, options.debounce, tx) {
             Ok(watcher) => {
                 let n = watcher.watched.len();
-                self.send(Update::Note(format!(
-                    "watching {} for changes",
-                    count(n as u64, "folder")
-                )));
+                let mut note = format!("watching {} for changes", count(n as u64, "folder"));
+                if !watcher.skills_watched {
+                    note.push_str(&format!(
+                        "; the skills folder {} does not exist yet (it is picked up once \
+                         created; check --skills-dir if it should be elsewhere)",
+                        w.skills_dir.display()
+                    ));
+                }
+                self.send(Update::Note(note));
                 Some(watcher)
             }
             Err(e) => {

@@ -53,10 +53,28 @@ impl Live {
         height: u16,
         editor: Option<String>,
     ) -> Live {
+        Live::start_full(options, keymap, width, height, editor, |_| {}).await
+    }
+
+    /// `start_with` where `prepare` changes the populated workspace's folder before the engine
+    /// starts.
+    pub async fn start_prepared(options: EngineOptions, prepare: fn(&std::path::Path)) -> Live {
+        Live::start_full(options, KeyMap::default(), 100, 30, None, prepare).await
+    }
+
+    async fn start_full(
+        options: EngineOptions,
+        keymap: KeyMap,
+        width: u16,
+        height: u16,
+        editor: Option<String>,
+        prepare: fn(&std::path::Path),
+    ) -> Live {
         let dir = tempdir();
         let root = dir.path().to_path_buf();
         let ws = workspace(&root);
         populate(&ws);
+        prepare(&root);
         let db = Store::open(&ws.paths.db).unwrap();
         let engine = engine::spawn(ws, options).unwrap();
         let backend = SharedBackend::new(width, height);

@@ -238,6 +238,7 @@ async fn approve_asks_first_and_a_pinned_skill_keeps_its_real_state() {
 #[test]
 fn database_troubles_are_one_line_naming_the_path_and_the_fix() {
     let tw = TestWorkspace::new();
+    std::fs::write(tw.config(), "").unwrap();
     let first_line_of_error = |db: &std::path::Path| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_skilldeck"))
             .arg("--db")

@@ -110,3 +110,72 @@ async fn pin_and_unpin_re_judge_at_once_and_say_the_same_in_the_console_and_the_
     live.wait_for("deprecated        flaky-sync").await;
     live.quit().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_skills_folder_created_after_start_is_watched_from_then_on() {
+    let options = skilldeck::engine::EngineOptions {
+        watch: true,
+        ..skilldeck::engine::EngineOptions::quiet()
+    };
+    // The skills folder is not there when the console starts.
+    let live = Live::start_prepared(options, |root| {
+        std::fs::rename(root.join("skills"), root.join("skills-away")).unwrap();
+    })
+    .await;
+    let screen = live.wait_for("does not exist yet").await;
+    assert!(screen.contains("skills folder"), "{screen}");
+    // Created with a skill in it: the watcher notices it, and later edits inside are seen too.
+    let away = live.root.join("skills-away");
+    let folder = live.root.join("skills/new-one");
+    std::fs::create_dir_all(&folder).unwrap();
+    let text = "---\nname: new-one\ndescription: New. Use when asked for new.\n---\nNew.\n";
+    std::fs::write(folder.join("SKILL.md"), text).unwrap();
+    live.wait_for("adopted 1 new skill folder").await;
+    std::fs::write(folder.join("SKILL.md"), text.replace("New.\n", "Newer.\n")).unwrap();
+    live.wait_for("1 edited skill recorded as new versions").await;
+    // deploy-docs' folder was gone (missing); put back, it is live again.
+    std::fs::rename(away.join("deploy-docs"), live.root.join("skills/deploy-docs")).unwrap();
+    live.wait_for("SKILL.md back: deploy-docs").await;
+    live.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn i_says_which_skill_folders_it_adopted() {
+    // No watcher: only `i` looks.
+    let live = Live::start().await;
+    let folder = live.root.join("skills/new-two");
+    std::fs::create_dir_all(&folder).unwrap();
+    let text = "---\nname: new-two\ndescription: Two. Use when asked for two.\n---\nTwo.\n";
+    std::fs::write(folder.join("SKILL.md"), text).unwrap();
+    live.press("i");
+    let screen = live.wait_for("adopted 1 new skill folder").await;
+    assert!(!screen.contains("no changes"), "{screen}");
+    live.quit().await;
+}
+
+#[test]
+fn a_config_file_named_but_absent_is_one_warning_and_the_defaults() {
+    let tw = TestWorkspace::new();
+    let none = tw.root().join("none.toml");
+    std::fs::create_dir_all(tw.home()).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_skilldeck"))
+        .arg("--db")
+        .arg(tw.db())
+        .arg("--skills-dir")
+        .arg(tw.skills_dir())
+        .arg("--config")
+        .arg(&none)
+        .arg("ingest")
+        .env("HOME", tw.home())
+        .env_remove("SKILLDECK_CONFIG")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", crate::support::describe(&out));
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains(&format!("config file {} not found", none.display())), "{err}");
+    assert!(err.contains("using the defaults"), "{err}");
+    // A config file that is there says nothing.
+    let quiet = tw.run(&["audit"]);
+    assert!(quiet.stderr.is_empty(), "{}", crate::support::describe(&quiet));
+}
