@@ -144,6 +144,10 @@ where
             }
         }
         if ui.quit {
+            // Nothing could be read: the run failed, whatever key ended it.
+            if let Some(why) = ui.load_error.take() {
+                anyhow::bail!("{why}");
+            }
             break;
         }
         let view = ui.view(&snap);
@@ -200,6 +204,9 @@ fn on_update(ui: &mut UiState, snap: &mut Arc<Snapshot>, update: Update) {
     match update {
         Update::Snapshot(next) => {
             *snap = next;
+            if snap.loaded() {
+                ui.load_error = None;
+            }
             ui.sync(snap);
         }
         Update::Busy(text) => {
@@ -224,6 +231,9 @@ fn on_update(ui: &mut UiState, snap: &mut Arc<Snapshot>, update: Update) {
         Update::Failed(text) => {
             ui.engine.busy = None;
             ui.engine.progress = None;
+            if !snap.loaded() {
+                ui.load_error = Some(text.clone());
+            }
             ui.engine.result(text, true);
         }
     }

@@ -238,6 +238,9 @@ pub struct UiState {
     pub keymap: Arc<KeyMap>,
     pub confirm: Option<Confirm>,
     pub engine: EngineStatus,
+    /// Why the database could not be read before anything was shown: the panes say it instead
+    /// of "Reading the database…", and quitting then exits non-zero.
+    pub load_error: Option<String>,
     /// False under NO_COLOR: states are still words, emphasis uses modifiers.
     pub color: bool,
     pub area: Rect,

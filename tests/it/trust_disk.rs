@@ -118,9 +118,11 @@ async fn a_skills_folder_created_after_start_is_watched_from_then_on() {
         ..skilldeck::engine::EngineOptions::quiet()
     };
     // The skills folder is not there when the console starts.
-    let live = Live::start_prepared(options, |root| {
-        std::fs::rename(root.join("skills"), root.join("skills-away")).unwrap();
-    })
+    let live = Live::start_prepared(
+        options,
+        |root| std::fs::rename(root.join("skills"), root.join("skills-away")).unwrap(),
+        "summarize-pr",
+    )
     .await;
     let screen = live.wait_for("does not exist yet").await;
     assert!(screen.contains("skills folder"), "{screen}");

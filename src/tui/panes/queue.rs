@@ -199,11 +199,19 @@ pub fn list_title(name: &str, shown: usize, total: usize, ui: &UiState, skills: 
     }
 }
 
+/// What a pane says before the database is read: that it is being read, or why it cannot be.
+pub fn loading_text(ui: &UiState) -> String {
+    match &ui.load_error {
+        Some(why) => format!("Cannot read the database: {why}"),
+        None => "Reading the database…".to_string(),
+    }
+}
+
 /// What an empty console says: what it watches and how to point it elsewhere.
 pub fn empty_lines(snap: &Snapshot, ui: &UiState) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     if !snap.loaded() {
-        lines.push(Line::from("Reading the database…"));
+        lines.push(Line::from(loading_text(ui)));
         return lines;
     }
     if !ui.filter.is_empty() && !snap.candidates.is_empty() {

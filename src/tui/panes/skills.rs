@@ -36,7 +36,9 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
     if ui.skill_rows.is_empty() {
         if !snap.loaded() {
             f.render_widget(
-                Paragraph::new("Reading the database…").block(Block::bordered().title(title)),
+                Paragraph::new(super::queue::loading_text(ui))
+                    .wrap(ratatui::widgets::Wrap { trim: false })
+                    .block(Block::bordered().title(title)),
                 area,
             );
             return;
