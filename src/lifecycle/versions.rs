@@ -99,6 +99,13 @@ pub fn rollback(ws: &mut Workspace, agent: &str, skill: &str, version: i64) -> R
     let row = require_skill(ws.store.conn(), agent, skill)?;
     let content = catalog::versions::content(ws.store.conn(), row.id, version)?
         .with_context(|| format!("skill {skill:?} has no version {version}"))?;
+    // An edit on disk is a version first, so "the same text" means what is live now.
+    scan_one(ws, &row)?;
+    let row = require_skill(ws.store.conn(), agent, skill)?;
+    let same = sha256_hex(content.as_bytes());
+    if let Some((live, _)) = latest(ws.store.conn(), row.id)?.filter(|(_, sha)| *sha == same) {
+        bail!("{skill} already has the text of version {version} (v{live}): nothing to roll back");
+    }
     let reason = format!("back to version {version}");
     // Rolling back is a person's decision: an auto-created skill's approval follows it.
     write_version(ws, &row, &content, VersionSource::Rollback, &reason, |tx| {

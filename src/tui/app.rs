@@ -239,9 +239,11 @@ fn on_update(ui: &mut UiState, snap: &mut Arc<Snapshot>, update: Update) {
     }
 }
 
-/// Whether to use colour: not when NO_COLOR is set to anything non-empty.
+/// Whether to use colour: not when NO_COLOR is set to anything non-empty, nor on a terminal
+/// that says it has none (`TERM=dumb`).
 pub fn color_enabled() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
 }
 
 /// A panic in a background job must not tear the console down (the engine reports it in the

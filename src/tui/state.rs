@@ -226,6 +226,8 @@ pub struct UiState {
     pub queue_rows: Vec<usize>,
     pub skill_rows: Vec<usize>,
     synced: Option<(u64, String, Option<usize>, Sort)>,
+    /// The candidate the queue's detail was last scrolled for: another one starts at the top.
+    shown_candidate: Option<i64>,
     pub help: bool,
     pub help_scroll: u16,
     /// The history overlay (dismissed and rejected candidates) is open.
@@ -292,6 +294,14 @@ impl UiState {
         }
         self.synced = Some(key);
         self.clamp();
+        let shown = self.candidate(snap).map(|c| c.id);
+        if shown != self.shown_candidate {
+            if self.pane == Pane::Queue {
+                self.scroll = 0;
+                self.hscroll = 0;
+            }
+            self.shown_candidate = shown;
+        }
     }
 
     /// A left click at (`x`, `y`): a tab switches pane; a row of a list selects it (and its

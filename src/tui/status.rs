@@ -115,7 +115,7 @@ pub fn draw_status(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, the
 }
 
 /// An error fitted to `width`: too long, the database's folder goes first (the header names
-/// it), then the middle, never the end, which says what to do.
+/// it), then the end of what went wrong, never the fix after the last `; `.
 fn error_line(text: &str, snap: &Snapshot, width: usize) -> String {
     let mut text = text.to_owned();
     let db = &snap.watching.db;
@@ -124,7 +124,14 @@ fn error_line(text: &str, snap: &Snapshot, width: usize) -> String {
     {
         text = text.replace(&db.display().to_string(), &name.to_string_lossy());
     }
-    super::layout::ellipsize_middle(&text, width)
+    let w = |s: &str| Span::raw(s).width();
+    // The fix is the last clause: the cut goes in what comes before it.
+    match text.rsplit_once("; ") {
+        Some((what, fix)) if w(&text) > width && w(fix) + 8 < width => {
+            format!("{}; {fix}", ellipsize(what, width - w(fix) - 2))
+        }
+        _ => super::layout::ellipsize_middle(&text, width),
+    }
 }
 
 /// Work under way shows over a message that has been read (or was only a note): a decision

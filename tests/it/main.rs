@@ -12,6 +12,7 @@ mod console_history;
 mod console_keys;
 mod console_live;
 mod console_origin;
+mod console_small;
 mod console_tmux;
 mod console_trust;
 mod console_undo;

@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use super::queue::short_date;
-use super::skills::{rate_text, state_word};
+use super::skills::{rate_over, state_word};
 use crate::engine::snapshot::{SkillRow, Snapshot};
 use crate::packages::PackageDetail;
 use crate::text::safe::inline;
@@ -121,10 +121,9 @@ fn header<'a>(skill: &SkillRow, snap: &Snapshot, theme: Theme) -> Line<'a> {
         Span::styled(state_word(skill).to_owned(), theme.state(skill.status)),
         Span::styled(if skill.protected { " · pinned" } else { "" }.to_string(), theme.flag()),
         Span::raw(format!(
-            " · v{} · rate {} over last {}",
+            " · v{} · {}",
             skill.version,
-            rate_text(snap.health.get(&skill.id)),
-            snap.rules.window
+            rate_over(snap.health.get(&skill.id), snap.rules.window)
         )),
     ])
 }

@@ -104,6 +104,23 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
     f.render_stateful_widget(table, area, &mut state);
 }
 
+/// The rate with what it is over: `rate 27% over the last 11 uses` (the window, or fewer when
+/// the skill has been used less).
+pub fn rate_over(health: Option<&Health>, window: usize) -> String {
+    match health {
+        Some(h) if h.uses > 0 => {
+            let n = (h.uses as usize).min(window);
+            format!(
+                "rate {} over the last {}",
+                rate_text(health),
+                crate::text::count(n as u64, "use")
+            )
+        }
+        Some(_) => "rate - (no outcomes yet)".to_string(),
+        None => "rate …".to_string(),
+    }
+}
+
 pub fn rate_text(health: Option<&Health>) -> String {
     match health {
         None => "…".into(),
