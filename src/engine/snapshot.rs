@@ -306,6 +306,18 @@ pub struct TargetSkill {
     pub name: String,
     pub version: i64,
     pub live: String,
+    /// A retired, archived or missing skill must be restored before a version is approved.
+    pub status: crate::catalog::SkillStatus,
+}
+
+impl TargetSkill {
+    /// `live v2`, or `retired v1` for a skill not live.
+    pub fn label(&self) -> String {
+        match self.status.is_live() {
+            true => format!("live v{}", self.version),
+            false => format!("{} v{}", self.status, self.version),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -425,6 +437,7 @@ pub fn load_candidates(
                 name: skill.name.clone(),
                 version: skill.version,
                 live: live.unwrap_or_default(),
+                status: skill.status,
             })
         };
         let target = match c.target_skill_id.and_then(|id| targets.get(&id)) {
@@ -500,6 +513,7 @@ fn review_rows(store: &Store, skills: &[SkillRow]) -> Result<Vec<CandidateView>>
                     name: s.name.clone(),
                     version: approved.version,
                     live: approved.content.clone(),
+                    status: s.status,
                 },
             },
             agent: s.agent.clone(),

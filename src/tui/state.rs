@@ -876,6 +876,17 @@ fn proposal_op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comm
         });
         return None;
     }
+    if action == Action::Approve
+        && ui.pane == Pane::Queue
+        && let Some(t) = ui.candidate(snap).and_then(|c| c.item.target())
+        && !t.status.is_live()
+    {
+        let text = format!(
+            "{} is {}: restore it (Skills, R) before approving a new version of it",
+            t.name, t.status
+        );
+        return say(ui, &text);
+    }
     let found = match ui.pane {
         Pane::Queue => ui.candidate(snap).and_then(|c| {
             let t = c.item.target()?;

@@ -69,3 +69,17 @@ fn an_ingest_with_no_transcript_folder_says_where_it_looked() {
     assert!(out.contains(".claude/projects"), "{out}");
     assert!(!out.contains("0 files"), "{out}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_proposal_for_a_skill_not_live_says_so_and_a_says_how_to_approve_it() {
+    let live = Live::start().await;
+    live.cli(&["archive", "lint-fix"]);
+    live.press("G");
+    let screen = live.wait_for("Proposed new version of lint-fix (archived v2)").await;
+    assert!(screen.contains("restore it"), "{screen}");
+    assert!(!screen.contains("live v2"), "{screen}");
+    live.press("a");
+    live.wait_for("lint-fix is archived: restore it (Skills, R) before approving").await;
+    assert_eq!(live.query("SELECT status FROM skill_candidates WHERE id = 3"), "candidate");
+    live.quit().await;
+}

@@ -80,13 +80,20 @@ fn draw_detail(f: &mut Frame, area: Rect, c: &CandidateView, ui: &UiState, theme
             approved.version
         ),
         QueueItem::Merge { target: t, absorbs: other } => format!(
-            "Merge {} into {} (live v{}); approving archives {} · a approve · r reject",
-            other.name, t.name, t.version, other.name
+            "Merge {} into {} ({}); approving archives {} · a approve · r reject",
+            other.name,
+            t.name,
+            t.label(),
+            other.name
         ),
-        QueueItem::Version { target: t } => format!(
-            "Proposed new version of {} (live v{}) · a approve · r reject",
-            t.name, t.version
+        QueueItem::Version { target: t } if !t.status.is_live() => format!(
+            "Proposed new version of {} ({}): restore it first (2, R) · r reject",
+            t.name,
+            t.label()
         ),
+        QueueItem::Version { target: t } => {
+            format!("Proposed new version of {} ({}) · a approve · r reject", t.name, t.label())
+        }
         QueueItem::NewSkill => "New skill · p promote · d dismiss".to_string(),
     }));
     if let Some(d) = c.description.as_deref().filter(|d| !d.is_empty()) {
@@ -169,15 +176,15 @@ fn diff_or_draft(c: &CandidateView, theme: Theme, lines: &mut Vec<Line<'static>>
                 QueueItem::HandEdit { approved } => {
                     format!("The edit since the approved v{}:", approved.version)
                 }
-                QueueItem::Merge { .. } => format!("Against {} (live v{}):", t.name, t.version),
-                _ => format!("Changes to live v{}:", t.version),
+                QueueItem::Merge { .. } => format!("Against {} ({}):", t.name, t.label()),
+                _ => format!("Changes to {}:", t.label()),
             };
             lines.push(Line::styled(heading, theme.title()));
             lines.extend(diff_lines(&t.live, &c.skill_md, theme));
             if let QueueItem::Merge { absorbs: other, .. } = &c.item {
                 lines.push(Line::from(""));
                 lines.push(Line::styled(
-                    format!("Against {} (live v{}):", other.name, other.version),
+                    format!("Against {} ({}):", other.name, other.label()),
                     theme.title(),
                 ));
                 lines.extend(diff_lines(&other.live, &c.skill_md, theme));
