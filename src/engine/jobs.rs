@@ -247,9 +247,14 @@ pub(super) fn run_job(
             let result = match skill {
                 true => lifecycle::scan_edits_by_kind(ws).map(|scan| {
                     let found = scanned(&scan);
-                    match found.is_empty() {
-                        true => format!("back from the editor: {shown} unchanged"),
-                        false => format!("back from the editor: {}", found.join("; ")),
+                    match (found.is_empty(), parked(ws, &file)) {
+                        // A parked skill's file is read when it comes back, not now.
+                        (true, Some((name, status))) => format!(
+                            "back from the editor: {name} is {status}; the edit becomes its next \
+                             version when it is restored (R)"
+                        ),
+                        (true, None) => format!("back from the editor: {shown} unchanged"),
+                        (false, _) => format!("back from the editor: {}", found.join("; ")),
                     }
                 }),
                 false => Ok(format!("back from the editor: the draft {shown} as saved is shown")),
@@ -258,6 +263,15 @@ pub(super) fn run_job(
         }
     };
     JobDone { result, done, back, wrote }
+}
+
+/// The skill (name, status) whose SKILL.md is `file`, when it is not live (archived, retired).
+fn parked(ws: &Workspace, file: &std::path::Path) -> Option<(String, crate::catalog::SkillStatus)> {
+    let folder = file.parent()?;
+    let all = skills::all(ws.store.conn()).ok()?;
+    all.into_iter()
+        .find(|s| !s.status.is_live() && std::path::Path::new(&s.path) == folder)
+        .map(|s| (s.name, s.status))
 }
 
 /// The live folders an op touches, as the catalog has them (called before and after the op,
