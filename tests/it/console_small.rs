@@ -83,3 +83,21 @@ async fn a_proposal_for_a_skill_not_live_says_so_and_a_says_how_to_approve_it() 
     assert_eq!(live.query("SELECT status FROM skill_candidates WHERE id = 3"), "candidate");
     live.quit().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_diffs_plus_and_minus_column_stays_when_scrolling_sideways() {
+    let live = Live::start_at(
+        skilldeck::engine::EngineOptions::quiet(),
+        skilldeck::tui::keys::KeyMap::default(),
+        60,
+        24,
+    )
+    .await;
+    // lint-fix's proposal against its live version.
+    live.press("2jjj4");
+    live.wait_for("- description: Fix lint errors").await;
+    live.press("l");
+    let screen = live.wait_for("+ ion: Fix lint and format errors").await;
+    assert!(screen.contains("- ion: Fix lint errors"), "{screen}");
+    live.quit().await;
+}

@@ -68,7 +68,7 @@ async fn the_diff_pane_marks_the_live_version_scrolls_sideways_and_jumps_between
     assert!(!screen.contains("format errors"), "{screen}");
     live.press("l");
     let screen = live.wait_for("format errors").await;
-    assert!(screen.contains("ption: Fix lint and"), "{screen}");
+    assert!(screen.contains("+ ion: Fix lint and"), "{screen}");
     live.press("h");
     live.wait_gone("format errors").await;
     // n: the first change (the description) moves to the top; the unchanged name above it goes.
