@@ -101,3 +101,20 @@ async fn the_diffs_plus_and_minus_column_stays_when_scrolling_sideways() {
     assert!(screen.contains("- ion: Fix lint errors"), "{screen}");
     live.quit().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn narrow_terminals_drop_columns_before_cutting_the_state_or_the_name() {
+    for width in [40, 55, 60] {
+        let live = Live::start_at(
+            skilldeck::engine::EngineOptions::quiet(),
+            skilldeck::tui::keys::KeyMap::default(),
+            width,
+            24,
+        )
+        .await;
+        live.press("2");
+        let screen = live.wait_for("flaky-sync").await;
+        assert!(screen.contains("deprecated") && screen.contains("deploy-docs"), "{screen}");
+        live.quit().await;
+    }
+}
