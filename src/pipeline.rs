@@ -110,8 +110,19 @@ pub fn run_pass(
 /// `skilldeck sweep`: record outside edits (adopting unknown live folders), add implicit
 /// failures, link open candidates to the skills they evolve, then judge the skills whose record
 /// changed (every skill when `full`), then propose merges of strongly overlapping live skills.
+/// A full sweep also lists the live skills that break the Agent Skills spec.
 pub fn sweep(ws: &mut Workspace, full: bool) -> Result<SweepReport> {
-    upkeep_and_judge(ws, full, true)
+    let mut report = upkeep_and_judge(ws, full, true)?;
+    if full {
+        // Read every live folder only when asked to look at everything.
+        for (_, name, path, status) in crate::catalog::skills::live_folders(ws.store.conn())? {
+            let errors = lifecycle::spec_errors(std::path::Path::new(&path));
+            if status.is_live() && !errors.is_empty() {
+                report.spec_errors.push((name, errors));
+            }
+        }
+    }
+    Ok(report)
 }
 
 /// `meta` keys: the stamps the uptake and merge passes last ran at.

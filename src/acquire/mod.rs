@@ -64,7 +64,7 @@ pub enum AcquireOutcome {
 /// The code-skill registry status of a skill in a lifecycle state.
 pub fn registry_status(status: SkillStatus) -> &'static str {
     match status {
-        SkillStatus::Degraded => "degraded",
+        SkillStatus::Degraded | SkillStatus::Missing => "degraded",
         SkillStatus::Retired | SkillStatus::Archived => "retired",
         _ => "active",
     }

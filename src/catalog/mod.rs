@@ -23,13 +23,16 @@ crate::text_enum! {
         Degraded = "degraded",
         Retired = "retired",
         Archived = "archived",
+        /// Its SKILL.md is gone from the live folder (deleted by hand); `restore` writes the
+        /// last version back.
+        Missing = "missing",
     }
 }
 
 impl SkillStatus {
     /// Statuses whose folder is in the live skills folder.
     pub fn is_live(self) -> bool {
-        !matches!(self, SkillStatus::Retired | SkillStatus::Archived)
+        !matches!(self, SkillStatus::Retired | SkillStatus::Archived | SkillStatus::Missing)
     }
 
     /// A flagged skill: the sweep counts its failures since it was flagged.

@@ -350,11 +350,20 @@ pub fn live_stamps(conn: &Connection) -> Result<Vec<(i64, String, FileStamp)>> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// Skills whose folder belongs in a live folder (missing ones too): (id, name, path, status).
+pub fn live_folders(conn: &Connection) -> Result<Vec<(i64, String, String, SkillStatus)>> {
+    let mut stmt = conn.prepare(
+        "SELECT id, name, path, status FROM skills WHERE status NOT IN ('retired', 'archived')",
+    )?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// Live skills with a tool sequence: (id, agent, sequence JSON), for evolution.
 pub fn live_sequences(conn: &Connection) -> Result<Vec<(i64, String, String)>> {
     let mut stmt = conn.prepare(
         "SELECT id, agent_id, tool_sequence FROM skills
-         WHERE tool_sequence IS NOT NULL AND status NOT IN ('retired', 'archived')",
+         WHERE tool_sequence IS NOT NULL AND status NOT IN ('retired', 'archived', 'missing')",
     )?;
     let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -503,7 +512,7 @@ pub fn for_each_suggestible(
     // `+agent_id`: one sequential table scan beats 10,000 lookups through the (agent, name) index.
     let mut stmt = conn.prepare_cached(
         "SELECT name, description, triggers, status, success_count, failure_count
-         FROM skills WHERE +agent_id = ?1 AND status NOT IN ('deprecated', 'retired', 'archived')",
+         FROM skills WHERE +agent_id = ?1 AND status NOT IN ('deprecated', 'retired', 'archived', 'missing')",
     )?;
     let mut rows = stmt.query([agent])?;
     while let Some(r) = rows.next()? {

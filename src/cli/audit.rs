@@ -42,6 +42,9 @@ pub fn run(global: &GlobalArgs, args: AuditArgs) -> Result<Outcome> {
         if s.stale_since.is_some() {
             status.push_str(" stale");
         }
+        if !s.spec_errors.is_empty() {
+            status.push_str(" spec");
+        }
         let rate = s.rate.map_or("-".into(), |r| format!("{:.0}%", r * 100.0));
         crate::out!(
             "{:<32} {:<10} {:<11} {:>6} {:>5} {:>4}",
@@ -53,6 +56,11 @@ pub fn run(global: &GlobalArgs, args: AuditArgs) -> Result<Outcome> {
             s.version
         );
     }
-    crate::out!("(* protected, ! needs review)");
+    crate::out!("(* protected, ! needs review, spec: breaks the Agent Skills spec)");
+    for s in rows.iter().filter(|s| !s.spec_errors.is_empty()) {
+        for e in &s.spec_errors {
+            crate::out!("{} breaks the spec: {}", s.name, crate::text::safe::inline(e));
+        }
+    }
     Ok(Outcome::Ok)
 }

@@ -1,4 +1,5 @@
-//! `skilldeck candidates`: what detection proposes, for one agent.
+//! `skilldeck candidates`: what detection proposes, for every agent (as the console's queue
+//! shows it) or one.
 
 use std::path::Path;
 
@@ -11,7 +12,7 @@ use crate::text::safe;
 
 #[derive(Debug, Args)]
 pub struct CandidatesArgs {
-    /// Agent whose candidates to list (default: config `agent_id`)
+    /// Only this agent's candidates (default: every agent, as the console's queue)
     #[arg(long)]
     pub agent: Option<String>,
     /// Include promoted and dismissed candidates
@@ -27,11 +28,11 @@ pub struct CandidatesArgs {
 
 pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
     let ws = global.open_read_only()?;
-    let agent = args.agent.clone().unwrap_or_else(|| ws.config.agent_id.clone());
-    let mut list: Vec<_> = draft::list_with_evidence(&ws.store, Some(&agent), args.evidence)?
-        .into_iter()
-        .filter(|c| args.all || c.status == crate::draft::CandidateStatus::Candidate)
-        .collect();
+    let mut list: Vec<_> =
+        draft::list_with_evidence(&ws.store, args.agent.as_deref(), args.evidence)?
+            .into_iter()
+            .filter(|c| args.all || c.status == crate::draft::CandidateStatus::Candidate)
+            .collect();
     // An open new-skill draft shows as saved in staging (a person may have edited it), which is
     // what `promote` writes; the stored draft only where the file is gone.
     for c in &mut list {
@@ -48,18 +49,29 @@ pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     if list.is_empty() {
-        crate::out!("no candidates for agent {agent}");
+        match &args.agent {
+            Some(agent) => crate::out!("no candidates for agent {}", safe::inline(agent)),
+            None => crate::out!("no candidates"),
+        }
         return Ok(Outcome::Ok);
     }
-    crate::out!("{:>4}  {:<9}  {:>4}  {:<9}  NAME", "ID", "STATUS", "OCC", "SOURCE");
+    crate::out!(
+        "{:>4}  {:<9}  {:>4}  {:<9}  {:<10}  NAME",
+        "ID",
+        "STATUS",
+        "OCC",
+        "SOURCE",
+        "AGENT"
+    );
     for c in &list {
         let status = if c.evidence_only { "evidence".to_string() } else { c.status.to_string() };
         crate::out!(
-            "{:>4}  {:<9}  {:>4}  {:<9}  {}",
+            "{:>4}  {:<9}  {:>4}  {:<9}  {:<10}  {}",
             c.id,
             status,
             c.occurrences,
             c.source,
+            safe::inline(&c.agent_id),
             safe::inline(&c.name)
         );
         if let Some(reason) = &c.reason {

@@ -21,6 +21,18 @@ pub fn run(global: &GlobalArgs, _args: &ConsoleArgs) -> Result<Outcome> {
             "the console needs a terminal; for scripts use the subcommands (skilldeck --help)"
         );
     }
+    // A lock held by another process is waited out (the busy timeout): say so at once rather
+    // than leave the terminal blank meanwhile.
+    if let Some(db) = crate::workspace::db_path(&global.overrides())
+        && crate::store::Store::locked_by_another(&db)
+    {
+        crate::err_out!(
+            "database {} is locked by another process (another skilldeck, or an open sqlite3 \
+             shell): waiting up to {} s; close it and the console opens",
+            db.display(),
+            crate::store::BUSY_TIMEOUT.as_secs()
+        );
+    }
     crate::tui::run_console(global.open()?)?;
     Ok(Outcome::Ok)
 }

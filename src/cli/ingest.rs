@@ -68,8 +68,16 @@ pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
     }
     let pipeline =
         if args.no_detect { None } else { Some(crate::pipeline::after_ingest(&mut ws)?) };
+    let looked = if args.paths.is_empty() { none_found(&ws) } else { None };
     if args.json {
         print_json(&Report { ingest: report, pipeline })?;
+    } else if let Some(looked) = looked {
+        // Not a row of zeros: say where it looked and how to point it elsewhere.
+        crate::out!(
+            "no transcript folder found (looked in {}): pass PATH, or list the folders under \
+             [[transcripts]] in the config",
+            looked
+        );
     } else {
         crate::out_part!("{}", summary(&report));
         if let Some(p) = &pipeline {
@@ -106,6 +114,23 @@ pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
         }
     }
     Ok(Outcome::Ok)
+}
+
+/// Where the default ingest looked, when none of those folders exists.
+fn none_found(ws: &crate::workspace::Workspace) -> Option<String> {
+    let roots: Vec<PathBuf> = match ws.config.transcripts.is_empty() {
+        false => ws.config.transcripts.iter().map(|r| r.path.clone()).collect(),
+        true => {
+            let home = crate::config::PlatformDirs::detect().ok()?.home;
+            let codex = &ws.config.codex.agent_id;
+            crate::workspace::default_roots(&home, codex).into_iter().map(|r| r.path).collect()
+        }
+    };
+    if roots.iter().any(|r| r.exists()) {
+        return None;
+    }
+    let shown: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
+    Some(shown.join(", "))
 }
 
 /// The human summary: counts, then each problem as `path:line: reason`.

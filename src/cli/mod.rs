@@ -64,13 +64,15 @@ pub struct Cli {
 
 #[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
-    /// Database file (default: <data dir>/skilldeck.db)
+    /// Database file (default: ~/.local/share/skilldeck/skilldeck.db on Linux,
+    /// ~/Library/Application Support/dev.skilldeck.skilldeck/skilldeck.db on macOS)
     #[arg(long, global = true, env = "SKILLDECK_DB")]
     pub db: Option<PathBuf>,
     /// Live skills folder the agent loads (default: ~/.claude/skills)
     #[arg(long, global = true, env = "SKILLDECK_SKILLS_DIR")]
     pub skills_dir: Option<PathBuf>,
-    /// Config file (default: <config dir>/config.toml; a missing file means defaults)
+    /// Config file (default: ~/.config/skilldeck/config.toml on Linux, ~/Library/Application
+    /// Support/dev.skilldeck.skilldeck/config.toml on macOS; a missing file means defaults)
     #[arg(long, global = true, env = "SKILLDECK_CONFIG")]
     pub config: Option<PathBuf>,
 }
@@ -99,14 +101,18 @@ impl GlobalArgs {
         // A skill folder put in by hand is seen at once: the database is opened for writing only
         // when there is one to adopt.
         // So is what a killed process left half done.
+        // So is a SKILL.md edited or deleted by hand: an edit is a version, a gone file a
+        // `missing` skill, before anything is shown.
         let pending = crate::journal::abandoned(ws.store.conn())?;
-        if !pending && !crate::lifecycle::has_unknown_folders(&ws)? {
+        if !pending && !crate::lifecycle::disk_changed(&ws)? {
             // Scratch a killed import or acquire left goes without a write to the database.
             crate::pipeline::clear_debris(&ws)?;
             return Ok(ws);
         }
         drop(ws);
-        drop(self.open()?);
+        let mut ws = self.open()?;
+        crate::lifecycle::scan_edits(&mut ws)?;
+        drop(ws);
         Workspace::open_read_only(&self.overrides())
     }
 }
@@ -199,6 +205,15 @@ pub enum Outcome {
 }
 
 pub fn run(cli: Cli) -> Result<Outcome> {
+    // A config file named explicitly but absent means the defaults (scripts pass a path that
+    // does not exist on purpose), yet a typo must not pass unseen: one line says so.
+    if let Some(path) = cli.global.config.as_ref().filter(|p| !p.exists()) {
+        crate::err_out!(
+            "warning: config file {} not found: using the defaults (create it, or fix --config / \
+             SKILLDECK_CONFIG)",
+            path.display()
+        );
+    }
     match cli.command {
         None if !console::has_terminal() => {
             use clap::CommandFactory;

@@ -1,4 +1,4 @@
-//! `skilldeck pin NAME` / `skilldeck unpin NAME`: protect a skill from the sweep.
+//! `skilldeck pin NAME` / `skilldeck unpin NAME`: never worse than `warning` (docs/lifecycle.md).
 
 use anyhow::Result;
 use clap::Args;
@@ -16,7 +16,7 @@ pub struct PinArgs {
 pub fn run(global: &GlobalArgs, args: PinArgs, protected: bool) -> Result<Outcome> {
     let mut ws = global.open()?;
     let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws).to_string();
-    lifecycle::set_protected(&mut ws, &agent, &args.name, protected)?;
-    crate::out!("{} {}", if protected { "pinned" } else { "unpinned" }, args.name);
+    let now = lifecycle::set_protected(&mut ws, &agent, &args.name, protected)?;
+    crate::out!("{}", lifecycle::pin_said(&args.name, protected, now));
     Ok(Outcome::Ok)
 }

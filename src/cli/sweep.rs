@@ -69,5 +69,11 @@ pub fn run(global: &GlobalArgs, args: SweepArgs) -> Result<Outcome> {
     for why in &fixes.skipped {
         crate::out!("  fix not proposed: {}", crate::text::safe::inline(why));
     }
+    for (name, errors) in &report.spec_errors {
+        for e in errors {
+            let (name, e) = (crate::text::safe::inline(name), crate::text::safe::inline(e));
+            crate::out!("  {name}: breaks the Agent Skills spec: {e}");
+        }
+    }
     Ok(Outcome::Ok)
 }

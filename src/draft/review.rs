@@ -12,7 +12,7 @@ use super::candidates::{self, CandidateSource, CandidateStatus, CandidateView, g
 use super::stage;
 use crate::catalog::{VersionSource, events, skills, versions};
 use crate::journal;
-use crate::lifecycle::{self, NewSkill, files::with_name};
+use crate::lifecycle::{self, NewSkill};
 use crate::store::now_rfc3339;
 use crate::text::hex::sha256_hex;
 use crate::workspace::Workspace;
@@ -149,8 +149,13 @@ pub fn promote(ws: &mut Workspace, candidate_id: i64) -> Result<Promoted> {
         );
     }
     let skill_md_path = staged.join("SKILL.md");
-    let content = crate::fsio::read_skill_md_text(&skill_md_path)
+    let draft = crate::fsio::read_skill_md_text(&skill_md_path)
         .with_context(|| format!("reading {}", skill_md_path.display()))?;
+    // What goes live is the draft without its staging-only parts (notice, draft metadata).
+    let content = super::live::live_text(&draft, &c.name);
+    if content != draft {
+        crate::fsio::atomic_write(&skill_md_path, content.as_bytes())?;
+    }
     // The folder moves live and the rows that make it a promoted skill commit as one step: a
     // crash between them is undone by the next command (the draft goes back to staging), so the
     // folder is never adopted as hand-made and a re-run promotes it.
@@ -384,9 +389,9 @@ fn approve_restore(ws: &mut Workspace, candidate_id: i64, skill: &skills::SkillR
 }
 
 /// The text approving proposed version `skill_md` writes for the skill `name`: the proposal
-/// named as the skill. The queue diffs this, so what it shows is what approve writes.
+/// named as the skill, its staging-only parts stripped (`live::live_text`). The queue diffs this, so what it shows is what approve writes.
 pub fn approval_text(skill_md: &str, name: &str) -> String {
-    with_name(skill_md, name)
+    super::live::live_text(skill_md, name)
 }
 
 /// Takes an approval back: the skill returns to the text it had before (a new `rollback`

@@ -20,7 +20,8 @@ use crate::{draft, ingest, lifecycle};
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Job {
     Op(Op),
-    Undo(Op),
+    /// Undo the entry's op if what it changed is still as the op left it.
+    Undo(Entry),
     Pass {
         ingest: bool,
         sweep: bool,
@@ -37,7 +38,7 @@ pub(super) enum Job {
 pub(super) fn describe(job: &Job) -> String {
     match job {
         Job::Op(op) => format!("{} {}…", verb(op), target(op).name),
-        Job::Undo(op) => format!("undoing {} {}…", verb(op), target(op).name),
+        Job::Undo(e) => format!("undoing {} {}…", verb(&e.done.op), target(&e.done.op).name),
         Job::Pass { ingest: true, sweep: true } => "ingest, detect, sweep…".into(),
         Job::Pass { ingest: true, .. } => "ingest, detect…".into(),
         Job::Pass { .. } => "sweep…".into(),
@@ -89,8 +90,92 @@ fn target(op: &Op) -> &Target {
 /// echo of the engine's own write, not an outside edit).
 pub(super) struct JobDone {
     pub result: Result<String>,
-    pub undo: Option<Op>,
+    pub done: Option<Done>,
+    /// An undo that failed gives its entry back, now as one that cannot be undone.
+    pub back: Option<Entry>,
     pub wrote: Vec<OwnWrite>,
+}
+
+/// A change in the undo history: its number (what `u` asked about) and when it was made.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Entry {
+    pub seq: u64,
+    pub done: Done,
+    pub at: std::time::SystemTime,
+}
+
+/// A change the person made, as the undo history keeps it.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Done {
+    pub op: Op,
+    /// Whether `u` can take it back; one that cannot stops `u` from reaching past it.
+    pub undoable: bool,
+    /// What the op left (see [`state_of`]): an undo refuses once this has changed.
+    pub state: String,
+}
+
+/// The op in the past tense, for the undo question: "promoted summarize-pr".
+pub(super) fn past(op: &Op) -> String {
+    let name = &target(op).name;
+    match op {
+        Op::Promote(_) => format!("promoted {name}"),
+        Op::Dismiss(_) => format!("dismissed {name}"),
+        Op::Approve(_) => format!("approved the proposed version of {name}"),
+        Op::Reject(_) => format!("rejected the proposed version of {name}"),
+        Op::SetProtected(_, true) => format!("pinned {name}"),
+        Op::SetProtected(_, false) => format!("unpinned {name}"),
+        Op::Archive(_) => format!("archived {name}"),
+        Op::Restore(_) => format!("restored {name}"),
+        Op::ApproveEdit(_) => format!("approved the hand edit of {name}"),
+        Op::Rollback(_, v) => format!("rolled {name} back to v{v}"),
+        Op::Reopen(_) => format!("reopened {name} from the history"),
+        Op::Lesson(_, status) => format!("set lesson {name} to {status}"),
+    }
+}
+
+/// Whether `u` can take `op` back. Rollbacks, approved edits and restores cannot: each is
+/// itself a way back, and its own reversal is the key that made it.
+fn undoable(op: &Op) -> bool {
+    // A lesson decision is taken back from the Lessons pane (reopen), not by `u`.
+    !matches!(op, Op::Restore(_) | Op::ApproveEdit(_) | Op::Rollback(..) | Op::Lesson(..))
+}
+
+/// What an op changed, as the database has it now: the candidate's status and the skill's
+/// version for review decisions, the pin or the state for a skill.
+fn state_of(ws: &Workspace, op: &Op) -> String {
+    let conn = ws.store.conn();
+    let t = target(op);
+    let candidate = || match draft::get_candidate(conn, t.id) {
+        Ok(c) if c.status == draft::CandidateStatus::Candidate => "in the queue".to_string(),
+        Ok(c) => c.status.to_string(),
+        Err(_) => "gone".to_string(),
+    };
+    let skill_version = |id: Option<i64>| match id.map(|id| skills::by_id(conn, id)) {
+        Some(Ok(s)) => format!("{} at v{}", s.name, s.version),
+        _ => "no skill".to_string(),
+    };
+    let skill = |show: fn(&skills::SkillRow) -> String| match skills::find(conn, &t.agent, &t.name)
+    {
+        Ok(Some(s)) => show(&s),
+        _ => format!("{} gone", t.name),
+    };
+    match op {
+        Op::Promote(_) => {
+            let agent = draft::get_candidate(conn, t.id).map(|c| c.agent_id).unwrap_or_default();
+            let id = skills::promoted_from(conn, t.id, &agent).ok().flatten().map(|(id, _)| id);
+            format!("{}, {}", candidate(), skill_version(id))
+        }
+        Op::Approve(_) => {
+            let id = draft::get_candidate(conn, t.id).ok().and_then(|c| c.target_skill_id);
+            format!("{}, {}", candidate(), skill_version(id))
+        }
+        Op::Dismiss(_) | Op::Reject(_) | Op::Reopen(_) => candidate(),
+        Op::SetProtected(..) => skill(|s| match s.protected {
+            true => format!("{} pinned", s.name),
+            false => format!("{} not pinned", s.name),
+        }),
+        _ => skill(|s| format!("{} {} at v{}", s.name, s.status, s.version)),
+    }
 }
 
 /// A folder an op wrote and its SKILL.md as the op left it (`None`: no file there).
@@ -119,23 +204,37 @@ pub(super) fn run_job(
     personal: bool,
     updates: &UnboundedSender<Update>,
 ) -> JobDone {
-    let (result, undo, wrote) = match job {
+    let mut back = None;
+    let (result, done, wrote) = match job {
         Job::Op(op) => {
             let mut wrote = folders(ws, &op);
             let result = apply(ws, &op);
             wrote.extend(folders(ws, &op));
             let wrote = wrote.into_iter().map(OwnWrite::now).collect();
-            let undoable = matches!(
+            let done = result.is_ok().then(|| Done {
+                undoable: undoable(&op),
+                state: state_of(ws, &op),
                 op,
-                Op::Promote(_) | Op::Dismiss(_) | Op::Approve(_) | Op::Archive(_) | Op::Reopen(_)
-            );
-            let keep = (result.is_ok() && undoable).then_some(op);
-            (result, keep, wrote)
+            });
+            (result, done, wrote)
         }
-        Job::Undo(op) => {
-            let mut wrote = folders(ws, &op);
-            let result = undo(ws, &op);
-            wrote.extend(folders(ws, &op));
+        Job::Undo(entry) => {
+            let op = &entry.done.op;
+            let mut wrote = folders(ws, op);
+            let now = state_of(ws, op);
+            let result = match now == entry.done.state {
+                true => undo(ws, op),
+                false => Err(anyhow::anyhow!(
+                    "nothing undone: {} changed since ({} then, {now} now)",
+                    target(op).name,
+                    entry.done.state
+                )),
+            };
+            wrote.extend(folders(ws, op));
+            if result.is_err() {
+                back =
+                    Some(Entry { done: Done { undoable: false, ..entry.done.clone() }, ..entry });
+            }
             (result, None, wrote.into_iter().map(OwnWrite::now).collect())
         }
         Job::Pass { ingest, sweep } => {
@@ -157,9 +256,14 @@ pub(super) fn run_job(
             let result = match skill {
                 true => lifecycle::scan_edits_by_kind(ws).map(|scan| {
                     let found = scanned(&scan);
-                    match found.is_empty() {
-                        true => format!("back from the editor: {shown} unchanged"),
-                        false => format!("back from the editor: {}", found.join("; ")),
+                    match (found.is_empty(), parked(ws, &file)) {
+                        // A parked skill's file is read when it comes back, not now.
+                        (true, Some((name, status))) => format!(
+                            "back from the editor: {name} is {status}; the edit becomes its next \
+                             version when it is restored (R)"
+                        ),
+                        (true, None) => format!("back from the editor: {shown} unchanged"),
+                        (false, _) => format!("back from the editor: {}", found.join("; ")),
                     }
                 }),
                 false => Ok(format!("back from the editor: the draft {shown} as saved is shown")),
@@ -167,7 +271,16 @@ pub(super) fn run_job(
             (result, None, Vec::new())
         }
     };
-    JobDone { result, undo, wrote }
+    JobDone { result, done, back, wrote }
+}
+
+/// The skill (name, status) whose SKILL.md is `file`, when it is not live (archived, retired).
+fn parked(ws: &Workspace, file: &std::path::Path) -> Option<(String, crate::catalog::SkillStatus)> {
+    let folder = file.parent()?;
+    let all = skills::all(ws.store.conn()).ok()?;
+    all.into_iter()
+        .find(|s| !s.status.is_live() && std::path::Path::new(&s.path) == folder)
+        .map(|s| (s.name, s.status))
 }
 
 /// The live folders an op touches, as the catalog has them (called before and after the op,
@@ -228,12 +341,8 @@ fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
             format!("rejected the proposed version of {}", t.name)
         }
         Op::SetProtected(t, on) => {
-            lifecycle::set_protected(ws, &t.agent, &t.name, *on)?;
-            if *on {
-                format!("pinned {}: the sweep leaves its state alone", t.name)
-            } else {
-                format!("unpinned {}", t.name)
-            }
+            let now = lifecycle::set_protected(ws, &t.agent, &t.name, *on)?;
+            lifecycle::pin_said(&t.name, *on, now)
         }
         Op::Archive(t) => {
             lifecycle::archive(ws, &t.agent, &t.name)?;
@@ -271,7 +380,11 @@ fn undo(ws: &mut Workspace, op: &Op) -> Result<String> {
         Op::Dismiss(t) => draft::undo_dismiss(ws, t.id)?,
         Op::Approve(t) => draft::undo_approve(ws, t.id)?,
         Op::Archive(t) => lifecycle::restore(ws, &t.agent, &t.name)?,
+        Op::Reject(t) => draft::undo_dismiss(ws, t.id)?,
         Op::Reopen(t) => draft::dismiss(ws, t.id)?,
+        Op::SetProtected(t, on) => {
+            lifecycle::set_protected(ws, &t.agent, &t.name, !on)?;
+        }
         other => anyhow::bail!("{} cannot be undone", verb(other)),
     }
     Ok(format!("undid {} of {}", verb(op), target(op).name))
@@ -288,10 +401,8 @@ fn pass(
         let _ = updates.send(Update::Progress(*p));
     };
     let mut parts = Vec::new();
-    if !(ingest && sweep) {
-        // `run_pass` does this itself.
-        pipeline::reconcile(ws).context("recovering")?;
-    }
+    // `run_pass` reconciles too; done first here so folders it adopts are said.
+    let adopted = pipeline::reconcile(ws).context("recovering")?;
     match (ingest, sweep) {
         (true, true) => {
             let r = pipeline::run_pass(ws, &[], &mut report).context("ingest, detect, sweep")?;
@@ -308,6 +419,9 @@ fn pass(
             parts.extend(detected(&after));
         }
         (false, _) => parts.extend(swept(&pipeline::sweep(ws, false).context("sweep")?, true)),
+    }
+    if adopted > 0 {
+        parts.push(format!("adopted {}", count(adopted as u64, "new skill folder")));
     }
     Ok(parts)
 }
@@ -380,6 +494,16 @@ fn scanned(scan: &lifecycle::EditScan) -> Vec<String> {
     }
     if scan.adopted > 0 {
         parts.push(format!("adopted {}", count(scan.adopted as u64, "new skill folder")));
+    }
+    let names = |v: &[String]| v.join(", ");
+    if !scan.missing.gone.is_empty() {
+        parts.push(format!(
+            "SKILL.md gone: {} now missing (R restores the last version)",
+            names(&scan.missing.gone)
+        ));
+    }
+    if !scan.missing.back.is_empty() {
+        parts.push(format!("SKILL.md back: {}", names(&scan.missing.back)));
     }
     parts
 }

@@ -25,14 +25,16 @@ pub use snapshot::{Snapshot, View};
 use crate::store::Store;
 use crate::text::count;
 use crate::workspace::Workspace;
-use jobs::{Job, JobDone, OwnWrite, describe, run_job};
+use jobs::{Entry, Job, JobDone, OwnWrite, describe, past, run_job};
+pub use snapshot::UndoOffer;
 
 /// What the console asks of the engine.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     Op(Op),
-    /// Reverse the last promote, dismiss or archive not yet undone (several steps back).
-    Undo,
+    /// Take back the person's last change, the one [`Snapshot::undo`] offered under this
+    /// number; refused when another change came after it or it cannot be undone.
+    Undo(u64),
     Refresh,
     IngestNow,
     SweepNow,
@@ -151,6 +153,7 @@ pub fn spawn(ws: Workspace, options: EngineOptions) -> Result<EngineHandle> {
         view: View::default(),
         queue: VecDeque::new(),
         undo: Vec::new(),
+        next_seq: 1,
         asked: false,
         data_version: None,
         held_edits: None,
@@ -174,8 +177,9 @@ struct Engine {
     snap: Snapshot,
     view: View,
     queue: VecDeque<Job>,
-    /// Undoable ops that succeeded, newest last.
-    undo: Vec<Op>,
+    /// The person's changes that succeeded, newest last.
+    undo: Vec<Entry>,
+    next_seq: u64,
     /// The person asked for a pass (`i`, `s`): its result is theirs, not a background note.
     asked: bool,
     data_version: Option<i64>,
@@ -193,7 +197,8 @@ struct Engine {
 impl Engine {
     async fn run(mut self, mut commands: UnboundedReceiver<Command>, options: EngineOptions) {
         let (watch_tx, mut watch_rx) = mpsc::unbounded_channel();
-        let _watcher = if options.watch { self.start_watching(&options, watch_tx) } else { None };
+        let mut watcher =
+            if options.watch { self.start_watching(&options, watch_tx.clone()) } else { None };
         let mut running: Option<Running> = None;
         let mut poll = tokio::time::interval(options.poll);
         // Without a timer the interval still exists but its branch is disabled.
@@ -225,11 +230,19 @@ impl Engine {
                 }
                 Some(changed) = watch_rx.recv() => match changed {
                     watch::Changed::Transcripts => self.enqueue(Job::Pass { ingest: true, sweep: false }),
-                    watch::Changed::Skills(paths) => self.skills_changed(paths),
+                    watch::Changed::Skills(paths) => {
+                        // The skills folder was just created: watch inside it from now on.
+                        if watcher.as_ref().is_some_and(|w| !w.skills_watched)
+                            && self.snap.watching.skills_dir.is_dir()
+                        {
+                            watcher = self.start_watching(&options, watch_tx.clone());
+                        }
+                        self.skills_changed(paths)
+                    }
                 },
                 _ = poll.tick() => {
                     if self.reader.as_ref().and_then(|r| r.data_version().ok()) != self.data_version {
-                        self.reload(true).await;
+                        self.outside_change().await;
                     }
                 }
                 _ = timer.tick(), if options.pass_every.is_some() => {
@@ -251,10 +264,15 @@ impl Engine {
         match watch::watch(&w.transcript_roots, &w.skills_dir, options.debounce, tx) {
             Ok(watcher) => {
                 let n = watcher.watched.len();
-                self.send(Update::Note(format!(
-                    "watching {} for changes",
-                    count(n as u64, "folder")
-                )));
+                let mut note = format!("watching {} for changes", count(n as u64, "folder"));
+                if !watcher.skills_watched {
+                    note.push_str(&format!(
+                        "; the skills folder {} does not exist yet (it is picked up once \
+                         created; check --skills-dir if it should be elsewhere)",
+                        w.skills_dir.display()
+                    ));
+                }
+                self.send(Update::Note(note));
                 Some(watcher)
             }
             Err(e) => {
@@ -267,10 +285,7 @@ impl Engine {
     fn command(&mut self, cmd: Command) {
         match cmd {
             Command::Op(op) => self.enqueue(Job::Op(op)),
-            Command::Undo => match self.undo.pop() {
-                Some(op) => self.enqueue(Job::Undo(op)),
-                None => self.send(Update::Failed("nothing to undo".into())),
-            },
+            Command::Undo(seq) => self.undo_last(seq),
             Command::IngestNow => {
                 self.asked = true;
                 self.enqueue(Job::Pass { ingest: true, sweep: false })
@@ -354,11 +369,19 @@ impl Engine {
         // The result is sent after the snapshot that shows it: a key pressed on reading it acts
         // on the new state, never on the rows from before the job.
         let said = match done {
-            Ok((ws, JobDone { result, undo, .. }, personal)) => {
+            Ok((ws, JobDone { result, done, back, .. }, personal)) => {
                 self.ws = Some(ws);
+                if let Some(entry) = back {
+                    let at = self.undo.partition_point(|e| e.seq < entry.seq);
+                    self.undo.insert(at, entry);
+                }
                 match result {
                     Ok(message) => {
-                        self.undo.extend(undo);
+                        if let Some(done) = done {
+                            let at = std::time::SystemTime::now();
+                            self.undo.push(Entry { seq: self.next_seq, done, at });
+                            self.next_seq += 1;
+                        }
                         if personal { Update::Done(message) } else { Update::Note(message) }
                     }
                     Err(e) => Update::Failed(self.say_error(e, "")),
@@ -379,6 +402,53 @@ impl Engine {
         };
         self.reload(true).await;
         self.send(said);
+    }
+
+    /// `u` answered yes for the change numbered `seq`: undo it if it is still the last one and
+    /// can be undone. It leaves the history while its undo runs; an undo that fails puts it
+    /// back as one that cannot be undone, so `u` never reaches past it.
+    fn undo_last(&mut self, seq: u64) {
+        let said = match self.undo.last() {
+            None => "nothing to undo".to_string(),
+            Some(last) if last.seq != seq => {
+                "nothing undone: another change came after the one asked about (u again shows it)"
+                    .to_string()
+            }
+            Some(last) if !last.done.undoable => snapshot::cannot_undo(&past(&last.done.op)),
+            Some(_) => {
+                let entry = self.undo.pop().expect("checked");
+                self.enqueue(Job::Undo(entry));
+                self.snap.undo = self.offer();
+                self.send(Update::Snapshot(Arc::new(self.snap.clone())));
+                return;
+            }
+        };
+        self.send(Update::Failed(said));
+    }
+
+    /// What `u` would take back now.
+    fn offer(&self) -> Option<UndoOffer> {
+        self.undo.last().map(|e| UndoOffer {
+            seq: e.seq,
+            what: past(&e.done.op),
+            undoable: e.done.undoable,
+            at: e.at,
+        })
+    }
+
+    /// Another process wrote the database (a hook's `record`, the CLI): reload, and say what
+    /// changed as a note (shown once any result on screen has been read). Nothing is said
+    /// before the first load.
+    async fn outside_change(&mut self) {
+        let before = self.snap.clone();
+        self.reload(true).await;
+        if !before.loaded() {
+            return;
+        }
+        let said = snapshot::changes(&before, &self.snap);
+        if !said.is_empty() {
+            self.send(Update::Note(format!("changed outside the console: {}", said.join("; "))));
+        }
     }
 
     /// Rebuilds the snapshot (the lists too when `lists`) and sends it.
@@ -402,6 +472,7 @@ impl Engine {
                             self.data_version = Some(version);
                         }
                         self.snap = snap;
+                        self.snap.undo = self.offer();
                         self.send(Update::Snapshot(Arc::new(self.snap.clone())));
                     }
                     Err(e) => {

@@ -50,6 +50,55 @@ pub struct Snapshot {
     /// The selected skill's effect as the last sweep measured it, while its detail view is open.
     pub effect: Option<Arc<crate::usage::effect::Effect>>,
     pub rules: Rules,
+    /// The person's last change in this console, which `u` offers to take back.
+    pub undo: Option<UndoOffer>,
+}
+
+/// The last change `u` would take back: what it was (past tense: "promoted summarize-pr"),
+/// whether it can be undone, and the number the undo must name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UndoOffer {
+    pub seq: u64,
+    pub what: String,
+    pub undoable: bool,
+    pub at: std::time::SystemTime,
+}
+
+/// What changed between two loads of the lists, in words, for the status line: skills whose
+/// state changed (the first few by name), skills added or gone, new queue items. Empty when
+/// nothing the person would notice changed.
+pub fn changes(before: &Snapshot, after: &Snapshot) -> Vec<String> {
+    let mut out = Vec::new();
+    let old: HashMap<i64, &SkillRow> = before.skills.iter().map(|s| (s.id, s)).collect();
+    let mut moved = Vec::new();
+    let mut added: u64 = 0;
+    for s in after.skills.iter() {
+        match old.get(&s.id) {
+            Some(o) if o.status != s.status => {
+                moved.push(format!("{} {}→{}", s.name, o.status, s.status))
+            }
+            Some(_) => {}
+            None => added += 1,
+        }
+    }
+    if !moved.is_empty() {
+        let more = if moved.len() > 3 { ", …" } else { "" };
+        out.push(format!("{}{more}", moved.into_iter().take(3).collect::<Vec<_>>().join(", ")));
+    }
+    if added > 0 {
+        out.push(text::count(added, "new skill"));
+    }
+    let known: std::collections::HashSet<i64> = before.candidates.iter().map(|c| c.id).collect();
+    let queued = after.candidates.iter().filter(|c| !known.contains(&c.id)).count();
+    if queued > 0 {
+        out.push(format!("{} in the queue", text::count(queued as u64, "new item")));
+    }
+    out
+}
+
+/// Why `u` does nothing: the last change cannot be undone and `u` never reaches past it.
+pub fn cannot_undo(what: &str) -> String {
+    format!("the last change ({what}) cannot be undone, and u does not reach past it")
 }
 
 impl Snapshot {
@@ -279,6 +328,18 @@ pub struct TargetSkill {
     pub name: String,
     pub version: i64,
     pub live: String,
+    /// A retired, archived or missing skill must be restored before a version is approved.
+    pub status: crate::catalog::SkillStatus,
+}
+
+impl TargetSkill {
+    /// `live v2`, or `retired v1` for a skill not live.
+    pub fn label(&self) -> String {
+        match self.status.is_live() {
+            true => format!("live v{}", self.version),
+            false => format!("{} v{}", self.status, self.version),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -323,6 +384,8 @@ pub struct Health {
     pub uses: u64,
     /// Most recent outcomes, oldest first (`true` = success).
     pub trend: Vec<bool>,
+    /// What `skilldeck validate` reports as errors for its live folder.
+    pub spec_errors: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -398,6 +461,7 @@ pub fn load_candidates(
                 name: skill.name.clone(),
                 version: skill.version,
                 live: live.unwrap_or_default(),
+                status: skill.status,
             })
         };
         let target = match c.target_skill_id.and_then(|id| targets.get(&id)) {
@@ -473,6 +537,7 @@ fn review_rows(store: &Store, skills: &[SkillRow]) -> Result<Vec<CandidateView>>
                     name: s.name.clone(),
                     version: approved.version,
                     live: approved.content.clone(),
+                    status: s.status,
                 },
             },
             agent: s.agent.clone(),
@@ -545,7 +610,11 @@ pub fn load_health(
         let trend = crate::catalog::invocations::newest_outcomes(store.conn(), s.id, TREND_LEN)?;
         let uses = timeline.rate_points.len() as u64;
         let rate = timeline.rate_points.last().map(|p| p.rate);
-        out.insert(s.id, Health { rate, uses, trend });
+        let spec_errors = match s.status.is_live() {
+            true => lifecycle::spec_errors(std::path::Path::new(&s.path)),
+            false => Vec::new(),
+        };
+        out.insert(s.id, Health { rate, uses, trend, spec_errors });
         if keep == Some(s.id) {
             kept = Some(timeline);
         }

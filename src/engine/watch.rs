@@ -19,10 +19,14 @@ pub enum Changed {
 pub struct Watcher {
     _debouncer: Debouncer<notify::RecommendedWatcher, RecommendedCache>,
     pub watched: Vec<PathBuf>,
+    /// The skills folder itself is watched (when it does not exist yet, only its parent is, for
+    /// the moment it is created: then the watcher is made again).
+    pub skills_watched: bool,
 }
 
-/// Watches the folders that exist among `transcripts` and `skills_dir`. Folders that do not
-/// exist yet are skipped (the timer still covers them).
+/// Watches the folders that exist among `transcripts` and `skills_dir`. Transcript folders that
+/// do not exist yet are skipped (the timer still covers them); a skills folder that does not
+/// exist yet is waited for through its parent.
 pub fn watch(
     transcripts: &[PathBuf],
     skills_dir: &std::path::Path,
@@ -31,6 +35,9 @@ pub fn watch(
 ) -> notify::Result<Watcher> {
     let skills = skills_dir.to_path_buf();
     let in_skills = skills.clone();
+    // While the skills folder does not exist, its parent is watched: its other entries are not
+    // transcripts.
+    let beside = skills.parent().map(std::path::Path::to_path_buf);
     let mut debouncer = new_debouncer(debounce, None, move |result: DebounceEventResult| {
         let Ok(events) = result else { return };
         let mut skills_changed = Vec::new();
@@ -41,7 +48,7 @@ pub fn watch(
             for path in &event.paths {
                 if path.starts_with(&in_skills) {
                     skills_changed.push(path.clone());
-                } else {
+                } else if path.parent().map(std::path::Path::to_path_buf) != beside {
                     transcripts_changed = true;
                 }
             }
@@ -59,5 +66,10 @@ pub fn watch(
             watched.push(dir.clone());
         }
     }
-    Ok(Watcher { _debouncer: debouncer, watched })
+    let skills_watched = watched.contains(&skills);
+    if !skills_watched && let Some(parent) = skills.parent().filter(|p| p.is_dir()) {
+        // Only the folder's own creation matters here: the parent is not read below.
+        let _ = debouncer.watch(parent, RecursiveMode::NonRecursive);
+    }
+    Ok(Watcher { _debouncer: debouncer, watched, skills_watched })
 }

@@ -31,6 +31,25 @@ pub struct SkillView {
     /// Unused for `lifecycle.stale_days` since then (usage, beside the outcome status).
     pub stale_since: Option<String>,
     pub path: String,
+    /// What `skilldeck validate` reports as errors for the live folder (empty when it passes).
+    pub spec_errors: Vec<String>,
+}
+
+/// The errors `skilldeck validate` reports for the skill folder `folder`, as `field: reason`
+/// (the path is the skill's own). Nothing for a folder that is not there (a `missing` skill
+/// says so by its state).
+pub fn spec_errors(folder: &std::path::Path) -> Vec<String> {
+    if !super::files::skill_file(folder).is_file() {
+        return Vec::new();
+    }
+    match crate::spec::validate_skill(folder) {
+        Ok(problems) => problems
+            .into_iter()
+            .filter(|p| p.severity == crate::spec::Severity::Error)
+            .map(|p| format!("{}: {}", p.field, p.reason))
+            .collect(),
+        Err(e) => vec![format!("SKILL.md: {e:#}")],
+    }
 }
 
 /// Every skill (of `agent`, or all agents), ordered by agent and name, figures from the record.
@@ -53,7 +72,6 @@ pub fn audit(store: &Store, agent: Option<&str>) -> Result<Vec<SkillView>> {
                 needs_review: s.needs_review,
                 is_auto_created: s.is_auto_created,
                 version: s.version,
-                path: s.path,
                 rate: t.window_rate(),
                 window_uses: t.window_uses,
                 success_count: t.successes,
@@ -61,6 +79,11 @@ pub fn audit(store: &Store, agent: Option<&str>) -> Result<Vec<SkillView>> {
                 failure_streak: t.failure_streak,
                 last_used_at: t.last_used_at.clone(),
                 stale_since: stale.get(&s.id).cloned(),
+                spec_errors: match s.status.is_live() {
+                    true => spec_errors(std::path::Path::new(&s.path)),
+                    false => Vec::new(),
+                },
+                path: s.path,
             }
         })
         .collect();

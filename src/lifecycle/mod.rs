@@ -10,6 +10,7 @@ mod features;
 pub mod files;
 mod git;
 mod implicit;
+mod missing;
 mod outcomes;
 pub mod register;
 mod rules;
@@ -20,9 +21,12 @@ mod sweep;
 mod tally;
 mod versions;
 
-pub use audit::{DayCount, RatePoint, SkillView, Timeline, TimelineEvent, audit, timeline};
+pub use audit::{
+    DayCount, RatePoint, SkillView, Timeline, TimelineEvent, audit, spec_errors, timeline,
+};
 pub use features::{SkillFeatures, features, to_csv as features_csv};
 pub use implicit::implicit_failures;
+pub use missing::{Noticed, notice as notice_missing};
 pub use outcomes::{SkillStats, record, stats};
 pub use register::{
     NewSkill, adopt_folder, adopt_folders, agent_folders, has_unknown_folders, reconcile,
@@ -31,15 +35,17 @@ pub use register::{
 pub use rules::{Judged, Verdict, judge};
 pub use staleness::{StaleReport, staleness, staleness_if_due};
 pub use state::{
-    absorb, archive, archive_and, archive_with_reason, restore, restore_and, set_protected,
-    unabsorb,
+    absorb, archive, archive_and, archive_with_reason, pin_said, restore, restore_and,
+    set_protected, unabsorb,
 };
 pub use suggest::{SuggestIndex, Suggestion, suggest};
 pub use sweep::{
     Phases, ProposedFixes, StatusChange, SweepReport, TriggerChange, judge_skills, ms,
 };
 pub use tally::{Tally, TallyBuilder};
-pub use versions::{EditScan, diff_text, rollback, scan_edits, scan_edits_by_kind, versions};
+pub use versions::{
+    EditScan, diff_text, disk_changed, rollback, scan_edits, scan_edits_by_kind, versions,
+};
 pub(crate) use versions::{scan_one, write_version};
 
 pub(crate) use crate::catalog::SkillRow;

@@ -132,7 +132,9 @@ pub fn agent_folders(ws: &Workspace) -> Vec<(String, Scope, PathBuf)> {
 /// until a sweep adopts it as it is.
 pub fn reconcile(ws: &mut Workspace) -> Result<usize> {
     let dirs = agent_folders(ws);
-    adopt_in(ws, &dirs, false, true)
+    let adopted = adopt_in(ws, &dirs, false, true)?;
+    super::missing::notice(ws)?;
+    Ok(adopted)
 }
 
 /// Whether `reconcile` would adopt anything: a loadable skill folder the database does not know.

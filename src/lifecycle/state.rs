@@ -13,23 +13,34 @@ use crate::catalog::{SkillStatus, skills};
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
 
-/// Pins (`protected = true`) or unpins a skill. A pinned skill is never deprecated, degraded or
-/// retired, but its health still shows: pinning re-judges it at once under the pinned rules
-/// (`warning` while its rate is at or below the warning threshold, else `healthy`), with one
-/// event that carries the change. Unpinning keeps the state; the next sweep judges it unpinned.
-pub fn set_protected(ws: &mut Workspace, agent: &str, skill: &str, protected: bool) -> Result<()> {
+/// Pins (`protected = true`) or unpins a skill. One rule, the sweep's: a pinned skill is judged
+/// like any other but never worse than `warning` (never deprecated, degraded, retired or
+/// archived for disuse), and its rate still shows. Pinning and unpinning both re-judge it at
+/// once under that rule, with one event that carries the change, so the state on screen is the
+/// one the next sweep would give. Unpinning never moves a folder: a skill can only be retired
+/// once flagged, so an unpinned skill that should retire is flagged now and retired later.
+pub fn set_protected(
+    ws: &mut Workspace,
+    agent: &str,
+    skill: &str,
+    protected: bool,
+) -> Result<SkillStatus> {
     let row = require_skill(ws.store.conn(), agent, skill)?;
     if row.protected == protected {
-        return Ok(());
+        return Ok(row.status);
     }
     let now = now_rfc3339();
-    let judged = if protected && row.status.is_live() {
+    let judged = if row.status.is_live() {
         let cfg = ws.config.lifecycle.clone();
         let reset = skills::streak_reset_at(ws.store.conn(), row.id)?;
         let tally = tally_one(ws.store.conn(), row.id, cfg.window, reset.as_deref())?;
-        let skill =
-            Judged { status: row.status, protected: true, is_auto_created: false, flag_mark: None };
-        Some(judge(&skill, &tally, &cfg))
+        let skill = Judged {
+            status: row.status,
+            protected,
+            is_auto_created: row.is_auto_created,
+            flag_mark: None,
+        };
+        Some((judge(&skill, &tally, &cfg), tally.newest_id))
     } else {
         None
     };
@@ -41,15 +52,24 @@ pub fn set_protected(ws: &mut Workspace, agent: &str, skill: &str, protected: bo
         ("unpinned", "unpinned by hand".to_string())
     };
     let mut to = row.status;
-    if let Some(v) = judged.filter(|v| v.status != row.status) {
-        // Pinned rules only ever give healthy or warning: neither is retired, so no folder moves.
-        skills::set_status_unflagged(&tx, row.id, v.status)?;
+    let changed = judged.filter(|(v, _)| v.status != row.status && v.status != Retired);
+    if let Some((v, newest)) = changed {
+        let mark = v.status.is_flagged().then_some(newest);
+        skills::set_judged_status(&tx, row.id, v.status, &row.path, mark, &now)?;
         reason = format!("{reason}; {}", v.reason);
         to = v.status;
     }
     events::add(&tx, row.id, &now, kind, Some(row.status), Some(to), &reason)?;
     tx.commit()?;
-    Ok(())
+    Ok(to)
+}
+
+/// What pin and unpin say, in the console and on the command line alike.
+pub fn pin_said(name: &str, protected: bool, now: SkillStatus) -> String {
+    match protected {
+        true => format!("pinned {name}: now {now}, never worse than warning"),
+        false => format!("unpinned {name}: now {now}, judged like any skill"),
+    }
 }
 
 /// Moves a live skill to the archive folder.
@@ -170,7 +190,8 @@ pub fn unabsorb(ws: &mut Workspace, absorbed: i64) -> Result<()> {
     Ok(())
 }
 
-/// Brings an archived or retired skill back to the live folder with its history; Ghost's streak
+/// Brings an archived or retired skill back to the live folder (a missing one: its last
+/// version written back) with its history; Ghost's streak
 /// rules count afresh from now, the rolling rate keeps every invocation.
 pub fn restore(ws: &mut Workspace, agent: &str, skill: &str) -> Result<()> {
     restore_and(ws, agent, skill, |_| Ok(()))
@@ -184,8 +205,11 @@ pub fn restore_and(
     also: impl FnOnce(&rusqlite::Connection) -> Result<()>,
 ) -> Result<()> {
     let row = require_skill(ws.store.conn(), agent, skill)?;
+    if row.status == SkillStatus::Missing {
+        return super::missing::restore(ws, &row);
+    }
     if row.status != Archived && row.status != Retired {
-        bail!("skill {skill:?} is {}, not archived or retired", row.status);
+        bail!("skill {skill:?} is {}, not archived, retired or missing", row.status);
     }
     let to = crate::fsio::existing_child(&ws.paths.skills_dir, "skill name", skill)?;
     let reason = format!("restored from {}", row.status);

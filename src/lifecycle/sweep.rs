@@ -50,6 +50,8 @@ pub struct SweepReport {
     pub changes: Vec<StatusChange>,
     /// The usage-based rules: skills marked stale, archived unused, or used again.
     pub usage: super::StaleReport,
+    /// A full sweep: live skills `skilldeck validate` reports errors for, (name, errors).
+    pub spec_errors: Vec<(String, Vec<String>)>,
     pub elapsed_ms: u64,
     pub phases_ms: Phases,
 }

@@ -99,6 +99,13 @@ pub fn rollback(ws: &mut Workspace, agent: &str, skill: &str, version: i64) -> R
     let row = require_skill(ws.store.conn(), agent, skill)?;
     let content = catalog::versions::content(ws.store.conn(), row.id, version)?
         .with_context(|| format!("skill {skill:?} has no version {version}"))?;
+    // An edit on disk is a version first, so "the same text" means what is live now.
+    scan_one(ws, &row)?;
+    let row = require_skill(ws.store.conn(), agent, skill)?;
+    let same = sha256_hex(content.as_bytes());
+    if let Some((live, _)) = latest(ws.store.conn(), row.id)?.filter(|(_, sha)| *sha == same) {
+        bail!("{skill} already has the text of version {version} (v{live}): nothing to roll back");
+    }
     let reason = format!("back to version {version}");
     // Rolling back is a person's decision: an auto-created skill's approval follows it.
     write_version(ws, &row, &content, VersionSource::Rollback, &reason, |tx| {
@@ -117,15 +124,31 @@ pub fn scan_edits(ws: &mut Workspace) -> Result<usize> {
     Ok(scan.edited + scan.adopted)
 }
 
-/// What [`scan_edits`] found: live skills whose file changed, and new folders adopted.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// What [`scan_edits`] found: live skills whose file changed, new folders adopted, skills
+/// whose SKILL.md is gone or back.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EditScan {
     pub edited: usize,
     pub adopted: usize,
+    pub missing: super::Noticed,
+}
+
+/// Whether the live skills folder differs from what the database last read: a SKILL.md
+/// edited, gone or back, or a loadable folder it does not know (reads only, so a read-only
+/// command asks before it opens the database for writing).
+pub fn disk_changed(ws: &Workspace) -> Result<bool> {
+    for (_, path, known) in skills::live_stamps(ws.store.conn())? {
+        let stamp = register::file_stamp(&skill_file(Path::new(&path)));
+        if stamp.0.is_some() && stamp != known {
+            return Ok(true);
+        }
+    }
+    Ok(super::missing::pending(ws)? || register::has_unknown_folders(ws)?)
 }
 
 /// [`scan_edits`], telling edits and adoptions apart (a new folder is adopted, not edited).
 pub fn scan_edits_by_kind(ws: &mut Workspace) -> Result<EditScan> {
+    let missing = super::missing::notice(ws)?;
     let mut changed = Vec::new();
     for (id, path, known) in skills::live_stamps(ws.store.conn())? {
         let stamp = register::file_stamp(&skill_file(Path::new(&path)));
@@ -152,7 +175,7 @@ pub fn scan_edits_by_kind(ws: &mut Workspace) -> Result<EditScan> {
     // cannot be read is left for the next sweep (`record NAME` on it reports the reason).
     let agent = ws.config.agent_id.clone();
     let adopted = register::adopt_folders(ws, &agent, &[Scope::Account], false)?;
-    Ok(EditScan { edited: recorded, adopted })
+    Ok(EditScan { edited: recorded, adopted, missing })
 }
 
 /// Records the live file of `skill` as an `edit` version if its bytes differ from the newest

@@ -19,7 +19,7 @@ pub use rusqlite;
 const STATEMENT_CACHE: usize = 128;
 
 /// How long a writer waits for another process's lock before giving up.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub struct Store {
     conn: Connection,
@@ -106,6 +106,25 @@ impl Store {
         }
         store.conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;")?;
         Ok(store)
+    }
+
+    /// Whether another process holds the write lock on the database at `path` right now
+    /// (checked without waiting; a file that is not there is not locked). Lets a caller say
+    /// it is waiting before the busy timeout runs.
+    pub fn locked_by_another(path: &Path) -> bool {
+        if !path.is_file() {
+            return false;
+        }
+        let Ok(conn) =
+            Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE)
+        else {
+            return false;
+        };
+        let _ = conn.busy_timeout(Duration::ZERO);
+        match conn.execute_batch("BEGIN IMMEDIATE; ROLLBACK;") {
+            Ok(()) => false,
+            Err(e) => is_busy(&anyhow::Error::from(e)),
+        }
     }
 
     /// A private in-memory database, for tests and benchmarks.

@@ -104,7 +104,7 @@ impl Action {
             Action::ToggleProtected => "pin / unpin (protected)",
             Action::Archive => "archive skill",
             Action::Restore => "restore skill",
-            Action::Undo => "undo (several steps)",
+            Action::Undo => "undo last change (y/n)",
             Action::Sweep => "sweep now",
             Action::Ingest => "ingest + detect now",
             Action::CopyPath => "copy path (clipboard)",

@@ -144,6 +144,10 @@ where
             }
         }
         if ui.quit {
+            // Nothing could be read: the run failed, whatever key ended it.
+            if let Some(why) = ui.load_error.take() {
+                anyhow::bail!("{why}");
+            }
             break;
         }
         let view = ui.view(&snap);
@@ -200,6 +204,9 @@ fn on_update(ui: &mut UiState, snap: &mut Arc<Snapshot>, update: Update) {
     match update {
         Update::Snapshot(next) => {
             *snap = next;
+            if snap.loaded() {
+                ui.load_error = None;
+            }
             ui.sync(snap);
         }
         Update::Busy(text) => {
@@ -224,14 +231,19 @@ fn on_update(ui: &mut UiState, snap: &mut Arc<Snapshot>, update: Update) {
         Update::Failed(text) => {
             ui.engine.busy = None;
             ui.engine.progress = None;
+            if !snap.loaded() {
+                ui.load_error = Some(text.clone());
+            }
             ui.engine.result(text, true);
         }
     }
 }
 
-/// Whether to use colour: not when NO_COLOR is set to anything non-empty.
+/// Whether to use colour: not when NO_COLOR is set to anything non-empty, nor on a terminal
+/// that says it has none (`TERM=dumb`).
 pub fn color_enabled() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
 }
 
 /// A panic in a background job must not tear the console down (the engine reports it in the

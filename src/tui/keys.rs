@@ -305,8 +305,7 @@ pub fn handle_key(ui: &UiState, key: KeyEvent) -> Option<Action> {
     if ui.history && !ui.help {
         return match ui.keymap.action(&key) {
             Some(
-                a @ (Action::Quit
-                | Action::Down
+                a @ (Action::Down
                 | Action::Up
                 | Action::Top
                 | Action::Bottom
@@ -319,9 +318,8 @@ pub fn handle_key(ui: &UiState, key: KeyEvent) -> Option<Action> {
     }
     if ui.help {
         return match ui.keymap.action(&key) {
-            Some(a @ (Action::Quit | Action::Down | Action::Up | Action::Top | Action::Bottom)) => {
-                Some(a)
-            }
+            // q (and any other key) closes the overlay, as in lazygit and k9s; Ctrl-C quits.
+            Some(a @ (Action::Down | Action::Up | Action::Top | Action::Bottom)) => Some(a),
             _ => Some(Action::Back),
         };
     }

@@ -21,6 +21,26 @@ pub fn list_width(area: Rect) -> u16 {
 /// Width from which the Skills pane shows the timeline beside the table.
 pub const SIDE_BY_SIDE: u16 = 150;
 
+/// `text` cut in the middle to `width` columns, `…` where cut: the end of an error is its fix,
+/// which must stay on screen.
+pub fn ellipsize_middle(text: &str, width: usize) -> String {
+    let w = |s: &str| ratatui::text::Span::raw(s).width();
+    if w(text) <= width {
+        return text.to_owned();
+    }
+    let tail_room = width.saturating_sub(1) * 3 / 5;
+    let mut tail: Vec<char> = Vec::new();
+    for c in text.chars().rev() {
+        tail.insert(0, c);
+        if w(&tail.iter().collect::<String>()) > tail_room {
+            tail.remove(0);
+            break;
+        }
+    }
+    let tail: String = tail.into_iter().collect();
+    format!("{}{tail}", ellipsize(text, width - w(&tail)))
+}
+
 /// `text` cut to `width` columns, ending with `…` when it was cut.
 pub fn ellipsize(text: &str, width: usize) -> String {
     let w = |s: &str| ratatui::text::Span::raw(s).width();
@@ -46,6 +66,15 @@ pub fn ellipsize(text: &str, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_error_is_cut_in_the_middle_and_keeps_its_end() {
+        let text = "database /a/long/path/skilldeck.db is locked; close it and run again";
+        let cut = ellipsize_middle(text, 40);
+        assert_eq!(cut.chars().count(), 40, "{cut}");
+        assert!(cut.starts_with("database /a/long") && cut.ends_with("close it and run again"));
+        assert_eq!(ellipsize_middle("short", 40), "short");
+    }
 
     #[test]
     fn long_text_ends_with_an_ellipsis_within_the_width() {

@@ -77,6 +77,12 @@ pub enum Confirm {
     Rollback(Target, i64),
     /// Diff pane: back to the version under the cursor (as a new version).
     RollbackTo(Target, i64),
+    /// `u`: take back the last change (`what`, made `ago`), numbered `seq` by the engine.
+    Undo {
+        seq: u64,
+        what: String,
+        ago: String,
+    },
 }
 
 /// A file for the editor, and whether it is a live skill's (recorded as a version when saved)
@@ -99,6 +105,8 @@ pub struct EngineStatus {
     pub sticky: bool,
     /// A key was pressed since the message arrived.
     pub seen: bool,
+    /// Notes that came while an unread result was on screen, shown once it has been read.
+    pub waiting: Vec<String>,
 }
 
 impl EngineStatus {
@@ -110,13 +118,26 @@ impl EngineStatus {
         self.seen = false;
     }
 
-    /// What background work found: shown unless an unread result is on screen.
+    /// What background work found: shown at once unless an unread result is on screen, else
+    /// kept until the result has been read (never dropped, never over the result).
     pub fn note(&mut self, text: String) {
         if self.message.is_none() || self.seen || !self.sticky {
             self.message = Some(text);
             self.error = false;
             self.sticky = false;
             self.seen = false;
+        } else if !self.waiting.contains(&text) {
+            self.waiting.push(text);
+        }
+    }
+
+    /// A key was pressed: the message on screen has been read; notes that waited behind it
+    /// show now.
+    pub fn read(&mut self) {
+        self.seen = true;
+        if !self.waiting.is_empty() {
+            let waited = std::mem::take(&mut self.waiting).join(" · ");
+            self.note(waited);
         }
     }
 }
@@ -139,11 +160,12 @@ impl std::fmt::Display for StateFilter {
 }
 
 /// The filters the `f` key cycles through, in order.
-pub const STATE_FILTERS: [StateFilter; 7] = [
+pub const STATE_FILTERS: [StateFilter; 8] = [
     StateFilter::Status(SkillStatus::Healthy),
     StateFilter::Status(SkillStatus::Warning),
     StateFilter::Status(SkillStatus::Deprecated),
     StateFilter::Status(SkillStatus::Degraded),
+    StateFilter::Status(SkillStatus::Missing),
     StateFilter::Pinned,
     StateFilter::Status(SkillStatus::Archived),
     StateFilter::Status(SkillStatus::Retired),
@@ -154,7 +176,7 @@ pub const STATE_FILTERS: [StateFilter; 7] = [
 pub enum Sort {
     #[default]
     Name,
-    /// Worst first: deprecated, degraded, warning, healthy, then parked skills.
+    /// Worst first: missing and deprecated, degraded, warning, healthy, then parked skills.
     State,
     /// Lowest success rate first (worst first, like `State`); never used last.
     Rate,
@@ -193,7 +215,7 @@ impl Sort {
 
 fn state_rank(status: SkillStatus) -> u8 {
     match status {
-        SkillStatus::Deprecated => 0,
+        SkillStatus::Missing | SkillStatus::Deprecated => 0,
         SkillStatus::Degraded => 1,
         SkillStatus::Warning => 2,
         SkillStatus::Healthy => 3,
@@ -232,6 +254,8 @@ pub struct UiState {
     /// Lessons in the snapshot last synced (for clamping the selection).
     pub lesson_count: usize,
     synced: Option<(u64, String, Option<usize>, Sort)>,
+    /// The candidate the queue's detail was last scrolled for: another one starts at the top.
+    shown_candidate: Option<i64>,
     pub help: bool,
     pub help_scroll: u16,
     /// The history overlay (dismissed and rejected candidates) is open.
@@ -244,6 +268,9 @@ pub struct UiState {
     pub keymap: Arc<KeyMap>,
     pub confirm: Option<Confirm>,
     pub engine: EngineStatus,
+    /// Why the database could not be read before anything was shown: the panes say it instead
+    /// of "Reading the database…", and quitting then exits non-zero.
+    pub load_error: Option<String>,
     /// False under NO_COLOR: states are still words, emphasis uses modifiers.
     pub color: bool,
     pub area: Rect,
@@ -304,6 +331,14 @@ impl UiState {
         }
         self.synced = Some(key);
         self.clamp();
+        let shown = self.candidate(snap).map(|c| c.id);
+        if shown != self.shown_candidate {
+            if self.pane == Pane::Queue {
+                self.scroll = 0;
+                self.hscroll = 0;
+            }
+            self.shown_candidate = shown;
+        }
     }
 
     /// A left click at (`x`, `y`): a tab switches pane; a row of a list selects it (and its
@@ -456,7 +491,7 @@ pub fn fuzzy(text: &str, pattern: &str) -> bool {
 /// Applies an action to the UI state; returns what the engine must do, if anything.
 pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Command> {
     // A key after a result means it was read: background notes may replace it now.
-    ui.engine.seen = true;
+    ui.engine.read();
     let cmd = match action {
         Action::Approve | Action::Dismiss | Action::ToggleProtected | Action::Reopen
             if ui.pane == Pane::Lessons && !ui.history =>
@@ -543,10 +578,13 @@ pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comma
         Action::Promote | Action::Dismiss => candidate_op(ui, snap, action),
         Action::Approve | Action::Reject => proposal_op(ui, snap, action),
         Action::ToggleProtected | Action::Archive | Action::Restore => skill_op(ui, snap, action),
-        Action::Undo => Some(Command::Undo),
+        Action::Undo => ask_undo(ui, snap),
         Action::Sweep => Some(Command::SweepNow),
         Action::Ingest => Some(Command::IngestNow),
         Action::Confirm => ui.confirm.take().map(|c| {
+            if let Confirm::Undo { seq, .. } = c {
+                return Command::Undo(seq);
+            }
             Command::Op(match c {
                 Confirm::Approve { id, name, seen } => {
                     Op::Approve(Target { id, name, seen: Some(seen), ..Target::default() })
@@ -558,6 +596,7 @@ pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comma
                 Confirm::Rollback(t, version) | Confirm::RollbackTo(t, version) => {
                     Op::Rollback(t, version)
                 }
+                Confirm::Undo { .. } => unreachable!("answered above"),
             })
         }),
         Action::Cancel => {
@@ -576,6 +615,27 @@ pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comma
     };
     ui.clamp();
     cmd
+}
+
+/// `u`: names the last change and asks before taking it back; says why when it cannot.
+fn ask_undo(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
+    match &snap.undo {
+        None => say(ui, "nothing to undo"),
+        Some(offer) if !offer.undoable => {
+            ui.engine.result(crate::engine::snapshot::cannot_undo(&offer.what), true);
+            None
+        }
+        Some(offer) => {
+            let secs = offer.at.elapsed().map_or(0, |d| d.as_secs());
+            let ago = match secs {
+                0..10 => "just now".to_string(),
+                10..120 => format!("{secs} s ago"),
+                _ => format!("{} min ago", secs / 60),
+            };
+            ui.confirm = Some(Confirm::Undo { seq: offer.seq, what: offer.what.clone(), ago });
+            None
+        }
+    }
 }
 
 fn say(ui: &mut UiState, text: &str) -> Option<Command> {
@@ -770,6 +830,13 @@ fn edit(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
             }
         }
         _ => match ui.skill(snap) {
+            Some(s) if s.status == SkillStatus::Missing => {
+                let text = format!(
+                    "{}'s SKILL.md is gone from {}: R writes its last version back",
+                    s.name, s.path
+                );
+                return say(ui, &text);
+            }
             Some(s) if !s.path.is_empty() => {
                 EditRequest { file: std::path::Path::new(&s.path).join("SKILL.md"), skill: true }
             }
@@ -867,6 +934,17 @@ fn proposal_op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comm
             Confirm::Rollback(target, approved.version)
         });
         return None;
+    }
+    if action == Action::Approve
+        && ui.pane == Pane::Queue
+        && let Some(t) = ui.candidate(snap).and_then(|c| c.item.target())
+        && !t.status.is_live()
+    {
+        let text = format!(
+            "{} is {}: restore it (Skills, R) before approving a new version of it",
+            t.name, t.status
+        );
+        return say(ui, &text);
     }
     let found = match ui.pane {
         Pane::Queue => ui.candidate(snap).and_then(|c| {

@@ -68,7 +68,7 @@ fn shorten_left(text: &str, width: usize) -> String {
 
 const SPINNER: [&str; 4] = ["|", "/", "-", "\\"];
 
-pub fn draw_status(f: &mut Frame, area: Rect, ui: &UiState, theme: Theme) {
+pub fn draw_status(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: Theme) {
     let width = usize::from(area.width);
     let fit = |text: String| ellipsize(&text, width);
     let line = if let Some(confirm) = &ui.confirm {
@@ -88,13 +88,18 @@ pub fn draw_status(f: &mut Frame, area: Rect, ui: &UiState, theme: Theme) {
             Confirm::RollbackTo(t, v) => {
                 format!("Roll {} back to v{v} (its text as a new version)? y/n", t.name)
             }
+            Confirm::Undo { what, ago, .. } => {
+                format!("Undo your last change, {what} ({ago})? y/n")
+            }
         };
         Line::styled(fit(question), theme.error())
     } else if ui.filtering {
         Line::from(fit(format!("/{}▏   (Enter keeps, Esc clears)", ui.filter)))
-    } else if let Some(text) = &ui.engine.message {
-        let style = if ui.engine.error { theme.error() } else { ratatui::style::Style::new() };
-        Line::styled(fit(text.clone()), style)
+    } else if let Some(text) = ui.engine.message.as_ref().filter(|_| !working(ui)) {
+        match ui.engine.error {
+            true => Line::styled(error_line(text, snap, width), theme.error()),
+            false => Line::from(fit(text.clone())),
+        }
     } else if let Some(busy) = &ui.engine.busy {
         let spin = SPINNER[(ui.tick % 4) as usize];
         let progress = ui.engine.progress.map(progress_text).unwrap_or_default();
@@ -103,6 +108,32 @@ pub fn draw_status(f: &mut Frame, area: Rect, ui: &UiState, theme: Theme) {
         Line::styled(fit("idle · watching for changes · ? for keys".into()), theme.dim())
     };
     f.render_widget(Paragraph::new(line), area);
+}
+
+/// An error fitted to `width`: too long, the database's folder goes first (the header names
+/// it), then the end of what went wrong, never the fix after the last `; `.
+fn error_line(text: &str, snap: &Snapshot, width: usize) -> String {
+    let mut text = text.to_owned();
+    let db = &snap.watching.db;
+    if text.chars().count() > width
+        && let Some(name) = db.file_name()
+    {
+        text = text.replace(&db.display().to_string(), &name.to_string_lossy());
+    }
+    let w = |s: &str| Span::raw(s).width();
+    // The fix is the last clause: the cut goes in what comes before it.
+    match text.rsplit_once("; ") {
+        Some((what, fix)) if w(&text) > width && w(fix) + 8 < width => {
+            format!("{}; {fix}", ellipsize(what, width - w(fix) - 2))
+        }
+        _ => super::layout::ellipsize_middle(&text, width),
+    }
+}
+
+/// Work under way shows over a message that has been read (or was only a note): a decision
+/// waiting on a locked database says so at once, never a stale line for seconds.
+fn working(ui: &UiState) -> bool {
+    ui.engine.busy.is_some() && (ui.engine.seen || !ui.engine.sticky)
 }
 
 fn progress_text(p: Progress) -> String {

@@ -20,7 +20,7 @@ impl Theme {
         self.fg(match status {
             SkillStatus::Healthy => Color::Green,
             SkillStatus::Warning => Color::Yellow,
-            SkillStatus::Deprecated => Color::Red,
+            SkillStatus::Deprecated | SkillStatus::Missing => Color::Red,
             SkillStatus::Degraded => Color::Magenta,
             SkillStatus::Retired | SkillStatus::Archived => Color::DarkGray,
         })

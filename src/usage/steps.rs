@@ -29,19 +29,35 @@ pub fn specific(keys: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// Code that reads as a shell command: fenced block lines (without `$ ` prompts and comments)
-/// and inline spans whose first word looks like a program.
+/// Fence languages whose every line is a command.
+const SHELL: [&str; 6] = ["bash", "sh", "shell", "zsh", "fish", "powershell"];
+
+/// Code that reads as a shell command: the lines of a shell block (`bash`, `sh`, …), the
+/// `$ `-prefixed lines of any other block (a `console` session, an unlabelled block; a
+/// JavaScript or Python example yields none), comments left out, and inline spans whose first
+/// word looks like a program.
 pub fn code_commands(body: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut fenced = false;
+    // Inside a block: whether each line is a command (shell) or only `$ ` lines are.
+    let mut fence: Option<bool> = None;
     for line in body.lines() {
         let t = line.trim();
-        if t.starts_with("```") || t.starts_with("~~~") {
-            fenced = !fenced;
+        if let Some(info) = t.strip_prefix("```").or_else(|| t.strip_prefix("~~~")) {
+            fence = match fence {
+                Some(_) => None,
+                None => {
+                    let lang = info.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+                    Some(SHELL.contains(&lang.as_str()))
+                }
+            };
             continue;
         }
-        if fenced {
-            let cmd = t.strip_prefix("$ ").unwrap_or(t);
+        if let Some(shell) = fence {
+            let cmd = match (t.strip_prefix("$ "), shell) {
+                (Some(cmd), _) => cmd,
+                (None, true) => t,
+                (None, false) => continue,
+            };
             if looks_like_command(cmd) {
                 out.push(cmd.to_string());
             }
@@ -80,5 +96,27 @@ mod tests {
     fn commands_in_code_spans_and_blocks_become_specific_steps() {
         let body = "# Release\n\nRun `cargo test` first, then bump `Cargo.toml`.\n\n```sh\n$ git tag v1.2.0\ngit push --tags\nls -la\n# a comment\n```\nSee `SKILL.md` and `--force`.\n";
         assert_eq!(of_body(body), ["sh:cargo test", "sh:git tag", "sh:git push"]);
+    }
+
+    #[test]
+    fn only_shell_blocks_and_prompted_lines_are_commands() {
+        let body = "```javascript
+let seed = 42
+let params = f(seed)
+function go() {}
+```
+                    ```
+npm run build
+$ npm test
+```
+                    ```console
+$ cargo publish --dry-run
+   Packaging crate v1
+```
+                    ```bash
+make release
+```
+";
+        assert_eq!(of_body(body), ["sh:npm test", "sh:cargo publish", "sh:make release"]);
     }
 }

@@ -91,7 +91,7 @@ fn enter_on_a_skill_shows_scope_shadowing_artifacts_traces_and_versions() {
     );
     assert!(s.contains("Draft has model variants: default, anthropic, openai"), "{s}");
     // Rates are the skill's own (by id): the account skill it shadows has none.
-    assert!(s.contains("release-notes healthy · v1 · rate 50% over last 20"), "{s}");
+    assert!(s.contains("release-notes healthy · v1 · rate 50% over the last 2 uses"), "{s}");
     assert!(s.contains("Recent traces (2)"), "{s}");
     assert!(s.contains("Draft · 1/3 assertions passed"), "{s}");
     assert!(s.contains("Draft · 3/3 assertions passed"), "{s}");
@@ -105,7 +105,7 @@ fn enter_on_a_skill_shows_scope_shadowing_artifacts_traces_and_versions() {
         "{s}"
     );
     assert!(s.contains("Recent traces (0)"), "{s}");
-    assert!(s.contains("release-notes healthy · v1 · rate - over last 20"), "{s}");
+    assert!(s.contains("release-notes healthy · v1 · rate - (no outcomes yet)"), "{s}");
     insta::assert_snapshot!("detail_account_skill_shadowed_100x40", s);
 
     // Esc goes back to the list; Enter on the list again reopens the detail.

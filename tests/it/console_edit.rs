@@ -130,3 +130,21 @@ fn the_command_line_twin_edits_a_skill_or_a_draft_and_binds_decisions_to_a_diges
     let live = std::fs::read_to_string(tw.skills_dir().join("summarize-pr/SKILL.md")).unwrap();
     assert!(live.ends_with("Edited from the shell.\n"), "{live}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn e_on_an_archived_skill_says_when_the_edit_counts() {
+    let (live, _tools) = start("Check the links too.").await;
+    live.press("2j");
+    live.wait_for("healthy           deploy-docs").await;
+    live.press("x");
+    live.wait_for("archived deploy-docs").await;
+    live.press("e");
+    let screen = live.wait_for("back from the editor").await;
+    assert!(!screen.contains("unchanged"), "{screen}");
+    live.wait_for("deploy-docs is archived; the edit becomes its next version when it is").await;
+    live.press("R");
+    live.wait_for("restored deploy-docs").await;
+    let versions = live.query("SELECT COUNT(*) || '' FROM skill_versions WHERE skill_id = 1");
+    assert_eq!(versions, "2");
+    live.quit().await;
+}

@@ -39,7 +39,7 @@ async fn history_lists_dismissed_and_rejected_candidates_and_reopens_them() {
     live.code(ratatui::crossterm::event::KeyCode::Esc);
     live.wait_for("version lint-fix ×3").await;
     // u takes the last reopen back.
-    live.press("u");
+    live.press("uy");
     live.wait_for("undid reopen of lint-fix").await;
     assert_eq!(status(3), "dismissed");
     // Outside the history, O says where it works.

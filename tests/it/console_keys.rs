@@ -21,7 +21,7 @@ async fn promote_moves_the_draft_live_and_undo_puts_it_back() {
     let screen = live.wait_for("Skills (8)").await;
     assert!(screen.contains("Review queue (2)"), "{screen}");
 
-    live.press("u");
+    live.press("uy");
     live.wait_for("undid promote of summarize-pr").await;
     assert_eq!(live.query("SELECT status FROM skill_candidates WHERE id = 1"), "candidate");
     let left: i64 = live
@@ -46,7 +46,7 @@ async fn dismiss_parks_the_draft_and_undo_brings_it_back() {
     assert!(!live.root.join("staging/summarize-pr").exists());
     let screen = live.wait_for("Review queue (2)").await;
     assert!(!screen.contains("summarize-pr ×4"), "{screen}");
-    live.press("u");
+    live.press("uy");
     live.wait_for("undid dismiss of summarize-pr").await;
     assert_eq!(live.query("SELECT status FROM skill_candidates WHERE id = 1"), "candidate");
     assert!(live.root.join("staging/summarize-pr/SKILL.md").is_file());
@@ -62,7 +62,7 @@ async fn pin_toggles_protected_on_screen_and_in_the_store() {
     live.press("2j");
     live.wait_for("healthy           deploy-docs").await;
     live.press("P");
-    live.wait_for("pinned deploy-docs: the sweep leaves its state alone").await;
+    live.wait_for("pinned deploy-docs: now healthy, never worse than warning").await;
     live.wait_for("healthy    pinned deploy-docs").await;
     assert_eq!(live.query("SELECT protected || '' FROM skills WHERE name = 'deploy-docs'"), "1");
     assert_eq!(
@@ -125,7 +125,7 @@ async fn archive_moves_the_folder_and_undo_restores_it() {
     assert_eq!(live.query("SELECT status FROM skills WHERE id = 1"), "archived");
     assert!(live.root.join("archive/default/deploy-docs/SKILL.md").is_file());
     assert!(!live.root.join("skills/deploy-docs").exists());
-    live.press("u");
+    live.press("uy");
     live.wait_for("undid archive of deploy-docs").await;
     live.wait_for("healthy           deploy-docs").await;
     assert_eq!(live.query("SELECT status FROM skills WHERE id = 1"), "healthy");
@@ -150,7 +150,7 @@ async fn archiving_a_protected_skill_parks_it_and_keeps_the_pin() {
     assert_eq!(live.query("SELECT status FROM skills WHERE id = 4"), "archived");
     assert_eq!(live.query("SELECT protected || '' FROM skills WHERE id = 4"), "1");
     assert!(live.root.join("archive/default/pinned-notes/SKILL.md").is_file());
-    live.press("u");
+    live.press("uy");
     live.wait_for("undid archive of pinned-notes").await;
     live.wait_for("healthy    pinned pinned-notes").await;
     assert_eq!(live.query("SELECT status FROM skills WHERE id = 4"), "healthy");
@@ -175,7 +175,7 @@ async fn restore_brings_a_retired_skill_back_live_as_healthy() {
     );
     // A live skill cannot be restored: the status line says why and nothing changes.
     live.press("R");
-    live.wait_for("skill \"retired-x\" is healthy, not archived or retired").await;
+    live.wait_for("skill \"retired-x\" is healthy, not archived, retired or missing").await;
     live.quit().await;
 }
 

@@ -53,10 +53,33 @@ impl Live {
         height: u16,
         editor: Option<String>,
     ) -> Live {
+        Live::start_full(options, keymap, width, height, editor, |_| {}, "summarize-pr").await
+    }
+
+    /// `start_with` where `prepare` changes the populated workspace's folder before the engine
+    /// starts; returns once the screen shows `first`.
+    pub async fn start_prepared(
+        options: EngineOptions,
+        prepare: fn(&std::path::Path),
+        first: &str,
+    ) -> Live {
+        Live::start_full(options, KeyMap::default(), 100, 30, None, prepare, first).await
+    }
+
+    async fn start_full(
+        options: EngineOptions,
+        keymap: KeyMap,
+        width: u16,
+        height: u16,
+        editor: Option<String>,
+        prepare: fn(&std::path::Path),
+        first: &str,
+    ) -> Live {
         let dir = tempdir();
         let root = dir.path().to_path_buf();
         let ws = workspace(&root);
         populate(&ws);
+        prepare(&root);
         let db = Store::open(&ws.paths.db).unwrap();
         let engine = engine::spawn(ws, options).unwrap();
         let backend = SharedBackend::new(width, height);
@@ -81,7 +104,7 @@ impl Live {
             run_app(&mut terminal, input, engine, console).await
         });
         let live = Live { _dir: dir, root, keys, backend, app, db, copied };
-        live.wait_for("summarize-pr").await;
+        live.wait_for(first).await;
         live
     }
 
@@ -165,5 +188,11 @@ impl Live {
     pub async fn quit(self) {
         self.press("q");
         tokio::time::timeout(Duration::from_secs(5), self.app).await.unwrap().unwrap().unwrap();
+    }
+
+    /// Quits and returns what the console returned (an error makes a non-zero exit).
+    pub async fn quit_with(self) -> anyhow::Result<()> {
+        self.press("q");
+        tokio::time::timeout(Duration::from_secs(5), self.app).await.unwrap().unwrap()
     }
 }

@@ -193,3 +193,40 @@ fn e_hands_the_terminal_to_the_editor_and_takes_it_back() {
     assert_eq!(dismissed, 0, "no key typed into the editor reached the console");
     tmux(&["send-keys", "-t", &session.0, "q"]);
 }
+
+#[test]
+fn a_locked_database_at_start_is_said_at_once_and_the_console_opens_once_it_is_free() {
+    if !tmux_available() {
+        assert!(std::env::var_os("CI").is_none(), "tmux is required in CI (.ci/run installs it)");
+        crate::support::skip("tmux is not installed");
+        return;
+    }
+    let dir = tempdir();
+    let root = dir.path();
+    populate(&workspace(root));
+    write_config(root);
+    let db = root.join("skilldeck.db");
+    let other = rusqlite::Connection::open(&db).unwrap();
+    other.execute_batch("BEGIN EXCLUSIVE; UPDATE skills SET updated_at = updated_at;").unwrap();
+    let name = format!("skilldeck-test-{}", uuid::Uuid::new_v4().simple());
+    let command = format!(
+        "NO_COLOR=1 {} --db {} --skills-dir {} --config {}; sleep 30",
+        env!("CARGO_BIN_EXE_skilldeck"),
+        db.display(),
+        root.join("skills").display(),
+        root.join("config.toml").display(),
+    );
+    let status = Command::new("tmux")
+        .args(["new-session", "-d", "-s", &name, "-x", "120", "-y", "30", &command])
+        .status()
+        .expect("start tmux");
+    assert!(status.success());
+    let session = Session(name);
+    let started = Instant::now();
+    let screen = wait_for_pane(&session.0, "is locked by another process");
+    assert!(started.elapsed() < Duration::from_secs(5), "said late:\n{screen}");
+    assert!(screen.contains(&db.display().to_string()), "{screen}");
+    other.execute_batch("ROLLBACK").unwrap();
+    wait_for_pane(&session.0, "summarize-pr");
+    tmux(&["send-keys", "-t", &session.0, "q"]);
+}

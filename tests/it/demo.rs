@@ -181,3 +181,35 @@ fn the_demo_console_shows_a_skills_effect_and_a_trigger_rewrite_proposal() {
     assert!(detail.contains("Effect: helps (6 runs with the skill, 9 without)"), "{detail}");
     assert!(detail.contains("failed steps") && detail.contains("better"), "{detail}");
 }
+
+#[test]
+fn what_reaches_the_agent_after_promote_and_approve_has_no_staging_parts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    demo_json(&dir);
+    // The demo promotes release-crate and proposes a version of it drafted under a hashed name.
+    let proposal = in_demo(&dir, &["candidates"]);
+    let row = proposal
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"].as_str().unwrap().starts_with("release-crate-"))
+        .unwrap_or_else(|| panic!("no proposed version of release-crate in {proposal}"))
+        .clone();
+    let id = row["id"].to_string();
+    let hash = row["name"].as_str().unwrap().trim_start_matches("release-crate-").to_string();
+    run_in_demo(&dir, &["approve", &id]);
+    for entry in std::fs::read_dir(dir.join("skills")).unwrap() {
+        let file = entry.unwrap().path().join("SKILL.md");
+        let text = std::fs::read_to_string(&file).unwrap();
+        for staging in ["Draft awaiting review", "skilldeck-needs-review", "skilldeck-auto-drafted"]
+        {
+            assert!(!text.contains(staging), "{} carries {staging:?}:\n{text}", file.display());
+        }
+    }
+    let live = std::fs::read_to_string(dir.join("skills/release-crate/SKILL.md")).unwrap();
+    assert!(live.contains("\n# Release crate\n"), "{live}");
+    assert!(live.contains("description: \"Release crate the way"), "{live}");
+    assert!(!live.contains(&hash), "{live}");
+    agentskills_validate(&dir.join("skills/release-crate"));
+}

@@ -360,7 +360,8 @@ fn candidates_are_scoped_by_agent() {
     let text = tw.run_ok(&["candidates", "--agent", "alice"]);
     assert!(text.contains(FLOW), "{text}");
     assert!(tw.run_ok(&["candidates", "--agent", "bob"]).contains("no candidates for agent bob"));
-    assert_eq!(tw.run_json(&["candidates"]), serde_json::json!([]), "default agent sees neither");
+    // With no --agent every agent's candidates are listed, as the console's queue shows them.
+    assert_eq!(tw.run_json(&["candidates"]), alice, "every agent by default");
 }
 
 #[test]

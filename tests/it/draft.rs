@@ -35,7 +35,13 @@ fn promote_moves_the_draft_live_and_records_version_one() {
     assert_eq!(out["name"], FLOW);
     assert_eq!(PathBuf::from(out["path"].as_str().unwrap()), live);
     assert!(!staged.exists(), "the draft moved, it was not copied");
-    assert_eq!(std::fs::read_to_string(live.join("SKILL.md")).unwrap(), draft_text);
+    // What goes live is the draft without its review notice and draft metadata.
+    let live_text = std::fs::read_to_string(live.join("SKILL.md")).unwrap();
+    assert!(draft_text.contains("Draft awaiting review"), "{draft_text}");
+    assert!(!live_text.contains("Draft awaiting review"), "{live_text}");
+    assert!(!live_text.contains("skilldeck-needs-review"), "{live_text}");
+    assert_eq!(live_text, draft::live::live_text(&draft_text, FLOW));
+    let draft_text = live_text;
 
     let skill_id = out["skill_id"].as_i64().unwrap();
     let conn = feed.ws.store.conn();

@@ -316,7 +316,7 @@ fn archive_and_restore_by_hand() {
     assert_eq!(versions[1]["source"], "edit", "{versions}");
     assert!(tw.skills_dir().join("old/SKILL.md").exists());
     let out = tw.run(&["restore", "old"]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not archived or retired"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not archived, retired or missing"));
 }
 
 #[test]

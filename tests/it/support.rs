@@ -81,6 +81,10 @@ impl TestWorkspace {
     /// inside the temp folder; a test may override them after.
     pub fn cmd(&self) -> Command {
         std::fs::create_dir_all(self.home()).expect("home folder");
+        // An empty config file is every default; a missing one would be warned about.
+        if !self.config().exists() {
+            std::fs::write(self.config(), "").expect("config file");
+        }
         let mut c = Command::new(env!("CARGO_BIN_EXE_skilldeck"));
         c.arg("--db").arg(self.db());
         c.arg("--skills-dir").arg(self.skills_dir());

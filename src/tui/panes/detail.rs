@@ -10,7 +10,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use super::queue::short_date;
-use super::skills::{rate_text, state_word};
+use super::skills::{rate_over, state_word};
 use crate::engine::snapshot::{SkillRow, Snapshot};
 use crate::packages::PackageDetail;
 use crate::text::safe::inline;
@@ -30,6 +30,12 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
     if let Some(e) = snap.effect.as_ref().filter(|e| e.skill_id == skill.id) {
         effect_lines(e, theme, &mut lines);
         lines.push(Line::from(""));
+    }
+    for e in snap.health.get(&skill.id).map_or(&[][..], |h| &h.spec_errors[..]) {
+        lines.push(Line::styled(
+            format!("Breaks the Agent Skills spec: {}", inline(e)),
+            theme.error(),
+        ));
     }
     if let Some(u) = snap.uptake.as_ref().filter(|u| u.skill_id == skill.id) {
         uptake_lines(u, theme, &mut lines);
@@ -149,10 +155,9 @@ fn header<'a>(skill: &SkillRow, snap: &Snapshot, theme: Theme) -> Line<'a> {
         Span::styled(state_word(skill).to_owned(), theme.state(skill.status)),
         Span::styled(if skill.protected { " · pinned" } else { "" }.to_string(), theme.flag()),
         Span::raw(format!(
-            " · v{} · rate {} over last {}",
+            " · v{} · {}",
             skill.version,
-            rate_text(snap.health.get(&skill.id)),
-            snap.rules.window
+            rate_over(snap.health.get(&skill.id), snap.rules.window)
         )),
     ])
 }

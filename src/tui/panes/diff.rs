@@ -62,7 +62,30 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
     };
     let hint = " Space base · n/N next/prev change · h/l sideways · a/r approve/reject a proposal ";
     let block = Block::new().borders(Borders::ALL).title(title).title_bottom(hint);
-    f.render_widget(Paragraph::new(lines).block(block).scroll((ui.scroll, ui.hscroll)), diff_area);
+    // Sideways scrolling moves the text, never the `+`/`-` column before it.
+    let lines: Vec<Line> = lines.into_iter().map(|l| sideways(l, ui.hscroll)).collect();
+    f.render_widget(Paragraph::new(lines).block(block).scroll((ui.scroll, 0)), diff_area);
+}
+
+/// `line` with its text after the first span (the `+`/`-`/` ` mark) moved `cols` characters left.
+fn sideways(line: Line<'static>, cols: u16) -> Line<'static> {
+    if cols == 0 || line.spans.len() < 2 {
+        return line;
+    }
+    let mut spans = line.spans.into_iter();
+    let mut out = vec![spans.next().expect("two spans")];
+    let mut skip = usize::from(cols);
+    for span in spans {
+        let n = span.content.chars().count();
+        if skip >= n {
+            skip -= n;
+            continue;
+        }
+        let rest: String = span.content.chars().skip(skip).collect();
+        skip = 0;
+        out.push(Span::styled(rest, span.style));
+    }
+    Line::from(out)
 }
 
 pub fn version_label(v: &VersionRow) -> String {

@@ -31,6 +31,10 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
     let [list_area, detail_area] =
         Layout::horizontal([Constraint::Length(width), Constraint::Min(0)]).areas(area);
     let inner = usize::from(width.saturating_sub(2));
+    // Every agent's candidates are listed; with more than one agent, each row names its own.
+    let agents =
+        snap.candidates.iter().map(|c| c.agent.as_str()).collect::<std::collections::HashSet<_>>();
+    let several = agents.len() > 1;
     let items: Vec<ListItem> = ui
         .queue_rows
         .iter()
@@ -42,10 +46,13 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
                 QueueItem::Version { .. } => "version",
                 QueueItem::NewSkill => "new",
             };
-            let count = match c.item {
+            let mut count = match c.item {
                 QueueItem::HandEdit { .. } | QueueItem::Merge { .. } => String::new(),
                 QueueItem::NewSkill | QueueItem::Version { .. } => format!(" ×{}", c.occurrences),
             };
+            if several {
+                count.push_str(&format!(" · {}", crate::text::safe::inline(&c.agent)));
+            }
             // The name gives way to the count: it ends with `…` rather than hiding `×N`.
             let room = inner.saturating_sub(8 + count.chars().count());
             ListItem::new(Line::from(vec![
@@ -73,13 +80,20 @@ fn draw_detail(f: &mut Frame, area: Rect, c: &CandidateView, ui: &UiState, theme
             approved.version
         ),
         QueueItem::Merge { target: t, absorbs: other } => format!(
-            "Merge {} into {} (live v{}); approving archives {} · a approve · r reject",
-            other.name, t.name, t.version, other.name
+            "Merge {} into {} ({}); approving archives {} · a approve · r reject",
+            other.name,
+            t.name,
+            t.label(),
+            other.name
         ),
-        QueueItem::Version { target: t } => format!(
-            "Proposed new version of {} (live v{}) · a approve · r reject",
-            t.name, t.version
+        QueueItem::Version { target: t } if !t.status.is_live() => format!(
+            "Proposed new version of {} ({}): restore it first (2, R) · r reject",
+            t.name,
+            t.label()
         ),
+        QueueItem::Version { target: t } => {
+            format!("Proposed new version of {} ({}) · a approve · r reject", t.name, t.label())
+        }
         QueueItem::NewSkill => "New skill · p promote · d dismiss".to_string(),
     }));
     if let Some(d) = c.description.as_deref().filter(|d| !d.is_empty()) {
@@ -162,15 +176,15 @@ fn diff_or_draft(c: &CandidateView, theme: Theme, lines: &mut Vec<Line<'static>>
                 QueueItem::HandEdit { approved } => {
                     format!("The edit since the approved v{}:", approved.version)
                 }
-                QueueItem::Merge { .. } => format!("Against {} (live v{}):", t.name, t.version),
-                _ => format!("Changes to live v{}:", t.version),
+                QueueItem::Merge { .. } => format!("Against {} ({}):", t.name, t.label()),
+                _ => format!("Changes to {}:", t.label()),
             };
             lines.push(Line::styled(heading, theme.title()));
             lines.extend(diff_lines(&t.live, &c.skill_md, theme));
             if let QueueItem::Merge { absorbs: other, .. } = &c.item {
                 lines.push(Line::from(""));
                 lines.push(Line::styled(
-                    format!("Against {} (live v{}):", other.name, other.version),
+                    format!("Against {} ({}):", other.name, other.label()),
                     theme.title(),
                 ));
                 lines.extend(diff_lines(&other.live, &c.skill_md, theme));
@@ -192,11 +206,19 @@ pub fn list_title(name: &str, shown: usize, total: usize, ui: &UiState, skills: 
     }
 }
 
+/// What a pane says before the database is read: that it is being read, or why it cannot be.
+pub fn loading_text(ui: &UiState) -> String {
+    match &ui.load_error {
+        Some(why) => format!("Cannot read the database: {why}"),
+        None => "Reading the database…".to_string(),
+    }
+}
+
 /// What an empty console says: what it watches and how to point it elsewhere.
 pub fn empty_lines(snap: &Snapshot, ui: &UiState) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     if !snap.loaded() {
-        lines.push(Line::from("Reading the database…"));
+        lines.push(Line::from(loading_text(ui)));
         return lines;
     }
     if !ui.filter.is_empty() && !snap.candidates.is_empty() {

@@ -18,9 +18,12 @@ pub fn state_word(s: &SkillRow) -> &'static str {
 }
 
 /// Marks beside the state: `pinned` for a protected skill, `review` for one edited by hand since
-/// its approval (it waits in the queue), `stale` for one unused for `lifecycle.stale_days`.
-pub fn flags(s: &SkillRow) -> String {
-    let marks = [(s.protected, "pinned"), (s.needs_review, "review"), (s.stale, "stale")];
+/// its approval (it waits in the queue), `stale` for one unused for `lifecycle.stale_days`,
+/// `spec` for one `skilldeck validate` reports errors for.
+pub fn flags(s: &SkillRow, health: Option<&Health>) -> String {
+    let spec = health.is_some_and(|h| !h.spec_errors.is_empty());
+    let marks =
+        [(s.protected, "pinned"), (s.needs_review, "review"), (s.stale, "stale"), (spec, "spec")];
     marks.iter().filter(|(on, _)| *on).map(|(_, w)| *w).collect::<Vec<_>>().join(" ")
 }
 
@@ -33,7 +36,9 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
     if ui.skill_rows.is_empty() {
         if !snap.loaded() {
             f.render_widget(
-                Paragraph::new("Reading the database…").block(Block::bordered().title(title)),
+                Paragraph::new(super::queue::loading_text(ui))
+                    .wrap(ratatui::widgets::Wrap { trim: false })
+                    .block(Block::bordered().title(title)),
                 area,
             );
             return;
@@ -54,41 +59,56 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
     // Only the rows on screen are looked at, so 100,000 skills cost no more than a page.
     let flags_width = ui.skill_rows[ui.skills_top..end]
         .iter()
-        .map(|&i| flags(&snap.skills[i]).len() as u16)
+        .map(|&i| flags(&snap.skills[i], snap.health.get(&snap.skills[i].id)).len() as u16)
         .max()
         .unwrap_or(0)
         .max(6);
-    // Table width minus borders, the other columns and the gaps between the seven columns.
-    let name_width =
-        usize::from(area.width.saturating_sub(2 + 10 + flags_width + 4 + 5 + 6 + 10 + 6));
+    // Narrow terminals drop columns from the right (trend, then version and uses) before the
+    // state word or the name is cut: those two always show whole.
+    let keep = match area.width {
+        0..56 => 4,
+        56..72 => 6,
+        _ => 7,
+    };
+    let fixed: [u16; 7] = [10, flags_width, 0, 4, 5, 6, 10];
+    let order = [0, 1, 2, 4, 3, 5, 6];
+    let mut shown: Vec<usize> = order.iter().copied().take(keep).collect();
+    shown.sort_unstable();
+    let used: u16 = shown.iter().map(|&c| fixed[c]).sum::<u16>() + shown.len() as u16 - 1;
+    let name_width = usize::from(area.width.saturating_sub(2 + used)).max(1);
     let rows: Vec<Row> = ui.skill_rows[ui.skills_top..end]
         .iter()
         .map(|&i| {
             let s = &snap.skills[i];
             let word = state_word(s);
             let health = snap.health.get(&s.id);
-            Row::new(vec![
+            let cells = [
                 Line::styled(word.to_string(), theme.state(s.status)),
-                Line::styled(flags(s), theme.flag()),
+                Line::styled(flags(s, health), theme.flag()),
                 Line::from(crate::tui::layout::ellipsize(&s.label(), name_width)),
                 Line::from(format!("v{}", s.version)),
                 Line::from(rate_text(health)),
                 Line::from(health.map_or("…".to_string(), |h| h.uses.to_string())),
                 trend_line(health, theme),
-            ])
+            ];
+            Row::new(
+                cells.into_iter().enumerate().filter(|(c, _)| shown.contains(c)).map(|(_, l)| l),
+            )
         })
         .collect();
-    let widths = [
-        Constraint::Length(10),
-        Constraint::Length(flags_width),
-        Constraint::Min(12),
-        Constraint::Length(4),
-        Constraint::Length(5),
-        Constraint::Length(6),
-        Constraint::Length(10),
-    ];
-    let header =
-        Row::new(["state", "flags", "skill", "ver", "rate", "uses", "trend"]).style(theme.title());
+    let widths: Vec<Constraint> =
+        shown
+            .iter()
+            .map(|&c| {
+                if c == 2 {
+                    Constraint::Min(name_width as u16)
+                } else {
+                    Constraint::Length(fixed[c])
+                }
+            })
+            .collect();
+    let names = ["state", "flags", "skill", "ver", "rate", "uses", "trend"];
+    let header = Row::new(shown.iter().map(|&c| names[c])).style(theme.title());
     let mut state = TableState::default().with_selected(Some(ui.skills_sel - ui.skills_top));
     let table = Table::new(rows, widths)
         .header(header)
@@ -97,6 +117,23 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
         ))
         .row_highlight_style(theme.selected());
     f.render_stateful_widget(table, area, &mut state);
+}
+
+/// The rate with what it is over: `rate 27% over the last 11 uses` (the window, or fewer when
+/// the skill has been used less).
+pub fn rate_over(health: Option<&Health>, window: usize) -> String {
+    match health {
+        Some(h) if h.uses > 0 => {
+            let n = (h.uses as usize).min(window);
+            format!(
+                "rate {} over the last {}",
+                rate_text(health),
+                crate::text::count(n as u64, "use")
+            )
+        }
+        Some(_) => "rate - (no outcomes yet)".to_string(),
+        None => "rate …".to_string(),
+    }
 }
 
 pub fn rate_text(health: Option<&Health>) -> String {

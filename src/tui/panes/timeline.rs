@@ -10,7 +10,7 @@ use ratatui::widgets::{
 };
 
 use super::queue::short_date;
-use super::skills::rate_text;
+use super::skills::rate_over;
 use crate::engine::snapshot::{DayOutcomes, Snapshot};
 use crate::tui::state::UiState;
 use crate::tui::theme::Theme;
@@ -22,15 +22,14 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
         return;
     };
     let detail = snap.detail.as_ref().filter(|d| d.skill_id == skill.id);
-    let pinned = if skill.protected { " · pinned (the sweep leaves it alone)" } else { "" };
+    let pinned = if skill.protected { " · pinned (never worse than warning)" } else { "" };
     let header = Line::from(vec![
         ratatui::text::Span::styled(format!("{} ", skill.label()), theme.title()),
         ratatui::text::Span::styled(skill.status.as_str(), theme.state(skill.status)),
         ratatui::text::Span::raw(format!(
-            "{pinned} · v{} · rate {} over last {} · uses {}",
+            "{pinned} · v{} · {} · uses {}",
             skill.version,
-            rate_text(snap.health.get(&skill.id)),
-            snap.rules.window,
+            rate_over(snap.health.get(&skill.id), snap.rules.window),
             snap.health.get(&skill.id).map_or("…".into(), |h| h.uses.to_string()),
         )),
     ]);

@@ -1,0 +1,107 @@
+//! The console and the command line tell the same story: changes another process makes are
+//! announced without hiding an unread result; both list every agent's candidates by default.
+
+use super::console_live::Live;
+
+fn status_line(screen: &str) -> String {
+    screen.lines().last().unwrap_or_default().trim_matches('"').trim_end().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_outside_change_waits_behind_an_unread_result() {
+    let live = Live::start().await;
+    live.press("p");
+    live.wait_for("promoted summarize-pr").await;
+    live.cli(&["pin", "flaky-sync"]);
+    // The engine polls every 100 ms here: the change is loaded, the result stays.
+    tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+    let screen = live.backend.screen();
+    assert!(status_line(&screen).starts_with("promoted summarize-pr"), "{screen}");
+    live.press("j");
+    live.wait_for("changed outside the console: flaky-sync deprecated→warning").await;
+    live.press("2");
+    live.wait_for("warning    pinned flaky-sync").await;
+    live.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_queue_and_candidates_list_every_agent_and_name_each() {
+    let live = Live::start().await;
+    live.db
+        .conn()
+        .execute("UPDATE skill_candidates SET agent_id = 'codex' WHERE id = 2", [])
+        .unwrap();
+    let screen = live.wait_for("triage-issue ×3 · codex").await;
+    assert!(screen.contains("Review queue (3)"), "{screen}");
+    // The command line lists the same rows by default, with an agent column.
+    let out = live.cli(&["candidates"]);
+    let header = out.lines().next().unwrap();
+    assert!(header.contains("AGENT"), "{out}");
+    let rows: Vec<&str> = out.lines().filter(|l| l.contains("  candidate  ")).collect();
+    assert_eq!(rows.len(), 3, "{out}");
+    assert!(rows.iter().any(|r| r.contains("codex") && r.contains("triage-issue")), "{out}");
+    live.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lock_mid_run_shows_the_wait_at_once_then_one_line_that_keeps_its_fix() {
+    let live = Live::start_at(
+        skilldeck::engine::EngineOptions::quiet(),
+        skilldeck::tui::keys::KeyMap::default(),
+        80,
+        24,
+    )
+    .await;
+    let other = rusqlite::Connection::open(live.root.join("skilldeck.db")).unwrap();
+    other.execute_batch("BEGIN EXCLUSIVE; UPDATE skills SET updated_at = updated_at;").unwrap();
+    live.press("p");
+    // The wait shows at once, not a stale line.
+    live.wait_for("promote summarize-pr…").await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let screen = loop {
+        let screen = live.backend.screen();
+        if screen.contains("close it and run again") {
+            break screen;
+        }
+        assert!(std::time::Instant::now() < deadline, "{screen}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    // At 80 columns the path is cut, never what is wrong or the fix.
+    let status = status_line(&screen);
+    assert!(status.starts_with("database skilldeck.db is locked"), "{status:?}");
+    assert!(status.ends_with("close it and run again"), "{status:?}");
+    assert!(status.chars().count() <= 80, "{status:?}");
+    // The console keeps running: once the lock is gone, the same key works.
+    other.execute_batch("ROLLBACK").unwrap();
+    live.press("p");
+    live.wait_for("promoted summarize-pr").await;
+    live.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_database_is_said_in_the_panes_and_quitting_fails() {
+    // The queue's table overwritten: the file opens and `audit` works, the queue cannot be read.
+    let live = Live::start_prepared(
+        skilldeck::engine::EngineOptions::quiet(),
+        |root| {
+            let db = root.join("skilldeck.db");
+            let c = rusqlite::Connection::open(&db).unwrap();
+            c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
+            let sql = "SELECT rootpage FROM sqlite_master WHERE name = 'skill_candidates'";
+            let root_page: u32 = c.query_row(sql, [], |r| r.get(0)).unwrap();
+            let root_page = root_page as usize;
+            drop(c);
+            let mut bytes = std::fs::read(&db).unwrap();
+            let size = usize::from(u16::from_be_bytes([bytes[16], bytes[17]]));
+            bytes[(root_page - 1) * size..root_page * size].fill(0xAB);
+            std::fs::write(&db, bytes).unwrap();
+        },
+        "Cannot read the database",
+    )
+    .await;
+    let screen = live.wait_for("move it aside").await;
+    assert!(!screen.contains("Reading the database…"), "{screen}");
+    let quit = live.quit_with().await;
+    let why = format!("{:#}", quit.expect_err("a console that read nothing exits non-zero"));
+    assert!(why.contains("skilldeck.db") && why.contains("move it aside"), "{why}");
+}
