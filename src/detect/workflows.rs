@@ -601,18 +601,9 @@ pub fn evidence(
     // A step belongs when enough sessions did it, and, in a loop, a good share of the times.
     let min_members = members.len().div_ceil(3);
     let consensus = mine::consensus(&members, judge.min_sessions.min(support).max(1), min_members);
-    let total = turns(conn, agent)?;
-    let mut dfs: HashMap<String, u64> = HashMap::new();
-    for c in &consensus {
-        dfs.insert(c.key.clone(), df(conn, agent, &c.key)?);
-    }
+    let Weighed { total, dfs, specific } = weigh(conn, agent, &consensus)?;
     let steps: Vec<WorkflowStep> =
         consensus.iter().map(|c| workflow_step(c, support, members.len())).collect();
-    let specific: Vec<String> = consensus
-        .iter()
-        .filter(|c| mine::is_specific(&c.key, &dfs, total))
-        .map(|c| c.key.clone())
-        .collect();
     let weighed: Vec<f64> = consensus
         .iter()
         .filter(|c| c.key != mine::CHANGE_STEP)
@@ -679,6 +670,27 @@ pub fn evidence(
     Ok(Some((ev, evidence_only)))
 }
 
+/// The agent's step frequencies for a consensus, and its specific steps in order.
+struct Weighed {
+    total: u64,
+    dfs: HashMap<String, u64>,
+    specific: Vec<String>,
+}
+
+fn weigh(conn: &Connection, agent: &str, consensus: &[mine::ConsensusStep]) -> Result<Weighed> {
+    let total = turns(conn, agent)?;
+    let mut dfs: HashMap<String, u64> = HashMap::new();
+    for c in consensus {
+        dfs.insert(c.key.clone(), df(conn, agent, &c.key)?);
+    }
+    let specific = consensus
+        .iter()
+        .filter(|c| mine::is_specific(&c.key, &dfs, total))
+        .map(|c| c.key.clone())
+        .collect();
+    Ok(Weighed { total, dfs, specific })
+}
+
 /// Evidence from a few turns that did the same task (a signature streak): the steps most of them
 /// share, with their commands, as a draft shows them.
 pub fn evidence_of_turns(
@@ -698,18 +710,9 @@ pub fn evidence_of_turns(
         .collect();
     let support = members.iter().map(|m| m.session_key.as_str()).collect::<HashSet<_>>().len();
     let consensus = mine::consensus(&members, 1, members.len().div_ceil(2).max(1));
-    let total = turns(conn, agent)?;
-    let mut dfs: HashMap<String, u64> = HashMap::new();
-    for c in &consensus {
-        dfs.insert(c.key.clone(), df(conn, agent, &c.key)?);
-    }
+    let Weighed { specific, .. } = weigh(conn, agent, &consensus)?;
     let steps: Vec<WorkflowStep> =
         consensus.iter().map(|c| workflow_step(c, support, members.len())).collect();
-    let specific: Vec<String> = consensus
-        .iter()
-        .filter(|c| mine::is_specific(&c.key, &dfs, total))
-        .map(|c| c.key.clone())
-        .collect();
     let shown: Vec<String> = specific.iter().take(4).map(|k| display(k)).collect();
     let reason = Reason {
         support,
