@@ -111,11 +111,17 @@ pub fn not_a_database_file(db: &Path) -> Option<String> {
             "database {shown}: is {}, not a database file; pass --db with a file path",
             crate::fsio::kind_of(&m)
         )),
-        Err(_) if db.symlink_metadata().is_ok() => Some(format!(
-            "database {shown}: a link to {}, which does not exist; fix the link or pass --db \
+        // Only a link that still leads nowhere: a file another process created meanwhile is not.
+        Err(_)
+            if db.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink())
+                && std::fs::metadata(db).is_err() =>
+        {
+            Some(format!(
+                "database {shown}: a link to {}, which does not exist; fix the link or pass --db \
              with another path",
-            std::fs::read_link(db).map(|t| t.display().to_string()).unwrap_or_default()
-        )),
+                std::fs::read_link(db).map(|t| t.display().to_string()).unwrap_or_default()
+            ))
+        }
         Err(_) => None,
     }
 }
