@@ -33,12 +33,12 @@ pub fn iterations(steps: &[Obs]) -> Option<Vec<Range<usize>>> {
     anchors.sort_by_key(|k| first[k]);
     // The loop starts where the task starts: the earliest recurring step that splits the task
     // into iterations opens each of them, so the same loop in other sessions is cut the same way.
-    anchors.into_iter().find_map(|anchor| split_at(&keys, anchor).map(|(_, r)| r))
+    anchors.into_iter().find_map(|anchor| split_at(&keys, anchor))
 }
 
-/// The stretches `anchor` starts, thin ones joined to the one before, and how well they repeat:
-/// iterations first, then the steps they share, less the thin stretches that had to be joined.
-fn split_at(keys: &[&str], anchor: &str) -> Option<(usize, Vec<Range<usize>>)> {
+/// The stretches `anchor` starts, thin ones joined to the one before; `None` unless at least
+/// `MIN_ITERATIONS` of them share `MIN_CONTAINED` steps.
+fn split_at(keys: &[&str], anchor: &str) -> Option<Vec<Range<usize>>> {
     let starts: Vec<usize> =
         keys.iter().enumerate().filter(|(_, k)| **k == anchor).map(|(i, _)| i).collect();
     let mut ranges: Vec<Range<usize>> = Vec::new();
@@ -65,15 +65,11 @@ fn split_at(keys: &[&str], anchor: &str) -> Option<(usize, Vec<Range<usize>>)> {
         return None;
     }
     let mut out: Vec<Range<usize>> = Vec::new();
-    let mut thin = 0;
-    let mut shared = 0;
     for (range, set) in ranges.into_iter().zip(&sets) {
         let n = set.iter().filter(|k| common.contains(*k)).count();
         if n >= MIN_CONTAINED || out.is_empty() {
-            shared += n;
             out.push(range);
         } else {
-            thin += 1;
             out.last_mut().expect("not empty").end = range.end;
         }
     }
@@ -82,17 +78,11 @@ fn split_at(keys: &[&str], anchor: &str) -> Option<(usize, Vec<Range<usize>>)> {
         let first: HashSet<&str> = keys[out[0].clone()].iter().copied().collect();
         let n = first.iter().filter(|k| common.contains(*k)).count();
         if n < MIN_CONTAINED {
-            shared -= n;
-            thin += 1;
             out.remove(0);
             out[0].start = 0;
         }
     }
-    if out.len() < MIN_ITERATIONS {
-        return None;
-    }
-    let score = out.len() * 10_000 + shared * 10 + common.len();
-    Some((score.saturating_sub(thin * 100), out))
+    (out.len() >= MIN_ITERATIONS).then_some(out)
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use crate::step::{
 /// it.
 pub const MAX_STEPS: usize = 64;
 
-pub use crate::workflow::RERUN_AS;
+use crate::workflow::RERUN_AS;
 
 pub use crate::step::CHANGE_STEP;
 

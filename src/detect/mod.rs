@@ -121,8 +121,12 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<DetectRep
             let mut joined: Option<i64> = None;
             if !turn.is_sidechain && !smoke {
                 let raw = workflows::as_raw_calls(rows);
-                workflows::count_steps(&tx, &turn.agent_id, &raw)?;
+                let own = mine::turn_sequence(&raw);
+                workflows::count_steps(&tx, &turn.agent_id, &own)?;
                 let unit = task_unit(&tx, turn, steering, &earlier, raw)?;
+                // A turn that is its own task is mined once.
+                let seq =
+                    if unit.turns.len() == 1 { own } else { mine::turn_sequence(&unit.calls) };
                 let mined = workflows::MinedTurn {
                     id: unit.head,
                     agent_id: &turn.agent_id,
@@ -132,8 +136,7 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<DetectRep
                     at: turn.ended_at.as_deref(),
                     success: turn.success,
                 };
-                let ids =
-                    workflows::observe(&tx, &mined, &unit.calls, cfg.workflow_similarity, &now)?;
+                let ids = workflows::observe(&tx, &mined, seq, cfg.workflow_similarity, &now)?;
                 if !ids.is_empty() {
                     report.workflow_turns += 1;
                 }

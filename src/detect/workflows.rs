@@ -11,7 +11,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::mine::{self, Failure, Member, Obs, RawCall};
 use crate::draft::candidates;
 use crate::step;
-use crate::workflow::{FailureFix, Reason, Sighting, WorkflowEvidence, WorkflowStep};
+use crate::workflow::{FailureFix, RERUN_AS, Reason, Sighting, WorkflowEvidence, WorkflowStep};
 
 /// Rarest steps of a turn used to look up workflows, and workflows read per step.
 const LOOKUP_STEPS: usize = 5;
@@ -59,8 +59,7 @@ fn turns(conn: &Connection, agent: &str) -> Result<u64> {
 
 /// Counts one turn's steps in the agent's document frequencies (each turn once, whatever task
 /// it is part of).
-pub fn count_steps(conn: &Connection, agent: &str, calls: &[RawCall]) -> Result<()> {
-    let seq = mine::turn_sequence(calls);
+pub fn count_steps(conn: &Connection, agent: &str, seq: &mine::TurnSeq) -> Result<()> {
     let mut bump = conn.prepare_cached(
         "INSERT INTO workflow_step_df (agent_id, step, turns) VALUES (?1, ?2, 1)
          ON CONFLICT(agent_id, step) DO UPDATE SET turns = turns + 1",
@@ -72,26 +71,18 @@ pub fn count_steps(conn: &Connection, agent: &str, calls: &[RawCall]) -> Result<
     Ok(())
 }
 
-/// Places one task (a request and the turns that only steered it, `calls` in order) in
+/// Places one task (a request and the turns that only steered it, as one sequence `seq`) in
 /// workflows: the task's earlier placement, made before its last steering turn came, is taken
 /// back first. A task that does the same unit again and again is a loop: each iteration joins a
 /// workflow as a member of its own. Returns the workflows joined or started.
 pub fn observe(
     conn: &Connection,
     turn: &MinedTurn,
-    calls: &[RawCall],
+    seq: mine::TurnSeq,
     similarity: f64,
     now: &str,
 ) -> Result<Vec<i64>> {
     let gone = unobserve(conn, turn.agent_id, turn.id)?;
-    let seq = mine::turn_sequence(calls);
-    if std::env::var_os("SKD_DEBUG").is_some() {
-        let its = super::loops::iterations(&seq.steps);
-        eprintln!("UNIT {} {:?}", turn.id, its);
-        for (i, o) in seq.steps.iter().enumerate() {
-            eprintln!("  {i} {}", o.0);
-        }
-    }
     let looped = super::loops::iterations(&seq.steps);
     // Steps of a loop recur by definition, even in the first turn that holds them.
     let rare_ok = looped.is_some();
@@ -652,9 +643,8 @@ pub fn evidence(
         })
         .collect();
     let failures = failure_fixes(&rows, &consensus, &steps, &dfs, total);
-    let (requests, templated) = requests_of(&rows);
-    let trigger =
-        if requests.is_empty() { trigger_of(&rows, templated, &consensus, &dfs) } else { None };
+    let requests = requests_of(&rows);
+    let trigger = if requests.is_empty() { trigger_of(&rows, &consensus, &dfs) } else { None };
     let ats: Vec<&str> = rows.iter().filter_map(|m| m.at.as_deref()).collect();
     let ev = WorkflowEvidence {
         agent_id: agent.to_string(),
@@ -779,7 +769,7 @@ fn failure_fixes(
                 }
             };
             for f in fix {
-                if let Some(command) = f.strip_prefix(mine::RERUN_AS) {
+                if let Some(command) = f.strip_prefix(RERUN_AS) {
                     reruns.entry(label.clone()).or_default().push(command.to_string());
                     continue;
                 }
@@ -805,27 +795,24 @@ fn failure_fixes(
                 }
             }
             if let Some(t) = mine::template(&distinct) {
-                f.fixed_by.insert(0, format!("{}{t}", mine::RERUN_AS));
+                f.fixed_by.insert(0, format!("{}{t}", RERUN_AS));
             }
         }
     }
     failures
 }
 
-/// Requests a draft may quote, and how many members were started by a prompt template instead
-/// (the same long prompt in several sessions, an agent-activation block): steering replies,
-/// opaque and templated prompts say nothing of the task.
-fn requests_of(rows: &[MemberRow]) -> (Vec<String>, usize) {
+/// Requests a draft may quote: steering replies, opaque prompts and templates (the same long
+/// prompt in several sessions, an agent-activation block) say nothing of the task.
+fn requests_of(rows: &[MemberRow]) -> Vec<String> {
     let mut sessions_of: HashMap<&str, HashSet<&str>> = HashMap::new();
     for m in rows {
         sessions_of.entry(m.request.trim()).or_default().insert(&m.session_key);
     }
     let mut requests: Vec<String> = Vec::new();
-    let mut templated = 0;
     for m in rows {
         let r = m.request.trim();
         if r.chars().count() > TEMPLATE_CHARS && sessions_of[r].len() >= 2 {
-            templated += 1;
             continue;
         }
         let opaque =
@@ -834,7 +821,7 @@ fn requests_of(rows: &[MemberRow]) -> (Vec<String>, usize) {
             requests.push(r.chars().take(400).collect());
         }
     }
-    (requests, templated)
+    requests
 }
 
 /// A prompt this long said word for word in two sessions is a template, not a request.
@@ -845,7 +832,6 @@ const TEMPLATE_CHARS: usize = 160;
 /// of the consensus, preferring a file whose name is generic, `workflow.yaml`, `instructions.md`).
 fn trigger_of(
     rows: &[MemberRow],
-    templated: usize,
     consensus: &[mine::ConsensusStep],
     dfs: &HashMap<String, u64>,
 ) -> Option<String> {
@@ -857,7 +843,6 @@ fn trigger_of(
     if slash.is_some() {
         return slash;
     }
-    let _ = templated;
     let reads = consensus.iter().filter_map(|c| {
         let path = c.key.strip_prefix("file:Read:").or_else(|| c.key.strip_prefix("file:Edit:"))?;
         step::procedure_path(path).map(|p| (p, dfs.get(&c.key).copied().unwrap_or(0)))

@@ -75,8 +75,9 @@ pub fn run(client: &mut Client, team: &str, cfg: &DetectConfig) -> Result<TeamDe
             success: p.turn.success,
         };
         let calls = raw_calls(p.turn.calls);
-        workflows::count_steps(&tx, team, &calls)?;
-        touched.extend(workflows::observe(&tx, &mined, &calls, cfg.workflow_similarity, &now)?);
+        let seq = crate::detect::mine::turn_sequence(&calls);
+        workflows::count_steps(&tx, team, &seq)?;
+        touched.extend(workflows::observe(&tx, &mined, seq, cfg.workflow_similarity, &now)?);
         Ok(())
     })?;
     let judge = Judge {
