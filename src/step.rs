@@ -304,6 +304,46 @@ pub fn is_definition_file(path: &str) -> bool {
         )
 }
 
+/// One command's words as a person would run it again: without redirections (`2>&1`,
+/// `> out.log`) and without the env assignments in front (`TOKEN=... cargo publish`: they belong
+/// to one session). A command clipped inside a quote keeps its words up to the quote and the rest
+/// as one value. `command` is one segment (`segments`): no pipe, no chained command.
+pub fn command_words(command: &str) -> Vec<String> {
+    let command = command.trim();
+    let mut words = shlex::split(command)
+        .or_else(|| shlex::split(&format!("{command}\"")))
+        .or_else(|| shlex::split(&format!("{command}'")))
+        .unwrap_or_else(|| command.split_whitespace().map(str::to_string).collect());
+    let env = words
+        .iter()
+        .take_while(|w| {
+            w.split_once('=').is_some_and(|(name, _)| {
+                !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
+        })
+        .count();
+    if env < words.len() {
+        words.drain(..env);
+    }
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    let mut skip_target = false;
+    for w in words {
+        if std::mem::take(&mut skip_target) {
+            continue;
+        }
+        let redirect = w.trim_start_matches(['0', '1', '2', '&']);
+        if matches!(redirect, ">" | ">>" | "<") {
+            skip_target = true;
+            continue;
+        }
+        if redirect.starts_with('>') || (redirect.starts_with('<') && !redirect.starts_with("<<")) {
+            continue;
+        }
+        out.push(w);
+    }
+    out
+}
+
 /// The procedure files a shell command reads (`cat a.md b.yaml`, `sed -n '1,80p' plan.md`,
 /// `head -50 tasks.md`): its path arguments that are procedure files.
 pub fn shell_reads(segment: &str) -> Vec<String> {

@@ -6,7 +6,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::step::{
-    file_role, head_key, is_generic, is_transparent, lcs, procedure_path, segments, shell_reads,
+    command_words, file_role, head_key, is_generic, is_transparent, lcs, procedure_path, segments,
+    shell_reads,
 };
 
 /// Longest sequence of specific steps kept per task or loop iteration: alignment is quadratic in
@@ -103,7 +104,7 @@ fn procedure_steps(key: &str, detail: Option<String>) -> Vec<Obs> {
 
 /// A command's words without the values that vary between runs of the same command: used to
 /// tell a re-run from a different command.
-fn command_words(text: &str) -> Vec<String> {
+fn run_shape(text: &str) -> Vec<String> {
     words(text).into_iter().filter(|w| w.starts_with('-') || !w.contains(['/', '.'])).collect()
 }
 
@@ -148,7 +149,7 @@ pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
             }
             // The passing run was another command (other flags, other arguments): that is the fix.
             if let (Some(failed), Some(passed)) = (&obs.1, &expanded[j].0.1)
-                && command_words(failed) != command_words(passed)
+                && run_shape(failed) != run_shape(passed)
             {
                 fix.push(format!("{RERUN_AS}{passed}"));
             }
@@ -286,47 +287,13 @@ pub fn consensus(
     out.into_iter().map(|(_, s)| s).collect()
 }
 
-/// A command's words as a person would run it again: the command itself (not what a pipe feeds,
-/// not the commands chained after it), without redirections (`2>&1`, `> out.log`) and without
-/// the env assignments in front (`TOKEN=... cargo publish`: they belong to one session). A
-/// command clipped inside a quote keeps its words up to the quote and the rest as one value.
+/// The words of the first command of `text` (see `step::command_words`).
 fn words(text: &str) -> Vec<String> {
     let command = segments(text)
         .into_iter()
         .find(|s| head_key(s).is_some())
         .unwrap_or_else(|| text.trim().to_string());
-    let mut words = shlex::split(&command)
-        .or_else(|| shlex::split(&format!("{command}\"")))
-        .or_else(|| shlex::split(&format!("{command}'")))
-        .unwrap_or_else(|| command.split_whitespace().map(str::to_string).collect());
-    let env = words
-        .iter()
-        .take_while(|w| {
-            w.split_once('=').is_some_and(|(name, _)| {
-                !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            })
-        })
-        .count();
-    if env < words.len() {
-        words.drain(..env);
-    }
-    let mut out: Vec<String> = Vec::with_capacity(words.len());
-    let mut skip_target = false;
-    for w in words {
-        if std::mem::take(&mut skip_target) {
-            continue;
-        }
-        let redirect = w.trim_start_matches(['0', '1', '2', '&']);
-        if matches!(redirect, ">" | ">>" | "<") {
-            skip_target = true;
-            continue;
-        }
-        if redirect.starts_with('>') || (redirect.starts_with('<') && !redirect.starts_with("<<")) {
-            continue;
-        }
-        out.push(w);
-    }
-    out
+    command_words(&command)
 }
 
 /// The placeholder a varying token becomes, from its values and the token before it.

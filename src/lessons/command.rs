@@ -5,37 +5,17 @@
 use crate::step;
 
 /// The words of the segment of `detail` whose program (and subcommand) is `key` (`sh:git push`),
-/// redirections dropped. `None` when no segment has that key.
+/// redirections and env assignments dropped (`step::command_words`), cut at a heredoc or a
+/// `$(...)` value (a commit message is not part of the command). `None` when no segment has that
+/// key.
 pub fn segment_words(detail: &str, key: &str) -> Option<Vec<String>> {
     let head = key.strip_prefix("sh:")?;
     let seg =
         step::segments(detail).into_iter().find(|s| step::head_key(s).as_deref() == Some(head))?;
-    // A heredoc's text (a commit message) is not part of the command.
-    let seg = seg.split("<<").next().unwrap_or(&seg).trim().to_string();
-    let raw =
-        shlex::split(&seg).unwrap_or_else(|| seg.split_whitespace().map(String::from).collect());
-    let mut out = Vec::new();
-    let mut skip_next = false;
-    for w in raw {
-        if skip_next {
-            skip_next = false;
-            continue;
-        }
-        if is_redirection(&w) {
-            skip_next = matches!(w.trim_start_matches(char::is_numeric), ">" | ">>" | "<" | "&>");
-            continue;
-        }
-        if w.starts_with("$(") {
-            break;
-        }
-        out.push(w);
-    }
+    let seg = seg.split("<<").next().unwrap_or(&seg);
+    let out: Vec<String> =
+        step::command_words(seg).into_iter().take_while(|w| !w.starts_with("$(")).collect();
     (!out.is_empty()).then_some(out)
-}
-
-fn is_redirection(w: &str) -> bool {
-    let rest = w.trim_start_matches(char::is_numeric);
-    rest.starts_with('>') || rest.starts_with('<') || rest.starts_with("&>")
 }
 
 /// How many words name the program and subcommand (`git push`: 2).
