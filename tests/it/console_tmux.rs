@@ -37,17 +37,24 @@ fn wait_for_pane(session: &str, text: &str) -> String {
     }
 }
 
-#[test]
-fn console_in_tmux_promotes_by_keypress() {
+/// A populated workspace with its config for a console run in tmux; `None` (after saying why)
+/// where tmux is missing, which fails under CI.
+fn tmux_workspace() -> Option<tempfile::TempDir> {
     if !tmux_available() {
         assert!(std::env::var_os("CI").is_none(), "tmux is required in CI (.ci/run installs it)");
         crate::support::skip("tmux is not installed");
-        return;
+        return None;
     }
     let dir = tempdir();
+    populate(&workspace(dir.path()));
+    write_config(dir.path());
+    Some(dir)
+}
+
+#[test]
+fn console_in_tmux_promotes_by_keypress() {
+    let Some(dir) = tmux_workspace() else { return };
     let root = dir.path();
-    populate(&workspace(root));
-    write_config(root);
     // A transcript for the start-up pass: the same task succeeding three times (a streak).
     let transcript = root.join("transcripts/agent/trajectory.jsonl");
     std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
@@ -129,15 +136,8 @@ fn without_a_terminal_the_console_says_so_and_bare_skilldeck_prints_help() {
 
 #[test]
 fn e_hands_the_terminal_to_the_editor_and_takes_it_back() {
-    if !tmux_available() {
-        assert!(std::env::var_os("CI").is_none(), "tmux is required in CI (.ci/run installs it)");
-        crate::support::skip("tmux is not installed");
-        return;
-    }
-    let dir = tempdir();
+    let Some(dir) = tmux_workspace() else { return };
     let root = dir.path();
-    populate(&workspace(root));
-    write_config(root);
     // An editor that reads a line typed at the terminal and appends it: keys the console read
     // instead would act on the queue (p promotes, d dismisses).
     let editor = root.join("line-editor.sh");
@@ -196,15 +196,8 @@ fn e_hands_the_terminal_to_the_editor_and_takes_it_back() {
 
 #[test]
 fn a_locked_database_at_start_is_said_at_once_and_the_console_opens_once_it_is_free() {
-    if !tmux_available() {
-        assert!(std::env::var_os("CI").is_none(), "tmux is required in CI (.ci/run installs it)");
-        crate::support::skip("tmux is not installed");
-        return;
-    }
-    let dir = tempdir();
+    let Some(dir) = tmux_workspace() else { return };
     let root = dir.path();
-    populate(&workspace(root));
-    write_config(root);
     let db = root.join("skilldeck.db");
     let other = rusqlite::Connection::open(&db).unwrap();
     other.execute_batch("BEGIN EXCLUSIVE; UPDATE skills SET updated_at = updated_at;").unwrap();
