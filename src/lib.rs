@@ -32,6 +32,7 @@ pub mod store;
 pub mod synth;
 pub mod team;
 pub mod text;
+pub mod trial;
 pub mod tui;
 pub mod usage;
 pub mod workflow;

@@ -25,6 +25,7 @@ pub fn run(global: &GlobalArgs, args: FeaturesArgs) -> Result<Outcome> {
     let ws = global.open_read_only()?;
     let mut rows = lifecycle::features(&ws.store, args.agent.as_deref(), chrono::Utc::now())?;
     crate::usage::effects::annotate(ws.store.conn(), &mut rows)?;
+    crate::trial::record::annotate(ws.store.conn(), &mut rows)?;
     match args.format {
         Format::Json => print_json(&rows)?,
         Format::Csv => crate::out_part!("{}", lifecycle::features_csv(&rows)),

@@ -30,6 +30,7 @@ pub mod stats;
 pub mod suggest;
 pub mod sweep;
 mod team;
+pub mod trial;
 mod undo;
 pub mod versions;
 
@@ -195,6 +196,8 @@ pub enum Command {
     Lessons(lessons::LessonsArgs),
     /// A team's shared store on PostgreSQL: init, status, push, pull, detect, review (docs/team.md)
     Team(team::TeamArgs),
+    /// Run the agent on your own tasks with a skill and without it; record whether it helps
+    Trial(trial::TrialArgs),
 }
 
 /// What a command reports back to `main`: success, or a non-zero exit without an error message
@@ -236,6 +239,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Command::Overlaps(args) => overlaps::run(&cli.global, args),
             Command::Lessons(args) => lessons::run(&cli.global, args),
             Command::Team(args) => team::run(&cli.global, args),
+            Command::Trial(args) => trial::run(&cli.global, args),
             Command::Console(args) => console::run(&cli.global, &args),
             Command::Demo(args) => demo::run(args),
             Command::Ingest(args) => ingest::run(&cli.global, args),

@@ -11,6 +11,7 @@ mod claude;
 mod codex;
 mod files;
 mod lenient;
+mod memory;
 mod native;
 mod other;
 mod parse;
@@ -32,6 +33,7 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 pub use files::{Format, IDLE_CLOSE};
+pub use memory::{RunTranscript, read_transcript};
 pub use parse::{MAX_PROBLEMS_PER_FILE, Problem};
 pub use write::{
     EarlierTurn, PendingTurn, SessionTurn, SignedTurn, ToolCallRow, TurnForTeam, TurnRun,

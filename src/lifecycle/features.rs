@@ -31,6 +31,13 @@ pub struct SkillFeatures {
     pub effect_success_delta: Option<f64>,
     pub effect_runs_with: Option<u64>,
     pub effect_runs_without: Option<u64>,
+    /// The latest trial (`trial::record::annotate` fills these): its verdict, when it finished,
+    /// the pass rate with the skill and without, and the runs in each arm.
+    pub trial: Option<String>,
+    pub trial_at: Option<String>,
+    pub trial_pass_with: Option<f64>,
+    pub trial_pass_without: Option<f64>,
+    pub trial_runs: Option<u64>,
 }
 
 /// Features of every skill (of `agent`, or all), as of `now`.
@@ -69,6 +76,11 @@ pub fn features(
                 effect_success_delta: None,
                 effect_runs_with: None,
                 effect_runs_without: None,
+                trial: None,
+                trial_at: None,
+                trial_pass_with: None,
+                trial_pass_without: None,
+                trial_runs: None,
             }
         })
         .collect();
@@ -79,12 +91,13 @@ pub fn to_csv(rows: &[SkillFeatures]) -> String {
     let mut out = String::from(
         "agent_id,name,status,skill_age_days,skill_success_rate,skill_invocation_velocity,\
          skill_version,is_auto_created,use_count,last_used_at,effect,effect_success_delta,\
-         effect_runs_with,effect_runs_without\n",
+         effect_runs_with,effect_runs_without,trial,trial_at,trial_pass_with,trial_pass_without,\
+         trial_runs\n",
     );
     let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
     for f in rows {
         out.push_str(&format!(
-            "{},{},{},{},{},{:.4},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{:.4},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             quote(&f.agent_id),
             quote(&f.name),
             f.status,
@@ -99,6 +112,11 @@ pub fn to_csv(rows: &[SkillFeatures]) -> String {
             f.effect_success_delta.map(|r| format!("{r:.4}")).unwrap_or_default(),
             f.effect_runs_with.map(|n| n.to_string()).unwrap_or_default(),
             f.effect_runs_without.map(|n| n.to_string()).unwrap_or_default(),
+            f.trial.as_deref().map(quote).unwrap_or_default(),
+            f.trial_at.as_deref().unwrap_or(""),
+            f.trial_pass_with.map(|r| format!("{r:.4}")).unwrap_or_default(),
+            f.trial_pass_without.map(|r| format!("{r:.4}")).unwrap_or_default(),
+            f.trial_runs.map(|n| n.to_string()).unwrap_or_default(),
         ));
     }
     out

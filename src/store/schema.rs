@@ -21,6 +21,7 @@ pub const MIGRATIONS: &[&str] = &[
     V_EFFECT,
     V_MERGE_INTENTS,
     V_PROPOSAL_BASE,
+    V_TRIALS,
 ];
 
 const V1: &str = r#"
@@ -572,4 +573,28 @@ DROP TABLE intents_before_merges;
 /// the proposal shown against the current text, so the edit is never dropped unseen.
 const V_PROPOSAL_BASE: &str = r#"
 ALTER TABLE skill_candidates ADD COLUMN base_sha256 TEXT;
+"#;
+
+/// Trials: the agent run on the user's tasks with a skill and without it (owned by
+/// `trial::record`). A row says `running` while its trial runs, then `done` with the result, or
+/// `failed` with the error that stopped it. A draft's trial names its candidate; a live skill's,
+/// the skill (and the candidate it came from, so a draft's trial follows it into the catalog).
+const V_TRIALS: &str = r#"
+CREATE TABLE skill_trials (
+    id            INTEGER PRIMARY KEY,
+    skill_id      INTEGER,
+    candidate_id  INTEGER,
+    name          TEXT NOT NULL,
+    agent_id      TEXT NOT NULL,
+    status        TEXT NOT NULL CHECK(status IN ('running', 'done', 'failed')),
+    pid           INTEGER NOT NULL,
+    started_at    TEXT NOT NULL,
+    finished_at   TEXT,
+    agent_command TEXT NOT NULL,
+    verdict       TEXT,
+    error         TEXT,
+    result        TEXT                      -- JSON trial::Trial
+);
+CREATE INDEX skill_trials_skill ON skill_trials(skill_id, id);
+CREATE INDEX skill_trials_candidate ON skill_trials(candidate_id, id);
 "#;

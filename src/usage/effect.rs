@@ -267,24 +267,30 @@ pub fn compare(with: &[&TurnRun], without: &[&TurnRun]) -> Comparison {
         proportion("success", false, with, without, |r| r.success),
         mean("tool calls", with, without, |r| Some(r.tool_calls as f64)),
         mean("failed steps", with, without, |r| Some(r.failed_steps as f64)),
-        proportion("corrections", true, with, without, corrected),
-        mean("wall seconds", with, without, seconds),
+        proportion("corrections", true, with, without, |r| corrected(r)),
+        mean("wall seconds", with, without, |r| seconds(r)),
     ];
     // Tokens only where the transcripts record them.
     if with.iter().chain(without).any(|r| r.tokens.is_some()) {
         metrics.push(mean("tokens", with, without, |r| r.tokens.map(|t| t as f64)));
     }
     let enough = with.len() >= MIN_RUNS && without.len() >= MIN_RUNS;
+    let verdict = verdict_of(enough, &metrics);
+    Comparison { runs_with: with.len(), runs_without: without.len(), verdict, metrics }
+}
+
+/// The verdict from measures compared: with `enough` runs on each side, helps when some measure
+/// is better and none worse, makes things worse when the reverse, mixed when both.
+pub fn verdict_of(enough: bool, metrics: &[Metric]) -> Verdict {
     let better = metrics.iter().any(|m| m.reading == "better");
     let worse = metrics.iter().any(|m| m.reading == "worse");
-    let verdict = match (enough, better, worse) {
+    match (enough, better, worse) {
         (false, _, _) => Verdict::TooFew,
         (true, true, false) => Verdict::Helps,
         (true, false, true) => Verdict::Hurts,
         (true, true, true) => Verdict::Mixed,
         (true, false, false) => Verdict::Unclear,
-    };
-    Comparison { runs_with: with.len(), runs_without: without.len(), verdict, metrics }
+    }
 }
 
 fn reading(d: Option<Diff>, lower_is_better: bool) -> String {
@@ -322,12 +328,14 @@ fn metric(
     }
 }
 
-fn proportion(
+/// A rate compared (success, corrections): Newcombe's interval for its difference, from
+/// `MIN_RUNS` runs on each side.
+pub fn proportion<T>(
     name: &str,
     lower_is_better: bool,
-    with: &[&TurnRun],
-    without: &[&TurnRun],
-    hit: impl Fn(&TurnRun) -> bool,
+    with: &[T],
+    without: &[T],
+    hit: impl Fn(&T) -> bool,
 ) -> Metric {
     let (k1, n1) = (with.iter().filter(|r| hit(r)).count(), with.len());
     let (k2, n2) = (without.iter().filter(|r| hit(r)).count(), without.len());
@@ -336,11 +344,13 @@ fn proportion(
     metric(name, lower_is_better, (rate(k1, n1), n1), (rate(k2, n2), n2), d)
 }
 
-fn mean(
+/// A mean compared, lower being better (tool calls, seconds): Welch's interval for its
+/// difference, from `MIN_RUNS` values on each side; runs without a value are left out.
+pub fn mean<T>(
     name: &str,
-    with: &[&TurnRun],
-    without: &[&TurnRun],
-    value: impl Fn(&TurnRun) -> Option<f64>,
+    with: &[T],
+    without: &[T],
+    value: impl Fn(&T) -> Option<f64>,
 ) -> Metric {
     let a: Vec<f64> = with.iter().filter_map(|r| value(r)).collect();
     let b: Vec<f64> = without.iter().filter_map(|r| value(r)).collect();

@@ -1,0 +1,184 @@
+//! `skilldeck trial NAME|ID --agent 'CMD' [...]`: runs the agent on the user's tasks with the
+//! skill and without it, and records what that shows (docs/trials.md).
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args;
+
+use super::{GlobalArgs, Outcome, print_json};
+use crate::text::safe::inline;
+use crate::trial::{self, Plan, Request};
+
+#[derive(Debug, Args)]
+pub struct TrialArgs {
+    /// A skill's name, or a candidate's id to trial a draft before promotion
+    pub target: String,
+    /// The agent's command, run by `sh -c` in each workspace with the task on stdin
+    /// (`claude -p --output-format stream-json --verbose`, `codex exec --json -`)
+    #[arg(long)]
+    pub agent: String,
+    /// The skill's agent (default: the configured agent_id)
+    #[arg(long = "for-agent")]
+    pub for_agent: Option<String>,
+    /// Runs with the skill, and as many without it; tasks are taken in turn
+    #[arg(long, default_value_t = 5)]
+    pub runs: usize,
+    /// A task instead of the requests that formed the skill (repeatable)
+    #[arg(long = "task")]
+    pub tasks: Vec<String>,
+    /// A check instead of the skill's Checks section (repeatable); a run passes when every check
+    /// exits 0 after the agent stops
+    #[arg(long = "check")]
+    pub checks: Vec<String>,
+    /// The project each run gets a fresh copy of (a git repository is cloned at HEAD)
+    #[arg(long, default_value = ".")]
+    pub project: PathBuf,
+    /// Seconds an agent run may take before it is stopped (and counted as failed)
+    #[arg(long = "time-limit", default_value_t = 600)]
+    pub time_limit: u64,
+    /// Runs at once
+    #[arg(long, default_value_t = 2)]
+    pub jobs: usize,
+    /// Where the "with" arm installs the skill, inside the workspace (default: .claude/skills,
+    /// or .agents/skills for the Codex agent)
+    #[arg(long = "install-dir")]
+    pub install_dir: Option<String>,
+    /// List the tasks, checks, workspaces and commands; run and change nothing
+    #[arg(long = "dry-run")]
+    pub dry_run: bool,
+    /// Keep the workspaces afterwards
+    #[arg(long)]
+    pub keep: bool,
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(global: &GlobalArgs, args: TrialArgs) -> Result<Outcome> {
+    let req = Request {
+        target: args.target,
+        agent_id: args.for_agent,
+        agent_command: args.agent,
+        runs: args.runs,
+        tasks: args.tasks,
+        checks: args.checks,
+        project: args.project,
+        time_limit_secs: args.time_limit,
+        jobs: args.jobs,
+        install_dir: args.install_dir,
+        keep: args.keep,
+    };
+    if args.dry_run {
+        let ws = global.open_read_only()?;
+        let plan = trial::plan(&ws, &req)?;
+        if args.json {
+            #[derive(serde::Serialize)]
+            struct DryRun<'a> {
+                #[serde(flatten)]
+                plan: &'a Plan,
+                commands: Vec<Vec<String>>,
+            }
+            let commands = plan.runs.iter().map(|r| plan.commands(r)).collect();
+            print_json(&DryRun { plan: &plan, commands })?;
+        } else {
+            print_plan(&plan);
+        }
+        return Ok(Outcome::Ok);
+    }
+    let mut ws = global.open()?;
+    let plan = trial::plan(&ws, &req)?;
+    if !args.json {
+        crate::out!(
+            "trial of {}: {} runs with the skill and {} without, {} at a time",
+            inline(&plan.name),
+            plan.runs_per_arm,
+            plan.runs_per_arm,
+            plan.jobs
+        );
+    }
+    let quiet = args.json;
+    let total = plan.runs.len();
+    let progress = move |r: &trial::RunResult| {
+        if quiet {
+            return;
+        }
+        let how = if r.timed_out {
+            "timed out".to_string()
+        } else if r.passed {
+            "passed".to_string()
+        } else {
+            "failed".to_string()
+        };
+        let used = match (r.arm, r.loaded) {
+            (trial::Arm::With, Some(false)) => ", skill never used",
+            _ => "",
+        };
+        crate::out!(
+            "  run {}/{total} ({} the skill, task {}): {how} in {:.1}s{used}",
+            r.n,
+            r.arm,
+            r.task + 1,
+            r.seconds
+        );
+    };
+    let t = trial::execute(&mut ws, &plan, &progress)?;
+    if args.json {
+        print_json(&t)?;
+        return Ok(Outcome::Ok);
+    }
+    for line in trial::verdict::lines(&t) {
+        crate::out!("{line}");
+    }
+    if let Some(dir) = &t.kept {
+        crate::out!("  workspaces kept in {}", inline(dir));
+    }
+    if t.judgement.verdict == crate::usage::effect::Verdict::Hurts && t.skill_id.is_some() {
+        crate::out!(
+            "  {} is flagged for review: `skilldeck approve --skill {}` keeps it as it is",
+            inline(&t.skill),
+            inline(&t.skill)
+        );
+    }
+    Ok(Outcome::Ok)
+}
+
+fn print_plan(plan: &Plan) {
+    crate::out!(
+        "dry run: trial of {} (agent {}), {} runs with the skill and {} without, {} at a time, \
+         stopped after {}s",
+        inline(&plan.name),
+        inline(&plan.agent_id),
+        plan.runs_per_arm,
+        plan.runs_per_arm,
+        plan.jobs,
+        plan.time_limit_secs
+    );
+    crate::out!("tasks (from {}):", plan.tasks_from);
+    for (i, t) in plan.tasks.iter().enumerate() {
+        crate::out!("  {}. {}", i + 1, inline(t));
+    }
+    crate::out!("checks (from {}; a run passes when every one exits 0):", plan.checks_from);
+    for c in &plan.checks {
+        crate::out!("  {}", inline(c));
+    }
+    for (c, why) in &plan.checks_left_out {
+        crate::out!("  left out: {} ({why})", inline(c));
+    }
+    let skill = match &plan.skill {
+        trial::plan::SkillSource::Folder(dir) => format!("the folder {}", dir.display()),
+        trial::plan::SkillSource::Text(_) => "the draft's SKILL.md".to_string(),
+    };
+    crate::out!(
+        "the \"with\" arm installs {} at <workspace>/{}/{}",
+        inline(&skill),
+        inline(&plan.install_dir),
+        inline(&plan.name)
+    );
+    crate::out!("workspaces under {} (nothing is created by a dry run):", plan.root.display());
+    for r in &plan.runs {
+        crate::out!("run {} ({} the skill, task {}):", r.n, r.arm, r.task + 1);
+        for c in plan.commands(r) {
+            crate::out!("  {}", inline(&c));
+        }
+    }
+}

@@ -1,0 +1,414 @@
+//! What a trial would run: the skill (a live one by name, or a draft by its candidate id), its
+//! tasks and checks, the project and how each run gets a fresh copy of it, and the runs in order.
+//! Nothing here writes: `--dry-run` prints the plan.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+
+use super::{Arm, Request};
+use crate::workspace::Workspace;
+
+/// Where Claude Code loads a project's skills from; Codex's are in `CODEX_INSTALL_DIR`.
+pub const CLAUDE_INSTALL_DIR: &str = ".claude/skills";
+pub const CODEX_INSTALL_DIR: &str = ".agents/skills";
+
+/// What is installed in the "with" arm.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkillSource {
+    /// A skill folder, copied whole.
+    Folder(PathBuf),
+    /// A draft's SKILL.md text (its staged folder is gone, or it is a proposed version).
+    Text(String),
+}
+
+/// How a run's workspace is made.
+#[derive(Debug, Clone, Serialize)]
+pub struct Project {
+    /// The folder given (`--project`, or the current one).
+    pub dir: PathBuf,
+    /// The repository's top folder and HEAD, when the folder is in a git repository: each run
+    /// gets a clone at that commit. Otherwise a copy of `dir`.
+    pub repo: Option<PathBuf>,
+    pub head: Option<String>,
+    /// `dir` inside the repository (the agent's folder in each clone).
+    pub subdir: PathBuf,
+}
+
+/// One run to do.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlannedRun {
+    pub n: usize,
+    pub arm: Arm,
+    pub task: usize,
+    pub workspace: PathBuf,
+}
+
+/// A trial ready to run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Plan {
+    pub name: String,
+    pub agent_id: String,
+    pub skill_id: Option<i64>,
+    pub candidate_id: Option<i64>,
+    pub skill: SkillSource,
+    pub tasks: Vec<String>,
+    /// `--task`, or the candidate's requests.
+    pub tasks_from: String,
+    pub checks: Vec<String>,
+    /// `--check`, or the skill's Checks section.
+    pub checks_from: String,
+    /// Commands of the Checks section that cannot run as written, with why.
+    pub checks_left_out: Vec<(String, String)>,
+    pub project: Project,
+    /// Relative to a workspace: where the "with" arm puts `<name>/SKILL.md`.
+    pub install_dir: String,
+    pub agent_command: String,
+    pub time_limit_secs: u64,
+    pub jobs: usize,
+    pub runs_per_arm: usize,
+    pub keep: bool,
+    /// The folder holding every run's workspace.
+    pub root: PathBuf,
+    pub runs: Vec<PlannedRun>,
+}
+
+impl Plan {
+    pub fn time_limit(&self) -> Duration {
+        Duration::from_secs(self.time_limit_secs)
+    }
+
+    /// Where the agent works in a run's workspace.
+    pub fn agent_dir(&self, workspace: &Path) -> PathBuf {
+        workspace.join(&self.project.subdir)
+    }
+
+    /// The commands a run would carry out, in order, for `--dry-run`.
+    pub fn commands(&self, run: &PlannedRun) -> Vec<String> {
+        let ws = run.workspace.display().to_string();
+        let mut out = match (&self.project.repo, &self.project.head) {
+            (Some(repo), Some(head)) => vec![
+                format!("git clone --local --no-checkout --quiet {} {ws}", repo.display()),
+                format!("git -C {ws} checkout --quiet --detach {head}"),
+                format!("git -C {ws} remote remove origin"),
+            ],
+            _ => vec![format!("copy {} to {ws}", self.project.dir.display())],
+        };
+        let skill = Path::new(&ws).join(&self.install_dir).join(&self.name);
+        out.push(match run.arm {
+            Arm::With => format!("install the skill at {}", skill.display()),
+            Arm::Without => format!("make sure {} is absent", skill.display()),
+        });
+        let dir = self.agent_dir(&run.workspace);
+        out.push(format!(
+            "in {}: sh -c {} < task {} (stopped after {}s)",
+            dir.display(),
+            shlex::try_quote(&self.agent_command).unwrap_or_default(),
+            run.task + 1,
+            self.time_limit_secs
+        ));
+        for c in &self.checks {
+            out.push(format!(
+                "in {}: sh -c {}",
+                dir.display(),
+                shlex::try_quote(c).unwrap_or_default()
+            ));
+        }
+        if !self.keep {
+            out.push(format!("remove {ws}"));
+        }
+        out
+    }
+}
+
+/// Plans the trial `req` asks for. Errors name what is missing (no tasks, no checks, no skill).
+pub fn plan(ws: &Workspace, req: &Request) -> Result<Plan> {
+    if req.agent_command.trim().is_empty() {
+        bail!("--agent is empty: give the command that runs the agent, the task on its stdin");
+    }
+    if req.runs == 0 {
+        bail!("--runs must be at least 1");
+    }
+    let agent = crate::lifecycle::agent_or_default(req.agent_id.as_deref(), ws).to_string();
+    let subject = subject(ws, &agent, &req.target)?;
+    let (tasks, tasks_from) = if req.tasks.is_empty() {
+        (subject.requests.clone(), format!("the requests of candidate {}", subject.evidence_of()))
+    } else {
+        (req.tasks.clone(), "--task".to_string())
+    };
+    if tasks.is_empty() {
+        bail!(
+            "no tasks for {}: it has no recorded requests to replay; give one with --task TEXT",
+            subject.name
+        );
+    }
+    let (checks, checks_from, checks_left_out) = if req.checks.is_empty() {
+        let (ok, left) = checks_section(&subject.skill_md);
+        (ok, "the skill's Checks section".to_string(), left)
+    } else {
+        (req.checks.clone(), "--check".to_string(), Vec::new())
+    };
+    if checks.is_empty() {
+        bail!(
+            "no checks for {}: its SKILL.md has no Checks section with a command that runs as \
+             written; give one with --check 'CMD' (a run passes when every check exits 0)",
+            subject.name
+        );
+    }
+    let install_dir = match &req.install_dir {
+        Some(d) => relative_dir(d)?,
+        None if agent == ws.config.codex.agent_id => CODEX_INSTALL_DIR.to_string(),
+        None => CLAUDE_INSTALL_DIR.to_string(),
+    };
+    let project = project(&req.project)?;
+    let root = std::env::temp_dir().join(format!(
+        "skilldeck-trial-{}-{}-{}",
+        crate::text::slug::slug(&subject.name),
+        chrono::Utc::now().format("%Y%m%dT%H%M%S"),
+        std::process::id()
+    ));
+    let mut runs = Vec::with_capacity(req.runs * 2);
+    // The arms alternate, each pair on the same task, so drift (load, rate limits) hits both.
+    for k in 0..req.runs {
+        for arm in [Arm::With, Arm::Without] {
+            let n = runs.len() + 1;
+            runs.push(PlannedRun {
+                n,
+                arm,
+                task: k % tasks.len(),
+                workspace: root.join(format!("{n:03}-{arm}")),
+            });
+        }
+    }
+    Ok(Plan {
+        name: subject.name,
+        agent_id: agent,
+        skill_id: subject.skill_id,
+        candidate_id: subject.candidate_id,
+        skill: subject.source,
+        tasks,
+        tasks_from,
+        checks,
+        checks_from,
+        checks_left_out,
+        project,
+        install_dir,
+        agent_command: req.agent_command.clone(),
+        time_limit_secs: req.time_limit_secs.max(1),
+        jobs: req.jobs.clamp(1, runs.len()),
+        runs_per_arm: req.runs,
+        keep: req.keep,
+        root,
+        runs,
+    })
+}
+
+/// The skill or draft a trial is about.
+struct Subject {
+    name: String,
+    skill_id: Option<i64>,
+    candidate_id: Option<i64>,
+    source: SkillSource,
+    skill_md: String,
+    /// The requests of the candidate behind it, steering replies left out.
+    requests: Vec<String>,
+}
+
+impl Subject {
+    fn evidence_of(&self) -> String {
+        self.candidate_id.map_or("-".into(), |c| c.to_string())
+    }
+}
+
+fn subject(ws: &Workspace, agent: &str, target: &str) -> Result<Subject> {
+    let conn = ws.store.conn();
+    if let Ok(id) = target.parse::<i64>() {
+        let c = crate::draft::get_candidate(conn, id)?;
+        if let Some((skill_id, _)) = crate::catalog::skills::promoted_from(conn, id, &c.agent_id)?
+            && c.target_skill_id.is_none()
+        {
+            let name = crate::catalog::skills::by_id(conn, skill_id)?.name;
+            return live_skill(ws, &c.agent_id, &name);
+        }
+        let name = c.target_skill_name.clone().unwrap_or_else(|| c.name.clone());
+        let text = crate::draft::decision_text(ws, id)?;
+        let staged = c.staged_path.as_deref().map(PathBuf::from).filter(|p| p.join("SKILL.md").is_file());
+        let source = match staged {
+            Some(dir) if c.target_skill_id.is_none() => SkillSource::Folder(dir),
+            _ => SkillSource::Text(text.clone()),
+        };
+        // A draft is not the skill yet (a proposed version is not the live text): its trial
+        // names the candidate only.
+        return Ok(Subject {
+            name,
+            skill_id: None,
+            candidate_id: Some(id),
+            source,
+            skill_md: text,
+            requests: requests_of(&c),
+        });
+    }
+    live_skill(ws, agent, target)
+}
+
+fn live_skill(ws: &Workspace, agent: &str, name: &str) -> Result<Subject> {
+    let conn = ws.store.conn();
+    let row = crate::catalog::skills::require(conn, agent, name)?;
+    let r = crate::catalog::skills::uptake_ref(conn, row.id)?;
+    let folder = PathBuf::from(&row.path);
+    let skill_md = crate::fsio::read_skill_md_text(&folder.join("SKILL.md"))
+        .with_context(|| format!("reading {}", folder.join("SKILL.md").display()))?;
+    let requests = match r.candidate_id {
+        Some(c) => requests_of(&crate::draft::get_candidate(conn, c)?),
+        None => Vec::new(),
+    };
+    Ok(Subject {
+        name: row.name,
+        skill_id: Some(row.id),
+        candidate_id: r.candidate_id,
+        source: SkillSource::Folder(folder),
+        skill_md,
+        requests,
+    })
+}
+
+/// The requests that formed a candidate's workflow, without steering replies ("yes", "1",
+/// "continue") and requests that are only redaction markers; each once.
+fn requests_of(c: &crate::draft::CandidateView) -> Vec<String> {
+    let all = match &c.workflow {
+        Some(w) if !w.requests.is_empty() => &w.requests,
+        _ => &c.examples,
+    };
+    let mut out: Vec<String> = Vec::new();
+    for r in all {
+        let r = r.trim();
+        if r.is_empty()
+            || crate::detect::is_steering(r, false)
+            || crate::text::redact::is_opaque(r)
+            || out.iter().any(|o| o == r)
+        {
+            continue;
+        }
+        out.push(r.to_string());
+    }
+    out
+}
+
+/// The commands of a SKILL.md's `## Checks` section (the first code span of each bullet), and
+/// those left out with why: a `<placeholder>` or a redaction marker cannot run as written.
+pub fn checks_section(skill_md: &str) -> (Vec<String>, Vec<(String, String)>) {
+    let (mut ok, mut left) = (Vec::new(), Vec::new());
+    let mut inside = false;
+    for line in skill_md.lines() {
+        let t = line.trim();
+        if let Some(heading) = t.strip_prefix("## ") {
+            inside = heading.trim().eq_ignore_ascii_case("checks");
+            continue;
+        }
+        if t.starts_with("# ") {
+            inside = false;
+        }
+        let Some(item) = t.strip_prefix("- ").or_else(|| t.strip_prefix("* ")) else { continue };
+        if !inside {
+            continue;
+        }
+        let Some(command) = first_code_span(item) else { continue };
+        if crate::text::redact::has_markers(&command) {
+            left.push((command, "holds a redaction marker".into()));
+        } else if has_placeholder(&command) {
+            left.push((command, "holds a <placeholder>".into()));
+        } else if !ok.contains(&command) {
+            ok.push(command);
+        }
+    }
+    (ok, left)
+}
+
+/// The text of the first code span (`` `x` `` or ``` `` x `` ```), trimmed.
+fn first_code_span(text: &str) -> Option<String> {
+    let start = text.find('`')?;
+    let rest = &text[start..];
+    let fence = rest.len() - rest.trim_start_matches('`').len();
+    let body = &rest[fence..];
+    let end = body.find(&"`".repeat(fence))?;
+    let command = body[..end].trim();
+    (!command.is_empty()).then(|| command.to_string())
+}
+
+fn has_placeholder(command: &str) -> bool {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| regex::Regex::new(r"<[A-Za-z][A-Za-z0-9 _.-]*>").expect("valid"))
+        .is_match(command)
+}
+
+/// A folder relative to the workspace, inside it.
+fn relative_dir(dir: &str) -> Result<String> {
+    let p = Path::new(dir.trim());
+    let inside = !dir.trim().is_empty()
+        && p.is_relative()
+        && p.components().all(|c| matches!(c, std::path::Component::Normal(_)));
+    if !inside {
+        bail!("--install-dir {dir:?} must be a folder inside the workspace, like .agents/skills");
+    }
+    Ok(p.display().to_string())
+}
+
+fn project(dir: &Path) -> Result<Project> {
+    let dir = dir
+        .canonicalize()
+        .with_context(|| format!("project folder {} (--project)", dir.display()))?;
+    if !dir.is_dir() {
+        bail!("--project {} is not a folder", dir.display());
+    }
+    let git = |args: &[&str]| -> Option<String> {
+        let program = ["git".to_string()];
+        let job = crate::process::Job {
+            program: &program,
+            args,
+            stdin: None,
+            cwd: &dir,
+            timeout: Duration::from_secs(30),
+            env: crate::process::Env::Inherit,
+            confine: crate::process::Confine::None,
+        };
+        let out = crate::process::run(&job).ok()?;
+        (out.code == Some(0)).then(|| out.stdout.trim().to_string())
+    };
+    let top = git(&["rev-parse", "--show-toplevel"]).map(PathBuf::from);
+    let head = top.as_ref().and_then(|_| git(&["rev-parse", "--verify", "--quiet", "HEAD"]));
+    match (top, head) {
+        (Some(top), Some(head)) => {
+            let top = top.canonicalize().unwrap_or(top);
+            let subdir = dir.strip_prefix(&top).map(Path::to_path_buf).unwrap_or_default();
+            Ok(Project { dir, repo: Some(top), head: Some(head), subdir })
+        }
+        _ => Ok(Project { dir, repo: None, head: None, subdir: PathBuf::new() }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checks_come_from_the_checks_section_and_placeholders_stay_out() {
+        let md = "---\nname: x\n---\n\n## Steps\n\n1. `cargo build`\n\n## Checks\n\nRun these.\n\n\
+                  - Test: `cargo test`\n- Lint: ``cargo clippy -- -D `x` ``\n- Build: `make <target>`\n\
+                  - Test: `cargo test`\n\n## When it fails\n\n- `npm test` failed\n";
+        let (ok, left) = checks_section(md);
+        assert_eq!(ok, ["cargo test", "cargo clippy -- -D `x`"]);
+        assert_eq!(left, [("make <target>".to_string(), "holds a <placeholder>".to_string())]);
+        assert!(checks_section("# x\n\n- `ls`\n").0.is_empty());
+    }
+
+    #[test]
+    fn install_dirs_stay_inside_the_workspace() {
+        assert_eq!(relative_dir(".agents/skills").unwrap(), ".agents/skills");
+        for bad in ["", "/etc", "../up", ".agents/../../x"] {
+            assert!(relative_dir(bad).is_err(), "{bad}");
+        }
+    }
+}

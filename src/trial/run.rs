@@ -1,0 +1,182 @@
+//! Carrying out a plan: a fresh workspace per run (a clone of the project at HEAD, or a copy),
+//! the skill installed or absent, the agent under its time limit with the task on stdin, then the
+//! checks. At most `jobs` runs at once. The user's tree is only read: a clone loses its `origin`
+//! so nothing the agent does can reach it, and workspaces live in the temporary folder.
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use anyhow::{Context, Result, bail};
+
+use super::plan::{Plan, PlannedRun, SkillSource};
+use super::{Arm, CheckResult, RunResult, measure};
+use crate::process::{self, Confine, Env, Job};
+
+/// Runs every planned run; the results in the plan's order. The first error stops the runs not
+/// yet started. Workspaces are removed afterwards unless the plan keeps them.
+pub fn all(plan: &Plan, progress: &(dyn Fn(&RunResult) + Sync)) -> Result<Vec<RunResult>> {
+    std::fs::create_dir_all(&plan.root)
+        .with_context(|| format!("creating {}", plan.root.display()))?;
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let done: Mutex<Vec<RunResult>> = Mutex::new(Vec::with_capacity(plan.runs.len()));
+    let error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..plan.jobs {
+            scope.spawn(|| {
+                while !stop.load(Ordering::Relaxed) {
+                    let Some(run) = plan.runs.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                        break;
+                    };
+                    match one(plan, run) {
+                        Ok(r) => {
+                            progress(&r);
+                            done.lock().expect("not poisoned").push(r);
+                        }
+                        Err(e) => {
+                            stop.store(true, Ordering::Relaxed);
+                            error.lock().expect("not poisoned").get_or_insert(
+                                e.context(format!("run {} ({} the skill)", run.n, run.arm)),
+                            );
+                        }
+                    }
+                }
+            });
+        }
+    });
+    if !plan.keep {
+        let _ = std::fs::remove_dir_all(&plan.root);
+    }
+    if let Some(e) = error.into_inner().expect("not poisoned") {
+        return Err(e);
+    }
+    let mut runs = done.into_inner().expect("not poisoned");
+    runs.sort_by_key(|r| r.n);
+    Ok(runs)
+}
+
+fn one(plan: &Plan, run: &PlannedRun) -> Result<RunResult> {
+    make_workspace(plan, &run.workspace)?;
+    install(plan, run)?;
+    let dir = plan.agent_dir(&run.workspace);
+    let agent = shell(&plan.agent_command);
+    let out = process::run(&Job {
+        program: &agent,
+        args: &[],
+        stdin: Some(&plan.tasks[run.task]),
+        cwd: &dir,
+        timeout: plan.time_limit(),
+        env: Env::Inherit,
+        confine: Confine::None,
+    })
+    .context("starting the agent")?;
+    let mut checks = Vec::new();
+    if !out.timed_out {
+        for c in &plan.checks {
+            let program = shell(c);
+            let ran = process::run(&Job {
+                program: &program,
+                args: &[],
+                stdin: None,
+                cwd: &dir,
+                timeout: plan.time_limit(),
+                env: Env::Inherit,
+                confine: Confine::None,
+            })
+            .with_context(|| format!("running the check {c:?}"))?;
+            checks.push(CheckResult { command: c.clone(), code: ran.code });
+        }
+    }
+    let (transcript, loaded) = measure::read(&out.stdout, &plan.name);
+    if !plan.keep {
+        std::fs::remove_dir_all(&run.workspace)
+            .with_context(|| format!("removing {}", run.workspace.display()))?;
+    }
+    Ok(RunResult {
+        n: run.n,
+        arm: run.arm,
+        task: run.task,
+        workspace: run.workspace.display().to_string(),
+        agent_exit: out.code,
+        timed_out: out.timed_out,
+        seconds: measure::tenths(out.duration),
+        passed: !out.timed_out && checks.iter().all(|c| c.code == Some(0)),
+        checks,
+        transcript,
+        loaded,
+    })
+}
+
+fn shell(command: &str) -> Vec<String> {
+    vec!["sh".into(), "-c".into(), command.into()]
+}
+
+/// A clone of the project's repository at the planned commit without its `origin`, or a copy
+/// of the project folder.
+fn make_workspace(plan: &Plan, ws: &Path) -> Result<()> {
+    let (Some(repo), Some(head)) = (&plan.project.repo, &plan.project.head) else {
+        return copy_tree(&plan.project.dir, ws);
+    };
+    let target = ws.display().to_string();
+    let repo = repo.display().to_string();
+    git(&plan.root, &["clone", "--local", "--no-checkout", "--quiet", &repo, &target])?;
+    git(ws, &["checkout", "--quiet", "--detach", head])?;
+    git(ws, &["remote", "remove", "origin"])
+}
+
+fn git(cwd: &Path, args: &[&str]) -> Result<()> {
+    let program = ["git".to_string()];
+    let out = process::run(&Job {
+        program: &program,
+        args,
+        stdin: None,
+        cwd,
+        timeout: std::time::Duration::from_secs(600),
+        env: Env::Inherit,
+        confine: Confine::None,
+    })?;
+    if out.code != Some(0) {
+        bail!("git {} failed: {}", args.join(" "), crate::text::safe::inline(out.stderr.trim()));
+    }
+    Ok(())
+}
+
+/// The skill at `<install_dir>/<name>` in the "with" arm; absent in the "without" arm, even
+/// when the project itself carries it.
+fn install(plan: &Plan, run: &PlannedRun) -> Result<()> {
+    let dest = run.workspace.join(&plan.project.subdir).join(&plan.install_dir).join(&plan.name);
+    if dest.exists() {
+        std::fs::remove_dir_all(&dest).with_context(|| format!("removing {}", dest.display()))?;
+    }
+    if run.arm == Arm::Without {
+        return Ok(());
+    }
+    match &plan.skill {
+        SkillSource::Folder(dir) => copy_tree(dir, &dest),
+        SkillSource::Text(text) => {
+            std::fs::create_dir_all(&dest)?;
+            std::fs::write(dest.join("SKILL.md"), text)
+                .with_context(|| format!("writing {}", dest.join("SKILL.md").display()))
+        }
+    }
+}
+
+/// Copies a folder: files, folders, and symbolic links as links; other kinds are skipped.
+fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
+    for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
+        let entry = entry?;
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        let kind = entry.file_type()?;
+        if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(&src)?, &dst)
+                .with_context(|| format!("linking {}", dst.display()))?;
+        } else if kind.is_dir() {
+            copy_tree(&src, &dst)?;
+        } else if kind.is_file() {
+            std::fs::copy(&src, &dst).with_context(|| format!("copying {}", src.display()))?;
+        }
+    }
+    Ok(())
+}
