@@ -148,10 +148,20 @@ fn effect(ws: &crate::workspace::Workspace, skill_id: i64, json: bool) -> Result
     let runs = crate::usage::effect::AgentRuns::load(conn, &skill.agent)?;
     let drafted = crate::draft::candidates::workflow_steps;
     let e = crate::usage::effect::measure(conn, &skill, drafted, &runs)?;
+    let trial = crate::trial::record::latest_for_skill(conn, skill_id, skill.candidate_id)?;
     if json {
-        print_json(&e)?;
+        #[derive(serde::Serialize)]
+        struct WithTrial<'a> {
+            #[serde(flatten)]
+            effect: &'a crate::usage::effect::Effect,
+            /// The latest trial (source: trial), beside the effect observed in history.
+            trial: Option<&'a crate::trial::Trial>,
+        }
+        let trial = trial.as_ref().and_then(|t| t.trial.as_ref());
+        print_json(&WithTrial { effect: &e, trial })?;
         return Ok(Outcome::Ok);
     }
+    crate::out!("observed in history:");
     crate::out!(
         "{}: {} ({} runs with the skill, {} without; at least {} each to judge)",
         inline(&e.skill),
@@ -175,6 +185,16 @@ fn effect(ws: &crate::workspace::Workspace, skill_id: i64, json: bool) -> Result
         for line in crate::usage::effect::table(c) {
             crate::out!("    {line}");
         }
+    }
+    match trial {
+        Some(row) => match &row.trial {
+            Some(t) => crate::trial::verdict::lines(t).iter().for_each(|l| crate::out!("{l}")),
+            None => crate::out!("trial: {}", row.headline()),
+        },
+        None => crate::out!(
+            "no trial yet: `skilldeck trial {} --agent CMD` runs your agent with it and without",
+            inline(&e.skill)
+        ),
     }
     Ok(Outcome::Ok)
 }

@@ -11,7 +11,8 @@ pub fn read(stdout: &str, skill: &str) -> (Option<RunTranscript>, Option<bool>) 
     (Some(t), Some(loaded))
 }
 
-/// Seconds to a tenth: finer differences between two runs of an agent are noise.
-pub fn tenths(d: std::time::Duration) -> f64 {
-    (d.as_secs_f64() * 10.0).round() / 10.0
+/// Wall time in whole seconds: an agent's runs take tens of seconds to minutes, and finer
+/// differences between two of them are the machine's load, not the skill.
+pub fn whole_seconds(d: std::time::Duration) -> f64 {
+    d.as_secs_f64().round()
 }

@@ -82,7 +82,7 @@ pub struct RunResult {
     pub agent_exit: Option<i32>,
     /// The agent was stopped at the time limit: the run failed, its checks were not run.
     pub timed_out: bool,
-    /// Wall time of the agent, to a tenth of a second.
+    /// Wall time of the agent, in whole seconds.
     pub seconds: f64,
     pub checks: Vec<CheckResult>,
     /// Every check exited 0 after the agent stopped.

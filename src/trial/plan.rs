@@ -235,7 +235,8 @@ fn subject(ws: &Workspace, agent: &str, target: &str) -> Result<Subject> {
         }
         let name = c.target_skill_name.clone().unwrap_or_else(|| c.name.clone());
         let text = crate::draft::decision_text(ws, id)?;
-        let staged = c.staged_path.as_deref().map(PathBuf::from).filter(|p| p.join("SKILL.md").is_file());
+        let staged =
+            c.staged_path.as_deref().map(PathBuf::from).filter(|p| p.join("SKILL.md").is_file());
         let source = match staged {
             Some(dir) if c.target_skill_id.is_none() => SkillSource::Folder(dir),
             _ => SkillSource::Text(text.clone()),

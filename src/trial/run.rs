@@ -100,7 +100,7 @@ fn one(plan: &Plan, run: &PlannedRun) -> Result<RunResult> {
         workspace: run.workspace.display().to_string(),
         agent_exit: out.code,
         timed_out: out.timed_out,
-        seconds: measure::tenths(out.duration),
+        seconds: measure::whole_seconds(out.duration),
         passed: !out.timed_out && checks.iter().all(|c| c.code == Some(0)),
         checks,
         transcript,

@@ -62,6 +62,7 @@ mod skill_uses;
 mod staleness;
 mod support;
 mod team;
+mod trial;
 mod trust_disk;
 mod trust_spec;
 mod uptake;

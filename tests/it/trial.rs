@@ -1,0 +1,287 @@
+//! Trials through the binary: `skilldeck trial NAME --agent CMD ...` with a stand-in agent (a
+//! shell script that prints a stream-json transcript, and does the task only as its mode says),
+//! then what the trial feeds: `stats --effect`, `features`, the review flag.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::{TestWorkspace, describe};
+
+const SKILL: &str = "tidy-notes";
+
+/// The skill under trial: its Checks section is what a run must pass.
+const SKILL_MD: &str = "---\nname: tidy-notes\ndescription: Tidies the notes file. Use when \
+    asked to tidy the notes.\n---\n\n# tidy-notes\n\n## Steps\n\n1. `touch done.txt`\n\n\
+    ## Checks\n\nRun these before calling the work done; fix what they report.\n\n\
+    - Test: `test -f done.txt`\n- Build: `make <target>`\n";
+
+/// The stand-in agent. Its first argument is its mode:
+/// - `follows`: reads the skill's SKILL.md and does the task when the skill is installed; without
+///   it, looks around and gives up;
+/// - `ignores`: never looks for skills, always does the task;
+/// - `breaks`: with the skill installed, does the task wrong; without it, does it;
+/// - `sleeps`: sleeps past any time limit.
+///
+/// Every mode makes two tool calls, so only what the mode changes differs between the arms.
+const AGENT: &str = r#"#!/bin/sh
+mode=$1
+task=$(cat)
+sid="stand-in-$$"
+skill=".claude/skills/tidy-notes/SKILL.md"
+line() { printf '%s\n' "$1"; }
+call() { # id name input-json is-error
+  line '{"type":"assistant","session_id":"'$sid'","message":{"id":"m'$1'","role":"assistant","model":"stand-in","usage":{"input_tokens":100,"output_tokens":20},"content":[{"type":"tool_use","id":"t'$1'","name":"'"$2"'","input":'"$3"'}]}}'
+  line '{"type":"user","session_id":"'$sid'","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t'$1'","content":"ok","is_error":'"$4"'}]}}'
+}
+line '{"type":"system","subtype":"init","session_id":"'$sid'","cwd":"'$PWD'","model":"stand-in"}'
+line '{"type":"user","session_id":"'$sid'","message":{"role":"user","content":"tidy the notes"}}'
+[ "$mode" = sleeps ] && sleep 30
+if [ "$mode" = ignores ]; then
+  call 1 Bash '{"command":"ls"}' false
+  touch done.txt; call 2 Bash '{"command":"touch done.txt"}' false
+elif [ -f "$skill" ]; then
+  call 1 Read '{"file_path":"'$PWD/$skill'"}' false
+  if [ "$mode" = follows ]; then touch done.txt; call 2 Bash '{"command":"touch done.txt"}' false
+  else call 2 Bash '{"command":"rm notes.txt"}' true; fi
+elif [ "$mode" = follows ]; then
+  call 1 Bash '{"command":"ls"}' false
+  call 2 Bash '{"command":"tidy notes.txt"}' true
+else
+  call 1 Bash '{"command":"ls"}' false
+  touch done.txt; call 2 Bash '{"command":"touch done.txt"}' false
+fi
+line '{"type":"assistant","session_id":"'$sid'","message":{"id":"m9","role":"assistant","model":"stand-in","stop_reason":"end_turn","usage":{"input_tokens":100,"output_tokens":20},"content":[{"type":"text","text":"done"}]}}'
+line '{"type":"result","subtype":"success","session_id":"'$sid'","is_error":false,"duration_ms":10}'
+"#;
+
+/// A workspace with the skill live, a project that is a git repository with a change not
+/// committed, and the stand-in agent.
+struct Setup {
+    ws: TestWorkspace,
+    project: PathBuf,
+    agent: PathBuf,
+}
+
+impl Setup {
+    fn new() -> Setup {
+        let ws = TestWorkspace::new();
+        let folder = ws.skills_dir().join(SKILL);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("SKILL.md"), SKILL_MD).unwrap();
+        ws.run_json(&["audit"]);
+        let project = ws.root().join("project");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::write(project.join("notes.txt"), "a\nb\n").unwrap();
+        git(&project, &["init", "--quiet"]);
+        git(&project, &["add", "."]);
+        git(&project, &["commit", "--quiet", "-m", "notes"]);
+        std::fs::write(project.join("notes.txt"), "a\nb\nnot committed\n").unwrap();
+        let agent = ws.root().join("agent.sh");
+        std::fs::write(&agent, AGENT).unwrap();
+        std::fs::create_dir_all(ws.root().join("tmp")).unwrap();
+        Setup { ws, project, agent }
+    }
+
+    fn args(&self, mode: &str, runs: usize) -> Vec<String> {
+        vec![
+            "trial".into(),
+            SKILL.into(),
+            "--agent".into(),
+            format!("sh {} {mode}", self.agent.display()),
+            "--runs".into(),
+            runs.to_string(),
+            "--task".into(),
+            "tidy the notes".into(),
+            "--project".into(),
+            self.project.display().to_string(),
+            "--jobs".into(),
+            "2".into(),
+        ]
+    }
+
+    /// Runs the binary with the workspaces' temporary folder inside the test's folder.
+    fn run(&self, args: &[String]) -> std::process::Output {
+        self.ws.cmd().env("TMPDIR", self.ws.root().join("tmp")).args(args).output().unwrap()
+    }
+
+    fn trial(&self, mode: &str, runs: usize, extra: &[&str]) -> Value {
+        let mut args = self.args(mode, runs);
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args.push("--json".into());
+        let out = self.run(&args);
+        assert!(out.status.success(), "{}", describe(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    /// Every file of the project and the skills folder with its bytes, and the repository's
+    /// state as git tells it: what a trial must leave as it was.
+    fn user_state(&self) -> Vec<(String, Vec<u8>)> {
+        let mut out = tree(&self.project);
+        out.extend(tree(&self.ws.skills_dir()));
+        for args in [&["status", "--porcelain"][..], &["worktree", "list"], &["remote", "-v"]] {
+            out.push((args.join(" "), git(&self.project, args).into_bytes()));
+        }
+        out
+    }
+
+    fn workspaces_left(&self) -> usize {
+        std::fs::read_dir(self.ws.root().join("tmp")).unwrap().count()
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", describe(&out));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn tree(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let p = entry.unwrap().path();
+            let rel = p.strip_prefix(root).unwrap().display().to_string();
+            if p.is_dir() {
+                stack.push(p);
+                out.push((rel, Vec::new()));
+            } else {
+                out.push((rel, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn metric<'a>(t: &'a Value, name: &str) -> &'a Value {
+    t["metrics"].as_array().unwrap().iter().find(|m| m["name"] == name).unwrap()
+}
+
+#[test]
+fn a_skill_the_agent_needs_helps_and_the_users_tree_is_untouched() {
+    let s = Setup::new();
+    let before = s.user_state();
+    let t = s.trial("follows", 5, &[]);
+    assert_eq!(t["verdict"], "helps", "{t:#}");
+    assert_eq!(t["source"], "trial");
+    assert_eq!((t["with"]["passed"].as_u64(), t["with"]["runs"].as_u64()), (Some(5), Some(5)));
+    assert_eq!(t["without"]["passed"].as_u64(), Some(0));
+    assert!(t["with"]["pass_low"].as_f64().unwrap() > 0.5, "Wilson interval: {t:#}");
+    assert_eq!(t["with"]["loaded"].as_u64(), Some(5), "every run with it read SKILL.md");
+    assert_eq!(metric(&t, "success")["reading"], "better");
+    // The transcript was read: two calls each side, one failed without the skill; tokens.
+    assert_eq!(t["with"]["tool_calls"].as_f64(), Some(2.0));
+    assert_eq!(t["without"]["failed_steps"].as_f64(), Some(1.0));
+    assert_eq!(t["with"]["tokens"].as_f64(), Some(360.0));
+    // The checks came from the skill's Checks section; the one with a placeholder left out.
+    assert_eq!(t["checks"], serde_json::json!(["test -f done.txt"]));
+    assert_eq!(s.user_state(), before, "the project and the skills folder are as they were");
+    assert_eq!(s.workspaces_left(), 0, "workspaces are removed");
+
+    // The trial is evidence beside the observed effect, and a feature.
+    let text = s.ws.run_ok(&["stats", SKILL, "--effect"]);
+    assert!(text.contains("trial of tidy-notes on"), "{text}");
+    assert!(text.contains(": helps (5 runs each"), "{text}");
+    assert!(text.contains("passed 5 of 5 (100%, 95% interval 57% to 100%)"), "{text}");
+    let e = s.ws.run_json(&["stats", SKILL, "--effect"]);
+    assert_eq!(e["trial"]["verdict"], "helps", "{e:#}");
+    let f: Value = serde_json::from_str(&s.ws.run_ok(&["features"])).unwrap();
+    let row = f.as_array().unwrap().iter().find(|r| r["name"] == SKILL).unwrap();
+    assert_eq!(
+        (row["trial"].as_str(), row["trial_pass_with"].as_f64()),
+        (Some("helps"), Some(1.0))
+    );
+    let timeline = s.ws.run_json(&["stats", SKILL, "--timeline"]);
+    assert!(timeline["events"].as_array().unwrap().iter().any(|e| e["kind"] == "trial"));
+}
+
+#[test]
+fn an_agent_that_ignores_skills_shows_no_clear_difference_and_never_uses_it() {
+    let s = Setup::new();
+    let t = s.trial("ignores", 5, &[]);
+    assert_eq!(t["verdict"], "no clear difference", "{t:#}");
+    assert_eq!((t["with"]["passed"].as_u64(), t["without"]["passed"].as_u64()), (Some(5), Some(5)));
+    assert_eq!(t["with"]["not_loaded"].as_u64(), Some(5), "said apart: {t:#}");
+    let out = s.run(&s.args("ignores", 5));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("5 of 5 runs with the skill never used it (5 of them passed)"), "{text}");
+}
+
+#[test]
+fn a_skill_that_makes_the_agent_fail_hurts_and_is_flagged_for_review() {
+    let s = Setup::new();
+    let t = s.trial("breaks", 5, &[]);
+    assert_eq!(t["verdict"], "makes things worse", "{t:#}");
+    assert_eq!((t["with"]["passed"].as_u64(), t["without"]["passed"].as_u64()), (Some(0), Some(5)));
+    let audit = s.ws.run_json(&["audit"]);
+    let row = audit.as_array().unwrap().iter().find(|r| r["name"] == SKILL).unwrap();
+    assert_eq!(row["needs_review"], true, "{row:#}");
+}
+
+#[test]
+fn a_run_that_times_out_is_counted_as_failed_and_said() {
+    let s = Setup::new();
+    let mut args = s.args("sleeps", 1);
+    args.extend(["--time-limit".to_string(), "1".to_string()]);
+    let out = s.run(&args);
+    assert!(out.status.success(), "{}", describe(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("run 1/2 (with the skill, task 1): timed out"), "{text}");
+    assert!(text.contains("2 runs stopped at the time limit (1s), counted as failed"), "{text}");
+    assert!(text.contains("not enough evidence yet"), "{text}");
+    assert_eq!(s.workspaces_left(), 0, "workspaces of stopped runs are removed too");
+}
+
+#[test]
+fn a_dry_run_lists_tasks_checks_workspaces_and_commands_and_changes_nothing() {
+    let s = Setup::new();
+    let before = s.user_state();
+    let db_before = std::fs::read(s.ws.db()).unwrap();
+    let mut args = s.args("follows", 2);
+    args.push("--dry-run".into());
+    let out = s.run(&args);
+    assert!(out.status.success(), "{}", describe(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for want in [
+        "tasks (from --task):",
+        "1. tidy the notes",
+        "checks (from the skill's Checks section",
+        "  test -f done.txt",
+        "left out: make <target> (holds a <placeholder>)",
+        "run 4 (without the skill, task 1):",
+        "git clone --local --no-checkout",
+        "remote remove origin",
+        "/.claude/skills/tidy-notes",
+        "follows' < task 1 (stopped after 600s)",
+    ] {
+        assert!(text.contains(want), "{want:?} missing:\n{text}");
+    }
+    assert_eq!(s.user_state(), before);
+    assert_eq!(s.workspaces_left(), 0, "a dry run creates no workspace");
+    assert_eq!(std::fs::read(s.ws.db()).unwrap(), db_before, "a dry run records nothing");
+}
+
+#[test]
+fn trials_without_tasks_or_checks_say_what_to_give() {
+    let s = Setup::new();
+    let out = s.run(&[
+        "trial".into(),
+        SKILL.into(),
+        "--agent".into(),
+        "true".into(),
+        "--project".into(),
+        s.project.display().to_string(),
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no tasks for tidy-notes") && err.contains("--task TEXT"), "{err}");
+}
