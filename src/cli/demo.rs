@@ -62,6 +62,7 @@ fn summary(r: &DemoReport) -> String {
             s.status, s.name, rate, s.window_uses, s.version, pin
         ));
     }
+    out.push_str(&format!("trial of db-backup with a stand-in agent: {}\n", r.trial));
     let flags = format!(
         "--db {} --skills-dir {} --config {}",
         r.db.display(),

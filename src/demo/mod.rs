@@ -2,6 +2,7 @@
 
 mod run;
 pub mod scenario;
+mod trial;
 
 pub use run::{DemoReport, build, default_root};
 pub use scenario::Layout;

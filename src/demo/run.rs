@@ -29,6 +29,8 @@ pub struct DemoReport {
     pub second_pass: PassReport,
     pub open_candidates: usize,
     pub skills: Vec<SkillView>,
+    /// The backup skill's trial with a stand-in agent, in one line.
+    pub trial: String,
 }
 
 /// The default demo folder: `<temp>/skilldeck-demo`.
@@ -64,6 +66,9 @@ pub fn build(root: &Path) -> Result<(Workspace, DemoReport)> {
     write_phase_two(&layout)?;
     let second_pass = pipeline::run_pass(&mut ws, &[], &mut |_| {})?;
 
+    // ... and tries the backup skill on a project with a stand-in agent.
+    let trial = crate::trial::verdict::headline(&super::trial::run(&mut ws, &layout)?);
+
     let open_candidates = crate::draft::list_candidates(&ws.store, None)?
         .iter()
         .filter(|c| c.status == crate::draft::CandidateStatus::Candidate)
@@ -79,6 +84,7 @@ pub fn build(root: &Path) -> Result<(Workspace, DemoReport)> {
         second_pass,
         open_candidates,
         skills,
+        trial,
     };
     Ok((ws, report))
 }

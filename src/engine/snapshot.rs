@@ -49,6 +49,8 @@ pub struct Snapshot {
     pub lessons_config: crate::config::LessonsConfig,
     /// The selected skill's effect as the last sweep measured it, while its detail view is open.
     pub effect: Option<Arc<crate::usage::effect::Effect>>,
+    /// The selected skill's id and latest trial (`trial::record`), while its detail view is open.
+    pub trial: Option<(i64, Arc<crate::trial::TrialRow>)>,
     pub rules: Rules,
     /// The person's last change in this console, which `u` offers to take back.
     pub undo: Option<UndoOffer>,
@@ -207,6 +209,14 @@ pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> 
         Some(skill) if view.package => crate::usage::effects::load(conn, skill.id)?.map(Arc::new),
         _ => None,
     };
+    snap.trial = match selected {
+        Some(skill) if view.package => {
+            let from = crate::catalog::skills::uptake_ref(conn, skill.id)?.candidate_id;
+            crate::trial::record::latest_for_skill(conn, skill.id, from)?
+                .map(|t| (skill.id, Arc::new(t)))
+        }
+        _ => None,
+    };
     Ok(version)
 }
 
@@ -294,6 +304,8 @@ pub struct CandidateView {
     pub draft_note: Option<String>,
     /// Why its evidence looks aimed at the agent.
     pub flags: Vec<String>,
+    /// Its latest trial in one line (`skilldeck trial ID`), when it was trialled.
+    pub trial: Option<String>,
 }
 
 /// The four kinds of queue row.
@@ -452,6 +464,7 @@ pub fn load_candidates(
         .filter_map(|id| skills.iter().find(|s| s.id == id).map(|s| (id, s)))
         .collect();
     let mut out = Vec::with_capacity(open.len());
+    let trials = crate::trial::record::latest_by_candidate(store.conn())?;
     for c in open {
         let workflow = draft::candidates::workflow_of(store.conn(), c.id)?;
         let live_of = |skill: &SkillRow| -> Result<TargetSkill> {
@@ -510,25 +523,42 @@ pub fn load_candidates(
             drafted_by: Some(c.drafted_by),
             draft_note: c.draft_note.map(|n| text::safe::inline(&n).into_owned()),
             flags: c.flags.iter().map(|f| text::safe::inline(&f.reason).into_owned()).collect(),
+            trial: trials.get(&c.id).map(|t| t.headline()),
         });
     }
     out.extend(review_rows(store, skills)?);
     Ok(out)
 }
 
-/// Live skills edited since their approval, as queue rows: the diff is the edit.
+/// Live skills edited since their approval, as queue rows: the diff is the edit. A skill a
+/// trial says makes things worse is one too (its text may be unchanged: the diff is empty).
 fn review_rows(store: &Store, skills: &[SkillRow]) -> Result<Vec<CandidateView>> {
     let mut out = Vec::new();
     for s in skills.iter().filter(|s| s.needs_review) {
         let row = crate::catalog::skills::by_id(store.conn(), s.id)?;
         let history = lifecycle::versions(store, s.id)?;
         let Some(now) = history.last() else { continue };
+        let from = crate::catalog::skills::uptake_ref(store.conn(), s.id)?.candidate_id;
+        let trial = crate::trial::record::latest_for_skill(store.conn(), s.id, from)?;
+        let hurts =
+            trial.as_ref().is_some_and(|t| t.verdict == Some(crate::usage::effect::Verdict::Hurts));
         let approved = history
             .iter()
             .rev()
             .find(|v| Some(&v.sha256) == row.approved_sha256.as_ref())
-            .or(history.iter().rev().nth(1));
+            .or(history.iter().rev().nth(1))
+            .or(hurts.then_some(now));
         let Some(approved) = approved else { continue };
+        let description = match hurts && approved.sha256 == now.sha256 {
+            true => {
+                "A trial says this skill makes things worse. Approve keeps it as it is; \
+                     archive it (2, x) to stop the agent loading it."
+            }
+            false => {
+                "Approve binds the approval to the text on disk; roll back returns to the \
+                      approved version."
+            }
+        };
         out.push(CandidateView {
             id: s.id,
             item: QueueItem::HandEdit {
@@ -542,11 +572,7 @@ fn review_rows(store: &Store, skills: &[SkillRow]) -> Result<Vec<CandidateView>>
             },
             agent: s.agent.clone(),
             name: s.name.clone(),
-            description: Some(
-                "Approve binds the approval to the text on disk; roll back returns to the approved \
-                 version."
-                    .into(),
-            ),
+            description: Some(description.into()),
             source: None,
             signature: None,
             occurrences: 1,
@@ -561,6 +587,7 @@ fn review_rows(store: &Store, skills: &[SkillRow]) -> Result<Vec<CandidateView>>
             drafted_by: None,
             draft_note: None,
             flags: Vec::new(),
+            trial: trial.filter(|_| hurts).map(|t| t.headline()),
         });
     }
     Ok(out)

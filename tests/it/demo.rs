@@ -180,6 +180,11 @@ fn the_demo_console_shows_a_skills_effect_and_a_trigger_rewrite_proposal() {
     let detail = crate::console::screen(&ws, 140, 50, &keys);
     assert!(detail.contains("Effect: helps (6 runs with the skill, 9 without)"), "{detail}");
     assert!(detail.contains("failed steps") && detail.contains("better"), "{detail}");
+    // Beside it, the trial the demo ran with a stand-in agent.
+    assert!(detail.contains("Trial: trial of db-backup on"), "{detail}");
+    assert!(detail.contains(": helps (5 runs each"), "{detail}");
+    assert!(detail.contains("with:    passed 5 of 5"), "{detail}");
+    assert!(detail.contains("without: passed 0 of 5"), "{detail}");
 }
 
 #[test]

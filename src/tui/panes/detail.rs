@@ -1,8 +1,8 @@
 //! A skill's detail (Enter in Skills): its identity (scope, namespace, visibility, what it shadows
 //! or is shadowed by), its package artifacts and model variants, recent execution traces, the
 //! tested script of a code skill, and its versions. Drawn from `packages::detail`. For a live
-//! skill, first its effect as the last sweep measured it (`usage::effect`), then its uptake: uses
-//! against missed triggers since it went live (`usage::missed`).
+//! skill, first its effect as the last sweep measured it (`usage::effect`) and its latest trial
+//! (`trial`), then its uptake: uses against missed triggers since it went live (`usage::missed`).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -29,6 +29,10 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
     let mut lines = vec![header(skill, snap, theme)];
     if let Some(e) = snap.effect.as_ref().filter(|e| e.skill_id == skill.id) {
         effect_lines(e, theme, &mut lines);
+        lines.push(Line::from(""));
+    }
+    if let Some((_, t)) = snap.trial.as_ref().filter(|(id, _)| *id == skill.id) {
+        trial_lines(t, theme, &mut lines);
         lines.push(Line::from(""));
     }
     for e in snap.health.get(&skill.id).map_or(&[][..], |h| &h.spec_errors[..]) {
@@ -99,6 +103,24 @@ fn effect_lines(e: &Effect, theme: Theme, lines: &mut Vec<Line<'static>>) {
             m.runs_without
         )));
     }
+}
+
+/// The latest trial (`skilldeck trial`): the agent run on the user's tasks with the skill and
+/// without it.
+fn trial_lines(t: &crate::trial::TrialRow, theme: Theme, lines: &mut Vec<Line<'static>>) {
+    let Some(trial) = &t.trial else {
+        lines.push(Line::styled(format!("Trial: {}", t.headline()), theme.title()));
+        return;
+    };
+    let style = match trial.judgement.verdict {
+        Verdict::Hurts | Verdict::Mixed => theme.warning(),
+        _ => theme.title(),
+    };
+    let mut all = crate::trial::verdict::lines(trial).into_iter();
+    if let Some(first) = all.next() {
+        lines.push(Line::styled(format!("Trial: {first}"), style));
+    }
+    lines.extend(all.map(Line::from));
 }
 
 /// Uses against missed triggers since the skill went live, with the sessions; a skill that is

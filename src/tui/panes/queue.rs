@@ -41,6 +41,7 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
         .map(|&i| {
             let c = &snap.candidates[i];
             let kind = match c.item {
+                QueueItem::HandEdit { ref approved } if approved.live == c.skill_md => "trial",
                 QueueItem::HandEdit { .. } => "edited",
                 QueueItem::Merge { .. } => "merge",
                 QueueItem::Version { .. } => "version",
@@ -75,6 +76,9 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
 fn draw_detail(f: &mut Frame, area: Rect, c: &CandidateView, ui: &UiState, theme: Theme) {
     let mut lines = vec![Line::styled(c.name.clone(), theme.title())];
     lines.push(Line::from(match &c.item {
+        QueueItem::HandEdit { approved } if approved.live == c.skill_md && c.trial.is_some() => {
+            "Live skill a trial says makes things worse · a approve keeps it".to_string()
+        }
         QueueItem::HandEdit { approved } => format!(
             "Live skill edited by hand since v{} was approved · a approve · r roll back",
             approved.version
@@ -98,6 +102,9 @@ fn draw_detail(f: &mut Frame, area: Rect, c: &CandidateView, ui: &UiState, theme
     }));
     if let Some(d) = c.description.as_deref().filter(|d| !d.is_empty()) {
         lines.push(Line::from(d.to_string()));
+    }
+    if let Some(trial) = &c.trial {
+        lines.push(Line::from(format!("Trial: {trial}")));
     }
     if !matches!(c.item, QueueItem::HandEdit { .. }) {
         evidence_lines(c, theme, &mut lines);
