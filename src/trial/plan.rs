@@ -279,10 +279,13 @@ fn live_skill(ws: &Workspace, agent: &str, name: &str) -> Result<Subject> {
 /// The requests that formed a candidate's workflow, without steering replies ("yes", "1",
 /// "continue") and requests that are only redaction markers; each once.
 fn requests_of(c: &crate::draft::CandidateView) -> Vec<String> {
-    let all = match &c.workflow {
-        Some(w) if !w.requests.is_empty() => &w.requests,
-        _ => &c.examples,
-    };
+    match &c.workflow {
+        Some(w) if !w.requests.is_empty() => tasks_of(&w.requests),
+        _ => tasks_of(&c.examples),
+    }
+}
+
+fn tasks_of(all: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for r in all {
         let r = r.trim();
@@ -403,6 +406,25 @@ mod tests {
         assert_eq!(ok, ["cargo test", "cargo clippy -- -D `x`"]);
         assert_eq!(left, [("make <target>".to_string(), "holds a <placeholder>".to_string())]);
         assert!(checks_section("# x\n\n- `ls`\n").0.is_empty());
+    }
+
+    #[test]
+    fn tasks_leave_out_steering_replies_opaque_requests_and_repeats() {
+        let requests: Vec<String> = [
+            "cut release 1.2 of the crate and publish it",
+            "yes",
+            "1",
+            "continue",
+            "  cut release 1.2 of the crate and publish it ",
+            "[REDACTED] [REDACTED]",
+            "cut release 1.3 of the crate",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            tasks_of(&requests),
+            ["cut release 1.2 of the crate and publish it", "cut release 1.3 of the crate"]
+        );
     }
 
     #[test]

@@ -285,3 +285,52 @@ fn trials_without_tasks_or_checks_say_what_to_give() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no tasks for tidy-notes") && err.contains("--task TEXT"), "{err}");
 }
+
+#[test]
+fn a_draft_is_trialled_by_its_id_on_its_own_requests_and_the_queue_shows_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    let (ws, _) = skilldeck::demo::build(&dir).unwrap();
+    let mut open: Vec<_> = skilldeck::draft::list_candidates(&ws.store, None)
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.status == skilldeck::draft::CandidateStatus::Candidate)
+        .collect();
+    open.sort_by(|a, b| (&a.created_at, a.id).cmp(&(&b.created_at, b.id)));
+    let first = &open[0];
+    let project = tmp.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(project.join("a.txt"), "a").unwrap();
+    let id = first.id.to_string();
+    let run = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_skilldeck"))
+            .arg("--db")
+            .arg(dir.join("skilldeck.db"))
+            .arg("--skills-dir")
+            .arg(dir.join("skills"))
+            .arg("--config")
+            .arg(dir.join("config.toml"))
+            .args(["trial", &id, "--agent", "cat >/dev/null", "--check", "test -f a.txt"])
+            .args(["--runs", "1", "--project"])
+            .arg(&project)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", describe(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // Its tasks are the requests that formed it.
+    let plan = run(&["--dry-run"]);
+    assert!(plan.contains(&format!("tasks (from the requests of candidate {id}):")), "{plan}");
+    let request = first.workflow.as_ref().map_or(&first.examples, |w| &w.requests)[0].clone();
+    assert!(plan.contains(&format!("1. {request}")), "{request:?} in {plan}");
+    let t: Value = serde_json::from_str(&run(&["--json"])).unwrap();
+    assert_eq!((t["candidate_id"].as_i64(), t["skill_id"].as_i64()), (Some(first.id), None));
+    assert_eq!(t["verdict"], "not enough evidence yet", "one run each: {t:#}");
+    assert_eq!(t["with"]["unread"].as_u64(), Some(1), "no transcript on stdout: {t:#}");
+    let queue = crate::console::screen(&ws, 140, 50, &[]);
+    assert!(
+        queue.contains("Trial: not enough evidence yet (passed 1/1 with, 1/1 without;"),
+        "{queue}"
+    );
+}
