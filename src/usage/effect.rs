@@ -347,8 +347,8 @@ pub fn proportion<T>(
 /// A mean compared, lower being better (tool calls, seconds): Welch's interval for its
 /// difference, from `MIN_RUNS` values on each side; runs without a value are left out.
 pub fn mean<T>(name: &str, with: &[T], without: &[T], value: impl Fn(&T) -> Option<f64>) -> Metric {
-    let a: Vec<f64> = with.iter().filter_map(|r| value(r)).collect();
-    let b: Vec<f64> = without.iter().filter_map(|r| value(r)).collect();
+    let a: Vec<f64> = with.iter().filter_map(&value).collect();
+    let b: Vec<f64> = without.iter().filter_map(value).collect();
     let d = (a.len() >= MIN_RUNS && b.len() >= MIN_RUNS).then(|| interval::means(&a, &b));
     metric(name, true, (interval::mean(&a), a.len()), (interval::mean(&b), b.len()), d)
 }
