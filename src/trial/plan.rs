@@ -367,20 +367,7 @@ fn project(dir: &Path) -> Result<Project> {
     if !dir.is_dir() {
         bail!("--project {} is not a folder", dir.display());
     }
-    let git = |args: &[&str]| -> Option<String> {
-        let program = ["git".to_string()];
-        let job = crate::process::Job {
-            program: &program,
-            args,
-            stdin: None,
-            cwd: &dir,
-            timeout: Duration::from_secs(30),
-            env: crate::process::Env::Inherit,
-            confine: crate::process::Confine::None,
-        };
-        let out = crate::process::run(&job).ok()?;
-        (out.code == Some(0)).then(|| out.stdout.trim().to_string())
-    };
+    let git = |args: &[&str]| super::run::git(&dir, args).ok().map(|o| o.trim().to_string());
     let top = git(&["rev-parse", "--show-toplevel"]).map(PathBuf::from);
     let head = top.as_ref().and_then(|_| git(&["rev-parse", "--verify", "--quiet", "HEAD"]));
     match (top, head) {

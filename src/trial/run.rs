@@ -122,10 +122,11 @@ fn make_workspace(plan: &Plan, ws: &Path) -> Result<()> {
     let repo = repo.display().to_string();
     git(&plan.root, &["clone", "--local", "--no-checkout", "--quiet", &repo, &target])?;
     git(ws, &["checkout", "--quiet", "--detach", head])?;
-    git(ws, &["remote", "remove", "origin"])
+    git(ws, &["remote", "remove", "origin"]).map(drop)
 }
 
-fn git(cwd: &Path, args: &[&str]) -> Result<()> {
+/// Runs git in `cwd`; its stdout, or an error with what it said.
+pub(super) fn git(cwd: &Path, args: &[&str]) -> Result<String> {
     let program = ["git".to_string()];
     let out = process::run(&Job {
         program: &program,
@@ -139,7 +140,7 @@ fn git(cwd: &Path, args: &[&str]) -> Result<()> {
     if out.code != Some(0) {
         bail!("git {} failed: {}", args.join(" "), crate::text::safe::inline(out.stderr.trim()));
     }
-    Ok(())
+    Ok(out.stdout)
 }
 
 /// The skill at `<install_dir>/<name>` in the "with" arm; absent in the "without" arm, even

@@ -24,7 +24,7 @@ fn skill<'a>(report: &'a Value, name: &str) -> &'a Value {
 }
 
 /// Runs a subcommand against the demo workspace, like the summary's `try:` line says.
-fn run_in_demo(dir: &std::path::Path, args: &[&str]) -> String {
+pub(crate) fn run_in_demo(dir: &std::path::Path, args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_skilldeck"))
         .arg("--db")
         .arg(dir.join("skilldeck.db"))

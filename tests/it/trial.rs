@@ -302,22 +302,12 @@ fn a_draft_is_trialled_by_its_id_on_its_own_requests_and_the_queue_shows_it() {
     std::fs::create_dir_all(&project).unwrap();
     std::fs::write(project.join("a.txt"), "a").unwrap();
     let id = first.id.to_string();
+    let project = project.display().to_string();
     let run = |extra: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_skilldeck"))
-            .arg("--db")
-            .arg(dir.join("skilldeck.db"))
-            .arg("--skills-dir")
-            .arg(dir.join("skills"))
-            .arg("--config")
-            .arg(dir.join("config.toml"))
-            .args(["trial", &id, "--agent", "cat >/dev/null", "--check", "test -f a.txt"])
-            .args(["--runs", "1", "--project"])
-            .arg(&project)
-            .args(extra)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", describe(&out));
-        String::from_utf8(out.stdout).unwrap()
+        let mut args = vec!["trial", &id, "--agent", "cat >/dev/null", "--check", "test -f a.txt"];
+        args.extend(["--runs", "1", "--project", &project]);
+        args.extend(extra);
+        crate::demo::run_in_demo(&dir, &args)
     };
     // Its tasks are the requests that formed it.
     let plan = run(&["--dry-run"]);
