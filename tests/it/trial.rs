@@ -225,6 +225,15 @@ fn a_skill_that_makes_the_agent_fail_hurts_and_is_flagged_for_review() {
     let audit = s.ws.run_json(&["audit"]);
     let row = audit.as_array().unwrap().iter().find(|r| r["name"] == SKILL).unwrap();
     assert_eq!(row["needs_review"], true, "{row:#}");
+    // The queue shows it with the trial; approving keeps it and clears the flag.
+    let ws = crate::support::library_workspace(skilldeck::config::Config::default(), s.ws.root());
+    let queue = crate::console::screen(&ws, 140, 50, &[]);
+    assert!(queue.contains("Live skill a trial says makes things worse"), "{queue}");
+    assert!(queue.contains("Trial: makes things worse (passed 0/5 with, 5/5 without;"), "{queue}");
+    s.ws.run_ok(&["approve", "--skill", SKILL]);
+    let audit = s.ws.run_json(&["audit"]);
+    let row = audit.as_array().unwrap().iter().find(|r| r["name"] == SKILL).unwrap();
+    assert_eq!(row["needs_review"], false, "{row:#}");
 }
 
 #[test]
