@@ -134,6 +134,20 @@ pub fn plan(ws: &Workspace, req: &Request) -> Result<Plan> {
     }
     let agent = crate::lifecycle::agent_or_default(req.agent_id.as_deref(), ws).to_string();
     let subject = subject(ws, &agent, &req.target)?;
+    // Evidence that looks aimed at the agent is never replayed to it, nor run as a check.
+    let flagged = |what: &str, flag: &str| {
+        anyhow::anyhow!(
+            "candidate {}'s evidence is flagged ({}): its {what} are not used; give {flag}",
+            subject.evidence_of(),
+            crate::text::safe::inline(&subject.flags.join("; "))
+        )
+    };
+    if req.tasks.is_empty() && !subject.flags.is_empty() {
+        return Err(flagged("requests", "--task TEXT"));
+    }
+    if req.checks.is_empty() && !subject.flags.is_empty() && subject.skill_id.is_none() {
+        return Err(flagged("checks", "--check 'CMD'"));
+    }
     let (tasks, tasks_from) = if req.tasks.is_empty() {
         (subject.requests.clone(), format!("the requests of candidate {}", subject.evidence_of()))
     } else {
@@ -215,6 +229,8 @@ struct Subject {
     skill_md: String,
     /// The requests of the candidate behind it, steering replies left out.
     requests: Vec<String>,
+    /// Why the candidate's evidence looks aimed at the agent (`text::injection`).
+    flags: Vec<String>,
 }
 
 impl Subject {
@@ -250,6 +266,7 @@ fn subject(ws: &Workspace, agent: &str, target: &str) -> Result<Subject> {
             source,
             skill_md: text,
             requests: requests_of(&c),
+            flags: c.flags.iter().map(|f| f.reason.clone()).collect(),
         });
     }
     live_skill(ws, agent, target)
@@ -262,10 +279,9 @@ fn live_skill(ws: &Workspace, agent: &str, name: &str) -> Result<Subject> {
     let folder = PathBuf::from(&row.path);
     let skill_md = crate::fsio::read_skill_md_text(&folder.join("SKILL.md"))
         .with_context(|| format!("reading {}", folder.join("SKILL.md").display()))?;
-    let requests = match r.candidate_id {
-        Some(c) => requests_of(&crate::draft::get_candidate(conn, c)?),
-        None => Vec::new(),
-    };
+    let candidate = r.candidate_id.map(|c| crate::draft::get_candidate(conn, c)).transpose()?;
+    let requests = candidate.as_ref().map(requests_of).unwrap_or_default();
+    let flags = candidate.map(|c| c.flags.into_iter().map(|f| f.reason).collect());
     Ok(Subject {
         name: row.name,
         skill_id: Some(row.id),
@@ -273,6 +289,7 @@ fn live_skill(ws: &Workspace, agent: &str, name: &str) -> Result<Subject> {
         source: SkillSource::Folder(folder),
         skill_md,
         requests,
+        flags: flags.unwrap_or_default(),
     })
 }
 

@@ -42,7 +42,7 @@ fn configure(tw: &TestWorkspace, script: &str, timeout: u64) {
 
 /// Three successful turns on one task, in one session and with the same specific steps: a
 /// streak draft, detected through `skilldeck ingest`.
-fn ingest_streak(tw: &TestWorkspace, input: &str) -> Value {
+pub(crate) fn ingest_streak(tw: &TestWorkspace, input: &str) -> Value {
     let mut feed = Feed::new(tw);
     for _ in 0..3 {
         feed.turn("default", "s1", input, true, &[SHOW, CLOSE]);
