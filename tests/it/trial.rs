@@ -353,3 +353,22 @@ fn evidence_aimed_at_the_agent_is_never_replayed_to_it() {
     let given = ["--task", "publish the crate", "--check", "true", "--dry-run"];
     tw.run_ok(&[&base[..], &given].concat());
 }
+
+#[test]
+fn kept_workspaces_are_clones_without_origin_and_differ_only_by_the_skill() {
+    let s = Setup::new();
+    let t = s.trial("ignores", 1, &["--keep", "--install-dir", ".agents/skills"]);
+    let kept = PathBuf::from(t["kept"].as_str().expect("the kept folder is named"));
+    let with = PathBuf::from(t["runs"][0]["workspace"].as_str().unwrap());
+    let without = PathBuf::from(t["runs"][1]["workspace"].as_str().unwrap());
+    assert!(with.starts_with(&kept) && without.starts_with(&kept));
+    assert_eq!(git(&with, &["remote"]), "", "no way back to the user's repository");
+    // The clone is of HEAD: the change not committed is not in it.
+    assert_eq!(std::fs::read_to_string(with.join("notes.txt")).unwrap(), "a\nb\n");
+    assert_eq!(
+        std::fs::read_to_string(with.join(".agents/skills/tidy-notes/SKILL.md")).unwrap(),
+        SKILL_MD
+    );
+    assert!(!without.join(".agents/skills/tidy-notes").exists());
+    assert!(!with.join(".claude/skills").exists(), "installed where --install-dir says only");
+}
