@@ -116,7 +116,8 @@ fn shell(command: &str) -> Vec<String> {
 /// of the project folder.
 fn make_workspace(plan: &Plan, ws: &Path) -> Result<()> {
     let (Some(repo), Some(head)) = (&plan.project.repo, &plan.project.head) else {
-        return copy_tree(&plan.project.dir, ws);
+        // A repository without a commit is copied without its `.git` (its remotes with it).
+        return copy_tree(&plan.project.dir, ws, &[".git"]);
     };
     let target = ws.display().to_string();
     let repo = repo.display().to_string();
@@ -154,7 +155,7 @@ fn install(plan: &Plan, run: &PlannedRun) -> Result<()> {
         return Ok(());
     }
     match &plan.skill {
-        SkillSource::Folder(dir) => copy_tree(dir, &dest),
+        SkillSource::Folder(dir) => copy_tree(dir, &dest, &[]),
         SkillSource::Text(text) => {
             std::fs::create_dir_all(&dest)?;
             std::fs::write(dest.join("SKILL.md"), text)
@@ -163,18 +164,22 @@ fn install(plan: &Plan, run: &PlannedRun) -> Result<()> {
     }
 }
 
-/// Copies a folder: files, folders, and symbolic links as links; other kinds are skipped.
-fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+/// Copies a folder: files, folders, and symbolic links as links; other kinds are skipped, and so
+/// are the entries of its top level named in `leave`.
+fn copy_tree(from: &Path, to: &Path, leave: &[&str]) -> Result<()> {
     std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
     for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
         let entry = entry?;
+        if leave.iter().any(|l| entry.file_name() == *l) {
+            continue;
+        }
         let (src, dst) = (entry.path(), to.join(entry.file_name()));
         let kind = entry.file_type()?;
         if kind.is_symlink() {
             std::os::unix::fs::symlink(std::fs::read_link(&src)?, &dst)
                 .with_context(|| format!("linking {}", dst.display()))?;
         } else if kind.is_dir() {
-            copy_tree(&src, &dst)?;
+            copy_tree(&src, &dst, &[])?;
         } else if kind.is_file() {
             std::fs::copy(&src, &dst).with_context(|| format!("copying {}", src.display()))?;
         }

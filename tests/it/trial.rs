@@ -310,11 +310,13 @@ fn a_draft_is_trialled_by_its_id_on_its_own_requests_and_the_queue_shows_it() {
     let project = tmp.path().join("project");
     std::fs::create_dir_all(&project).unwrap();
     std::fs::write(project.join("a.txt"), "a").unwrap();
+    // A repository without a commit is copied, its `.git` left out (the check says so).
+    git(&project, &["init", "--quiet"]);
     let id = first.id.to_string();
     let project = project.display().to_string();
     let run = |extra: &[&str]| {
         let mut args = vec!["trial", &id, "--agent", "cat >/dev/null", "--check", "test -f a.txt"];
-        args.extend(["--runs", "1", "--project", &project]);
+        args.extend(["--check", "test ! -e .git", "--runs", "1", "--project", &project]);
         args.extend(extra);
         crate::demo::run_in_demo(&dir, &args)
     };
