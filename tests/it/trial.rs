@@ -228,6 +228,7 @@ fn a_skill_that_makes_the_agent_fail_hurts_and_is_flagged_for_review() {
     // The queue shows it with the trial; approving keeps it and clears the flag.
     let ws = crate::support::library_workspace(skilldeck::config::Config::default(), s.ws.root());
     let queue = crate::console::screen(&ws, 140, 50, &[]);
+    assert!(queue.contains("trial   tidy-notes"), "the row says why it is back: {queue}");
     assert!(queue.contains("Live skill a trial says makes things worse"), "{queue}");
     assert!(queue.contains("Trial: makes things worse (passed 0/5 with, 5/5 without;"), "{queue}");
     s.ws.run_ok(&["approve", "--skill", SKILL]);

@@ -41,7 +41,11 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
         .map(|&i| {
             let c = &snap.candidates[i];
             let kind = match c.item {
-                QueueItem::HandEdit { ref approved } if approved.live == c.skill_md => "trial",
+                QueueItem::HandEdit { ref approved }
+                    if approved.live == c.skill_md && c.trial.is_some() =>
+                {
+                    "trial"
+                }
                 QueueItem::HandEdit { .. } => "edited",
                 QueueItem::Merge { .. } => "merge",
                 QueueItem::Version { .. } => "version",
