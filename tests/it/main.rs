@@ -29,6 +29,7 @@ mod effect;
 mod fixes;
 mod hooks;
 mod hooks_files;
+mod hostile_files;
 mod identity;
 mod ingest;
 mod ingest_formats;

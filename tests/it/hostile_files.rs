@@ -1,0 +1,66 @@
+//! Hostile files in the folders skilldeck reads: a SKILL.md whose frontmatter is an alias bomb.
+
+use std::os::unix::process::CommandExt;
+use std::time::{Duration, Instant};
+
+use crate::support::{TestWorkspace, describe};
+
+/// Anchors nested ten deep, each level ten aliases of the one below (10^10 nodes expanded), in
+/// a 1 KB SKILL.md; and a merge-key (`<<:`) variant.
+fn bombs() -> Vec<String> {
+    let mut nested = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..10 {
+        let prev = format!("*a{}", i - 1);
+        nested += &format!("a{i}: &a{i} [{}]\n", [prev.as_str(); 10].join(", "));
+    }
+    let mut merge = String::from("m0: &m0 {k: [v, v, v, v, v, v, v, v, v, v]}\n");
+    for i in 1..10 {
+        let p = format!("*m{}", i - 1);
+        merge += &format!("m{i}: &m{i} {{<<: {p}, l: [{}]}}\n", [p.as_str(); 10].join(", "));
+    }
+    [nested, merge]
+        .into_iter()
+        .map(|y| {
+            format!("---\nname: bomb\ndescription: Tidy. Use when asked to tidy.\n{y}---\nbody\n")
+        })
+        .collect()
+}
+
+#[test]
+fn alias_bombs_under_the_skills_folder_are_bounded_for_every_reader() {
+    for (i, bomb) in bombs().into_iter().enumerate() {
+        assert!(bomb.len() < 1500, "{}", bomb.len());
+        let ws = TestWorkspace::new();
+        ws.live_skill("tidy");
+        for dir in ["bomb", "nested/deeper/bomb"] {
+            let folder = ws.skills_dir().join(dir);
+            std::fs::create_dir_all(&folder).unwrap();
+            std::fs::write(folder.join("SKILL.md"), &bomb).unwrap();
+        }
+        for args in [&["sweep"][..], &["audit"], &["suggest", "tidy"], &["overlaps"], &["validate"]]
+        {
+            let mut cmd = ws.cmd();
+            cmd.args(args);
+            // 2 GB of address space: the unbounded loader needs tens of GB and aborts.
+            unsafe {
+                cmd.pre_exec(|| {
+                    let lim = libc::rlimit { rlim_cur: 2 << 30, rlim_max: 2 << 30 };
+                    libc::setrlimit(libc::RLIMIT_AS, &lim);
+                    Ok(())
+                });
+            }
+            let start = Instant::now();
+            let out = cmd.output().expect("run skilldeck");
+            let took = start.elapsed();
+            assert!(
+                out.status.code().is_some(),
+                "bomb {i}: {args:?} was killed by a signal:\n{}",
+                describe(&out)
+            );
+            assert!(took < Duration::from_secs(20), "bomb {i}: {args:?} took {took:?}");
+            if args != ["validate"] {
+                assert!(out.status.success(), "bomb {i}: {args:?}:\n{}", describe(&out));
+            }
+        }
+    }
+}
