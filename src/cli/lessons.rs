@@ -77,7 +77,7 @@ pub fn run(global: &GlobalArgs, args: LessonsArgs) -> Result<Outcome> {
             )?;
             crate::out!("edited lesson {id}");
             show(&l);
-            return Ok(Outcome::Ok);
+            return warn_problems(&ws);
         }
         LessonsAction::Install { project } => {
             let file = lessons::playbook::install(&ws, &project)?;
@@ -85,28 +85,40 @@ pub fn run(global: &GlobalArgs, args: LessonsArgs) -> Result<Outcome> {
             return Ok(Outcome::Ok);
         }
         LessonsAction::Uninstall { project } => {
-            match lessons::playbook::uninstall(&ws, &project)? {
-                Some(file) => crate::out!("removed the lessons block from {}", file.display()),
-                None => crate::out!("no lessons block in {}", project.display()),
+            let files = lessons::playbook::uninstall(&ws, &project)?;
+            if files.is_empty() {
+                crate::out!("no lessons block in {}", project.display());
+            }
+            for file in files {
+                crate::out!("removed the lessons block from {}", file.display());
             }
             return Ok(Outcome::Ok);
         }
         LessonsAction::Prune => {
             let cfg = ws.config.lessons.clone();
+            lessons::playbook::mark_pending(ws.store.conn())?;
             let dropped = lessons::retention::prune_low_utility(
                 ws.store.conn_mut(),
                 &cfg,
                 lessons::retention::MIN_RETRIEVALS,
                 lessons::retention::MAX_DROP_FRACTION,
             )?;
-            lessons::playbook::write_all(&ws)?;
             crate::out!("pruned {}", crate::text::count(dropped.len() as u64, "lesson"));
-            return Ok(Outcome::Ok);
+            return warn_problems(&ws);
         }
     };
     let l = lessons::set_status(&mut ws, id, status)?;
     crate::out!("lesson {id}: {}", l.status);
     crate::out!("playbook: {}", lessons::playbook::skill_md_path(&ws).display());
+    warn_problems(&ws)
+}
+
+/// The playbook and blocks follow the decision (a no-op when they already do); the projects
+/// whose block could not be written are named.
+fn warn_problems(ws: &crate::workspace::Workspace) -> Result<Outcome> {
+    for p in lessons::playbook::follow(ws)?.problems {
+        crate::err_out!("warning: {}", safe::inline(&p));
+    }
     Ok(Outcome::Ok)
 }
 

@@ -38,6 +38,7 @@ mod ingest_outcomes;
 mod layers;
 mod learn;
 mod lessons;
+mod lessons_block;
 mod lifecycle;
 mod lifecycle_router;
 mod lifecycle_versions;
