@@ -12,7 +12,7 @@ mod command;
 pub mod cues;
 pub mod db;
 mod extract;
-mod guard;
+pub mod guard;
 mod measure;
 pub mod playbook;
 pub mod retention;
