@@ -64,3 +64,34 @@ fn alias_bombs_under_the_skills_folder_are_bounded_for_every_reader() {
         }
     }
 }
+
+/// A transcript line past the line cap (64 MiB) is skipped with a clear problem, the lines around
+/// it are read, and the next run does not read it again.
+#[test]
+fn a_huge_line_is_skipped_once_and_said() {
+    let ws = TestWorkspace::new();
+    let dir = ws.root().join("tx");
+    std::fs::create_dir_all(&dir).unwrap();
+    let session = crate::learn::session(
+        "big-1",
+        "2026-03-01T10:00:00Z",
+        "check the app",
+        &["npm ci", "npm test", "npm run lint"],
+    );
+    let huge = format!(
+        "{{\"type\":\"user\",\"sessionId\":\"big-1\",\"message\":{{\"role\":\"user\",\"content\":\"{}\"}}}}\n",
+        "x".repeat(65 << 20)
+    );
+    let (first, rest) = session.split_once('\n').unwrap();
+    std::fs::write(dir.join("big.jsonl"), format!("{first}\n{huge}{rest}")).unwrap();
+    let r = ws.run_json(&["ingest", "--no-detect", dir.to_str().unwrap()]);
+    let problems = r["problems"].as_array().unwrap();
+    assert!(
+        problems.iter().any(|p| p["line"] == 2
+            && p["reason"].as_str().unwrap().contains("over the 64 MiB line cap: skipped")),
+        "{r:#}"
+    );
+    assert_eq!(r["tool_calls"], 3, "{r:#}");
+    let again = ws.run_json(&["ingest", "--no-detect", dir.to_str().unwrap()]);
+    assert_eq!(again["bytes_read"], 0, "{again:#}");
+}
