@@ -167,6 +167,15 @@ fn resolve(o: &Overrides) -> Result<(Config, Paths)> {
     // Absolute from here on: paths are stored (an archived skill's folder), and a relative one
     // would mean another folder to the next command run from elsewhere.
     let abs = |p: PathBuf| std::path::absolute(&p).unwrap_or(p);
+    if let Ok(m) = std::fs::metadata(&skills_dir)
+        && !m.is_dir()
+    {
+        anyhow::bail!(
+            "skills folder {} is {}, not a folder; pass --skills-dir with a folder",
+            skills_dir.display(),
+            if m.is_file() { "a file" } else { "something else" }
+        );
+    }
     let paths = Paths {
         config_file: abs(config_file),
         db: abs(db),

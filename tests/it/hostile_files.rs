@@ -95,3 +95,37 @@ fn a_huge_line_is_skipped_once_and_said() {
     let again = ws.run_json(&["ingest", "--no-detect", dir.to_str().unwrap()]);
     assert_eq!(again["bytes_read"], 0, "{again:#}");
 }
+
+/// A skills folder that is a file is an error naming it, not an empty workspace.
+#[test]
+fn a_skills_dir_that_is_a_file_is_an_error() {
+    let ws = TestWorkspace::new();
+    std::fs::write(ws.skills_dir(), "not a folder").unwrap();
+    for args in [&["audit"][..], &["sweep"], &["candidates"]] {
+        let out = ws.run(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} exited 0:\n{}", describe(&out));
+        assert!(err.contains("is a file, not a folder"), "{args:?}: {err}");
+    }
+}
+
+/// `validate` reports an over-cap SKILL.md as that folder's error and checks the others.
+#[test]
+fn validate_goes_on_past_an_over_cap_skill_md() {
+    let ws = TestWorkspace::new();
+    for name in ["a-big", "b-fine"] {
+        std::fs::create_dir_all(ws.skills_dir().join(name)).unwrap();
+    }
+    let big = format!("---\nname: a-big\ndescription: d\n---\n{}", "x".repeat(2 << 20));
+    std::fs::write(ws.skills_dir().join("a-big/SKILL.md"), big).unwrap();
+    std::fs::write(ws.skills_dir().join("b-fine/SKILL.md"), "---\nname: b-fine\n---\nbody\n")
+        .unwrap();
+    let out = ws.run(&["validate", ws.skills_dir().to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("a-big") && text.contains("cap for SKILL.md"), "{}", describe(&out));
+    assert!(
+        text.contains("b-fine") && text.contains("description"),
+        "b-fine was not checked:\n{text}"
+    );
+    assert!(text.contains("2 folder(s) checked"), "{text}");
+}
