@@ -400,6 +400,35 @@ impl Config {
                 );
             }
         }
+        let d = &self.detect;
+        let (e, h) = (&self.engine, &self.hooks);
+        for (section, key, value, low, high, why) in [
+            ("detect", "min_sessions", d.min_sessions as u64, 1, 1000, "sessions a sequence needs"),
+            (
+                "detect",
+                "min_sequence_len",
+                d.min_sequence_len as u64,
+                2,
+                1000,
+                "calls in a sequence",
+            ),
+            (
+                "detect",
+                "streak_threshold",
+                d.streak_threshold.into(),
+                1,
+                1000,
+                "successes in a row",
+            ),
+            ("detect", "min_iterations", d.min_iterations as u64, 1, 1000, "repetitions"),
+            ("engine", "tick_secs", e.tick_secs, 1, 86_400, "seconds between passes"),
+            ("hooks", "time_limit_secs", h.time_limit_secs, 1, 3600, "seconds a hook works"),
+            ("hooks", "detect_turns", h.detect_turns as u64, 1, 1_000_000, "turns a hook detects"),
+        ] {
+            if !(low..=high).contains(&value) {
+                anyhow::bail!("[{section}] {key} = {value}: {why}, from {low} to {high}");
+            }
+        }
         if self.lessons.min_sessions < 2 {
             anyhow::bail!(
                 "[lessons] min_sessions = {}: a recurring fix needs at least 2 sessions",
@@ -500,5 +529,19 @@ mod tests {
         assert_eq!(c.transcripts[0].format, "auto");
         assert_eq!(c.lifecycle.window, 10);
         assert_eq!(c.lifecycle.warning_rate, 0.40);
+    }
+
+    #[test]
+    fn counts_and_times_are_checked_against_their_range() {
+        for (text, key) in [
+            ("[detect]\nmin_sessions = 0\n", "[detect] min_sessions = 0"),
+            ("[hooks]\ntime_limit_secs = 0\n", "[hooks] time_limit_secs = 0"),
+            ("[engine]\ntick_secs = 0\n", "[engine] tick_secs = 0"),
+            ("[hooks]\ntime_limit_secs = 100000\n", "[hooks] time_limit_secs = 100000"),
+        ] {
+            let e = Config::parse(text).unwrap_err().to_string();
+            assert!(e.starts_with(key) && e.contains("from 1 to"), "{text}: {e}");
+        }
+        assert!(Config::parse("[detect]\nmin_sessions = 1\n").is_ok());
     }
 }

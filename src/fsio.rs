@@ -15,7 +15,18 @@ use anyhow::{Context, Result, bail};
 /// a temporary file in the same folder, flushed to disk, then renamed over `path`. A file that
 /// already exists keeps its permissions.
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
-    replace(path, bytes, true)
+    replace(path, bytes, true, None).map(|_| ())
+}
+
+/// [`atomic_write`] into a file someone else may be writing too (a person's CLAUDE.md):
+/// `unchanged` is asked once the new bytes are on disk, right before the rename, and when it says
+/// the file changed since it was read nothing is replaced (`Ok(false)`; the caller re-reads).
+pub fn atomic_write_checked(
+    path: &Path,
+    bytes: &[u8],
+    unchanged: &dyn Fn() -> Result<bool>,
+) -> Result<bool> {
+    replace(path, bytes, true, Some(unchanged))
 }
 
 /// [`atomic_write`] without the flushes: readers still see old or new bytes, never half, but a
@@ -23,10 +34,15 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
 /// drafts, whose text their candidate rows hold), where a flush per file was the main cost of
 /// detection.
 pub fn atomic_write_unsynced(path: &Path, bytes: &[u8]) -> Result<()> {
-    replace(path, bytes, false)
+    replace(path, bytes, false, None).map(|_| ())
 }
 
-fn replace(path: &Path, bytes: &[u8], sync: bool) -> Result<()> {
+fn replace(
+    path: &Path,
+    bytes: &[u8],
+    sync: bool,
+    unchanged: Option<&dyn Fn() -> Result<bool>>,
+) -> Result<bool> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let name = path.file_name().context("file path without a name")?.to_string_lossy();
@@ -47,11 +63,19 @@ fn replace(path: &Path, bytes: &[u8], sync: bool) -> Result<()> {
         tmp.as_file().sync_all().with_context(|| format!("flushing {}", tmp.path().display()))?;
     }
     fault("temp");
+    if let Some(unchanged) = unchanged
+        && !unchanged()?
+    {
+        return Ok(false);
+    }
     tmp.persist(path)
         .map_err(|e| e.error)
         .with_context(|| format!("replacing {}", path.display()))?;
     // The rename itself is durable once the folder is synced.
-    if sync { sync_dir(dir) } else { Ok(()) }
+    if sync {
+        sync_dir(dir)?
+    }
+    Ok(true)
 }
 
 /// New files are readable by others, as `std::fs::write` makes them (the umask still applies).

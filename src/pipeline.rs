@@ -70,6 +70,7 @@ pub fn recover(ws: &mut Workspace) -> Result<journal::Recovered> {
         }
     }
     clear_debris(ws)?;
+    crate::lessons::playbook::recover(ws)?;
     Ok(recovered)
 }
 

@@ -164,13 +164,25 @@ fn resolve(o: &Overrides) -> Result<(Config, Paths)> {
     } else {
         data_dir
     };
+    // Absolute from here on: paths are stored (an archived skill's folder), and a relative one
+    // would mean another folder to the next command run from elsewhere.
+    let abs = |p: PathBuf| std::path::absolute(&p).unwrap_or(p);
+    if let Ok(m) = std::fs::metadata(&skills_dir)
+        && !m.is_dir()
+    {
+        anyhow::bail!(
+            "skills folder {} is {}, not a folder; pass --skills-dir with a folder",
+            skills_dir.display(),
+            if m.is_file() { "a file" } else { "something else" }
+        );
+    }
     let paths = Paths {
-        config_file,
-        db,
-        skills_dir,
-        staging_dir: config.staging_dir.clone().unwrap_or_else(|| side.join("staging")),
-        retired_dir: config.retired_dir.clone().unwrap_or_else(|| side.join("retired")),
-        archive_dir: config.archive_dir.clone().unwrap_or_else(|| side.join("archive")),
+        config_file: abs(config_file),
+        db: abs(db),
+        skills_dir: abs(skills_dir),
+        staging_dir: abs(config.staging_dir.clone().unwrap_or_else(|| side.join("staging"))),
+        retired_dir: abs(config.retired_dir.clone().unwrap_or_else(|| side.join("retired"))),
+        archive_dir: abs(config.archive_dir.clone().unwrap_or_else(|| side.join("archive"))),
     };
     Ok((config, paths))
 }

@@ -27,8 +27,11 @@ pub fn run(global: &GlobalArgs, args: LearnArgs) -> Result<Outcome> {
     };
     let mut ws = global.open()?;
     let l = crate::pipeline::learn(&mut ws, pick)?;
+    let flags = crate::draft::candidates::get_candidate(ws.store.conn(), l.candidate_id)?.flags;
     if args.json {
-        print_json(&l)?;
+        let mut value = serde_json::to_value(&l)?;
+        value["flags"] = serde_json::to_value(&flags)?;
+        print_json(&value)?;
         return Ok(Outcome::Ok);
     }
     if l.drafted {
@@ -49,6 +52,9 @@ pub fn run(global: &GlobalArgs, args: LearnArgs) -> Result<Outcome> {
     }
     if let Some(p) = &l.staged_path {
         crate::out!("  draft: {}/SKILL.md", inline(p));
+    }
+    for flag in flags {
+        crate::out!("  flagged: {}", inline(&flag.reason));
     }
     Ok(Outcome::Ok)
 }

@@ -25,9 +25,19 @@ pub struct LessonsArgs {
 #[derive(Debug, Subcommand)]
 pub enum LessonsAction {
     /// Approve a proposed lesson: it goes into the playbook
-    Approve { id: i64 },
+    Approve {
+        id: i64,
+        /// Approve a lesson flagged for a dangerous command, after reading it
+        #[arg(long)]
+        yes: bool,
+    },
     /// Pin a lesson: always in the playbook, never pruned
-    Pin { id: i64 },
+    Pin {
+        id: i64,
+        /// Pin a lesson flagged for a dangerous command, after reading it
+        #[arg(long)]
+        yes: bool,
+    },
     /// Dismiss a lesson: out of the playbook, not proposed again
     Dismiss { id: i64 },
     /// Send a lesson back to review (out of the playbook)
@@ -60,8 +70,8 @@ pub fn run(global: &GlobalArgs, args: LessonsArgs) -> Result<Outcome> {
     let Some(action) = args.action else { return list(global, args.all, args.json) };
     let mut ws = global.open()?;
     let (id, status) = match action {
-        LessonsAction::Approve { id } => (id, LessonStatus::Approved),
-        LessonsAction::Pin { id } => (id, LessonStatus::Pinned),
+        LessonsAction::Approve { id, yes } => (confirmed(&ws, id, yes)?, LessonStatus::Approved),
+        LessonsAction::Pin { id, yes } => (confirmed(&ws, id, yes)?, LessonStatus::Pinned),
         LessonsAction::Dismiss { id } => (id, LessonStatus::Dismissed),
         LessonsAction::Reopen { id } => (id, LessonStatus::Proposed),
         LessonsAction::Edit { id, trigger, avoid, correct } => {
@@ -76,8 +86,8 @@ pub fn run(global: &GlobalArgs, args: LessonsArgs) -> Result<Outcome> {
                 correct.as_deref(),
             )?;
             crate::out!("edited lesson {id}");
-            show(&l);
-            return Ok(Outcome::Ok);
+            show(ws.store.conn(), &l)?;
+            return warn_problems(&ws);
         }
         LessonsAction::Install { project } => {
             let file = lessons::playbook::install(&ws, &project)?;
@@ -85,28 +95,59 @@ pub fn run(global: &GlobalArgs, args: LessonsArgs) -> Result<Outcome> {
             return Ok(Outcome::Ok);
         }
         LessonsAction::Uninstall { project } => {
-            match lessons::playbook::uninstall(&ws, &project)? {
-                Some(file) => crate::out!("removed the lessons block from {}", file.display()),
-                None => crate::out!("no lessons block in {}", project.display()),
+            let files = lessons::playbook::uninstall(&ws, &project)?;
+            if files.is_empty() {
+                crate::out!("no lessons block in {}", project.display());
+            }
+            for file in files {
+                crate::out!("removed the lessons block from {}", file.display());
             }
             return Ok(Outcome::Ok);
         }
         LessonsAction::Prune => {
             let cfg = ws.config.lessons.clone();
+            lessons::playbook::mark_pending(ws.store.conn())?;
             let dropped = lessons::retention::prune_low_utility(
                 ws.store.conn_mut(),
                 &cfg,
                 lessons::retention::MIN_RETRIEVALS,
                 lessons::retention::MAX_DROP_FRACTION,
             )?;
-            lessons::playbook::write_all(&ws)?;
             crate::out!("pruned {}", crate::text::count(dropped.len() as u64, "lesson"));
-            return Ok(Outcome::Ok);
+            return warn_problems(&ws);
         }
     };
     let l = lessons::set_status(&mut ws, id, status)?;
     crate::out!("lesson {id}: {}", l.status);
     crate::out!("playbook: {}", lessons::playbook::skill_md_path(&ws).display());
+    warn_problems(&ws)
+}
+
+/// `id`, once a lesson flagged for a dangerous command is confirmed with `--yes`: it would reach
+/// the agent as an instruction.
+fn confirmed(ws: &crate::workspace::Workspace, id: i64, yes: bool) -> Result<i64> {
+    let l = lessons::db::get(ws.store.conn(), id, &ws.config.lessons)?;
+    let flags = danger(ws.store.conn(), &l)?;
+    if !flags.is_empty() && !yes {
+        for f in &flags {
+            crate::err_out!("flagged: {}", safe::inline(&f.reason));
+        }
+        anyhow::bail!("lesson {id} runs a dangerous command: read it, then approve it with --yes");
+    }
+    Ok(id)
+}
+
+fn danger(conn: &rusqlite::Connection, l: &Lesson) -> Result<Vec<crate::text::injection::Flag>> {
+    let text = format!("{} {} {}", l.trigger, l.anti_pattern, l.correct_pattern);
+    lessons::guard::danger_flags(conn, &text, &l.evidence)
+}
+
+/// The playbook and blocks follow the decision (a no-op when they already do); the projects
+/// whose block could not be written are named.
+fn warn_problems(ws: &crate::workspace::Workspace) -> Result<Outcome> {
+    for p in lessons::playbook::follow(ws)?.problems {
+        crate::err_out!("warning: {}", safe::inline(&p));
+    }
     Ok(Outcome::Ok)
 }
 
@@ -127,12 +168,12 @@ fn list(global: &GlobalArgs, all: bool, json: bool) -> Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     for l in &list {
-        show(l);
+        show(ws.store.conn(), l)?;
     }
     Ok(Outcome::Ok)
 }
 
-fn show(l: &Lesson) {
+fn show(conn: &rusqlite::Connection, l: &Lesson) -> Result<()> {
     crate::out!(
         "#{} {} {} · {} · confidence {:.2} · utility {:.2}{}",
         l.id,
@@ -171,5 +212,12 @@ fn show(l: &Lesson) {
         if let Some(f) = &e.followed_by {
             crate::out!("     then: {}", safe::inline(f));
         }
+        for f in &e.fix {
+            crate::out!("     fix: {}", safe::inline(f));
+        }
     }
+    for f in danger(conn, l)? {
+        crate::out!("   flagged: {}", safe::inline(&f.reason));
+    }
+    Ok(())
 }

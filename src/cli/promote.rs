@@ -16,12 +16,27 @@ pub struct PromoteArgs {
     /// Promote only if the draft still has this sha256 (what the reviewer saw)
     #[arg(long)]
     pub seen: Option<String>,
+    /// Promote a flagged candidate (text aimed at the agent, a dangerous command) after reading
+    /// its flags and draft
+    #[arg(long)]
+    pub yes: bool,
 }
 
 pub fn run(global: &GlobalArgs, args: PromoteArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
     if let Some(seen) = &args.seen {
         draft::ensure_seen(&ws, args.id, seen)?;
+    }
+    let flags = draft::candidates::get_candidate(ws.store.conn(), args.id)?.flags;
+    if !flags.is_empty() && !args.yes {
+        for flag in &flags {
+            crate::err_out!("flagged: {}", crate::text::safe::inline(&flag.reason));
+        }
+        anyhow::bail!(
+            "candidate {} is flagged ({}): read its draft, then promote it with --yes",
+            args.id,
+            crate::text::count(flags.len() as u64, "flag")
+        );
     }
     let promoted = draft::promote(&mut ws, args.id)?;
     if args.json {

@@ -21,11 +21,16 @@ const MAX_COMMAND: usize = 120;
 const MAX_EXAMPLES: usize = 3;
 const MAX_EXAMPLE_CHARS: usize = 300;
 
-/// Every reason the evidence looks aimed at the agent (requests, step commands, fixes).
+/// Every reason the evidence looks aimed at the agent (requests, step commands, fixes), and
+/// every dangerous command in its steps (`text::danger`).
 pub fn evidence_flags(ev: &WorkflowEvidence) -> Vec<Flag> {
     let steps = ev.steps.iter().flat_map(|s| std::iter::once(&s.template).chain(&s.observed));
     let failures = ev.failures.iter().flat_map(|f| std::iter::once(&f.step).chain(&f.fixed_by));
-    injection::flags_all(ev.requests.iter().chain(steps).chain(failures).map(String::as_str))
+    let texts: Vec<&str> =
+        ev.requests.iter().chain(steps).chain(failures).map(String::as_str).collect();
+    let mut flags = injection::flags_all(texts.iter().copied());
+    flags.extend(crate::text::danger::flags_all(texts));
+    flags
 }
 
 /// The requests fit to quote: no secret taken out of them, not flagged; first ones first,

@@ -19,6 +19,10 @@ const HEAD_BYTES: u64 = 1024;
 const SNIFF_BYTES: u64 = 64 << 10;
 /// Largest read buffer a worker keeps between files.
 const KEEP_BUF_BYTES: usize = 64 << 20;
+/// The longest line parsed: 64 MiB (a Claude Code line with pasted images runs to a few MiB).
+/// A longer one is blanked before parsing and reported as skipped; the offset moves past it, so
+/// no later run (a hook at every session end) parses it again.
+pub const LINE_CAP: usize = 64 << 20;
 
 thread_local! {
     static READ_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -326,6 +330,16 @@ fn read_into(job: &Job, now: SystemTime, read: &mut FileRead) -> Result<()> {
             buf.resize(len, 0);
         }
         let got = read_at(&mut file, start, &mut buf[..len]).context("reading")?;
+        for (line_no, len) in blank_long_lines(&mut buf[..got], read.lines, LINE_CAP) {
+            sink.bad(
+                line_no,
+                format!(
+                    "{} MiB on one line, over the {} MiB line cap: skipped",
+                    len >> 20,
+                    LINE_CAP >> 20
+                ),
+            );
+        }
         let data = &buf[..got];
         read.bytes_read = got as u64;
         if read.format.is_none() {
@@ -359,6 +373,24 @@ fn read_into(job: &Job, now: SystemTime, read: &mut FileRead) -> Result<()> {
     read.unknown_lines = read.output.unknown_lines;
     read.head_hash = head_hash(&head);
     Ok(())
+}
+
+/// Overwrites with spaces every complete line of `buf` longer than `cap` bytes (the parsers step
+/// over blank lines, and offsets stay as they were); returns each one's line number (counting on
+/// from `lines_before`) and length.
+fn blank_long_lines(buf: &mut [u8], lines_before: u64, cap: usize) -> Vec<(u64, usize)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut line_no = lines_before;
+    while let Some(pos) = memchr::memchr(b'\n', &buf[start..]) {
+        line_no += 1;
+        if pos > cap {
+            buf[start..start + pos].fill(b' ');
+            out.push((line_no, pos));
+        }
+        start += pos + 1;
+    }
+    out
 }
 
 /// Reads from `offset` until `buf` is full or the file ends; returns the bytes read.
@@ -415,4 +447,19 @@ pub fn detect(buf: &[u8]) -> Option<Format> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_lines_are_blanked_in_place() {
+        let mut buf = b"{\"a\":1}\nxxxxxxxxxxxx\n{}\n".to_vec();
+        let len = buf.len();
+        assert_eq!(blank_long_lines(&mut buf, 10, 8), [(12, 12)]);
+        assert_eq!(buf.len(), len);
+        assert_eq!(&buf[..8], b"{\"a\":1}\n");
+        assert!(buf[8..20].iter().all(|b| *b == b' '));
+    }
 }

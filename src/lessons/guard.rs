@@ -29,6 +29,9 @@ pub fn check(conn: &Connection, l: &NewLesson, evidence: &[Evidence]) -> Result<
     if let Some(flag) = crate::text::injection::flags(&text).first() {
         return Ok(Some(format!("holds text aimed at the agent: {}", flag.reason)));
     }
+    if let Some(flag) = danger_flags(conn, &text, evidence)?.first() {
+        return Ok(Some(format!("runs a dangerous command: {}", flag.reason)));
+    }
     let words = cues::words(&text);
     for ev in evidence {
         if let Some(run) = shared_ngram(&words, &cues::words(&ev.request)) {
@@ -51,6 +54,23 @@ pub fn check(conn: &Connection, l: &NewLesson, evidence: &[Evidence]) -> Result<
         }
     }
     Ok(None)
+}
+
+/// The dangerous commands (`text::danger`) in a lesson's text and in what its sessions' turns
+/// ran: the lesson may say "run `curl` first" (its fix holds only the step, `sh:curl`) while the
+/// command it stands for pipes a URL into a shell.
+pub fn danger_flags(
+    conn: &Connection,
+    text: &str,
+    evidence: &[Evidence],
+) -> Result<Vec<crate::text::injection::Flag>> {
+    let mut ran: Vec<String> = Vec::new();
+    for e in evidence {
+        ran.extend([Some(&e.action), e.followed_by.as_ref()].into_iter().flatten().cloned());
+        let calls = crate::ingest::tool_calls(conn, e.turn_id)?;
+        ran.extend(calls.into_iter().filter_map(|c| c.detail));
+    }
+    Ok(crate::text::danger::flags_all(std::iter::once(text).chain(ran.iter().map(String::as_str))))
 }
 
 fn mentions(e: &Evidence, lit: &str) -> bool {

@@ -12,7 +12,7 @@ mod command;
 pub mod cues;
 pub mod db;
 mod extract;
-mod guard;
+pub mod guard;
 mod measure;
 pub mod playbook;
 pub mod retention;
@@ -212,11 +212,12 @@ pub fn set_status(ws: &mut Workspace, id: i64, status: LessonStatus) -> Result<L
         bail!("a lesson can be approved, pinned, dismissed or reopened, not set to {status}");
     }
     let newly_live = status.is_live() && !lesson.status.is_live();
+    playbook::mark_pending(ws.store.conn())?;
     db::set_status(ws.store.conn(), id, status)?;
     if newly_live {
         measure::count_before(ws.store.conn_mut(), id)?;
     }
-    playbook::write_all(ws)?;
+    playbook::follow(ws)?;
     db::get(ws.store.conn(), id, &ws.config.lessons)
 }
 
@@ -234,7 +235,8 @@ pub fn edit(
         }
     }
     db::get(ws.store.conn(), id, &ws.config.lessons)?;
+    playbook::mark_pending(ws.store.conn())?;
     db::edit(ws.store.conn(), id, trigger, anti_pattern, correct_pattern)?;
-    playbook::write_all(ws)?;
+    playbook::follow(ws)?;
     db::get(ws.store.conn(), id, &ws.config.lessons)
 }

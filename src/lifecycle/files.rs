@@ -28,14 +28,17 @@ pub struct FrontMatter {
 }
 
 /// Reads a SKILL.md's front matter with the YAML parser (yaml-rust2, as `spec` does, but
-/// leniently: flow lists and non-string scalars are accepted, and text that is not YAML reads as
-/// no front matter rather than an error; `validate` is where a malformed file is reported).
+/// leniently: flow lists and non-string scalars are accepted, and text that is not YAML, or whose
+/// aliases expand past a budget, reads as no front matter rather than an error; `validate` is
+/// where a malformed file is reported).
 pub fn front_matter(text: &str) -> FrontMatter {
-    use yaml_rust2::{Yaml, YamlLoader};
+    use yaml_rust2::Yaml;
     let mut fm = FrontMatter::default();
     let Some(yaml) = crate::spec::frontmatter::front_matter_text(text) else { return fm };
-    let Ok(docs) = YamlLoader::load_from_str(yaml) else { return fm };
-    let Some(root) = docs.first().filter(|d| d.as_hash().is_some()) else { return fm };
+    let Some(root) = crate::spec::frontmatter::load_bounded(yaml).filter(|d| d.as_hash().is_some())
+    else {
+        return fm;
+    };
     let scalar = |y: &Yaml| -> Option<String> {
         match y {
             Yaml::String(s) | Yaml::Real(s) => Some(s.trim().to_string()),

@@ -4,6 +4,7 @@
 
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
 use yaml_rust2::scanner::{Marker, Scanner, TokenType};
+use yaml_rust2::{Yaml, YamlLoader};
 
 /// A YAML value with strictyaml's typing: scalars stay text.
 #[derive(Debug, Clone, PartialEq)]
@@ -205,6 +206,69 @@ impl MarkedEventReceiver for Builder {
     }
 }
 
+/// The most nodes a lenient read builds, an alias counted once per place it is expanded: a
+/// 1 KB file of anchors nested ten deep (or `<<:` merge keys over aliases) expands to billions.
+pub const MAX_NODES: usize = 10_000;
+
+/// `yaml` as yaml-rust2's typed tree, aliases expanded, for the lenient readers
+/// (`lifecycle::files::front_matter`); `None` when it is not YAML, is nested deeper than
+/// [`MAX_DEPTH`], or expands past [`MAX_NODES`]. yaml-rust2's loader clones an anchored node at
+/// every alias; the events are counted before they reach it, so nothing past the budget is built.
+pub fn load_bounded(yaml: &str) -> Option<Yaml> {
+    let mut budget = Budget::default();
+    let mut parser = Parser::new_from_str(yaml);
+    loop {
+        let (event, mark) = parser.next_token().ok()?;
+        let end = matches!(event, Event::StreamEnd);
+        if !budget.admit(&event) {
+            return None;
+        }
+        budget.loader.on_event(event, mark);
+        if end {
+            break;
+        }
+    }
+    budget.loader.documents().first().cloned()
+}
+
+#[derive(Default)]
+struct Budget {
+    loader: YamlLoader,
+    /// Nodes built so far, aliases expanded.
+    built: usize,
+    /// Open collections: anchor id and `built` when they opened.
+    open: Vec<(usize, usize)>,
+    /// Expanded size of each anchored node.
+    sizes: std::collections::HashMap<usize, usize>,
+}
+
+impl Budget {
+    /// Counts `event`; false once the tree would pass the budget.
+    fn admit(&mut self, event: &Event) -> bool {
+        match event {
+            Event::MappingStart(anchor, _) | Event::SequenceStart(anchor, _) => {
+                self.open.push((*anchor, self.built));
+                self.built += 1;
+            }
+            Event::MappingEnd | Event::SequenceEnd => {
+                if let Some((anchor, start)) = self.open.pop() {
+                    self.sizes.insert(anchor, self.built - start);
+                }
+            }
+            Event::Scalar(_, _, anchor, _) => {
+                self.built += 1;
+                self.sizes.insert(*anchor, 1);
+            }
+            Event::Alias(id) => {
+                let size = self.sizes.get(id).copied().unwrap_or(1);
+                self.built = self.built.saturating_add(size);
+            }
+            _ => {}
+        }
+        self.built <= MAX_NODES && self.open.len() <= MAX_DEPTH
+    }
+}
+
 /// A double-quoted YAML scalar (JSON string syntax is valid YAML).
 pub fn yaml_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
@@ -261,5 +325,30 @@ mod tests {
         assert!(e.reason.contains("nested deeper"), "{e:?}");
         let ok = format!("---\nname: a\nx:\n  {}y\n---\n", "- ".repeat(MAX_DEPTH - 2));
         assert!(parse(&ok).is_ok());
+    }
+
+    /// Anchors nested ten deep, each level ten aliases of the one below: 10^10 nodes expanded.
+    pub(crate) fn alias_bomb() -> String {
+        let mut y = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..10 {
+            let prev = format!("*a{}", i - 1);
+            y += &format!("a{i}: &a{i} [{}]\n", [prev.as_str(); 10].join(", "));
+        }
+        y
+    }
+
+    #[test]
+    fn alias_bombs_are_refused_before_they_expand() {
+        assert_eq!(load_bounded(&alias_bomb()), None);
+        let merge = "base: &b {k: &k [v, v, v, v, v, v, v, v]}\nm1: &m1 {<<: *b, a: [*k, *k, *k, *k, *k, *k, *k, *k]}\n";
+        let mut merge = merge.to_string();
+        for i in 2..12 {
+            let p = format!("*m{}", i - 1);
+            merge += &format!("m{i}: &m{i} {{<<: {p}, l: [{}]}}\n", [p.as_str(); 8].join(", "));
+        }
+        assert_eq!(load_bounded(&merge), None);
+        let small = load_bounded("a: &x [1, 2]\nb: *x\nname: n\n").expect("small aliases load");
+        assert_eq!(small["b"][1].as_i64(), Some(2));
+        assert_eq!(small["name"].as_str(), Some("n"));
     }
 }

@@ -149,8 +149,15 @@ pub fn validate_skill(dir: &Path) -> Result<Vec<Problem>> {
         return Ok(r.problems);
     };
     let mut r = Report { path: &skill_md, problems: Vec::new() };
-    let bytes = crate::fsio::read_skill_md(&skill_md)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", skill_md.display()))?;
+    // A file that cannot be read (over the cap, not a regular file) is this folder's error; the
+    // other folders are still checked.
+    let bytes = match crate::fsio::read_skill_md(&skill_md) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            r.error(None, "SKILL.md", format!("cannot be read: {e}"));
+            return Ok(r.problems);
+        }
+    };
     let content = match String::from_utf8(bytes) {
         Ok(text) => text,
         Err(e) => {

@@ -119,9 +119,17 @@ pub fn flags(text: &str) -> Vec<Flag> {
 
 /// Flags of several texts, each reason once.
 pub fn flags_all<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<Flag> {
+    each_once(texts, flags)
+}
+
+/// The flags `find` gives for each of `texts`, each reason once.
+pub fn each_once<'a>(
+    texts: impl IntoIterator<Item = &'a str>,
+    find: impl Fn(&str) -> Vec<Flag>,
+) -> Vec<Flag> {
     let mut out: Vec<Flag> = Vec::new();
     for text in texts {
-        for flag in flags(text) {
+        for flag in find(text) {
             if !out.contains(&flag) {
                 out.push(flag);
             }

@@ -73,11 +73,74 @@ const TOKENS: &[(&str, &str)] = &[
     ("doppler-token", r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}\b"),
     ("square-token", r"\bEAAA[A-Za-z0-9_-]{60}\b|\bsq0csp-[0-9A-Za-z_-]{43}\b"),
     ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    ("alibaba-key", r"\bLTAI[A-Za-z0-9]{12,20}\b"),
+    ("newrelic-key", r"\bNR(?:AK|JS|II)-[A-Z0-9]{19,27}\b"),
+    ("discord-token", r"\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b"),
 ];
 
 /// Rules that need context or a second look: labelled values, commands, prose, unlabelled
 /// random-looking values.
 const RULES: &[Rule] = &[
+    Rule {
+        // `api.telegram.org/bot<id>:<token>`: the id is glued to `bot`, so `\b` before it fails.
+        kind: "telegram-token",
+        pattern: r"\bbot(\d{8,10}:[A-Za-z0-9_-]{35})\b",
+        group: 1,
+        accept: always,
+    },
+    Rule {
+        kind: "aws-secret",
+        pattern: r#"\baws\s+configure\s+set\s+(?:[\w.]*\.)?(?:aws_secret_access_key|aws_session_token|aws_access_key_id)\s+("[^"]+"|'[^']+'|[^\s"']+)"#,
+        group: 1,
+        accept: |c| is_value(&c[1]),
+    },
+    Rule {
+        kind: "password",
+        pattern: r#"\b(?:docker|podman|nerdctl|helm\s+registry)\s+login\b[^\n;&|]*?\s-p\s*("[^"]+"|'[^']+'|[^\s"'-][^\s]*)"#,
+        group: 1,
+        accept: |c| is_value(&c[1]),
+    },
+    Rule {
+        kind: "password",
+        pattern: r#"\bredis-cli\b[^\n;&|]*?\s-a\s+("[^"]+"|'[^']+'|[^\s"'-][^\s]*)"#,
+        group: 1,
+        accept: |c| is_value(&c[1]),
+    },
+    Rule {
+        // `redis://:PASS@host`: a password with no user name.
+        kind: "url-password",
+        pattern: r"\b[a-zA-Z][a-zA-Z0-9+.-]*://:([^\s@/]+)@",
+        group: 1,
+        accept: |c| is_value(&c[1]),
+    },
+    Rule {
+        // A `.netrc` line: `machine HOST login USER password PASS`.
+        kind: "password",
+        pattern: r#"\bmachine\s+\S+(?:\s+login\s+\S+)?\s+password\s+("[^"]+"|'[^']+'|[^\s"']+)"#,
+        group: 1,
+        accept: |c| is_value(&c[1]),
+    },
+    Rule {
+        // A `.pgpass` line: `host:port:database:user:password` (port a number or `*`).
+        kind: "password",
+        pattern: r#"(?m)(?:^|[\s'"])[A-Za-z0-9.*_-]+:(?:\d{1,5}|\*):[^:\s'"]+:[^:\s'"]+:([^\s'"]+)(?:$|[\s'"])"#,
+        group: 1,
+        accept: |c| is_value(&c[1]),
+    },
+    Rule {
+        // A Sentry DSN: `https://PUBLIC_KEY[:SECRET]@o1.ingest.sentry.io/2`.
+        kind: "sentry-dsn",
+        pattern: r"\bhttps?://([0-9a-f]{32}(?::[0-9a-f]{32})?)@[A-Za-z0-9.-]*sentry",
+        group: 1,
+        accept: always,
+    },
+    Rule {
+        // A password given by position to a login script: `./login.sh admin S3cr3t!`.
+        kind: "password",
+        pattern: r#"(?:^|[\s;&|(])\S*(?:login|signin|sign-in|sign_in|auth|connect)[\w.-]*\s+([^\s\-|;&<>][^\s|;&<>]*)\s+("[^"]+"|'[^']+'|[^\s\-|;&<>"'][^\s|;&<>]*)"#,
+        group: 2,
+        accept: |c| positional_password(&c[1], &c[2]),
+    },
     Rule {
         kind: "telegram-token",
         pattern: r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b",
@@ -360,6 +423,12 @@ const HEX_LABELS: &[&str] = &[
     "version",
 ];
 
+/// Names of ids, looked for further back than `HEX_LABELS` (prose puts words between the name
+/// and the value: "the ETag header came back as ..."): trace and span ids (OpenTelemetry's
+/// `traceparent`), Next.js server action ids, ETags, request and correlation ids.
+const HEX_ID_NAMES: &[&str] =
+    &["trace", "span", "traceparent", "action", "etag", "if-none-match", "request", "correlation"];
+
 /// The secret-looking hex runs inside the token run `text[start..end]`.
 fn hex_runs(text: &str, start: usize, end: usize, found: &mut Vec<(usize, usize, &str)>) {
     let b = text.as_bytes();
@@ -385,6 +454,14 @@ fn hex_runs(text: &str, start: usize, end: usize, found: &mut Vec<(usize, usize,
         }
         let before = text[from..s].to_ascii_lowercase();
         if HEX_LABELS.iter().any(|l| before.contains(l)) || !looks_hex_key(&text[s..i]) {
+            continue;
+        }
+        let mut far = s.saturating_sub(40);
+        while !text.is_char_boundary(far) {
+            far -= 1;
+        }
+        let context = text[far..s].to_ascii_lowercase();
+        if HEX_ID_NAMES.iter().any(|l| context.contains(l)) {
             continue;
         }
         found.push((s, i, "hex-secret"));
@@ -466,6 +543,27 @@ fn is_code(value: &str) -> bool {
 
 /// A password named in prose: anything but a plain lowercase word, a reference or code
 /// ("the password is wrong" stays, "the password is hunter2" does not).
+/// A login script's second argument after a user name: a password's mix (a letter, a digit, and
+/// a capital or a symbol), not a flag, path, URL, file name or a region like `eu-west-1`
+/// (`./login.sh admin S3cr3t!`, not `gh auth login --web`).
+fn positional_password(user: &str, value: &str) -> bool {
+    let v = value.trim_matches(|c| c == '"' || c == '\'');
+    let plain_user = user.chars().all(|c| c.is_alphanumeric() || "._@-".contains(c));
+    let file_like = v.rsplit_once('.').is_some_and(|(_, ext)| {
+        (1..=4).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_lowercase())
+    });
+    plain_user
+        && v.len() >= 6
+        && is_value(v)
+        && !is_code(v)
+        && !file_like
+        && !v.contains('/')
+        && !v.contains('=')
+        && v.chars().any(|c| c.is_alphabetic())
+        && v.chars().any(|c| c.is_ascii_digit())
+        && v.chars().any(|c| c.is_ascii_uppercase() || "!@#$%^&*+?~".contains(c))
+}
+
 fn prose_password(value: &str) -> bool {
     let v = value.trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
     if v.len() < 4 || !is_value(v) || is_code(v) {

@@ -77,6 +77,8 @@ pub enum Confirm {
     Rollback(Target, i64),
     /// Diff pane: back to the version under the cursor (as a new version).
     RollbackTo(Target, i64),
+    /// A candidate flagged for text aimed at the agent or a dangerous command: promote anyway.
+    PromoteFlagged(Target, usize),
     /// `u`: take back the last change (`what`, made `ago`), numbered `seq` by the engine.
     Undo {
         seq: u64,
@@ -593,6 +595,7 @@ pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comma
                     Op::Reject(Target { id, name, ..Target::default() })
                 }
                 Confirm::ApproveEdit(t) => Op::ApproveEdit(t),
+                Confirm::PromoteFlagged(t, _) => Op::Promote(t),
                 Confirm::Rollback(t, version) | Confirm::RollbackTo(t, version) => {
                     Op::Rollback(t, version)
                 }
@@ -904,6 +907,10 @@ fn candidate_op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Com
     match (action, &c.item) {
         (_, QueueItem::HandEdit { .. }) => {
             say(ui, "this skill was edited by hand: a approves the edit, r rolls it back")
+        }
+        (Action::Promote, QueueItem::NewSkill) if !c.flags.is_empty() => {
+            ui.confirm = Some(Confirm::PromoteFlagged(target, c.flags.len()));
+            None
         }
         (Action::Promote, QueueItem::NewSkill) => Some(Command::Op(Op::Promote(target))),
         (_, QueueItem::NewSkill) => Some(Command::Op(Op::Dismiss(target))),

@@ -79,6 +79,11 @@ pub fn draw_status(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, the
             Confirm::Reject { id, name } => {
                 format!("Reject the proposed version #{id} of {name}? y/n")
             }
+            Confirm::PromoteFlagged(t, n) => format!(
+                "{} is flagged ({}, shown in the detail): promote it anyway? y/n",
+                t.name,
+                crate::text::count(*n as u64, "flag")
+            ),
             Confirm::ApproveEdit(t) => {
                 format!("Approve {} as it is on disk now (the edit shown)? y/n", t.name)
             }

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use crate::support::TestWorkspace;
 
-fn session(key: &str, at: &str, request: &str, commands: &[&str]) -> String {
+pub(crate) fn session(key: &str, at: &str, request: &str, commands: &[&str]) -> String {
     let line = |kind: &str, content: Value| {
         json!({"type": kind, "sessionId": key, "timestamp": at, "cwd": "/repo",
                "message": {"role": if kind == "user" { "user" } else { "assistant" }, "content": content}})

@@ -233,7 +233,7 @@ fn the_guard_rejects_with_its_reason() {
     assert!(out.status.success(), "a person may still approve a rejected lesson");
 }
 
-fn two_release_sessions(ws: &TestWorkspace) -> (PathBuf, i64, i64) {
+pub(crate) fn two_release_sessions(ws: &TestWorkspace) -> (PathBuf, i64, i64) {
     let dir = ws.root().join("projects/shop");
     claude(&dir, 1, &release_session("feat-cart"));
     claude(&dir, 2, &release_session("fix-tax"));

@@ -41,7 +41,9 @@ fn a_hostile_prompt_reaches_neither_the_draft_nor_the_terminal() {
     // A live version holding the raw sequence (a hand edit), then `diff` against it.
     let id = feed.count("SELECT id FROM skill_candidates WHERE source = 'workflow'").to_string();
     let flow = feed.text(&format!("SELECT name FROM skill_candidates WHERE id = {id}"));
-    tw.run_ok(&["promote", &id]);
+    // Flagged (hidden characters): promoted only once confirmed, and the refusal is clean too.
+    assert_clean("promote", &tw.run(&["promote", &id]));
+    tw.run_ok(&["promote", &id, "--yes"]);
     let live = tw.skills_dir().join(&flow).join("SKILL.md");
     let edited = std::fs::read_to_string(&live).unwrap() + &format!("\nStep {HOSTILE}\n");
     std::fs::write(&live, edited).unwrap();

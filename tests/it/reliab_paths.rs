@@ -122,3 +122,43 @@ fn a_symlink_in_the_archive_folder_does_not_carry_an_archive_outside() {
     assert!(!elsewhere.join("tidy").exists());
     assert!(tw.skills_dir().join("tidy/SKILL.md").is_file());
 }
+
+/// `--db ./db --skills-dir ./skills archive bar` stores absolute folders, so `restore bar` run
+/// from another folder (with the same workspace, spelled absolutely) finds the archived folder.
+#[test]
+fn relative_workspace_paths_are_stored_absolute() {
+    let tw = TestWorkspace::new();
+    tw.live_skill("bar");
+    let relative = |dir: &std::path::Path, args: &[&str]| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_skilldeck"));
+        c.current_dir(dir).env("HOME", tw.home()).env("NO_COLOR", "1");
+        for var in ["SKILLDECK_DB", "SKILLDECK_SKILLS_DIR", "SKILLDECK_CONFIG"] {
+            c.env_remove(var);
+        }
+        let out = c.args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", describe(&out));
+    };
+    let rel = ["--db", "./skilldeck.db", "--skills-dir", "./skills", "--config", "./config.toml"];
+    relative(tw.root(), &[&rel[..], &["archive", "bar"]].concat());
+    let db = Connection::open(tw.db()).unwrap();
+    let relative_paths =
+        count(&db, "SELECT COUNT(*) FROM skills WHERE path LIKE './%' OR path NOT LIKE '/%'");
+    assert_eq!(relative_paths, 0, "a relative path was stored");
+    let elsewhere = tw.root().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let abs = [
+        "--db",
+        tw.db().to_str().unwrap(),
+        "--skills-dir",
+        tw.skills_dir().to_str().unwrap(),
+        "--config",
+        tw.config().to_str().unwrap(),
+    ]
+    .map(str::to_string);
+    let abs: Vec<&str> = abs.iter().map(String::as_str).collect();
+    relative(&elsewhere, &[&abs[..], &["restore", "bar"]].concat());
+    assert!(tw.skills_dir().join("bar/SKILL.md").is_file(), "bar is not back");
+    let status: String =
+        db.query_row("SELECT status FROM skills WHERE name = 'bar'", [], |r| r.get(0)).unwrap();
+    assert_ne!(status, "missing");
+}

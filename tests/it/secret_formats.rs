@@ -201,6 +201,58 @@ pub const FORMATS: &[(&str, &str, &str)] = &[
         "DATABASE_HOST=db\nDATABASE_USER=app\nDATABASE_PASS=dUmPv4lu3S3cr3t\n",
     ),
     (
+        "aws configure secret",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY",
+        "aws configure set aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY",
+    ),
+    (
+        "docker login -p",
+        "Dk9!rPass2024",
+        "docker login -u deploy -p Dk9!rPass2024 registry.example.com",
+    ),
+    ("redis-cli -a", "r3dis-S3cret!", "redis-cli -h cache.internal -a r3dis-S3cret! ping"),
+    (
+        "redis url no user",
+        "Rp4ssW0rd2024",
+        "REDIS_URL=redis://:Rp4ssW0rd2024@cache.internal:6379/0",
+    ),
+    (
+        "netrc line",
+        "n3trcP4ssw0rd",
+        "echo 'machine api.example.com login deploy password n3trcP4ssw0rd' >> ~/.netrc",
+    ),
+    (
+        "pgpass line",
+        "pgP4ss-2024x",
+        "echo 'db.internal:5432:app:appuser:pgP4ss-2024x' > ~/.pgpass && chmod 600 ~/.pgpass",
+    ),
+    (
+        "alibaba access key id",
+        "LTAI5tQx8Rk2Lm9Np3Vw7Yz4",
+        "aliyun configure --access-key-id LTAI5tQx8Rk2Lm9Np3Vw7Yz4",
+    ),
+    (
+        "sentry dsn",
+        "3f2b9c1e5a7d8f0a2c4e6b8d0f1a3c5e",
+        "SENTRY_DSN=https://3f2b9c1e5a7d8f0a2c4e6b8d0f1a3c5e@o450123.ingest.sentry.io/5523456 npm start",
+    ),
+    (
+        "telegram bot url",
+        "7712345678:AAEkq8ZpLm3Kp9Rt2Vw7Yx4Nb6Dc1Fg5Hj0",
+        "curl -s https://api.telegram.org/bot7712345678:AAEkq8ZpLm3Kp9Rt2Vw7Yx4Nb6Dc1Fg5Hj0/sendMessage",
+    ),
+    (
+        "discord bot token",
+        "MTE5ODc2NTQzMjEwOTg3NjU0Mw.GhJkLm.Xq9Rt2Vw7Yx4Nb6Dc1Fg5Hj0Jk3Lm8Np2Q",
+        "the bot token is MTE5ODc2NTQzMjEwOTg3NjU0Mw.GhJkLm.Xq9Rt2Vw7Yx4Nb6Dc1Fg5Hj0Jk3Lm8Np2Q, start it",
+    ),
+    (
+        "new relic user key",
+        "NRAK-7QX4Z2N8B6R5M3K9P1L0W4Y8T2V",
+        "export NEW_RELIC_API_KEY NRAK-7QX4Z2N8B6R5M3K9P1L0W4Y8T2V",
+    ),
+    ("positional password", "Adm1n!Pass", "./login.sh admin Adm1n!Pass"),
+    (
         "private key (PEM)",
         "MIIEowIBAAKCAQEAq3GAy2IH8nEkU3T",
         "echo -----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAq3GAy2IH8nEkU3T\nV3hRvL8z9xFNmJb0C2qQm0wKNwAAAJ\n-----END RSA PRIVATE KEY----- > id_rsa",
@@ -223,4 +275,13 @@ pub const CLEAN: &[&str] = &[
     "cargo test --test it reliab_crash::",
     "SomeVeryLongIdentifierNameForTheUserAuthenticationFlow2024",
     "src/providers/plugins/sso/proxy/pluginHandlerFactory2.ts",
+    "why is trace id 4bf92f3577b34da6a3ce929d0e0e4736 slow in Jaeger?",
+    "the request had traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+    "Error: Failed to find Server Action \"7f9e1c3a5b7d9f1e3a5c7e9b1d3f5a7c9e1b3d5f7a\". This request might be from an older deployment.",
+    "Next-Action: 00a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e",
+    "the ETag header came back as \"5d41402abc4b2a76b9719d911017c592\" both times",
+    "./login.sh --help",
+    "gh auth login --web",
+    "npm run connect staging eu-west-1",
+    "ssh-connect deploy@web1 uptime",
 ];
