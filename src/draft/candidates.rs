@@ -726,8 +726,9 @@ pub(crate) struct NewMerge<'a> {
     pub source: CandidateSource,
     pub survivor: i64,
     pub absorbed: Option<i64>,
-    /// The sessions and requests behind it.
+    /// The sessions (each once) and requests behind it, and how many times it was seen.
     pub sessions: &'a [String],
+    pub occurrences: usize,
     pub examples: &'a [String],
     pub reason: &'a Reason,
     pub drafted_by: DraftedBy,
@@ -772,7 +773,7 @@ pub(crate) fn record_merge(conn: &Connection, m: &NewMerge) -> Result<Option<i64
             m.drafted_by,
             m.draft_note,
             serde_json::to_string(m.sessions)?,
-            m.sessions.len().max(1) as i64,
+            m.occurrences.max(m.sessions.len()).max(1) as i64,
             serde_json::to_string(m.examples)?,
         ],
     )?;
