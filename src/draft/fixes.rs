@@ -47,6 +47,9 @@ pub fn propose_fixes(ws: &Workspace) -> Result<FixReport> {
         events::latest_by_skill(conn, &[NOT_TRIGGERING, crate::usage::triggering::TRIGGERING])?;
     let absorbed = skills::absorbed(conn)?;
     for row in skills::all(conn)? {
+        if crate::usage::is_own_playbook(ws, &row.name) {
+            continue;
+        }
         let outcome = if row.status.is_live() {
             if standing.get(&row.id).map(String::as_str) != Some(NOT_TRIGGERING) {
                 continue;

@@ -91,3 +91,36 @@ fn an_approved_trigger_rewrite_is_not_proposed_again_and_its_undo_leaves_one_row
     let diff = d.ok(&["diff", "--candidate", &id]);
     assert!(diff.contains("+description:"), "{diff}");
 }
+
+#[test]
+fn lessons_text_shows_the_fix_and_says_no_data_for_what_was_never_measured() {
+    use crate::lessons::{claude, release_session};
+    let ws = crate::support::TestWorkspace::new();
+    let dir = ws.root().join("transcripts");
+    claude(&dir, 1, &release_session("feat-cart"));
+    claude(&dir, 2, &release_session("fix-tax"));
+    ws.run_ok(&["ingest", dir.to_str().unwrap()]);
+    let text = ws.run_ok(&["lessons"]);
+    assert!(text.contains("     fix:  mix format"), "the fix is in the text output:\n{text}");
+    assert!(
+        text.contains("     then: ran the same command again, and it passed"),
+        "no did/then pair that reads the same:\n{text}"
+    );
+    let list = ws.run_json(&["lessons"]);
+    let id = list.as_array().unwrap()[0]["id"].to_string();
+    ws.run_ok(&["lessons", "approve", &id]);
+    let text = ws.run_ok(&["lessons"]);
+    assert!(text.contains("helped: no data yet"), "{text}");
+    assert!(!text.contains("0 of 0"), "{text}");
+    assert!(!text.contains("hit rate 0.00"), "{text}");
+}
+
+#[test]
+fn skilldecks_own_playbook_is_not_judged_by_the_sweep_nor_warned_by_validate() {
+    let d = Demo::new();
+    d.ok(&["lessons", "approve", "1"]);
+    let sweep = d.ok(&["sweep", "--full"]);
+    assert!(!sweep.contains("lessons-playbook"), "{sweep}");
+    let validate = d.ok(&["validate", d.dir.join("skills").to_str().unwrap()]);
+    assert!(!validate.contains("lessons-playbook"), "{validate}");
+}
