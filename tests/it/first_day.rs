@@ -124,3 +124,18 @@ fn skilldecks_own_playbook_is_not_judged_by_the_sweep_nor_warned_by_validate() {
     let validate = d.ok(&["validate", d.dir.join("skills").to_str().unwrap()]);
     assert!(!validate.contains("lessons-playbook"), "{validate}");
 }
+
+#[test]
+fn an_effect_side_never_measured_reads_no_data_not_zero() {
+    let d = Demo::new();
+    let e = d.json(&["stats", "release-notes", "--effect"]);
+    assert_eq!(e["runs_without"], 0, "{e:#}");
+    for m in e["metrics"].as_array().unwrap() {
+        assert!(m["without"].is_null(), "never measured is null, not 0: {m:#}");
+    }
+    let text = d.ok(&["stats", "release-notes", "--effect"]);
+    assert!(text.contains("no data"), "{text}");
+    for never in ["(n=0)", "-0.0", "0% (n=0)"] {
+        assert!(!text.contains(never), "{never} in:\n{text}");
+    }
+}
