@@ -132,8 +132,7 @@ pub fn description(ev: &WorkflowEvidence, name: &str) -> String {
 
 /// The steps as numbered lines would say them (reads grouped, optional ones marked).
 pub fn step_lines(ev: &WorkflowEvidence) -> Vec<String> {
-    let sessions = ev.reason.support.max(ev.sightings.len());
-    let times = ev.reason.iterations;
+    let (sessions, times) = shares_of(ev);
     grouped(&ev.steps)
         .iter()
         .take(MAX_STEPS)
@@ -179,13 +178,20 @@ fn reads_line(reads: &[&WorkflowStep]) -> String {
     format!("Read {}.", files.join(", "))
 }
 
-/// How often an optional step was seen: in a loop by the times done, else by sessions.
-fn seen_share(step: &WorkflowStep, sessions: usize, times: usize) -> String {
-    if times > sessions && step.sessions >= sessions {
+/// How often an optional step was seen, the same words in SKILL.md and in the console: by
+/// sessions, or by the times done when it was seen in every session (a loop that skips it on
+/// some passes), so the share never reads as "all of them".
+pub fn seen_share(step: &WorkflowStep, sessions: usize, times: usize) -> String {
+    if step.sessions >= sessions && times > step.times {
         format!("done in {} of {times} times", step.times)
     } else {
         format!("seen in {} of {sessions} sessions", step.sessions)
     }
+}
+
+/// The workflow's sessions and times, the denominators of [`seen_share`].
+fn shares_of(ev: &WorkflowEvidence) -> (usize, usize) {
+    (ev.reason.support.max(ev.sightings.len()), ev.reason.iterations)
 }
 
 fn step_line(step: &WorkflowStep) -> String {
@@ -225,9 +231,10 @@ fn step_line(step: &WorkflowStep) -> String {
 }
 
 /// One line per step for a reviewer (console): the template, then whether it is a check or
-/// optional: `cargo test [test]`, `Edit CHANGELOG.md (optional: 2 of 4 sessions)`.
+/// optional (in SKILL.md's words): `cargo test [test]`,
+/// `Edit CHANGELOG.md (optional: seen in 2 of 4 sessions)`.
 pub fn step_summaries(ev: &WorkflowEvidence) -> Vec<String> {
-    let sessions = ev.reason.support.max(ev.sightings.len());
+    let (sessions, times) = shares_of(ev);
     ev.steps
         .iter()
         .map(|st| {
@@ -236,7 +243,7 @@ pub fn step_summaries(ev: &WorkflowEvidence) -> Vec<String> {
                 line.push_str(&format!(" [{}]", check_name(kind).to_lowercase()));
             }
             if st.optional {
-                line.push_str(&format!(" (optional: {} of {sessions} sessions)", st.sessions));
+                line.push_str(&format!(" (optional: {})", seen_share(st, sessions, times)));
             }
             line
         })
