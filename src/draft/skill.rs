@@ -6,6 +6,7 @@
 //! the finished text goes through `text::redact::secrets` once more, so no secret reaches a draft
 //! even if discovery missed one.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashSet};
 
 use crate::text::injection::{self, Flag};
@@ -74,9 +75,39 @@ fn word_shape(request: &str) -> HashSet<String> {
         .collect()
 }
 
+/// The workflow as a draft says it: a skill's use is not a step (the agent picks skills by their
+/// descriptions; a draft naming one would call itself or another skill), its commands are.
+fn drafted(ev: &WorkflowEvidence) -> Cow<'_, WorkflowEvidence> {
+    let is_use = |key: &str| key.starts_with("skill:");
+    if !ev.steps.iter().any(|s| is_use(&s.key)) {
+        return Cow::Borrowed(ev);
+    }
+    let mut out = ev.clone();
+    out.steps.retain(|s| !is_use(&s.key));
+    out.reason.specific_steps.retain(|k| !is_use(k));
+    Cow::Owned(out)
+}
+
+/// A name as words: `release-crate-25f5e151` → `release crate` (a disambiguating hash suffix
+/// is for the folder, not for a sentence).
+fn spoken(name: &str) -> String {
+    let base = match name.rsplit_once('-') {
+        Some((head, tag))
+            if !head.is_empty()
+                && tag.len() == 8
+                && tag.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+                && tag.chars().any(|c| c.is_ascii_digit()) =>
+        {
+            head
+        }
+        _ => name,
+    };
+    base.replace('-', " ")
+}
+
 /// The name as a title: `release-crate` → `Release crate`.
 fn title(name: &str) -> String {
-    let words = name.replace('-', " ");
+    let words = spoken(name);
     let mut chars = words.chars();
     match chars.next() {
         Some(c) => c.to_uppercase().chain(chars).collect(),
@@ -93,7 +124,8 @@ fn key_steps(ev: &WorkflowEvidence) -> Vec<&WorkflowStep> {
 
 /// What the skill does (its key commands) and when to use it (in the words of the requests).
 pub fn description(ev: &WorkflowEvidence, name: &str) -> String {
-    let what = name.replace('-', " ");
+    let ev = &*drafted(ev);
+    let what = spoken(name);
     let sessions = ev.reason.support.max(ev.sightings.len());
     // Commands and edits say more than the files read on the way.
     let mut keys = key_steps(ev);
@@ -132,6 +164,7 @@ pub fn description(ev: &WorkflowEvidence, name: &str) -> String {
 
 /// The steps as numbered lines would say them (reads grouped, optional ones marked).
 pub fn step_lines(ev: &WorkflowEvidence) -> Vec<String> {
+    let ev = &*drafted(ev);
     let (sessions, times) = shares_of(ev);
     grouped(&ev.steps)
         .iter()
@@ -234,6 +267,7 @@ fn step_line(step: &WorkflowStep) -> String {
 /// optional (in SKILL.md's words): `cargo test [test]`,
 /// `Edit CHANGELOG.md (optional: seen in 2 of 4 sessions)`.
 pub fn step_summaries(ev: &WorkflowEvidence) -> Vec<String> {
+    let ev = &*drafted(ev);
     let (sessions, times) = shares_of(ev);
     ev.steps
         .iter()
@@ -282,6 +316,7 @@ fn project_label(project: &str) -> &str {
 
 /// The SKILL.md for `ev` under `name` (already spec-valid and unique).
 pub fn skill_md(ev: &WorkflowEvidence, name: &str) -> String {
+    let ev = &*drafted(ev);
     let sessions = ev.reason.support.max(ev.sightings.len());
     let mut s = String::new();
     s.push_str("---\n");

@@ -13,9 +13,10 @@ pub fn skills_page(area: Rect) -> usize {
 }
 
 /// Width of the list beside a detail view: two fifths of the screen, so it widens with the
-/// terminal (never under 24 columns).
+/// terminal, and never under 36 columns, so a row keeps its name on a narrow terminal (the
+/// detail pane narrows first).
 pub fn list_width(area: Rect) -> u16 {
-    (area.width * 2 / 5).max(24.min(area.width))
+    (area.width * 2 / 5).max(36.min(area.width))
 }
 
 /// Width from which the Skills pane shows the timeline beside the table.

@@ -139,3 +139,101 @@ fn an_effect_side_never_measured_reads_no_data_not_zero() {
         assert!(!text.contains(never), "{never} in:\n{text}");
     }
 }
+
+/// The demo's console in tmux at `width`×`height`, on the Review queue once it is drawn.
+fn demo_console(d: &Demo, width: u16, height: u16) -> Option<crate::console_tmux::Session> {
+    use crate::console_tmux::{Session, tmux_available, wait_for_pane};
+    if !tmux_available() {
+        assert!(std::env::var_os("CI").is_none(), "tmux is required in CI (.ci/run installs it)");
+        crate::support::skip("tmux is not installed");
+        return None;
+    }
+    let name = format!("skilldeck-first-day-{}", uuid::Uuid::new_v4().simple());
+    let command = format!(
+        "NO_COLOR=1 HOME={} {} --db {} --skills-dir {} --config {}",
+        d.dir.parent().unwrap().display(),
+        env!("CARGO_BIN_EXE_skilldeck"),
+        d.dir.join("skilldeck.db").display(),
+        d.dir.join("skills").display(),
+        d.dir.join("config.toml").display(),
+    );
+    let (w, h) = (width.to_string(), height.to_string());
+    let status = Command::new("tmux")
+        .args(["new-session", "-d", "-s", &name, "-x", &w, "-y", &h, &command])
+        .status()
+        .expect("start tmux");
+    assert!(status.success());
+    let session = Session(name);
+    wait_for_pane(&session.0, "Review queue");
+    Some(session)
+}
+
+#[test]
+fn narrow_terminals_keep_every_queue_rows_name() {
+    use crate::console_tmux::wait_for_pane;
+    let d = Demo::new();
+    for (width, height) in [(60, 20), (80, 24)] {
+        let Some(session) = demo_console(&d, width, height) else { return };
+        let screen = wait_for_pane(&session.0, "fix-tracker-issue");
+        for row in [
+            "new     fix-tracker-issue ×3",
+            "new     add-migration ×3",
+            "version release-crate ×6",
+            "version db-backup ×3",
+        ] {
+            assert!(screen.contains(row), "{width}×{height}: no {row:?} in\n{screen}");
+        }
+        assert!(!screen.contains("25f5e151"), "a version row is named by its skill:\n{screen}");
+    }
+}
+
+fn files_under(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files_under(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn the_demos_drafts_name_no_live_skill_as_a_step_nor_a_hash_and_its_transcripts_are_past() {
+    let d = Demo::new();
+    let mut files = Vec::new();
+    files_under(&d.dir.join("staging"), &mut files);
+    let drafts: Vec<(PathBuf, String)> = files
+        .into_iter()
+        .filter(|p| p.ends_with("SKILL.md"))
+        .map(|p| (p.clone(), std::fs::read_to_string(&p).unwrap()))
+        .collect();
+    assert!(drafts.len() >= 4, "{drafts:#?}");
+    let hash = regex::Regex::new(r"(?m)^(#|description:|[A-Z]).*\b[a-z]+ [0-9a-f]{8}\b").unwrap();
+    for (path, text) in &drafts {
+        assert!(!text.contains("skill db-backup"), "a live skill as a step: {path:?}\n{text}");
+        assert!(!hash.is_match(text), "a hash in a sentence: {path:?}\n{text}");
+    }
+    // The backup work done with db-backup proposes a version of it, not a new skill beside it.
+    let all = d.json(&["candidates"]);
+    let backup = all.as_array().unwrap().iter().find(|c| {
+        c["source"] == "workflow" && c["tool_sequence"].to_string().contains("skill:db-backup")
+    });
+    let backup = backup.expect("the backup workflow was proposed");
+    assert_eq!(backup["target_skill_name"], "db-backup", "{backup:#}");
+
+    let now = chrono::Utc::now();
+    let mut transcripts = Vec::new();
+    files_under(&d.dir.join("transcripts"), &mut transcripts);
+    let stamp = regex::Regex::new(r#""timestamp": ?"([^"]+)""#).unwrap();
+    let mut seen = 0;
+    for path in transcripts.iter().filter(|p| p.extension().is_some_and(|e| e == "jsonl")) {
+        let text = std::fs::read_to_string(path).unwrap();
+        for m in stamp.captures_iter(&text) {
+            let at = chrono::DateTime::parse_from_rfc3339(&m[1]).unwrap();
+            assert!(at <= now, "{path:?} is dated {at}, after the demo ran ({now})");
+            seen += 1;
+        }
+    }
+    assert!(seen > 100, "only {seen} timestamps read");
+}
