@@ -13,10 +13,18 @@ pub fn skills_page(area: Rect) -> usize {
 }
 
 /// Width of the list beside a detail view: two fifths of the screen, so it widens with the
-/// terminal, and never under 36 columns, so a row keeps its name on a narrow terminal (the
-/// detail pane narrows first).
+/// terminal (never under 24 columns).
 pub fn list_width(area: Rect) -> u16 {
-    (area.width * 2 / 5).max(36.min(area.width))
+    (area.width * 2 / 5).max(24.min(area.width))
+}
+
+/// Width of the review queue's list: as `list_width`, but under 80 columns 36 of them, so a
+/// row keeps its name on a narrow terminal (the detail narrows first).
+pub fn queue_width(area: Rect) -> u16 {
+    match area.width {
+        0..80 => 36.min(area.width),
+        _ => list_width(area),
+    }
 }
 
 /// Width from which the Skills pane shows the timeline beside the table.

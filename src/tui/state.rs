@@ -367,7 +367,7 @@ impl UiState {
         };
         match self.pane {
             Pane::Queue if !self.zoom => {
-                if x >= body.x + layout::list_width(body) {
+                if x >= body.x + layout::queue_width(body) {
                     return;
                 }
                 let visible = body.height.saturating_sub(2);

@@ -27,7 +27,7 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
         }
         return;
     }
-    let width = layout::list_width(area);
+    let width = layout::queue_width(area);
     let [list_area, detail_area] =
         Layout::horizontal([Constraint::Length(width), Constraint::Min(0)]).areas(area);
     let inner = usize::from(width.saturating_sub(2));
