@@ -208,6 +208,27 @@ pub fn list_candidates(store: &Store, agent: Option<&str>) -> Result<Vec<Candida
     list_with_evidence(store, agent, false)
 }
 
+/// The id of the open new-skill candidate named `name` (the console's and `candidates`' name).
+pub fn open_candidate_named(store: &Store, name: &str) -> Result<i64> {
+    let all = list_candidates(store, None)?;
+    let open: Vec<&CandidateView> = all
+        .iter()
+        .filter(|c| c.name == name && c.status == CandidateStatus::Candidate)
+        .filter(|c| c.target_skill_id.is_none())
+        .collect();
+    match open.as_slice() {
+        [one] => Ok(one.id),
+        [] => anyhow::bail!(
+            "no open new-skill candidate named {name:?} (see `skilldeck candidates`; a proposed \
+             version is approved with `skilldeck approve ID`)"
+        ),
+        many => {
+            let ids: Vec<String> = many.iter().map(|c| c.id.to_string()).collect();
+            anyhow::bail!("{} open candidates are named {name:?}: {}", many.len(), ids.join(", "))
+        }
+    }
+}
+
 /// Every candidate of `agent` (or all agents), with the evidence-only rows when `evidence`.
 pub fn list_with_evidence(
     store: &Store,

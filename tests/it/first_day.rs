@@ -29,19 +29,18 @@ impl Demo {
         Demo { _tmp: tmp, dir }
     }
 
+    /// The binary pointed at the demo workspace, as its summary's `try:` line says.
+    pub fn cmd(&self) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_skilldeck"));
+        c.arg("--db").arg(self.dir.join("skilldeck.db"));
+        c.arg("--skills-dir").arg(self.dir.join("skills"));
+        c.arg("--config").arg(self.dir.join("config.toml"));
+        c.env("HOME", self.dir.parent().unwrap()).env("NO_COLOR", "1");
+        c
+    }
+
     pub fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_skilldeck"))
-            .arg("--db")
-            .arg(self.dir.join("skilldeck.db"))
-            .arg("--skills-dir")
-            .arg(self.dir.join("skills"))
-            .arg("--config")
-            .arg(self.dir.join("config.toml"))
-            .args(args)
-            .env("HOME", self.dir.parent().unwrap())
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap()
+        self.cmd().args(args).output().unwrap()
     }
 
     pub fn ok(&self, args: &[&str]) -> String {
@@ -236,4 +235,63 @@ fn the_demos_drafts_name_no_live_skill_as_a_step_nor_a_hash_and_its_transcripts_
         }
     }
     assert!(seen > 100, "only {seen} timestamps read");
+}
+
+#[test]
+fn promote_takes_a_name_too() {
+    let d = Demo::new();
+    let out = d.json(&["promote", "add-migration"]);
+    assert_eq!(out["name"], "add-migration", "{out:#}");
+    assert!(d.dir.join("skills/add-migration/SKILL.md").is_file());
+    let again = d.run(&["promote", "add-migration"]);
+    assert!(!again.status.success());
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(err.contains("no open new-skill candidate named \"add-migration\""), "{err}");
+}
+
+#[test]
+fn a_reader_that_closes_the_pipe_is_not_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = format!(
+        "(sleep 0.5; {} 2>{}/err; echo $? >{}/rc) | true",
+        env!("CARGO_BIN_EXE_skilldeck"),
+        tmp.path().display(),
+        tmp.path().display()
+    );
+    let out = Command::new("sh").arg("-c").arg(&script).env("HOME", tmp.path()).output().unwrap();
+    assert!(out.status.success(), "{}", describe(&out));
+    let err = std::fs::read_to_string(tmp.path().join("err")).unwrap();
+    let rc = std::fs::read_to_string(tmp.path().join("rc")).unwrap();
+    assert!(!err.contains("Broken pipe"), "{err}");
+    assert_eq!(rc.trim(), "0", "{err}");
+}
+
+#[test]
+fn an_editor_that_changes_nothing_says_unchanged() {
+    let d = Demo::new();
+    let all = d.json(&["candidates"]);
+    let c = all.as_array().unwrap().iter().find(|c| c["name"] == "add-migration").cloned();
+    let id = c.expect("the demo drafts add-migration")["id"].to_string();
+    let out =
+        d.cmd().args(["edit", &id]).env("EDITOR", "true").env_remove("VISUAL").output().unwrap();
+    assert!(out.status.success(), "{}", describe(&out));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains(&format!("draft {id} unchanged")), "{said}");
+    assert!(!said.contains("saved draft"), "{said}");
+}
+
+#[test]
+fn a_tilde_in_config_paths_is_the_home_folder() {
+    let ws = crate::support::TestWorkspace::new();
+    std::fs::create_dir_all(ws.home().join("tr")).unwrap();
+    std::fs::write(ws.config(), "[[transcripts]]\npath = \"~/tr\"\n").unwrap();
+    let out = ws.run_ok(&["ingest"]);
+    assert!(!out.contains("no transcript folder found"), "{out}");
+    // A configured folder that is not there is a mistake said with an error, not exit 0.
+    std::fs::write(ws.config(), "[[transcripts]]\npath = \"~/nowhere\"\n").unwrap();
+    let out = ws.run(&["ingest"]);
+    assert!(!out.status.success(), "{}", describe(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let home = ws.home().join("nowhere");
+    assert!(err.contains(&home.display().to_string()), "the expanded path: {err}");
 }
