@@ -295,3 +295,72 @@ fn a_tilde_in_config_paths_is_the_home_folder() {
     let home = ws.home().join("nowhere");
     assert!(err.contains(&home.display().to_string()), "the expanded path: {err}");
 }
+
+/// `hooks` with HOME at `home` and PATH holding only `path` (no agent, no skilldeck on it).
+fn hooks_in(ws: &crate::support::TestWorkspace, path: &std::path::Path, args: &[&str]) -> String {
+    let mut all = vec!["hooks"];
+    all.extend_from_slice(args);
+    let out = ws.cmd().args(&all).env("PATH", path).output().unwrap();
+    assert!(out.status.success(), "{all:?}: {}", describe(&out));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn hooks_leave_no_footprint_of_an_absent_agent_and_uninstall_takes_its_folders_back() {
+    let ws = crate::support::TestWorkspace::new();
+    let bin = ws.root().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let home = ws.home();
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    let said = hooks_in(&ws, &bin, &["install"]);
+    assert!(!home.join(".codex").exists(), "no Codex here, nothing of it created:\n{said}");
+    assert!(said.contains("skipped"), "{said}");
+    assert!(!said.contains("unchanged"), "no 'unchanged' for a file that is not there:\n{said}");
+    assert!(home.join(".claude/commands/learn.md").is_file());
+    let status = hooks_in(&ws, &bin, &["status", "--agent", "claude"]);
+    assert!(status.contains("installed: SessionEnd, Stop"), "{status}");
+
+    hooks_in(&ws, &bin, &["uninstall"]);
+    let mut left = Vec::new();
+    files_under(&home, &mut left);
+    assert!(left.is_empty(), "uninstall leaves no file: {left:?}");
+    assert!(!home.join(".claude/commands").exists(), "the folder install created is gone");
+    assert!(home.join(".claude").is_dir(), "the user's own folder stays");
+}
+
+#[test]
+fn status_says_when_the_hooks_program_is_gone() {
+    let ws = crate::support::TestWorkspace::new();
+    let bin = ws.root().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let settings = ws.home().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let gone = ws.root().join("gone/skilldeck");
+    let hook = format!(
+        "{{\"hooks\": {{\"SessionEnd\": [{{\"hooks\": [{{\"type\": \"command\", \"command\": \
+         \"{} ingest --hook\"}}]}}]}}}}\n",
+        gone.display()
+    );
+    std::fs::write(&settings, hook).unwrap();
+    let status = hooks_in(&ws, &bin, &["status", "--agent", "claude"]);
+    assert!(status.contains("is gone: the hook fails"), "{status}");
+    assert!(status.contains(&gone.display().to_string()), "{status}");
+}
+
+#[test]
+fn a_hook_installed_from_a_build_output_says_so() {
+    let ws = crate::support::TestWorkspace::new();
+    let bin = ws.root().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let said = hooks_in(&ws, &bin, &["install", "--agent", "claude"]);
+    // The test binary is under target/: with no skilldeck on PATH the hook must point there, and
+    // says what `cargo clean` would do to it.
+    assert!(said.contains("`cargo clean` deletes it"), "{said}");
+    // With one on PATH, the hook runs that one.
+    let stable = bin.join("skilldeck");
+    std::fs::write(&stable, "#!/bin/sh\n").unwrap();
+    hooks_in(&ws, &bin, &["install", "--agent", "claude"]);
+    let text = std::fs::read_to_string(ws.home().join(".claude/settings.json")).unwrap();
+    assert!(!text.contains("target/debug"), "{text}");
+    assert!(text.contains(&format!("{} ", stable.display())), "{text}");
+}
