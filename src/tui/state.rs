@@ -408,7 +408,8 @@ impl UiState {
         self.clamp();
     }
 
-    /// What narrows the lists right now, for pane titles: `/text`, `state:warning`.
+    /// What narrows the lists right now, for pane titles: `/text`, `only warning`, both apart
+    /// (`/rel · only healthy`).
     pub fn filter_label(&self, skills: bool) -> Option<String> {
         let mut parts = Vec::new();
         if !self.filter.is_empty() {
@@ -417,7 +418,7 @@ impl UiState {
         if skills && let Some(state) = self.state_filter.and_then(|i| STATE_FILTERS.get(i)) {
             parts.push(format!("only {state}"));
         }
-        (!parts.is_empty()).then(|| parts.join(" "))
+        (!parts.is_empty()).then(|| parts.join(" · "))
     }
 
     /// The terminal changed size: keep the selection on screen.

@@ -45,6 +45,12 @@ async fn clearing_a_filter_brings_every_row_back_and_esc_clears_a_kept_filter() 
     let screen = live.wait_for("Skills (1 of 7 · only deprecated · Esc clears)").await;
     assert!(screen.contains("flaky-sync") && !screen.contains("lint-fix"), "{screen}");
     insta::assert_snapshot!("filter_kept_state_100x30", live.redact(&screen));
+    // Both at once read apart, not `/fla only deprecated`.
+    live.press("/fla");
+    live.code(KeyCode::Enter);
+    live.wait_for("Skills (1 of 7 · /fla · only deprecated · Esc clears)").await;
+    live.code(KeyCode::Esc);
+    live.wait_for("Skills (1 of 7 · only deprecated · Esc clears)").await;
     live.code(KeyCode::Esc);
     live.wait_for("┌ Skills (7)").await;
     live.quit().await;
@@ -101,6 +107,8 @@ async fn the_timeline_labels_days_counts_and_both_thresholds_at_every_size() {
         assert!(screen.contains("2✗") && screen.contains("1✓"), "{screen}");
         assert!(screen.contains("warning ≤40%"), "{screen}");
         assert!(screen.contains("deprecated ≤30%"), "{screen}");
+        // No axis label that a threshold line would contradict (50% on the 40% row).
+        assert!(!screen.contains("│50%"), "{screen}");
         insta::assert_snapshot!(
             format!("timeline_labelled_{width}x{height}"),
             live.redact(&screen)

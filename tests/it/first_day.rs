@@ -364,3 +364,36 @@ fn a_hook_installed_from_a_build_output_says_so() {
     assert!(!text.contains("target/debug"), "{text}");
     assert!(text.contains(&format!("{} ", stable.display())), "{text}");
 }
+
+#[test]
+fn the_demo_summarys_skill_columns_line_up() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_skilldeck"))
+        .args(["demo", "--no-console", "--dir"])
+        .arg(tmp.path().join("demo"))
+        .env("HOME", tmp.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", describe(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<&str> = text.lines().filter(|l| l.contains(" uses  v")).collect();
+    assert!(rows.len() >= 5, "{text}");
+    let at = |row: &str, word: &str| row.find(word).unwrap();
+    let over: Vec<usize> = rows.iter().map(|r| at(r, " over ")).collect();
+    assert!(over.iter().all(|&o| o == over[0]), "the columns line up:\n{text}");
+    for name in ["db-backup", "legacy-deploy", "lint-fix"] {
+        let row = rows.iter().find(|r| r.contains(name)).unwrap();
+        assert_eq!(at(row, name), 15, "names start in one column:\n{text}");
+    }
+}
+
+#[test]
+fn the_readme_installs_the_tested_lock_and_names_what_the_tests_need() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    assert!(readme.contains("cargo install --locked --path ."), "the tested Cargo.lock");
+    assert!(!readme.contains("cargo install --path ."), "never re-resolved");
+    assert!(readme.contains("PostgreSQL 15"), "the team tests start a server");
+    assert!(readme.contains("`agentskills`"), "the validator's command, not only its package");
+    assert!(readme.lines().count() <= 200, "README stays short");
+}
