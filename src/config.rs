@@ -376,7 +376,14 @@ impl Config {
     /// Reads `path`; a missing file gives the defaults, a malformed one an error naming it.
     pub fn load(path: &Path) -> Result<Config> {
         match std::fs::read_to_string(path) {
-            Ok(text) => Config::parse(&text).with_context(|| format!("config {}", path.display())),
+            Ok(text) => {
+                let mut config =
+                    Config::parse(&text).with_context(|| format!("config {}", path.display()))?;
+                if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+                    config.expand_home(Path::new(&home));
+                }
+                Ok(config)
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
             Err(e) => Err(e).with_context(|| format!("reading config {}", path.display())),
         }
@@ -386,6 +393,27 @@ impl Config {
         let config: Config = toml::from_str(text)?;
         config.check()?;
         Ok(config)
+    }
+
+    /// Every folder the file names with `~` or `~/…` read from the home folder, as a shell would.
+    fn expand_home(&mut self, home: &Path) {
+        let expand = |p: &mut PathBuf| {
+            if let Ok(rest) = p.strip_prefix("~") {
+                *p = home.join(rest);
+            }
+        };
+        let optional = [
+            &mut self.db,
+            &mut self.skills_dir,
+            &mut self.staging_dir,
+            &mut self.retired_dir,
+            &mut self.archive_dir,
+            &mut self.workspace_skills_dir,
+            &mut self.team.skills_dir,
+        ];
+        optional.into_iter().flatten().for_each(expand);
+        self.transcripts.iter_mut().for_each(|r| expand(&mut r.path));
+        self.codex.skills_dirs.iter_mut().flatten().for_each(expand);
     }
 
     /// Values that parse but cannot work together, named by their key.

@@ -902,6 +902,13 @@ pub fn uptake_ref(conn: &Connection, skill_id: i64) -> Result<UptakeRef> {
     )?)
 }
 
+/// Sets when `skill_id` went live (what its uptake counts from). The demo's one use: its
+/// hand-written skill has been live since before the sessions that missed it.
+pub fn set_live_since(conn: &Connection, skill_id: i64, at: &str) -> Result<()> {
+    conn.execute("UPDATE skills SET created_at = ?2 WHERE id = ?1", params![skill_id, at])?;
+    Ok(())
+}
+
 /// Records that a merge folded `skill_id` into `into` (`None`: taken back).
 pub fn set_absorbed_into(conn: &Connection, skill_id: i64, into: Option<i64>) -> Result<()> {
     conn.execute("UPDATE skills SET absorbed_into = ?2 WHERE id = ?1", params![skill_id, into])?;

@@ -59,7 +59,13 @@ fn summary(r: &DemoReport) -> String {
         let pin = if s.protected { " (protected)" } else { "" };
         out.push_str(&format!(
             "  {:<12} {:<24} {:>5} over {:>2} uses  v{}{}\n",
-            s.status, s.name, rate, s.window_uses, s.version, pin
+            // Padded as text: the status's own Display ignores widths.
+            s.status.to_string(),
+            s.name,
+            rate,
+            s.window_uses,
+            s.version,
+            pin
         ));
     }
     out.push_str(&format!("trial of db-backup with a stand-in agent: {}\n", r.trial));

@@ -22,8 +22,13 @@ pub fn run(global: &GlobalArgs, args: EditArgs) -> Result<Outcome> {
     let editor = crate::editor::from_env();
     if let Ok(id) = args.target.parse::<i64>() {
         let file = draft::draft_file(&ws, id)?;
+        let before = std::fs::read(&file).ok();
         crate::editor::edit(&editor, &file)?;
-        crate::out!("saved draft {id} at {}; promote writes it as saved", file.display());
+        if std::fs::read(&file).ok() == before {
+            crate::out!("draft {id} unchanged ({})", file.display());
+        } else {
+            crate::out!("saved draft {id} at {}; promote writes it as saved", file.display());
+        }
         return Ok(Outcome::Ok);
     }
     let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws).to_string();

@@ -45,6 +45,35 @@ impl Target {
         self.agent.map_or_else(|| vec![Agent::Claude, Agent::Codex], |a| vec![a])
     }
 
+    /// The agents to install for: the one named, or each agent on this machine, with a line
+    /// for each left out.
+    fn present(&self, places: &Places) -> (Vec<Agent>, Vec<FileChange>) {
+        if self.agent.is_some() {
+            return (self.agents(), Vec::new());
+        }
+        let (here, away): (Vec<Agent>, Vec<Agent>) =
+            self.agents().into_iter().partition(|a| hooks::present(*a, places));
+        let skipped = away
+            .into_iter()
+            .map(|a| {
+                let (dir, program, name) = match a {
+                    Agent::Claude => (&places.claude_dir, "claude", "claude"),
+                    Agent::Codex => (&places.codex_dir, "codex", "codex"),
+                };
+                FileChange {
+                    file: dir.clone(),
+                    action: "skipped",
+                    events: Vec::new(),
+                    note: Some(format!(
+                        "no {} and no `{program}` on PATH; `--agent {name}` installs anyway",
+                        dir.display()
+                    )),
+                }
+            })
+            .collect();
+        (here, skipped)
+    }
+
     fn places(&self) -> Result<Places> {
         let project = match &self.project {
             Some(p) => p.clone(),
@@ -73,13 +102,20 @@ fn global_args(global: &GlobalArgs) -> Result<Vec<String>> {
 pub fn run(global: &GlobalArgs, args: HooksArgs) -> Result<Outcome> {
     match args.action {
         HooksAction::Install(t) => {
-            let exe = std::env::current_exe().context("locating the skilldeck executable")?;
-            let exe = exe.canonicalize().unwrap_or(exe);
+            let (exe, note) = stable_exe()?;
             let cmd = HookCommand::new(&exe, &global_args(global)?);
             let places = t.places()?;
-            let mut changes = Vec::new();
-            for agent in t.agents() {
-                changes.extend(hooks::install(agent, &places, &cmd)?);
+            let (agents, mut changes) = t.present(&places);
+            for agent in agents {
+                changes.extend(hooks::install_noting_folders(agent, &places, &cmd)?);
+            }
+            if let Some(note) = note {
+                changes.push(FileChange {
+                    file: exe,
+                    action: "note",
+                    events: Vec::new(),
+                    note: Some(note),
+                });
             }
             report(&changes, t.json)
         }
@@ -87,7 +123,7 @@ pub fn run(global: &GlobalArgs, args: HooksArgs) -> Result<Outcome> {
             let places = t.places()?;
             let mut changes = Vec::new();
             for agent in t.agents() {
-                changes.extend(hooks::uninstall(agent, &places)?);
+                changes.extend(hooks::uninstall_with_folders(agent, &places)?);
             }
             report(&changes, t.json)
         }
@@ -106,6 +142,13 @@ pub fn run(global: &GlobalArgs, args: HooksArgs) -> Result<Outcome> {
                     "absent".to_string()
                 } else if s.installed.is_empty() {
                     "not installed".to_string()
+                } else if let Some(p) = &s.missing_program {
+                    format!(
+                        "installed ({}), but its program {} is gone: the hook fails; run \
+                         `skilldeck hooks install` again",
+                        s.installed.join(", "),
+                        p.display()
+                    )
                 } else {
                     format!("installed: {}", s.installed.join(", "))
                 };
@@ -120,6 +163,41 @@ pub fn run(global: &GlobalArgs, args: HooksArgs) -> Result<Outcome> {
             Ok(Outcome::Ok)
         }
     }
+}
+
+/// The program the hooks run: this executable, unless it is a build output (`target/debug`,
+/// `target/release`, which `cargo clean` deletes) and a `skilldeck` on PATH is at hand; a note
+/// when the hook has to point into `target/` anyway.
+fn stable_exe() -> Result<(PathBuf, Option<String>)> {
+    let exe = std::env::current_exe().context("locating the skilldeck executable")?;
+    let exe = exe.canonicalize().unwrap_or(exe);
+    if !in_build_output(&exe) {
+        return Ok((exe, None));
+    }
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("skilldeck"))
+            .filter(|p| p.is_file())
+            .find(|p| p.canonicalize().is_ok_and(|real| !in_build_output(&real)))
+    });
+    Ok(match on_path {
+        Some(stable) => (stable, None),
+        None => (
+            exe.clone(),
+            Some(format!(
+                "the hooks run {}, a build output: `cargo clean` deletes it and the hooks then \
+                 fail; `cargo install --locked --path .` puts skilldeck on PATH, then install again",
+                exe.display()
+            )),
+        ),
+    })
+}
+
+fn in_build_output(exe: &std::path::Path) -> bool {
+    let parts: Vec<_> = exe.components().map(|c| c.as_os_str().to_owned()).collect();
+    parts
+        .windows(2)
+        .any(|w| w[0] == "target" && (w[1] == "debug" || w[1] == "release" || w[1] == "deps"))
 }
 
 fn report(changes: &[FileChange], json: bool) -> Result<Outcome> {

@@ -69,6 +69,13 @@ pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
     let pipeline =
         if args.no_detect { None } else { Some(crate::pipeline::after_ingest(&mut ws)?) };
     let looked = if args.paths.is_empty() { none_found(&ws) } else { None };
+    if let Some(looked) = looked.as_ref().filter(|_| !ws.config.transcripts.is_empty()) {
+        // Folders the config names and none there: a mistake to say, not an empty success.
+        anyhow::bail!(
+            "no transcript folder found: none of the [[transcripts]] folders in the config exists \
+             ({looked})"
+        );
+    }
     if args.json {
         print_json(&Report { ingest: report, pipeline })?;
     } else if let Some(looked) = looked {

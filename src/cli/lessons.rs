@@ -191,16 +191,7 @@ fn show(conn: &rusqlite::Connection, l: &Lesson) -> Result<()> {
         crate::out!("   rejected: {}", safe::inline(r));
     }
     if l.status.is_live() {
-        crate::out!(
-            "   helped {} of {} later turns (hit rate {:.2}); anti-pattern before {}/{}, after {}/{}",
-            l.helpful,
-            l.retrievals,
-            l.hit_rate,
-            l.before_hits,
-            l.before_turns,
-            l.after_hits,
-            l.after_turns
-        );
+        crate::out!("   {}", crate::tui::lessons::measured(l));
     }
     for e in l.evidence.iter().take(3) {
         let short: String = e.session_key.chars().take(8).collect();
@@ -209,8 +200,11 @@ fn show(conn: &rusqlite::Connection, l: &Lesson) -> Result<()> {
         if let Some(c) = &e.correction {
             crate::out!("     user: {}", safe::inline(c));
         }
-        if let Some(f) = &e.followed_by {
-            crate::out!("     then: {}", safe::inline(f));
+        if !e.fix.is_empty() {
+            crate::out!("     fix:  {}", safe::inline(&crate::tui::lessons::fix_steps(e)));
+        }
+        if let Some(then) = crate::tui::lessons::then_text(e) {
+            crate::out!("     then: {}", safe::inline(&then));
         }
         for f in &e.fix {
             crate::out!("     fix: {}", safe::inline(f));

@@ -275,12 +275,21 @@ pub fn print_json<T: Serialize + ?Sized>(value: &T) -> Result<()> {
 }
 
 /// Entry point used by the binary: parse, run, print errors with their causes.
+fn closed_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let overrides = cli.global.overrides();
     match run(cli) {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::Fail(code)) => ExitCode::from(code),
+        // A reader that closed the pipe (`skilldeck | head -3`) wanted no more: not an error.
+        Err(e) if closed_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             // A database trouble met mid-command (a lock held by another process) is said in
             // one line with the fix, like one met while opening.

@@ -1,4 +1,4 @@
-//! `skilldeck promote ID`: a reviewed draft goes live.
+//! `skilldeck promote ID|NAME`: a reviewed draft goes live.
 
 use anyhow::Result;
 use clap::Args;
@@ -8,8 +8,8 @@ use crate::draft;
 
 #[derive(Debug, Args)]
 pub struct PromoteArgs {
-    /// Candidate id (see `skilldeck candidates`)
-    pub id: i64,
+    /// Candidate id or name (see `skilldeck candidates`)
+    pub target: String,
     /// Print the result as JSON
     #[arg(long)]
     pub json: bool,
@@ -24,21 +24,25 @@ pub struct PromoteArgs {
 
 pub fn run(global: &GlobalArgs, args: PromoteArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
+    let id = match args.target.parse::<i64>() {
+        Ok(id) => id,
+        Err(_) => draft::open_candidate_named(&ws.store, &args.target)?,
+    };
     if let Some(seen) = &args.seen {
-        draft::ensure_seen(&ws, args.id, seen)?;
+        draft::ensure_seen(&ws, id, seen)?;
     }
-    let flags = draft::candidates::get_candidate(ws.store.conn(), args.id)?.flags;
+    let flags = draft::candidates::get_candidate(ws.store.conn(), id)?.flags;
     if !flags.is_empty() && !args.yes {
         for flag in &flags {
             crate::err_out!("flagged: {}", crate::text::safe::inline(&flag.reason));
         }
         anyhow::bail!(
             "candidate {} is flagged ({}): read its draft, then promote it with --yes",
-            args.id,
+            id,
             crate::text::count(flags.len() as u64, "flag")
         );
     }
-    let promoted = draft::promote(&mut ws, args.id)?;
+    let promoted = draft::promote(&mut ws, id)?;
     if args.json {
         print_json(&promoted)?;
     } else {

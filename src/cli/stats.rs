@@ -170,7 +170,14 @@ fn effect(ws: &crate::workspace::Workspace, skill_id: i64, json: bool) -> Result
         e.overall.runs_without,
         e.min_runs
     );
-    crate::out!("  workflow (from its {}): {}", e.workflow_from, inline(&e.workflow.join(" → ")));
+    match e.workflow.is_empty() {
+        true => crate::out!("  workflow: none found (its {} names no command)", e.workflow_from),
+        false => crate::out!(
+            "  workflow (from its {}): {}",
+            e.workflow_from,
+            inline(&e.workflow.join(" → "))
+        ),
+    }
     for line in crate::usage::effect::table(&e.overall) {
         crate::out!("  {line}");
     }

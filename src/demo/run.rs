@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
-use super::scenario::{Layout, write_phase_one, write_phase_two};
+use super::scenario::{self, Layout, write_phase_one, write_phase_two};
 use crate::config::Config;
 use crate::lifecycle::{self, SkillView};
 use crate::pipeline::{self, PassReport};
@@ -57,6 +57,13 @@ pub fn build(root: &Path) -> Result<(Workspace, DemoReport)> {
     lifecycle::set_protected(&mut ws, &agent, &pinned, true)?;
     let sweep = pipeline::upkeep_and_judge(&mut ws, false, false)?;
     let first_pass = PassReport { ingest, after, sweep };
+
+    // The hand-written backup skill has been live since the day before (see the scenario).
+    let backup = crate::catalog::skills::find(ws.store.conn(), &agent, scenario::BACKUP_SKILL)?
+        .context("the demo's backup skill was not adopted")?;
+    let since = scenario::backup_live_since();
+    let since = since.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    crate::catalog::skills::set_live_since(ws.store.conn(), backup.id, &since)?;
 
     // ... and promotes the drafted crate-release workflow.
     let candidate = release_candidate(&ws, &agent)?;

@@ -7,8 +7,9 @@
 //! workflow grown by one step (a GitHub release), which proposes a new version of the skill
 //! promoted in between. A hand-written backup skill shows effect and uptake: its workflow runs
 //! with it (clean) and without it (a failed dump retried) in both phases, and a third session,
-//! dated the day after the demo runs (missed triggers count only once a skill is live), runs it
-//! three times without the skill, so the sweep proposes a trigger rewrite.
+//! the day before the demo runs and after the backup skill went live (`backup_live_since`:
+//! missed triggers count only once a skill is live), runs it three times without the skill, so
+//! the sweep proposes a trigger rewrite. No transcript is dated after the demo runs.
 
 use std::path::{Path, PathBuf};
 
@@ -266,6 +267,13 @@ pub fn write_phase_one(layout: &Layout) -> Result<()> {
     write(&layout.native_dir.join("trajectories.jsonl"), &native)
 }
 
+/// When the demo's hand-written backup skill went live: 08:00 UTC the day before the demo runs
+/// (always in the past, after the fixed-date sessions of both phases).
+pub fn backup_live_since() -> chrono::DateTime<Utc> {
+    let yesterday = (Utc::now() - chrono::Duration::days(1)).date_naive();
+    Utc.from_utc_datetime(&yesterday.and_hms_opt(8, 0, 0).expect("a valid time"))
+}
+
 /// Phase two: three later sessions of other crates where the release workflow gained a step
 /// (`gh release create`), so detection proposes a new version of the skill promoted in between.
 pub fn write_phase_two(layout: &Layout) -> Result<()> {
@@ -292,10 +300,9 @@ pub fn write_phase_two(layout: &Layout) -> Result<()> {
             &claude_session(&mut clock, &session, &cwd, &turns),
         )?;
     }
-    // The day after the demo runs: the backup workflow three times, the skill never picked.
-    let tomorrow = (Utc::now() + chrono::Duration::days(1)).date_naive();
-    let start = Utc.from_utc_datetime(&tomorrow.and_hms_opt(9, 0, 0).expect("a valid time"));
-    let mut clock = Clock::starting(start);
+    // The day before the demo runs, an hour after the backup skill went live: the backup
+    // workflow three times, the skill never picked.
+    let mut clock = Clock::starting(backup_live_since() + chrono::Duration::hours(1));
     let session = "5e550020-demo-4000-8000-000000000020";
     let cwd = "/home/demo/ops";
     let turns: Vec<Turn> = [

@@ -208,6 +208,27 @@ pub fn list_candidates(store: &Store, agent: Option<&str>) -> Result<Vec<Candida
     list_with_evidence(store, agent, false)
 }
 
+/// The id of the open new-skill candidate named `name` (the console's and `candidates`' name).
+pub fn open_candidate_named(store: &Store, name: &str) -> Result<i64> {
+    let all = list_candidates(store, None)?;
+    let open: Vec<&CandidateView> = all
+        .iter()
+        .filter(|c| c.name == name && c.status == CandidateStatus::Candidate)
+        .filter(|c| c.target_skill_id.is_none())
+        .collect();
+    match open.as_slice() {
+        [one] => Ok(one.id),
+        [] => anyhow::bail!(
+            "no open new-skill candidate named {name:?} (see `skilldeck candidates`; a proposed \
+             version is approved with `skilldeck approve ID`)"
+        ),
+        many => {
+            let ids: Vec<String> = many.iter().map(|c| c.id.to_string()).collect();
+            anyhow::bail!("{} open candidates are named {name:?}: {}", many.len(), ids.join(", "))
+        }
+    }
+}
+
 /// Every candidate of `agent` (or all agents), with the evidence-only rows when `evidence`.
 pub fn list_with_evidence(
     store: &Store,
@@ -726,8 +747,9 @@ pub(crate) struct NewMerge<'a> {
     pub source: CandidateSource,
     pub survivor: i64,
     pub absorbed: Option<i64>,
-    /// The sessions and requests behind it.
+    /// The sessions (each once) and requests behind it, and how many times it was seen.
     pub sessions: &'a [String],
+    pub occurrences: usize,
     pub examples: &'a [String],
     pub reason: &'a Reason,
     pub drafted_by: DraftedBy,
@@ -772,7 +794,7 @@ pub(crate) fn record_merge(conn: &Connection, m: &NewMerge) -> Result<Option<i64
             m.drafted_by,
             m.draft_note,
             serde_json::to_string(m.sessions)?,
-            m.sessions.len().max(1) as i64,
+            m.occurrences.max(m.sessions.len()).max(1) as i64,
             serde_json::to_string(m.examples)?,
         ],
     )?;

@@ -43,7 +43,9 @@ pub(crate) fn parse_sequence(json: &str) -> Vec<String> {
 }
 
 /// Points every open candidate (status `candidate`, no target) whose sequence overlaps a live
-/// skill of the same agent by at least `lifecycle.evolve_overlap` at the best such skill.
+/// skill of the same agent by at least `lifecycle.evolve_overlap` at the best such skill, or,
+/// failing that, whose sequence uses a live skill of its agent at that skill (the work was done
+/// with it: a new version of it, not a new skill beside it).
 /// Returns how many candidates became proposed versions. Approving or rejecting one is a review
 /// decision (`draft::review`).
 pub fn link_evolutions(ws: &mut Workspace) -> Result<usize> {
@@ -54,6 +56,8 @@ pub fn link_evolutions(ws: &mut Workspace) -> Result<usize> {
         .into_iter()
         .map(|(id, agent, seq)| (id, agent, parse_sequence(&seq)))
         .collect();
+    let live: Vec<skills::SkillRow> =
+        skills::all(conn)?.into_iter().filter(|r| r.status.is_live()).collect();
     let mut linked = 0;
     for (cid, agent, seq) in candidates {
         let seq = parse_sequence(&seq);
@@ -63,15 +67,37 @@ pub fn link_evolutions(ws: &mut Workspace) -> Result<usize> {
             .map(|(id, _, s)| (*id, sequence_overlap(&seq, s)))
             .filter(|(_, o)| *o >= threshold)
             .max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)));
-        if let Some((skill_id, overlap)) = best {
+        let reason = match best {
+            Some((id, overlap)) => Some((
+                id,
+                format!("candidate {cid} overlaps {:.0}%: proposed new version", overlap * 100.0),
+            )),
+            None => used_skill(&seq, &agent, &live).map(|row| {
+                let why =
+                    format!("candidate {cid} is work done with {}: proposed new version", row.name);
+                (row.id, why)
+            }),
+        };
+        if let Some((skill_id, reason)) = reason {
             candidates::set_target(conn, cid, skill_id)?;
-            let reason =
-                format!("candidate {cid} overlaps {:.0}%: proposed new version", overlap * 100.0);
             events::add(conn, skill_id, &now_rfc3339(), "proposed", None, None, &reason)?;
             linked += 1;
         }
     }
     Ok(linked)
+}
+
+/// The first live skill of `agent` whose use is a step of `seq` (`skill:NAME`).
+fn used_skill<'a>(
+    seq: &[String],
+    agent: &str,
+    live: &'a [skills::SkillRow],
+) -> Option<&'a skills::SkillRow> {
+    seq.iter().find_map(|step| {
+        let v: serde_json::Value = serde_json::from_str(step).ok()?;
+        let name = v.get("input_shape")?.as_str()?.strip_prefix("skill:")?;
+        live.iter().find(|r| r.agent_id == agent && r.name == name)
+    })
 }
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 //!
 //! - **trigger rewrite**: a live skill standing as "not triggering" (`usage::triggering`) gets a
 //!   new version whose description quotes the requests it missed, so the agent picks it for
-//!   them. One proposal per version of the skill.
+//!   them. One proposal per set of quoted requests, and only when it changes the text: the
+//!   same missed requests never propose again, whether their proposal was approved or not.
 //! - **restore**: an archived or retired skill whose workflow recurred in at least
 //!   `RESTORE_MIN` sessions since it was parked is proposed for restore, with those sessions and
 //!   their requests as evidence. Approving it restores the skill; undoing parks it again. One
@@ -46,15 +47,14 @@ pub fn propose_fixes(ws: &Workspace) -> Result<FixReport> {
         events::latest_by_skill(conn, &[NOT_TRIGGERING, crate::usage::triggering::TRIGGERING])?;
     let absorbed = skills::absorbed(conn)?;
     for row in skills::all(conn)? {
+        if crate::usage::is_own_playbook(ws, &row.name) {
+            continue;
+        }
         let outcome = if row.status.is_live() {
             if standing.get(&row.id).map(String::as_str) != Some(NOT_TRIGGERING) {
                 continue;
             }
-            let hash = format!("trigger:{}:{}", row.id, row.version);
-            if candidates::hash_known(conn, &row.agent_id, &hash)? {
-                continue;
-            }
-            let done = rewrite(ws, &row, &hash)?;
+            let done = rewrite(ws, &row)?;
             report.trigger_rewrites += usize::from(done.as_ref().is_ok_and(|d| *d));
             done
         } else if matches!(row.status, SkillStatus::Archived | SkillStatus::Retired)
@@ -113,11 +113,7 @@ pub fn rewritten_description(description: &str, requests: &[String]) -> String {
     out
 }
 
-fn rewrite(
-    ws: &Workspace,
-    row: &skills::SkillRow,
-    hash: &str,
-) -> Result<std::result::Result<bool, String>> {
+fn rewrite(ws: &Workspace, row: &skills::SkillRow) -> Result<std::result::Result<bool, String>> {
     let conn = ws.store.conn();
     let r = skills::uptake_ref(conn, row.id)?;
     let u = missed::uptake(conn, &r, candidates::workflow_steps)?;
@@ -125,16 +121,26 @@ fn rewrite(
     if !u.not_triggering || requests.is_empty() {
         return Ok(Ok(false));
     }
+    // Keyed by what it quotes: after an approval (or a rejection) the same requests are known.
+    let quoted = crate::text::hex::sha256_hex(requests.join("\n").as_bytes());
+    let hash = format!("trigger:{}:{}", row.id, &quoted[..16]);
+    if candidates::hash_known(conn, &row.agent_id, &hash)? {
+        return Ok(Ok(false));
+    }
     let description = rewritten_description(&u.description, &requests);
     let content = versions::latest_content(conn, row.id)?;
     let text = crate::usage::merge::with_description(&content, &row.name, &description);
+    if text == content {
+        return Ok(Ok(false));
+    }
     let summary = format!(
         "{} missed triggers vs {} uses: the description now quotes the requests it missed",
         u.missed.len(),
         u.uses
     );
-    let sessions: Vec<String> = u.missed.iter().map(|m| m.session_key.clone()).collect();
-    record(ws, row, hash, &text, CandidateSource::Trigger, &sessions, &requests, summary)
+    let sessions = distinct_sessions(&u.missed);
+    let seen = Seen { sessions: &sessions, occurrences: u.missed.len(), examples: &requests };
+    record(ws, row, &hash, &text, CandidateSource::Trigger, seen, summary)
 }
 
 fn restore(ws: &Workspace, row: &skills::SkillRow) -> Result<std::result::Result<bool, String>> {
@@ -152,12 +158,7 @@ fn restore(ws: &Workspace, row: &skills::SkillRow) -> Result<std::result::Result
     }
     r.since = parked.clone();
     let u = missed::uptake(conn, &r, candidates::workflow_steps)?;
-    let mut sessions: Vec<String> = Vec::new();
-    for m in u.missed.iter().rev() {
-        if !sessions.contains(&m.session_key) {
-            sessions.push(m.session_key.clone());
-        }
-    }
+    let sessions = distinct_sessions(&u.missed);
     if sessions.len() < RESTORE_MIN {
         return Ok(Ok(false));
     }
@@ -170,20 +171,38 @@ fn restore(ws: &Workspace, row: &skills::SkillRow) -> Result<std::result::Result
         sessions.len(),
         crate::text::safe::inline(&sessions[0])
     );
-    record(ws, row, &hash, &text, CandidateSource::Restore, &sessions, &requests, summary)
+    let seen = Seen { sessions: &sessions, occurrences: u.missed.len(), examples: &requests };
+    record(ws, row, &hash, &text, CandidateSource::Restore, seen, summary)
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The sessions of `missed`, each once, newest first.
+fn distinct_sessions(missed: &[Missed]) -> Vec<String> {
+    let mut sessions: Vec<String> = Vec::new();
+    for m in missed.iter().rev() {
+        if !sessions.contains(&m.session_key) {
+            sessions.push(m.session_key.clone());
+        }
+    }
+    sessions
+}
+
+/// What a fix proposal was seen in: distinct sessions, how many turns, the requests quoted.
+struct Seen<'a> {
+    sessions: &'a [String],
+    occurrences: usize,
+    examples: &'a [String],
+}
+
 fn record(
     ws: &Workspace,
     row: &skills::SkillRow,
     hash: &str,
     text: &str,
     source: CandidateSource,
-    sessions: &[String],
-    examples: &[String],
+    seen: Seen,
     summary: String,
 ) -> Result<std::result::Result<bool, String>> {
+    let Seen { sessions, occurrences, examples } = seen;
     let scratch = ws.paths.staging_dir.join(".drafting");
     if let Err(why) = model::check(text, &row.name, &scratch) {
         return Ok(Err(why));
@@ -216,6 +235,7 @@ fn record(
             survivor: row.id,
             absorbed: None,
             sessions,
+            occurrences,
             examples,
             reason: &reason,
             drafted_by: DraftedBy::Mechanical,

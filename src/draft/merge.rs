@@ -181,6 +181,7 @@ fn propose(ws: &Workspace, pair: &Pair, hash: &str) -> Result<std::result::Resul
             survivor: survivor.id,
             absorbed: Some(absorbed.id),
             sessions: &[],
+            occurrences: 1,
             examples: &[],
             reason: &reason,
             drafted_by,

@@ -6,6 +6,7 @@
 //! the finished text goes through `text::redact::secrets` once more, so no secret reaches a draft
 //! even if discovery missed one.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashSet};
 
 use crate::text::injection::{self, Flag};
@@ -79,9 +80,39 @@ fn word_shape(request: &str) -> HashSet<String> {
         .collect()
 }
 
+/// The workflow as a draft says it: a skill's use is not a step (the agent picks skills by their
+/// descriptions; a draft naming one would call itself or another skill), its commands are.
+fn drafted(ev: &WorkflowEvidence) -> Cow<'_, WorkflowEvidence> {
+    let is_use = |key: &str| key.starts_with("skill:");
+    if !ev.steps.iter().any(|s| is_use(&s.key)) {
+        return Cow::Borrowed(ev);
+    }
+    let mut out = ev.clone();
+    out.steps.retain(|s| !is_use(&s.key));
+    out.reason.specific_steps.retain(|k| !is_use(k));
+    Cow::Owned(out)
+}
+
+/// A name as words: `release-crate-25f5e151` → `release crate` (a disambiguating hash suffix
+/// is for the folder, not for a sentence).
+fn spoken(name: &str) -> String {
+    let base = match name.rsplit_once('-') {
+        Some((head, tag))
+            if !head.is_empty()
+                && tag.len() == 8
+                && tag.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+                && tag.chars().any(|c| c.is_ascii_digit()) =>
+        {
+            head
+        }
+        _ => name,
+    };
+    base.replace('-', " ")
+}
+
 /// The name as a title: `release-crate` → `Release crate`.
 fn title(name: &str) -> String {
-    let words = name.replace('-', " ");
+    let words = spoken(name);
     let mut chars = words.chars();
     match chars.next() {
         Some(c) => c.to_uppercase().chain(chars).collect(),
@@ -98,7 +129,8 @@ fn key_steps(ev: &WorkflowEvidence) -> Vec<&WorkflowStep> {
 
 /// What the skill does (its key commands) and when to use it (in the words of the requests).
 pub fn description(ev: &WorkflowEvidence, name: &str) -> String {
-    let what = name.replace('-', " ");
+    let ev = &*drafted(ev);
+    let what = spoken(name);
     let sessions = ev.reason.support.max(ev.sightings.len());
     // Commands and edits say more than the files read on the way.
     let mut keys = key_steps(ev);
@@ -137,8 +169,8 @@ pub fn description(ev: &WorkflowEvidence, name: &str) -> String {
 
 /// The steps as numbered lines would say them (reads grouped, optional ones marked).
 pub fn step_lines(ev: &WorkflowEvidence) -> Vec<String> {
-    let sessions = ev.reason.support.max(ev.sightings.len());
-    let times = ev.reason.iterations;
+    let ev = &*drafted(ev);
+    let (sessions, times) = shares_of(ev);
     grouped(&ev.steps)
         .iter()
         .take(MAX_STEPS)
@@ -184,13 +216,20 @@ fn reads_line(reads: &[&WorkflowStep]) -> String {
     format!("Read {}.", files.join(", "))
 }
 
-/// How often an optional step was seen: in a loop by the times done, else by sessions.
-fn seen_share(step: &WorkflowStep, sessions: usize, times: usize) -> String {
-    if times > sessions && step.sessions >= sessions {
+/// How often an optional step was seen, the same words in SKILL.md and in the console: by
+/// sessions, or by the times done when it was seen in every session (a loop that skips it on
+/// some passes), so the share never reads as "all of them".
+pub fn seen_share(step: &WorkflowStep, sessions: usize, times: usize) -> String {
+    if step.sessions >= sessions && times > step.times {
         format!("done in {} of {times} times", step.times)
     } else {
         format!("seen in {} of {sessions} sessions", step.sessions)
     }
+}
+
+/// The workflow's sessions and times, the denominators of [`seen_share`].
+fn shares_of(ev: &WorkflowEvidence) -> (usize, usize) {
+    (ev.reason.support.max(ev.sightings.len()), ev.reason.iterations)
 }
 
 fn step_line(step: &WorkflowStep) -> String {
@@ -230,9 +269,11 @@ fn step_line(step: &WorkflowStep) -> String {
 }
 
 /// One line per step for a reviewer (console): the template, then whether it is a check or
-/// optional: `cargo test [test]`, `Edit CHANGELOG.md (optional: 2 of 4 sessions)`.
+/// optional (in SKILL.md's words): `cargo test [test]`,
+/// `Edit CHANGELOG.md (optional: seen in 2 of 4 sessions)`.
 pub fn step_summaries(ev: &WorkflowEvidence) -> Vec<String> {
-    let sessions = ev.reason.support.max(ev.sightings.len());
+    let ev = &*drafted(ev);
+    let (sessions, times) = shares_of(ev);
     ev.steps
         .iter()
         .map(|st| {
@@ -241,7 +282,7 @@ pub fn step_summaries(ev: &WorkflowEvidence) -> Vec<String> {
                 line.push_str(&format!(" [{}]", check_name(kind).to_lowercase()));
             }
             if st.optional {
-                line.push_str(&format!(" (optional: {} of {sessions} sessions)", st.sessions));
+                line.push_str(&format!(" (optional: {})", seen_share(st, sessions, times)));
             }
             line
         })
@@ -280,6 +321,7 @@ fn project_label(project: &str) -> &str {
 
 /// The SKILL.md for `ev` under `name` (already spec-valid and unique).
 pub fn skill_md(ev: &WorkflowEvidence, name: &str) -> String {
+    let ev = &*drafted(ev);
     let sessions = ev.reason.support.max(ev.sightings.len());
     let mut s = String::new();
     s.push_str("---\n");

@@ -112,6 +112,8 @@ pub(super) struct Done {
     pub undoable: bool,
     /// What the op left (see [`state_of`]): an undo refuses once this has changed.
     pub state: String,
+    /// What the op found: the status a lesson decision's undo puts back.
+    pub before: String,
 }
 
 /// The op in the past tense, for the undo question: "promoted summarize-pr".
@@ -129,15 +131,14 @@ pub(super) fn past(op: &Op) -> String {
         Op::ApproveEdit(_) => format!("approved the hand edit of {name}"),
         Op::Rollback(_, v) => format!("rolled {name} back to v{v}"),
         Op::Reopen(_) => format!("reopened {name} from the history"),
-        Op::Lesson(_, status) => format!("set lesson {name} to {status}"),
+        Op::Lesson(_, status) => format!("set {name} to {status}"),
     }
 }
 
 /// Whether `u` can take `op` back. Rollbacks, approved edits and restores cannot: each is
 /// itself a way back, and its own reversal is the key that made it.
 fn undoable(op: &Op) -> bool {
-    // A lesson decision is taken back from the Lessons pane (reopen), not by `u`.
-    !matches!(op, Op::Restore(_) | Op::ApproveEdit(_) | Op::Rollback(..) | Op::Lesson(..))
+    !matches!(op, Op::Restore(_) | Op::ApproveEdit(_) | Op::Rollback(..))
 }
 
 /// What an op changed, as the database has it now: the candidate's status and the skill's
@@ -170,6 +171,10 @@ fn state_of(ws: &Workspace, op: &Op) -> String {
             format!("{}, {}", candidate(), skill_version(id))
         }
         Op::Dismiss(_) | Op::Reject(_) | Op::Reopen(_) => candidate(),
+        Op::Lesson(..) => match crate::lessons::db::get(conn, t.id, &ws.config.lessons) {
+            Ok(l) => l.status.to_string(),
+            Err(_) => "gone".to_string(),
+        },
         Op::SetProtected(..) => skill(|s| match s.protected {
             true => format!("{} pinned", s.name),
             false => format!("{} not pinned", s.name),
@@ -208,12 +213,14 @@ pub(super) fn run_job(
     let (result, done, wrote) = match job {
         Job::Op(op) => {
             let mut wrote = folders(ws, &op);
+            let before = state_of(ws, &op);
             let result = apply(ws, &op);
             wrote.extend(folders(ws, &op));
             let wrote = wrote.into_iter().map(OwnWrite::now).collect();
             let done = result.is_ok().then(|| Done {
                 undoable: undoable(&op),
                 state: state_of(ws, &op),
+                before,
                 op,
             });
             (result, done, wrote)
@@ -223,7 +230,7 @@ pub(super) fn run_job(
             let mut wrote = folders(ws, op);
             let now = state_of(ws, op);
             let result = match now == entry.done.state {
-                true => undo(ws, op),
+                true => undo(ws, op, &entry.done.before),
                 false => Err(anyhow::anyhow!(
                     "nothing undone: {} changed since ({} then, {now} now)",
                     target(op).name,
@@ -366,6 +373,9 @@ fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
         }
         Op::Lesson(t, status) => {
             let l = crate::lessons::set_status(ws, t.id, *status)?;
+            // The playbook folder it (re)wrote is a skill the Skills pane shows now, not after
+            // the next pass.
+            lifecycle::scan_edits_by_kind(ws)?;
             match l.status.is_live() {
                 true => format!("{} is {}: in the playbook", t.name, l.status),
                 false => format!("{} is {}: not in the playbook", t.name, l.status),
@@ -374,8 +384,15 @@ fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
     })
 }
 
-fn undo(ws: &mut Workspace, op: &Op) -> Result<String> {
+fn undo(ws: &mut Workspace, op: &Op, before: &str) -> Result<String> {
     match op {
+        Op::Lesson(t, _) => {
+            let was = crate::lessons::LessonStatus::parse(before)
+                .with_context(|| format!("{} was {before} before; nothing to put back", t.name))?;
+            crate::lessons::set_status(ws, t.id, was)?;
+            lifecycle::scan_edits_by_kind(ws)?;
+            return Ok(format!("undid the decision on {}: {was} again", t.name));
+        }
         Op::Promote(t) => draft::undo_promote(ws, t.id)?,
         Op::Dismiss(t) => draft::undo_dismiss(ws, t.id)?,
         Op::Approve(t) => draft::undo_approve(ws, t.id)?,

@@ -266,11 +266,12 @@ impl Engine {
                 let n = watcher.watched.len();
                 let mut note = format!("watching {} for changes", count(n as u64, "folder"));
                 if !watcher.skills_watched {
-                    note.push_str(&format!(
-                        "; the skills folder {} does not exist yet (it is picked up once \
-                         created; check --skills-dir if it should be elsewhere)",
+                    // The hint first: a status line cuts the end, and the path may be long.
+                    note = format!(
+                        "the skills folder does not exist yet (check --skills-dir): {} is \
+                         watched once created; {note}",
                         w.skills_dir.display()
-                    ));
+                    );
                 }
                 self.send(Update::Note(note));
                 Some(watcher)

@@ -119,6 +119,15 @@ pub fn status(path: &Path) -> Result<Option<bool>> {
     Ok(notify_of(&doc).map(|argv| is_ours(&argv)))
 }
 
+/// The program skilldeck's notify runs, when it is set.
+pub fn our_program(path: &Path) -> Result<Option<std::path::PathBuf>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let (_, doc) = read(path)?;
+    Ok(notify_of(&doc).filter(|argv| is_ours(argv)).and_then(|a| a.first().map(Into::into)))
+}
+
 /// Whether hooks (`hooks.json`) are on in this config: `[features] hooks` or the older
 /// `codex_hooks` flag set true.
 pub fn hooks_flag(path: &Path) -> Option<bool> {

@@ -134,6 +134,100 @@ fn shell_quote(word: &str) -> String {
     if plain { word.to_string() } else { format!("'{}'", word.replace('\'', r"'\''")) }
 }
 
+/// Whether `agent` is on this machine (its folder exists, or its program is on PATH): an install
+/// for both agents leaves out one that is not, so nothing of it is created.
+pub fn present(agent: Agent, places: &Places) -> bool {
+    let (dir, program) = match agent {
+        Agent::Claude => (&places.claude_dir, "claude"),
+        Agent::Codex => (&places.codex_dir, "codex"),
+    };
+    dir.exists() || on_path(program)
+}
+
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
+}
+
+/// The folders `install` would write into for `agent`, outermost first.
+pub fn folders(agent: Agent, places: &Places) -> Vec<PathBuf> {
+    let (dir, sub) = match agent {
+        Agent::Claude => (&places.claude_dir, "commands"),
+        Agent::Codex => (&places.codex_dir, "prompts"),
+    };
+    vec![dir.clone(), dir.join(sub)]
+}
+
+/// Where `install` notes the folders it created, so `uninstall` removes those and no other:
+/// `<data dir>/hooks-created.json`, a JSON array of paths.
+fn created_record() -> Result<PathBuf> {
+    Ok(crate::config::PlatformDirs::detect()?.data_dir.join("hooks-created.json"))
+}
+
+fn read_created(record: &Path) -> Vec<PathBuf> {
+    std::fs::read(record).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default()
+}
+
+fn write_created(record: &Path, dirs: &[PathBuf]) -> Result<()> {
+    if dirs.is_empty() {
+        return match std::fs::remove_file(record) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(e).with_context(|| format!("removing {}", record.display()))
+            }
+            _ => Ok(()),
+        };
+    }
+    if let Some(parent) = record.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
+    }
+    crate::fsio::atomic_write(record, &serde_json::to_vec_pretty(dirs)?)
+}
+
+/// Runs `install` for `agent`, noting the folders it created (those absent before, there after).
+pub fn install_noting_folders(
+    agent: Agent,
+    places: &Places,
+    cmd: &HookCommand,
+) -> Result<Vec<FileChange>> {
+    let absent: Vec<PathBuf> = folders(agent, places).into_iter().filter(|d| !d.exists()).collect();
+    let result = install(agent, places, cmd);
+    let created: Vec<PathBuf> = absent.into_iter().filter(|d| d.is_dir()).collect();
+    if !created.is_empty() {
+        let record = created_record()?;
+        let mut all = read_created(&record);
+        all.extend(created.into_iter().filter_map(|d| std::path::absolute(d).ok()));
+        all.sort();
+        all.dedup();
+        write_created(&record, &all)?;
+    }
+    result
+}
+
+/// Runs `uninstall` for `agent`, then removes the folders its install created, when empty.
+pub fn uninstall_with_folders(agent: Agent, places: &Places) -> Result<Vec<FileChange>> {
+    let mut changes = uninstall(agent, places)?;
+    let record = created_record()?;
+    let mut noted = read_created(&record);
+    for dir in folders(agent, places).iter().rev().filter_map(|d| std::path::absolute(d).ok()) {
+        if !noted.contains(&dir) {
+            continue;
+        }
+        // Only an empty folder goes: anything put in it since stays, and so does the folder.
+        if std::fs::remove_dir(&dir).is_ok() || !dir.exists() {
+            noted.retain(|d| d != &dir);
+            changes.push(FileChange {
+                file: dir,
+                action: "removed",
+                events: Vec::new(),
+                note: Some("a folder install created".into()),
+            });
+        }
+    }
+    write_created(&record, &noted)?;
+    Ok(changes)
+}
+
 /// Whether the installed Codex runs `hooks.json`, and why that was decided.
 pub fn codex_runs_hooks(places: &Places) -> (bool, String) {
     if places.codex_hooks().exists() {
@@ -185,7 +279,7 @@ fn install_hooks(agent: Agent, places: &Places, cmd: &HookCommand) -> Result<Vec
             } else {
                 changes.push(FileChange {
                     file: places.codex_hooks(),
-                    action: "unchanged",
+                    action: "skipped",
                     events: Vec::new(),
                     note: Some(why),
                 });
@@ -236,6 +330,7 @@ fn uninstall_json(path: &Path) -> Result<FileChange> {
     let mut change =
         FileChange { file: path.to_path_buf(), action: "unchanged", events: vec![], note: None };
     if !path.exists() {
+        change.action = "absent";
         return Ok(change);
     }
     let mut file = SettingsFile::read(path)?;
@@ -265,15 +360,23 @@ pub struct FileStatus {
     pub backup: Option<PathBuf>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The program an installed hook runs, when it is not there any more (the hook fails).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing_program: Option<PathBuf>,
+}
+
+fn gone(programs: Vec<PathBuf>) -> Option<PathBuf> {
+    programs.into_iter().find(|p| !p.is_file())
 }
 
 pub fn status(agent: Agent, places: &Places) -> Result<Vec<FileStatus>> {
     let json_status = |path: PathBuf| -> Result<FileStatus> {
         let exists = path.exists();
-        let installed =
-            if exists { SettingsFile::read(&path)?.events_with_ours() } else { Vec::new() };
+        let read = if exists { Some(SettingsFile::read(&path)?) } else { None };
+        let installed = read.as_ref().map(SettingsFile::events_with_ours).unwrap_or_default();
+        let missing_program = read.as_ref().and_then(|f| gone(f.our_programs()));
         let backup = Some(backup_path(&path)).filter(|b| b.exists());
-        Ok(FileStatus { agent, file: path, exists, installed, backup, note: None })
+        Ok(FileStatus { agent, file: path, exists, installed, backup, note: None, missing_program })
     };
     match agent {
         Agent::Claude => Ok(vec![json_status(places.claude_settings())?]),
@@ -287,6 +390,7 @@ pub fn status(agent: Agent, places: &Places) -> Result<Vec<FileStatus>> {
                 installed: if notify == Some(true) { vec!["notify".into()] } else { vec![] },
                 note: (notify == Some(false))
                     .then(|| "notify runs another program (not replaced)".into()),
+                missing_program: gone(codex::our_program(&config)?.into_iter().collect()),
                 file: config,
                 backup,
             }];

@@ -19,13 +19,18 @@ use crate::fsio::atomic_write;
 /// What skilldeck's command hooks are recognised by: their command runs `… ingest --hook`
 /// with a program named `skilldeck` (a user's `skilldeck-notify ingest --hook` is not ours).
 pub fn is_ours(command: &str) -> bool {
-    let Some(rest) = command.trim_end().strip_suffix("ingest --hook") else { return false };
-    let rest = rest.trim_start();
+    program_of(command)
+        .is_some_and(|p| p.file_name().is_some_and(|n| n == "skilldeck" || n == "skilldeck.exe"))
+}
+
+/// The program a `… ingest --hook` command runs (its first word, unquoted).
+pub fn program_of(command: &str) -> Option<PathBuf> {
+    let rest = command.trim_end().strip_suffix("ingest --hook")?.trim_start();
     let program = match rest.chars().next() {
         Some(q @ ('\'' | '"')) => rest[1..].split(q).next().unwrap_or(""),
         _ => rest.split_whitespace().next().unwrap_or(""),
     };
-    Path::new(program).file_name().is_some_and(|n| n == "skilldeck" || n == "skilldeck.exe")
+    Some(PathBuf::from(program))
 }
 
 /// The bytes of the settings file at `path` (`None` when there is none). Anything but a regular
@@ -126,6 +131,22 @@ impl SettingsFile {
             .filter(|(_, groups)| groups.as_array().is_some_and(|g| g.iter().any(group_is_ours)))
             .map(|(event, _)| event.clone())
             .collect()
+    }
+
+    /// The programs skilldeck's hooks in this file run.
+    pub fn our_programs(&self) -> Vec<PathBuf> {
+        let Some(Value::Object(hooks)) = self.root.get("hooks") else { return Vec::new() };
+        let mut out: Vec<PathBuf> = hooks
+            .values()
+            .filter_map(Value::as_array)
+            .flatten()
+            .filter_map(|g| g.get("hooks").and_then(Value::as_array))
+            .flatten()
+            .filter(|e| entry_is_ours(e))
+            .filter_map(|e| e.get("command").and_then(Value::as_str).and_then(program_of))
+            .collect();
+        out.dedup();
+        out
     }
 
     fn tree(&self) -> Result<Node> {

@@ -95,8 +95,8 @@ pub fn body(lessons: &[Lesson]) -> String {
 fn new_skill_md(name: &str, block: &str) -> String {
     format!(
         "---\nname: {name}\ndescription: Lessons learnt from what the user had to correct and from \
-         failures fixed the same way in past sessions. Use before running the commands and tasks \
-         they name, to avoid repeating a corrected mistake.\n---\n\n# Lessons\n\nEach lesson says \
+         failures fixed the same way in past sessions. Use when about to run the commands or do \
+         the tasks they name, to avoid repeating a corrected mistake.\n---\n\n# Lessons\n\nEach lesson says \
          when it applies, what to avoid and what to do instead. A person reviewed every one.\n\n\
          {block}\n"
     )

@@ -18,6 +18,15 @@ pub fn list_width(area: Rect) -> u16 {
     (area.width * 2 / 5).max(24.min(area.width))
 }
 
+/// Width of the review queue's list: as `list_width`, but under 80 columns 36 of them, so a
+/// row keeps its name on a narrow terminal (the detail narrows first).
+pub fn queue_width(area: Rect) -> u16 {
+    match area.width {
+        0..80 => 36.min(area.width),
+        _ => list_width(area),
+    }
+}
+
 /// Width from which the Skills pane shows the timeline beside the table.
 pub const SIDE_BY_SIDE: u16 = 150;
 

@@ -369,7 +369,7 @@ impl UiState {
         };
         match self.pane {
             Pane::Queue if !self.zoom => {
-                if x >= body.x + layout::list_width(body) {
+                if x >= body.x + layout::queue_width(body) {
                     return;
                 }
                 let visible = body.height.saturating_sub(2);
@@ -410,7 +410,8 @@ impl UiState {
         self.clamp();
     }
 
-    /// What narrows the lists right now, for pane titles: `/text`, `state:warning`.
+    /// What narrows the lists right now, for pane titles: `/text`, `only warning`, both apart
+    /// (`/rel · only healthy`).
     pub fn filter_label(&self, skills: bool) -> Option<String> {
         let mut parts = Vec::new();
         if !self.filter.is_empty() {
@@ -419,7 +420,7 @@ impl UiState {
         if skills && let Some(state) = self.state_filter.and_then(|i| STATE_FILTERS.get(i)) {
             parts.push(format!("only {state}"));
         }
-        (!parts.is_empty()).then(|| parts.join(" "))
+        (!parts.is_empty()).then(|| parts.join(" · "))
     }
 
     /// The terminal changed size: keep the selection on screen.

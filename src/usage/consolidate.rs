@@ -34,7 +34,10 @@ pub fn overlapping(ws: &Workspace, drafted: super::missed::DraftedSteps) -> Resu
     let mut live = HashSet::new();
     for row in crate::catalog::skills::all(conn)? {
         let archived = row.status == crate::catalog::SkillStatus::Archived;
-        if !(row.status.is_live() || archived) || absorbed.contains(&row.id) {
+        if !(row.status.is_live() || archived)
+            || absorbed.contains(&row.id)
+            || super::is_own_playbook(ws, &row.name)
+        {
             continue;
         }
         if row.status.is_live() {

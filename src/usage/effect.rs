@@ -81,8 +81,9 @@ pub struct Metric {
     pub name: String,
     /// Whether less of it is better (tool calls) or more (success).
     pub lower_is_better: bool,
-    pub with: f64,
-    pub without: f64,
+    /// The measure on each side; `None` (JSON `null`) when that side has no run measured.
+    pub with: Option<f64>,
+    pub without: Option<f64>,
     pub n_with: usize,
     pub n_without: usize,
     /// with − without and its 95% interval; absent below `MIN_RUNS` on a side.
@@ -224,31 +225,63 @@ pub fn measure_on(
 }
 
 /// The comparison as lines of a table: measure, with, without, difference and interval, reading.
+/// A side with no run measured reads "no data"; columns are as wide as their widest cell.
 pub fn table(c: &Comparison) -> Vec<String> {
-    let mut out = vec![format!(
-        "{:<13} {:>12} {:>12}  {:<30} {}",
-        "measure", "with", "without", "difference (95% interval)", "reading"
-    )];
+    let mut rows = vec![[
+        "measure".to_string(),
+        "with".to_string(),
+        "without".to_string(),
+        "difference (95% interval)".to_string(),
+        "reading".to_string(),
+    ]];
     for m in &c.metrics {
         let rate = m.name == "success" || m.name == "corrections";
-        let v = |x: f64| if rate { format!("{:.0}%", x * 100.0) } else { format!("{x:.1}") };
-        let d = |x: f64| {
-            if rate { format!("{:+.0} pts", x * 100.0) } else { format!("{x:+.1}") }
+        let v = |x: f64| match (rate, x.abs() >= 1000.0) {
+            (true, _) => format!("{:.0}%", x * 100.0),
+            (false, true) => format!("{x:.0}"),
+            (false, false) => format!("{x:.1}"),
+        };
+        let d = |x: f64| match (rate, x.abs() >= 1000.0) {
+            (true, _) => format!("{:+.0} pts", x * 100.0),
+            (false, true) => format!("{x:+.0}"),
+            (false, false) => format!("{x:+.1}"),
+        };
+        let side = |x: Option<f64>, n: usize| match x {
+            Some(x) => format!("{} (n={n})", v(x)),
+            None => "no data".to_string(),
         };
         let diff = match (m.diff, m.low, m.high) {
             (Some(x), Some(lo), Some(hi)) => format!("{} ({} to {})", d(x), d(lo), d(hi)),
-            _ => "-".to_string(),
+            _ => "n/a".to_string(),
         };
-        out.push(format!(
-            "{:<13} {:>12} {:>12}  {:<30} {}",
-            m.name,
-            format!("{} (n={})", v(m.with), m.n_with),
-            format!("{} (n={})", v(m.without), m.n_without),
+        rows.push([
+            m.name.clone(),
+            side(m.with, m.n_with),
+            side(m.without, m.n_without),
             diff,
-            m.reading
-        ));
+            m.reading.clone(),
+        ]);
     }
-    out
+    let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
+    let w: Vec<usize> = (0..4).map(width).collect();
+    rows.iter()
+        .map(|r| {
+            format!(
+                "{:<w0$}  {:>w1$}  {:>w2$}  {:<w3$}  {}",
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                r[4],
+                w0 = w[0],
+                w1 = w[1],
+                w2 = w[2],
+                w3 = w[3]
+            )
+            .trim_end()
+            .to_string()
+        })
+        .collect()
 }
 
 fn seconds(r: &TurnRun) -> Option<f64> {
@@ -317,8 +350,8 @@ fn metric(
     Metric {
         name: name.to_string(),
         lower_is_better,
-        with: w.0,
-        without: wo.0,
+        with: (w.1 > 0).then_some(w.0),
+        without: (wo.1 > 0).then_some(wo.0),
         n_with: w.1,
         n_without: wo.1,
         diff: d.map(|d| d.diff),
@@ -356,6 +389,33 @@ pub fn mean<T>(name: &str, with: &[T], without: &[T], value: impl Fn(&T) -> Opti
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_table_keeps_its_columns_for_large_tokens_and_says_no_data_for_an_empty_side() {
+        let run = |tokens: i64| TurnRun {
+            turn_id: tokens,
+            session_key: String::new(),
+            user_input: String::new(),
+            started_at: None,
+            ended_at: None,
+            success: true,
+            model: None,
+            tokens: Some(tokens),
+            steps: Vec::new(),
+            tool_calls: 1,
+            failed_steps: 0,
+            next_input: None,
+        };
+        let with = [run(13_772_177), run(13_772_178)];
+        let c = compare(&with.iter().collect::<Vec<_>>(), &[]);
+        let lines = table(&c);
+        let at = |l: &str| l.find("n/a").or_else(|| l.find("difference"));
+        let col: Vec<Option<usize>> = lines.iter().map(|l| at(l)).collect();
+        assert!(col.iter().all(|c| c.is_some() && *c == col[0]), "{lines:#?}");
+        assert!(lines.iter().skip(1).all(|l| l.contains("no data")), "{lines:#?}");
+        assert!(!lines.iter().any(|l| l.contains("(n=0)") || l.contains("-0.0")), "{lines:#?}");
+        assert!(lines.iter().any(|l| l.contains("13772178 (n=2)")), "{lines:#?}");
+    }
 
     #[test]
     fn short_negating_or_redirecting_replies_are_corrections() {

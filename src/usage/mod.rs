@@ -25,3 +25,10 @@ pub mod overlap;
 pub mod steps;
 pub mod triggering;
 pub mod triggers;
+
+/// Whether `name` is skilldeck's own lessons playbook (`lessons.playbook_name`): written from the
+/// approved lessons and meant for every workflow rather than one, so it is never judged for
+/// triggering, proposed a fix, or paired for a merge.
+pub fn is_own_playbook(ws: &crate::workspace::Workspace, name: &str) -> bool {
+    name == ws.config.lessons.playbook_name
+}

@@ -27,7 +27,7 @@ pub fn record_transitions(
     let mut out = Vec::new();
     let standing = events::latest_by_skill(conn, &[NOT_TRIGGERING, TRIGGERING])?;
     for row in skills::all(conn)? {
-        if !row.status.is_live() {
+        if !row.status.is_live() || super::is_own_playbook(ws, &row.name) {
             continue;
         }
         let was = standing.get(&row.id).map(String::as_str) == Some(NOT_TRIGGERING);

@@ -8,16 +8,16 @@ use skilldeck::store::Store;
 
 use super::console_fixture::{populate, tempdir, workspace, write_config};
 
-fn tmux(args: &[&str]) -> String {
+pub(crate) fn tmux(args: &[&str]) -> String {
     let out = Command::new("tmux").args(args).output().expect("run tmux");
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-fn tmux_available() -> bool {
+pub(crate) fn tmux_available() -> bool {
     Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success())
 }
 
-struct Session(String);
+pub(crate) struct Session(pub String);
 
 impl Drop for Session {
     fn drop(&mut self) {
@@ -25,7 +25,7 @@ impl Drop for Session {
     }
 }
 
-fn wait_for_pane(session: &str, text: &str) -> String {
+pub(crate) fn wait_for_pane(session: &str, text: &str) -> String {
     let deadline = Instant::now() + Duration::from_secs(15);
     loop {
         let screen = tmux(&["capture-pane", "-p", "-t", session]);

@@ -260,3 +260,22 @@ fn a_request_a_secret_was_taken_from_is_never_quoted() {
     assert!(!md.contains("ghp_") && !md.contains("<redacted"), "{md}");
     assert!(md.contains("> release the crate"), "the clean requests stay: {md}");
 }
+
+/// An optional step of a loop seen in every session but not on every pass: the console's step
+/// line and SKILL.md say the same share, never "4 of 4 sessions".
+#[test]
+fn an_optional_step_reads_the_same_in_the_console_and_in_skill_md() {
+    let mut ev = tracker_loop();
+    ev.reason.iterations = 14;
+    ev.steps[0].optional = true;
+    ev.steps[0].sessions = 3;
+    ev.steps[0].times = 6;
+    let console = skill::step_summaries(&ev);
+    assert_eq!(console[0], "bd ready (optional: done in 6 of 14 times)", "{console:#?}");
+    let md = skill::skill_md(&ev, "fix-tracker-issue");
+    assert!(md.contains("Optional (done in 6 of 14 times): Run `bd ready`."), "{md}");
+    // Seen in fewer sessions than the support: a share of sessions in both.
+    let console = skill::step_summaries(&ev);
+    assert_eq!(console[6], "code-reviewer (optional: seen in 1 of 3 sessions)", "{console:#?}");
+    assert!(md.contains("Optional (seen in 1 of 3 sessions): Hand the work"), "{md}");
+}

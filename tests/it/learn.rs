@@ -117,7 +117,10 @@ fn hooks_install_offers_learn_as_a_claude_command_and_a_codex_prompt_and_uninsta
     hooks(&["uninstall", "--agent", "codex"]);
     assert!(!claude.exists() && !codex.exists());
 
+    // The folders install created went with it.
+    assert!(!claude.parent().unwrap().exists(), "commands/ was install's: gone again");
     // A learn command of the user's own is never overwritten nor removed.
+    std::fs::create_dir_all(claude.parent().unwrap()).unwrap();
     std::fs::write(&claude, "my own learn command\n").unwrap();
     let kept = hooks(&["install", "--agent", "claude"]);
     assert!(kept.to_string().contains("left as it is"), "{kept:#}");

@@ -27,6 +27,7 @@ mod draft;
 mod draft_command;
 mod drafting;
 mod effect;
+mod first_day;
 mod fixes;
 mod hooks;
 mod hooks_files;

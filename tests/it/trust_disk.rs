@@ -126,6 +126,7 @@ async fn a_skills_folder_created_after_start_is_watched_from_then_on() {
     .await;
     let screen = live.wait_for("does not exist yet").await;
     assert!(screen.contains("skills folder"), "{screen}");
+    assert!(screen.contains("(check --skills-dir)"), "the hint is not cut: {screen}");
     // Created with a skill in it: the watcher notices it, and later edits inside are seen too.
     let away = live.root.join("skills-away");
     let folder = live.root.join("skills/new-one");

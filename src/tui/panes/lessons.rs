@@ -83,10 +83,7 @@ pub fn detail_lines(l: &Lesson, theme: Theme) -> Vec<Line<'static>> {
         lines.push(field("Refused", r, theme));
     }
     if l.status.is_live() {
-        lines.push(Line::from(format!(
-            "Helped {} of {} later turns (hit rate {:.2}) · anti-pattern before approval {}/{}, after {}/{}",
-            l.helpful, l.retrievals, l.hit_rate, l.before_hits, l.before_turns, l.after_hits, l.after_turns
-        )));
+        lines.push(Line::from(crate::tui::lessons::measured(l)));
     } else if l.status == LessonStatus::Proposed {
         lines.push(Line::styled(
             "Not in the playbook until approved (a) or pinned (P).",
@@ -104,11 +101,10 @@ pub fn detail_lines(l: &Lesson, theme: Theme) -> Vec<Line<'static>> {
             lines.push(field("User", c, theme));
         }
         if !e.fix.is_empty() {
-            let fix: Vec<&str> = e.fix.iter().map(|k| k.strip_prefix("sh:").unwrap_or(k)).collect();
-            lines.push(field("Fix", &fix.join(", "), theme));
+            lines.push(field("Fix", &crate::tui::lessons::fix_steps(e), theme));
         }
-        if let Some(next) = &e.followed_by {
-            lines.push(field("Then", next, theme));
+        if let Some(next) = crate::tui::lessons::then_text(e) {
+            lines.push(field("Then", &next, theme));
         }
     }
     lines

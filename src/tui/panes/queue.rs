@@ -27,7 +27,7 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
         }
         return;
     }
-    let width = layout::list_width(area);
+    let width = layout::queue_width(area);
     let [list_area, detail_area] =
         Layout::horizontal([Constraint::Length(width), Constraint::Min(0)]).areas(area);
     let inner = usize::from(width.saturating_sub(2));
@@ -55,14 +55,21 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
                 QueueItem::HandEdit { .. } | QueueItem::Merge { .. } => String::new(),
                 QueueItem::NewSkill | QueueItem::Version { .. } => format!(" ×{}", c.occurrences),
             };
-            if several {
-                count.push_str(&format!(" · {}", crate::text::safe::inline(&c.agent)));
+            // A proposed version is named by the skill it changes, not its draft's folder.
+            let name = match &c.item {
+                QueueItem::Version { target } => target.name.as_str(),
+                _ => c.name.as_str(),
+            };
+            let room = |count: &str| inner.saturating_sub(8 + count.chars().count());
+            // The agent tag gives way to the name, and the name to the count: it ends with `…`
+            // rather than hiding `×N`.
+            let tag = format!(" · {}", crate::text::safe::inline(&c.agent));
+            if several && layout::ellipsize(name, room(&format!("{count}{tag}"))) == name {
+                count.push_str(&tag);
             }
-            // The name gives way to the count: it ends with `…` rather than hiding `×N`.
-            let room = inner.saturating_sub(8 + count.chars().count());
             ListItem::new(Line::from(vec![
                 Span::styled(format!("{kind:<8}"), theme.dim()),
-                Span::raw(layout::ellipsize(&c.name, room)),
+                Span::raw(layout::ellipsize(name, room(&count))),
                 Span::styled(count, theme.dim()),
             ]))
         })
