@@ -22,6 +22,37 @@ fn pg() -> Option<PgServer> {
     }
 }
 
+/// The roles the tests' members connect as.
+const MEMBERS: &[&str] = &["ann", "bob", "cy", "dee"];
+
+/// A server whose schema and member roles the admin step created.
+fn team_server() -> Option<PgServer> {
+    let server = pg()?;
+    let admin = admin_config(&server);
+    let members: Vec<String> = MEMBERS.iter().map(|m| m.to_string()).collect();
+    skilldeck::team::admin_init(&admin, &members).unwrap();
+    Some(server)
+}
+
+fn admin_config(server: &PgServer) -> skilldeck::config::TeamConfig {
+    skilldeck::config::TeamConfig {
+        url: server.url(),
+        name: "core".into(),
+        member: "admin".into(),
+        ..Default::default()
+    }
+}
+
+/// Runs SQL on the team's database as `role` (the admin is `postgres`).
+#[allow(dead_code)]
+fn sql(server: &PgServer, role: &str, text: &str) -> anyhow::Result<()> {
+    let mut c = skilldeck::team::pg::Client::connect(
+        &server.url_as(role),
+        std::time::Duration::from_secs(10),
+    )?;
+    c.batch_execute(text)
+}
+
 fn bash(cmd: &str) -> Call {
     call("Bash", json!({"command": cmd}))
 }
@@ -93,7 +124,7 @@ fn three_members(url: &str) -> Vec<TestWorkspace> {
         .iter()
         .enumerate()
         .map(|(i, name)| {
-            let tw = member(url, name);
+            let tw = member(&url.replace("postgres@", &format!("{name}@")), name);
             session(
                 &tw,
                 &format!("{name}-rel"),
@@ -113,7 +144,7 @@ fn three_members(url: &str) -> Vec<TestWorkspace> {
 
 #[test]
 fn three_members_pool_a_workflow_none_sees_alone_promote_pull_and_score_it() {
-    let Some(server) = pg() else { return };
+    let Some(server) = team_server() else { return };
     let members = three_members(&server.url());
     for m in &members {
         let open = m.run_json(&["candidates"]);
@@ -124,7 +155,7 @@ fn three_members_pool_a_workflow_none_sees_alone_promote_pull_and_score_it() {
         );
     }
     let init = members[0].run_json(&["team", "init"]);
-    assert_eq!(init["schema_version"], 1);
+    assert_eq!(init["schema_version"], 2);
 
     // All three push at once.
     let pushes: Vec<_> = members
@@ -179,7 +210,7 @@ fn three_members_pool_a_workflow_none_sees_alone_promote_pull_and_score_it() {
     for m in &members {
         let pulled = m.run_json(&["team", "pull"]);
         let want = if std::ptr::eq(m, &members[1]) { "private_wins" } else { "added" };
-        assert_eq!(pulled[0]["pulled"], want, "{pulled}");
+        assert_eq!(pulled["skills"][0]["pulled"], want, "{pulled}");
     }
     let bob_text = std::fs::read_to_string(bob_own.join("SKILL.md")).unwrap();
     assert!(bob_text.contains("Bob's way"));
@@ -192,11 +223,11 @@ fn three_members_pool_a_workflow_none_sees_alone_promote_pull_and_score_it() {
     );
 
     // Pulling again changes nothing; a copy edited here is kept.
-    assert_eq!(members[0].run_json(&["team", "pull"])[0]["pulled"], "unchanged");
+    assert_eq!(members[0].run_json(&["team", "pull"])["skills"][0]["pulled"], "unchanged");
     let ann_md = members[0].skills_dir().join(&name).join("SKILL.md");
     let edited = std::fs::read_to_string(&ann_md).unwrap() + "\nAnn's note.\n";
     std::fs::write(&ann_md, &edited).unwrap();
-    assert_eq!(members[0].run_json(&["team", "pull"])[0]["pulled"], "edited_here");
+    assert_eq!(members[0].run_json(&["team", "pull"])["skills"][0]["pulled"], "edited_here");
     assert_eq!(std::fs::read_to_string(&ann_md).unwrap(), edited);
 
     // Outcomes from all three move the one score.
@@ -281,8 +312,8 @@ fn an_unreachable_server_is_one_line_and_the_work_waits_in_the_outbox() {
     assert_eq!(status["outbox"]["queued"], 3);
     assert!(status["reached"]["Err"].as_str().unwrap().contains("unreachable"));
 
-    let Some(server) = pg() else { return };
-    let config = std::fs::read_to_string(tw.config()).unwrap().replace(&url, &server.url());
+    let Some(server) = team_server() else { return };
+    let config = std::fs::read_to_string(tw.config()).unwrap().replace(&url, &server.url_as("ann"));
     std::fs::write(tw.config(), config).unwrap();
     let pushed = tw.run_json(&["team", "push"]);
     assert_eq!(
@@ -295,8 +326,8 @@ fn an_unreachable_server_is_one_line_and_the_work_waits_in_the_outbox() {
 
 #[test]
 fn a_server_stopped_mid_push_loses_nothing_and_the_next_push_resumes_without_repeats() {
-    let Some(mut server) = pg() else { return };
-    let tw = member(&server.url(), "ann");
+    let Some(mut server) = team_server() else { return };
+    let tw = member(&server.url_as("ann"), "ann");
     let config = std::fs::read_to_string(tw.config()).unwrap().replace("batch = 7", "batch = 1");
     std::fs::write(tw.config(), config).unwrap();
     session(&tw, "long", "/home/ann/p", many_turns(400));
@@ -343,9 +374,9 @@ fn a_server_stopped_mid_push_loses_nothing_and_the_next_push_resumes_without_rep
 fn a_batch_sent_again_adds_nothing_on_the_server() {
     use skilldeck::team::items::{Item, TurnItem};
     use skilldeck::team::outbox::Queued;
-    let Some(server) = pg() else { return };
+    let Some(server) = team_server() else { return };
     let t = skilldeck::config::TeamConfig {
-        url: server.url(),
+        url: server.url_as("ann"),
         name: "core".into(),
         member: "ann".into(),
         ..Default::default()
@@ -366,12 +397,15 @@ fn a_batch_sent_again_adds_nothing_on_the_server() {
             }),
         })
         .collect();
-    let first = skilldeck::team::server::receive(&mut client, "core", "ann", &batch).unwrap();
-    let second = skilldeck::team::server::receive(&mut client, "core", "ann", &batch).unwrap();
+    let first = skilldeck::team::server::receive(&mut client, "core", &batch).unwrap();
+    let second = skilldeck::team::server::receive(&mut client, "core", &batch).unwrap();
     assert_eq!((first.stored, first.already), (5, 0));
     assert_eq!((second.stored, second.already), (0, 5));
-    // Migrating again (another member starting) changes nothing.
-    assert_eq!(skilldeck::team::server::migrate(&mut client).unwrap(), 1);
+    // The admin step again changes nothing.
+    let mut admin =
+        skilldeck::team::pg::Client::connect(&server.url(), std::time::Duration::from_secs(10))
+            .unwrap();
+    assert_eq!(skilldeck::team::server::migrate(&mut admin, &[]).unwrap(), 2);
 }
 
 #[test]
@@ -407,7 +441,8 @@ fn dry_run_prints_exactly_what_leaves_and_no_transcript_text() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_console_engine_pushes_after_its_pass_and_says_so_in_one_line() {
     use skilldeck::engine::{self, EngineOptions};
-    let Some(server) = pg() else { return };
+    // The admin step's blocking client runs off the test's async threads.
+    let Some(server) = std::thread::spawn(team_server).join().unwrap() else { return };
     let dir = tempfile::tempdir().unwrap();
     let transcripts = dir.path().join("transcripts");
     std::fs::create_dir_all(&transcripts).unwrap();
@@ -423,7 +458,7 @@ async fn the_console_engine_pushes_after_its_pass_and_says_so_in_one_line() {
         ..Default::default()
     };
     config.team = skilldeck::config::TeamConfig {
-        url: server.url(),
+        url: server.url_as("ann"),
         name: "core".into(),
         member: "ann".into(),
         ..Default::default()
