@@ -85,6 +85,8 @@ pub struct PullLine {
     /// Why, for a proposal or a retired skill.
     pub reason: Option<String>,
     pub path: Option<PathBuf>,
+    /// What was done in the team's own skills folder (`[team] skills_dir`), when configured.
+    pub team_folder: Option<Pulled>,
 }
 
 /// What a pull did: each usable team skill, and each row skipped with its reason.
@@ -197,6 +199,7 @@ pub fn pull(ws: &mut Workspace, team: &str, skills: &[TeamSkill]) -> Result<Pull
             pulled,
             reason,
             path,
+            team_folder: None,
         };
         if retired {
             let path = retire(ws, team, &skill.name)?;
@@ -215,11 +218,12 @@ pub fn pull(ws: &mut Workspace, team: &str, skills: &[TeamSkill]) -> Result<Pull
             }
             continue;
         }
-        if let Some(dir) = ws.config.team.skills_dir.clone() {
-            place(None, &dir, team, skill, &text, &sha)?;
-        }
+        let team_folder = match ws.config.team.skills_dir.clone() {
+            Some(dir) => Some(place(None, &dir, team, skill, &text, &sha)?),
+            None => None,
+        };
         let pulled = place(Some(ws), &skills_dir, team, skill, &text, &sha)?;
-        report.skills.push(line(pulled, None, Some(folder)));
+        report.skills.push(PullLine { team_folder, ..line(pulled, None, Some(folder)) });
     }
     Ok(report)
 }

@@ -11,7 +11,7 @@ use skilldeck::synth::transcripts::{Call, Clock, Turn, call, claude_session};
 
 use crate::support::{TestWorkspace, skip};
 
-fn pg() -> Option<PgServer> {
+pub fn pg() -> Option<PgServer> {
     match PgServer::start() {
         Ok(s) => Some(s),
         Err(why) => {
@@ -26,7 +26,7 @@ fn pg() -> Option<PgServer> {
 const MEMBERS: &[&str] = &["ann", "bob", "cy", "dee"];
 
 /// A server whose schema and member roles the admin step created.
-fn team_server() -> Option<PgServer> {
+pub fn team_server() -> Option<PgServer> {
     let server = pg()?;
     let admin = admin_config(&server);
     let members: Vec<String> = MEMBERS.iter().map(|m| m.to_string()).collect();
@@ -44,8 +44,7 @@ fn admin_config(server: &PgServer) -> skilldeck::config::TeamConfig {
 }
 
 /// Runs SQL on the team's database as `role` (the admin is `postgres`).
-#[allow(dead_code)]
-fn sql(server: &PgServer, role: &str, text: &str) -> anyhow::Result<()> {
+pub fn sql(server: &PgServer, role: &str, text: &str) -> anyhow::Result<()> {
     let mut c = skilldeck::team::pg::Client::connect(
         &server.url_as(role),
         std::time::Duration::from_secs(10),
@@ -58,7 +57,7 @@ fn bash(cmd: &str) -> Call {
 }
 
 /// A member's workspace: `[team]` pointing at `url`, transcripts in `root/projects`.
-fn member(url: &str, name: &str) -> TestWorkspace {
+pub fn member(url: &str, name: &str) -> TestWorkspace {
     let tw = TestWorkspace::new();
     let config = format!(
         "[team]\nurl = \"{url}\"\nname = \"core\"\nmember = \"{name}\"\nbatch = 7\n\
@@ -70,7 +69,7 @@ fn member(url: &str, name: &str) -> TestWorkspace {
 }
 
 /// Writes one session and ingests it.
-fn session(tw: &TestWorkspace, id: &str, project: &str, turns: Vec<Turn>) {
+pub fn session(tw: &TestWorkspace, id: &str, project: &str, turns: Vec<Turn>) {
     let start = chrono::DateTime::parse_from_rfc3339("2026-03-01T09:00:00Z").unwrap().to_utc()
         + chrono::Duration::hours(id.len() as i64 * 3 + id.bytes().map(i64::from).sum::<i64>());
     session_at(tw, id, project, turns, start);
@@ -281,7 +280,7 @@ fn three_members_pool_a_workflow_none_sees_alone_promote_pull_and_score_it() {
     );
 }
 
-fn many_turns(n: usize) -> Vec<Turn> {
+pub fn many_turns(n: usize) -> Vec<Turn> {
     (0..n)
         .map(|i| Turn {
             prompt: format!("task {i}"),
