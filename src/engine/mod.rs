@@ -4,7 +4,9 @@
 //! `PRAGMA data_version`, and sends immutable [`Snapshot`]s and status updates back.
 //!
 //! Blocking work runs on tokio's blocking pool: at most one writing job at a time, later ones
-//! queue (a pass already queued is not queued twice). Reads use a second connection.
+//! queue (a pass already queued is not queued twice). Reads use a second connection. The team
+//! sync (push, then pull, with `[team]`) runs beside the jobs on its own connection, at most one
+//! at a time, so a key press never waits on the network.
 
 mod jobs;
 pub mod snapshot;
@@ -168,6 +170,9 @@ pub fn spawn(ws: Workspace, options: EngineOptions) -> Result<EngineHandle> {
 /// for it.
 type Running = JoinHandle<(Workspace, JobDone, bool)>;
 
+/// A running team sync: its line for the status bar, if it has one.
+type Syncing = JoinHandle<Option<String>>;
+
 struct Engine {
     ws: Option<Workspace>,
     /// To reopen the workspace if a job panicked while holding it.
@@ -200,14 +205,18 @@ impl Engine {
         let mut watcher =
             if options.watch { self.start_watching(&options, watch_tx.clone()) } else { None };
         let mut running: Option<Running> = None;
+        let mut syncing: Option<Syncing> = None;
         let mut poll = tokio::time::interval(options.poll);
         // Without a timer the interval still exists but its branch is disabled.
         let period = options.pass_every.unwrap_or(Duration::from_secs(24 * 3600));
         let mut timer = tokio::time::interval(period);
         timer.tick().await;
         self.reload(true).await;
+        // A team sync follows each full pass (what it pushes is what the pass read).
+        let mut sync_due = false;
         if options.pass_on_start {
             self.enqueue(Job::Pass { ingest: true, sweep: true });
+            sync_due = true;
         }
         loop {
             if running.is_none() {
@@ -227,6 +236,20 @@ impl Engine {
                 done = async { running.as_mut().expect("guarded").await }, if running.is_some() => {
                     running = None;
                     self.finish(done).await;
+                    let pass_queued = self.queue.contains(&Job::Pass { ingest: true, sweep: true });
+                    if sync_due && !pass_queued && syncing.is_none() {
+                        sync_due = false;
+                        syncing = self.start_sync();
+                    }
+                }
+                said = async { syncing.as_mut().expect("guarded").await }, if syncing.is_some() => {
+                    syncing = None;
+                    match said {
+                        Ok(Some(line)) => self.send(Update::Note(line)),
+                        Ok(None) => {}
+                        Err(e) => self.send(Update::Failed(format!("team sync crashed: {e}"))),
+                    }
+                    self.reload(true).await;
                 }
                 Some(changed) = watch_rx.recv() => match changed {
                     watch::Changed::Transcripts => self.enqueue(Job::Pass { ingest: true, sweep: false }),
@@ -247,12 +270,30 @@ impl Engine {
                 }
                 _ = timer.tick(), if options.pass_every.is_some() => {
                     self.enqueue(Job::Pass { ingest: true, sweep: true });
+                    sync_due = true;
                 }
             }
         }
         if let Some(job) = running {
             let _ = job.await;
         }
+        // A sync waiting on the network is left to its deadline; the process may end first.
+        drop(syncing);
+    }
+
+    /// Starts a team sync on its own workspace connection, when `[team]` is configured.
+    fn start_sync(&self) -> Option<Syncing> {
+        let (config, paths) = self.reopen.clone();
+        if config.team.url.trim().is_empty() {
+            return None;
+        }
+        Some(tokio::task::spawn_blocking(move || {
+            let mut ws = match Workspace::with_paths(config, paths) {
+                Ok(ws) => ws,
+                Err(e) => return Some(format!("team: {e:#}")),
+            };
+            crate::team::sync(&mut ws)
+        }))
     }
 
     fn start_watching(

@@ -465,9 +465,12 @@ async fn the_console_engine_pushes_after_its_pass_and_says_so_in_one_line() {
     let ws = crate::support::library_workspace(config.clone(), dir.path());
     let options = EngineOptions { pass_on_start: true, ..EngineOptions::quiet() };
     let mut engine = engine::spawn(ws, options).unwrap();
-    let note = crate::support::first_result(&mut engine).await;
-    let note = note.unwrap();
-    assert!(note.contains("team core: pushed 3 items"), "{note}");
+    // The pass and the team sync report apart, in either order.
+    let mut notes = Vec::new();
+    while !notes.iter().any(|n: &String| n.contains("team core")) {
+        notes.push(crate::support::first_result(&mut engine).await.unwrap());
+    }
+    assert!(notes.iter().any(|n| n.contains("team core: pushed 3 items")), "{notes:?}");
     // The blocking client runs off the test's async threads, as the engine runs it.
     let turns = tokio::task::spawn_blocking(move || {
         let mut client = skilldeck::team::connect(&config.team).unwrap();
@@ -476,4 +479,49 @@ async fn the_console_engine_pushes_after_its_pass_and_says_so_in_one_line() {
     .await
     .unwrap();
     assert_eq!(turns, 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_press_never_waits_on_a_team_server_that_does_not_answer() {
+    use skilldeck::engine::{self, Command, EngineOptions, Update};
+    // A server that accepts connections and never answers; the deadline is long.
+    let dir = tempfile::tempdir().unwrap();
+    let listener =
+        std::os::unix::net::UnixListener::bind(dir.path().join(".s.PGSQL.5432")).unwrap();
+    let _held = std::thread::spawn(move || {
+        let conns: Vec<_> = listener.incoming().take(4).collect();
+        std::thread::sleep(std::time::Duration::from_secs(60));
+        drop(conns);
+    });
+    let mut config = skilldeck::config::Config::default();
+    config.team = skilldeck::config::TeamConfig {
+        url: format!(
+            "postgresql://ann@{}/postgres",
+            dir.path().to_string_lossy().replace('/', "%2F")
+        ),
+        name: "core".into(),
+        member: "ann".into(),
+        timeout_secs: 12.0,
+        ..Default::default()
+    };
+    let ws = crate::support::library_workspace(config, dir.path());
+    let options = EngineOptions { pass_on_start: true, ..EngineOptions::quiet() };
+    let mut engine = engine::spawn(ws, options).unwrap();
+    // The start pass and the team sync are under way; the person asks for an ingest.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let asked = std::time::Instant::now();
+    engine.commands.send(Command::IngestNow).unwrap();
+    let answered = tokio::time::timeout(std::time::Duration::from_secs(20), async {
+        loop {
+            match engine.updates.recv().await {
+                Some(Update::Done(text)) => return text,
+                Some(Update::Note(text)) => assert!(!text.contains("team"), "{text}"),
+                Some(_) => {}
+                None => panic!("engine stopped"),
+            }
+        }
+    })
+    .await
+    .expect("the asked-for ingest finished while the team sync still waits");
+    assert!(asked.elapsed() < std::time::Duration::from_secs(6), "{answered}");
 }

@@ -257,7 +257,7 @@ fn a_silent_server_and_a_frozen_statement_fail_within_the_deadline() {
         format!("postgresql://ann@{}/postgres", dir.path().to_string_lossy().replace('/', "%2F"));
     let tw = member(&url, "ann");
     let config = std::fs::read_to_string(tw.config()).unwrap() + "timeout_secs = 1.5\n";
-    std::fs::write(tw.config(), config.replace("[team]\n", "[team]\n")).unwrap();
+    std::fs::write(tw.config(), config).unwrap();
     let started = Instant::now();
     let status = tw.run_json(&["team", "status"]);
     assert!(started.elapsed() < Duration::from_secs(8), "{:?}", started.elapsed());
