@@ -36,17 +36,18 @@ pub fn collect(
     let mut out = Collected::default();
     let turns_key = format!("team.{}.turns_read", hasher.team);
     let mut after = mark(conn, &turns_key)?;
-    'turns: loop {
+    // The watermark stops before the first open turn (it may still grow); the complete turns
+    // after it are queued now, and read again harmlessly next time (their keys are queued).
+    let mut first_open: Option<i64> = None;
+    loop {
         let page = crate::ingest::turns_after(conn, after, PAGE)?;
-        if page.is_empty() {
-            break;
-        }
+        let Some(last) = page.last() else { break };
+        after = last.id;
         for t in page {
             if !t.complete {
-                // An open turn may still grow: read it, and what follows, next time.
-                break 'turns;
+                first_open.get_or_insert(t.id);
+                continue;
             }
-            after = t.id;
             if t.is_sidechain {
                 continue;
             }
@@ -54,6 +55,17 @@ pub fn collect(
                 .into_iter()
                 .map(|c| CallItem { step: c.step, detail: c.detail, error: c.is_error })
                 .collect();
+            // A turn's identity is its session and its place there, never the file's path: a
+            // transcript folder moved and read again queues nothing new.
+            let offset = t.start_offset.to_string();
+            let key = hasher.key(&[
+                "turn",
+                &t.agent_id,
+                &t.session_key,
+                &offset,
+                t.ended_at.as_deref().unwrap_or(""),
+                &t.user_input,
+            ]);
             let item = Item::Turn(TurnItem {
                 agent: t.agent_id.clone(),
                 session: hasher.id(&t.session_key),
@@ -63,10 +75,11 @@ pub fn collect(
                 success: t.success,
                 calls,
             });
-            let offset = t.start_offset.to_string();
-            let key = hasher.key(&["turn", &t.agent_id, &t.session_key, &t.file_path, &offset]);
             out.turns += u64::from(outbox::enqueue(conn, &key, &item, now)?);
         }
+    }
+    if let Some(open) = first_open {
+        after = open - 1;
     }
     meta_set(conn, &turns_key, &after.to_string())?;
 

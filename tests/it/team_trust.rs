@@ -377,3 +377,47 @@ fn bad_rows_are_skipped_and_named_and_detection_goes_on() {
     assert!(skipped.iter().any(|s| s["table"] == "team_candidates"), "{r}");
     ann.run_ok(&["team", "status"]);
 }
+
+#[test]
+fn turns_are_keyed_by_session_and_place_and_complete_turns_queue_past_an_open_one() {
+    use skilldeck::synth::transcripts::{Clock, claude_session};
+    let Some(server) = team_server() else { return };
+    let ann = member(&server.url_as("ann"), "ann");
+    // A session whose only turn is still open (the agent has not answered), read first.
+    let start = chrono::DateTime::parse_from_rfc3339("2026-03-01T09:00:00Z").unwrap().to_utc();
+    let full = claude_session(
+        &mut Clock::starting(start),
+        "open",
+        "/home/ann/p",
+        &crate::team::many_turns(1),
+    );
+    let open: String = full.lines().take(2).map(|l| format!("{l}\n")).collect();
+    let dir = ann.root().join("projects").join("open");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("open.jsonl"), &open).unwrap();
+    ann.run_json(&["ingest", dir.to_str().unwrap()]);
+    crate::team::session(&ann, "done", "/home/ann/p", crate::team::many_turns(3));
+    let pushed = ann.run_json(&["team", "push"]);
+    assert_eq!(pushed["collected"]["turns"], 3, "complete turns go past the open one: {pushed}");
+    // The open turn completes: it goes, once.
+    std::fs::write(dir.join("open.jsonl"), &full).unwrap();
+    ann.run_json(&["ingest", dir.to_str().unwrap()]);
+    let pushed = ann.run_json(&["team", "push"]);
+    assert_eq!(pushed["collected"]["turns"], 1, "{pushed}");
+    assert_eq!(pushed["stored"], 1, "{pushed}");
+
+    // The transcript folder moves and is read again from its new place: nothing is sent twice.
+    let moved = ann.root().join("moved");
+    std::fs::rename(ann.root().join("projects"), &moved).unwrap();
+    for s in ["open", "done"] {
+        ann.run_json(&["ingest", moved.join(s).to_str().unwrap()]);
+    }
+    let pushed = ann.run_json(&["team", "push"]);
+    assert_eq!(
+        (pushed["collected"]["turns"].as_u64(), pushed["stored"].as_u64()),
+        (Some(0), Some(0)),
+        "{pushed}"
+    );
+    let status = ann.run_json(&["team", "status"]);
+    assert_eq!(status["reached"]["Ok"]["turns"], 4, "{status}");
+}
