@@ -420,6 +420,8 @@ fn dry_run_prints_exactly_what_leaves_and_no_transcript_text() {
         calls: vec![
             bash("curl -H 'Authorization: Bearer abc123DEF456ghi789JKL' https://x"),
             bash("make deploy"),
+            bash("helm upgrade -f /home/ann/src/secret-app/deploy/values.yaml app"),
+            bash("ls /home/ann/notes"),
         ],
         reply: "the secret reply text stays here",
     }];
@@ -433,6 +435,11 @@ fn dry_run_prints_exactly_what_leaves_and_no_transcript_text() {
         out.contains("\"step\":\"sh:make deploy\"") && out.contains("\"session\":\"h:"),
         "{out}"
     );
+    // Paths leave relative to the project, or hashed.
+    assert!(out.contains("helm upgrade -f deploy/values.yaml app"), "{out}");
+    assert!(out.contains("ls <path h:"), "{out}");
+    assert!(!out.contains("/home/"), "{out}");
+    println!("{out}");
     let status = tw.run_json(&["team", "status"]);
     assert_eq!(status["outbox"]["queued"], 0, "a dry run queues nothing");
 }
