@@ -196,6 +196,16 @@ pub fn detect(ws: &Workspace, t: &TeamConfig) -> Result<detect::TeamDetectReport
 /// the server records the hash of that text with the decision (refusing if the candidate changed
 /// meanwhile). Writes it to the team's skills folder when one is configured.
 pub fn promote(ws: &Workspace, t: &TeamConfig, which: &str) -> Result<String> {
+    promote_seen(ws, t, which, None)
+}
+
+/// [`promote`] of the text whose SHA-256 is `seen` (what the console showed), when given.
+pub fn promote_seen(
+    ws: &Workspace,
+    t: &TeamConfig,
+    which: &str,
+    seen: Option<&str>,
+) -> Result<String> {
     let mut client = connect(t)?;
     let Some(c) = shared::candidates(&mut client, &t.name, true)?
         .into_iter()
@@ -207,6 +217,7 @@ pub fn promote(ws: &Workspace, t: &TeamConfig, which: &str) -> Result<String> {
         bail!("team candidate {} ({}) cannot go live: {why}", c.id, c.name);
     }
     let sha = crate::text::hex::sha256_hex(c.skill_md.as_bytes());
+    let sha = seen.map_or(sha, str::to_string);
     let name = shared::promote(&mut client, &t.name, &c.id.to_string(), &sha)?;
     if let Some(dir) = &ws.config.team.skills_dir
         && let Some(skill) = shared::skills(&mut client, &t.name, crate::fsio::SKILL_MD_CAP)?
@@ -246,6 +257,68 @@ pub fn status(ws: &Workspace, t: &TeamConfig) -> Result<Status> {
         reached,
         pulled,
     })
+}
+
+/// The team as the console shows it: open candidates with their drafts and flags, the team's
+/// skills, the decisions with who made them, and the proposals waiting here.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct TeamView {
+    pub team: String,
+    pub candidates: Vec<shared::TeamCandidate>,
+    pub skills: Vec<shared::TeamSkill>,
+    pub decisions: Vec<shared::Decision>,
+    pub proposals: usize,
+}
+
+/// Reads the team's state for the console (one connection, a few statements).
+pub fn view(ws: &Workspace, t: &TeamConfig) -> Result<TeamView> {
+    let mut client = connect(t)?;
+    let mut decisions = shared::decisions(&mut client, &t.name)?;
+    decisions.reverse();
+    decisions.truncate(50);
+    Ok(TeamView {
+        team: t.name.clone(),
+        candidates: shared::candidates(&mut client, &t.name, false)?,
+        skills: shared::skills(&mut client, &t.name, 0)?,
+        decisions,
+        proposals: proposals::list(ws, &t.name)?.len(),
+    })
+}
+
+/// A decision taken in the console's team scope.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TeamOp {
+    /// A candidate by id, with the SHA-256 of the draft the person read.
+    Promote {
+        id: i64,
+        seen: String,
+    },
+    Dismiss {
+        id: i64,
+    },
+    Pin {
+        name: String,
+        on: bool,
+    },
+}
+
+/// Applies `op` as this member; says what it did.
+pub fn apply(ws: &Workspace, op: &TeamOp) -> Result<String> {
+    let t = settings(ws)?;
+    match op {
+        TeamOp::Promote { id, seen } => {
+            let name = promote_seen(ws, &t, &id.to_string(), Some(seen))?;
+            Ok(format!("promoted {name} to a team skill of {}", t.name))
+        }
+        TeamOp::Dismiss { id } => {
+            let name = shared::dismiss(&mut connect(&t)?, &t.name, &id.to_string())?;
+            Ok(format!("dismissed team candidate {name}"))
+        }
+        TeamOp::Pin { name, on } => {
+            shared::pin(&mut connect(&t)?, &t.name, name, *on)?;
+            Ok(format!("{} team skill {name}", if *on { "pinned" } else { "unpinned" }))
+        }
+    }
 }
 
 /// What a background sync did, in one line: push, then pull. `None` without `[team]`. A server

@@ -62,6 +62,7 @@ mod skill_uses;
 mod staleness;
 mod support;
 mod team;
+mod team_console;
 mod team_trust;
 mod trust_disk;
 mod trust_spec;
