@@ -346,11 +346,22 @@ pub fn sync(ws: &mut Workspace) -> Option<String> {
         .iter()
         .filter(|l| matches!(l.pulled, pull::Pulled::Added | pull::Pulled::Updated))
         .count();
-    if pushed.stored == 0 && new == 0 {
+    let proposed = pulled.skills.iter().filter(|l| l.pulled == pull::Pulled::Proposed).count();
+    if pushed.stored == 0 && new == 0 && proposed == 0 && pulled.skipped.is_empty() {
         return None;
     }
-    Some(format!(
+    let mut line = format!(
         "team {}: pushed {} items, pulled {} new or updated skills",
         t.name, pushed.stored, new
-    ))
+    );
+    if proposed > 0 {
+        line.push_str(&format!(", {proposed} new proposals to review (skilldeck team proposals)"));
+    }
+    if !pulled.skipped.is_empty() {
+        line.push_str(&format!(
+            ", {} server rows skipped (skilldeck team pull)",
+            pulled.skipped.len()
+        ));
+    }
+    Some(line)
 }

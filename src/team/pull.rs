@@ -94,6 +94,8 @@ pub struct PullLine {
 pub struct PullReport {
     pub skills: Vec<PullLine>,
     pub skipped: Vec<Skipped>,
+    /// Proposals this pull added to the member's queue (not those already waiting).
+    pub new_proposals: usize,
 }
 
 /// The Agent Skills name rule (lowercase letters, digits and single hyphens, at most 64).
@@ -213,7 +215,9 @@ pub fn pull(ws: &mut Workspace, team: &str, skills: &[TeamSkill]) -> Result<Pull
             if accepted {
                 report.skills.push(line(Pulled::Unchanged, None, Some(folder)));
             } else {
-                proposals::propose(ws, team, skill, &text, &sha, &reason)?;
+                if proposals::propose(ws, team, skill, &text, &sha, &reason)? {
+                    report.new_proposals += 1;
+                }
                 report.skills.push(line(Pulled::Proposed, Some(reason), None));
             }
             continue;
