@@ -98,7 +98,7 @@ fn round(url: &str, team: &str, members: usize, sessions: usize) -> Round {
         })
         .collect();
     // Schema first, so the members' first connections do not all wait on the migration lock.
-    drop(skilldeck::team::connect(&stores[0].0).unwrap());
+    skilldeck::team::admin_init(&stores[0].0, &[]).unwrap();
     let started = Instant::now();
     let handles: Vec<_> = stores
         .into_iter()

@@ -51,7 +51,7 @@ pub struct TeamConfig {
     pub url: String,
     /// The team's name: its skills' namespace on the server.
     pub name: String,
-    /// This member's name, recorded with what it pushes and decides.
+    /// This member's name as shown here; the server records the member's PostgreSQL role.
     pub member: String,
     /// The team's skills folder promoted team skills are written to (a repository's
     /// `.claude/skills`, say); `None` keeps them on the server only.
@@ -60,6 +60,9 @@ pub struct TeamConfig {
     pub hash_identifiers: bool,
     /// Items sent per server transaction.
     pub batch: usize,
+    /// Seconds connecting, authenticating and each statement may take before the server counts
+    /// as not answering.
+    pub timeout_secs: f64,
 }
 
 impl Default for TeamConfig {
@@ -71,6 +74,7 @@ impl Default for TeamConfig {
             skills_dir: None,
             hash_identifiers: true,
             batch: 500,
+            timeout_secs: 15.0,
         }
     }
 }

@@ -120,10 +120,23 @@ impl PgServer {
         Ok(())
     }
 
-    /// The connection URL: the socket folder as a percent-encoded host.
+    /// The connection URL of the superuser (the team's admin): the socket folder as a
+    /// percent-encoded host.
     pub fn url(&self) -> String {
+        self.url_as("postgres")
+    }
+
+    /// The connection URL of `role` (a team member's login role; the server trusts local
+    /// connections, so no password).
+    pub fn url_as(&self, role: &str) -> String {
         let host = self.sock.to_string_lossy().replace('/', "%2F");
-        format!("postgresql://postgres@{host}/postgres")
+        format!("postgresql://{role}@{host}/postgres")
+    }
+
+    /// The server's process id (its postmaster), to freeze it in a test.
+    pub fn pid(&self) -> Option<u32> {
+        let text = std::fs::read_to_string(self.data.join("postmaster.pid")).ok()?;
+        text.lines().next()?.trim().parse().ok()
     }
 }
 

@@ -103,6 +103,11 @@ pub fn knows_folder(
     )?)
 }
 
+/// The skill registered at folder `path`, if any.
+pub fn id_at_path(conn: &Connection, path: &str) -> Result<Option<i64>> {
+    Ok(conn.query_row("SELECT id FROM skills WHERE path = ?1", [path], |r| r.get(0)).optional()?)
+}
+
 /// The skill's agent, for commands handed a bare id.
 pub fn agent_of(conn: &Connection, skill_id: i64) -> Result<String> {
     conn.query_row("SELECT agent_id FROM skills WHERE id = ?1", [skill_id], |r| r.get(0))

@@ -17,8 +17,15 @@ pub struct TeamArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum TeamCommand {
-    /// Connect to the team's server, create or migrate its schema, join as `[team] member`
-    Init,
+    /// Join the team (as your PostgreSQL role); `--admin`: create or migrate the server's
+    /// schema and member role, granting it to each `--add ROLE`
+    Init {
+        #[arg(long)]
+        admin: bool,
+        /// With --admin: a role to make a member (created as a login role if missing)
+        #[arg(long = "add", requires = "admin")]
+        add: Vec<String>,
+    },
     /// This member's queue and the server's counts
     Status,
     /// Queue what is new here and send every queued item (--dry-run: print it, send nothing)
@@ -26,8 +33,14 @@ pub enum TeamCommand {
         #[arg(long)]
         dry_run: bool,
     },
-    /// Bring the team's skills into this member's skills folder (a private skill of the same name wins)
+    /// Bring the team's reviewed skills into this member's skills folder; the rest become proposals
     Pull,
+    /// The team text waiting for this member's review, with its diff against what is live
+    Proposals,
+    /// Accept a team proposal: it goes live in this member's skills folder
+    Accept { name: String },
+    /// Reject a team proposal: the same text is not proposed again
+    Reject { name: String },
     /// Mine every member's pooled evidence for team candidates
     Detect,
     /// The team's candidates (open ones; --all for every status)
@@ -54,19 +67,37 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
     let t = team::settings(&ws)?;
     let json = args.json;
     match args.command {
-        TeamCommand::Init => {
-            let mut client = team::connect(&t)?;
-            let counts = team::server::counts(&mut client, &t.name)?;
+        TeamCommand::Init { admin: true, add } => {
+            let counts = team::admin_init(&t, &add)?;
             if json {
                 return print_json(&counts).map(|()| Outcome::Ok);
             }
             crate::out!(
-                "team {} on {}: schema version {}, {} members; joined as {}",
+                "team server {}: schema version {}; role {} granted to {}",
+                inline(&team::server::describe(&t.url)),
+                counts.schema_version,
+                team::server::MEMBER_ROLE,
+                if add.is_empty() {
+                    "nobody new".to_string()
+                } else {
+                    inline(&add.join(", ")).into_owned()
+                }
+            );
+        }
+        TeamCommand::Init { admin: false, .. } => {
+            let mut client = team::connect(&t)?;
+            let counts = team::server::counts(&mut client, &t.name)?;
+            let me = team::server::whoami(&mut client)?;
+            if json {
+                return print_json(&counts).map(|()| Outcome::Ok);
+            }
+            crate::out!(
+                "team {} on {}: schema version {}, {} members; joined as role {}",
                 inline(&t.name),
                 inline(&team::server::describe(&t.url)),
                 counts.schema_version,
                 counts.members,
-                inline(&t.member)
+                inline(&me)
             );
         }
         TeamCommand::Status => {
@@ -128,27 +159,72 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
             );
         }
         TeamCommand::Pull => {
-            let lines = team::pull(&mut ws, &t)?;
+            let r = team::pull(&mut ws, &t)?;
             if json {
-                return print_json(&lines).map(|()| Outcome::Ok);
+                return print_json(&r).map(|()| Outcome::Ok);
             }
             crate::out!(
                 "{} in team {}",
-                crate::text::count(lines.len() as u64, "skill"),
+                crate::text::count(r.skills.len() as u64, "skill"),
                 inline(&t.name)
             );
-            for l in &lines {
+            for l in &r.skills {
                 let what = match l.pulled {
                     team::pull::Pulled::Added => "added",
                     team::pull::Pulled::Updated => "updated",
                     team::pull::Pulled::Unchanged => "unchanged",
                     team::pull::Pulled::PrivateWins => {
-                        "not written: your private skill of this name wins"
+                        "not written: a folder of this name without the team's marker wins"
                     }
                     team::pull::Pulled::EditedHere => "kept: edited here since the last pull",
+                    team::pull::Pulled::Proposed => "proposed for your review, not live",
+                    team::pull::Pulled::Retired => "retired by the team, not live",
                 };
-                crate::out!("  {} v{} ({}): {what}", inline(&l.name), l.version, inline(&l.status));
+                let why = l.reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default();
+                crate::out!(
+                    "  {} v{} ({}{}): {what}{}",
+                    inline(&l.name),
+                    l.version,
+                    inline(&l.status),
+                    if l.pinned { ", pinned" } else { "" },
+                    inline(&why)
+                );
             }
+            skipped(&r.skipped);
+        }
+        TeamCommand::Proposals => {
+            let list = team::proposals::list(&ws, &t.name)?;
+            if json {
+                let view: Vec<_> = list
+                    .iter()
+                    .map(|(p, text)| serde_json::json!({"proposal": p, "skill_md": text}))
+                    .collect();
+                return print_json(&view).map(|()| Outcome::Ok);
+            }
+            if list.is_empty() {
+                crate::out!("no team proposals waiting");
+            }
+            for (p, text) in &list {
+                crate::out!(
+                    "{} v{} from team {}: {}",
+                    inline(&p.name),
+                    p.version,
+                    inline(&p.team),
+                    inline(&p.reason)
+                );
+                let live = ws.paths.skills_dir.join(&p.name).join("SKILL.md");
+                let old = crate::fsio::read_skill_md_text(&live).unwrap_or_default();
+                let diff = crate::lifecycle::diff_text(&old, text);
+                crate::out!("{}", crate::text::safe::block(&diff));
+            }
+        }
+        TeamCommand::Accept { name } => {
+            let done = team::accept(&mut ws, &t, &name)?;
+            crate::out!("accepted {}: {:?} in your skills folder", inline(&name), done);
+        }
+        TeamCommand::Reject { name } => {
+            team::proposals::close(&ws, &t.name, &name, true)?;
+            crate::out!("rejected team proposal {}", inline(&name));
         }
         TeamCommand::Detect => {
             let r = team::detect(&ws, &t)?;
@@ -171,6 +247,7 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
                     c.members
                 );
             }
+            skipped(&r.skipped);
         }
         TeamCommand::Candidates { all } => {
             let mut client = team::connect(&t)?;
@@ -184,12 +261,16 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
                     "#{} {} [{}{}] {} sessions, {} members, score {:.2}",
                     c.id,
                     inline(&c.name),
-                    c.status,
+                    inline(&c.status),
                     inline(&by),
                     c.support,
                     c.members,
                     c.score
                 );
+                if let Some(why) = &c.problem {
+                    crate::out!("  flagged: {}", inline(why));
+                }
+                crate::out!("{}", crate::text::safe::block(&indent(&c.skill_md)));
             }
             if list.is_empty() {
                 crate::out!("no team candidates (run `skilldeck team detect`)");
@@ -205,14 +286,14 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
         }
         TeamCommand::Dismiss { candidate } => {
             let mut client = team::connect(&t)?;
-            let name = team::shared::dismiss(&mut client, &t.name, &candidate, &t.member)?;
+            let name = team::shared::dismiss(&mut client, &t.name, &candidate)?;
             crate::out!("dismissed team candidate {}", inline(&name));
         }
         TeamCommand::Pin { name } => pin(&t, &name, true)?,
         TeamCommand::Unpin { name } => pin(&t, &name, false)?,
         TeamCommand::Sweep => {
             let mut client = team::connect(&t)?;
-            let scores = team::score::sweep(&mut client, &t.name, &t.member, &ws.config.lifecycle)?;
+            let scores = team::score::sweep(&mut client, &t.name, &ws.config.lifecycle)?;
             if json {
                 return print_json(&scores).map(|()| Outcome::Ok);
             }
@@ -240,7 +321,7 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
                 crate::out!(
                     "{} {} {} by {}{}",
                     inline(&d.at),
-                    d.action,
+                    inline(&d.action),
                     inline(&d.subject),
                     inline(&d.member),
                     d.note.as_deref().map(|n| format!(": {}", inline(n))).unwrap_or_default()
@@ -251,9 +332,21 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
+/// Each skipped server row on its own line: table, key, reason.
+fn skipped(rows: &[team::items::Skipped]) {
+    for s in rows {
+        crate::out!("  skipped {} row {}: {}", s.table, inline(&s.key), inline(&s.reason));
+    }
+}
+
+/// A candidate's draft, indented under its line.
+fn indent(text: &str) -> String {
+    text.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n")
+}
+
 fn pin(t: &crate::config::TeamConfig, name: &str, on: bool) -> Result<()> {
     let mut client = team::connect(t)?;
-    team::shared::pin(&mut client, &t.name, name, &t.member, on)?;
+    team::shared::pin(&mut client, &t.name, name, on)?;
     crate::out!("{} team skill {}", if on { "pinned" } else { "unpinned" }, inline(name));
     Ok(())
 }

@@ -426,8 +426,6 @@ fn pass(
             parts.extend(ingested(&r.ingest));
             parts.extend(detected(&r.after));
             parts.extend(swept(&r.sweep, false));
-            // A timed pass also sends this member's evidence to the team and pulls its skills.
-            parts.extend(crate::team::sync(ws));
         }
         (true, false) => {
             let read = ingest::run(ws, &[], &mut report).context("ingest")?;

@@ -4,7 +4,9 @@
 //! `PRAGMA data_version`, and sends immutable [`Snapshot`]s and status updates back.
 //!
 //! Blocking work runs on tokio's blocking pool: at most one writing job at a time, later ones
-//! queue (a pass already queued is not queued twice). Reads use a second connection.
+//! queue (a pass already queued is not queued twice). Reads use a second connection. The team
+//! sync (push, then pull, with `[team]`) runs beside the jobs on its own connection, at most one
+//! at a time, so a key press never waits on the network.
 
 mod jobs;
 pub mod snapshot;
@@ -47,6 +49,9 @@ pub enum Command {
         file: PathBuf,
         skill: bool,
     },
+    /// A decision in the team scope: runs on its own connection beside the jobs, never behind
+    /// them, and reads the team's state again after it.
+    Team(crate::team::TeamOp),
 }
 
 /// A change to skills or candidates, by target.
@@ -168,6 +173,16 @@ pub fn spawn(ws: Workspace, options: EngineOptions) -> Result<EngineHandle> {
 /// for it.
 type Running = JoinHandle<(Workspace, JobDone, bool)>;
 
+/// What a team task (a sync or a decision) reports: its line, whether it was the person's, and
+/// the team's state read after it.
+struct TeamDone {
+    said: Option<String>,
+    failed: bool,
+    personal: bool,
+    sync: bool,
+    view: Option<crate::team::TeamView>,
+}
+
 struct Engine {
     ws: Option<Workspace>,
     /// To reopen the workspace if a job panicked while holding it.
@@ -200,14 +215,20 @@ impl Engine {
         let mut watcher =
             if options.watch { self.start_watching(&options, watch_tx.clone()) } else { None };
         let mut running: Option<Running> = None;
+        // At most one team sync at a time; team tasks report on their own channel.
+        let mut syncing = false;
+        let (team_tx, mut team_rx) = mpsc::unbounded_channel::<TeamDone>();
         let mut poll = tokio::time::interval(options.poll);
         // Without a timer the interval still exists but its branch is disabled.
         let period = options.pass_every.unwrap_or(Duration::from_secs(24 * 3600));
         let mut timer = tokio::time::interval(period);
         timer.tick().await;
         self.reload(true).await;
+        // A team sync follows each full pass (what it pushes is what the pass read).
+        let mut sync_due = false;
         if options.pass_on_start {
             self.enqueue(Job::Pass { ingest: true, sweep: true });
+            sync_due = true;
         }
         loop {
             if running.is_none() {
@@ -217,6 +238,9 @@ impl Engine {
                 biased;
                 cmd = commands.recv() => match cmd {
                     None => break,
+                    Some(Command::Team(op)) => {
+                        self.start_team(Some(op), &team_tx);
+                    }
                     Some(Command::View(view)) => {
                         let view = latest_view(view, &mut commands, &mut self);
                         self.view = view;
@@ -227,6 +251,26 @@ impl Engine {
                 done = async { running.as_mut().expect("guarded").await }, if running.is_some() => {
                     running = None;
                     self.finish(done).await;
+                    let pass_queued = self.queue.contains(&Job::Pass { ingest: true, sweep: true });
+                    if sync_due && !pass_queued && !syncing {
+                        sync_due = false;
+                        syncing = self.start_team(None, &team_tx);
+                    }
+                }
+                Some(done) = team_rx.recv() => {
+                    if done.sync {
+                        syncing = false;
+                    }
+                    if let Some(view) = done.view {
+                        self.snap.team = Some(Arc::new(view));
+                    }
+                    self.reload(true).await;
+                    match done.said {
+                        Some(line) if done.failed => self.send(Update::Failed(line)),
+                        Some(line) if done.personal => self.send(Update::Done(line)),
+                        Some(line) => self.send(Update::Note(line)),
+                        None => {}
+                    }
                 }
                 Some(changed) = watch_rx.recv() => match changed {
                     watch::Changed::Transcripts => self.enqueue(Job::Pass { ingest: true, sweep: false }),
@@ -247,12 +291,50 @@ impl Engine {
                 }
                 _ = timer.tick(), if options.pass_every.is_some() => {
                     self.enqueue(Job::Pass { ingest: true, sweep: true });
+                    sync_due = true;
                 }
             }
         }
         if let Some(job) = running {
             let _ = job.await;
         }
+        // A team task waiting on the network is left to its deadline; the process may end first.
+    }
+
+    /// Starts a team task on its own workspace connection, when `[team]` is configured: a sync
+    /// (`op` is `None`) or the person's decision. Each reads the team's state after it. Returns
+    /// whether it started.
+    fn start_team(&self, op: Option<crate::team::TeamOp>, tx: &UnboundedSender<TeamDone>) -> bool {
+        let (config, paths) = self.reopen.clone();
+        if config.team.url.trim().is_empty() {
+            if op.is_some() {
+                self.send(Update::Failed("no [team] in the config: see docs/team.md".into()));
+            }
+            return false;
+        }
+        let tx = tx.clone();
+        tokio::task::spawn_blocking(move || {
+            let sync = op.is_none();
+            let mut done =
+                TeamDone { said: None, failed: false, personal: !sync, sync, view: None };
+            match Workspace::with_paths(config, paths) {
+                Err(e) => (done.said, done.failed) = (Some(format!("team: {e:#}")), true),
+                Ok(mut ws) => {
+                    match &op {
+                        None => done.said = crate::team::sync(&mut ws),
+                        Some(op) => match crate::team::apply(&ws, op) {
+                            Ok(line) => done.said = Some(line),
+                            Err(e) => (done.said, done.failed) = (Some(format!("{e:#}")), true),
+                        },
+                    }
+                    if let Ok(t) = crate::team::settings(&ws) {
+                        done.view = crate::team::view(&ws, &t).ok();
+                    }
+                }
+            }
+            let _ = tx.send(done);
+        });
+        true
     }
 
     fn start_watching(
@@ -298,6 +380,8 @@ impl Engine {
             Command::Refresh => self.data_version = None,
             Command::Edited { file, skill } => self.enqueue(Job::Edited { file, skill }),
             Command::View(view) => self.view = view,
+            // Started by the loop, which holds the team tasks' channel.
+            Command::Team(_) => {}
         }
     }
 

@@ -47,6 +47,9 @@ pub struct Snapshot {
     /// Lessons to review and live ones, proposed first (`lessons::db::list`).
     pub lessons: Arc<Vec<crate::lessons::Lesson>>,
     pub lessons_config: crate::config::LessonsConfig,
+    /// The team's state as the last team sync or decision read it; `None` without `[team]` or
+    /// before the first read.
+    pub team: Option<Arc<crate::team::TeamView>>,
     /// The selected skill's effect as the last sweep measured it, while its detail view is open.
     pub effect: Option<Arc<crate::usage::effect::Effect>>,
     /// The selected skill's id and latest trial (`trial::record`), while its detail view is open.

@@ -3,8 +3,10 @@
 //! invocations through `catalog`; remembers how far it read in `meta`.
 
 use std::collections::HashSet;
+use std::sync::LazyLock;
 
 use anyhow::Result;
+use regex::Regex;
 use rusqlite::Connection;
 use serde::Serialize;
 
@@ -26,6 +28,23 @@ fn mark(conn: &Connection, key: &str) -> Result<i64> {
     Ok(meta_get(conn, key)?.and_then(|v| v.parse().ok()).unwrap_or(0))
 }
 
+/// A home folder path: `/home/NAME/...`, `/Users/NAME/...`, `/root/...`.
+static HOME_PATH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?:/home/|/Users/|/root\b)[^\s'"`;|&<>()]*"#).expect("path pattern compiles")
+});
+
+/// Paths as they may leave the machine: inside the project, relative to it; any other path in
+/// a home folder, hashed (`<path h:...>`); system paths (`/usr/bin/env`) as they are.
+pub fn paths(text: &str, project: Option<&str>, hasher: &Hasher) -> String {
+    let mut out = text.to_string();
+    if let Some(p) = project.map(|p| p.trim_end_matches('/')).filter(|p| p.len() > 1) {
+        out = out.replace(&format!("{p}/"), "").replace(p, ".");
+    }
+    HOME_PATH
+        .replace_all(&out, |m: &regex::Captures| format!("<path {}>", hasher.id(&m[0])))
+        .into_owned()
+}
+
 /// Queues every complete turn and every use of a skill in `team_skills` not queued before.
 pub fn collect(
     conn: &Connection,
@@ -36,37 +55,55 @@ pub fn collect(
     let mut out = Collected::default();
     let turns_key = format!("team.{}.turns_read", hasher.team);
     let mut after = mark(conn, &turns_key)?;
-    'turns: loop {
+    // The watermark stops before the first open turn (it may still grow); the complete turns
+    // after it are queued now, and read again harmlessly next time (their keys are queued).
+    let mut first_open: Option<i64> = None;
+    loop {
         let page = crate::ingest::turns_after(conn, after, PAGE)?;
-        if page.is_empty() {
-            break;
-        }
+        let Some(last) = page.last() else { break };
+        after = last.id;
         for t in page {
             if !t.complete {
-                // An open turn may still grow: read it, and what follows, next time.
-                break 'turns;
+                first_open.get_or_insert(t.id);
+                continue;
             }
-            after = t.id;
             if t.is_sidechain {
                 continue;
             }
+            let project = t.project.as_deref();
             let calls = crate::ingest::tool_calls(conn, t.id)?
                 .into_iter()
-                .map(|c| CallItem { step: c.step, detail: c.detail, error: c.is_error })
+                .map(|c| CallItem {
+                    step: paths(&c.step, project, hasher),
+                    detail: c.detail.map(|d| paths(&d, project, hasher)),
+                    error: c.is_error,
+                })
                 .collect();
+            // A turn's identity is its session and its place there, never the file's path: a
+            // transcript folder moved and read again queues nothing new.
+            let offset = t.start_offset.to_string();
+            let key = hasher.key(&[
+                "turn",
+                &t.agent_id,
+                &t.session_key,
+                &offset,
+                t.ended_at.as_deref().unwrap_or(""),
+                &t.user_input,
+            ]);
             let item = Item::Turn(TurnItem {
                 agent: t.agent_id.clone(),
                 session: hasher.id(&t.session_key),
                 project: t.project.as_deref().map(|p| hasher.id(p)),
-                request: t.user_input,
+                request: paths(&t.user_input, project, hasher),
                 at: t.ended_at,
                 success: t.success,
                 calls,
             });
-            let offset = t.start_offset.to_string();
-            let key = hasher.key(&["turn", &t.agent_id, &t.session_key, &t.file_path, &offset]);
             out.turns += u64::from(outbox::enqueue(conn, &key, &item, now)?);
         }
+    }
+    if let Some(open) = first_open {
+        after = open - 1;
     }
     meta_set(conn, &turns_key, &after.to_string())?;
 

@@ -6,11 +6,11 @@
 use std::collections::{BTreeSet, HashSet};
 use std::time::Instant;
 
+use super::pg::Client;
 use anyhow::Result;
-use postgres::Client;
 use serde::Serialize;
 
-use super::items::CallItem;
+use super::items::{CallItem, Skipped};
 use super::server;
 use super::shared::{self, NewCandidate};
 use crate::config::DetectConfig;
@@ -31,6 +31,8 @@ pub struct TeamDetectReport {
     pub workflows: usize,
     /// Candidates recorded or refreshed, by name.
     pub candidates: Vec<ProposedCandidate>,
+    /// Server rows that could not be read, each named; the rest were mined.
+    pub skipped: Vec<Skipped>,
     pub elapsed_ms: u128,
 }
 
@@ -62,7 +64,8 @@ pub fn run(client: &mut Client, team: &str, cfg: &DetectConfig) -> Result<TeamDe
     let mut scratch = Store::open_in_memory()?;
     let tx = scratch.conn_mut().transaction()?;
     let mut touched: BTreeSet<i64> = BTreeSet::new();
-    let turns = server::for_each_turn(client, team, |p| {
+    let mut skipped = Vec::new();
+    let turns = server::for_each_turn(client, team, &mut skipped, |p| {
         let session_key = format!("{}/{}", p.member, p.turn.session);
         let project = p.turn.project.clone();
         let mined = MinedTurn {
@@ -98,7 +101,7 @@ pub fn run(client: &mut Client, team: &str, cfg: &DetectConfig) -> Result<TeamDe
     drop(tx);
     let mut report = TeamDetectReport { turns, workflows: touched.len(), ..Default::default() };
     let mut names: HashSet<String> = HashSet::new();
-    let known = shared::candidate_steps(client, team)?;
+    let known = shared::candidate_steps(client, team, &mut skipped)?;
     for ev in proposed {
         let keys: Vec<String> = ev.steps.iter().map(|s| s.key.clone()).collect();
         // The candidate it was before more evidence moved its consensus, if any.
@@ -142,6 +145,7 @@ pub fn run(client: &mut Client, team: &str, cfg: &DetectConfig) -> Result<TeamDe
             summary: ev.reason.summary.clone(),
         });
     }
+    report.skipped = skipped;
     report.elapsed_ms = started.elapsed().as_millis();
     Ok(report)
 }

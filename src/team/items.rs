@@ -56,6 +56,27 @@ impl Item {
     }
 }
 
+/// A server row that was not used, named so a member can find it: its table, its key and why.
+/// The rest of the rows proceed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Skipped {
+    pub table: &'static str,
+    pub key: String,
+    pub reason: String,
+}
+
+impl Skipped {
+    pub fn new(
+        table: &'static str,
+        key: impl std::fmt::Display,
+        column: &str,
+        e: &dyn std::fmt::Display,
+    ) -> Skipped {
+        let reason = crate::text::safe::inline(&format!("{column}: {e}")).into_owned();
+        Skipped { table, key: crate::text::safe::inline(&key.to_string()).into_owned(), reason }
+    }
+}
+
 /// How identifiers leave the machine: salted by the team's name, so one member's sessions keep
 /// one identity on the server while the value itself (a path, a session id) stays here.
 #[derive(Debug, Clone)]

@@ -9,13 +9,15 @@ pub mod collect;
 pub mod detect;
 pub mod items;
 pub mod outbox;
+pub mod pg;
+pub mod proposals;
 pub mod pull;
 pub mod score;
 pub mod server;
 pub mod shared;
 
 use anyhow::{Result, anyhow, bail};
-use postgres::Client;
+use pg::Client;
 use rusqlite::Connection;
 use serde::Serialize;
 
@@ -46,6 +48,9 @@ pub fn settings(ws: &Workspace) -> Result<TeamConfig> {
     if t.batch == 0 {
         bail!("[team] batch = 0: at least one item per transaction");
     }
+    if !(t.timeout_secs > 0.0 && t.timeout_secs <= 3600.0) {
+        bail!("[team] timeout_secs = {}: between 0 and 3600 seconds", t.timeout_secs);
+    }
     Ok(t)
 }
 
@@ -53,11 +58,19 @@ fn hasher(t: &TeamConfig) -> Hasher {
     Hasher { team: t.name.clone(), on: t.hash_identifiers }
 }
 
-/// Connects to the server (migrating it) and records this member.
+/// Connects to the server as a member (its schema must be current) and records this member.
 pub fn connect(t: &TeamConfig) -> Result<Client> {
     let mut client = server::connect(t)?;
-    server::join(&mut client, &t.name, &t.member)?;
+    server::join(&mut client, &t.name)?;
     Ok(client)
+}
+
+/// The admin step: creates or migrates the server's schema and the member role, and grants it
+/// to `members` (creating login roles that do not exist). Connects as `[team] url` says.
+pub fn admin_init(t: &TeamConfig, members: &[String]) -> Result<server::ServerCounts> {
+    let mut client = Client::connect(&t.url, std::time::Duration::from_secs_f64(t.timeout_secs))?;
+    server::migrate(&mut client, members)?;
+    server::counts(&mut client, &t.name)
 }
 
 /// Queues what is new here; commits, so nothing collected is lost if sending fails.
@@ -115,13 +128,12 @@ pub fn send(conn: &mut Connection, client: &mut Client, t: &TeamConfig) -> Resul
         if batch.is_empty() {
             break;
         }
-        let got =
-            server::receive(client, &t.name, &t.member, &batch).map_err(|e| match e
-                .downcast_ref::<postgres::Error>()
-            {
-                Some(pg) => anyhow!("team server failed mid-push: {}", server::one_line(pg)),
-                None => e,
-            })?;
+        let got = server::receive(client, &t.name, &batch).map_err(|e| match e
+            .downcast_ref::<tokio_postgres::Error>()
+        {
+            Some(pg) => anyhow!("team server failed mid-push: {}", server::one_line(pg)),
+            None => e,
+        })?;
         let ids: Vec<i64> = batch.iter().map(|q| q.id).collect();
         let tx = conn.transaction()?;
         outbox::mark_sent(&tx, &ids, &now_rfc3339())?;
@@ -134,11 +146,44 @@ pub fn send(conn: &mut Connection, client: &mut Client, t: &TeamConfig) -> Resul
     Ok(report)
 }
 
-/// Brings the team's skills into this member's skills folder.
-pub fn pull(ws: &mut Workspace, t: &TeamConfig) -> Result<Vec<pull::PullLine>> {
+/// Brings the team's reviewed skills into this member's skills folder; the rest become
+/// proposals or are skipped (see `pull`).
+pub fn pull(ws: &mut Workspace, t: &TeamConfig) -> Result<pull::PullReport> {
     let mut client = connect(t)?;
-    let skills = shared::skills(&mut client, &t.name)?;
+    let skills = shared::skills(&mut client, &t.name, crate::fsio::SKILL_MD_CAP)?;
+    drop(client);
     pull::pull(ws, &t.name, &skills)
+}
+
+/// Accepts the team proposal `name`: this member reviewed it, so it goes live as a team skill.
+pub fn accept(ws: &mut Workspace, t: &TeamConfig, name: &str) -> Result<pull::Pulled> {
+    let (p, text) = proposals::get(ws, &t.name, name)?;
+    let text = pull::gate_text(&p.name, &text).map_err(|why| anyhow!("{why}"))?;
+    let skill = shared::TeamSkill {
+        name: p.name.clone(),
+        name_bytes: p.name.len() as i32,
+        version: p.version,
+        status: "healthy".into(),
+        pinned: false,
+        promoted_by: t.member.clone(),
+        skill_md: None,
+        text_bytes: text.len() as i32,
+        reviewed_sha256: Some(p.sha256.clone()),
+        decided_by: Some(format!("{} (accepted here)", t.member)),
+        decided_status: None,
+        decided_pin: None,
+    };
+    let skills_dir = ws.paths.skills_dir.clone();
+    let done = pull::place(Some(ws), &skills_dir, &t.name, &skill, &text, &p.sha256)?;
+    if matches!(done, pull::Pulled::PrivateWins | pull::Pulled::EditedHere) {
+        bail!(
+            "{} in {} is not the team's unedited copy: move it away to accept the proposal",
+            name,
+            skills_dir.display()
+        );
+    }
+    proposals::close(ws, &t.name, name, false)?;
+    Ok(done)
 }
 
 /// Mines the pooled evidence and records team candidates.
@@ -147,15 +192,41 @@ pub fn detect(ws: &Workspace, t: &TeamConfig) -> Result<detect::TeamDetectReport
     detect::run(&mut client, &t.name, &ws.config.detect)
 }
 
-/// Promotes a team candidate, writing it to the team's skills folder when one is configured.
+/// Promotes a team candidate as this member read it: its draft must pass the local gates, and
+/// the server records the hash of that text with the decision (refusing if the candidate changed
+/// meanwhile). Writes it to the team's skills folder when one is configured.
 pub fn promote(ws: &Workspace, t: &TeamConfig, which: &str) -> Result<String> {
+    promote_seen(ws, t, which, None)
+}
+
+/// [`promote`] of the text whose SHA-256 is `seen` (what the console showed), when given.
+pub fn promote_seen(
+    ws: &Workspace,
+    t: &TeamConfig,
+    which: &str,
+    seen: Option<&str>,
+) -> Result<String> {
     let mut client = connect(t)?;
-    let name = shared::promote(&mut client, &t.name, which, &t.member)?;
+    let Some(c) = shared::candidates(&mut client, &t.name, true)?
+        .into_iter()
+        .find(|c| c.id.to_string() == which || c.name == which)
+    else {
+        bail!("no team candidate {which} in team {} (see `skilldeck team candidates`)", t.name);
+    };
+    if let Some(why) = &c.problem {
+        bail!("team candidate {} ({}) cannot go live: {why}", c.id, c.name);
+    }
+    let sha = crate::text::hex::sha256_hex(c.skill_md.as_bytes());
+    let sha = seen.map_or(sha, str::to_string);
+    let name = shared::promote(&mut client, &t.name, &c.id.to_string(), &sha)?;
     if let Some(dir) = &ws.config.team.skills_dir
-        && let Some(skill) =
-            shared::skills(&mut client, &t.name)?.into_iter().find(|s| s.name == name)
+        && let Some(skill) = shared::skills(&mut client, &t.name, crate::fsio::SKILL_MD_CAP)?
+            .into_iter()
+            .find(|s| s.name == name)
+        && let Ok(text) = pull::gate(&skill)
     {
-        pull::write_team_folder(dir, &skill)?;
+        let sha = crate::text::hex::sha256_hex(text.as_bytes());
+        pull::place(None, dir, &t.name, &skill, &text, &sha)?;
     }
     Ok(name)
 }
@@ -188,6 +259,68 @@ pub fn status(ws: &Workspace, t: &TeamConfig) -> Result<Status> {
     })
 }
 
+/// The team as the console shows it: open candidates with their drafts and flags, the team's
+/// skills, the decisions with who made them, and the proposals waiting here.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct TeamView {
+    pub team: String,
+    pub candidates: Vec<shared::TeamCandidate>,
+    pub skills: Vec<shared::TeamSkill>,
+    pub decisions: Vec<shared::Decision>,
+    pub proposals: usize,
+}
+
+/// Reads the team's state for the console (one connection, a few statements).
+pub fn view(ws: &Workspace, t: &TeamConfig) -> Result<TeamView> {
+    let mut client = connect(t)?;
+    let mut decisions = shared::decisions(&mut client, &t.name)?;
+    decisions.reverse();
+    decisions.truncate(50);
+    Ok(TeamView {
+        team: t.name.clone(),
+        candidates: shared::candidates(&mut client, &t.name, false)?,
+        skills: shared::skills(&mut client, &t.name, 0)?,
+        decisions,
+        proposals: proposals::list(ws, &t.name)?.len(),
+    })
+}
+
+/// A decision taken in the console's team scope.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TeamOp {
+    /// A candidate by id, with the SHA-256 of the draft the person read.
+    Promote {
+        id: i64,
+        seen: String,
+    },
+    Dismiss {
+        id: i64,
+    },
+    Pin {
+        name: String,
+        on: bool,
+    },
+}
+
+/// Applies `op` as this member; says what it did.
+pub fn apply(ws: &Workspace, op: &TeamOp) -> Result<String> {
+    let t = settings(ws)?;
+    match op {
+        TeamOp::Promote { id, seen } => {
+            let name = promote_seen(ws, &t, &id.to_string(), Some(seen))?;
+            Ok(format!("promoted {name} to a team skill of {}", t.name))
+        }
+        TeamOp::Dismiss { id } => {
+            let name = shared::dismiss(&mut connect(&t)?, &t.name, &id.to_string())?;
+            Ok(format!("dismissed team candidate {name}"))
+        }
+        TeamOp::Pin { name, on } => {
+            shared::pin(&mut connect(&t)?, &t.name, name, *on)?;
+            Ok(format!("{} team skill {name}", if *on { "pinned" } else { "unpinned" }))
+        }
+    }
+}
+
 /// What a background sync did, in one line: push, then pull. `None` without `[team]`. A server
 /// that cannot be reached is said, not an error: the work stays queued for the next sync.
 pub fn sync(ws: &mut Workspace) -> Option<String> {
@@ -203,20 +336,32 @@ pub fn sync(ws: &mut Workspace) -> Option<String> {
         Err(e) => return Some(format!("team {}: {e:#}", t.name)),
     };
     let pulled = match pull(ws, &t) {
-        Ok(lines) => lines,
+        Ok(report) => report,
         Err(e) => {
             return Some(format!("team {}: pushed {}, pull failed: {e:#}", t.name, pushed.stored));
         }
     };
     let new = pulled
+        .skills
         .iter()
         .filter(|l| matches!(l.pulled, pull::Pulled::Added | pull::Pulled::Updated))
         .count();
-    if pushed.stored == 0 && new == 0 {
+    let proposed = pulled.skills.iter().filter(|l| l.pulled == pull::Pulled::Proposed).count();
+    if pushed.stored == 0 && new == 0 && proposed == 0 && pulled.skipped.is_empty() {
         return None;
     }
-    Some(format!(
+    let mut line = format!(
         "team {}: pushed {} items, pulled {} new or updated skills",
         t.name, pushed.stored, new
-    ))
+    );
+    if proposed > 0 {
+        line.push_str(&format!(", {proposed} new proposals to review (skilldeck team proposals)"));
+    }
+    if !pulled.skipped.is_empty() {
+        line.push_str(&format!(
+            ", {} server rows skipped (skilldeck team pull)",
+            pulled.skipped.len()
+        ));
+    }
+    Some(line)
 }

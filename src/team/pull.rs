@@ -1,9 +1,17 @@
-//! Team skills on a member's machine: `team pull` writes each team skill into the member's
-//! skills folder with a marker naming its team and version, and registers it in the catalog in
-//! the team's namespace. A folder of the same name without the marker is the member's private
-//! skill: it is never overwritten, and since resolution puts the default (private) namespace
-//! first, the private skill wins for its owner. A team skill edited here since its last pull is
-//! kept as edited until the member removes the edit.
+//! Team skills on a member's machine. The server is untrusted input: `team pull` writes a team
+//! skill live only when the team recorded a promotion of it and its text is, byte for byte, the
+//! text that promotion reviewed (its SHA-256 is in the decision). Anything else, and any change,
+//! goes to the member's own queue of proposals (`team::proposals`), never live. Every row first
+//! passes the gates a local draft passes (a safe name, the 1 MiB cap, no control, bidirectional
+//! or invisible characters, no injection flags, the Agent Skills spec); a row that fails one is
+//! skipped and named, and the rest proceed.
+//!
+//! A live team skill's folder holds a marker naming its team and the hashes written; it goes in
+//! as one journaled step (staged, renamed into place, registered in the catalog in the team's
+//! namespace), so a crash leaves either the old folder or the new one. A folder without the
+//! marker (the member's or the repository's own) is never overwritten; a team skill edited here
+//! since its last pull is kept as edited. The team's retire and archive decisions take it out of
+//! the live folder.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -11,8 +19,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+use super::items::Skipped;
+use super::proposals;
 use super::shared::TeamSkill;
-use crate::catalog::{Scope, VersionSource};
+use crate::catalog::{Scope, SkillStatus, VersionSource};
 use crate::lifecycle::register::{NewSkill, insert_in};
 use crate::text::hex::sha256_hex;
 use crate::workspace::Workspace;
@@ -20,18 +30,21 @@ use crate::workspace::Workspace;
 /// The marker file in a pulled team skill's folder.
 pub const MARKER: &str = ".skilldeck-team.json";
 
-/// What the marker records: the skill's exact identity and the bytes last pulled.
+/// What the marker records: the skill's exact identity, the hash of the SKILL.md written here
+/// (an edit changes it) and of the server text it came from (the reviewed hash).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Marker {
     pub team: String,
     pub name: String,
     pub version: i32,
     pub sha256: String,
+    #[serde(default)]
+    pub source_sha256: String,
 }
 
 pub fn read_marker(folder: &Path) -> Option<Marker> {
-    let text = std::fs::read_to_string(folder.join(MARKER)).ok()?;
-    serde_json::from_str(&text).ok()
+    let bytes = crate::fsio::read_capped(&folder.join(MARKER), 64 * 1024).ok()?;
+    serde_json::from_slice(&bytes).ok()
 }
 
 /// The names of `team`'s skills pulled into `skills_dir`.
@@ -52,10 +65,14 @@ pub enum Pulled {
     Added,
     Updated,
     Unchanged,
-    /// A private skill of the same name is in the folder: it wins, the team's is not written.
+    /// A folder of this name without the team's marker is there: it wins, nothing is written.
     PrivateWins,
     /// Edited here since the last pull: kept.
     EditedHere,
+    /// Not reviewed by the team as it stands: in this member's proposals, not live.
+    Proposed,
+    /// The team retired or archived it: not live here.
+    Retired,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -63,107 +80,256 @@ pub struct PullLine {
     pub name: String,
     pub version: i32,
     pub status: String,
+    pub pinned: bool,
     pub pulled: Pulled,
-    pub path: PathBuf,
+    /// Why, for a proposal or a retired skill.
+    pub reason: Option<String>,
+    pub path: Option<PathBuf>,
+    /// What was done in the team's own skills folder (`[team] skills_dir`), when configured.
+    pub team_folder: Option<Pulled>,
 }
 
-/// Writes one team skill into `skills_dir` (see the module's rules).
-fn write_one(skills_dir: &Path, team: &str, skill: &TeamSkill) -> Result<(Pulled, PathBuf)> {
-    let folder = crate::fsio::child(skills_dir, "team skill", &skill.name)?;
+/// What a pull did: each usable team skill, and each row skipped with its reason.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct PullReport {
+    pub skills: Vec<PullLine>,
+    pub skipped: Vec<Skipped>,
+    /// Proposals this pull added to the member's queue (not those already waiting).
+    pub new_proposals: usize,
+}
+
+/// The Agent Skills name rule (lowercase letters, digits and single hyphens, at most 64).
+fn spec_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+        && !name.contains("--")
+        && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+/// The gates a team row passes before anything is written: its text, or why it is skipped.
+pub fn gate(skill: &TeamSkill) -> std::result::Result<String, String> {
+    if skill.name_bytes > 255 {
+        return Err(format!("name: {} bytes, longer than a folder name", skill.name_bytes));
+    }
+    if !spec_name(&skill.name) {
+        return Err("name: not a skill name (lowercase letters, digits and single hyphens, \
+                    at most 64, one plain folder name)"
+            .into());
+    }
+    let Some(text) = &skill.skill_md else {
+        return Err(format!(
+            "skill_md: {} bytes, over the {} byte cap",
+            skill.text_bytes,
+            crate::fsio::SKILL_MD_CAP
+        ));
+    };
+    gate_text(&skill.name, text)
+}
+
+/// The text gates alone (also for a proposal accepted later).
+pub fn gate_text(name: &str, text: &str) -> std::result::Result<String, String> {
+    if text.len() as u64 > crate::fsio::SKILL_MD_CAP {
+        return Err(format!("skill_md: {} bytes, over the 1 MiB cap", text.len()));
+    }
+    let bad = |c: char| {
+        (crate::text::safe::is_unsafe(c) && c != '\n' && c != '\t')
+            || crate::text::injection::is_hidden(c)
+    };
+    if let Some(c) = text.chars().find(|c| bad(*c)) {
+        return Err(format!(
+            "skill_md: holds a control, bidirectional or invisible character (U+{:04X})",
+            c as u32
+        ));
+    }
+    let flags = crate::text::injection::flags(text);
+    if !flags.is_empty() {
+        let kinds: Vec<&str> = flags.iter().map(|f| f.kind.as_str()).collect();
+        return Err(format!("skill_md: flagged as aimed at the agent ({})", kinds.join(", ")));
+    }
+    let dir = tempfile::tempdir().map_err(|e| format!("checking the spec: {e}"))?;
+    let folder = dir.path().join(name);
+    let checked = std::fs::create_dir(&folder)
+        .and_then(|()| std::fs::write(folder.join("SKILL.md"), text))
+        .map_err(anyhow::Error::from)
+        .and_then(|()| crate::spec::validate_skill(&folder));
+    let problems = checked.map_err(|e| format!("checking the spec: {e:#}"))?;
+    if let Some(p) = problems.iter().find(|p| p.severity == crate::spec::Severity::Error) {
+        let line = p.line.map(|l| format!(" (line {l})")).unwrap_or_default();
+        return Err(format!("spec: {}: {}{line}", p.field, p.reason));
+    }
+    Ok(text.to_string())
+}
+
+/// Whether the team reviewed this text: the latest promotion recorded its hash.
+fn reviewed(skill: &TeamSkill, sha: &str) -> std::result::Result<(), String> {
+    match &skill.reviewed_sha256 {
+        None => Err("no team decision promoted it".into()),
+        Some(h) if h != sha => {
+            Err("its text is not the text the team reviewed (changed after the promotion)".into())
+        }
+        Some(_) => Ok(()),
+    }
+}
+
+/// Brings the team's skills into the member's skills folder (and the team's own folder when
+/// configured): see the module's rules.
+pub fn pull(ws: &mut Workspace, team: &str, skills: &[TeamSkill]) -> Result<PullReport> {
+    let skills_dir = ws.paths.skills_dir.clone();
+    std::fs::create_dir_all(&skills_dir)?;
+    let mut report = PullReport::default();
+    for skill in skills {
+        let text = match gate(skill) {
+            Ok(text) => text,
+            Err(reason) => {
+                report.skipped.push(Skipped::new("team_skills", &skill.name, "row", &reason));
+                continue;
+            }
+        };
+        let sha = sha256_hex(text.as_bytes());
+        let retired = skill
+            .decided_status
+            .as_deref()
+            .and_then(SkillStatus::parse)
+            .is_some_and(|s| matches!(s, SkillStatus::Retired | SkillStatus::Archived));
+        let line = |pulled, reason: Option<String>, path| PullLine {
+            name: skill.name.clone(),
+            version: skill.version,
+            status: skill.decided_status.clone().unwrap_or_else(|| "healthy".into()),
+            pinned: skill.decided_pin.unwrap_or(false),
+            pulled,
+            reason,
+            path,
+            team_folder: None,
+        };
+        if retired {
+            let path = retire(ws, team, &skill.name)?;
+            report.skills.push(line(Pulled::Retired, skill.decided_status.clone(), path));
+            continue;
+        }
+        let folder = crate::fsio::child(&skills_dir, "team skill", &skill.name)?;
+        if let Err(reason) = reviewed(skill, &sha) {
+            let accepted =
+                read_marker(&folder).is_some_and(|m| m.team == team && m.source_sha256 == sha);
+            if accepted {
+                report.skills.push(line(Pulled::Unchanged, None, Some(folder)));
+            } else {
+                if proposals::propose(ws, team, skill, &text, &sha, &reason)? {
+                    report.new_proposals += 1;
+                }
+                report.skills.push(line(Pulled::Proposed, Some(reason), None));
+            }
+            continue;
+        }
+        let team_folder = match ws.config.team.skills_dir.clone() {
+            Some(dir) => Some(place(None, &dir, team, skill, &text, &sha)?),
+            None => None,
+        };
+        let pulled = place(Some(ws), &skills_dir, team, skill, &text, &sha)?;
+        report.skills.push(PullLine { team_folder, ..line(pulled, None, Some(folder)) });
+    }
+    Ok(report)
+}
+
+/// Writes reviewed team text `text` (hash `sha`) into `dir` as one journaled step, registering
+/// it in the catalog when `ws` is the member's workspace. Never over a folder without the
+/// team's marker, nor over an edit made here.
+pub fn place(
+    ws: Option<&mut Workspace>,
+    dir: &Path,
+    team: &str,
+    skill: &TeamSkill,
+    text: &str,
+    sha: &str,
+) -> Result<Pulled> {
+    let folder = crate::fsio::child(dir, "team skill", &skill.name)?;
     let file = crate::lifecycle::files::skill_file(&folder);
-    let sha = sha256_hex(skill.skill_md.as_bytes());
+    let live = crate::draft::live::live_text(text, &skill.name);
     let marker = Marker {
         team: team.into(),
         name: skill.name.clone(),
         version: skill.version,
-        sha256: sha.clone(),
+        sha256: sha256_hex(live.as_bytes()),
+        source_sha256: sha.to_string(),
     };
     let pulled = if folder.exists() {
         let Some(old) = read_marker(&folder).filter(|m| m.team == team) else {
-            return Ok((Pulled::PrivateWins, folder));
+            return Ok(Pulled::PrivateWins);
         };
-        let here = std::fs::read(&file).map(|b| sha256_hex(&b)).unwrap_or_default();
-        if here == sha {
-            if old == marker {
-                return Ok((Pulled::Unchanged, folder));
-            }
-            Pulled::Updated
-        } else if here != old.sha256 {
-            return Ok((Pulled::EditedHere, folder));
-        } else {
-            Pulled::Updated
+        let here = crate::fsio::read_skill_md(&file).map(|b| sha256_hex(&b)).unwrap_or_default();
+        if here != old.sha256 {
+            return Ok(Pulled::EditedHere);
         }
+        if old == marker {
+            return Ok(Pulled::Unchanged);
+        }
+        Pulled::Updated
     } else {
-        std::fs::create_dir_all(&folder)
-            .with_context(|| format!("creating {}", folder.display()))?;
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         Pulled::Added
     };
-    crate::fsio::atomic_write(&file, skill.skill_md.as_bytes())?;
-    crate::fsio::atomic_write(
-        &folder.join(MARKER),
-        serde_json::to_string_pretty(&marker)?.as_bytes(),
-    )?;
-    Ok((pulled, folder))
-}
-
-/// Writes the team's skills into the member's skills folder (and the team's own folder, when
-/// configured) and registers the new ones in the team's namespace.
-pub fn pull(ws: &mut Workspace, team: &str, skills: &[TeamSkill]) -> Result<Vec<PullLine>> {
-    let skills_dir = ws.paths.skills_dir.clone();
-    std::fs::create_dir_all(&skills_dir)?;
+    let files = vec![
+        ("SKILL.md".to_string(), live.clone()),
+        (MARKER.to_string(), serde_json::to_string_pretty(&marker)?),
+    ];
+    let staged = crate::fsio::stage(&folder, &files)?;
+    let Some(ws) = ws else {
+        let mut scratch = crate::store::Store::open_in_memory()?;
+        crate::journal::install(scratch.conn_mut(), &staged, &folder, |_| Ok(()))?;
+        return Ok(pulled);
+    };
     let agent = ws.config.agent_id.clone();
-    let mut lines = Vec::new();
-    for skill in skills {
-        if let Some(dir) = ws.config.team.skills_dir.clone() {
-            write_team_folder(&dir, skill)?;
+    let path = folder.to_string_lossy().into_owned();
+    crate::journal::install(ws.store.conn_mut(), &staged, &folder, |tx| {
+        if crate::catalog::skills::knows_folder(tx, &agent, &skill.name, Scope::Account, &path)? {
+            return Ok(());
         }
-        let (pulled, folder) = write_one(&skills_dir, team, skill)?;
-        if pulled == Pulled::Added {
-            let tx = ws.store.conn_mut().transaction()?;
-            let path = folder.to_string_lossy().into_owned();
-            if !crate::catalog::skills::knows_folder(
-                &tx,
-                &agent,
-                &skill.name,
-                Scope::Account,
-                &path,
-            )? {
-                let new = NewSkill {
-                    agent: &agent,
-                    name: &skill.name,
-                    folder: &folder,
-                    content: &skill.skill_md,
-                    source: VersionSource::Import,
-                    namespace: team,
-                    ..NewSkill::account()
-                };
-                insert_in(
-                    &tx,
-                    &new,
-                    "pulled",
-                    &format!("pulled from team {team}, promoted by {}", skill.promoted_by),
-                )?;
-            }
-            tx.commit()?;
-        }
-        lines.push(PullLine {
-            name: skill.name.clone(),
-            version: skill.version,
-            status: skill.status.clone(),
-            pulled,
-            path: folder,
-        });
-    }
-    Ok(lines)
+        let new = NewSkill {
+            agent: &agent,
+            name: &skill.name,
+            folder: &folder,
+            content: &live,
+            source: VersionSource::Import,
+            namespace: team,
+            ..NewSkill::account()
+        };
+        let by = skill.decided_by.as_deref().unwrap_or("?");
+        insert_in(tx, &new, "pulled", &format!("pulled from team {team}, promoted by {by}"))?;
+        Ok(())
+    })?;
+    Ok(pulled)
 }
 
-/// Writes a team skill into the team's own skills folder (a repository's `.claude/skills`).
-pub fn write_team_folder(dir: &Path, skill: &TeamSkill) -> Result<PathBuf> {
-    let folder = crate::fsio::child(dir, "team skill", &skill.name)?;
-    std::fs::create_dir_all(&folder).with_context(|| format!("creating {}", folder.display()))?;
-    crate::fsio::atomic_write(
-        &crate::lifecycle::files::skill_file(&folder),
-        skill.skill_md.as_bytes(),
-    )?;
-    Ok(folder)
+/// Takes a retired team skill out of the live folder (into the retired folder), when it is
+/// there with this team's marker and unedited; returns where it went.
+fn retire(ws: &mut Workspace, team: &str, name: &str) -> Result<Option<PathBuf>> {
+    let folder = crate::fsio::child(&ws.paths.skills_dir, "team skill", name)?;
+    let Some(marker) = read_marker(&folder).filter(|m| m.team == team) else { return Ok(None) };
+    let file = crate::lifecycle::files::skill_file(&folder);
+    let here = crate::fsio::read_skill_md(&file).map(|b| sha256_hex(&b)).unwrap_or_default();
+    if here != marker.sha256 {
+        // Edited here: the member's copy now, left where it is.
+        return Ok(None);
+    }
+    std::fs::create_dir_all(&ws.paths.retired_dir)?;
+    let to = crate::fsio::child(&ws.paths.retired_dir, "retired skill", &format!("{team}.{name}"))?;
+    let to = if to.exists() {
+        crate::fsio::child(
+            &ws.paths.retired_dir,
+            "retired skill",
+            &format!("{team}.{name}.{}", crate::store::now_rfc3339().replace(':', "")),
+        )?
+    } else {
+        to
+    };
+    let (from_s, to_s) = (folder.to_string_lossy().into_owned(), to.to_string_lossy().into_owned());
+    crate::journal::moved(ws.store.conn_mut(), &folder, &to, |tx| {
+        if let Some(id) = crate::catalog::skills::id_at_path(tx, &from_s)? {
+            let now = crate::store::now_rfc3339();
+            crate::catalog::skills::set_status_and_path(tx, id, SkillStatus::Retired, &to_s, &now)?;
+        }
+        Ok(())
+    })?;
+    Ok(Some(to))
 }

@@ -5,8 +5,8 @@
 //! as a local one is (at worst `warning`); a change is recorded as a decision with the member
 //! whose sweep made it.
 
+use super::pg::Client;
 use anyhow::Result;
-use postgres::Client;
 use serde::Serialize;
 
 use super::{server, shared};
@@ -58,15 +58,11 @@ fn missed(client: &mut Client, team: &str, name: &str) -> Result<(usize, Vec<Str
     Ok((n, members.into_iter().collect()))
 }
 
-/// Judges every team skill from its pooled uses and writes the status changes.
-pub fn sweep(
-    client: &mut Client,
-    team: &str,
-    member: &str,
-    cfg: &LifecycleConfig,
-) -> Result<Vec<TeamScore>> {
+/// Judges every team skill from its pooled uses and writes the status changes (recorded as
+/// decisions of the connection's member).
+pub fn sweep(client: &mut Client, team: &str, cfg: &LifecycleConfig) -> Result<Vec<TeamScore>> {
     let mut out = Vec::new();
-    for skill in shared::skills(client, team)? {
+    for skill in shared::skills(client, team, 0)? {
         let mut b = TallyBuilder::new(cfg.window, None);
         for (id, at, success) in shared::uses(client, team, &skill.name)? {
             b.push(id, &at, success);
@@ -82,7 +78,6 @@ pub fn sweep(
                 team,
                 &skill.name,
                 verdict.status.as_str(),
-                member,
                 &verdict.reason,
             )?;
         let (missed, missed_members) = missed(client, team, &skill.name)?;

@@ -2,8 +2,9 @@
 //! member who made it. Owns the server tables `team_candidates`, `team_skills` and
 //! `team_decisions`; reads `team_uses` for a skill's pooled record.
 
-use anyhow::{Result, bail};
-use postgres::Client;
+use super::items::Skipped;
+use super::pg::Client;
+use anyhow::Result;
 use serde::Serialize;
 
 /// A team candidate as detection records it.
@@ -17,18 +18,10 @@ pub struct NewCandidate<'a> {
     pub score: f64,
 }
 
-/// Records or refreshes a candidate; a decided one keeps its decision. Returns its id.
+/// Records or refreshes a candidate; a decided one keeps its text and decision. Returns its id.
 pub fn record_candidate(client: &mut Client, team: &str, c: &NewCandidate) -> Result<i64> {
     let row = client.query_one(
-        "INSERT INTO team_candidates
-             (team, fingerprint, name, skill_md, evidence, support, members, score)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-         ON CONFLICT (team, fingerprint) DO UPDATE SET
-             skill_md = CASE WHEN team_candidates.status = 'candidate'
-                             THEN EXCLUDED.skill_md ELSE team_candidates.skill_md END,
-             evidence = EXCLUDED.evidence, support = EXCLUDED.support,
-             members = EXCLUDED.members, score = EXCLUDED.score, detected_at = now()
-         RETURNING id",
+        "SELECT team_record_candidate($1, $2, $3, $4, $5, $6, $7, $8)",
         &[
             &team,
             &c.fingerprint,
@@ -54,12 +47,15 @@ pub struct TeamCandidate {
     pub score: f64,
     pub decided_by: Option<String>,
     pub skill_md: String,
+    /// Why its draft could not go live (the gates a pulled skill passes), if it could not.
+    pub problem: Option<String>,
 }
 
 /// The team's candidates (open ones, or every status), best first.
 pub fn candidates(client: &mut Client, team: &str, all: bool) -> Result<Vec<TeamCandidate>> {
     let rows = client.query(
-        "SELECT id, name, status, support, members, score, decided_by, skill_md
+        "SELECT id, left(name, 300), status, support, members, score, left(decided_by, 300),
+                left(skill_md, 1048577)
          FROM team_candidates WHERE team = $1 AND ($2 OR status = 'candidate')
          ORDER BY score DESC, id",
         &[&team, &all],
@@ -74,122 +70,94 @@ pub fn candidates(client: &mut Client, team: &str, all: bool) -> Result<Vec<Team
             members: r.get(4),
             score: r.get(5),
             decided_by: r.get(6),
+            problem: super::pull::gate_text(r.get(1), r.get(7)).err(),
             skill_md: r.get(7),
         })
         .collect())
 }
 
-fn decide(
-    tx: &mut postgres::Transaction,
+/// Promotes an open candidate (by id or name) whose text still hashes to `reviewed_sha256`
+/// (the text the member read) to a team skill; returns the skill's name.
+pub fn promote(
+    client: &mut Client,
     team: &str,
-    subject: &str,
-    action: &str,
-    member: &str,
-    note: Option<&str>,
-) -> Result<()> {
-    tx.execute(
-        "INSERT INTO team_decisions (team, subject, action, member, note) VALUES ($1, $2, $3, $4, $5)",
-        &[&team, &subject, &action, &member, &note],
-    )?;
-    Ok(())
-}
-
-/// Promotes an open candidate (by id or name) to a team skill; returns the skill's name.
-pub fn promote(client: &mut Client, team: &str, which: &str, member: &str) -> Result<String> {
-    let mut tx = client.transaction()?;
-    let id: i64 = which.parse().unwrap_or(-1);
-    let Some(row) = tx.query_opt(
-        "SELECT id, name, skill_md, status FROM team_candidates
-         WHERE team = $1 AND (id = $2 OR name = $3) ORDER BY id LIMIT 1 FOR UPDATE",
-        &[&team, &id, &which],
-    )?
-    else {
-        bail!("no team candidate {which} in team {team} (see `skilldeck team candidates`)");
-    };
-    let (id, name, skill_md, status): (i64, String, String, String) =
-        (row.get(0), row.get(1), row.get(2), row.get(3));
-    if status != "candidate" {
-        bail!("team candidate {id} ({name}) is already {status}");
-    }
-    let taken =
-        tx.query_opt("SELECT 1 FROM team_skills WHERE team = $1 AND name = $2", &[&team, &name])?;
-    if taken.is_some() {
-        bail!("team {team} already has a skill named {name}");
-    }
-    tx.execute(
-        "INSERT INTO team_skills (team, name, candidate_id, skill_md, promoted_by)
-         VALUES ($1, $2, $3, $4, $5)",
-        &[&team, &name, &id, &skill_md, &member],
-    )?;
-    tx.execute(
-        "UPDATE team_candidates SET status = 'promoted', decided_by = $2, decided_at = now()
-         WHERE id = $1",
-        &[&id, &member],
-    )?;
-    decide(&mut tx, team, &name, "promote", member, Some(&format!("candidate {id}")))?;
-    tx.commit()?;
-    Ok(name)
+    which: &str,
+    reviewed_sha256: &str,
+) -> Result<String> {
+    let row =
+        client.query_one("SELECT team_promote($1, $2, $3)", &[&team, &which, &reviewed_sha256])?;
+    Ok(row.get(0))
 }
 
 /// Dismisses an open candidate (by id or name).
-pub fn dismiss(client: &mut Client, team: &str, which: &str, member: &str) -> Result<String> {
-    let mut tx = client.transaction()?;
-    let id: i64 = which.parse().unwrap_or(-1);
-    let Some(row) = tx.query_opt(
-        "UPDATE team_candidates SET status = 'dismissed', decided_by = $4, decided_at = now()
-         WHERE team = $1 AND (id = $2 OR name = $3) AND status = 'candidate' RETURNING id, name",
-        &[&team, &id, &which, &member],
-    )?
-    else {
-        bail!("no open team candidate {which} in team {team}");
-    };
-    let (id, name): (i64, String) = (row.get(0), row.get(1));
-    decide(&mut tx, team, &id.to_string(), "dismiss", member, Some(&name))?;
-    tx.commit()?;
-    Ok(name)
+pub fn dismiss(client: &mut Client, team: &str, which: &str) -> Result<String> {
+    Ok(client.query_one("SELECT team_dismiss($1, $2)", &[&team, &which])?.get(0))
 }
 
 /// Pins or unpins a team skill (a pinned skill's status never changes).
-pub fn pin(client: &mut Client, team: &str, name: &str, member: &str, on: bool) -> Result<()> {
-    let mut tx = client.transaction()?;
-    let n = tx.execute(
-        "UPDATE team_skills SET pinned = $3 WHERE team = $1 AND name = $2",
-        &[&team, &name, &on],
-    )?;
-    if n == 0 {
-        bail!("team {team} has no skill named {name}");
-    }
-    decide(&mut tx, team, name, if on { "pin" } else { "unpin" }, member, None)?;
-    tx.commit()?;
+pub fn pin(client: &mut Client, team: &str, name: &str, on: bool) -> Result<()> {
+    client.execute("SELECT team_pin($1, $2, $3)", &[&team, &name, &on])?;
     Ok(())
 }
 
-/// A team skill as members pull it.
+/// A team skill as the server holds it, with what the team decided about it. Text over `cap`
+/// bytes and names over 255 bytes are not fetched (their sizes are).
 #[derive(Debug, Clone, Serialize)]
 pub struct TeamSkill {
     pub name: String,
+    pub name_bytes: i32,
     pub version: i32,
     pub status: String,
     pub pinned: bool,
     pub promoted_by: String,
-    pub skill_md: String,
+    #[serde(skip)]
+    pub skill_md: Option<String>,
+    pub text_bytes: i32,
+    /// The latest promotion's reviewed SHA-256 and the member who made it.
+    pub reviewed_sha256: Option<String>,
+    pub decided_by: Option<String>,
+    /// The latest status the team's sweep recorded as a decision.
+    pub decided_status: Option<String>,
+    /// The latest pin or unpin decision.
+    pub decided_pin: Option<bool>,
 }
 
-pub fn skills(client: &mut Client, team: &str) -> Result<Vec<TeamSkill>> {
+pub fn skills(client: &mut Client, team: &str, cap: u64) -> Result<Vec<TeamSkill>> {
+    let cap = i32::try_from(cap).unwrap_or(i32::MAX);
     let rows = client.query(
-        "SELECT name, version, status, pinned, promoted_by, skill_md FROM team_skills
-         WHERE team = $1 ORDER BY name",
-        &[&team],
+        "SELECT left(s.name, 255), octet_length(s.name), s.version, s.status, s.pinned,
+                left(s.promoted_by, 255),
+                CASE WHEN octet_length(s.skill_md) <= $2 THEN s.skill_md END,
+                octet_length(s.skill_md), p.sha256, p.member, st.value, pin.action
+         FROM team_skills s
+         LEFT JOIN LATERAL (SELECT sha256, member FROM team_decisions d
+                            WHERE d.team = s.team AND d.subject = s.name AND d.action = 'promote'
+                            ORDER BY d.id DESC LIMIT 1) p ON true
+         LEFT JOIN LATERAL (SELECT value FROM team_decisions d
+                            WHERE d.team = s.team AND d.subject = s.name AND d.action = 'status'
+                            ORDER BY d.id DESC LIMIT 1) st ON true
+         LEFT JOIN LATERAL (SELECT action FROM team_decisions d
+                            WHERE d.team = s.team AND d.subject = s.name
+                              AND d.action IN ('pin', 'unpin')
+                            ORDER BY d.id DESC LIMIT 1) pin ON true
+         WHERE s.team = $1 ORDER BY s.name",
+        &[&team, &cap],
     )?;
     Ok(rows
         .iter()
         .map(|r| TeamSkill {
             name: r.get(0),
-            version: r.get(1),
-            status: r.get(2),
-            pinned: r.get(3),
-            promoted_by: r.get(4),
-            skill_md: r.get(5),
+            name_bytes: r.get(1),
+            version: r.get(2),
+            status: r.get(3),
+            pinned: r.get(4),
+            promoted_by: r.get(5),
+            skill_md: r.get(6),
+            text_bytes: r.get(7),
+            reviewed_sha256: r.get(8),
+            decided_by: r.get(9),
+            decided_status: r.get(10),
+            decided_pin: r.get::<_, Option<String>>(11).map(|a| a == "pin"),
         })
         .collect())
 }
@@ -213,25 +181,17 @@ pub fn use_members(client: &mut Client, team: &str, skill: &str) -> Result<Vec<S
     Ok(rows.iter().map(|r| r.get(0)).collect())
 }
 
-/// Sets a skill's judged status, recording the change as a decision of `member`'s sweep.
+/// Sets a skill's judged status, recorded as a decision of this member's sweep.
 pub fn set_status(
     client: &mut Client,
     team: &str,
     name: &str,
     status: &str,
-    member: &str,
     reason: &str,
 ) -> Result<bool> {
-    let mut tx = client.transaction()?;
-    let n = tx.execute(
-        "UPDATE team_skills SET status = $3 WHERE team = $1 AND name = $2 AND status <> $3",
-        &[&team, &name, &status],
-    )?;
-    if n > 0 {
-        decide(&mut tx, team, name, "status", member, Some(&format!("{status}: {reason}")))?;
-    }
-    tx.commit()?;
-    Ok(n > 0)
+    let row = client
+        .query_one("SELECT team_set_status($1, $2, $3, $4)", &[&team, &name, &status, &reason])?;
+    Ok(row.get(0))
 }
 
 /// A recorded decision.
@@ -284,14 +244,11 @@ pub fn workflow(client: &mut Client, team: &str, name: &str) -> Result<(Vec<Stri
         &[&team, &name],
     )?;
     let evidence: Option<String> = row.get(0);
-    let keys = match evidence {
-        Some(text) => serde_json::from_str::<crate::workflow::WorkflowEvidence>(&text)?
-            .steps
-            .into_iter()
-            .map(|s| s.key)
-            .collect(),
-        None => Vec::new(),
-    };
+    // Evidence that cannot be read gives no workflow (no missed triggers), not a failed sweep.
+    let keys = evidence
+        .and_then(|text| serde_json::from_str::<crate::workflow::WorkflowEvidence>(&text).ok())
+        .map(|ev| ev.steps.into_iter().map(|s| s.key).collect())
+        .unwrap_or_default();
     Ok((keys, row.get(1)))
 }
 
@@ -310,16 +267,25 @@ pub fn use_sessions(
 }
 
 /// Every candidate's fingerprint with its consensus step keys, to keep a candidate's identity
-/// when more evidence shifts its consensus a little.
-pub fn candidate_steps(client: &mut Client, team: &str) -> Result<Vec<(String, Vec<String>)>> {
+/// when more evidence shifts its consensus a little. A row whose evidence cannot be read is
+/// skipped and named in `skipped`.
+pub fn candidate_steps(
+    client: &mut Client,
+    team: &str,
+    skipped: &mut Vec<Skipped>,
+) -> Result<Vec<(String, Vec<String>)>> {
     let rows = client.query(
-        "SELECT fingerprint, evidence FROM team_candidates WHERE team = $1 ORDER BY id",
+        "SELECT id, fingerprint, evidence FROM team_candidates WHERE team = $1 ORDER BY id",
         &[&team],
     )?;
     let mut out = Vec::with_capacity(rows.len());
     for r in rows {
-        let ev: crate::workflow::WorkflowEvidence = serde_json::from_str(r.get::<_, &str>(1))?;
-        out.push((r.get(0), ev.steps.into_iter().map(|s| s.key).collect()));
+        match serde_json::from_str::<crate::workflow::WorkflowEvidence>(r.get::<_, &str>(2)) {
+            Ok(ev) => out.push((r.get(1), ev.steps.into_iter().map(|s| s.key).collect())),
+            Err(e) => {
+                skipped.push(Skipped::new("team_candidates", r.get::<_, i64>(0), "evidence", &e))
+            }
+        }
     }
     Ok(out)
 }

@@ -28,6 +28,7 @@ pub enum Action {
     GoTimeline,
     GoDiff,
     GoLessons,
+    GoTeam,
     /// Open the selection's detail (queue: full SKILL.md; skills: the skill's package, identity,
     /// traces and versions; timeline: diff).
     Enter,
@@ -89,6 +90,7 @@ impl Action {
             Action::GoTimeline => "timeline pane",
             Action::GoDiff => "diff pane",
             Action::GoLessons => "lessons pane",
+            Action::GoTeam => "team pane",
             Action::Enter => "open detail / keep filter",
             Action::Back => "back / close / clear filter",
             Action::StartFilter => "filter by name (fuzzy)",
@@ -158,6 +160,7 @@ impl Action {
             | Action::GoTimeline
             | Action::GoDiff
             | Action::GoLessons
+            | Action::GoTeam
             | Action::Enter
             | Action::Back
             | Action::StartFilter

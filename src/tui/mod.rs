@@ -10,6 +10,7 @@ pub mod lessons;
 pub mod panes;
 pub mod state;
 pub mod status;
+pub mod team;
 pub mod terminal;
 pub mod theme;
 

@@ -21,11 +21,12 @@ pub enum Pane {
     Timeline,
     Diff,
     Lessons,
+    Team,
 }
 
 impl Pane {
-    pub const ALL: [Pane; 5] =
-        [Pane::Queue, Pane::Skills, Pane::Timeline, Pane::Diff, Pane::Lessons];
+    pub const ALL: [Pane; 6] =
+        [Pane::Queue, Pane::Skills, Pane::Timeline, Pane::Diff, Pane::Lessons, Pane::Team];
 
     pub fn title(self) -> &'static str {
         match self {
@@ -34,13 +35,19 @@ impl Pane {
             Pane::Timeline => "Timeline",
             Pane::Diff => "Diff",
             Pane::Lessons => "Lessons",
+            Pane::Team => "Team",
         }
     }
 
-    /// The tabs the header shows: the Lessons tab once there is a lesson (or it is open).
+    /// The tabs the header shows: the Lessons tab once there is a lesson, the Team tab once
+    /// the team's state was read (or while either is open).
     pub fn tabs(snap: &Snapshot, current: Pane) -> Vec<Pane> {
         let lessons = !snap.lessons.is_empty() || current == Pane::Lessons;
-        Pane::ALL.into_iter().filter(|p| *p != Pane::Lessons || lessons).collect()
+        let team = snap.team.is_some() || current == Pane::Team;
+        Pane::ALL
+            .into_iter()
+            .filter(|p| (*p != Pane::Lessons || lessons) && (*p != Pane::Team || team))
+            .collect()
     }
 
     /// The count a tab shows after its title (` (3)`), if any.
@@ -49,6 +56,7 @@ impl Pane {
             Pane::Queue => format!(" ({})", snap.candidates.len()),
             Pane::Skills => format!(" ({})", snap.skills.len()),
             Pane::Lessons => format!(" ({})", super::lessons::to_review(snap)),
+            Pane::Team => format!(" ({})", super::team::open(snap)),
             Pane::Timeline | Pane::Diff => String::new(),
         }
     }
@@ -236,6 +244,8 @@ pub struct UiState {
     pub version_sel: usize,
     /// Lessons pane: the selected row of `snap.lessons`.
     pub lessons_sel: usize,
+    /// Team pane: the selected row (candidates, then skills).
+    pub team_sel: usize,
     /// Diff base version index; `None` means the one before the cursor.
     pub version_base: Option<usize>,
     pub scroll: u16,
@@ -501,6 +511,11 @@ pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comma
         {
             super::lessons::op(ui, snap, action)
         }
+        Action::Promote | Action::Dismiss | Action::ToggleProtected
+            if ui.pane == Pane::Team && !ui.history =>
+        {
+            super::team::op(ui, snap, action)
+        }
         Action::Up => step(ui, snap, -1),
         Action::Down => step(ui, snap, 1),
         Action::Top => step(ui, snap, isize::MIN / 2),
@@ -515,6 +530,7 @@ pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comma
             go(ui, tabs[to])
         }
         Action::GoLessons => go(ui, Pane::Lessons),
+        Action::GoTeam => go(ui, Pane::Team),
         Action::GoQueue => go(ui, Pane::Queue),
         Action::GoSkills => go(ui, Pane::Skills),
         Action::GoTimeline => go(ui, Pane::Timeline),
@@ -672,6 +688,11 @@ fn step(ui: &mut UiState, snap: &Snapshot, delta: isize) -> Option<Command> {
             ui.lessons_sel = moved(ui.lessons_sel, snap.lessons.len());
             ui.scroll = 0;
         }
+        Pane::Team => {
+            let n = snap.team.as_deref().map_or(0, |v| super::team::rows(v).len());
+            ui.team_sel = moved(ui.team_sel, n);
+            ui.scroll = 0;
+        }
         Pane::Skills | Pane::Timeline => {
             ui.skills_sel = moved(ui.skills_sel, ui.skill_rows.len());
             if ui.skill_detail {
@@ -810,6 +831,9 @@ fn edit(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
             "reword a lesson with: skilldeck lessons edit ID --trigger/--avoid/--do TEXT",
         );
     }
+    if ui.pane == Pane::Team {
+        return say(ui, "a team draft is read here and promoted as shown; it is not edited");
+    }
     let request = match ui.pane {
         Pane::Queue => {
             let Some(c) = ui.candidate(snap) else { return say(ui, "the review queue is empty") };
@@ -863,7 +887,7 @@ fn enter(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
             ui.scroll = 0;
         }
         Pane::Timeline => return go(ui, Pane::Diff),
-        Pane::Diff | Pane::Lessons => {}
+        Pane::Diff | Pane::Lessons | Pane::Team => {}
     }
     None
 }

@@ -45,6 +45,7 @@ fn changes_something(action: Action) -> bool {
         | Action::GoTimeline
         | Action::GoDiff
         | Action::GoLessons
+        | Action::GoTeam
         | Action::Enter
         | Action::Back
         | Action::StartFilter

@@ -53,7 +53,8 @@ impl Live {
         height: u16,
         editor: Option<String>,
     ) -> Live {
-        Live::start_full(options, keymap, width, height, editor, |_| {}, "summarize-pr").await
+        Live::start_full(options, keymap, (width, height), editor, |_| {}, "summarize-pr", None)
+            .await
     }
 
     /// `start_with` where `prepare` changes the populated workspace's folder before the engine
@@ -63,21 +64,30 @@ impl Live {
         prepare: fn(&std::path::Path),
         first: &str,
     ) -> Live {
-        Live::start_full(options, KeyMap::default(), 100, 30, None, prepare, first).await
+        Live::start_full(options, KeyMap::default(), (100, 30), None, prepare, first, None).await
+    }
+
+    /// `start_with` on the populated workspace joined to a team (`[team]` as given).
+    pub async fn start_team(options: EngineOptions, team: skilldeck::config::TeamConfig) -> Live {
+        let keymap = KeyMap::default();
+        Live::start_full(options, keymap, (120, 40), None, |_| {}, "summarize-pr", Some(team)).await
     }
 
     async fn start_full(
         options: EngineOptions,
         keymap: KeyMap,
-        width: u16,
-        height: u16,
+        (width, height): (u16, u16),
         editor: Option<String>,
         prepare: fn(&std::path::Path),
         first: &str,
+        team: Option<skilldeck::config::TeamConfig>,
     ) -> Live {
         let dir = tempdir();
         let root = dir.path().to_path_buf();
-        let ws = workspace(&root);
+        let mut ws = workspace(&root);
+        if let Some(team) = team {
+            ws.config.team = team;
+        }
         populate(&ws);
         prepare(&root);
         let db = Store::open(&ws.paths.db).unwrap();

@@ -66,6 +66,8 @@ mod skill_uses;
 mod staleness;
 mod support;
 mod team;
+mod team_console;
+mod team_trust;
 mod trial;
 mod trust_disk;
 mod trust_spec;

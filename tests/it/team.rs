@@ -11,7 +11,7 @@ use skilldeck::synth::transcripts::{Call, Clock, Turn, call, claude_session};
 
 use crate::support::{TestWorkspace, skip};
 
-fn pg() -> Option<PgServer> {
+pub fn pg() -> Option<PgServer> {
     match PgServer::start() {
         Ok(s) => Some(s),
         Err(why) => {
@@ -22,12 +22,42 @@ fn pg() -> Option<PgServer> {
     }
 }
 
+/// The roles the tests' members connect as.
+const MEMBERS: &[&str] = &["ann", "bob", "cy", "dee"];
+
+/// A server whose schema and member roles the admin step created.
+pub fn team_server() -> Option<PgServer> {
+    let server = pg()?;
+    let admin = admin_config(&server);
+    let members: Vec<String> = MEMBERS.iter().map(|m| m.to_string()).collect();
+    skilldeck::team::admin_init(&admin, &members).unwrap();
+    Some(server)
+}
+
+fn admin_config(server: &PgServer) -> skilldeck::config::TeamConfig {
+    skilldeck::config::TeamConfig {
+        url: server.url(),
+        name: "core".into(),
+        member: "admin".into(),
+        ..Default::default()
+    }
+}
+
+/// Runs SQL on the team's database as `role` (the admin is `postgres`).
+pub fn sql(server: &PgServer, role: &str, text: &str) -> anyhow::Result<()> {
+    let mut c = skilldeck::team::pg::Client::connect(
+        &server.url_as(role),
+        std::time::Duration::from_secs(10),
+    )?;
+    c.batch_execute(text)
+}
+
 fn bash(cmd: &str) -> Call {
     call("Bash", json!({"command": cmd}))
 }
 
 /// A member's workspace: `[team]` pointing at `url`, transcripts in `root/projects`.
-fn member(url: &str, name: &str) -> TestWorkspace {
+pub fn member(url: &str, name: &str) -> TestWorkspace {
     let tw = TestWorkspace::new();
     let config = format!(
         "[team]\nurl = \"{url}\"\nname = \"core\"\nmember = \"{name}\"\nbatch = 7\n\
@@ -39,7 +69,7 @@ fn member(url: &str, name: &str) -> TestWorkspace {
 }
 
 /// Writes one session and ingests it.
-fn session(tw: &TestWorkspace, id: &str, project: &str, turns: Vec<Turn>) {
+pub fn session(tw: &TestWorkspace, id: &str, project: &str, turns: Vec<Turn>) {
     let start = chrono::DateTime::parse_from_rfc3339("2026-03-01T09:00:00Z").unwrap().to_utc()
         + chrono::Duration::hours(id.len() as i64 * 3 + id.bytes().map(i64::from).sum::<i64>());
     session_at(tw, id, project, turns, start);
@@ -93,7 +123,7 @@ fn three_members(url: &str) -> Vec<TestWorkspace> {
         .iter()
         .enumerate()
         .map(|(i, name)| {
-            let tw = member(url, name);
+            let tw = member(&url.replace("postgres@", &format!("{name}@")), name);
             session(
                 &tw,
                 &format!("{name}-rel"),
@@ -113,7 +143,7 @@ fn three_members(url: &str) -> Vec<TestWorkspace> {
 
 #[test]
 fn three_members_pool_a_workflow_none_sees_alone_promote_pull_and_score_it() {
-    let Some(server) = pg() else { return };
+    let Some(server) = team_server() else { return };
     let members = three_members(&server.url());
     for m in &members {
         let open = m.run_json(&["candidates"]);
@@ -124,7 +154,7 @@ fn three_members_pool_a_workflow_none_sees_alone_promote_pull_and_score_it() {
         );
     }
     let init = members[0].run_json(&["team", "init"]);
-    assert_eq!(init["schema_version"], 1);
+    assert_eq!(init["schema_version"], 2);
 
     // All three push at once.
     let pushes: Vec<_> = members
@@ -179,7 +209,7 @@ fn three_members_pool_a_workflow_none_sees_alone_promote_pull_and_score_it() {
     for m in &members {
         let pulled = m.run_json(&["team", "pull"]);
         let want = if std::ptr::eq(m, &members[1]) { "private_wins" } else { "added" };
-        assert_eq!(pulled[0]["pulled"], want, "{pulled}");
+        assert_eq!(pulled["skills"][0]["pulled"], want, "{pulled}");
     }
     let bob_text = std::fs::read_to_string(bob_own.join("SKILL.md")).unwrap();
     assert!(bob_text.contains("Bob's way"));
@@ -192,11 +222,11 @@ fn three_members_pool_a_workflow_none_sees_alone_promote_pull_and_score_it() {
     );
 
     // Pulling again changes nothing; a copy edited here is kept.
-    assert_eq!(members[0].run_json(&["team", "pull"])[0]["pulled"], "unchanged");
+    assert_eq!(members[0].run_json(&["team", "pull"])["skills"][0]["pulled"], "unchanged");
     let ann_md = members[0].skills_dir().join(&name).join("SKILL.md");
     let edited = std::fs::read_to_string(&ann_md).unwrap() + "\nAnn's note.\n";
     std::fs::write(&ann_md, &edited).unwrap();
-    assert_eq!(members[0].run_json(&["team", "pull"])[0]["pulled"], "edited_here");
+    assert_eq!(members[0].run_json(&["team", "pull"])["skills"][0]["pulled"], "edited_here");
     assert_eq!(std::fs::read_to_string(&ann_md).unwrap(), edited);
 
     // Outcomes from all three move the one score.
@@ -250,7 +280,7 @@ fn three_members_pool_a_workflow_none_sees_alone_promote_pull_and_score_it() {
     );
 }
 
-fn many_turns(n: usize) -> Vec<Turn> {
+pub fn many_turns(n: usize) -> Vec<Turn> {
     (0..n)
         .map(|i| Turn {
             prompt: format!("task {i}"),
@@ -281,8 +311,8 @@ fn an_unreachable_server_is_one_line_and_the_work_waits_in_the_outbox() {
     assert_eq!(status["outbox"]["queued"], 3);
     assert!(status["reached"]["Err"].as_str().unwrap().contains("unreachable"));
 
-    let Some(server) = pg() else { return };
-    let config = std::fs::read_to_string(tw.config()).unwrap().replace(&url, &server.url());
+    let Some(server) = team_server() else { return };
+    let config = std::fs::read_to_string(tw.config()).unwrap().replace(&url, &server.url_as("ann"));
     std::fs::write(tw.config(), config).unwrap();
     let pushed = tw.run_json(&["team", "push"]);
     assert_eq!(
@@ -295,8 +325,8 @@ fn an_unreachable_server_is_one_line_and_the_work_waits_in_the_outbox() {
 
 #[test]
 fn a_server_stopped_mid_push_loses_nothing_and_the_next_push_resumes_without_repeats() {
-    let Some(mut server) = pg() else { return };
-    let tw = member(&server.url(), "ann");
+    let Some(mut server) = team_server() else { return };
+    let tw = member(&server.url_as("ann"), "ann");
     let config = std::fs::read_to_string(tw.config()).unwrap().replace("batch = 7", "batch = 1");
     std::fs::write(tw.config(), config).unwrap();
     session(&tw, "long", "/home/ann/p", many_turns(400));
@@ -343,9 +373,9 @@ fn a_server_stopped_mid_push_loses_nothing_and_the_next_push_resumes_without_rep
 fn a_batch_sent_again_adds_nothing_on_the_server() {
     use skilldeck::team::items::{Item, TurnItem};
     use skilldeck::team::outbox::Queued;
-    let Some(server) = pg() else { return };
+    let Some(server) = team_server() else { return };
     let t = skilldeck::config::TeamConfig {
-        url: server.url(),
+        url: server.url_as("ann"),
         name: "core".into(),
         member: "ann".into(),
         ..Default::default()
@@ -366,12 +396,15 @@ fn a_batch_sent_again_adds_nothing_on_the_server() {
             }),
         })
         .collect();
-    let first = skilldeck::team::server::receive(&mut client, "core", "ann", &batch).unwrap();
-    let second = skilldeck::team::server::receive(&mut client, "core", "ann", &batch).unwrap();
+    let first = skilldeck::team::server::receive(&mut client, "core", &batch).unwrap();
+    let second = skilldeck::team::server::receive(&mut client, "core", &batch).unwrap();
     assert_eq!((first.stored, first.already), (5, 0));
     assert_eq!((second.stored, second.already), (0, 5));
-    // Migrating again (another member starting) changes nothing.
-    assert_eq!(skilldeck::team::server::migrate(&mut client).unwrap(), 1);
+    // The admin step again changes nothing.
+    let mut admin =
+        skilldeck::team::pg::Client::connect(&server.url(), std::time::Duration::from_secs(10))
+            .unwrap();
+    assert_eq!(skilldeck::team::server::migrate(&mut admin, &[]).unwrap(), 2);
 }
 
 #[test]
@@ -387,6 +420,8 @@ fn dry_run_prints_exactly_what_leaves_and_no_transcript_text() {
         calls: vec![
             bash("curl -H 'Authorization: Bearer abc123DEF456ghi789JKL' https://x"),
             bash("make deploy"),
+            bash("helm upgrade -f /home/ann/src/secret-app/deploy/values.yaml app"),
+            bash("ls /home/ann/notes"),
         ],
         reply: "the secret reply text stays here",
     }];
@@ -400,6 +435,11 @@ fn dry_run_prints_exactly_what_leaves_and_no_transcript_text() {
         out.contains("\"step\":\"sh:make deploy\"") && out.contains("\"session\":\"h:"),
         "{out}"
     );
+    // Paths leave relative to the project, or hashed.
+    assert!(out.contains("helm upgrade -f deploy/values.yaml app"), "{out}");
+    assert!(out.contains("ls <path h:"), "{out}");
+    assert!(!out.contains("/home/"), "{out}");
+    println!("{out}");
     let status = tw.run_json(&["team", "status"]);
     assert_eq!(status["outbox"]["queued"], 0, "a dry run queues nothing");
 }
@@ -407,7 +447,8 @@ fn dry_run_prints_exactly_what_leaves_and_no_transcript_text() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_console_engine_pushes_after_its_pass_and_says_so_in_one_line() {
     use skilldeck::engine::{self, EngineOptions};
-    let Some(server) = pg() else { return };
+    // The admin step's blocking client runs off the test's async threads.
+    let Some(server) = std::thread::spawn(team_server).join().unwrap() else { return };
     let dir = tempfile::tempdir().unwrap();
     let transcripts = dir.path().join("transcripts");
     std::fs::create_dir_all(&transcripts).unwrap();
@@ -423,7 +464,7 @@ async fn the_console_engine_pushes_after_its_pass_and_says_so_in_one_line() {
         ..Default::default()
     };
     config.team = skilldeck::config::TeamConfig {
-        url: server.url(),
+        url: server.url_as("ann"),
         name: "core".into(),
         member: "ann".into(),
         ..Default::default()
@@ -431,9 +472,12 @@ async fn the_console_engine_pushes_after_its_pass_and_says_so_in_one_line() {
     let ws = crate::support::library_workspace(config.clone(), dir.path());
     let options = EngineOptions { pass_on_start: true, ..EngineOptions::quiet() };
     let mut engine = engine::spawn(ws, options).unwrap();
-    let note = crate::support::first_result(&mut engine).await;
-    let note = note.unwrap();
-    assert!(note.contains("team core: pushed 3 items"), "{note}");
+    // The pass and the team sync report apart, in either order.
+    let mut notes = Vec::new();
+    while !notes.iter().any(|n: &String| n.contains("team core")) {
+        notes.push(crate::support::first_result(&mut engine).await.unwrap());
+    }
+    assert!(notes.iter().any(|n| n.contains("team core: pushed 3 items")), "{notes:?}");
     // The blocking client runs off the test's async threads, as the engine runs it.
     let turns = tokio::task::spawn_blocking(move || {
         let mut client = skilldeck::team::connect(&config.team).unwrap();
@@ -442,4 +486,49 @@ async fn the_console_engine_pushes_after_its_pass_and_says_so_in_one_line() {
     .await
     .unwrap();
     assert_eq!(turns, 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_press_never_waits_on_a_team_server_that_does_not_answer() {
+    use skilldeck::engine::{self, Command, EngineOptions, Update};
+    // A server that accepts connections and never answers; the deadline is long.
+    let dir = tempfile::tempdir().unwrap();
+    let listener =
+        std::os::unix::net::UnixListener::bind(dir.path().join(".s.PGSQL.5432")).unwrap();
+    let _held = std::thread::spawn(move || {
+        let conns: Vec<_> = listener.incoming().take(4).collect();
+        std::thread::sleep(std::time::Duration::from_secs(60));
+        drop(conns);
+    });
+    let mut config = skilldeck::config::Config::default();
+    config.team = skilldeck::config::TeamConfig {
+        url: format!(
+            "postgresql://ann@{}/postgres",
+            dir.path().to_string_lossy().replace('/', "%2F")
+        ),
+        name: "core".into(),
+        member: "ann".into(),
+        timeout_secs: 12.0,
+        ..Default::default()
+    };
+    let ws = crate::support::library_workspace(config, dir.path());
+    let options = EngineOptions { pass_on_start: true, ..EngineOptions::quiet() };
+    let mut engine = engine::spawn(ws, options).unwrap();
+    // The start pass and the team sync are under way; the person asks for an ingest.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let asked = std::time::Instant::now();
+    engine.commands.send(Command::IngestNow).unwrap();
+    let answered = tokio::time::timeout(std::time::Duration::from_secs(20), async {
+        loop {
+            match engine.updates.recv().await {
+                Some(Update::Done(text)) => return text,
+                Some(Update::Note(text)) => assert!(!text.contains("team"), "{text}"),
+                Some(_) => {}
+                None => panic!("engine stopped"),
+            }
+        }
+    })
+    .await
+    .expect("the asked-for ingest finished while the team sync still waits");
+    assert!(asked.elapsed() < std::time::Duration::from_secs(6), "{answered}");
 }

@@ -5,4 +5,5 @@ pub mod history;
 pub mod lessons;
 pub mod queue;
 pub mod skills;
+pub mod team;
 pub mod timeline;
