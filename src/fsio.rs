@@ -262,7 +262,9 @@ pub fn pid_alive(pid: u32) -> bool {
 // scratch, before its deletion), `aside` (an installed folder's predecessor parked), `install`
 // (a staged folder renamed into place), `write` (a file renamed into place), `commit` (the
 // database change committed, before cleanup), `drafts` (detection committed, drafts not written),
-// `temp` (an atomic write's temporary file written, before its rename).
+// `temp` (an atomic write's temporary file written, before its rename), `lessons-db` (a lesson
+// decision's database change made, its playbook and blocks not written), `lessons-skill` (the
+// playbook written, the blocks not), `lessons-block` (one project's block written).
 
 /// The variable naming the steps to crash at.
 pub const FAULT_VAR: &str = "SKILLDECK_FAULT";

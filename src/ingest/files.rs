@@ -330,6 +330,14 @@ fn read_into(job: &Job, now: SystemTime, read: &mut FileRead) -> Result<()> {
             buf.resize(len, 0);
         }
         let got = read_at(&mut file, start, &mut buf[..len]).context("reading")?;
+        // A binary file (NUL bytes at its start) is no transcript: one problem, not a bad line
+        // for every chunk between newline bytes.
+        if start == 0 && memchr::memchr(0, &buf[..got.min(8 << 10)]).is_some() {
+            anyhow::bail!("not text (NUL bytes, as in a binary file): skipped");
+        }
+        for line_no in mend_utf8(&mut buf[..got], read.lines) {
+            sink.note(line_no, "invalid UTF-8: the bad bytes were read as '?'");
+        }
         for (line_no, len) in blank_long_lines(&mut buf[..got], read.lines, LINE_CAP) {
             sink.bad(
                 line_no,
@@ -373,6 +381,26 @@ fn read_into(job: &Job, now: SystemTime, read: &mut FileRead) -> Result<()> {
     read.unknown_lines = read.output.unknown_lines;
     read.head_hash = head_hash(&head);
     Ok(())
+}
+
+/// Replaces each byte of `buf` that is not valid UTF-8 with `?` (one byte for one, so offsets
+/// stay), so the line is read rather than dropped; returns the line numbers mended (counting on
+/// from `lines_before`).
+fn mend_utf8(buf: &mut [u8], lines_before: u64) -> Vec<u64> {
+    let mut lines = Vec::new();
+    let (mut i, mut counted, mut line_no) = (0, 0, lines_before + 1);
+    while let Err(e) = std::str::from_utf8(&buf[i..]) {
+        let at = i + e.valid_up_to();
+        let n = e.error_len().unwrap_or(buf.len() - at);
+        line_no += memchr::memchr_iter(b'\n', &buf[counted..at]).count() as u64;
+        counted = at;
+        buf[at..at + n].fill(b'?');
+        if lines.last() != Some(&line_no) {
+            lines.push(line_no);
+        }
+        i = at + n;
+    }
+    lines
 }
 
 /// Overwrites with spaces every complete line of `buf` longer than `cap` bytes (the parsers step
@@ -452,6 +480,13 @@ pub fn detect(buf: &[u8]) -> Option<Format> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn invalid_utf8_is_mended_byte_for_byte() {
+        let mut buf = b"ok\nbad \xff\xfe here\nfine \xc3\xa9\nx\xff\n".to_vec();
+        assert_eq!(mend_utf8(&mut buf, 4), [6, 8]);
+        assert_eq!(buf, b"ok\nbad ?? here\nfine \xc3\xa9\nx?\n");
+    }
 
     #[test]
     fn long_lines_are_blanked_in_place() {

@@ -78,6 +78,11 @@ impl<'a> Sink<'a> {
         self.problem(line, format!("unknown line type {kind:?} skipped"));
     }
 
+    /// A problem with a line that was still read (mended).
+    pub fn note(&mut self, line: u64, reason: impl Into<String>) {
+        self.problem(line, reason.into());
+    }
+
     fn problem(&mut self, line: u64, reason: String) {
         if self.out.problems.len() < MAX_PROBLEMS_PER_FILE {
             self.out.problems.push(Problem { path: self.path.to_string(), line, reason });

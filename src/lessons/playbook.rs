@@ -241,6 +241,7 @@ pub fn write_all(ws: &Workspace) -> Result<Written> {
     if changed || file.exists() {
         note(&mut written, &path, changed);
     }
+    crate::fsio::fault("lessons-skill");
     let mut projects = installed(ws.store.conn())?;
     if ws.config.lessons.managed_block {
         for p in lesson_projects(&lessons) {
@@ -266,6 +267,7 @@ pub fn write_all(ws: &Workspace) -> Result<Written> {
             Ok((file, changed)) => note(&mut written, &file, changed),
             Err(e) => written.problems.push(format!("{e:#}")),
         }
+        crate::fsio::fault("lessons-block");
     }
     Ok(written)
 }
@@ -412,6 +414,7 @@ fn clear_pending(conn: &Connection) -> Result<()> {
 
 /// After a decision: the playbook and every block follow the database, then the mark is cleared.
 pub fn follow(ws: &Workspace) -> Result<Written> {
+    crate::fsio::fault("lessons-db");
     let written = write_all(ws)?;
     clear_pending(ws.store.conn())?;
     Ok(written)

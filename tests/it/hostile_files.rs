@@ -129,3 +129,63 @@ fn validate_goes_on_past_an_over_cap_skill_md() {
     );
     assert!(text.contains("2 folder(s) checked"), "{text}");
 }
+
+/// A binary file named `.jsonl` is one clear problem, not a bad line per newline byte.
+#[test]
+fn a_binary_jsonl_is_not_text_and_skipped() {
+    let ws = TestWorkspace::new();
+    let dir = ws.root().join("tx");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut bytes = Vec::new();
+    let mut x: u32 = 12345;
+    for _ in 0..200_000 {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        bytes.push((x >> 16) as u8);
+    }
+    bytes[10] = 0;
+    std::fs::write(dir.join("blob.jsonl"), bytes).unwrap();
+    let r = ws.run_json(&["ingest", "--no-detect", dir.to_str().unwrap()]);
+    assert_eq!(r["bad_lines"], 0, "{r:#}");
+    let problems = r["problems"].as_array().unwrap();
+    assert!(problems.iter().any(|p| p["reason"].as_str().unwrap().contains("not text")), "{r:#}");
+}
+
+/// Invalid UTF-8 in a prompt or a command is kept (the bad bytes read as `?`) and said.
+#[test]
+fn invalid_utf8_is_kept_lossily_and_said() {
+    let ws = TestWorkspace::new();
+    let dir = ws.root().join("tx");
+    std::fs::create_dir_all(&dir).unwrap();
+    let session = crate::learn::session(
+        "utf-1",
+        "2026-03-01T10:00:00Z",
+        "check the caf\u{e9} app",
+        &["npm ci", "grep caf\u{e9} menu.txt", "npm test"],
+    );
+    let mut bytes = session.into_bytes();
+    // `é` (C3 A9) becomes the Latin-1 byte E9 in the prompt and in the command.
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i..].starts_with(&[0xc3, 0xa9]) {
+            out.push(0xe9);
+            i += 2;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    bytes = out;
+    std::fs::write(dir.join("utf.jsonl"), bytes).unwrap();
+    let r = ws.run_json(&["ingest", "--no-detect", dir.to_str().unwrap()]);
+    assert_eq!(r["bad_lines"], 0, "{r:#}");
+    assert_eq!(r["tool_calls"], 3, "a command was dropped: {r:#}");
+    let problems = r["problems"].as_array().unwrap();
+    let said =
+        problems.iter().filter(|p| p["reason"].as_str().unwrap().contains("invalid UTF-8")).count();
+    assert!(said >= 2, "{r:#}");
+    let db = rusqlite::Connection::open(ws.db()).unwrap();
+    let prompt: String =
+        db.query_row("SELECT user_input FROM turns ORDER BY id LIMIT 1", [], |r| r.get(0)).unwrap();
+    assert_eq!(prompt, "check the caf? app");
+}

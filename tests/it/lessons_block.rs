@@ -177,33 +177,48 @@ fn only_regular_files_take_a_block_and_one_bad_project_does_not_stop_the_others(
     assert!(read(&good.join("CLAUDE.md")).contains("mix format"));
 }
 
+/// The kill campaign of lesson decisions: `lessons approve` killed after its database change
+/// (`lessons-db`), with a temporary file written (`temp`), after the playbook (`lessons-skill`)
+/// and after the first block (`lessons-block`); the next command of any kind writes what is
+/// missing and clears the temporary files.
 #[test]
-fn a_decision_killed_before_its_files_is_completed_by_the_next_command() {
-    let ws = TestWorkspace::new();
-    let (_, push, _) = two_release_sessions(&ws);
-    let dir = project(&ws, "p");
-    std::fs::write(dir.join("CLAUDE.md"), "# P\n").unwrap();
-    ok(&ws, &["install"], &dir);
-    let skill_md = ws.skills_dir().join("lessons-playbook/SKILL.md");
-    let out = ws
-        .cmd()
-        .args(["lessons", "approve", &push.to_string()])
-        .env("SKILLDECK_FAULT", "temp")
-        .output()
-        .unwrap();
-    assert!(!out.status.success(), "the fault did not fire:\n{}", describe(&out));
-    let temps = |d: &Path| {
-        std::fs::read_dir(d)
-            .map(|r| {
-                r.flatten().filter(|e| e.file_name().to_string_lossy().ends_with(".tmp")).count()
-            })
-            .unwrap_or(0)
-    };
-    let playbook_dir = skill_md.parent().unwrap().to_path_buf();
-    assert!(temps(&playbook_dir) + temps(&dir) > 0, "the kill left no temporary file to clear");
-    // The next command of any kind heals it.
-    ws.run_ok(&["sweep"]);
-    assert!(read(&skill_md).contains("--set-upstream"), "{}", read(&skill_md));
-    assert!(read(&dir.join("CLAUDE.md")).contains("--set-upstream"));
-    assert_eq!(temps(&playbook_dir) + temps(&dir), 0, "temporary files were left");
+fn a_decision_killed_at_any_step_is_completed_by_the_next_command() {
+    for step in ["lessons-db", "temp", "lessons-skill", "lessons-block"] {
+        let ws = TestWorkspace::new();
+        let (_, push, _) = two_release_sessions(&ws);
+        let (a, b) = (project(&ws, "a"), project(&ws, "b"));
+        for d in [&a, &b] {
+            std::fs::write(d.join("CLAUDE.md"), "# P\n").unwrap();
+            ok(&ws, &["install"], d);
+        }
+        let skill_md = ws.skills_dir().join("lessons-playbook/SKILL.md");
+        let out = ws
+            .cmd()
+            .args(["lessons", "approve", &push.to_string()])
+            .env("SKILLDECK_FAULT", step)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{step}: the fault did not fire:\n{}", describe(&out));
+        let temps = |d: &Path| {
+            std::fs::read_dir(d)
+                .map(|r| {
+                    r.flatten()
+                        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+                        .count()
+                })
+                .unwrap_or(0)
+        };
+        let playbook_dir = skill_md.parent().unwrap().to_path_buf();
+        if step == "temp" {
+            assert!(temps(&playbook_dir) > 0, "the kill left no temporary file to clear");
+        }
+        ws.run_ok(&["sweep"]);
+        let has = |p: &Path| std::fs::read_to_string(p).is_ok_and(|t| t.contains("--set-upstream"));
+        assert!(has(&skill_md), "{step}: the playbook lacks the lesson");
+        for d in [&a, &b] {
+            assert!(has(&d.join("CLAUDE.md")), "{step}: {} lacks the lesson", d.display());
+            assert_eq!(temps(d), 0, "{step}: temporary files were left in {}", d.display());
+        }
+        assert_eq!(temps(&playbook_dir), 0, "{step}: temporary files were left");
+    }
 }
