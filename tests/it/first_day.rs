@@ -397,3 +397,19 @@ fn the_readme_installs_the_tested_lock_and_names_what_the_tests_need() {
     assert!(readme.contains("`agentskills`"), "the validator's command, not only its package");
     assert!(readme.lines().count() <= 200, "README stays short");
 }
+
+#[test]
+fn a_long_command_in_a_lesson_is_never_cut_mid_name() {
+    let Some(dir) = crate::support::shared_data("transcripts/marot__spotter") else { return };
+    let ws = crate::support::TestWorkspace::new();
+    ws.run_ok(&["ingest", dir.to_str().unwrap()]);
+    let all = ws.run_json(&["lessons", "--all"]);
+    let list = all.as_array().unwrap();
+    assert!(!list.is_empty(), "the spotter sessions teach lessons");
+    for l in list {
+        let text = format!("{} {}", l["anti_pattern"], l["correct_pattern"]);
+        // The spotter commands name files under test/spotter/services/: each whole.
+        assert!(!text.contains("test/spo`"), "{text}");
+        assert!(!text.contains("transcript_render`"), "a path cut mid-name: {text}");
+    }
+}
