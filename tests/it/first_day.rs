@@ -122,6 +122,8 @@ fn skilldecks_own_playbook_is_not_judged_by_the_sweep_nor_warned_by_validate() {
     assert!(!sweep.contains("lessons-playbook"), "{sweep}");
     let validate = d.ok(&["validate", d.dir.join("skills").to_str().unwrap()]);
     assert!(!validate.contains("lessons-playbook"), "{validate}");
+    // The demo's own skills say when to use them too: a clean first `validate`.
+    assert!(validate.contains("0 error(s), 0 warning(s)"), "{validate}");
 }
 
 #[test]
