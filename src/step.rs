@@ -118,13 +118,21 @@ fn clip_redact(text: &str) -> String {
     clip(&redact::secrets(text.trim())).to_string()
 }
 
+/// `text` cut to `MAX_DETAIL` bytes, at the end of a whole word when one ends in the second
+/// half: a path or name is never cut mid-way (a lesson would quote the stub).
 fn clip(text: &str) -> &str {
     let text = text.trim();
     let mut end = text.len().min(MAX_DETAIL);
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    &text[..end]
+    if end < text.len()
+        && !text[end..].starts_with(char::is_whitespace)
+        && let Some(space) = text[..end].rfind(char::is_whitespace).filter(|&i| i > end / 2)
+    {
+        end = space;
+    }
+    text[..end].trim_end()
 }
 
 fn relative<'a>(path: &'a str, cwd: Option<&str>) -> &'a str {

@@ -64,7 +64,7 @@ const LIVE_SKILLS: &[(&str, &str)] = &[
 
 /// The hand-written skill whose effect and missed triggers the demo shows.
 pub const BACKUP_SKILL: &str = "db-backup";
-const BACKUP_MD: &str = "---\nname: db-backup\ndescription: Backs up the app database.\n---\n\n# db-backup\n\n1. `pg_dump --format=custom app --file app.dump`\n2. `gzip app.dump`\n3. `aws s3 cp app.dump.gz s3://backups/app/`\n";
+const BACKUP_MD: &str = "---\nname: db-backup\ndescription: Backs up the app database. Use when asked for a database backup.\n---\n\n# db-backup\n\n1. `pg_dump --format=custom app --file app.dump`\n2. `gzip app.dump`\n3. `aws s3 cp app.dump.gz s3://backups/app/`\n";
 
 /// Backing the database up: with the skill a clean run; without it, the dump fails once (a
 /// wrong flag) and is retried.

@@ -398,7 +398,12 @@ pub fn skill_md(ev: &WorkflowEvidence, name: &str) -> String {
         for f in &ev.failures {
             let runs =
                 if f.sessions == 1 { "1 session" } else { &format!("{} sessions", f.sessions) };
-            let rerun = f.fixed_by.iter().find_map(|x| x.strip_prefix(RERUN_AS));
+            // A re-run whose template reads as the failing step's says nothing new.
+            let rerun = f
+                .fixed_by
+                .iter()
+                .find_map(|x| x.strip_prefix(RERUN_AS))
+                .filter(|again| again.trim() != f.step.trim());
             let fixes: Vec<String> = f
                 .fixed_by
                 .iter()

@@ -100,6 +100,12 @@ fn console_in_tmux_promotes_by_keypress() {
     tmux(&["send-keys", "-t", &session.0, "?"]);
     wait_for_pane(&session.0, "keys (Esc closes)");
     tmux(&["send-keys", "-t", &session.0, "Escape"]);
+    // Escape read together with the q after it is Alt-q: q goes once the help has closed.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while tmux(&["capture-pane", "-p", "-t", &session.0]).contains("keys (Esc closes)") {
+        assert!(Instant::now() < deadline, "Escape did not close the help");
+        std::thread::sleep(Duration::from_millis(50));
+    }
     tmux(&["send-keys", "-t", &session.0, "q"]);
     let deadline = Instant::now() + Duration::from_secs(5);
     while tmux(&["list-sessions", "-F", "#{session_name}"]).contains(&session.0) {

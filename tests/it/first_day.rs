@@ -122,6 +122,8 @@ fn skilldecks_own_playbook_is_not_judged_by_the_sweep_nor_warned_by_validate() {
     assert!(!sweep.contains("lessons-playbook"), "{sweep}");
     let validate = d.ok(&["validate", d.dir.join("skills").to_str().unwrap()]);
     assert!(!validate.contains("lessons-playbook"), "{validate}");
+    // The demo's own skills say when to use them too: a clean first `validate`.
+    assert!(validate.contains("0 error(s), 0 warning(s)"), "{validate}");
 }
 
 #[test]
@@ -212,6 +214,11 @@ fn the_demos_drafts_name_no_live_skill_as_a_step_nor_a_hash_and_its_transcripts_
     for (path, text) in &drafts {
         assert!(!text.contains("skill db-backup"), "a live skill as a step: {path:?}\n{text}");
         assert!(!hash.is_match(text), "a hash in a sentence: {path:?}\n{text}");
+        // "X failed; it passed run as X" says nothing: the same command is "run again".
+        for line in text.lines().filter(|l| l.contains("; it passed run as `")) {
+            let spans: Vec<&str> = line.split('`').skip(1).step_by(2).collect();
+            assert_ne!(spans.first(), spans.last(), "{path:?}: {line}");
+        }
     }
     // The backup work done with db-backup proposes a version of it, not a new skill beside it.
     let all = d.json(&["candidates"]);
@@ -396,4 +403,20 @@ fn the_readme_installs_the_tested_lock_and_names_what_the_tests_need() {
     assert!(readme.contains("PostgreSQL 15"), "the team tests start a server");
     assert!(readme.contains("`agentskills`"), "the validator's command, not only its package");
     assert!(readme.lines().count() <= 200, "README stays short");
+}
+
+#[test]
+fn a_long_command_in_a_lesson_is_never_cut_mid_name() {
+    let Some(dir) = crate::support::shared_data("transcripts/marot__spotter") else { return };
+    let ws = crate::support::TestWorkspace::new();
+    ws.run_ok(&["ingest", dir.to_str().unwrap()]);
+    let all = ws.run_json(&["lessons", "--all"]);
+    let list = all.as_array().unwrap();
+    assert!(!list.is_empty(), "the spotter sessions teach lessons");
+    for l in list {
+        let text = format!("{} {}", l["anti_pattern"], l["correct_pattern"]);
+        // The spotter commands name files under test/spotter/services/: each whole.
+        assert!(!text.contains("test/spo`"), "{text}");
+        assert!(!text.contains("transcript_render`"), "a path cut mid-name: {text}");
+    }
 }

@@ -337,7 +337,8 @@ fn help_is_measured_on_later_sessions_and_verifies_the_lesson() {
     let shown = ws.run_ok(&["lessons"]);
     assert!(
         shown.contains(
-            "helped 2 of 3 later turns (hit rate 0.67); anti-pattern before 2/2, after 1/3"
+            "helped 2 of 3 later turns (67%) · anti-pattern before approval: 2 of 2 turns, after: \
+             1 of 3 turns"
         ),
         "{shown}"
     );
