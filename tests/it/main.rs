@@ -18,6 +18,7 @@ mod console_small;
 mod console_tmux;
 mod console_trust;
 mod console_undo;
+mod corpora_snapshot;
 mod demo;
 mod detect;
 mod determinism;
