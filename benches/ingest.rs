@@ -110,7 +110,7 @@ fn lessons_cost(projects: &Path) {
     });
     let sessions = ingest::pending_session_ids(ws.store.conn()).expect("sessions");
     let (detect, detect_cpu, _) = measured(false, || {
-        skilldeck::detect::run(&mut ws).expect("detect");
+        skilldeck::pipeline::detect(&mut ws).expect("detect");
         String::new()
     });
     let (lessons, lessons_cpu, found) = measured(false, || {

@@ -49,12 +49,14 @@ pub fn build(root: &Path) -> Result<(Workspace, DemoReport)> {
     let agent = ws.config.agent_id.clone();
 
     // A person pins the linter skill they rely on before anything judges it.
-    let ingest = crate::ingest::run(&mut ws, &[], &mut |_| {})?;
-    let after = pipeline::after_ingest(&mut ws)?;
+    let read = pipeline::Pass::ingest(pipeline::Read::default());
+    let mut first_pass = pipeline::run(&mut ws, &read, &mut |_| {})?;
     let pinned = "lint-fix".to_string();
     lifecycle::set_protected(&mut ws, &agent, &pinned, true)?;
-    let sweep = pipeline::upkeep_and_judge(&mut ws, false, false)?;
-    let first_pass = PassReport { ingest, after, sweep };
+    let judge = pipeline::Pass { judge: true, ..Default::default() };
+    let judged = pipeline::run(&mut ws, &judge, &mut |_| {})?;
+    first_pass.steps.extend(judged.steps.into_iter().filter(|s| *s != pipeline::Step::Recover));
+    first_pass.sweep = judged.sweep;
 
     // ... and promotes the drafted crate-release workflow.
     let candidate = release_candidate(&ws, &agent)?;
@@ -62,7 +64,7 @@ pub fn build(root: &Path) -> Result<(Workspace, DemoReport)> {
 
     // Later sessions release with one more step: a proposed new version.
     write_phase_two(&layout)?;
-    let second_pass = pipeline::run_pass(&mut ws, &[], &mut |_| {})?;
+    let second_pass = pipeline::run(&mut ws, &pipeline::Pass::full(), &mut |_| {})?;
 
     let open_candidates = crate::draft::list_candidates(&ws.store, None)?
         .iter()

@@ -15,7 +15,7 @@ mod signature;
 mod streak;
 pub mod workflows;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use anyhow::{Context, Result};
 use rusqlite::Connection;
@@ -61,21 +61,39 @@ pub struct DetectReport {
     pub auto_promote_errors: Vec<String>,
     /// A bounded run (`run_limited`) stopped with turns still pending.
     pub turns_left: bool,
-    /// Flags, and `draft.command` drafts, of the candidates this run drafted.
+    /// Flags, and `draft.command` drafts, of the candidates this run drafted (filled by the
+    /// pipeline's model-drafting stage).
     pub finish: crate::draft::finish::FinishReport,
+}
+
+/// What a detection run recorded, for the pipeline's later stages (staging the drafts, model
+/// drafting, auto-promotion): detection itself writes no file.
+pub(crate) struct Detected {
+    pub report: DetectReport,
+    pub drafts: PendingDrafts,
+    /// Candidates this run created or fed, in the order it touched them.
+    pub touched: Vec<i64>,
+}
+
+/// Draft folders the committed candidate rows describe and that are not on disk yet.
+#[derive(Default)]
+pub(crate) struct PendingDrafts {
+    /// The latest text of each candidate drafted, by candidate id.
+    pub staged: BTreeMap<i64, StagedDraft>,
+    /// Staged folders of candidates that became evidence: removed unless drafted again.
+    pub stale: Vec<std::path::PathBuf>,
+    /// The intent a crash before the folders are written leaves for recovery.
+    pub intent: Option<i64>,
 }
 
 use crate::ingest::PendingTurn as Turn;
 
 /// Consumes pending turns (complete, not yet detected) in (ended_at, id) order, one transaction
-/// per batch. Running it again with nothing new changes nothing.
-pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
-    run_limited(ws, None)
-}
-
-/// `run` over at most `limit` pending turns (oldest first); the rest stay pending for the next
-/// run (`turns_left` says whether any do). What a hook runs, so it stays quick on a long backlog.
-pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<DetectReport> {
+/// per batch, over at most `limit` of them (oldest first; the rest stay pending for the next
+/// run, and `turns_left` says whether any do: a hook stays quick on a long backlog). Records
+/// candidates; the drafts they describe are returned for the pipeline to stage. Running it again
+/// with nothing new changes nothing.
+pub(crate) fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected> {
     let cfg = ws.config.detect.clone();
     let staging = ws.paths.staging_dir.clone();
     let mut report = DetectReport::default();
@@ -229,32 +247,11 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<DetectRep
         }
         tx.commit().context("committing detection batch")?;
     }
-    crate::fsio::fault("drafts");
-    // After the commits: the rows hold each draft's text, so a crash here loses no evidence, and
-    // `promote` rewrites a missing draft from its row.
-    for draft in drafts.values() {
-        draft.write()?;
-    }
-    let written: HashSet<&std::path::Path> = drafts.values().map(|d| d.folder.as_path()).collect();
-    for folder in &stale {
-        if !written.contains(folder.as_path()) {
-            match std::fs::remove_dir_all(folder) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    return Err(e).with_context(|| format!("removing {}", folder.display()));
-                }
-                _ => {}
-            }
-        }
-    }
-    if let Some(id) = drafts_intent {
-        crate::journal::end(ws.store.conn(), id)?;
-    }
-    let drafted: Vec<i64> = drafts.keys().copied().collect();
-    report.finish = crate::draft::finish::after_detection(ws, &drafted)?;
-    if cfg.auto_promote {
-        auto_promote(ws, &touched_ids, &mut report)?;
-    }
-    Ok(report)
+    Ok(Detected {
+        report,
+        drafts: PendingDrafts { staged: drafts, stale, intent: drafts_intent },
+        touched: touched_ids,
+    })
 }
 
 /// Longest run of steering replies walked back to find the request they steer.
@@ -719,38 +716,6 @@ fn distinct_inputs<'a>(inputs: impl Iterator<Item = &'a str>) -> Vec<String> {
         }
     }
     out
-}
-
-/// `detect.auto_promote`: candidates this run created or fed, still open, not a proposed version,
-/// with enough evidence, go live without review.
-fn auto_promote(ws: &mut Workspace, ids: &[i64], report: &mut DetectReport) -> Result<()> {
-    let cfg = ws.config.detect.clone();
-    let mut done = HashSet::new();
-    for &id in ids {
-        if !done.insert(id) {
-            continue;
-        }
-        let c = candidates::get_candidate(ws.store.conn(), id)?;
-        let needed = if c.source == CandidateSource::Signature {
-            i64::from(cfg.streak_threshold)
-        } else {
-            cfg.min_sessions as i64
-        };
-        if c.status != CandidateStatus::Candidate
-            || c.evidence_only
-            || c.target_skill_id.is_some()
-            || c.occurrences < needed
-        {
-            continue;
-        }
-        match crate::draft::promote(ws, id) {
-            Ok(_) => report.auto_promoted += 1,
-            Err(e) => {
-                report.auto_promote_errors.push(format!("candidate {id} ({}): {e:#}", c.name))
-            }
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -45,6 +45,7 @@ mod merges;
 mod packages;
 mod packages_run;
 mod packages_validation;
+mod pass_doors;
 mod pipeline;
 mod reconcile;
 mod reliab_crash;
