@@ -92,6 +92,8 @@ pub enum Step {
 pub struct PassReport {
     /// The steps this pass ran, in order, each once.
     pub steps: Vec<Step>,
+    /// Milliseconds each step took, in the order of `steps`.
+    pub step_ms: Vec<u64>,
     /// Skill folders adopted while recovering.
     pub adopted: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -112,13 +114,14 @@ pub fn run(
     pass: &Pass,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<PassReport> {
-    let mut report =
-        PassReport { adopted: reconcile(ws)?, steps: vec![Step::Recover], ..Default::default() };
+    let mut line = Timeline::start();
+    let mut report = PassReport { adopted: reconcile(ws)?, ..Default::default() };
+    line.done(Step::Recover);
     if let Some(read) = &pass.read {
         let agent = read.agent.clone().unwrap_or_else(|| ws.config.agent_id.clone());
         report.ingest =
             Some(ingest::run_with_threads(ws, &read.paths, &agent, read.threads, progress)?);
-        report.steps.push(Step::Ingest);
+        line.done(Step::Ingest);
     }
     let limit = match pass.detect {
         Detect::Off => None,
@@ -126,19 +129,40 @@ pub fn run(
         Detect::AtMost(n) => Some(Some(n)),
     };
     if let Some(limit) = limit {
-        report.after = Some(after_ingest_steps(ws, limit, &mut report.steps)?);
+        report.after = Some(after_ingest_steps(ws, limit, &mut line)?);
     }
     if pass.judge {
         // Evolution runs once a pass: after detection when it ran, else with the upkeep.
         let evolve = report.after.is_none();
         report.sweep = Some(upkeep_and_judge(ws, false, evolve)?);
-        report.steps.push(Step::Judge);
+        line.done(Step::Judge);
     }
     if pass.team {
         report.team = crate::team::sync(ws);
-        report.steps.push(Step::TeamSync);
+        line.done(Step::TeamSync);
     }
+    (report.steps, report.step_ms) = (line.steps, line.ms);
     Ok(report)
+}
+
+/// The steps a pass ran and how long each took.
+struct Timeline {
+    steps: Vec<Step>,
+    ms: Vec<u64>,
+    since: Instant,
+}
+
+impl Timeline {
+    fn start() -> Timeline {
+        Timeline { steps: Vec::new(), ms: Vec::new(), since: Instant::now() }
+    }
+
+    /// `step` ended now: it took the time since the previous step ended.
+    fn done(&mut self, step: Step) {
+        self.steps.push(step);
+        self.ms.push(lifecycle::ms(self.since));
+        self.since = Instant::now();
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -155,7 +179,7 @@ pub struct AfterIngest {
 /// Detection and what follows it over whatever ingestion stored and nothing has consumed yet,
 /// outside a pass (learn, tests).
 pub fn after_ingest(ws: &mut Workspace) -> Result<AfterIngest> {
-    after_ingest_steps(ws, None, &mut Vec::new())
+    after_ingest_steps(ws, None, &mut Timeline::start())
 }
 
 /// The plan after ingest: register folders, detect (recording candidates), lessons over the
@@ -163,20 +187,20 @@ pub fn after_ingest(ws: &mut Workspace) -> Result<AfterIngest> {
 fn after_ingest_steps(
     ws: &mut Workspace,
     limit: Option<usize>,
-    steps: &mut Vec<Step>,
+    line: &mut Timeline,
 ) -> Result<AfterIngest> {
     let agent = ws.config.agent_id.clone();
     let skills_registered = crate::identity::register_folders(ws, &agent)?;
-    steps.push(Step::Register);
+    line.done(Step::Register);
     // The sessions whose turns detection is about to read: lessons read the same turns after.
     let sessions = ingest::pending_session_ids(ws.store.conn())?;
     let detected = detect::run_limited(ws, limit)?;
-    steps.push(Step::Detect);
+    line.done(Step::Detect);
     let lessons = crate::lessons::after_detect(ws, &sessions)?;
-    steps.push(Step::Lessons);
-    let detect = draft_stages(ws, detected, steps)?;
+    line.done(Step::Lessons);
+    let detect = draft_stages(ws, detected, line)?;
     let proposed_versions = crate::draft::link_evolutions(ws)?;
-    steps.push(Step::Evolve);
+    line.done(Step::Evolve);
     Ok(AfterIngest { skills_registered, detect, proposed_versions, lessons })
 }
 
@@ -184,7 +208,7 @@ fn after_ingest_steps(
 /// benchmarks and the detection tests run).
 pub fn detect(ws: &mut Workspace) -> Result<DetectReport> {
     let detected = detect::run_limited(ws, None)?;
-    draft_stages(ws, detected, &mut Vec::new())
+    draft_stages(ws, detected, &mut Timeline::start())
 }
 
 /// Stage drafts, model drafting, auto-promotion: the candidates detection recorded become draft
@@ -192,17 +216,17 @@ pub fn detect(ws: &mut Workspace) -> Result<DetectReport> {
 fn draft_stages(
     ws: &mut Workspace,
     detected: detect::Detected,
-    steps: &mut Vec<Step>,
+    line: &mut Timeline,
 ) -> Result<DetectReport> {
     let detect::Detected { mut report, drafts, touched } = detected;
     stage_drafts(ws, &drafts)?;
-    steps.push(Step::StageDrafts);
+    line.done(Step::StageDrafts);
     let drafted: Vec<i64> = drafts.staged.keys().copied().collect();
     report.finish = crate::draft::finish::after_detection(ws, &drafted)?;
-    steps.push(Step::ModelDrafting);
+    line.done(Step::ModelDrafting);
     if ws.config.detect.auto_promote {
         auto_promote(ws, &touched, &mut report)?;
-        steps.push(Step::AutoPromote);
+        line.done(Step::AutoPromote);
     }
     Ok(report)
 }

@@ -39,8 +39,9 @@ struct Report {
     ingest: IngestReport,
     #[serde(skip_serializing_if = "Option::is_none")]
     pipeline: Option<crate::pipeline::AfterIngest>,
-    /// The steps the pass ran, in order.
+    /// The steps the pass ran, in order, and the milliseconds each took.
     steps: Vec<crate::pipeline::Step>,
+    step_ms: Vec<u64>,
 }
 
 pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
@@ -74,10 +75,10 @@ pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
         crate::err_out!();
     }
     let report = done.ingest.unwrap_or_default();
-    let (pipeline, steps) = (done.after, done.steps);
+    let (pipeline, steps, step_ms) = (done.after, done.steps, done.step_ms);
     let looked = if args.paths.is_empty() { none_found(&ws) } else { None };
     if args.json {
-        print_json(&Report { ingest: report, pipeline, steps })?;
+        print_json(&Report { ingest: report, pipeline, steps, step_ms })?;
     } else if let Some(looked) = looked {
         // Not a row of zeros: say where it looked and how to point it elsewhere.
         crate::out!(

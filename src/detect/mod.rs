@@ -116,6 +116,8 @@ pub(crate) fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<De
         if turns.is_empty() {
             break;
         }
+        let mut prepared = prepare(&tx, &turns)?.into_iter();
+        let mut marks: Vec<(i64, String)> = Vec::with_capacity(turns.len());
         // Sequences seen in a new session in this batch, in first-seen order, with those sessions.
         let mut fresh: Vec<((String, String), Fresh)> = Vec::new();
         let mut fresh_at: HashMap<(String, String), usize> = HashMap::new();
@@ -130,16 +132,14 @@ pub(crate) fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<De
             };
             let steering =
                 !turn.is_sidechain && is_steering(&turn.user_input, answers(&earlier, 0));
-            let signature = if steering { String::new() } else { task_signature(&turn.user_input) };
-            crate::ingest::mark_detected(&tx, turn.id, &signature)?;
+            let Prepared { signature, calls, smoke, mined } =
+                prepared.next().context("a prepared turn for each pending turn")?;
+            let signature = if steering { String::new() } else { signature };
+            // Written with the batch: nothing in it reads a turn's mark or signature.
+            marks.push((turn.id, signature.clone()));
             report.turns_processed += 1;
-            let rows = crate::ingest::tool_calls(&tx, turn.id)?;
-            let calls = as_calls(&rows);
-            let smoke = sequence::is_smoke_test(&turn.user_input);
             let mut joined: Option<i64> = None;
-            if !turn.is_sidechain && !smoke {
-                let raw = workflows::as_raw_calls(rows);
-                let own = mine::turn_sequence(&raw);
+            if let Some((raw, own)) = mined {
                 workflows::count_steps(&tx, &turn.agent_id, &own)?;
                 let unit = task_unit(&tx, turn, steering, &earlier, raw)?;
                 // A turn that is its own task is mined once.
@@ -220,6 +220,7 @@ pub(crate) fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<De
                 }
             }
         }
+        crate::ingest::mark_detected(&tx, &marks)?;
         let mut ctx =
             Ctx { conn: &tx, staging: &staging, now: &now, drafts: &mut drafts, stale: &mut stale };
         // Workflows first: a sequence row whose turns a proposed workflow holds stays evidence.
@@ -252,6 +253,51 @@ pub(crate) fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<De
         drafts: PendingDrafts { staged: drafts, stale, intent: drafts_intent },
         touched: touched_ids,
     })
+}
+
+/// A pending turn's work that needs no order: its signature (used unless it is a steering
+/// reply), its calls, whether its prompt is a smoke test, and for a main-stream turn that is not
+/// one, its calls as mining reads them and its own step sequence.
+struct Prepared {
+    signature: String,
+    calls: Vec<Call>,
+    smoke: bool,
+    mined: Option<(Vec<mine::RawCall>, mine::TurnSeq)>,
+}
+
+/// Reads the batch's tool calls, then does each turn's text work on the cores available (at
+/// most two threads: the order-dependent walk over the batch waits for all of it).
+fn prepare(conn: &Connection, turns: &[Turn]) -> Result<Vec<Prepared>> {
+    let mut rows = Vec::with_capacity(turns.len());
+    for turn in turns {
+        rows.push(crate::ingest::tool_calls(conn, turn.id)?);
+    }
+    let one = |(turn, rows): (&Turn, Vec<crate::ingest::ToolCallRow>)| {
+        let smoke = sequence::is_smoke_test(&turn.user_input);
+        let calls = as_calls(&rows);
+        let mined = (!turn.is_sidechain && !smoke).then(|| {
+            let raw = workflows::as_raw_calls(rows);
+            let own = mine::turn_sequence(&raw);
+            (raw, own)
+        });
+        Prepared { signature: task_signature(&turn.user_input), calls, smoke, mined }
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(2);
+    if threads < 2 || turns.len() < 16 {
+        return Ok(turns.iter().zip(rows).map(one).collect());
+    }
+    let half = turns.len() / 2;
+    let mut rest = rows.split_off(half);
+    let (first, second) = std::thread::scope(|scope| {
+        let later = scope.spawn(|| {
+            turns[half..].iter().zip(std::mem::take(&mut rest)).map(one).collect::<Vec<_>>()
+        });
+        let first: Vec<Prepared> = turns[..half].iter().zip(rows).map(one).collect();
+        (first, later.join())
+    });
+    let mut all = first;
+    all.extend(second.map_err(|_| anyhow::anyhow!("a detection thread panicked"))?);
+    Ok(all)
 }
 
 /// Longest run of steering replies walked back to find the request they steer.

@@ -106,6 +106,8 @@ pub struct HookPhases {
     /// Milliseconds of the whole pass.
     pub total: u64,
     pub steps: Vec<crate::pipeline::Step>,
+    /// Milliseconds of each step, in the order of `steps`.
+    pub step_ms: Vec<u64>,
 }
 
 /// The folder beside the database that holds `hooks.log` and the throttle stamps.
@@ -140,7 +142,8 @@ pub fn handle(ws: &mut Workspace, payload: &Payload, now: SystemTime) -> Result<
     };
     let t = std::time::Instant::now();
     let done = crate::pipeline::run(ws, &pass, &mut |_| {})?;
-    let ms = HookPhases { total: crate::lifecycle::ms(t), steps: done.steps };
+    let ms =
+        HookPhases { total: crate::lifecycle::ms(t), steps: done.steps, step_ms: done.step_ms };
     let (report, after) = (done.ingest.unwrap_or_default(), done.after.context("detection ran")?);
     Ok(HookOutcome::Ingested {
         transcript,
