@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use rusqlite::params;
 use skilldeck::config::Config;
-use skilldeck::detect;
+
 use skilldeck::workspace::{Paths, Workspace};
 
 const TURNS_PER_SESSION: usize = 25;
@@ -169,12 +169,12 @@ fn measure(sessions: usize) -> f64 {
     let base = start.elapsed();
 
     let start = Instant::now();
-    let report = detect::run(&mut ws).unwrap();
+    let report = skilldeck::pipeline::detect(&mut ws).unwrap();
     let full = start.elapsed();
     assert_eq!(report.turns_processed as usize, turns);
 
     let start = Instant::now();
-    let again = detect::run(&mut ws).unwrap();
+    let again = skilldeck::pipeline::detect(&mut ws).unwrap();
     let idle = start.elapsed();
     assert_eq!(again.turns_processed, 0);
 

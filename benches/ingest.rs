@@ -12,9 +12,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use corpus::jsonl_files;
 use skilldeck::config::Config;
 use skilldeck::ingest;
 use skilldeck::workspace::{Paths, Workspace};
+
+#[path = "corpus/mod.rs"]
+mod corpus;
 
 const ROUNDS: usize = 5;
 
@@ -110,7 +114,7 @@ fn lessons_cost(projects: &Path) {
     });
     let sessions = ingest::pending_session_ids(ws.store.conn()).expect("sessions");
     let (detect, detect_cpu, _) = measured(false, || {
-        skilldeck::detect::run(&mut ws).expect("detect");
+        skilldeck::pipeline::detect(&mut ws).expect("detect");
         String::new()
     });
     let (lessons, lessons_cpu, found) = measured(false, || {
@@ -175,35 +179,8 @@ fn measured(children: bool, f: impl FnOnce() -> String) -> (Duration, Duration, 
 }
 
 fn generate(projects: &Path) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let script = root.join("../shared/tools/make-bench-corpus");
-    let src = root.join("../shared/data/transcripts/handgemacht-ai__claude-code-log/real_projects");
     let mb = std::env::var("SKILLDECK_BENCH_MB").unwrap_or_else(|_| "300".into());
-    println!("generating {mb} MB corpus in {} ...", projects.display());
-    let status = Command::new(&script)
-        .arg(&src)
-        .arg(projects)
-        .args(["--mb", &mb])
-        .status()
-        .unwrap_or_else(|e| panic!("running {}: {e}", script.display()));
-    assert!(status.success(), "{} failed", script.display());
-}
-
-fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).expect("list corpus").flatten() {
-            let p = entry.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|e| e == "jsonl") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+    corpus::generate(projects, &mb);
 }
 
 fn floor_parse(files: &[PathBuf]) -> (Duration, Duration, String) {

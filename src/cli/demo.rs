@@ -36,8 +36,11 @@ pub fn run(args: DemoArgs) -> Result<Outcome> {
 }
 
 fn summary(r: &DemoReport) -> String {
-    let i1 = &r.first_pass.ingest;
-    let i2 = &r.second_pass.ingest;
+    let none = crate::ingest::IngestReport::default();
+    let i1 = r.first_pass.ingest.as_ref().unwrap_or(&none);
+    let i2 = r.second_pass.ingest.as_ref().unwrap_or(&none);
+    let versions =
+        |p: &crate::pipeline::PassReport| p.after.as_ref().map_or(0, |a| a.proposed_versions);
     let mut out = format!(
         "demo workspace: {}\n\
          ingested {} transcript files: {} sessions, {} turns, {} tool calls ({} errors)\n\
@@ -52,7 +55,7 @@ fn summary(r: &DemoReport) -> String {
         r.open_candidates,
         r.promoted,
         r.pinned,
-        r.first_pass.after.proposed_versions + r.second_pass.after.proposed_versions,
+        versions(&r.first_pass) + versions(&r.second_pass),
     );
     for s in &r.skills {
         let rate = s.rate.map(|x| format!("{:.0}%", x * 100.0)).unwrap_or_else(|| "-".into());

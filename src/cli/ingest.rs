@@ -7,7 +7,8 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{GlobalArgs, Outcome, print_json};
-use crate::ingest::{self, IngestReport, Progress};
+use crate::ingest::{IngestReport, Progress};
+use crate::pipeline::{Detect, Pass, Read};
 
 #[derive(Debug, Args)]
 pub struct IngestArgs {
@@ -38,6 +39,9 @@ struct Report {
     ingest: IngestReport,
     #[serde(skip_serializing_if = "Option::is_none")]
     pipeline: Option<crate::pipeline::AfterIngest>,
+    /// The steps the pass ran, in order, and the milliseconds each took.
+    steps: Vec<crate::pipeline::Step>,
+    step_ms: Vec<u64>,
 }
 
 pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
@@ -45,8 +49,8 @@ pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
         hook(global, &args);
         return Ok(Outcome::Ok);
     }
-    let mut ws = global.open()?;
-    let agent = args.agent.clone().unwrap_or_else(|| ws.config.agent_id.clone());
+    // The pass recovers and reconciles first, as every door's does.
+    let mut ws = crate::workspace::Workspace::open(&global.overrides())?;
     let show_progress = !args.json && std::io::stderr().is_terminal();
     let mut on_progress = |p: &Progress| {
         if show_progress && p.files_total > 0 {
@@ -61,13 +65,17 @@ pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
             let _ = std::io::stderr().flush();
         }
     };
-    let report =
-        ingest::run_with_threads(&mut ws, &args.paths, &agent, args.threads, &mut on_progress)?;
+    let read = Read { paths: args.paths.clone(), agent: args.agent.clone(), threads: args.threads };
+    let mut pass = Pass::ingest(read);
+    if args.no_detect {
+        pass.detect = Detect::Off;
+    }
+    let done = crate::pipeline::run(&mut ws, &pass, &mut on_progress)?;
     if show_progress {
         crate::err_out!();
     }
-    let pipeline =
-        if args.no_detect { None } else { Some(crate::pipeline::after_ingest(&mut ws)?) };
+    let report = done.ingest.unwrap_or_default();
+    let (pipeline, steps, step_ms) = (done.after, done.steps, done.step_ms);
     let looked = if args.paths.is_empty() { none_found(&ws) } else { None };
     if let Some(looked) = looked.as_ref().filter(|_| !ws.config.transcripts.is_empty()) {
         // Folders the config names and none there: a mistake to say, not an empty success.
@@ -77,7 +85,7 @@ pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
         );
     }
     if args.json {
-        print_json(&Report { ingest: report, pipeline })?;
+        print_json(&Report { ingest: report, pipeline, steps, step_ms })?;
     } else if let Some(looked) = looked {
         // Not a row of zeros: say where it looked and how to point it elsewhere.
         crate::out!(

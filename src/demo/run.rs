@@ -51,12 +51,14 @@ pub fn build(root: &Path) -> Result<(Workspace, DemoReport)> {
     let agent = ws.config.agent_id.clone();
 
     // A person pins the linter skill they rely on before anything judges it.
-    let ingest = crate::ingest::run(&mut ws, &[], &mut |_| {})?;
-    let after = pipeline::after_ingest(&mut ws)?;
+    let read = pipeline::Pass::ingest(pipeline::Read::default());
+    let mut first_pass = pipeline::run(&mut ws, &read, &mut |_| {})?;
     let pinned = "lint-fix".to_string();
     lifecycle::set_protected(&mut ws, &agent, &pinned, true)?;
-    let sweep = pipeline::upkeep_and_judge(&mut ws, false, false)?;
-    let first_pass = PassReport { ingest, after, sweep };
+    let judge = pipeline::Pass { judge: true, ..Default::default() };
+    let judged = pipeline::run(&mut ws, &judge, &mut |_| {})?;
+    first_pass.steps.extend(judged.steps.into_iter().filter(|s| *s != pipeline::Step::Recover));
+    first_pass.sweep = judged.sweep;
 
     // The hand-written backup skill has been live since the day before (see the scenario).
     let backup = crate::catalog::skills::find(ws.store.conn(), &agent, scenario::BACKUP_SKILL)?
@@ -71,7 +73,7 @@ pub fn build(root: &Path) -> Result<(Workspace, DemoReport)> {
 
     // Later sessions release with one more step: a proposed new version.
     write_phase_two(&layout)?;
-    let second_pass = pipeline::run_pass(&mut ws, &[], &mut |_| {})?;
+    let second_pass = pipeline::run(&mut ws, &pipeline::Pass::full(), &mut |_| {})?;
 
     // ... and tries the backup skill on a project with a stand-in agent.
     let trial = crate::trial::verdict::headline(&super::trial::run(&mut ws, &layout)?);

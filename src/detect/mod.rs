@@ -15,7 +15,7 @@ mod signature;
 mod streak;
 pub mod workflows;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use anyhow::{Context, Result};
 use rusqlite::Connection;
@@ -61,21 +61,39 @@ pub struct DetectReport {
     pub auto_promote_errors: Vec<String>,
     /// A bounded run (`run_limited`) stopped with turns still pending.
     pub turns_left: bool,
-    /// Flags, and `draft.command` drafts, of the candidates this run drafted.
+    /// Flags, and `draft.command` drafts, of the candidates this run drafted (filled by the
+    /// pipeline's model-drafting stage).
     pub finish: crate::draft::finish::FinishReport,
+}
+
+/// What a detection run recorded, for the pipeline's later stages (staging the drafts, model
+/// drafting, auto-promotion): detection itself writes no file.
+pub(crate) struct Detected {
+    pub report: DetectReport,
+    pub drafts: PendingDrafts,
+    /// Candidates this run created or fed, in the order it touched them.
+    pub touched: Vec<i64>,
+}
+
+/// Draft folders the committed candidate rows describe and that are not on disk yet.
+#[derive(Default)]
+pub(crate) struct PendingDrafts {
+    /// The latest text of each candidate drafted, by candidate id.
+    pub staged: BTreeMap<i64, StagedDraft>,
+    /// Staged folders of candidates that became evidence: removed unless drafted again.
+    pub stale: Vec<std::path::PathBuf>,
+    /// The intent a crash before the folders are written leaves for recovery.
+    pub intent: Option<i64>,
 }
 
 use crate::ingest::PendingTurn as Turn;
 
 /// Consumes pending turns (complete, not yet detected) in (ended_at, id) order, one transaction
-/// per batch. Running it again with nothing new changes nothing.
-pub fn run(ws: &mut Workspace) -> Result<DetectReport> {
-    run_limited(ws, None)
-}
-
-/// `run` over at most `limit` pending turns (oldest first); the rest stay pending for the next
-/// run (`turns_left` says whether any do). What a hook runs, so it stays quick on a long backlog.
-pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<DetectReport> {
+/// per batch, over at most `limit` of them (oldest first; the rest stay pending for the next
+/// run, and `turns_left` says whether any do: a hook stays quick on a long backlog). Records
+/// candidates; the drafts they describe are returned for the pipeline to stage. Running it again
+/// with nothing new changes nothing.
+pub(crate) fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected> {
     let cfg = ws.config.detect.clone();
     let staging = ws.paths.staging_dir.clone();
     let mut report = DetectReport::default();
@@ -98,6 +116,8 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<DetectRep
         if turns.is_empty() {
             break;
         }
+        let mut prepared = prepare(&tx, &turns)?.into_iter();
+        let mut marks: Vec<(i64, String)> = Vec::with_capacity(turns.len());
         // Sequences seen in a new session in this batch, in first-seen order, with those sessions.
         let mut fresh: Vec<((String, String), Fresh)> = Vec::new();
         let mut fresh_at: HashMap<(String, String), usize> = HashMap::new();
@@ -112,16 +132,14 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<DetectRep
             };
             let steering =
                 !turn.is_sidechain && is_steering(&turn.user_input, answers(&earlier, 0));
-            let signature = if steering { String::new() } else { task_signature(&turn.user_input) };
-            crate::ingest::mark_detected(&tx, turn.id, &signature)?;
+            let Prepared { signature, calls, smoke, mined } =
+                prepared.next().context("a prepared turn for each pending turn")?;
+            let signature = if steering { String::new() } else { signature };
+            // Written with the batch: nothing in it reads a turn's mark or signature.
+            marks.push((turn.id, signature.clone()));
             report.turns_processed += 1;
-            let rows = crate::ingest::tool_calls(&tx, turn.id)?;
-            let calls = as_calls(&rows);
-            let smoke = sequence::is_smoke_test(&turn.user_input);
             let mut joined: Option<i64> = None;
-            if !turn.is_sidechain && !smoke {
-                let raw = workflows::as_raw_calls(rows);
-                let own = mine::turn_sequence(&raw);
+            if let Some((raw, own)) = mined {
                 workflows::count_steps(&tx, &turn.agent_id, &own)?;
                 let unit = task_unit(&tx, turn, steering, &earlier, raw)?;
                 // A turn that is its own task is mined once.
@@ -202,6 +220,7 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<DetectRep
                 }
             }
         }
+        crate::ingest::mark_detected(&tx, &marks)?;
         let mut ctx =
             Ctx { conn: &tx, staging: &staging, now: &now, drafts: &mut drafts, stale: &mut stale };
         // Workflows first: a sequence row whose turns a proposed workflow holds stays evidence.
@@ -229,32 +248,56 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<DetectRep
         }
         tx.commit().context("committing detection batch")?;
     }
-    crate::fsio::fault("drafts");
-    // After the commits: the rows hold each draft's text, so a crash here loses no evidence, and
-    // `promote` rewrites a missing draft from its row.
-    for draft in drafts.values() {
-        draft.write()?;
+    Ok(Detected {
+        report,
+        drafts: PendingDrafts { staged: drafts, stale, intent: drafts_intent },
+        touched: touched_ids,
+    })
+}
+
+/// A pending turn's work that needs no order: its signature (used unless it is a steering
+/// reply), its calls, whether its prompt is a smoke test, and for a main-stream turn that is not
+/// one, its calls as mining reads them and its own step sequence.
+struct Prepared {
+    signature: String,
+    calls: Vec<Call>,
+    smoke: bool,
+    mined: Option<(Vec<mine::RawCall>, mine::TurnSeq)>,
+}
+
+/// Reads the batch's tool calls, then does each turn's text work on the cores available (at
+/// most two threads: the order-dependent walk over the batch waits for all of it).
+fn prepare(conn: &Connection, turns: &[Turn]) -> Result<Vec<Prepared>> {
+    let mut rows = Vec::with_capacity(turns.len());
+    for turn in turns {
+        rows.push(crate::ingest::tool_calls(conn, turn.id)?);
     }
-    let written: HashSet<&std::path::Path> = drafts.values().map(|d| d.folder.as_path()).collect();
-    for folder in &stale {
-        if !written.contains(folder.as_path()) {
-            match std::fs::remove_dir_all(folder) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    return Err(e).with_context(|| format!("removing {}", folder.display()));
-                }
-                _ => {}
-            }
-        }
+    let one = |(turn, rows): (&Turn, Vec<crate::ingest::ToolCallRow>)| {
+        let smoke = sequence::is_smoke_test(&turn.user_input);
+        let calls = as_calls(&rows);
+        let mined = (!turn.is_sidechain && !smoke).then(|| {
+            let raw = workflows::as_raw_calls(rows);
+            let own = mine::turn_sequence(&raw);
+            (raw, own)
+        });
+        Prepared { signature: task_signature(&turn.user_input), calls, smoke, mined }
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(2);
+    if threads < 2 || turns.len() < 16 {
+        return Ok(turns.iter().zip(rows).map(one).collect());
     }
-    if let Some(id) = drafts_intent {
-        crate::journal::end(ws.store.conn(), id)?;
-    }
-    let drafted: Vec<i64> = drafts.keys().copied().collect();
-    report.finish = crate::draft::finish::after_detection(ws, &drafted)?;
-    if cfg.auto_promote {
-        auto_promote(ws, &touched_ids, &mut report)?;
-    }
-    Ok(report)
+    let half = turns.len() / 2;
+    let mut rest = rows.split_off(half);
+    let (first, second) = std::thread::scope(|scope| {
+        let later = scope.spawn(|| {
+            turns[half..].iter().zip(std::mem::take(&mut rest)).map(one).collect::<Vec<_>>()
+        });
+        let first: Vec<Prepared> = turns[..half].iter().zip(rows).map(one).collect();
+        (first, later.join())
+    });
+    let mut all = first;
+    all.extend(second.map_err(|_| anyhow::anyhow!("a detection thread panicked"))?);
+    Ok(all)
 }
 
 /// Longest run of steering replies walked back to find the request they steer.
@@ -719,38 +762,6 @@ fn distinct_inputs<'a>(inputs: impl Iterator<Item = &'a str>) -> Vec<String> {
         }
     }
     out
-}
-
-/// `detect.auto_promote`: candidates this run created or fed, still open, not a proposed version,
-/// with enough evidence, go live without review.
-fn auto_promote(ws: &mut Workspace, ids: &[i64], report: &mut DetectReport) -> Result<()> {
-    let cfg = ws.config.detect.clone();
-    let mut done = HashSet::new();
-    for &id in ids {
-        if !done.insert(id) {
-            continue;
-        }
-        let c = candidates::get_candidate(ws.store.conn(), id)?;
-        let needed = if c.source == CandidateSource::Signature {
-            i64::from(cfg.streak_threshold)
-        } else {
-            cfg.min_sessions as i64
-        };
-        if c.status != CandidateStatus::Candidate
-            || c.evidence_only
-            || c.target_skill_id.is_some()
-            || c.occurrences < needed
-        {
-            continue;
-        }
-        match crate::draft::promote(ws, id) {
-            Ok(_) => report.auto_promoted += 1,
-            Err(e) => {
-                report.auto_promote_errors.push(format!("candidate {id} ({}): {e:#}", c.name))
-            }
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

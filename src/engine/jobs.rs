@@ -14,7 +14,7 @@ use crate::lifecycle::SweepReport;
 use crate::pipeline::{self, AfterIngest};
 use crate::text::count;
 use crate::workspace::Workspace;
-use crate::{draft, ingest, lifecycle};
+use crate::{draft, lifecycle};
 
 /// A unit of writing work.
 #[derive(Debug, Clone, PartialEq)]
@@ -407,6 +407,17 @@ fn undo(ws: &mut Workspace, op: &Op, before: &str) -> Result<String> {
     Ok(format!("undid {} of {}", verb(op), target(op).name))
 }
 
+/// The pass the engine runs: a timed pass reads, detects, judges and syncs with the team; a file
+/// event reads and detects; a sweep alone does upkeep (evolution included) and judging.
+pub fn plan(ingest: bool, sweep: bool) -> pipeline::Pass {
+    match (ingest, sweep) {
+        // The team sync runs beside the engine's jobs, on its own connection (`start_team`).
+        (true, true) => pipeline::Pass { team: false, ..pipeline::Pass::full() },
+        (true, false) => pipeline::Pass::ingest(pipeline::Read::default()),
+        (false, _) => pipeline::Pass { judge: true, ..Default::default() },
+    }
+}
+
 /// What a pass found, in words; empty when it found nothing.
 fn pass(
     ws: &mut Workspace,
@@ -418,23 +429,14 @@ fn pass(
         let _ = updates.send(Update::Progress(*p));
     };
     let mut parts = Vec::new();
-    // `run_pass` reconciles too; done first here so folders it adopts are said.
-    let adopted = pipeline::reconcile(ws).context("recovering")?;
-    match (ingest, sweep) {
-        (true, true) => {
-            let r = pipeline::run_pass(ws, &[], &mut report).context("ingest, detect, sweep")?;
-            parts.extend(ingested(&r.ingest));
-            parts.extend(detected(&r.after));
-            parts.extend(swept(&r.sweep, false));
-        }
-        (true, false) => {
-            let read = ingest::run(ws, &[], &mut report).context("ingest")?;
-            let after = pipeline::after_ingest(ws).context("detect")?;
-            parts.extend(ingested(&read));
-            parts.extend(detected(&after));
-        }
-        (false, _) => parts.extend(swept(&pipeline::sweep(ws, false).context("sweep")?, true)),
+    let r = pipeline::run(ws, &plan(ingest, sweep), &mut report).context("pass")?;
+    parts.extend(r.ingest.as_ref().and_then(ingested));
+    parts.extend(r.after.as_ref().and_then(detected));
+    if let Some(sweep) = &r.sweep {
+        parts.extend(swept(sweep, !ingest));
     }
+    parts.extend(r.team);
+    let adopted = r.adopted;
     if adopted > 0 {
         parts.push(format!("adopted {}", count(adopted as u64, "new skill folder")));
     }

@@ -22,6 +22,7 @@ use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 use tokio::task::JoinHandle;
 
 pub use crate::ingest::Progress;
+pub use jobs::plan;
 pub use snapshot::{Snapshot, View};
 
 use crate::store::Store;

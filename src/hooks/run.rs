@@ -11,13 +11,14 @@
 //! opened). `SessionEnd` always runs, so the end of a session is never lost; what a skipped run
 //! would have read is read by the next run, since ingestion resumes from the stored offset.
 
-use std::io::{Read, Write};
+use std::io::{Read as _, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
+use crate::pipeline::{Detect, Pass, Read};
 use crate::workspace::Workspace;
 
 /// Log files past this size are started afresh.
@@ -99,15 +100,14 @@ pub enum HookOutcome {
     NoTranscript,
 }
 
-/// Milliseconds per phase of a hook run.
+/// How long a hook run's pass took, and its steps.
 #[derive(Debug, Default, Serialize)]
 pub struct HookPhases {
-    /// Skill folders on disk against the database.
-    pub reconcile: u64,
-    /// Reading the transcript's new lines and storing turns, tool calls and invocations.
-    pub ingest: u64,
-    /// Detection and drafting over the new turns, and evolution.
-    pub detect: u64,
+    /// Milliseconds of the whole pass.
+    pub total: u64,
+    pub steps: Vec<crate::pipeline::Step>,
+    /// Milliseconds of each step, in the order of `steps`.
+    pub step_ms: Vec<u64>,
 }
 
 /// The folder beside the database that holds `hooks.log` and the throttle stamps.
@@ -133,18 +133,18 @@ pub fn handle(ws: &mut Workspace, payload: &Payload, now: SystemTime) -> Result<
     } else {
         stamp(&hook_dir(&ws.paths.db), &transcript, now, Duration::ZERO)?;
     }
-    let mut ms = HookPhases::default();
-    let t = std::time::Instant::now();
-    crate::pipeline::reconcile(ws)?;
-    ms.reconcile = crate::lifecycle::ms(t);
-    let t = std::time::Instant::now();
     let agent = ws.agent_for_path(&transcript);
-    let report = crate::ingest::run_as(ws, std::slice::from_ref(&transcript), &agent, &mut |_| {})?;
-    ms.ingest = crate::lifecycle::ms(t);
+    let pass = Pass {
+        read: Some(Read { paths: vec![transcript.clone()], agent: Some(agent), threads: None }),
+        detect: Detect::AtMost(ws.config.hooks.detect_turns),
+        judge: false,
+        team: false,
+    };
     let t = std::time::Instant::now();
-    let limit = ws.config.hooks.detect_turns;
-    let after = crate::pipeline::after_ingest_limited(ws, Some(limit))?;
-    ms.detect = crate::lifecycle::ms(t);
+    let done = crate::pipeline::run(ws, &pass, &mut |_| {})?;
+    let ms =
+        HookPhases { total: crate::lifecycle::ms(t), steps: done.steps, step_ms: done.step_ms };
+    let (report, after) = (done.ingest.unwrap_or_default(), done.after.context("detection ran")?);
     Ok(HookOutcome::Ingested {
         transcript,
         turns: report.turns + report.turns_updated,

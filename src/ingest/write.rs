@@ -470,11 +470,21 @@ pub fn earlier_turns(conn: &Connection, turn_id: i64, limit: usize) -> Result<Ve
     rows.collect::<rusqlite::Result<Vec<_>>>().context("reading a session's earlier turns")
 }
 
-/// Marks a turn consumed by detection, with its task signature (`""` when empty).
-pub fn mark_detected(conn: &Connection, turn_id: i64, signature: &str) -> Result<()> {
-    let mut stmt =
-        conn.prepare_cached("UPDATE turns SET signature = ?2, detected = 1 WHERE id = ?1")?;
-    stmt.execute(params![turn_id, signature])?;
+/// Marks turns consumed by detection, each with its task signature (`""` when empty): one
+/// statement per few hundred turns rather than one per turn.
+pub fn mark_detected(conn: &Connection, marks: &[(i64, String)]) -> Result<()> {
+    const CHUNK: usize = 400;
+    for chunk in marks.chunks(CHUNK) {
+        let values = vec!["(?, ?)"; chunk.len()].join(", ");
+        let sql = format!(
+            "UPDATE turns SET signature = v.column2, detected = 1 FROM (VALUES {values}) AS v
+             WHERE turns.id = v.column1"
+        );
+        let mut stmt = conn.prepare_cached(&sql)?;
+        let params: Vec<&dyn rusqlite::ToSql> =
+            chunk.iter().flat_map(|(id, sig)| [id as &dyn rusqlite::ToSql, sig]).collect();
+        stmt.execute(params.as_slice())?;
+    }
     Ok(())
 }
 

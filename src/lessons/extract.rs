@@ -4,6 +4,8 @@
 //! before running it again) in `lessons.min_sessions` sessions.
 
 use std::collections::BTreeSet;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 use anyhow::Result;
 use rusqlite::Connection;
@@ -37,6 +39,7 @@ pub fn run(ws: &mut Workspace, sessions: &[i64], report: &mut LessonsReport) -> 
     let cfg = ws.config.lessons.clone();
     let tx = ws.store.conn_mut().transaction()?;
     let mut live = measure::Live::load(&tx)?;
+    let mut known = Known::default();
     for &sid in sessions {
         let cursor = db::progress(&tx, sid)?;
         let turns = crate::ingest::session_turns(&tx, sid, cursor.unwrap_or(0))?;
@@ -54,13 +57,13 @@ pub fn run(ws: &mut Workspace, sessions: &[i64], report: &mut LessonsReport) -> 
             report.turns_read += 1;
             report.retrievals += live.on_turn(&tx, t, prev)?;
             for s in fixes(t, &cfg) {
-                record(&tx, s, &cfg, report)?;
+                record(&tx, s, &cfg, &mut known, report)?;
             }
             if !t.is_sidechain {
                 if let Some(p) = prev
                     && let Some(s) = correction(p, t)
                 {
-                    record(&tx, s, &cfg, report)?;
+                    record(&tx, s, &cfg, &mut known, report)?;
                 }
                 prev = Some(t);
             }
@@ -74,12 +77,35 @@ pub fn run(ws: &mut Workspace, sessions: &[i64], report: &mut LessonsReport) -> 
     Ok(())
 }
 
+/// Each lesson's evidence this run has read, in turn order: a new sighting extends it rather than
+/// reading and parsing all of it again (which made a lesson seen in many sessions quadratic).
+#[derive(Default)]
+struct Known(HashMap<i64, Vec<Evidence>>);
+
+impl Known {
+    /// Lesson `id`'s evidence with `added` (just stored) in its place.
+    fn with(&mut self, conn: &Connection, id: i64, added: Evidence) -> Result<&[Evidence]> {
+        match self.0.entry(id) {
+            Entry::Occupied(mut e) => {
+                let list = e.get_mut();
+                // A turn belongs to one session, and a lesson has one row per session: turn ids
+                // are distinct, so this is the place `ORDER BY turn_id` gives it.
+                let at = list.partition_point(|x| x.turn_id < added.turn_id);
+                list.insert(at, added);
+                Ok(e.into_mut())
+            }
+            Entry::Vacant(e) => Ok(e.insert(db::evidence(conn, id)?)),
+        }
+    }
+}
+
 /// Stores a sighting: a new lesson, or one more session of a known one. A lesson with the
 /// sessions it needs goes through the guard: proposed, or rejected with the reason.
 fn record(
     conn: &Connection,
     s: Sighting,
     cfg: &LessonsConfig,
+    known: &mut Known,
     report: &mut LessonsReport,
 ) -> Result<()> {
     let (id, status) = match db::find(conn, &s.lesson.agent_id, &s.lesson.source_hash)? {
@@ -96,14 +122,14 @@ fn record(
             (id, LessonStatus::Sighted)
         }
     };
-    let evidence = db::evidence(conn, id)?;
-    let lesson = rebuild(&s.lesson, &evidence, cfg);
+    let evidence = known.with(conn, id, s.evidence)?;
+    let lesson = rebuild(&s.lesson, evidence, cfg);
     db::update_text(conn, id, &lesson)?;
     // A refused lesson is checked again with each new session: a value two sessions share is
     // no longer one session's literal.
     let unjudged = matches!(status, LessonStatus::Sighted | LessonStatus::Rejected);
     if unjudged && evidence.len() >= s.needs {
-        match guard::check(conn, &lesson, &evidence)? {
+        match guard::check(conn, &lesson, evidence)? {
             None => {
                 db::set_status(conn, id, LessonStatus::Proposed)?;
                 report.proposed += 1;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use chrono::{Duration, TimeZone, Utc};
 use serde_json::Value;
 use skilldeck::config::Config;
-use skilldeck::detect::{self, DetectReport};
+use skilldeck::detect::DetectReport;
 use skilldeck::synth::transcripts::{self, Clock, Turn};
 use skilldeck::workspace::Workspace;
 
@@ -93,7 +93,7 @@ impl Feed {
     }
 
     pub fn detect(&mut self) -> DetectReport {
-        detect::run(&mut self.ws).expect("detect")
+        skilldeck::pipeline::detect(&mut self.ws).expect("detect")
     }
 
     pub fn count(&self, sql: &str) -> i64 {

@@ -46,7 +46,7 @@ fn long_session(ws: &mut Workspace, dir: &Path, n: usize) {
     let report = skilldeck::ingest::run_as(ws, &[path], "default", &mut |_| {}).unwrap();
     let uses = (0..n).filter(|&i| !is_retry(i)).count() as u64;
     assert_eq!((report.turns, report.skill_invocations), (n as u64, uses), "{report:?}");
-    skilldeck::detect::run(ws).unwrap();
+    skilldeck::pipeline::detect(ws).unwrap();
     let signed: i64 = ws
         .store
         .conn()
