@@ -8,6 +8,7 @@
 
 pub mod learn;
 mod loops;
+mod requests;
 pub mod mine;
 pub mod sequence;
 mod sightings;

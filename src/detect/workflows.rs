@@ -112,7 +112,11 @@ pub fn observe(
             .filter(|k| k != mine::CHANGE_STEP)
             .collect()
     });
-    let mut loop_workflow: Option<i64> = None;
+    // Tasks asked the same way are one piece of work, whatever their steps: the request's
+    // workflow takes every part.
+    let asked = super::requests::keys(turn.request);
+    let mut loop_workflow: Option<i64> = by_request(conn, turn.agent_id, &asked)?;
+    let asked_for = loop_workflow.is_some();
     for (iteration, mut part) in parts.into_iter().enumerate() {
         part.steps.truncate(mine::MAX_STEPS);
         let own = part.keys();
@@ -130,11 +134,12 @@ pub fn observe(
                 None => start_workflow(conn, turn.agent_id, &keys, now)?,
             },
         };
-        if loop_core.is_some() {
+        if loop_core.is_some() || asked_for {
             loop_workflow = Some(id);
         }
         add_member(conn, id, turn, iteration as i64, &part, similarity, now)?;
         if !joined.contains(&id) {
+            index_requests(conn, turn.agent_id, id, &asked)?;
             joined.push(id);
         }
     }
@@ -145,6 +150,33 @@ pub fn observe(
         }
     }
     Ok(joined)
+}
+
+/// Workflows found through request keys: the one that shares most of them (a key said about
+/// many workflows finds the latest few).
+fn by_request(conn: &Connection, agent: &str, asked: &[String]) -> Result<Option<i64>> {
+    let mut lookup = conn.prepare_cached(
+        "SELECT i.workflow_id FROM workflow_index i JOIN workflows w ON w.id = i.workflow_id
+         WHERE i.agent_id = ?1 AND i.step = ?2 ORDER BY i.workflow_id DESC LIMIT ?3",
+    )?;
+    let mut hits: HashMap<i64, usize> = HashMap::new();
+    for key in asked {
+        for id in lookup.query_map(params![agent, key, LOOKUP_PER_STEP], |r| r.get(0))? {
+            *hits.entry(id?).or_default() += 1;
+        }
+    }
+    Ok(hits.into_iter().max_by_key(|&(id, n)| (n, std::cmp::Reverse(id))).map(|(id, _)| id))
+}
+
+/// Indexes a request's keys under workflow `id`, so later tasks asked the same way find it.
+fn index_requests(conn: &Connection, agent: &str, id: i64, asked: &[String]) -> Result<()> {
+    let mut index = conn.prepare_cached(
+        "INSERT OR IGNORE INTO workflow_index (agent_id, step, workflow_id) VALUES (?1, ?2, ?3)",
+    )?;
+    for key in asked {
+        index.execute(params![agent, key, id])?;
+    }
+    Ok(())
 }
 
 /// The failures of a loop that belong to one iteration: those whose step it holds.
@@ -367,6 +399,12 @@ fn absorb(conn: &Connection, agent: &str, from: i64, into: i64) -> Result<()> {
     )?;
     conn.execute("DELETE FROM workflow_members WHERE workflow_id = ?1", [from])?;
     candidates::move_workflow_links(conn, from, into)?;
+    // Tasks asked like the absorbed workflow's now find the one that holds them.
+    conn.prepare_cached(
+        "UPDATE OR IGNORE workflow_index SET workflow_id = ?3
+         WHERE agent_id = ?1 AND step >= 'req:' AND step < 'req;' AND workflow_id = ?2",
+    )?
+    .execute(params![agent, from, into])?;
     unindex(conn, agent, from)?;
     conn.execute("DELETE FROM workflows WHERE id = ?1", [from])?;
     recount(conn, into)
