@@ -246,6 +246,17 @@ pub fn consensus(
     min_sessions: usize,
     min_members: usize,
 ) -> Vec<ConsensusStep> {
+    consensus_by(members, |sessions, times| {
+        sessions >= min_sessions.max(1) && times >= min_members
+    })
+}
+
+/// The steps whose count of distinct sessions and of members `keep` accepts, ordered by their
+/// mean relative position in the members.
+pub fn consensus_by(
+    members: &[Member],
+    keep: impl Fn(usize, usize) -> bool,
+) -> Vec<ConsensusStep> {
     struct Acc {
         sessions: HashSet<String>,
         pos_sum: f64,
@@ -276,7 +287,7 @@ pub fn consensus(
     }
     let mut out: Vec<(f64, ConsensusStep)> = acc
         .into_iter()
-        .filter(|(_, a)| a.sessions.len() >= min_sessions.max(1) && a.pos_n >= min_members)
+        .filter(|(_, a)| keep(a.sessions.len(), a.pos_n))
         .map(|(key, a)| {
             let pos = a.pos_sum / a.pos_n as f64;
             let sessions = a.sessions.len();
@@ -285,6 +296,76 @@ pub fn consensus(
         .collect();
     out.sort_by(|a, b| a.0.total_cmp(&b.0));
     out.into_iter().map(|(_, s)| s).collect()
+}
+
+/// Sessions a command's argument must recur in to name a step of its own.
+const VARIANT_SESSIONS: usize = 3;
+
+/// Commands whose identity lives in an argument (`gt deacon pending` and `gt deacon
+/// cleanup-orphans`, `bd list --type=agent` and `bd list --type=merge-request`): where the word
+/// after a shell step's key takes two or more values that each recur in `min_sessions` (at least
+/// three) sessions, each such value becomes a step of its own (`sh:gt deacon pending`). Values
+/// that vary run to run (ids, paths, messages) never recur, so `bd close <id>` stays one step.
+pub fn split_variants(members: &mut [Member], min_sessions: usize) {
+    let need = min_sessions.max(VARIANT_SESSIONS);
+    let mut seen: HashMap<String, HashMap<String, HashSet<String>>> = HashMap::new();
+    for m in members.iter() {
+        for obs in &m.steps {
+            if let Some(word) = variant_word(&obs.0, obs.1.as_deref()) {
+                seen.entry(obs.0.clone())
+                    .or_default()
+                    .entry(word)
+                    .or_default()
+                    .insert(m.session_key.clone());
+            }
+        }
+    }
+    let chosen: HashMap<String, HashSet<String>> = seen
+        .into_iter()
+        .filter_map(|(key, words)| {
+            let recurring: HashSet<String> =
+                words.into_iter().filter(|(_, s)| s.len() >= need).map(|(w, _)| w).collect();
+            (recurring.len() >= 2).then_some((key, recurring))
+        })
+        .collect();
+    if chosen.is_empty() {
+        return;
+    }
+    for m in members.iter_mut() {
+        for obs in &mut m.steps {
+            let Some(words) = chosen.get(&obs.0) else { continue };
+            if let Some(word) = variant_word(&obs.0, obs.1.as_deref()).filter(|w| words.contains(w))
+            {
+                obs.0 = format!("{} {word}", obs.0);
+            }
+        }
+    }
+}
+
+/// The step a variant key (`sh:gt deacon pending`) was split from, for its frequency.
+pub fn variant_base(key: &str) -> Option<&str> {
+    key.strip_prefix("sh:")?;
+    key.rsplit_once(' ').map(|(base, _)| base)
+}
+
+/// The word after a shell step's key words in its command: a subcommand or an `--option=value`,
+/// never a value that names one run (digits, a path, a quoted message).
+fn variant_word(key: &str, detail: Option<&str>) -> Option<String> {
+    let program = key.strip_prefix("sh:")?;
+    let key_words: Vec<&str> = program.split(' ').collect();
+    let words = command_words(detail?);
+    let start = words.iter().position(|w| w.rsplit('/').next() == Some(key_words[0]))?;
+    let mut i = start + 1;
+    for k in &key_words[1..] {
+        i += words[i..].iter().position(|w| w == k)? + 1;
+    }
+    let next = words.get(i)?;
+    let plain = next.len() <= 40
+        && !next.chars().any(|c| c.is_ascii_digit() || matches!(c, '/' | '.' | '$' | '"' | '\'' | ' '))
+        && next.chars().any(|c| c.is_ascii_lowercase());
+    let option_value = next.starts_with("--") && next.contains('=');
+    let subcommand = !next.starts_with('-');
+    (plain && (option_value || subcommand)).then(|| next.clone())
 }
 
 /// The words of the first command of `text` (see `step::command_words`).

@@ -16,8 +16,16 @@ use crate::workflow::{FailureFix, RERUN_AS, Reason, Sighting, WorkflowEvidence, 
 /// Rarest steps of a turn used to look up workflows, and workflows read per step.
 const LOOKUP_STEPS: usize = 5;
 const LOOKUP_PER_STEP: i64 = 16;
-/// Most recent members read to build a workflow's evidence.
+/// Most recent members read for a workflow's core.
 const EVIDENCE_MEMBERS: i64 = 60;
+/// Most recent members read to judge a workflow: a long loop's iterations fill the core's
+/// window within a few sessions.
+const JUDGED_MEMBERS: i64 = 240;
+/// A workflow seen in this many times `detect.min_sessions` sessions is a long variable
+/// procedure: a step a quarter of its sessions with real work did belongs to it (optional).
+const BROAD_SUPPORT: usize = 2;
+/// Steps a session's members need to count as real work in a broad consensus.
+const SUBSTANTIVE_STEPS: usize = 3;
 /// Consensus similarity at which two proposed workflows are one candidate.
 const MERGE_SIMILARITY: f64 = 0.7;
 
@@ -129,7 +137,7 @@ pub fn observe(
         }
         let id = match loop_workflow {
             Some(id) => id,
-            None => match best_workflow(conn, turn.agent_id, &keys, similarity, rare_ok)? {
+            None => match best_workflow(conn, turn.agent_id, &keys, similarity, rare_ok, &asked)? {
                 Some(id) => id,
                 None => start_workflow(conn, turn.agent_id, &keys, now)?,
             },
@@ -191,6 +199,7 @@ fn best_workflow(
     keys: &[&str],
     similarity: f64,
     recurring: bool,
+    asked: &[String],
 ) -> Result<Option<i64>> {
     // The rarest distinct steps find the workflows worth aligning with.
     let mut distinct: Vec<(u64, &str)> = Vec::new();
@@ -214,6 +223,9 @@ fn best_workflow(
     let mut best: Option<(f64, i64)> = None;
     let mut read = conn.prepare_cached("SELECT steps, consensus FROM workflows WHERE id = ?1")?;
     for id in found {
+        if asked_apart(conn, id, asked)? {
+            continue;
+        }
         let Some((rep, consensus)) = read
             .query_row([id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?)))
             .optional()?
@@ -232,6 +244,33 @@ fn best_workflow(
         }
     }
     Ok(best.map(|(_, id)| id))
+}
+
+/// The request keys the first two sessions of workflow `id` were asked with in common: the work
+/// is asked for in a fixed way (a template, a daemon's prompt). `None` when it is not.
+fn recurring_ask(conn: &Connection, id: i64) -> Result<Option<BTreeSet<String>>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT session_key, request FROM workflow_members WHERE workflow_id = ?1
+         ORDER BY turn_id LIMIT 8",
+    )?;
+    let rows: Vec<(String, String)> =
+        stmt.query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
+    let Some((first_session, first)) = rows.first() else { return Ok(None) };
+    let Some((_, second)) = rows.iter().find(|(s, _)| s != first_session) else { return Ok(None) };
+    let a: BTreeSet<String> = super::requests::keys(first).into_iter().collect();
+    let shared: BTreeSet<String> =
+        super::requests::keys(second).into_iter().filter(|k| a.contains(k)).collect();
+    Ok((!shared.is_empty()).then_some(shared))
+}
+
+/// Whether a task asked with keys `asked` is other work than workflow `id`, which is asked for
+/// in a fixed way that this request does not share: their steps may align (two patrols of one
+/// orchestrator), but they are two procedures.
+fn asked_apart(conn: &Connection, id: i64, asked: &[String]) -> Result<bool> {
+    if asked.is_empty() {
+        return Ok(false);
+    }
+    Ok(recurring_ask(conn, id)?.is_some_and(|theirs| !asked.iter().any(|k| theirs.contains(k))))
 }
 
 fn start_workflow(conn: &Connection, agent: &str, keys: &[&str], now: &str) -> Result<i64> {
@@ -431,11 +470,17 @@ fn absorb_fragments(conn: &Connection, id: i64, core: &[String], similarity: f64
         }
     }
     found.remove(&id);
+    let ours = recurring_ask(conn, id)?;
     let mut read = conn.prepare_cached(
         "SELECT steps, consensus FROM workflows WHERE id = ?1 AND candidate_id IS NULL",
     )?;
     let mut absorbed = false;
     for other in found {
+        if let Some(ours) = &ours
+            && recurring_ask(conn, other)?.is_some_and(|t| t.is_disjoint(ours))
+        {
+            continue;
+        }
         let Some((rep, theirs)) = read
             .query_row([other], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?)))
             .optional()?
@@ -595,7 +640,7 @@ pub fn evidence(
          FROM workflow_members WHERE workflow_id = ?1 ORDER BY turn_id DESC LIMIT ?2",
     )?;
     let rows: Vec<MemberRow> = stmt
-        .query_map(params![id, EVIDENCE_MEMBERS], |r| {
+        .query_map(params![id, JUDGED_MEMBERS], |r| {
             Ok((
                 r.get::<_, i64>(0)?,
                 r.get::<_, String>(1)?,
@@ -623,16 +668,26 @@ pub fn evidence(
         .collect::<Result<Vec<_>>>()?;
     let mut rows = rows;
     rows.reverse();
-    let members: Vec<Member> = rows
+    let mut members: Vec<Member> = rows
         .iter()
         .map(|m| Member { session_key: m.session_key.clone(), steps: m.steps.clone() })
         .collect();
-    // A step belongs when enough sessions did it, and, in a loop, a good share of the times.
+    mine::split_variants(&mut members, judge.min_sessions);
+    // A step belongs when enough sessions did it, and, in a loop, a good share of the times; in
+    // a long variable procedure, when a quarter of the sessions that did real work did it.
     let min_members = members.len().div_ceil(3);
-    let consensus = mine::consensus(&members, judge.min_sessions.min(support).max(1), min_members);
+    let min_sessions = judge.min_sessions.min(support).max(1);
+    let broad = support >= BROAD_SUPPORT * judge.min_sessions.max(2);
+    let substantive = substantive_sessions(&members);
+    let broad_sessions = substantive.div_ceil(4).max(min_sessions);
+    let consensus = mine::consensus_by(&members, |sessions, times| {
+        (sessions >= min_sessions && times >= min_members) || (broad && sessions >= broad_sessions)
+    });
     let Weighed { total, dfs, specific } = weigh(conn, agent, &consensus)?;
+    // A step done in fewer sessions than this is optional.
+    let always = if broad { substantive.div_ceil(2).max(min_sessions) } else { support };
     let steps: Vec<WorkflowStep> =
-        consensus.iter().map(|c| workflow_step(c, support, members.len())).collect();
+        consensus.iter().map(|c| workflow_step(c, always, members.len())).collect();
     let weighed: Vec<f64> = consensus
         .iter()
         .filter(|c| c.key != mine::CHANGE_STEP)
@@ -698,6 +753,15 @@ pub fn evidence(
     Ok(Some((ev, evidence_only)))
 }
 
+/// Sessions whose members hold enough steps to be real work, not a start that stopped.
+fn substantive_sessions(members: &[Member]) -> usize {
+    let mut steps: HashMap<&str, usize> = HashMap::new();
+    for m in members {
+        *steps.entry(&m.session_key).or_default() += m.steps.len();
+    }
+    steps.values().filter(|&&n| n >= SUBSTANTIVE_STEPS).count()
+}
+
 /// The agent's step frequencies for a consensus, and its specific steps in order.
 struct Weighed {
     total: u64,
@@ -709,7 +773,14 @@ fn weigh(conn: &Connection, agent: &str, consensus: &[mine::ConsensusStep]) -> R
     let total = turns(conn, agent)?;
     let mut dfs: HashMap<String, u64> = HashMap::new();
     for c in consensus {
-        dfs.insert(c.key.clone(), df(conn, agent, &c.key)?);
+        let mut n = df(conn, agent, &c.key)?;
+        // A command's variant is as common as the command it was split from.
+        if n == 0
+            && let Some(base) = mine::variant_base(&c.key)
+        {
+            n = df(conn, agent, base)?;
+        }
+        dfs.insert(c.key.clone(), n);
     }
     let specific = consensus
         .iter()
@@ -901,7 +972,7 @@ pub fn display(key: &str) -> String {
     key.split_once(':').map_or(key, |(_, v)| v).to_string()
 }
 
-fn workflow_step(c: &mine::ConsensusStep, support: usize, times: usize) -> WorkflowStep {
+fn workflow_step(c: &mine::ConsensusStep, always: usize, times: usize) -> WorkflowStep {
     let kind = step::kind_of(&c.key);
     let mut observed: Vec<String> = Vec::new();
     for d in &c.details {
@@ -945,7 +1016,7 @@ fn workflow_step(c: &mine::ConsensusStep, support: usize, times: usize) -> Workf
         sessions: c.sessions,
         times: c.members,
         // In a loop, a step most iterations skip is optional too.
-        optional: c.sessions < support || 2 * c.members < times,
+        optional: c.sessions < always || 2 * c.members < times,
     }
 }
 
