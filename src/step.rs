@@ -574,6 +574,12 @@ const NO_SUBCOMMANDS: &[&str] = &[
 const TWO_LEVEL: &[&str] = &["gh", "docker", "kubectl", "aws", "gcloud", "az", "glab", "uv"];
 
 /// Wrappers peeled off the front of a command, with how many value arguments they take.
+/// Shell keywords a command follows (`do bd close x`, `then gt up`).
+const SHELL_OPENERS: &[&str] = &["do", "then", "else", "elif", "if", "while", "until", "!"];
+/// Shell syntax that is no command (`for id in a b`, `done`, `[ -f x ]`, `case`, `esac`).
+const SHELL_SYNTAX: &[&str] =
+    &["for", "done", "fi", "esac", "case", "in", "[", "[[", "]", "]]", "}", "{", "function", "select"];
+
 fn wrapper_args(word: &str) -> Option<usize> {
     match word {
         "sudo" | "time" | "nohup" | "env" | "command" | "exec" | "nice" | "caffeinate" => Some(0),
@@ -627,9 +633,16 @@ pub fn head_key(segment: &str) -> Option<String> {
     let words = shlex::split(segment)
         .unwrap_or_else(|| segment.split_whitespace().map(str::to_string).collect());
     let mut i = 0;
-    // Env assignments and wrappers.
+    // Env assignments, wrappers and the shell's own keywords: a loop's body is its commands.
     loop {
         let w = words.get(i)?;
+        if SHELL_OPENERS.contains(&w.as_str()) {
+            i += 1;
+            continue;
+        }
+        if SHELL_SYNTAX.contains(&w.as_str()) {
+            return None;
+        }
         if w.contains('=')
             && !w.starts_with('-')
             && w.split('=').next().is_some_and(|n| {
@@ -920,6 +933,14 @@ pub fn lcs<T: PartialEq>(a: &[T], b: &[T]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shell_loop_is_its_body_commands() {
+        let keys = shell("for id in a b; do bd dep remove $id x; done").step;
+        assert_eq!(keys, "sh:bd dep");
+        let keys = shell("if [ -f x ]; then gt up; fi").step;
+        assert_eq!(keys, "sh:gt up");
+    }
 
     fn keys(cmd: &str) -> Vec<String> {
         shell(cmd).step.lines().map(|k| k.trim_start_matches("sh:").to_string()).collect()

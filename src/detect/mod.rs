@@ -689,7 +689,11 @@ fn record_workflow(
             counted(ctx.record(&evidence)?, report);
         }
         let joined = joined.filter(|_| was_proposed);
+        let reason = evidence.workflow.as_ref().map(|w| w.reason.clone());
         let mut superseded = workflows::supersede_sequences(ctx.conn, agent, wid, joined)?;
+        if let Some(reason) = reason {
+            superseded.extend(workflows::supersede_pieces(ctx.conn, agent, wid, &reason)?);
+        }
         superseded.extend(workflows::supersede_streaks(ctx.conn, wid)?);
         for superseded in superseded {
             ctx.retire_draft(superseded)?;

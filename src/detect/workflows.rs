@@ -719,10 +719,16 @@ pub fn evidence(
     let acts = consensus
         .iter()
         .any(|c| mine::is_specific(&c.key, &dfs, total) && !c.key.starts_with("file:Read:"));
+    // Iterations stand in for sessions only when they change something: a loop that only runs
+    // and reads (a heartbeat, a status poll) is waiting, not work.
+    let changes = consensus.iter().any(|c| c.key == mine::CHANGE_STEP || c.key.starts_with("file:Edit:"));
+    let loop_only = support < judge.min_sessions;
     let evidence_only = !judge.propose
         || !acts
+        || (loop_only && !changes)
         || specific.len() < judge.min_specific_steps
-        || weight_support * specific.len() < judge.min_evidence;
+        || weight_support * specific.len() < judge.min_evidence
+        || piece_of_bigger(conn, agent, id, support, &specific)?;
     let mut sessions_seen: HashSet<&str> = HashSet::new();
     let sightings: Vec<Sighting> = rows
         .iter()
@@ -751,6 +757,57 @@ pub fn evidence(
         trigger,
     };
     Ok(Some((ev, evidence_only)))
+}
+
+/// Whether a workflow's specific steps are all steps of another proposed workflow seen in at
+/// least twice its sessions: a piece of that procedure (its start-up ritual, its bookkeeping),
+/// not a procedure of its own. Commands compare without their split-off arguments.
+fn piece_of_bigger(
+    conn: &Connection,
+    agent: &str,
+    id: i64,
+    support: usize,
+    specific: &[String],
+) -> Result<bool> {
+    Ok(candidates::proposed_workflow_reasons(conn, agent, id)?
+        .iter()
+        .any(|(_, _, r)| is_piece(specific, support, &r.specific_steps, r.support)))
+}
+
+/// Whether specific steps `small` seen in `small_support` sessions are all steps of `big`, seen
+/// in at least twice as many. A command and its split-off variants (`gt mail`, `gt mail inbox`)
+/// are one step here.
+fn is_piece(small: &[String], small_support: usize, big: &[String], big_support: usize) -> bool {
+    let same = |a: &str, b: &str| {
+        a == b
+            || (a.starts_with("sh:")
+                && (a.strip_prefix(b).is_some_and(|r| r.starts_with(' '))
+                    || b.strip_prefix(a).is_some_and(|r| r.starts_with(' '))))
+    };
+    !small.is_empty()
+        && big_support >= 2 * small_support
+        && big.len() > small.len()
+        && small.iter().all(|k| big.iter().any(|t| same(k, t)))
+}
+
+/// The open proposed workflow candidates that are pieces of workflow `id` (proposed with
+/// `reason`), made evidence now: they were judged before it was proposed. Returns their ids.
+pub fn supersede_pieces(
+    conn: &Connection,
+    agent: &str,
+    id: i64,
+    reason: &Reason,
+) -> Result<Vec<i64>> {
+    let pieces: Vec<i64> = candidates::proposed_workflow_reasons(conn, agent, id)?
+        .into_iter()
+        .filter(|(_, status, r)| {
+            *status == candidates::CandidateStatus::Candidate
+                && is_piece(&r.specific_steps, r.support, &reason.specific_steps, reason.support)
+        })
+        .map(|(cid, _, _)| cid)
+        .collect();
+    candidates::make_evidence(conn, &pieces)?;
+    Ok(pieces)
 }
 
 /// Sessions whose members hold enough steps to be real work, not a start that stopped.
