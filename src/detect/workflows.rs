@@ -160,9 +160,14 @@ pub fn observe(
     Ok(joined)
 }
 
-/// Workflows found through request keys: the one that shares most of them (a key said about
-/// many workflows finds the latest few).
+/// The workflow asked for as this task was: one whose requests hold every key of this one's, or
+/// one of whose requests' keys this one holds all (a template typed once in full and once as
+/// its own sentence). A frame some templates share ("follow the activation instructions") is
+/// not enough: the sentence that says which agent or which milestone must match too.
 fn by_request(conn: &Connection, agent: &str, asked: &[String]) -> Result<Option<i64>> {
+    if asked.is_empty() {
+        return Ok(None);
+    }
     let mut lookup = conn.prepare_cached(
         "SELECT i.workflow_id FROM workflow_index i JOIN workflows w ON w.id = i.workflow_id
          WHERE i.agent_id = ?1 AND i.step = ?2 ORDER BY i.workflow_id DESC LIMIT ?3",
@@ -173,7 +178,24 @@ fn by_request(conn: &Connection, agent: &str, asked: &[String]) -> Result<Option
             *hits.entry(id?).or_default() += 1;
         }
     }
-    Ok(hits.into_iter().max_by_key(|&(id, n)| (n, std::cmp::Reverse(id))).map(|(id, _)| id))
+    let mut ranked: Vec<(usize, i64)> = hits.into_iter().map(|(id, n)| (n, id)).collect();
+    ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut first_request = conn.prepare_cached(
+        "SELECT request FROM workflow_members WHERE workflow_id = ?1 ORDER BY turn_id LIMIT 1",
+    )?;
+    for (n, id) in ranked {
+        if n >= asked.len() {
+            return Ok(Some(id));
+        }
+        let theirs: Option<String> = first_request.query_row([id], |r| r.get(0)).optional()?;
+        if theirs.is_some_and(|t| {
+            let keys = super::requests::keys(&t);
+            !keys.is_empty() && keys.iter().all(|k| asked.contains(k))
+        }) {
+            return Ok(Some(id));
+        }
+    }
+    Ok(None)
 }
 
 /// Indexes a request's keys under workflow `id`, so later tasks asked the same way find it.
