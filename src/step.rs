@@ -900,6 +900,25 @@ pub fn check_kind(key: &str) -> Option<CheckKind> {
     Some(kind)
 }
 
+/// Subcommands that only look (`gh auth status`, `kubectl get`, `bd show`): a command ending in
+/// one reads state, as a file read does.
+const LOOKING: &[&str] = &[
+    "status", "list", "ls", "show", "view", "get", "describe", "info", "whoami", "version",
+    "log", "logs", "diff", "search", "query", "inspect", "print", "peek", "current",
+];
+
+/// A step that reads and changes nothing: a file read, or a command whose last key word only
+/// looks (`gh auth status`, `gt polecat list`).
+pub fn only_looks(key: &str) -> bool {
+    if key.starts_with("file:Read:") {
+        return true;
+    }
+    let Some(cmd) = key.strip_prefix("sh:") else { return false };
+    let mut words = cmd.split(' ');
+    let program = words.next();
+    words.next_back().or(program).is_some_and(|w| LOOKING.contains(&w))
+}
+
 /// The kind of a step, from its key.
 pub fn kind_of(key: &str) -> StepKind {
     if key == CHANGE_STEP {

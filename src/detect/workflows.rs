@@ -740,7 +740,7 @@ pub fn evidence(
     // noise, however often it recurs.
     let acts = consensus
         .iter()
-        .any(|c| mine::is_specific(&c.key, &dfs, total) && !c.key.starts_with("file:Read:"));
+        .any(|c| mine::is_specific(&c.key, &dfs, total) && !step::only_looks(&c.key));
     // Iterations stand in for sessions only when they change something: a loop that only runs
     // and reads (a heartbeat, a status poll) is waiting, not work.
     let changes = consensus.iter().any(|c| c.key == mine::CHANGE_STEP || c.key.starts_with("file:Edit:"));
@@ -781,7 +781,7 @@ pub fn evidence(
     Ok(Some((ev, evidence_only)))
 }
 
-/// Whether a workflow's specific steps are all steps of another proposed workflow seen in at
+/// Whether a workflow's specific steps are (nearly) all steps of another proposed workflow seen in at
 /// least twice its sessions: a piece of that procedure (its start-up ritual, its bookkeeping),
 /// not a procedure of its own. Commands compare without their split-off arguments.
 fn piece_of_bigger(
@@ -796,7 +796,10 @@ fn piece_of_bigger(
         .any(|(_, _, r)| is_piece(specific, support, &r.specific_steps, r.support)))
 }
 
-/// Whether specific steps `small` seen in `small_support` sessions are all steps of `big`, seen
+/// Share of a workflow's specific steps another must hold for it to be a piece of that one.
+const PIECE_SHARE: f64 = 0.8;
+
+/// Whether specific steps `small` seen in `small_support` sessions are (nearly) all steps of `big`, seen
 /// in at least twice as many. A command and its split-off variants (`gt mail`, `gt mail inbox`)
 /// are one step here.
 fn is_piece(small: &[String], small_support: usize, big: &[String], big_support: usize) -> bool {
@@ -806,10 +809,11 @@ fn is_piece(small: &[String], small_support: usize, big: &[String], big_support:
                 && (a.strip_prefix(b).is_some_and(|r| r.starts_with(' '))
                     || b.strip_prefix(a).is_some_and(|r| r.starts_with(' '))))
     };
+    let held = small.iter().filter(|k| big.iter().any(|t| same(k, t))).count();
     !small.is_empty()
         && big_support >= 2 * small_support
         && big.len() > small.len()
-        && small.iter().all(|k| big.iter().any(|t| same(k, t)))
+        && held as f64 >= PIECE_SHARE * small.len() as f64
 }
 
 /// The open proposed workflow candidates that are pieces of workflow `id` (proposed with
