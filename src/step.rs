@@ -257,7 +257,7 @@ pub fn file_role(path: &str) -> String {
 /// File kinds that hold procedures, plans, settings and status rather than code.
 const PROCEDURE_EXTS: &[&str] = &[
     "md", "mdx", "markdown", "txt", "rst", "adoc", "yaml", "yml", "xml", "json", "toml", "ini",
-    "cfg", "conf", "csv", "tsv",
+    "cfg", "conf", "csv", "tsv", "html", "htm",
 ];
 
 /// `path` when it names a procedure file of the project: relative, not under a build or
@@ -344,32 +344,93 @@ pub fn command_words(command: &str) -> Vec<String> {
     out
 }
 
-/// The procedure files a shell command reads (`cat a.md b.yaml`, `sed -n '1,80p' plan.md`,
-/// `head -50 tasks.md`): its path arguments that are procedure files.
-pub fn shell_reads(segment: &str) -> Vec<String> {
+/// The files and folders a shell command reads or looks at (`cat a.md b.yaml`, `sed -n '1,80p'
+/// plan.md`, `du -sh ~/Downloads`, `rg -n x src/lib/agents`), as (key, path as written): see
+/// [`read_path`].
+pub fn shell_reads(segment: &str) -> Vec<(String, String)> {
     let words = shlex::split(segment)
         .unwrap_or_else(|| segment.split_whitespace().map(str::to_string).collect());
     let Some(program) = words.first().map(|w| base(w)) else { return Vec::new() };
-    if !matches!(program, "cat" | "sed" | "head" | "tail" | "less" | "more" | "nl" | "bat") {
+    let looks_at = matches!(program, "ls" | "du" | "find" | "tree" | "wc" | "stat" | "file");
+    let searches = matches!(program, "rg" | "grep" | "ag");
+    if !looks_at
+        && !searches
+        && !matches!(program, "cat" | "sed" | "head" | "tail" | "less" | "more" | "nl" | "bat")
+    {
         return Vec::new();
     }
     // `sed -i` changes the file: not a read.
     if program == "sed" && words.iter().any(|w| w.starts_with("-i") || w == "--in-place") {
         return Vec::new();
     }
-    let mut out: Vec<String> = Vec::new();
-    for w in &words[1..] {
-        if matches!(w.as_str(), ">" | ">>" | "|" | "<") {
+    let mut out: Vec<(String, String)> = Vec::new();
+    // A search's first plain word is its pattern, `sed`'s its script.
+    let mut pattern_left = searches || program == "sed";
+    let mut args = words[1..].iter();
+    while let Some(w) = args.next() {
+        if matches!(w.as_str(), ">" | ">>" | "|" | "<" | "2>" | "&>") {
             break;
         }
-        if let Some(p) = procedure_path(w)
-            && p.contains('.')
-            && !out.iter().any(|o| o == p)
+        if w.starts_with('-') {
+            // Options that take a value: `sed -e script`, `rg -g glob`, `find -name x`.
+            if matches!(w.as_str(), "-e" | "-f" | "-g" | "--glob" | "-t" | "--type" | "-name"
+                | "-iname" | "-path" | "-type" | "-maxdepth" | "-mindepth" | "-n" | "-A" | "-B"
+                | "-C" | "-m")
+                && !(program == "sed" && w == "-n")
+            {
+                if matches!(w.as_str(), "-e" | "-f") {
+                    pattern_left = false;
+                }
+                args.next();
+            }
+            if program == "find" {
+                break;
+            }
+            continue;
+        }
+        if std::mem::take(&mut pattern_left) {
+            continue;
+        }
+        if let Some(p) = read_path(w)
+            && !out.iter().any(|o| o.0 == p)
         {
-            out.push(p.to_string());
+            let shown = w.trim_end_matches("/*").trim_end_matches('/').to_string();
+            out.push((p, shown));
         }
     }
     out
+}
+
+/// How a read file or folder is keyed: a procedure file by its path from the working directory;
+/// any other by its last two path components, so the same file reached from the repository root
+/// or after a `cd` (or by its absolute path) is one step. `None` for no path (a pattern, `.`, a
+/// bare folder name every command looks at).
+pub fn read_path(word: &str) -> Option<String> {
+    let word = word.trim().trim_end_matches("/*").trim_end_matches('/');
+    if let Some(p) = procedure_path(word)
+        && p.contains('.')
+    {
+        return Some(p.to_string());
+    }
+    let word = word.strip_prefix("./").unwrap_or(word);
+    if word.is_empty()
+        || word.contains(['*', '?', '{', '$', '`', '\'', '"', '<', '>', '|', '\n', '(', '='])
+        || word.split('/').any(|c| {
+            matches!(c, ".." | "." | "node_modules" | "target" | "dist" | "build" | ".git" | "vendor")
+        })
+    {
+        return None;
+    }
+    let parts: Vec<&str> = word.split('/').filter(|p| !p.is_empty()).collect();
+    if parts.len() < 2 && !word.starts_with('~') {
+        return None;
+    }
+    let tail = if word.starts_with('~') && parts.len() <= 2 {
+        parts.join("/")
+    } else {
+        parts[parts.len().saturating_sub(2)..].join("/")
+    };
+    Some(tail)
 }
 
 /// One shell command line: a step per command of a compound line.
@@ -754,9 +815,10 @@ pub fn is_generic(key: &str) -> bool {
         return true;
     }
     if let Some(target) = key.strip_prefix("file:Read:") {
-        // Reading a procedure file by its path (a workflow definition, a plan) is specific:
-        // how spread it is over the history weighs it. Reading by role is looking around.
-        return procedure_path(target).is_none();
+        // Reading a file by its path (a workflow definition, a plan, the sources a procedure
+        // checks) is specific: how spread it is over the history weighs it. Reading by role
+        // (`*.rs`, `docs/*.md`) is looking around.
+        return target.contains('*') || (!target.contains('/') && procedure_path(target).is_none());
     }
     if key == "file:Edit:*" {
         return true;

@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::step::{
-    command_words, file_role, head_key, is_generic, is_transparent, lcs, procedure_path, segments,
-    shell_reads,
+    command_words, file_role, head_key, is_generic, is_transparent, lcs, procedure_path, read_path,
+    segments, shell_reads,
 };
 
 /// Longest sequence of specific steps kept per task or loop iteration: alignment is quadratic in
@@ -82,13 +82,18 @@ fn procedure_steps(key: &str, detail: Option<String>) -> Vec<Obs> {
         |verb: &str, path: &str| Obs(format!("file:{verb}:{path}"), Some(path.to_string()));
     if let Some(rest) = key.strip_prefix("file:")
         && let Some((verb, role)) = rest.split_once(':')
-        && role.starts_with("*.")
         && let Some(d) = detail.as_deref()
     {
-        let paths: Vec<&str> =
-            d.split(' ').filter_map(procedure_path).filter(|p| file_role(p) == role).collect();
-        if !paths.is_empty() && (verb == "Read" || verb == "Edit") {
-            return paths.into_iter().map(|p| by_path(verb, p)).collect();
+        if verb == "Read" {
+            if let Some(p) = read_path(d) {
+                return vec![Obs(format!("file:Read:{p}"), Some(d.to_string()))];
+            }
+        } else if verb == "Edit" && role.starts_with("*.") {
+            let paths: Vec<&str> =
+                d.split(' ').filter_map(procedure_path).filter(|p| file_role(p) == role).collect();
+            if !paths.is_empty() {
+                return paths.into_iter().map(|p| by_path(verb, p)).collect();
+            }
         }
     }
     if key.starts_with("sh:")
@@ -96,7 +101,10 @@ fn procedure_steps(key: &str, detail: Option<String>) -> Vec<Obs> {
     {
         let reads = shell_reads(d);
         if !reads.is_empty() {
-            return reads.iter().map(|p| by_path("Read", p)).collect();
+            return reads
+                .into_iter()
+                .map(|(key, shown)| Obs(format!("file:Read:{key}"), Some(shown)))
+                .collect();
         }
     }
     vec![Obs(key.to_string(), detail)]
@@ -204,12 +212,18 @@ pub const MIN_CONTAINED: usize = 3;
 /// Share of the shorter sequence a contained alignment must cover.
 pub const CONTAINED_SHARE: f64 = 0.8;
 
+/// Distinct steps two sequences must share, in any order, to be one workflow by what they do
+/// rather than in which order.
+pub const MIN_GATHERED: usize = 5;
+
 /// Whether two step sequences are one workflow, and how well they align: their common
 /// subsequence covers `threshold` of the longer (an extra step, a swapped pair), or at least
 /// `MIN_CONTAINED` steps and `CONTAINED_SHARE` of the shorter when the longer is at most twice
-/// as long (the same work done inside a turn that also did something else before or after).
+/// as long (the same work done inside a turn that also did something else before or after), or
+/// they read or edit at least `MIN_GATHERED` of the same files by path, half of the shorter's,
+/// in any order (a procedure made of which documents and sources it reads, read in another order).
 /// The score orders candidates: more common steps first, then the share of the longer.
-pub fn alignment<T: PartialEq>(a: &[T], b: &[T], threshold: f64) -> Option<f64> {
+pub fn alignment<T: PartialEq + AsRef<str>>(a: &[T], b: &[T], threshold: f64) -> Option<f64> {
     let (shorter, longer) = (a.len().min(b.len()), a.len().max(b.len()));
     if shorter == 0 {
         return None;
@@ -219,7 +233,26 @@ pub fn alignment<T: PartialEq>(a: &[T], b: &[T], threshold: f64) -> Option<f64> 
     let contained = common >= MIN_CONTAINED
         && common as f64 >= CONTAINED_SHARE * shorter as f64
         && longer <= 2 * shorter;
-    (share >= threshold || contained).then_some(common as f64 + share)
+    if share >= threshold || contained {
+        return Some(common as f64 + share);
+    }
+    // Files read or edited by path: `bd show` in every patrol is no evidence of one procedure.
+    let (fa, fb) = (path_steps(a), path_steps(b));
+    let shared = fa.iter().filter(|k| fb.contains(k)).count();
+    let gathered = shared >= MIN_GATHERED && 2 * shared >= fa.len().min(fb.len());
+    gathered.then_some(shared as f64 + shared as f64 / longer as f64)
+}
+
+/// The distinct files a sequence reads or edits by path.
+fn path_steps<T: AsRef<str>>(s: &[T]) -> Vec<&str> {
+    let mut v: Vec<&str> = Vec::new();
+    for x in s {
+        let k = x.as_ref();
+        if k.starts_with("file:") && !is_generic(k) && !v.contains(&k) {
+            v.push(k);
+        }
+    }
+    v
 }
 
 /// One member of a workflow as consensus reads it.

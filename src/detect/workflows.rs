@@ -652,7 +652,8 @@ pub fn evidence(
     let support = sessions(conn, id)?;
     let times = members(conn, id)?;
     let looped = times >= judge.min_iterations.max(2);
-    if support < judge.min_sessions.max(1) && !looped {
+    // Two sessions are enough when the work is specific enough (`min_evidence` decides).
+    if support < judge.min_sessions.clamp(1, 2) && !looped {
         return Ok(None);
     }
     // Evidence weighs as if seen in enough sessions when it was done often enough.
@@ -744,7 +745,7 @@ pub fn evidence(
     // Iterations stand in for sessions only when they change something: a loop that only runs
     // and reads (a heartbeat, a status poll) is waiting, not work.
     let changes = consensus.iter().any(|c| c.key == mine::CHANGE_STEP || c.key.starts_with("file:Edit:"));
-    let loop_only = support < judge.min_sessions;
+    let loop_only = weight_support > support;
     let evidence_only = !judge.propose
         || !acts
         || (loop_only && !changes)
