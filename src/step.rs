@@ -966,7 +966,8 @@ pub fn check_kind(key: &str) -> Option<CheckKind> {
 /// one reads state, as a file read does.
 const LOOKING: &[&str] = &[
     "status", "list", "ls", "show", "view", "get", "describe", "info", "whoami", "version",
-    "log", "logs", "diff", "search", "query", "inspect", "print", "peek", "current",
+    "log", "logs", "diff", "search", "query", "inspect", "print", "peek", "current", "activity",
+    "history", "stats",
 ];
 
 /// A step that reads and changes nothing: a file read, or a command whose last key word only

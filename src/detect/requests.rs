@@ -53,20 +53,19 @@ fn slash_command(text: &str) -> Option<String> {
 /// A sentence's words, lower case, digits as `#`, when it has enough words to name a request.
 fn normalise(sentence: &str) -> Option<String> {
     let mut words: Vec<String> = Vec::new();
-    for raw in sentence.split(|c: char| c.is_whitespace() || c == '/' || c == '`') {
+    for raw in sentence.split(|c: char| c.is_whitespace() || c == '`') {
         let word: String = raw
             .chars()
-            .filter(|c| c.is_alphanumeric() || *c == '-' || *c == '_')
-            .map(|c| if c.is_ascii_digit() { '#' } else { c })
+            .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '/' | '.'))
             .flat_map(char::to_lowercase)
             .collect();
-        let word = word.trim_matches(['-', '_']);
+        let word = word.trim_matches(['-', '_', '/', '.']);
         if word.is_empty() {
             continue;
         }
-        // A word that is mostly digits or hex (an id, a hash, a time) says nothing of the ask.
-        let letters = word.chars().filter(|c| c.is_alphabetic()).count();
-        if letters * 2 < word.chars().count() {
+        // A value of one request (an id, a number, a hash, a time) says nothing of the ask.
+        if is_value(word) {
+            words.push("#".to_string());
             continue;
         }
         words.push(word.to_string());
@@ -80,6 +79,19 @@ fn normalise(sentence: &str) -> Option<String> {
         norm.truncate(cut);
     }
     Some(norm)
+}
+
+/// A word that names one run's value: it holds a digit, or it is a code after a prefix
+/// (`spotter-gqc`, `hq-x7k`: a last part of three characters or fewer).
+fn is_value(word: &str) -> bool {
+    if word.contains('/') {
+        // A path names what the procedure works on: kept, its numbers masked.
+        return false;
+    }
+    word.chars().any(|c| c.is_ascii_digit())
+        || word
+            .rsplit_once(['-', '_'])
+            .is_some_and(|(head, last)| !head.is_empty() && last.chars().count() <= 3)
 }
 
 #[cfg(test)]
@@ -98,6 +110,12 @@ mod tests {
         assert!(keys("fix it").is_empty());
         assert!(keys("run the tests now").is_empty());
         assert_eq!(keys("close 3f9a2c1d 12345 abc-123 now please"), Vec::<String>::new());
+        let a = keys("Work on bead spotter-dov. Run bd show spotter-dov to see the issue details");
+        let b = keys("Work on bead spotter-a0y. Run bd show spotter-a0y to see the issue details");
+        assert_eq!(a, b);
+        let dev = keys("LOAD the FULL agent file from @_bmad/bmm/agents/dev.md now");
+        let ux = keys("LOAD the FULL agent file from @_bmad/bmm/agents/ux-designer.md now");
+        assert_ne!(dev, ux);
     }
 
     #[test]
