@@ -628,13 +628,20 @@ mod tests {
             call("tool:TodoWrite", "", false),
         ];
         let seq = turn_sequence(&calls);
+        // A file read by its path is a step of its own (how common it is weighs it).
         assert_eq!(
             seq.keys(),
-            ["sh:cargo test", "file:Edit:CHANGELOG.md", "sh:git commit", "sh:git tag"]
+            [
+                "file:Read:src/a.rs",
+                "sh:cargo test",
+                "file:Edit:CHANGELOG.md",
+                "sh:git commit",
+                "sh:git tag"
+            ]
         );
         assert_eq!(seq.failures, [Failure("sh:cargo test".into(), vec!["file:Edit:*.rs".into()])]);
-        assert_eq!(seq.steps[3].1.as_deref(), Some("git tag v1.0.0"));
-        assert!(seq.all_keys.contains(&"file:Read:*.rs".to_string()));
+        assert_eq!(seq.steps[4].1.as_deref(), Some("git tag v1.0.0"));
+        assert!(seq.all_keys.contains(&"file:Read:src/a.rs".to_string()));
     }
 
     #[test]
@@ -649,10 +656,10 @@ mod tests {
             call("file:Edit:*.rs", "src/late.rs", false),
         ];
         let seq = turn_sequence(&calls);
-        assert_eq!(seq.keys(), ["mcp:mcp__t__show", "sh:cargo test"]);
+        assert_eq!(seq.keys(), ["mcp:mcp__t__show", "file:Read:src/a.rs", "sh:cargo test"]);
         let all: Vec<&str> = seq.steps.iter().map(|o| o.0.as_str()).collect();
-        assert_eq!(all, ["mcp:mcp__t__show", CHANGE_STEP, "sh:cargo test"]);
-        assert_eq!(seq.steps[1].1.as_deref(), Some("src/a.rs"));
+        assert_eq!(all, ["mcp:mcp__t__show", "file:Read:src/a.rs", CHANGE_STEP, "sh:cargo test"]);
+        assert_eq!(seq.steps[2].1.as_deref(), Some("src/a.rs"));
     }
 
     #[test]

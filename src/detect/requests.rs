@@ -70,8 +70,9 @@ fn normalise(sentence: &str) -> Option<String> {
         }
         words.push(word.to_string());
     }
+    let said = words.iter().filter(|w| *w != "#").count();
     let content = words.iter().filter(|w| w.chars().count() >= 3).count();
-    if words.len() < MIN_WORDS || content < 3 {
+    if said < MIN_WORDS || content < 3 {
         return None;
     }
     let mut norm = words.join(" ");

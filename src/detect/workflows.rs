@@ -766,7 +766,7 @@ pub fn evidence(
         .collect();
     let failures = failure_fixes(&rows, &consensus, &steps, &dfs, total);
     let requests = requests_of(&rows);
-    let trigger = if requests.is_empty() { trigger_of(&rows, &consensus, &dfs) } else { None };
+    let trigger = trigger_of(&rows, &consensus, &dfs);
     let ats: Vec<&str> = rows.iter().filter_map(|m| m.at.as_deref()).collect();
     let ev = WorkflowEvidence {
         agent_id: agent.to_string(),
