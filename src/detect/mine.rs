@@ -168,9 +168,19 @@ pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
         kept.push(expanded[i].clone());
         i += 1;
     }
+    // Reading a file the task also edits is looking before the change, not a step of its own.
+    let edited: HashSet<String> = expanded
+        .iter()
+        .filter(|(o, _)| o.0.starts_with("file:Edit:"))
+        .filter_map(|(o, _)| o.1.as_deref())
+        .flat_map(|d| d.split(' ').filter_map(read_path).collect::<Vec<_>>())
+        .collect();
     let mut steps: Vec<Obs> = Vec::new();
     let mut read: HashSet<String> = HashSet::new();
     for (obs, _) in kept {
+        if obs.0.strip_prefix("file:Read:").is_some_and(|p| edited.contains(p)) {
+            continue;
+        }
         // Reading a procedure file again is not a new step.
         if obs.0.starts_with("file:Read:") && !is_generic(&obs.0) && !read.insert(obs.0.clone()) {
             continue;
@@ -628,20 +638,29 @@ mod tests {
             call("tool:TodoWrite", "", false),
         ];
         let seq = turn_sequence(&calls);
-        // A file read by its path is a step of its own (how common it is weighs it).
+        // The file read is the one the fix edits: looking before the change, not a step.
         assert_eq!(
             seq.keys(),
-            [
-                "file:Read:src/a.rs",
-                "sh:cargo test",
-                "file:Edit:CHANGELOG.md",
-                "sh:git commit",
-                "sh:git tag"
-            ]
+            ["sh:cargo test", "file:Edit:CHANGELOG.md", "sh:git commit", "sh:git tag"]
         );
         assert_eq!(seq.failures, [Failure("sh:cargo test".into(), vec!["file:Edit:*.rs".into()])]);
-        assert_eq!(seq.steps[4].1.as_deref(), Some("git tag v1.0.0"));
+        assert_eq!(seq.steps[3].1.as_deref(), Some("git tag v1.0.0"));
         assert!(seq.all_keys.contains(&"file:Read:src/a.rs".to_string()));
+    }
+
+    #[test]
+    fn a_file_read_and_not_edited_is_a_step_by_its_path() {
+        let calls = vec![
+            call("sh:sed", "sed -n '1,200p' /repo/docs/09-agent/README.md", false),
+            call("file:Read:*.ts", "src/lib/agents/types.ts", false),
+            call("sh:du\nsh:find", "du -sh ~/Downloads && find ~/Downloads -type f", false),
+            call("sh:rg", "rg -n pattern src", false),
+        ];
+        let seq = turn_sequence(&calls);
+        assert_eq!(
+            seq.keys(),
+            ["file:Read:09-agent/README.md", "file:Read:agents/types.ts", "file:Read:~/Downloads"]
+        );
     }
 
     #[test]
@@ -656,10 +675,10 @@ mod tests {
             call("file:Edit:*.rs", "src/late.rs", false),
         ];
         let seq = turn_sequence(&calls);
-        assert_eq!(seq.keys(), ["mcp:mcp__t__show", "file:Read:src/a.rs", "sh:cargo test"]);
+        assert_eq!(seq.keys(), ["mcp:mcp__t__show", "sh:cargo test"]);
         let all: Vec<&str> = seq.steps.iter().map(|o| o.0.as_str()).collect();
-        assert_eq!(all, ["mcp:mcp__t__show", "file:Read:src/a.rs", CHANGE_STEP, "sh:cargo test"]);
-        assert_eq!(seq.steps[2].1.as_deref(), Some("src/a.rs"));
+        assert_eq!(all, ["mcp:mcp__t__show", CHANGE_STEP, "sh:cargo test"]);
+        assert_eq!(seq.steps[1].1.as_deref(), Some("src/a.rs"));
     }
 
     #[test]
