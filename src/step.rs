@@ -373,10 +373,25 @@ pub fn shell_reads(segment: &str) -> Vec<(String, String)> {
         }
         if w.starts_with('-') {
             // Options that take a value: `sed -e script`, `rg -g glob`, `find -name x`.
-            if matches!(w.as_str(), "-e" | "-f" | "-g" | "--glob" | "-t" | "--type" | "-name"
-                | "-iname" | "-path" | "-type" | "-maxdepth" | "-mindepth" | "-n" | "-A" | "-B"
-                | "-C" | "-m")
-                && !(program == "sed" && w == "-n")
+            if matches!(
+                w.as_str(),
+                "-e" | "-f"
+                    | "-g"
+                    | "--glob"
+                    | "-t"
+                    | "--type"
+                    | "-name"
+                    | "-iname"
+                    | "-path"
+                    | "-type"
+                    | "-maxdepth"
+                    | "-mindepth"
+                    | "-n"
+                    | "-A"
+                    | "-B"
+                    | "-C"
+                    | "-m"
+            ) && !(program == "sed" && w == "-n")
             {
                 if matches!(w.as_str(), "-e" | "-f") {
                     pattern_left = false;
@@ -416,7 +431,10 @@ pub fn read_path(word: &str) -> Option<String> {
     if word.is_empty()
         || word.contains(['*', '?', '{', '$', '`', '\'', '"', '<', '>', '|', '\n', '(', '='])
         || word.split('/').any(|c| {
-            matches!(c, ".." | "." | "node_modules" | "target" | "dist" | "build" | ".git" | "vendor")
+            matches!(
+                c,
+                ".." | "." | "node_modules" | "target" | "dist" | "build" | ".git" | "vendor"
+            )
         })
     {
         return None;
@@ -638,8 +656,9 @@ const TWO_LEVEL: &[&str] = &["gh", "docker", "kubectl", "aws", "gcloud", "az", "
 /// Shell keywords a command follows (`do bd close x`, `then gt up`).
 const SHELL_OPENERS: &[&str] = &["do", "then", "else", "elif", "if", "while", "until", "!"];
 /// Shell syntax that is no command (`for id in a b`, `done`, `[ -f x ]`, `case`, `esac`).
-const SHELL_SYNTAX: &[&str] =
-    &["for", "done", "fi", "esac", "case", "in", "[", "[[", "]", "]]", "}", "{", "function", "select"];
+const SHELL_SYNTAX: &[&str] = &[
+    "for", "done", "fi", "esac", "case", "in", "[", "[[", "]", "]]", "}", "{", "function", "select",
+];
 
 fn wrapper_args(word: &str) -> Option<usize> {
     match word {
@@ -965,8 +984,8 @@ pub fn check_kind(key: &str) -> Option<CheckKind> {
 /// Subcommands that only look (`gh auth status`, `kubectl get`, `bd show`): a command ending in
 /// one reads state, as a file read does.
 const LOOKING: &[&str] = &[
-    "status", "list", "ls", "show", "view", "get", "describe", "info", "whoami", "version",
-    "log", "logs", "diff", "search", "query", "inspect", "print", "peek", "current", "activity",
+    "status", "list", "ls", "show", "view", "get", "describe", "info", "whoami", "version", "log",
+    "logs", "diff", "search", "query", "inspect", "print", "peek", "current", "activity",
     "history", "stats",
 ];
 

@@ -289,17 +289,12 @@ pub fn consensus(
     min_sessions: usize,
     min_members: usize,
 ) -> Vec<ConsensusStep> {
-    consensus_by(members, |sessions, times| {
-        sessions >= min_sessions.max(1) && times >= min_members
-    })
+    consensus_by(members, |sessions, times| sessions >= min_sessions.max(1) && times >= min_members)
 }
 
 /// The steps whose count of distinct sessions and of members `keep` accepts, ordered by their
 /// mean relative position in the members.
-pub fn consensus_by(
-    members: &[Member],
-    keep: impl Fn(usize, usize) -> bool,
-) -> Vec<ConsensusStep> {
+pub fn consensus_by(members: &[Member], keep: impl Fn(usize, usize) -> bool) -> Vec<ConsensusStep> {
     struct Acc {
         sessions: HashSet<String>,
         pos_sum: f64,
@@ -404,7 +399,9 @@ fn variant_word(key: &str, detail: Option<&str>) -> Option<String> {
     }
     let next = words.get(i)?;
     let plain = next.len() <= 40
-        && !next.chars().any(|c| c.is_ascii_digit() || matches!(c, '/' | '.' | '$' | '"' | '\'' | ' '))
+        && !next
+            .chars()
+            .any(|c| c.is_ascii_digit() || matches!(c, '/' | '.' | '$' | '"' | '\'' | ' '))
         && next.chars().any(|c| c.is_ascii_lowercase());
     let option_value = next.starts_with("--") && next.contains('=');
     let subcommand = !next.starts_with('-');

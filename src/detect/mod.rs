@@ -8,8 +8,8 @@
 
 pub mod learn;
 mod loops;
-mod requests;
 pub mod mine;
+mod requests;
 pub mod sequence;
 mod sightings;
 mod signature;

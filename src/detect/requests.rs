@@ -101,8 +101,12 @@ mod tests {
 
     #[test]
     fn the_same_template_with_other_numbers_shares_a_key() {
-        let a = keys("## User Input\n```text\nPlease review completion of milestone 3. Complete milestone 4 when milestone 3 is satisfied.\n```");
-        let b = keys("Please review completion of milestone 5. Complete milestone 6 when milestone 5 is satisfied.");
+        let a = keys(
+            "## User Input\n```text\nPlease review completion of milestone 3. Complete milestone 4 when milestone 3 is satisfied.\n```",
+        );
+        let b = keys(
+            "Please review completion of milestone 5. Complete milestone 6 when milestone 5 is satisfied.",
+        );
         assert!(a.iter().any(|k| b.contains(k)), "{a:?} {b:?}");
     }
 

@@ -24,6 +24,8 @@ const JUDGED_MEMBERS: i64 = 240;
 /// A workflow seen in this many times `detect.min_sessions` sessions is a long variable
 /// procedure: a step a quarter of its sessions with real work did belongs to it (optional).
 const BROAD_SUPPORT: usize = 2;
+/// Specific reads that together count toward a workflow's specific steps.
+const READ_SET: usize = 3;
 /// Steps a session's members need to count as real work in a broad consensus.
 const SUBSTANTIVE_STEPS: usize = 3;
 /// Consensus similarity at which two proposed workflows are one candidate.
@@ -744,12 +746,17 @@ pub fn evidence(
         .any(|c| mine::is_specific(&c.key, &dfs, total) && !step::only_looks(&c.key));
     // Iterations stand in for sessions only when they change something: a loop that only runs
     // and reads (a heartbeat, a status poll) is waiting, not work.
-    let changes = consensus.iter().any(|c| c.key == mine::CHANGE_STEP || c.key.starts_with("file:Edit:"));
+    let changes =
+        consensus.iter().any(|c| c.key == mine::CHANGE_STEP || c.key.starts_with("file:Edit:"));
     let loop_only = weight_support > support;
+    // One file read is no procedure (two sessions that read the same file and ran the tests
+    // did nothing a skill would add); a set of documents and sources read together is one.
+    let looks = specific.iter().filter(|k| step::only_looks(k)).count();
+    let doing = specific.len() - looks + if looks >= READ_SET { looks } else { 0 };
     let evidence_only = !judge.propose
         || !acts
         || (loop_only && !changes)
-        || specific.len() < judge.min_specific_steps
+        || doing < judge.min_specific_steps
         || weight_support * specific.len() < judge.min_evidence
         || piece_of_bigger(conn, agent, id, support, &specific)?;
     let mut sessions_seen: HashSet<&str> = HashSet::new();

@@ -565,16 +565,18 @@ pub fn base_name(ev: &WorkflowEvidence) -> String {
 /// own name, said by whoever asks for it. Values (`spotter-gqc`, `v1-2`) and short words are not.
 fn procedure_term(requests: &[String]) -> Option<String> {
     let terms = |r: &str| -> Vec<String> {
-        r.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '"' | '\'' | '`' | '(' | ')'))
-            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
-            .filter(|w| {
-                let parts: Vec<&str> = w.split(['-', '_']).collect();
-                parts.len() >= 2
-                    && w.chars().count() >= 8
-                    && w.chars().all(|c| c.is_alphabetic() || c == '-' || c == '_')
-                    && parts.iter().all(|p| p.chars().count() >= 3)
-            })
-            .collect()
+        r.split(|c: char| {
+            c.is_whitespace() || matches!(c, ',' | ';' | ':' | '"' | '\'' | '`' | '(' | ')')
+        })
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
+        .filter(|w| {
+            let parts: Vec<&str> = w.split(['-', '_']).collect();
+            parts.len() >= 2
+                && w.chars().count() >= 8
+                && w.chars().all(|c| c.is_alphabetic() || c == '-' || c == '_')
+                && parts.iter().all(|p| p.chars().count() >= 3)
+        })
+        .collect()
     };
     let first = requests.first()?;
     terms(first)
