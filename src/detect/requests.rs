@@ -41,7 +41,7 @@ pub fn keys(request: &str) -> Vec<String> {
 
 /// A slash command the request opens with (`/speckit.implement args` → `speckit.implement`).
 fn slash_command(text: &str) -> Option<String> {
-    let first = text.trim_start().split_whitespace().next()?;
+    let first = text.split_whitespace().next()?;
     let name = first.strip_prefix('/')?;
     let ok = !name.is_empty()
         && name.len() <= 64
