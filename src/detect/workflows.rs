@@ -244,12 +244,9 @@ fn best_workflow(
             found.insert(id?);
         }
     }
-    let mut best: Option<(f64, i64)> = None;
+    let mut aligned: Vec<(f64, i64)> = Vec::new();
     let mut read = conn.prepare_cached("SELECT steps, consensus FROM workflows WHERE id = ?1")?;
     for id in found {
-        if asked_apart(conn, id, asked)? {
-            continue;
-        }
         let Some((rep, consensus)) = read
             .query_row([id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?)))
             .optional()?
@@ -262,12 +259,17 @@ fn best_workflow(
             let rep: Vec<String> = serde_json::from_str(&text)?;
             let rep: Vec<&str> = rep.iter().map(String::as_str).collect();
             let Some(score) = mine::alignment(keys, &rep, similarity) else { continue };
-            if best.is_none_or(|(b, _)| score > b) {
-                best = Some((score, id));
-            }
+            aligned.push((score, id));
         }
     }
-    Ok(best.map(|(_, id)| id))
+    // The best aligned first (the earlier workflow on a tie); one asked for otherwise is passed.
+    aligned.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    for (_, id) in aligned {
+        if !asked_apart(conn, id, asked)? {
+            return Ok(Some(id));
+        }
+    }
+    Ok(None)
 }
 
 /// The request keys the first two sessions of workflow `id` were asked with in common: the work
@@ -500,11 +502,6 @@ fn absorb_fragments(conn: &Connection, id: i64, core: &[String], similarity: f64
     )?;
     let mut absorbed = false;
     for other in found {
-        if let Some(ours) = &ours
-            && recurring_ask(conn, other)?.is_some_and(|t| t.is_disjoint(ours))
-        {
-            continue;
-        }
         let Some((rep, theirs)) = read
             .query_row([other], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?)))
             .optional()?
@@ -515,7 +512,13 @@ fn absorb_fragments(conn: &Connection, id: i64, core: &[String], similarity: f64
             serde_json::from_str::<Vec<String>>(&text)
                 .is_ok_and(|steps| mine::alignment(core, &steps, similarity).is_some())
         });
-        if aligns {
+        let apart = || -> Result<bool> {
+            Ok(match &ours {
+                Some(ours) => recurring_ask(conn, other)?.is_some_and(|t| t.is_disjoint(ours)),
+                None => false,
+            })
+        };
+        if aligns && !apart()? {
             absorb(conn, &agent, other, id)?;
             absorbed = true;
         }
