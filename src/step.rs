@@ -409,7 +409,12 @@ pub fn shell_reads(segment: &str) -> Vec<(String, String)> {
         if let Some(p) = read_path(w)
             && !out.iter().any(|o| o.0 == p)
         {
-            let shown = w.trim_end_matches("/*").trim_end_matches('/').to_string();
+            // An absolute path shows as its key: a draft never carries a home folder.
+            let shown = if w.starts_with('/') {
+                format!(".../{p}")
+            } else {
+                w.trim_end_matches("/*").trim_end_matches('/').to_string()
+            };
             out.push((p, shown));
         }
     }
@@ -441,6 +446,14 @@ pub fn read_path(word: &str) -> Option<String> {
     }
     let parts: Vec<&str> = word.split('/').filter(|p| !p.is_empty()).collect();
     if parts.len() < 2 && !word.starts_with('~') {
+        return None;
+    }
+    // A file named by an id or a hash (`tasks/be1fb28.output`) is one run's output.
+    let name = parts.last().copied().unwrap_or("");
+    let stem = name.split('.').next().unwrap_or(name);
+    let digits = stem.chars().filter(char::is_ascii_digit).count();
+    if stem.len() >= 6 && digits >= 2 && stem.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+    {
         return None;
     }
     let tail = if word.starts_with('~') && parts.len() <= 2 {

@@ -459,8 +459,8 @@ fn ai_title_lines_are_known() {
     let tw = TestWorkspace::new();
     let out = tw.run(&["ingest", data.to_str().unwrap()]);
     assert!(out.status.success(), "{}", crate::support::describe(&out));
-    let said = String::from_utf8_lossy(&out.stderr).to_string()
-        + &String::from_utf8_lossy(&out.stdout);
+    let said =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
     assert!(said.contains("0 unknown lines skipped"), "{said}");
     assert!(!said.contains("ai-title"), "{said}");
 }
