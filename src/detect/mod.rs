@@ -9,7 +9,7 @@
 pub mod learn;
 mod loops;
 pub mod mine;
-mod requests;
+pub mod requests;
 pub mod sequence;
 mod sightings;
 mod signature;

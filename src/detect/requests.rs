@@ -19,8 +19,15 @@ const MAX_KEYS: usize = 8;
 /// Characters of a normalised sentence kept in its key.
 const KEY_CHARS: usize = 120;
 
+/// The one key of every request that pastes a check's failing output: the person's own chore
+/// (paste the failures, ask for a fix, run the check again), whatever the output says.
+pub const PASTED_OUTPUT: &str = "req:!pasted-output";
+
 /// The request's keys, most telling first: its slash command, then its sentences.
 pub fn keys(request: &str) -> Vec<String> {
+    if crate::text::paste::is_failing_output(request) {
+        return vec![PASTED_OUTPUT.to_string()];
+    }
     let text: String = request.chars().take(READ_CHARS).collect();
     let mut out: Vec<String> = Vec::new();
     if let Some(cmd) = slash_command(&text) {
@@ -121,6 +128,18 @@ mod tests {
         let dev = keys("LOAD the FULL agent file from @_bmad/bmm/agents/dev.md now");
         let ux = keys("LOAD the FULL agent file from @_bmad/bmm/agents/ux-designer.md now");
         assert_ne!(dev, ux);
+    }
+
+    #[test]
+    fn pasted_failing_output_is_one_chore_whatever_it_says() {
+        let vitest = "I got these failures running unit tests\n FAIL  apps/api/tests/a.test.ts > x\nAssertionError: expected 1 to be 2\n ❯ apps/api/tests/a.test.ts:41:12\n";
+        let eslint = "Now I get these lint errors\n/w/apps/api/src/auth.ts\n  41:12  error  'e' is defined but never used\n  52:1  error  Missing return type\n";
+        assert_eq!(keys(vitest), [PASTED_OUTPUT]);
+        assert_eq!(keys(eslint), [PASTED_OUTPUT]);
+        assert!(!crate::text::paste::is_failing_output(
+            "Please review completion of milestone 3.\nThen do milestone 4.\nThanks"
+        ));
+        assert!(!crate::text::paste::is_failing_output("fix the failing test"));
     }
 
     #[test]

@@ -134,12 +134,19 @@ pub fn observe(
             Some(core) if core.len() >= 2 => core.iter().map(String::as_str).collect(),
             _ => own,
         };
-        if keys.len() < 2 {
+        // A pasted failure is the person's chore whatever the agent did about it.
+        let chore = asked.iter().any(|k| k == super::requests::PASTED_OUTPUT);
+        if keys.len() < 2 && !chore {
             continue;
         }
+        let by_steps = if chore {
+            None
+        } else {
+            best_workflow(conn, turn.agent_id, &keys, similarity, rare_ok, &asked)?
+        };
         let id = match loop_workflow {
             Some(id) => id,
-            None => match best_workflow(conn, turn.agent_id, &keys, similarity, rare_ok, &asked)? {
+            None => match by_steps {
                 Some(id) => id,
                 None => start_workflow(conn, turn.agent_id, &keys, now)?,
             },
@@ -711,6 +718,9 @@ pub fn evidence(
     let consensus = mine::consensus_by(&members, |sessions, times| {
         (sessions >= min_sessions && times >= min_members) || (broad && sessions >= broad_sessions)
     });
+    // Pasted failing output asks for the person's chore to be done: the checks they ran.
+    let chore = rows.first().is_some_and(|m| crate::text::paste::is_failing_output(&m.request));
+    let consensus = if chore { chore_checks(conn, agent, &rows)? } else { consensus };
     let Weighed { total, dfs, specific } = weigh(conn, agent, &consensus)?;
     // A step done in fewer sessions than this is optional.
     let always = if broad { substantive.div_ceil(2).max(min_sessions) } else { support };
@@ -788,6 +798,7 @@ pub fn evidence(
         first_seen: ats.iter().min().map(|s| s.to_string()),
         last_seen: ats.iter().max().map(|s| s.to_string()),
         trigger,
+        chore,
     };
     Ok(Some((ev, evidence_only)))
 }
@@ -845,6 +856,50 @@ pub fn supersede_pieces(
         .collect();
     candidates::make_evidence(conn, &pieces)?;
     Ok(pieces)
+}
+
+/// The checks behind a person's pasted failures: the test, lint, build and format commands run
+/// in the sessions where the failures were pasted, with their commands, most sessions first.
+fn chore_checks(
+    conn: &Connection,
+    agent: &str,
+    rows: &[MemberRow],
+) -> Result<Vec<mine::ConsensusStep>> {
+    let mut sessions: Vec<String> = Vec::new();
+    for m in rows {
+        if !sessions.contains(&m.session_key) {
+            sessions.push(m.session_key.clone());
+        }
+    }
+    let mut found: Vec<(String, HashSet<String>, usize, Vec<String>)> = Vec::new();
+    for (session, step, detail) in crate::ingest::session_calls(conn, agent, &sessions)? {
+        let call = RawCall { step, detail, is_error: false };
+        for obs in mine::turn_sequence(std::slice::from_ref(&call)).steps {
+            if step::check_kind(&obs.0).is_none() {
+                continue;
+            }
+            let at = match found.iter().position(|f| f.0 == obs.0) {
+                Some(at) => at,
+                None => {
+                    found.push((obs.0.clone(), HashSet::new(), 0, Vec::new()));
+                    found.len() - 1
+                }
+            };
+            found[at].1.insert(session.clone());
+            found[at].2 += 1;
+            found[at].3.extend(obs.1);
+        }
+    }
+    found.sort_by_key(|f| std::cmp::Reverse(f.1.len()));
+    Ok(found
+        .into_iter()
+        .map(|(key, s, members, details)| mine::ConsensusStep {
+            key,
+            sessions: s.len(),
+            members,
+            details,
+        })
+        .collect())
 }
 
 /// Sessions whose members hold enough steps to be real work, not a start that stopped.
@@ -935,6 +990,7 @@ pub fn evidence_of_turns(
         first_seen: None,
         last_seen: None,
         trigger: None,
+        chore: false,
     })
 }
 
@@ -1020,7 +1076,14 @@ fn requests_of(rows: &[MemberRow]) -> Vec<String> {
         }
         let opaque =
             r.is_empty() || super::is_steering(r, false) || crate::text::redact::is_opaque(r);
-        if !opaque && requests.len() < 5 && !requests.iter().any(|x| x == r) {
+        // Pasted output is quoted by its first line: the person's words before the log.
+        let r = if crate::text::paste::is_failing_output(r) {
+            let first = r.lines().next().unwrap_or(r);
+            first.split(['⎯', '─', '━', '=']).next().unwrap_or(first).trim()
+        } else {
+            r
+        };
+        if !opaque && !r.is_empty() && requests.len() < 5 && !requests.iter().any(|x| x == r) {
             requests.push(r.chars().take(400).collect());
         }
     }

@@ -541,6 +541,12 @@ pub fn base_name(ev: &WorkflowEvidence) -> String {
     {
         return name.clone();
     }
+    // Failures the person pasted: the chore is running the checks themselves.
+    if ev.chore
+        && let Some(name) = checks_name(ev)
+    {
+        return name;
+    }
     if let Some(term) = procedure_term(&ev.requests).and_then(|t| slug_within(&t, 64)) {
         return term;
     }
@@ -559,6 +565,24 @@ pub fn base_name(ev: &WorkflowEvidence) -> String {
         (None, None) => "workflow".to_string(),
     };
     slug_within(&text, 64).unwrap_or_else(|| "workflow".to_string())
+}
+
+/// `run-tests-and-lint`: the kinds of checks a workflow runs, in order.
+fn checks_name(ev: &WorkflowEvidence) -> Option<String> {
+    use crate::workflow::CheckKind;
+    let mut kinds: Vec<&str> = Vec::new();
+    for kind in ev.steps.iter().filter_map(|s| s.check) {
+        let word = match kind {
+            CheckKind::Test => "tests",
+            CheckKind::Lint => "lint",
+            CheckKind::Build => "build",
+            CheckKind::Format => "format",
+        };
+        if !kinds.contains(&word) {
+            kinds.push(word);
+        }
+    }
+    (!kinds.is_empty()).then(|| format!("run-{}", kinds.join("-and-")))
 }
 
 /// A compound term every request names (`mol-witness-patrol`, `release-notes`): the procedure's

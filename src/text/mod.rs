@@ -3,6 +3,7 @@
 
 pub mod hex;
 pub mod injection;
+pub mod paste;
 pub mod redact;
 pub mod safe;
 pub mod slug;
