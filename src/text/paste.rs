@@ -36,7 +36,10 @@ fn output_line(line: &str) -> bool {
     let list = trimmed.starts_with(['-', '*', '+'])
         || trimmed.split_once(". ").is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit()));
     let indented = line.starts_with("  ") || line.starts_with('\t');
+    // A file's path alone on its line (a linter's heading).
+    let path = !trimmed.contains(' ') && trimmed.contains('/') && trimmed.contains('.');
     located
+        || path
         || (indented && !list)
         || line.starts_with(['>', '|', '⎯', '─', '━', '✓', '✗', '×', '❯', '→'])
         || [
