@@ -265,7 +265,7 @@ pub fn file_role(path: &str) -> String {
 /// File kinds that hold procedures, plans, settings and status rather than code.
 const PROCEDURE_EXTS: &[&str] = &[
     "md", "mdx", "markdown", "txt", "rst", "adoc", "yaml", "yml", "xml", "json", "toml", "ini",
-    "cfg", "conf", "csv", "tsv",
+    "cfg", "conf", "csv", "tsv", "html", "htm",
 ];
 
 /// `path` when it names a procedure file of the project: relative, not under a build or
@@ -352,32 +352,124 @@ pub fn command_words(command: &str) -> Vec<String> {
     out
 }
 
-/// The procedure files a shell command reads (`cat a.md b.yaml`, `sed -n '1,80p' plan.md`,
-/// `head -50 tasks.md`): its path arguments that are procedure files.
-pub fn shell_reads(segment: &str) -> Vec<String> {
+/// The files and folders a shell command reads or looks at (`cat a.md b.yaml`, `sed -n '1,80p'
+/// plan.md`, `du -sh ~/Downloads`, `rg -n x src/lib/agents`), as (key, path as written): see
+/// [`read_path`].
+pub fn shell_reads(segment: &str) -> Vec<(String, String)> {
     let words = shlex::split(segment)
         .unwrap_or_else(|| segment.split_whitespace().map(str::to_string).collect());
     let Some(program) = words.first().map(|w| base(w)) else { return Vec::new() };
-    if !matches!(program, "cat" | "sed" | "head" | "tail" | "less" | "more" | "nl" | "bat") {
+    let looks_at = matches!(program, "ls" | "du" | "find" | "tree" | "wc" | "stat" | "file");
+    let searches = matches!(program, "rg" | "grep" | "ag");
+    if !looks_at
+        && !searches
+        && !matches!(program, "cat" | "sed" | "head" | "tail" | "less" | "more" | "nl" | "bat")
+    {
         return Vec::new();
     }
     // `sed -i` changes the file: not a read.
     if program == "sed" && words.iter().any(|w| w.starts_with("-i") || w == "--in-place") {
         return Vec::new();
     }
-    let mut out: Vec<String> = Vec::new();
-    for w in &words[1..] {
-        if matches!(w.as_str(), ">" | ">>" | "|" | "<") {
+    let mut out: Vec<(String, String)> = Vec::new();
+    // A search's first plain word is its pattern, `sed`'s its script.
+    let mut pattern_left = searches || program == "sed";
+    let mut args = words[1..].iter();
+    while let Some(w) = args.next() {
+        if matches!(w.as_str(), ">" | ">>" | "|" | "<" | "2>" | "&>") {
             break;
         }
-        if let Some(p) = procedure_path(w)
-            && p.contains('.')
-            && !out.iter().any(|o| o == p)
+        if w.starts_with('-') {
+            // Options that take a value: `sed -e script`, `rg -g glob`, `find -name x`.
+            if matches!(
+                w.as_str(),
+                "-e" | "-f"
+                    | "-g"
+                    | "--glob"
+                    | "-t"
+                    | "--type"
+                    | "-name"
+                    | "-iname"
+                    | "-path"
+                    | "-type"
+                    | "-maxdepth"
+                    | "-mindepth"
+                    | "-n"
+                    | "-A"
+                    | "-B"
+                    | "-C"
+                    | "-m"
+            ) && !(program == "sed" && w == "-n")
+            {
+                if matches!(w.as_str(), "-e" | "-f") {
+                    pattern_left = false;
+                }
+                args.next();
+            }
+            if program == "find" {
+                break;
+            }
+            continue;
+        }
+        if std::mem::take(&mut pattern_left) {
+            continue;
+        }
+        if let Some(p) = read_path(w)
+            && !out.iter().any(|o| o.0 == p)
         {
-            out.push(p.to_string());
+            // An absolute path shows as its key: a draft never carries a home folder.
+            let shown = if w.starts_with('/') {
+                format!(".../{p}")
+            } else {
+                w.trim_end_matches("/*").trim_end_matches('/').to_string()
+            };
+            out.push((p, shown));
         }
     }
     out
+}
+
+/// How a read file or folder is keyed: a procedure file by its path from the working directory;
+/// any other by its last two path components, so the same file reached from the repository root
+/// or after a `cd` (or by its absolute path) is one step. `None` for no path (a pattern, `.`, a
+/// bare folder name every command looks at).
+pub fn read_path(word: &str) -> Option<String> {
+    let word = word.trim().trim_end_matches("/*").trim_end_matches('/');
+    if let Some(p) = procedure_path(word)
+        && p.contains('.')
+    {
+        return Some(p.to_string());
+    }
+    let word = word.strip_prefix("./").unwrap_or(word);
+    if word.is_empty()
+        || word.contains(['*', '?', '{', '$', '`', '\'', '"', '<', '>', '|', '\n', '(', '='])
+        || word.split('/').any(|c| {
+            matches!(
+                c,
+                ".." | "." | "node_modules" | "target" | "dist" | "build" | ".git" | "vendor"
+            )
+        })
+    {
+        return None;
+    }
+    let parts: Vec<&str> = word.split('/').filter(|p| !p.is_empty()).collect();
+    if parts.len() < 2 && !word.starts_with('~') {
+        return None;
+    }
+    // A file named by an id or a hash (`tasks/be1fb28.output`) is one run's output.
+    let name = parts.last().copied().unwrap_or("");
+    let stem = name.split('.').next().unwrap_or(name);
+    let digits = stem.chars().filter(char::is_ascii_digit).count();
+    if stem.len() >= 6 && digits >= 2 && stem.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+    {
+        return None;
+    }
+    let tail = if word.starts_with('~') && parts.len() <= 2 {
+        parts.join("/")
+    } else {
+        parts[parts.len().saturating_sub(2)..].join("/")
+    };
+    Some(tail)
 }
 
 /// One shell command line: a step per command of a compound line.
@@ -582,6 +674,13 @@ const NO_SUBCOMMANDS: &[&str] = &[
 const TWO_LEVEL: &[&str] = &["gh", "docker", "kubectl", "aws", "gcloud", "az", "glab", "uv"];
 
 /// Wrappers peeled off the front of a command, with how many value arguments they take.
+/// Shell keywords a command follows (`do bd close x`, `then gt up`).
+const SHELL_OPENERS: &[&str] = &["do", "then", "else", "elif", "if", "while", "until", "!"];
+/// Shell syntax that is no command (`for id in a b`, `done`, `[ -f x ]`, `case`, `esac`).
+const SHELL_SYNTAX: &[&str] = &[
+    "for", "done", "fi", "esac", "case", "in", "[", "[[", "]", "]]", "}", "{", "function", "select",
+];
+
 fn wrapper_args(word: &str) -> Option<usize> {
     match word {
         "sudo" | "time" | "nohup" | "env" | "command" | "exec" | "nice" | "caffeinate" => Some(0),
@@ -635,9 +734,16 @@ pub fn head_key(segment: &str) -> Option<String> {
     let words = shlex::split(segment)
         .unwrap_or_else(|| segment.split_whitespace().map(str::to_string).collect());
     let mut i = 0;
-    // Env assignments and wrappers.
+    // Env assignments, wrappers and the shell's own keywords: a loop's body is its commands.
     loop {
         let w = words.get(i)?;
+        if SHELL_OPENERS.contains(&w.as_str()) {
+            i += 1;
+            continue;
+        }
+        if SHELL_SYNTAX.contains(&w.as_str()) {
+            return None;
+        }
         if w.contains('=')
             && !w.starts_with('-')
             && w.split('=').next().is_some_and(|n| {
@@ -749,9 +855,10 @@ pub fn is_generic(key: &str) -> bool {
         return true;
     }
     if let Some(target) = key.strip_prefix("file:Read:") {
-        // Reading a procedure file by its path (a workflow definition, a plan) is specific:
-        // how spread it is over the history weighs it. Reading by role is looking around.
-        return procedure_path(target).is_none();
+        // Reading a file by its path (a workflow definition, a plan, the sources a procedure
+        // checks) is specific: how spread it is over the history weighs it. Reading by role
+        // (`*.rs`, `docs/*.md`) is looking around.
+        return target.contains('*') || (!target.contains('/') && procedure_path(target).is_none());
     }
     if key == "file:Edit:*" {
         return true;
@@ -895,6 +1002,26 @@ pub fn check_kind(key: &str) -> Option<CheckKind> {
     Some(kind)
 }
 
+/// Subcommands that only look (`gh auth status`, `kubectl get`, `bd show`): a command ending in
+/// one reads state, as a file read does.
+const LOOKING: &[&str] = &[
+    "status", "list", "ls", "show", "view", "get", "describe", "info", "whoami", "version", "log",
+    "logs", "diff", "search", "query", "inspect", "print", "peek", "current", "activity",
+    "history", "stats",
+];
+
+/// A step that reads and changes nothing: a file read, or a command whose last key word only
+/// looks (`gh auth status`, `gt polecat list`).
+pub fn only_looks(key: &str) -> bool {
+    if key.starts_with("file:Read:") {
+        return true;
+    }
+    let Some(cmd) = key.strip_prefix("sh:") else { return false };
+    let mut words = cmd.split(' ');
+    let program = words.next();
+    words.next_back().or(program).is_some_and(|w| LOOKING.contains(&w))
+}
+
 /// The kind of a step, from its key.
 pub fn kind_of(key: &str) -> StepKind {
     if key == CHANGE_STEP {
@@ -928,6 +1055,14 @@ pub fn lcs<T: PartialEq>(a: &[T], b: &[T]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shell_loop_is_its_body_commands() {
+        let keys = shell("for id in a b; do bd dep remove $id x; done").step;
+        assert_eq!(keys, "sh:bd dep");
+        let keys = shell("if [ -f x ]; then gt up; fi").step;
+        assert_eq!(keys, "sh:gt up");
+    }
 
     fn keys(cmd: &str) -> Vec<String> {
         shell(cmd).step.lines().map(|k| k.trim_start_matches("sh:").to_string()).collect()

@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::step::{
-    command_words, file_role, head_key, is_generic, is_transparent, lcs, procedure_path, segments,
-    shell_reads,
+    command_words, file_role, head_key, is_generic, is_transparent, lcs, procedure_path, read_path,
+    segments, shell_reads,
 };
 
 /// Longest sequence of specific steps kept per task or loop iteration: alignment is quadratic in
@@ -82,13 +82,18 @@ fn procedure_steps(key: &str, detail: Option<String>) -> Vec<Obs> {
         |verb: &str, path: &str| Obs(format!("file:{verb}:{path}"), Some(path.to_string()));
     if let Some(rest) = key.strip_prefix("file:")
         && let Some((verb, role)) = rest.split_once(':')
-        && role.starts_with("*.")
         && let Some(d) = detail.as_deref()
     {
-        let paths: Vec<&str> =
-            d.split(' ').filter_map(procedure_path).filter(|p| file_role(p) == role).collect();
-        if !paths.is_empty() && (verb == "Read" || verb == "Edit") {
-            return paths.into_iter().map(|p| by_path(verb, p)).collect();
+        if verb == "Read" {
+            if let Some(p) = read_path(d) {
+                return vec![Obs(format!("file:Read:{p}"), Some(d.to_string()))];
+            }
+        } else if verb == "Edit" && role.starts_with("*.") {
+            let paths: Vec<&str> =
+                d.split(' ').filter_map(procedure_path).filter(|p| file_role(p) == role).collect();
+            if !paths.is_empty() {
+                return paths.into_iter().map(|p| by_path(verb, p)).collect();
+            }
         }
     }
     if key.starts_with("sh:")
@@ -96,7 +101,10 @@ fn procedure_steps(key: &str, detail: Option<String>) -> Vec<Obs> {
     {
         let reads = shell_reads(d);
         if !reads.is_empty() {
-            return reads.iter().map(|p| by_path("Read", p)).collect();
+            return reads
+                .into_iter()
+                .map(|(key, shown)| Obs(format!("file:Read:{key}"), Some(shown)))
+                .collect();
         }
     }
     vec![Obs(key.to_string(), detail)]
@@ -160,9 +168,19 @@ pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
         kept.push(expanded[i].clone());
         i += 1;
     }
+    // Reading a file the task also edits is looking before the change, not a step of its own.
+    let edited: HashSet<String> = expanded
+        .iter()
+        .filter(|(o, _)| o.0.starts_with("file:Edit:"))
+        .filter_map(|(o, _)| o.1.as_deref())
+        .flat_map(|d| d.split(' ').filter_map(read_path).collect::<Vec<_>>())
+        .collect();
     let mut steps: Vec<Obs> = Vec::new();
     let mut read: HashSet<String> = HashSet::new();
     for (obs, _) in kept {
+        if obs.0.strip_prefix("file:Read:").is_some_and(|p| edited.contains(p)) {
+            continue;
+        }
         // Reading a procedure file again is not a new step.
         if obs.0.starts_with("file:Read:") && !is_generic(&obs.0) && !read.insert(obs.0.clone()) {
             continue;
@@ -204,12 +222,18 @@ pub const MIN_CONTAINED: usize = 3;
 /// Share of the shorter sequence a contained alignment must cover.
 pub const CONTAINED_SHARE: f64 = 0.8;
 
+/// Distinct steps two sequences must share, in any order, to be one workflow by what they do
+/// rather than in which order.
+pub const MIN_GATHERED: usize = 5;
+
 /// Whether two step sequences are one workflow, and how well they align: their common
 /// subsequence covers `threshold` of the longer (an extra step, a swapped pair), or at least
 /// `MIN_CONTAINED` steps and `CONTAINED_SHARE` of the shorter when the longer is at most twice
-/// as long (the same work done inside a turn that also did something else before or after).
+/// as long (the same work done inside a turn that also did something else before or after), or
+/// they read or edit at least `MIN_GATHERED` of the same files by path, half of the shorter's,
+/// in any order (a procedure made of which documents and sources it reads, read in another order).
 /// The score orders candidates: more common steps first, then the share of the longer.
-pub fn alignment<T: PartialEq>(a: &[T], b: &[T], threshold: f64) -> Option<f64> {
+pub fn alignment<T: PartialEq + AsRef<str>>(a: &[T], b: &[T], threshold: f64) -> Option<f64> {
     let (shorter, longer) = (a.len().min(b.len()), a.len().max(b.len()));
     if shorter == 0 {
         return None;
@@ -219,7 +243,26 @@ pub fn alignment<T: PartialEq>(a: &[T], b: &[T], threshold: f64) -> Option<f64> 
     let contained = common >= MIN_CONTAINED
         && common as f64 >= CONTAINED_SHARE * shorter as f64
         && longer <= 2 * shorter;
-    (share >= threshold || contained).then_some(common as f64 + share)
+    if share >= threshold || contained {
+        return Some(common as f64 + share);
+    }
+    // Files read or edited by path: `bd show` in every patrol is no evidence of one procedure.
+    let (fa, fb) = (path_steps(a), path_steps(b));
+    let shared = fa.iter().filter(|k| fb.contains(k)).count();
+    let gathered = shared >= MIN_GATHERED && 2 * shared >= fa.len().min(fb.len());
+    gathered.then_some(shared as f64 + shared as f64 / longer as f64)
+}
+
+/// The distinct files a sequence reads or edits by path.
+fn path_steps<T: AsRef<str>>(s: &[T]) -> Vec<&str> {
+    let mut v: Vec<&str> = Vec::new();
+    for x in s {
+        let k = x.as_ref();
+        if k.starts_with("file:") && !is_generic(k) && !v.contains(&k) {
+            v.push(k);
+        }
+    }
+    v
 }
 
 /// One member of a workflow as consensus reads it.
@@ -246,6 +289,12 @@ pub fn consensus(
     min_sessions: usize,
     min_members: usize,
 ) -> Vec<ConsensusStep> {
+    consensus_by(members, |sessions, times| sessions >= min_sessions.max(1) && times >= min_members)
+}
+
+/// The steps whose count of distinct sessions and of members `keep` accepts, ordered by their
+/// mean relative position in the members.
+pub fn consensus_by(members: &[Member], keep: impl Fn(usize, usize) -> bool) -> Vec<ConsensusStep> {
     struct Acc {
         sessions: HashSet<String>,
         pos_sum: f64,
@@ -276,7 +325,7 @@ pub fn consensus(
     }
     let mut out: Vec<(f64, ConsensusStep)> = acc
         .into_iter()
-        .filter(|(_, a)| a.sessions.len() >= min_sessions.max(1) && a.pos_n >= min_members)
+        .filter(|(_, a)| keep(a.sessions.len(), a.pos_n))
         .map(|(key, a)| {
             let pos = a.pos_sum / a.pos_n as f64;
             let sessions = a.sessions.len();
@@ -285,6 +334,78 @@ pub fn consensus(
         .collect();
     out.sort_by(|a, b| a.0.total_cmp(&b.0));
     out.into_iter().map(|(_, s)| s).collect()
+}
+
+/// Sessions a command's argument must recur in to name a step of its own.
+const VARIANT_SESSIONS: usize = 3;
+
+/// Commands whose identity lives in an argument (`gt deacon pending` and `gt deacon
+/// cleanup-orphans`, `bd list --type=agent` and `bd list --type=merge-request`): where the word
+/// after a shell step's key takes two or more values that each recur in `min_sessions` (at least
+/// three) sessions, each such value becomes a step of its own (`sh:gt deacon pending`). Values
+/// that vary run to run (ids, paths, messages) never recur, so `bd close <id>` stays one step.
+pub fn split_variants(members: &mut [Member], min_sessions: usize) {
+    let need = min_sessions.max(VARIANT_SESSIONS);
+    let mut seen: HashMap<String, HashMap<String, HashSet<String>>> = HashMap::new();
+    for m in members.iter() {
+        for obs in &m.steps {
+            if let Some(word) = variant_word(&obs.0, obs.1.as_deref()) {
+                seen.entry(obs.0.clone())
+                    .or_default()
+                    .entry(word)
+                    .or_default()
+                    .insert(m.session_key.clone());
+            }
+        }
+    }
+    let chosen: HashMap<String, HashSet<String>> = seen
+        .into_iter()
+        .filter_map(|(key, words)| {
+            let recurring: HashSet<String> =
+                words.into_iter().filter(|(_, s)| s.len() >= need).map(|(w, _)| w).collect();
+            (recurring.len() >= 2).then_some((key, recurring))
+        })
+        .collect();
+    if chosen.is_empty() {
+        return;
+    }
+    for m in members.iter_mut() {
+        for obs in &mut m.steps {
+            let Some(words) = chosen.get(&obs.0) else { continue };
+            if let Some(word) = variant_word(&obs.0, obs.1.as_deref()).filter(|w| words.contains(w))
+            {
+                obs.0 = format!("{} {word}", obs.0);
+            }
+        }
+    }
+}
+
+/// The step a variant key (`sh:gt deacon pending`) was split from, for its frequency.
+pub fn variant_base(key: &str) -> Option<&str> {
+    key.strip_prefix("sh:")?;
+    key.rsplit_once(' ').map(|(base, _)| base)
+}
+
+/// The word after a shell step's key words in its command: a subcommand or an `--option=value`,
+/// never a value that names one run (digits, a path, a quoted message).
+fn variant_word(key: &str, detail: Option<&str>) -> Option<String> {
+    let program = key.strip_prefix("sh:")?;
+    let key_words: Vec<&str> = program.split(' ').collect();
+    let words = command_words(detail?);
+    let start = words.iter().position(|w| w.rsplit('/').next() == Some(key_words[0]))?;
+    let mut i = start + 1;
+    for k in &key_words[1..] {
+        i += words[i..].iter().position(|w| w == k)? + 1;
+    }
+    let next = words.get(i)?;
+    let plain = next.len() <= 40
+        && !next
+            .chars()
+            .any(|c| c.is_ascii_digit() || matches!(c, '/' | '.' | '$' | '"' | '\'' | ' '))
+        && next.chars().any(|c| c.is_ascii_lowercase());
+    let option_value = next.starts_with("--") && next.contains('=');
+    let subcommand = !next.starts_with('-');
+    (plain && (option_value || subcommand)).then(|| next.clone())
 }
 
 /// The words of the first command of `text` (see `step::command_words`).
@@ -514,13 +635,29 @@ mod tests {
             call("tool:TodoWrite", "", false),
         ];
         let seq = turn_sequence(&calls);
+        // The file read is the one the fix edits: looking before the change, not a step.
         assert_eq!(
             seq.keys(),
             ["sh:cargo test", "file:Edit:CHANGELOG.md", "sh:git commit", "sh:git tag"]
         );
         assert_eq!(seq.failures, [Failure("sh:cargo test".into(), vec!["file:Edit:*.rs".into()])]);
         assert_eq!(seq.steps[3].1.as_deref(), Some("git tag v1.0.0"));
-        assert!(seq.all_keys.contains(&"file:Read:*.rs".to_string()));
+        assert!(seq.all_keys.contains(&"file:Read:src/a.rs".to_string()));
+    }
+
+    #[test]
+    fn a_file_read_and_not_edited_is_a_step_by_its_path() {
+        let calls = vec![
+            call("sh:sed", "sed -n '1,200p' /repo/docs/09-agent/README.md", false),
+            call("file:Read:*.ts", "src/lib/agents/types.ts", false),
+            call("sh:du\nsh:find", "du -sh ~/Downloads && find ~/Downloads -type f", false),
+            call("sh:rg", "rg -n pattern src", false),
+        ];
+        let seq = turn_sequence(&calls);
+        assert_eq!(
+            seq.keys(),
+            ["file:Read:09-agent/README.md", "file:Read:agents/types.ts", "file:Read:~/Downloads"]
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@
 pub mod learn;
 mod loops;
 pub mod mine;
+pub mod requests;
 pub mod sequence;
 mod sightings;
 mod signature;
@@ -330,7 +331,7 @@ fn task_unit(
         calls,
     };
     if !steering {
-        return Ok(alone(calls));
+        return lead_in(conn, turn, calls, alone);
     }
     let mut chain: Vec<(i64, String)> = Vec::new();
     let mut head: Option<(i64, String)> = None;
@@ -353,6 +354,37 @@ fn task_unit(
     unit.turns.push(turn.id);
     unit.calls.extend(calls);
     Ok(unit)
+}
+
+/// A task whose request before it did too little to stand alone (a look at a folder before "make
+/// a dashboard of this", `gt doctor` before `gt doctor --fix`): that request opened the work,
+/// which spans both turns. Otherwise the task alone.
+fn lead_in(
+    conn: &Connection,
+    turn: &Turn,
+    calls: Vec<mine::RawCall>,
+    alone: impl FnOnce(Vec<mine::RawCall>) -> TaskUnit,
+) -> Result<TaskUnit> {
+    let Some(prev) = crate::ingest::earlier_turns(conn, turn.id, 1)?.into_iter().next() else {
+        return Ok(alone(calls));
+    };
+    if signature::short_reply(&prev.user_input) || sequence::is_smoke_test(&prev.user_input) {
+        return Ok(alone(calls));
+    }
+    let before = workflows::load_calls(conn, prev.id)?;
+    let steps = mine::turn_sequence(&before).steps;
+    let small = !steps.is_empty() && steps.iter().filter(|o| o.0 != mine::CHANGE_STEP).count() < 2;
+    if !small {
+        return Ok(alone(calls));
+    }
+    let mut unit_calls = before;
+    unit_calls.extend(calls);
+    Ok(TaskUnit {
+        head: prev.id,
+        request: prev.user_input,
+        turns: vec![prev.id, turn.id],
+        calls: unit_calls,
+    })
 }
 
 /// Whether the reply after `earlier[i]` answers the agent: it asked something at the end of that
@@ -731,7 +763,11 @@ fn record_workflow(
             counted(ctx.record(&evidence)?, report);
         }
         let joined = joined.filter(|_| was_proposed);
+        let reason = evidence.workflow.as_ref().map(|w| w.reason.clone());
         let mut superseded = workflows::supersede_sequences(ctx.conn, agent, wid, joined)?;
+        if let Some(reason) = reason {
+            superseded.extend(workflows::supersede_pieces(ctx.conn, agent, wid, &reason)?);
+        }
         superseded.extend(workflows::supersede_streaks(ctx.conn, wid)?);
         for superseded in superseded {
             ctx.retire_draft(superseded)?;

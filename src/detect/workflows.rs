@@ -16,8 +16,18 @@ use crate::workflow::{FailureFix, RERUN_AS, Reason, Sighting, WorkflowEvidence, 
 /// Rarest steps of a turn used to look up workflows, and workflows read per step.
 const LOOKUP_STEPS: usize = 5;
 const LOOKUP_PER_STEP: i64 = 16;
-/// Most recent members read to build a workflow's evidence.
+/// Most recent members read for a workflow's core.
 const EVIDENCE_MEMBERS: i64 = 60;
+/// Most recent members read to judge a workflow: a long loop's iterations fill the core's
+/// window within a few sessions.
+const JUDGED_MEMBERS: i64 = 240;
+/// A workflow seen in this many times `detect.min_sessions` sessions is a long variable
+/// procedure: a step a quarter of its sessions with real work did belongs to it (optional).
+const BROAD_SUPPORT: usize = 2;
+/// Specific reads that together count toward a workflow's specific steps.
+const READ_SET: usize = 3;
+/// Steps a session's members need to count as real work in a broad consensus.
+const SUBSTANTIVE_STEPS: usize = 3;
 /// Consensus similarity at which two proposed workflows are one candidate.
 const MERGE_SIMILARITY: f64 = 0.7;
 
@@ -112,7 +122,11 @@ pub fn observe(
             .filter(|k| k != mine::CHANGE_STEP)
             .collect()
     });
-    let mut loop_workflow: Option<i64> = None;
+    // Tasks asked the same way are one piece of work, whatever their steps: the request's
+    // workflow takes every part.
+    let asked = super::requests::keys(turn.request);
+    let mut loop_workflow: Option<i64> = by_request(conn, turn.agent_id, &asked)?;
+    let asked_for = loop_workflow.is_some();
     for (iteration, mut part) in parts.into_iter().enumerate() {
         part.steps.truncate(mine::MAX_STEPS);
         let own = part.keys();
@@ -120,21 +134,29 @@ pub fn observe(
             Some(core) if core.len() >= 2 => core.iter().map(String::as_str).collect(),
             _ => own,
         };
-        if keys.len() < 2 {
+        // A pasted failure is the person's chore whatever the agent did about it.
+        let chore = asked.iter().any(|k| k == super::requests::PASTED_OUTPUT);
+        if keys.len() < 2 && !chore {
             continue;
         }
+        let by_steps = if chore {
+            None
+        } else {
+            best_workflow(conn, turn.agent_id, &keys, similarity, rare_ok, &asked)?
+        };
         let id = match loop_workflow {
             Some(id) => id,
-            None => match best_workflow(conn, turn.agent_id, &keys, similarity, rare_ok)? {
+            None => match by_steps {
                 Some(id) => id,
                 None => start_workflow(conn, turn.agent_id, &keys, now)?,
             },
         };
-        if loop_core.is_some() {
+        if loop_core.is_some() || asked_for {
             loop_workflow = Some(id);
         }
         add_member(conn, id, turn, iteration as i64, &part, similarity, now)?;
         if !joined.contains(&id) {
+            index_requests(conn, turn.agent_id, id, &asked)?;
             joined.push(id);
         }
     }
@@ -145,6 +167,55 @@ pub fn observe(
         }
     }
     Ok(joined)
+}
+
+/// The workflow asked for as this task was: one whose requests hold every key of this one's, or
+/// one of whose requests' keys this one holds all (a template typed once in full and once as
+/// its own sentence). A frame some templates share ("follow the activation instructions") is
+/// not enough: the sentence that says which agent or which milestone must match too.
+fn by_request(conn: &Connection, agent: &str, asked: &[String]) -> Result<Option<i64>> {
+    if asked.is_empty() {
+        return Ok(None);
+    }
+    let mut lookup = conn.prepare_cached(
+        "SELECT i.workflow_id FROM workflow_index i JOIN workflows w ON w.id = i.workflow_id
+         WHERE i.agent_id = ?1 AND i.step = ?2 ORDER BY i.workflow_id DESC LIMIT ?3",
+    )?;
+    let mut hits: HashMap<i64, usize> = HashMap::new();
+    for key in asked {
+        for id in lookup.query_map(params![agent, key, LOOKUP_PER_STEP], |r| r.get(0))? {
+            *hits.entry(id?).or_default() += 1;
+        }
+    }
+    let mut ranked: Vec<(usize, i64)> = hits.into_iter().map(|(id, n)| (n, id)).collect();
+    ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut first_request = conn.prepare_cached(
+        "SELECT request FROM workflow_members WHERE workflow_id = ?1 ORDER BY turn_id LIMIT 1",
+    )?;
+    for (n, id) in ranked {
+        if n >= asked.len() {
+            return Ok(Some(id));
+        }
+        let theirs: Option<String> = first_request.query_row([id], |r| r.get(0)).optional()?;
+        if theirs.is_some_and(|t| {
+            let keys = super::requests::keys(&t);
+            !keys.is_empty() && keys.iter().all(|k| asked.contains(k))
+        }) {
+            return Ok(Some(id));
+        }
+    }
+    Ok(None)
+}
+
+/// Indexes a request's keys under workflow `id`, so later tasks asked the same way find it.
+fn index_requests(conn: &Connection, agent: &str, id: i64, asked: &[String]) -> Result<()> {
+    let mut index = conn.prepare_cached(
+        "INSERT OR IGNORE INTO workflow_index (agent_id, step, workflow_id) VALUES (?1, ?2, ?3)",
+    )?;
+    for key in asked {
+        index.execute(params![agent, key, id])?;
+    }
+    Ok(())
 }
 
 /// The failures of a loop that belong to one iteration: those whose step it holds.
@@ -159,6 +230,7 @@ fn best_workflow(
     keys: &[&str],
     similarity: f64,
     recurring: bool,
+    asked: &[String],
 ) -> Result<Option<i64>> {
     // The rarest distinct steps find the workflows worth aligning with.
     let mut distinct: Vec<(u64, &str)> = Vec::new();
@@ -179,7 +251,7 @@ fn best_workflow(
             found.insert(id?);
         }
     }
-    let mut best: Option<(f64, i64)> = None;
+    let mut aligned: Vec<(f64, i64)> = Vec::new();
     let mut read = conn.prepare_cached("SELECT steps, consensus FROM workflows WHERE id = ?1")?;
     for id in found {
         let Some((rep, consensus)) = read
@@ -194,12 +266,44 @@ fn best_workflow(
             let rep: Vec<String> = serde_json::from_str(&text)?;
             let rep: Vec<&str> = rep.iter().map(String::as_str).collect();
             let Some(score) = mine::alignment(keys, &rep, similarity) else { continue };
-            if best.is_none_or(|(b, _)| score > b) {
-                best = Some((score, id));
-            }
+            aligned.push((score, id));
         }
     }
-    Ok(best.map(|(_, id)| id))
+    // The best aligned first (the earlier workflow on a tie); one asked for otherwise is passed.
+    aligned.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    for (_, id) in aligned {
+        if !asked_apart(conn, id, asked)? {
+            return Ok(Some(id));
+        }
+    }
+    Ok(None)
+}
+
+/// The request keys the first two sessions of workflow `id` were asked with in common: the work
+/// is asked for in a fixed way (a template, a daemon's prompt). `None` when it is not.
+fn recurring_ask(conn: &Connection, id: i64) -> Result<Option<BTreeSet<String>>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT session_key, request FROM workflow_members WHERE workflow_id = ?1
+         ORDER BY turn_id LIMIT 8",
+    )?;
+    let rows: Vec<(String, String)> =
+        stmt.query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
+    let Some((first_session, first)) = rows.first() else { return Ok(None) };
+    let Some((_, second)) = rows.iter().find(|(s, _)| s != first_session) else { return Ok(None) };
+    let a: BTreeSet<String> = super::requests::keys(first).into_iter().collect();
+    let shared: BTreeSet<String> =
+        super::requests::keys(second).into_iter().filter(|k| a.contains(k)).collect();
+    Ok((!shared.is_empty()).then_some(shared))
+}
+
+/// Whether a task asked with keys `asked` is other work than workflow `id`, which is asked for
+/// in a fixed way that this request does not share: their steps may align (two patrols of one
+/// orchestrator), but they are two procedures.
+fn asked_apart(conn: &Connection, id: i64, asked: &[String]) -> Result<bool> {
+    if asked.is_empty() {
+        return Ok(false);
+    }
+    Ok(recurring_ask(conn, id)?.is_some_and(|theirs| !asked.iter().any(|k| theirs.contains(k))))
 }
 
 fn start_workflow(conn: &Connection, agent: &str, keys: &[&str], now: &str) -> Result<i64> {
@@ -367,6 +471,12 @@ fn absorb(conn: &Connection, agent: &str, from: i64, into: i64) -> Result<()> {
     )?;
     conn.execute("DELETE FROM workflow_members WHERE workflow_id = ?1", [from])?;
     candidates::move_workflow_links(conn, from, into)?;
+    // Tasks asked like the absorbed workflow's now find the one that holds them.
+    conn.prepare_cached(
+        "UPDATE OR IGNORE workflow_index SET workflow_id = ?3
+         WHERE agent_id = ?1 AND step >= 'req:' AND step < 'req;' AND workflow_id = ?2",
+    )?
+    .execute(params![agent, from, into])?;
     unindex(conn, agent, from)?;
     conn.execute("DELETE FROM workflows WHERE id = ?1", [from])?;
     recount(conn, into)
@@ -393,6 +503,7 @@ fn absorb_fragments(conn: &Connection, id: i64, core: &[String], similarity: f64
         }
     }
     found.remove(&id);
+    let ours = recurring_ask(conn, id)?;
     let mut read = conn.prepare_cached(
         "SELECT steps, consensus FROM workflows WHERE id = ?1 AND candidate_id IS NULL",
     )?;
@@ -408,7 +519,13 @@ fn absorb_fragments(conn: &Connection, id: i64, core: &[String], similarity: f64
             serde_json::from_str::<Vec<String>>(&text)
                 .is_ok_and(|steps| mine::alignment(core, &steps, similarity).is_some())
         });
-        if aligns {
+        let apart = || -> Result<bool> {
+            Ok(match &ours {
+                Some(ours) => recurring_ask(conn, other)?.is_some_and(|t| t.is_disjoint(ours)),
+                None => false,
+            })
+        };
+        if aligns && !apart()? {
             absorb(conn, &agent, other, id)?;
             absorbed = true;
         }
@@ -547,7 +664,8 @@ pub fn evidence(
     let support = sessions(conn, id)?;
     let times = members(conn, id)?;
     let looped = times >= judge.min_iterations.max(2);
-    if support < judge.min_sessions.max(1) && !looped {
+    // Two sessions are enough when the work is specific enough (`min_evidence` decides).
+    if support < judge.min_sessions.clamp(1, 2) && !looped {
         return Ok(None);
     }
     // Evidence weighs as if seen in enough sessions when it was done often enough.
@@ -557,7 +675,7 @@ pub fn evidence(
          FROM workflow_members WHERE workflow_id = ?1 ORDER BY turn_id DESC LIMIT ?2",
     )?;
     let rows: Vec<MemberRow> = stmt
-        .query_map(params![id, EVIDENCE_MEMBERS], |r| {
+        .query_map(params![id, JUDGED_MEMBERS], |r| {
             Ok((
                 r.get::<_, i64>(0)?,
                 r.get::<_, String>(1)?,
@@ -585,16 +703,29 @@ pub fn evidence(
         .collect::<Result<Vec<_>>>()?;
     let mut rows = rows;
     rows.reverse();
-    let members: Vec<Member> = rows
+    let mut members: Vec<Member> = rows
         .iter()
         .map(|m| Member { session_key: m.session_key.clone(), steps: m.steps.clone() })
         .collect();
-    // A step belongs when enough sessions did it, and, in a loop, a good share of the times.
+    mine::split_variants(&mut members, judge.min_sessions);
+    // A step belongs when enough sessions did it, and, in a loop, a good share of the times; in
+    // a long variable procedure, when a quarter of the sessions that did real work did it.
     let min_members = members.len().div_ceil(3);
-    let consensus = mine::consensus(&members, judge.min_sessions.min(support).max(1), min_members);
+    let min_sessions = judge.min_sessions.min(support).max(1);
+    let broad = support >= BROAD_SUPPORT * judge.min_sessions.max(2);
+    let substantive = substantive_sessions(&members);
+    let broad_sessions = substantive.div_ceil(4).max(min_sessions);
+    let consensus = mine::consensus_by(&members, |sessions, times| {
+        (sessions >= min_sessions && times >= min_members) || (broad && sessions >= broad_sessions)
+    });
+    // Pasted failing output asks for the person's chore to be done: the checks they ran.
+    let chore = rows.first().is_some_and(|m| crate::text::paste::is_failing_output(&m.request));
+    let consensus = if chore { chore_checks(conn, agent, &rows)? } else { consensus };
     let Weighed { total, dfs, specific } = weigh(conn, agent, &consensus)?;
+    // A step done in fewer sessions than this is optional.
+    let always = if broad { substantive.div_ceil(2).max(min_sessions) } else { support };
     let steps: Vec<WorkflowStep> =
-        consensus.iter().map(|c| workflow_step(c, support, members.len())).collect();
+        consensus.iter().map(|c| workflow_step(c, always, members.len())).collect();
     let weighed: Vec<f64> = consensus
         .iter()
         .filter(|c| c.key != mine::CHANGE_STEP)
@@ -625,11 +756,22 @@ pub fn evidence(
     // noise, however often it recurs.
     let acts = consensus
         .iter()
-        .any(|c| mine::is_specific(&c.key, &dfs, total) && !c.key.starts_with("file:Read:"));
+        .any(|c| mine::is_specific(&c.key, &dfs, total) && !step::only_looks(&c.key));
+    // Iterations stand in for sessions only when they change something: a loop that only runs
+    // and reads (a heartbeat, a status poll) is waiting, not work.
+    let changes =
+        consensus.iter().any(|c| c.key == mine::CHANGE_STEP || c.key.starts_with("file:Edit:"));
+    let loop_only = weight_support > support;
+    // One file read is no procedure (two sessions that read the same file and ran the tests
+    // did nothing a skill would add); a set of documents and sources read together is one.
+    let looks = specific.iter().filter(|k| step::only_looks(k)).count();
+    let doing = specific.len() - looks + if looks >= READ_SET { looks } else { 0 };
     let evidence_only = !judge.propose
         || !acts
-        || specific.len() < judge.min_specific_steps
-        || weight_support * specific.len() < judge.min_evidence;
+        || (loop_only && !changes)
+        || doing < judge.min_specific_steps
+        || weight_support * specific.len() < judge.min_evidence
+        || piece_of_bigger(conn, agent, id, support, &specific)?;
     let mut sessions_seen: HashSet<&str> = HashSet::new();
     let sightings: Vec<Sighting> = rows
         .iter()
@@ -644,7 +786,7 @@ pub fn evidence(
         .collect();
     let failures = failure_fixes(&rows, &consensus, &steps, &dfs, total);
     let requests = requests_of(&rows);
-    let trigger = if requests.is_empty() { trigger_of(&rows, &consensus, &dfs) } else { None };
+    let trigger = trigger_of(&rows, &consensus, &dfs);
     let ats: Vec<&str> = rows.iter().filter_map(|m| m.at.as_deref()).collect();
     let ev = WorkflowEvidence {
         agent_id: agent.to_string(),
@@ -656,8 +798,117 @@ pub fn evidence(
         first_seen: ats.iter().min().map(|s| s.to_string()),
         last_seen: ats.iter().max().map(|s| s.to_string()),
         trigger,
+        chore,
     };
     Ok(Some((ev, evidence_only)))
+}
+
+/// Whether a workflow's specific steps are (nearly) all steps of another proposed workflow seen in at
+/// least twice its sessions: a piece of that procedure (its start-up ritual, its bookkeeping),
+/// not a procedure of its own. Commands compare without their split-off arguments.
+fn piece_of_bigger(
+    conn: &Connection,
+    agent: &str,
+    id: i64,
+    support: usize,
+    specific: &[String],
+) -> Result<bool> {
+    Ok(candidates::proposed_workflow_reasons(conn, agent, id)?
+        .iter()
+        .any(|(_, _, r)| is_piece(specific, support, &r.specific_steps, r.support)))
+}
+
+/// Share of a workflow's specific steps another must hold for it to be a piece of that one.
+const PIECE_SHARE: f64 = 0.8;
+
+/// Whether specific steps `small` seen in `small_support` sessions are (nearly) all steps of `big`, seen
+/// in at least twice as many. A command and its split-off variants (`gt mail`, `gt mail inbox`)
+/// are one step here.
+fn is_piece(small: &[String], small_support: usize, big: &[String], big_support: usize) -> bool {
+    let same = |a: &str, b: &str| {
+        a == b
+            || (a.starts_with("sh:")
+                && (a.strip_prefix(b).is_some_and(|r| r.starts_with(' '))
+                    || b.strip_prefix(a).is_some_and(|r| r.starts_with(' '))))
+    };
+    let held = small.iter().filter(|k| big.iter().any(|t| same(k, t))).count();
+    !small.is_empty()
+        && big_support >= 2 * small_support
+        && big.len() > small.len()
+        && held as f64 >= PIECE_SHARE * small.len() as f64
+}
+
+/// The open proposed workflow candidates that are pieces of workflow `id` (proposed with
+/// `reason`), made evidence now: they were judged before it was proposed. Returns their ids.
+pub fn supersede_pieces(
+    conn: &Connection,
+    agent: &str,
+    id: i64,
+    reason: &Reason,
+) -> Result<Vec<i64>> {
+    let pieces: Vec<i64> = candidates::proposed_workflow_reasons(conn, agent, id)?
+        .into_iter()
+        .filter(|(_, status, r)| {
+            *status == candidates::CandidateStatus::Candidate
+                && is_piece(&r.specific_steps, r.support, &reason.specific_steps, reason.support)
+        })
+        .map(|(cid, _, _)| cid)
+        .collect();
+    candidates::make_evidence(conn, &pieces)?;
+    Ok(pieces)
+}
+
+/// The checks behind a person's pasted failures: the test, lint, build and format commands run
+/// in the sessions where the failures were pasted, with their commands, most sessions first.
+fn chore_checks(
+    conn: &Connection,
+    agent: &str,
+    rows: &[MemberRow],
+) -> Result<Vec<mine::ConsensusStep>> {
+    let mut sessions: Vec<String> = Vec::new();
+    for m in rows {
+        if !sessions.contains(&m.session_key) {
+            sessions.push(m.session_key.clone());
+        }
+    }
+    let mut found: Vec<(String, HashSet<String>, usize, Vec<String>)> = Vec::new();
+    for (session, step, detail) in crate::ingest::session_calls(conn, agent, &sessions)? {
+        let call = RawCall { step, detail, is_error: false };
+        for obs in mine::turn_sequence(std::slice::from_ref(&call)).steps {
+            if step::check_kind(&obs.0).is_none() {
+                continue;
+            }
+            let at = match found.iter().position(|f| f.0 == obs.0) {
+                Some(at) => at,
+                None => {
+                    found.push((obs.0.clone(), HashSet::new(), 0, Vec::new()));
+                    found.len() - 1
+                }
+            };
+            found[at].1.insert(session.clone());
+            found[at].2 += 1;
+            found[at].3.extend(obs.1);
+        }
+    }
+    found.sort_by_key(|f| std::cmp::Reverse(f.1.len()));
+    Ok(found
+        .into_iter()
+        .map(|(key, s, members, details)| mine::ConsensusStep {
+            key,
+            sessions: s.len(),
+            members,
+            details,
+        })
+        .collect())
+}
+
+/// Sessions whose members hold enough steps to be real work, not a start that stopped.
+fn substantive_sessions(members: &[Member]) -> usize {
+    let mut steps: HashMap<&str, usize> = HashMap::new();
+    for m in members {
+        *steps.entry(&m.session_key).or_default() += m.steps.len();
+    }
+    steps.values().filter(|&&n| n >= SUBSTANTIVE_STEPS).count()
 }
 
 /// The agent's step frequencies for a consensus, and its specific steps in order.
@@ -671,7 +922,14 @@ fn weigh(conn: &Connection, agent: &str, consensus: &[mine::ConsensusStep]) -> R
     let total = turns(conn, agent)?;
     let mut dfs: HashMap<String, u64> = HashMap::new();
     for c in consensus {
-        dfs.insert(c.key.clone(), df(conn, agent, &c.key)?);
+        let mut n = df(conn, agent, &c.key)?;
+        // A command's variant is as common as the command it was split from.
+        if n == 0
+            && let Some(base) = mine::variant_base(&c.key)
+        {
+            n = df(conn, agent, base)?;
+        }
+        dfs.insert(c.key.clone(), n);
     }
     let specific = consensus
         .iter()
@@ -732,6 +990,7 @@ pub fn evidence_of_turns(
         first_seen: None,
         last_seen: None,
         trigger: None,
+        chore: false,
     })
 }
 
@@ -817,7 +1076,14 @@ fn requests_of(rows: &[MemberRow]) -> Vec<String> {
         }
         let opaque =
             r.is_empty() || super::is_steering(r, false) || crate::text::redact::is_opaque(r);
-        if !opaque && requests.len() < 5 && !requests.iter().any(|x| x == r) {
+        // Pasted output is quoted by its first line: the person's words before the log.
+        let r = if crate::text::paste::is_failing_output(r) {
+            let first = r.lines().next().unwrap_or(r);
+            first.split(['⎯', '─', '━', '=']).next().unwrap_or(first).trim()
+        } else {
+            r
+        };
+        if !opaque && !r.is_empty() && requests.len() < 5 && !requests.iter().any(|x| x == r) {
             requests.push(r.chars().take(400).collect());
         }
     }
@@ -863,7 +1129,7 @@ pub fn display(key: &str) -> String {
     key.split_once(':').map_or(key, |(_, v)| v).to_string()
 }
 
-fn workflow_step(c: &mine::ConsensusStep, support: usize, times: usize) -> WorkflowStep {
+fn workflow_step(c: &mine::ConsensusStep, always: usize, times: usize) -> WorkflowStep {
     let kind = step::kind_of(&c.key);
     let mut observed: Vec<String> = Vec::new();
     for d in &c.details {
@@ -907,7 +1173,7 @@ fn workflow_step(c: &mine::ConsensusStep, support: usize, times: usize) -> Workf
         sessions: c.sessions,
         times: c.members,
         // In a loop, a step most iterations skip is optional too.
-        optional: c.sessions < support || 2 * c.members < times,
+        optional: c.sessions < always || 2 * c.members < times,
     }
 }
 

@@ -265,6 +265,32 @@ pub fn staged_path(conn: &Connection, id: i64) -> Result<Option<String>> {
 
 /// Candidates that pointed at mined workflow `from` point at `into` (the workflow absorbed it, or
 /// the task it held moved there).
+/// The reasons of the agent's proposed (open or promoted) workflow candidates other than those of
+/// workflow `except`: what a smaller workflow may be a piece of.
+pub fn proposed_workflow_reasons(
+    conn: &Connection,
+    agent: &str,
+    except: i64,
+) -> Result<Vec<(i64, CandidateStatus, crate::workflow::Reason)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, status, reason FROM skill_candidates
+         WHERE agent_id = ?1 AND source = 'workflow' AND evidence_only = 0
+           AND status != 'dismissed' AND reason IS NOT NULL
+           AND (workflow_id IS NULL OR workflow_id != ?2)",
+    )?;
+    let rows = stmt.query_map(params![agent, except], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, CandidateStatus>(1)?, r.get::<_, String>(2)?))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (id, status, text) = row?;
+        if let Ok(reason) = serde_json::from_str(&text) {
+            out.push((id, status, reason));
+        }
+    }
+    Ok(out)
+}
+
 pub fn move_workflow_links(conn: &Connection, from: i64, into: i64) -> Result<()> {
     conn.prepare_cached("UPDATE skill_candidates SET workflow_id = ?2 WHERE workflow_id = ?1")?
         .execute(params![from, into])?;

@@ -222,15 +222,23 @@ struct Word {
     /// Holds digits, paths or other values: never part of a name.
     value: bool,
     ends_phrase: bool,
+    /// Capitalised inside a sentence: a name (`Downloads`, `Release Notes`), never the verb.
+    proper: bool,
 }
 
 fn words(request: &str) -> Vec<Word> {
     let first_line = request.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    let mut line = format!(" {} ", first_line.to_lowercase());
+    let mut line = format!(" {first_line} ");
     for idiom in IDIOMS {
-        line = line.replace(&format!(" {idiom} "), " ");
+        // Idioms are matched in lower case; the line keeps its case to tell names apart.
+        while let Some(at) = line.to_lowercase().find(&format!(" {idiom} ")) {
+            if !line.is_char_boundary(at) || !line.is_char_boundary(at + idiom.len() + 1) {
+                break;
+            }
+            line.replace_range(at..at + idiom.len() + 1, "");
+        }
     }
-    let mut out = Vec::new();
+    let mut out: Vec<Word> = Vec::new();
     for raw in line.split_whitespace() {
         let ends_phrase = raw.ends_with([',', '.', ';', ':', '!', '?', ')']);
         let trimmed = raw.trim_matches(|c: char| !c.is_alphanumeric());
@@ -238,10 +246,12 @@ fn words(request: &str) -> Vec<Word> {
             continue;
         }
         let value = trimmed.chars().any(|c| !c.is_ascii_alphabetic() && c != '\'' && c != '-');
-        let lower = trimmed.to_ascii_lowercase();
+        let sentence_start = out.last().is_none_or(|w| w.ends_phrase);
+        let proper = !sentence_start && trimmed.chars().next().is_some_and(char::is_uppercase);
+        let lower = trimmed.to_lowercase();
         // "let's" and "I'd" are their first part for the stopword test.
         let text = lower.split('\'').next().unwrap_or("").to_string();
-        out.push(Word { text, value, ends_phrase });
+        out.push(Word { text, value, ends_phrase, proper });
     }
     out
 }
@@ -292,7 +302,7 @@ fn verb_object(request: &str) -> Option<(&'static str, Vec<String>)> {
     let mut content = 0;
     let mut at = None;
     for (i, w) in ws.iter().enumerate() {
-        if w.value {
+        if w.value || w.proper {
             continue;
         }
         // A two-word verb may open with a stopword ("make sure", "set up").
@@ -525,11 +535,20 @@ pub fn from_trigger(trigger: &str) -> String {
 /// requests, the verb alone completed by what the most specific step acts on, or that step alone;
 /// for work whose requests are templates or menu codes, what triggers it.
 pub fn base_name(ev: &WorkflowEvidence) -> String {
+    let trigger = ev.trigger.as_deref().and_then(|t| slug_within(&from_trigger(t), 64));
     if ev.requests.is_empty()
-        && let Some(trigger) = &ev.trigger
-        && let Some(name) = slug_within(&from_trigger(trigger), 64)
+        && let Some(name) = &trigger
+    {
+        return name.clone();
+    }
+    // Failures the person pasted: the chore is running the checks themselves.
+    if ev.chore
+        && let Some(name) = checks_name(ev)
     {
         return name;
+    }
+    if let Some(term) = procedure_term(&ev.requests).and_then(|t| slug_within(&t, 64)) {
+        return term;
     }
     let step = ev.reason.specific_steps.first().or_else(|| {
         ev.steps
@@ -540,10 +559,54 @@ pub fn base_name(ev: &WorkflowEvidence) -> String {
     let text = match (from_requests(&ev.requests), step) {
         (Some(name), Some(step)) if !name.contains('-') => format!("{name} {}", step_object(step)),
         (Some(name), _) => name,
+        // Requests in words no verb list knows: what triggers the work, else its first step.
+        (None, _) if trigger.is_some() => return trigger.unwrap_or_default(),
         (None, Some(step)) => key_words(step),
         (None, None) => "workflow".to_string(),
     };
     slug_within(&text, 64).unwrap_or_else(|| "workflow".to_string())
+}
+
+/// `run-tests-and-lint`: the kinds of checks a workflow runs, in order.
+fn checks_name(ev: &WorkflowEvidence) -> Option<String> {
+    use crate::workflow::CheckKind;
+    let mut kinds: Vec<&str> = Vec::new();
+    for kind in ev.steps.iter().filter_map(|s| s.check) {
+        let word = match kind {
+            CheckKind::Test => "tests",
+            CheckKind::Lint => "lint",
+            CheckKind::Build => "build",
+            CheckKind::Format => "format",
+        };
+        if !kinds.contains(&word) {
+            kinds.push(word);
+        }
+    }
+    (!kinds.is_empty()).then(|| format!("run-{}", kinds.join("-and-")))
+}
+
+/// A compound term every request names (`mol-witness-patrol`, `release-notes`): the procedure's
+/// own name, said by whoever asks for it. Values (`spotter-gqc`, `v1-2`) and short words are not.
+fn procedure_term(requests: &[String]) -> Option<String> {
+    let terms = |r: &str| -> Vec<String> {
+        r.split(|c: char| {
+            c.is_whitespace() || matches!(c, ',' | ';' | ':' | '"' | '\'' | '`' | '(' | ')')
+        })
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
+        .filter(|w| {
+            let parts: Vec<&str> = w.split(['-', '_']).collect();
+            parts.len() >= 2
+                && w.chars().count() >= 8
+                && w.chars().all(|c| c.is_alphabetic() || c == '-' || c == '_')
+                && parts.iter().all(|p| p.chars().count() >= 3)
+        })
+        .collect()
+    };
+    let first = requests.first()?;
+    terms(first)
+        .into_iter()
+        .filter(|t| requests.iter().all(|r| terms(r).contains(t)))
+        .max_by_key(|t| t.len())
 }
 
 #[cfg(test)]

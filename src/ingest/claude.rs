@@ -33,6 +33,8 @@ const IGNORED_TYPES: &[&str] = &[
     "attachment",
     "last-prompt",
     "custom-title",
+    // Claude Code's own title of the session: a summary of what was asked, written by a model.
+    "ai-title",
     "agent-name",
     "tag",
 ];

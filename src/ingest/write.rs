@@ -521,6 +521,31 @@ pub fn tool_calls(conn: &Connection, turn_id: i64) -> Result<Vec<ToolCallRow>> {
     rows.collect::<rusqlite::Result<Vec<_>>>().context("reading tool calls")
 }
 
+/// The stored steps and details of the calls made in the agent's sessions `session_keys` (main
+/// turns only), as (session key, step keys, detail).
+pub fn session_calls(
+    conn: &Connection,
+    agent: &str,
+    session_keys: &[String],
+) -> Result<Vec<(String, String, Option<String>)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT s.session_key, c.step, c.detail FROM sessions s
+         JOIN turns t ON t.session_id = s.id AND t.is_sidechain = 0
+         JOIN tool_calls c ON c.turn_id = t.id
+         WHERE s.agent_id = ?1 AND s.session_key = ?2 AND c.step IS NOT NULL
+         ORDER BY t.id, c.ordinal",
+    )?;
+    let mut out = Vec::new();
+    for key in session_keys {
+        let rows =
+            stmt.query_map(params![agent, key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        for row in rows {
+            out.push(row?);
+        }
+    }
+    Ok(out)
+}
+
 /// Tool names used in a turn, without the `Skill` tool itself.
 /// A turn with a non-empty task signature, for the implicit-failure pass.
 pub struct SignedTurn {

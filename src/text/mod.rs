@@ -5,6 +5,7 @@ pub mod danger;
 pub mod hex;
 pub mod injection;
 pub mod managed;
+pub mod paste;
 pub mod redact;
 pub mod safe;
 pub mod slug;

@@ -123,6 +123,9 @@ pub struct WorkflowEvidence {
     /// (`_bmad/bmm/workflows/4-implementation/code-review/workflow.yaml`).
     #[serde(default)]
     pub trigger: Option<String>,
+    /// The requests are failures the person pasted: the work is running the checks themselves.
+    #[serde(default)]
+    pub chore: bool,
 }
 
 impl WorkflowEvidence {

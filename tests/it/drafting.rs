@@ -96,6 +96,7 @@ pub fn crate_release() -> WorkflowEvidence {
         first_seen: Some("2026-01-11T10:00:00Z".into()),
         last_seen: Some("2026-04-14T10:00:00Z".into()),
         trigger: None,
+        chore: false,
     }
 }
 
@@ -141,6 +142,7 @@ pub fn tracker_loop() -> WorkflowEvidence {
         first_seen: Some("2026-02-01T09:00:00Z".into()),
         last_seen: Some("2026-02-20T09:00:00Z".into()),
         trigger: None,
+        chore: false,
     }
 }
 

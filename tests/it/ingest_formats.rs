@@ -447,3 +447,20 @@ fn a_corpus_with_every_prompt_and_command_redacted_says_nothing_can_be_mined() {
     let text = TestWorkspace::new().run_ok(&["ingest", "--no-detect", session.to_str().unwrap()]);
     assert!(!text.contains(says), "{text}");
 }
+
+/// Claude Code's `ai-title` lines (the session's title, written by a model) are a known line
+/// type: ingest says nothing of them and counts no bad line.
+#[test]
+fn ai_title_lines_are_known() {
+    let Some(data) = shared_data("transcripts/elizabeth-goldsmith__prirodnik") else {
+        assert!(std::env::var_os("CI").is_none(), "CI needs ../shared/data");
+        return;
+    };
+    let tw = TestWorkspace::new();
+    let out = tw.run(&["ingest", data.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", crate::support::describe(&out));
+    let said =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("0 unknown lines skipped"), "{said}");
+    assert!(!said.contains("ai-title"), "{said}");
+}

@@ -34,7 +34,8 @@ fn real_transcripts_flow_through_detection_into_valid_drafts() {
     let candidates = ws.run_json(&["candidates"]);
     let list = candidates.as_array().unwrap();
     for c in list {
-        assert!(c["occurrences"].as_i64().unwrap() >= 3, "{c}");
+        // Two sessions suffice when the work is specific enough (`detect.min_evidence`).
+        assert!(c["occurrences"].as_i64().unwrap() >= 2, "{c}");
         agentskills_validate(std::path::Path::new(c["staged_path"].as_str().unwrap()));
     }
 

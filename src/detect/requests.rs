@@ -1,0 +1,156 @@
+//! What was asked, as evidence: the keys under which tasks asked the same way meet, whatever
+//! files their work touched. A request's keys are the slash command it opens with and its
+//! sentences, normalised (lower case, digits as `#`, punctuation and markup dropped), so the
+//! same template said in several sessions with other numbers ("review milestone 3", "review
+//! milestone 4"), a daemon's fixed prompt, or a template typed once as a slash command and once
+//! plainly, share a key.
+
+use std::collections::BTreeSet;
+
+/// Prefix of request keys in the workflow index (never a step key's prefix).
+pub const PREFIX: &str = "req:";
+/// Words a sentence needs to identify a request: shorter ones ("fix it", "run tests") are said
+/// about any work.
+const MIN_WORDS: usize = 5;
+/// Characters of a request read for keys: a pasted log after them adds nothing.
+const READ_CHARS: usize = 4000;
+/// Keys kept per request.
+const MAX_KEYS: usize = 8;
+/// Characters of a normalised sentence kept in its key.
+const KEY_CHARS: usize = 120;
+
+/// The one key of every request that pastes a check's failing output: the person's own chore
+/// (paste the failures, ask for a fix, run the check again), whatever the output says.
+pub const PASTED_OUTPUT: &str = "req:!pasted-output";
+
+/// The request's keys, most telling first: its slash command, then its sentences.
+pub fn keys(request: &str) -> Vec<String> {
+    if crate::text::paste::is_failing_output(request) {
+        return vec![PASTED_OUTPUT.to_string()];
+    }
+    let text: String = request.chars().take(READ_CHARS).collect();
+    let mut out: Vec<String> = Vec::new();
+    if let Some(cmd) = slash_command(&text) {
+        out.push(format!("{PREFIX}/{cmd}"));
+    }
+    let mut seen = BTreeSet::new();
+    for sentence in text.split(['.', '!', '?', '\n', ';', ':']) {
+        let Some(norm) = normalise(sentence) else { continue };
+        if seen.insert(norm.clone()) {
+            out.push(format!("{PREFIX}{norm}"));
+        }
+        if out.len() >= MAX_KEYS {
+            break;
+        }
+    }
+    out
+}
+
+/// A slash command the request opens with (`/speckit.implement args` → `speckit.implement`).
+fn slash_command(text: &str) -> Option<String> {
+    let first = text.split_whitespace().next()?;
+    let name = first.strip_prefix('/')?;
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && !name.contains('/')
+        && name.chars().all(|c| c.is_alphanumeric() || matches!(c, '.' | '-' | '_' | ':'));
+    ok.then(|| name.to_lowercase())
+}
+
+/// A sentence's words, lower case, digits as `#`, when it has enough words to name a request.
+fn normalise(sentence: &str) -> Option<String> {
+    let mut words: Vec<String> = Vec::new();
+    for raw in sentence.split(|c: char| c.is_whitespace() || c == '`') {
+        let word: String = raw
+            .chars()
+            .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '/' | '.'))
+            .flat_map(char::to_lowercase)
+            .collect();
+        let word = word.trim_matches(['-', '_', '/', '.']);
+        if word.is_empty() {
+            continue;
+        }
+        // A value of one request (an id, a number, a hash, a time) says nothing of the ask.
+        if is_value(word) {
+            words.push("#".to_string());
+            continue;
+        }
+        words.push(word.to_string());
+    }
+    let said = words.iter().filter(|w| *w != "#").count();
+    let content = words.iter().filter(|w| w.chars().count() >= 3).count();
+    if said < MIN_WORDS || content < 3 {
+        return None;
+    }
+    let mut norm = words.join(" ");
+    if let Some((cut, _)) = norm.char_indices().nth(KEY_CHARS) {
+        norm.truncate(cut);
+    }
+    Some(norm)
+}
+
+/// A word that names one run's value: it holds a digit, or it is a code after a prefix
+/// (`spotter-gqc`, `hq-x7k`: a last part of three characters or fewer).
+fn is_value(word: &str) -> bool {
+    if word.contains('/') {
+        // A path names what the procedure works on: kept, its numbers masked.
+        return false;
+    }
+    word.chars().any(|c| c.is_ascii_digit())
+        || word
+            .rsplit_once(['-', '_'])
+            .is_some_and(|(head, last)| !head.is_empty() && last.chars().count() <= 3)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_template_with_other_numbers_shares_a_key() {
+        let a = keys(
+            "## User Input\n```text\nPlease review completion of milestone 3. Complete milestone 4 when milestone 3 is satisfied.\n```",
+        );
+        let b = keys(
+            "Please review completion of milestone 5. Complete milestone 6 when milestone 5 is satisfied.",
+        );
+        assert!(a.iter().any(|k| b.contains(k)), "{a:?} {b:?}");
+    }
+
+    #[test]
+    fn short_asks_and_ids_make_no_key() {
+        assert!(keys("fix it").is_empty());
+        assert!(keys("run the tests now").is_empty());
+        assert_eq!(keys("close 3f9a2c1d 12345 abc-123 now please"), Vec::<String>::new());
+        let a = keys("Work on bead spotter-dov. Run bd show spotter-dov to see the issue details");
+        let b = keys("Work on bead spotter-a0y. Run bd show spotter-a0y to see the issue details");
+        assert_eq!(a, b);
+        let dev = keys("LOAD the FULL agent file from @_bmad/bmm/agents/dev.md now");
+        let ux = keys("LOAD the FULL agent file from @_bmad/bmm/agents/ux-designer.md now");
+        assert_ne!(dev, ux);
+    }
+
+    #[test]
+    fn pasted_failing_output_is_one_chore_whatever_it_says() {
+        let vitest = "I got these failures running unit tests\n FAIL  apps/api/tests/a.test.ts > x\nAssertionError: expected 1 to be 2\n ❯ apps/api/tests/a.test.ts:41:12\n";
+        let eslint = "Now I get these lint errors\n/w/apps/api/src/auth.ts\n  41:12  error  'e' is defined but never used\n  52:1  error  Missing return type\n";
+        assert_eq!(keys(vitest), [PASTED_OUTPUT]);
+        assert_eq!(keys(eslint), [PASTED_OUTPUT]);
+        assert!(!crate::text::paste::is_failing_output(
+            "Please review completion of milestone 3.\nThen do milestone 4.\nThanks"
+        ));
+        assert!(!crate::text::paste::is_failing_output("fix the failing test"));
+    }
+
+    #[test]
+    fn a_slash_command_is_a_key() {
+        assert_eq!(keys("/speckit.implement milestone 2")[0], "req:/speckit.implement");
+        assert!(keys("/usr/bin/true is broken").iter().all(|k| !k.starts_with("req:/")));
+    }
+
+    #[test]
+    fn a_prompt_in_another_language_has_keys() {
+        let a = keys("Проанализируй мою папку Downloads: сколько там файлов, какие типы файлов");
+        assert!(!a.is_empty());
+    }
+}
