@@ -1109,9 +1109,16 @@ fn trigger_of(
     if slash.is_some() {
         return slash;
     }
+    // A file named for one run (a dated report, an id) is what the work wrote, not what starts it.
+    let dated = |p: &str| {
+        let name = p.rsplit('/').next().unwrap_or(p);
+        name.split(|c: char| !c.is_ascii_digit()).any(|run| run.len() >= 4)
+    };
     let reads = consensus.iter().filter_map(|c| {
         let path = c.key.strip_prefix("file:Read:").or_else(|| c.key.strip_prefix("file:Edit:"))?;
-        step::procedure_path(path).map(|p| (p, dfs.get(&c.key).copied().unwrap_or(0)))
+        step::procedure_path(path)
+            .filter(|p| !dated(p))
+            .map(|p| (p, dfs.get(&c.key).copied().unwrap_or(0)))
     });
     reads
         .min_by_key(|(p, df)| (!step::is_definition_file(p), *df, p.len()))
