@@ -365,18 +365,6 @@ fn unobserve(conn: &Connection, agent: &str, turn_id: i64) -> Result<Vec<i64>> {
     Ok(gone)
 }
 
-fn recount(conn: &Connection, id: i64) -> Result<()> {
-    conn.prepare_cached(
-        "UPDATE workflows SET
-            members = (SELECT count(*) FROM workflow_members WHERE workflow_id = ?1),
-            sessions = (SELECT count(DISTINCT session_key) FROM workflow_members
-                        WHERE workflow_id = ?1)
-         WHERE id = ?1",
-    )?
-    .execute([id])?;
-    Ok(())
-}
-
 /// Removes workflow `id`'s index rows: its representative steps', one seek each (a delete by
 /// workflow id alone walked the whole index).
 fn unindex(conn: &Connection, agent: &str, id: i64) -> Result<()> {
@@ -465,21 +453,44 @@ fn core_of(members: &[Member]) -> Vec<String> {
 /// Moves workflow `from`'s members, index entries and candidate links into `into`, deletes
 /// `from` and recounts `into`.
 fn absorb(conn: &Connection, agent: &str, from: i64, into: i64) -> Result<()> {
-    conn.execute(
+    // Tasks asked like the absorbed workflow's must find the one that holds them: its members'
+    // request keys are repointed, one seek each (a range over every request key grew with the
+    // history).
+    let asked: BTreeSet<String> = conn
+        .prepare_cached("SELECT DISTINCT request FROM workflow_members WHERE workflow_id = ?1")?
+        .query_map([from], |r| r.get::<_, String>(0))?
+        .collect::<rusqlite::Result<Vec<_>>>()?
+        .iter()
+        .flat_map(|r| super::requests::keys(r))
+        .collect();
+    // Counted as they move (a recount would read the whole of a large workflow each time).
+    let new_sessions: i64 = conn.query_row(
+        "SELECT count(DISTINCT f.session_key) FROM workflow_members f
+         WHERE f.workflow_id = ?1 AND NOT EXISTS (
+            SELECT 1 FROM workflow_members i WHERE i.workflow_id = ?2 AND i.session_key = f.session_key)",
+        params![from, into],
+        |r| r.get(0),
+    )?;
+    let moved = conn.execute(
         "UPDATE OR IGNORE workflow_members SET workflow_id = ?2 WHERE workflow_id = ?1",
         params![from, into],
     )?;
     conn.execute("DELETE FROM workflow_members WHERE workflow_id = ?1", [from])?;
     candidates::move_workflow_links(conn, from, into)?;
-    // Tasks asked like the absorbed workflow's now find the one that holds them.
-    conn.prepare_cached(
+    let mut repoint = conn.prepare_cached(
         "UPDATE OR IGNORE workflow_index SET workflow_id = ?3
-         WHERE agent_id = ?1 AND step >= 'req:' AND step < 'req;' AND workflow_id = ?2",
-    )?
-    .execute(params![agent, from, into])?;
+         WHERE agent_id = ?1 AND step = ?2 AND workflow_id = ?4",
+    )?;
+    for key in &asked {
+        repoint.execute(params![agent, key, into, from])?;
+    }
     unindex(conn, agent, from)?;
     conn.execute("DELETE FROM workflows WHERE id = ?1", [from])?;
-    recount(conn, into)
+    conn.prepare_cached(
+        "UPDATE workflows SET members = members + ?2, sessions = sessions + ?3 WHERE id = ?1",
+    )?
+    .execute(params![into, moved as i64, new_sessions])?;
+    Ok(())
 }
 
 /// Other workflows not yet judged whose core or first member aligns with `core`: fragments of
