@@ -765,7 +765,9 @@ fn record_workflow(
         let joined = joined.filter(|_| was_proposed);
         let reason = evidence.workflow.as_ref().map(|w| w.reason.clone());
         let mut superseded = workflows::supersede_sequences(ctx.conn, agent, wid, joined)?;
-        if let Some(reason) = reason {
+        // Pieces judged before it are made evidence once, when it is first proposed; later ones
+        // are judged pieces as they come (`workflows::evidence`).
+        if let Some(reason) = reason.filter(|_| !was_proposed) {
             superseded.extend(workflows::supersede_pieces(ctx.conn, agent, wid, &reason)?);
         }
         superseded.extend(workflows::supersede_streaks(ctx.conn, wid)?);

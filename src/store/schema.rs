@@ -22,6 +22,7 @@ pub const MIGRATIONS: &[&str] = &[
     V_MERGE_INTENTS,
     V_PROPOSAL_BASE,
     V_TRIALS,
+    V_PROPOSED_WORKFLOWS,
 ];
 
 const V1: &str = r#"
@@ -597,4 +598,11 @@ CREATE TABLE skill_trials (
 );
 CREATE INDEX skill_trials_skill ON skill_trials(skill_id, id);
 CREATE INDEX skill_trials_candidate ON skill_trials(candidate_id, id);
+"#;
+
+/// The agent's proposed workflow candidates, read each time a workflow is judged (is it a piece
+/// of a bigger one?): a seek, not a walk over every evidence row.
+const V_PROPOSED_WORKFLOWS: &str = r#"
+CREATE INDEX IF NOT EXISTS skill_candidates_proposed_workflows
+    ON skill_candidates(agent_id) WHERE evidence_only = 0 AND source = 'workflow';
 "#;
