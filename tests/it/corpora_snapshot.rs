@@ -10,15 +10,12 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use crate::support::{TestWorkspace, shared_data};
+use crate::support::{TestWorkspace, copy_old, shared_data};
 
 /// Files a corpus carries for the people scoring it, never transcripts.
-const ANSWER_FILES: [&str; 2] = ["key.json", "ANSWERS.md"];
-
 #[test]
 fn every_real_corpus_gives_its_snapshotted_drafts_candidates_and_lessons() {
     let Some(root) = shared_data("transcripts") else { return };
@@ -104,23 +101,6 @@ fn blank_times(value: &mut Value) {
         Value::Array(items) => items.iter_mut().for_each(blank_times),
         Value::Object(map) => map.values_mut().for_each(blank_times),
         _ => {}
-    }
-}
-
-/// Copies `from` to `to` without the answer files, every file dated two days back.
-fn copy_old(from: &Path, to: &Path) {
-    let old = SystemTime::now() - Duration::from_secs(2 * 86_400);
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let (src, dst) = (entry.path(), to.join(entry.file_name()));
-        if entry.file_type().unwrap().is_dir() {
-            copy_old(&src, &dst);
-        } else if !ANSWER_FILES.iter().any(|a| entry.file_name() == *a) {
-            std::fs::copy(&src, &dst).unwrap();
-            let file = std::fs::File::options().write(true).open(&dst).unwrap();
-            file.set_modified(old).unwrap();
-        }
     }
 }
 

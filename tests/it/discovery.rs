@@ -6,7 +6,7 @@ use std::path::Path;
 use skilldeck::bench::discovery::run_case;
 use skilldeck::synth::plant::{self, Plan};
 
-use crate::support::{TestWorkspace, shared_data};
+use crate::support::{TestWorkspace, copy_old, shared_data};
 
 fn bin() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_skilldeck"))
@@ -55,7 +55,7 @@ fn real_transcripts_give_no_generic_candidate() {
 
 /// Every transcript corpus of `../shared/data` that comes with an answer key (`key.json`: what a
 /// person sees repeated there, as markers a useful draft names; repetition not worth a skill as
-/// `anti` entries), ingested with the default settings and scored as a whole, as
+/// `anti` entries), copied as finished work and ingested with the default settings and scored as a whole, as
 /// `../shared/tools/discovery-real` scores them: a draft matches a workflow when it names two
 /// thirds of its markers; recall is over the keys' workflows, precision over all drafts. No draft
 /// is an anti entry or describes tool calls by their input shapes.
@@ -70,7 +70,9 @@ fn real_work_with_an_answer_key_is_drafted_with_its_commands() {
         let Ok(key) = std::fs::read_to_string(corpus.join("key.json")) else { continue };
         let key: serde_json::Value = serde_json::from_str(&key).unwrap();
         let tw = TestWorkspace::new();
-        tw.run_ok(&["ingest", corpus.to_str().unwrap()]);
+        let copy = tw.root().join("corpus");
+        copy_old(&corpus, &copy);
+        tw.run_ok(&["ingest", copy.to_str().unwrap()]);
         let drafts = staged_texts(&tw.root().join("staging"));
         let matches = |text: &str, markers: &serde_json::Value| {
             let markers: Vec<&str> =

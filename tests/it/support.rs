@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::time::{Duration, SystemTime};
 
 /// `../shared/data/<rel>` if present; otherwise prints why the caller skips and returns None.
 /// Under `CI` (the variable set) a missing folder fails the test instead: CI must provide it.
@@ -200,4 +201,25 @@ pub async fn first_result(engine: &mut skilldeck::engine::EngineHandle) -> Resul
     })
     .await
     .expect("the engine reported within 60 s")
+}
+
+const ANSWER_FILES: [&str; 2] = ["key.json", "ANSWERS.md"];
+
+/// Copies a real corpus `from` to `to` without its answer files, every file dated two days back:
+/// finished work, as a person's old sessions are (a file touched within the hour still has its
+/// last turn open, and a fresh checkout of `../shared` is dated now).
+pub fn copy_old(from: &Path, to: &Path) {
+    let old = SystemTime::now() - Duration::from_secs(2 * 86_400);
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if entry.file_type().unwrap().is_dir() {
+            copy_old(&src, &dst);
+        } else if !ANSWER_FILES.iter().any(|a| entry.file_name() == *a) {
+            std::fs::copy(&src, &dst).unwrap();
+            let file = std::fs::File::options().write(true).open(&dst).unwrap();
+            file.set_modified(old).unwrap();
+        }
+    }
 }
