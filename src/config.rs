@@ -111,6 +111,13 @@ pub struct TranscriptRoot {
 /// The values of a transcript root's `format`.
 pub const TRANSCRIPT_FORMATS: &[&str] = &["auto", "claude", "stream-json", "codex", "native"];
 
+impl TranscriptRoot {
+    /// Whether the root may hold Codex rollouts (its format is `codex` or `auto`).
+    pub fn may_hold_codex(&self) -> bool {
+        self.format == "codex" || self.format == "auto"
+    }
+}
+
 fn default_format() -> String {
     "auto".into()
 }

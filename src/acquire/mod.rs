@@ -14,6 +14,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
+use crate::catalog::EventKind;
 use crate::catalog::invocations::{self, NewInvocation};
 use crate::catalog::{InvocationSource, Scope, SkillStatus, VersionSource, skills, versions};
 use crate::fsio::{Files, stage};
@@ -217,7 +218,7 @@ fn register(
                     ..NewSkill::account()
                 };
                 let reason = "version 1 (acquired code skill)";
-                let id = lifecycle::register::insert_in(tx, &new, "registered", reason)?;
+                let id = lifecycle::register::insert_in(tx, &new, EventKind::Registered, reason)?;
                 skills::set_source(tx, id, "acquired")?;
                 (id, 1)
             }

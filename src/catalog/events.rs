@@ -6,12 +6,47 @@ use serde::Serialize;
 
 use super::SkillStatus;
 
+crate::text_enum! {
+    /// What a timeline event records.
+    pub enum EventKind {
+        /// A new skill row: promoted, adopted, imported, acquired or pulled from the team.
+        Registered = "registered",
+        Adopted = "adopted",
+        Promoted = "promoted",
+        Pulled = "pulled",
+        /// A move from one status to another (`from_status` → `to_status`).
+        Status = "status",
+        Pinned = "pinned",
+        Unpinned = "unpinned",
+        /// The sweep would retire the skill but something holds it.
+        RetireBlocked = "retire_blocked",
+        /// Another skill absorbed this one's uses (a merge).
+        Absorbed = "absorbed",
+        /// Absorbed while archived: the undo of the merge leaves it archived.
+        AbsorbedWhileArchived = "absorbed_while_archived",
+        Stale = "stale",
+        Active = "active",
+        Triggering = "triggering",
+        NotTriggering = "not_triggering",
+        Version = "version",
+        /// A git commit of the skills folder failed.
+        Git = "git",
+        ScanError = "scan_error",
+        NeedsReview = "needs_review",
+        /// An evolution proposed a new version.
+        Proposed = "proposed",
+        Approved = "approved",
+        ApprovalUndone = "approval_undone",
+        Trial = "trial",
+    }
+}
+
 /// Appends a timeline event.
 pub fn add(
     conn: &Connection,
     skill_id: i64,
     at: &str,
-    kind: &str,
+    kind: EventKind,
     from: Option<SkillStatus>,
     to: Option<SkillStatus>,
     reason: &str,
@@ -27,7 +62,7 @@ pub fn add(
 #[derive(Debug, Clone, Serialize)]
 pub struct TimelineEvent {
     pub at: String,
-    pub kind: String,
+    pub kind: EventKind,
     pub from_status: Option<SkillStatus>,
     pub to_status: Option<SkillStatus>,
     pub reason: String,
@@ -59,8 +94,8 @@ pub(super) fn delete_for(conn: &Connection, skill_id: i64) -> Result<()> {
 /// Each skill's newest event kind among `kinds`, by skill id (one pass over those events).
 pub fn latest_by_skill(
     conn: &Connection,
-    kinds: &[&str],
-) -> Result<std::collections::HashMap<i64, String>> {
+    kinds: &[EventKind],
+) -> Result<std::collections::HashMap<i64, EventKind>> {
     let mut stmt = conn.prepare(
         "SELECT skill_id, kind FROM skill_events
          WHERE kind IN (SELECT value FROM json_each(?1)) ORDER BY id",
@@ -81,16 +116,37 @@ pub fn parked_at(conn: &Connection, skill_id: i64) -> Result<Option<String>> {
 }
 
 /// The kind of `skill_id`'s newest event among `kinds`, if any.
-pub fn latest_of(conn: &Connection, skill_id: i64, kinds: &[&str]) -> Result<Option<String>> {
+pub fn latest_of(
+    conn: &Connection,
+    skill_id: i64,
+    kinds: &[EventKind],
+) -> Result<Option<EventKind>> {
     let mut stmt = conn.prepare_cached(
         "SELECT kind FROM skill_events WHERE skill_id = ?1 ORDER BY at DESC, id DESC",
     )?;
     let mut rows = stmt.query([skill_id])?;
     while let Some(r) = rows.next()? {
-        let kind: String = r.get(0)?;
-        if kinds.contains(&kind.as_str()) {
+        let kind: EventKind = r.get(0)?;
+        if kinds.contains(&kind) {
             return Ok(Some(kind));
         }
     }
     Ok(None)
+}
+
+/// The skills standing as not triggering: their newest `triggering`/`not_triggering` event is
+/// `not_triggering`.
+pub fn not_triggering(conn: &Connection) -> Result<std::collections::HashSet<i64>> {
+    let standing = latest_by_skill(conn, &[EventKind::NotTriggering, EventKind::Triggering])?;
+    Ok(standing
+        .into_iter()
+        .filter(|(_, k)| *k == EventKind::NotTriggering)
+        .map(|(id, _)| id)
+        .collect())
+}
+
+/// Whether a merge absorbed `skill_id` while it was archived and it has not moved since.
+pub fn absorbed_while_archived(conn: &Connection, skill_id: i64) -> Result<bool> {
+    let kinds = [EventKind::AbsorbedWhileArchived, EventKind::Status];
+    Ok(latest_of(conn, skill_id, &kinds)? == Some(EventKind::AbsorbedWhileArchived))
 }

@@ -12,6 +12,7 @@ pub mod prompts;
 pub mod skills;
 pub mod versions;
 
+pub use events::EventKind;
 pub use skills::{NewSkillRow, SkillRow};
 
 crate::text_enum! {

@@ -5,6 +5,7 @@
 use anyhow::Result;
 
 use super::candidates;
+use crate::catalog::EventKind;
 use crate::catalog::{events, skills};
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
@@ -80,7 +81,7 @@ pub fn link_evolutions(ws: &mut Workspace) -> Result<usize> {
         };
         if let Some((skill_id, reason)) = reason {
             candidates::set_target(conn, cid, skill_id)?;
-            events::add(conn, skill_id, &now_rfc3339(), "proposed", None, None, &reason)?;
+            events::add(conn, skill_id, &now_rfc3339(), EventKind::Proposed, None, None, &reason)?;
             linked += 1;
         }
     }

@@ -20,7 +20,6 @@ use super::model;
 use crate::catalog::{SkillStatus, events, skills, versions};
 use crate::store::now_rfc3339;
 use crate::usage::missed::{self, Missed};
-use crate::usage::triggering::NOT_TRIGGERING;
 use crate::workflow::Reason;
 use crate::workspace::Workspace;
 
@@ -43,15 +42,14 @@ pub type FixReport = crate::lifecycle::ProposedFixes;
 pub fn propose_fixes(ws: &Workspace) -> Result<FixReport> {
     let conn = ws.store.conn();
     let mut report = FixReport::default();
-    let standing =
-        events::latest_by_skill(conn, &[NOT_TRIGGERING, crate::usage::triggering::TRIGGERING])?;
+    let standing = events::not_triggering(conn)?;
     let absorbed = skills::absorbed(conn)?;
     for row in skills::all(conn)? {
         if crate::usage::is_own_playbook(ws, &row.name) {
             continue;
         }
         let outcome = if row.status.is_live() {
-            if standing.get(&row.id).map(String::as_str) != Some(NOT_TRIGGERING) {
+            if !standing.contains(&row.id) {
                 continue;
             }
             let done = rewrite(ws, &row)?;

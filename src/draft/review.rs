@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::candidates::{self, CandidateSource, CandidateStatus, CandidateView, get_candidate};
 use super::stage;
+use crate::catalog::EventKind;
 use crate::catalog::{VersionSource, events, skills, versions};
 use crate::journal;
 use crate::lifecycle::{self, NewSkill};
@@ -183,7 +184,7 @@ fn record_promotion(
         ..NewSkill::account()
     };
     let reason = format!("promoted from candidate {} ({})", c.id, c.source);
-    let skill_id = lifecycle::register::insert_in(tx, &new, "promoted", &reason)?;
+    let skill_id = lifecycle::register::insert_in(tx, &new, EventKind::Promoted, &reason)?;
     skills::set_candidate(tx, skill_id, c.id)?;
     candidates::set_promoted(tx, c.id, &now_rfc3339(), true)?;
     Ok(skill_id)
@@ -307,7 +308,7 @@ pub fn approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
     lifecycle::write_version(ws, &skill, &content, VersionSource::Approve, &reason, |tx| {
         skills::approve_evolution(tx, skill.id, &sequence, &sha256_hex(content.as_bytes()))?;
         candidates::set_promoted(tx, candidate_id, &now, false)?;
-        events::add(tx, skill.id, &now, "approved", None, None, &reason)?;
+        events::add(tx, skill.id, &now, EventKind::Approved, None, None, &reason)?;
         Ok(())
     })
     .inspect_err(|_| end_merge(ws, merge))?;
@@ -384,7 +385,7 @@ fn approve_restore(ws: &mut Workspace, candidate_id: i64, skill: &skills::SkillR
     let reason = format!("approved candidate {candidate_id}");
     lifecycle::restore_and(ws, &skill.agent_id, &skill.name, |tx| {
         candidates::set_promoted(tx, candidate_id, &now, false)?;
-        events::add(tx, skill.id, &now, "approved", None, None, &reason)
+        events::add(tx, skill.id, &now, EventKind::Approved, None, None, &reason)
     })
 }
 
@@ -437,7 +438,7 @@ pub fn undo_approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
             skills::bind_approval(tx, skill.id, &sha256_hex(before.as_bytes()))?;
         }
         candidates::reopen_approved(tx, candidate_id)?;
-        events::add(tx, skill.id, &now, "approval_undone", None, None, &reason)?;
+        events::add(tx, skill.id, &now, EventKind::ApprovalUndone, None, None, &reason)?;
         Ok(())
     })
     .inspect_err(|_| end_merge(ws, merge))?;
@@ -468,7 +469,15 @@ pub fn approve_current(
     let now = now_rfc3339();
     let tx = ws.store.conn_mut().transaction()?;
     skills::approve_current(&tx, row.id, &sha256_hex(content.as_bytes()), &now)?;
-    events::add(&tx, row.id, &now, "approved", None, None, "current version approved by hand")?;
+    events::add(
+        &tx,
+        row.id,
+        &now,
+        EventKind::Approved,
+        None,
+        None,
+        "current version approved by hand",
+    )?;
     tx.commit()?;
     Ok(())
 }

@@ -424,7 +424,7 @@ pub struct DayOutcomes {
 #[derive(Debug, Clone, PartialEq)]
 pub struct EventRow {
     pub at: String,
-    pub kind: String,
+    pub kind: crate::catalog::EventKind,
     pub from: Option<crate::catalog::SkillStatus>,
     pub to: Option<crate::catalog::SkillStatus>,
     pub reason: String,

@@ -204,12 +204,8 @@ fn find_codex_rollout(ws: &Workspace, thread_id: &str) -> Option<PathBuf> {
         return None;
     }
     let suffix = format!("{thread_id}.jsonl");
-    let mut roots: Vec<PathBuf> = ws
-        .transcript_roots()
-        .into_iter()
-        .filter(|r| r.format == "codex" || r.format == "auto")
-        .map(|r| r.path)
-        .collect();
+    let mut roots: Vec<PathBuf> =
+        ws.transcript_roots().into_iter().filter(|r| r.may_hold_codex()).map(|r| r.path).collect();
     if let Some(home) = std::env::var_os("CODEX_HOME").filter(|v| !v.is_empty()) {
         roots.push(PathBuf::from(home).join("sessions"));
     }

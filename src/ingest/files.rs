@@ -31,34 +31,15 @@ thread_local! {
 /// A file untouched this long has its last turn closed (the session has gone quiet).
 pub const IDLE_CLOSE: Duration = Duration::from_secs(3600);
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Claude,
-    /// Claude Code's `--output-format stream-json` output.
-    StreamJson,
-    Codex,
-    Native,
-}
-
-impl Format {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Format::Claude => "claude",
-            Format::StreamJson => "stream-json",
-            Format::Codex => "codex",
-            Format::Native => "native",
-        }
-    }
-
-    /// `None` for `auto` (decided per file) and unknown names.
-    pub fn parse(name: &str) -> Option<Format> {
-        match name {
-            "claude" => Some(Format::Claude),
-            "stream-json" => Some(Format::StreamJson),
-            "codex" => Some(Format::Codex),
-            "native" => Some(Format::Native),
-            _ => None,
-        }
+crate::text_enum! {
+    /// A transcript format, and the `source` of the sessions read from it. `parse` is `None`
+    /// for `auto` (decided per file) and unknown names.
+    pub enum Format {
+        Claude = "claude",
+        /// Claude Code's `--output-format stream-json` output.
+        StreamJson = "stream-json",
+        Codex = "codex",
+        Native = "native",
     }
 }
 

@@ -46,7 +46,7 @@ pub fn write_file(
     if current.map(|o| o as u64) != read.planned_offset {
         return Ok(false);
     }
-    let format = read.format.map_or("claude", |f| f.as_str());
+    let format = read.format.unwrap_or(Format::Claude);
     if read.reset {
         forget_file(tx, &read.key)?;
     }
@@ -164,7 +164,7 @@ fn session_id(
     cache: &mut RunCache,
     agent: &str,
     key: &str,
-    source: &str,
+    source: Format,
     rec: Option<&SessionRec>,
     report: &mut IngestReport,
 ) -> Result<i64> {

@@ -8,6 +8,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::files::skill_file;
+use crate::catalog::EventKind;
 use crate::catalog::SkillStatus::{Healthy, Missing};
 use crate::catalog::{events, skills, versions as stored};
 use crate::store::now_rfc3339;
@@ -51,14 +52,14 @@ pub fn notice(ws: &mut Workspace) -> Result<Noticed> {
             );
             let tx = ws.store.conn_mut().transaction()?;
             skills::set_status_unflagged(&tx, id, Missing)?;
-            events::add(&tx, id, &now, "status", Some(status), Some(Missing), &reason)?;
+            events::add(&tx, id, &now, EventKind::Status, Some(status), Some(Missing), &reason)?;
             tx.commit()?;
             found.gone.push(name);
         } else if status == Missing && here {
             let reason = format!("{} is back", skill_file(Path::new(&path)).display());
             let tx = ws.store.conn_mut().transaction()?;
             skills::set_status_unflagged(&tx, id, Healthy)?;
-            events::add(&tx, id, &now, "status", Some(Missing), Some(Healthy), &reason)?;
+            events::add(&tx, id, &now, EventKind::Status, Some(Missing), Some(Healthy), &reason)?;
             tx.commit()?;
             let row = super::skill_by_id(ws.store.conn(), id)?;
             super::versions::scan_one(ws, &row)?;
@@ -82,7 +83,7 @@ pub(super) fn restore(ws: &mut Workspace, row: &crate::catalog::SkillRow) -> Res
     let reason = format!("restored from missing: v{version} written back to {}", file.display());
     crate::journal::written(ws.store.conn_mut(), &file, text.as_bytes(), |tx| {
         skills::set_status_unflagged(tx, row.id, Healthy)?;
-        events::add(tx, row.id, &now, "status", Some(Missing), Some(Healthy), &reason)?;
+        events::add(tx, row.id, &now, EventKind::Status, Some(Missing), Some(Healthy), &reason)?;
         skills::reset_streak(tx, row.id, &now)?;
         Ok(())
     })?;

@@ -8,6 +8,7 @@ use anyhow::{Context, Result, bail};
 use rusqlite::Connection;
 
 use super::files::{self, skill_file};
+use crate::catalog::EventKind;
 use crate::catalog::events;
 use crate::catalog::{
     NewSkillRow, Scope, SkillStatus, VersionSource, invocations, skills, versions,
@@ -48,7 +49,7 @@ pub fn register_skill(
             tool_sequence,
             ..NewSkill::account()
         };
-        insert_in(tx, &new, "registered", &format!("version 1 ({source})"))
+        insert_in(tx, &new, EventKind::Registered, &format!("version 1 ({source})"))
     })
 }
 
@@ -90,7 +91,7 @@ pub fn adopt_folder(
         ..NewSkill::account()
     };
     let reason = format!("found in the {scope} skills folder");
-    Ok(Some(insert_in(conn, &new, "adopted", &reason)?))
+    Ok(Some(insert_in(conn, &new, EventKind::Adopted, &reason)?))
 }
 
 /// Adopts every unknown skill folder (a folder with a SKILL.md, not hidden) of the given scopes.
@@ -259,7 +260,7 @@ impl NewSkill<'static> {
 /// Records `new` inside the caller's transaction: the `skills` row, version 1 with its sha256,
 /// an event of `kind`, and links earlier invocations that named it. An auto-created skill's
 /// approval is bound to these bytes (`approved_sha256`).
-pub fn insert_in(conn: &Connection, new: &NewSkill, kind: &str, reason: &str) -> Result<i64> {
+pub fn insert_in(conn: &Connection, new: &NewSkill, kind: EventKind, reason: &str) -> Result<i64> {
     let now = now_rfc3339();
     let sha = sha256_hex(new.content.as_bytes());
     let fm = files::front_matter(new.content);

@@ -15,6 +15,7 @@ use anyhow::Result;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use crate::catalog::EventKind;
 use crate::catalog::{events, invocations, skills};
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
@@ -158,7 +159,7 @@ fn staleness_of(
             let reason =
                 format!("unused for {days} days (lifecycle.stale_days = {stale_days}); {kept}");
             skills::set_stale(conn, row.id, Some(&stamp))?;
-            events::add(conn, row.id, &stamp, "stale", None, None, &reason)?;
+            events::add(conn, row.id, &stamp, EventKind::Stale, None, None, &reason)?;
             report.stale.push((row.agent_id, row.name, days));
         } else if days < stale_days && row.stale_since.is_some() {
             let reason = match used {
@@ -166,7 +167,7 @@ fn staleness_of(
                 None => "restored".to_string(),
             };
             skills::set_stale(conn, row.id, None)?;
-            events::add(conn, row.id, &stamp, "active", None, None, &reason)?;
+            events::add(conn, row.id, &stamp, EventKind::Active, None, None, &reason)?;
             report.active_again.push((row.agent_id, row.name));
         }
     }

@@ -7,6 +7,7 @@ use anyhow::{Result, bail};
 use super::rules::{Judged, judge};
 use super::tally::tally_one;
 use super::{register, require_skill, versions};
+use crate::catalog::EventKind;
 use crate::catalog::SkillStatus::{Archived, Healthy, Retired};
 use crate::catalog::events;
 use crate::catalog::{SkillStatus, skills};
@@ -47,9 +48,9 @@ pub fn set_protected(
     let tx = ws.store.conn_mut().transaction()?;
     skills::set_protected(&tx, row.id, protected, &now)?;
     let (kind, mut reason) = if protected {
-        ("pinned", "pinned by hand".to_string())
+        (EventKind::Pinned, "pinned by hand".to_string())
     } else {
-        ("unpinned", "unpinned by hand".to_string())
+        (EventKind::Unpinned, "unpinned by hand".to_string())
     };
     let mut to = row.status;
     let changed = judged.filter(|(v, _)| v.status != row.status && v.status != Retired);
@@ -130,7 +131,7 @@ pub fn archive_many(ws: &mut Workspace, skills_in: &[(String, String, String)]) 
     crate::journal::moved_many(ws.store.conn_mut(), &moves, |tx| {
         for ((id, old, reason), (_, to)) in rows.iter().zip(&moves) {
             skills::set_status_and_path(tx, *id, Archived, &to.to_string_lossy(), &now)?;
-            events::add(tx, *id, &now, "status", Some(*old), Some(Archived), reason)?;
+            events::add(tx, *id, &now, EventKind::Status, Some(*old), Some(Archived), reason)?;
         }
         Ok(())
     })?;
@@ -148,8 +149,8 @@ pub fn absorb(ws: &mut Workspace, absorbed: i64, into: i64, reason: &str) -> Res
         let note = format!("absorbed {} (archived): {reason}", row.name);
         let tx = ws.store.conn_mut().transaction()?;
         skills::set_absorbed_into(&tx, absorbed, Some(into))?;
-        events::add(&tx, into, &now, "absorbed", None, None, &note)?;
-        events::add(&tx, absorbed, &now, ABSORBED_ARCHIVED, None, None, reason)?;
+        events::add(&tx, into, &now, EventKind::Absorbed, None, None, &note)?;
+        events::add(&tx, absorbed, &now, EventKind::AbsorbedWhileArchived, None, None, reason)?;
         tx.commit()?;
         return Ok(());
     }
@@ -161,21 +162,16 @@ pub fn absorb(ws: &mut Workspace, absorbed: i64, into: i64, reason: &str) -> Res
     let note = format!("absorbed {}: {reason}", row.name);
     park(ws, &row.path, &to, row.id, row.status, Archived, reason, |tx| {
         skills::set_absorbed_into(tx, absorbed, Some(into))?;
-        events::add(tx, into, &now_rfc3339(), "absorbed", None, None, &note)
+        events::add(tx, into, &now_rfc3339(), EventKind::Absorbed, None, None, &note)
     })
 }
-
-/// The event on a skill a merge absorbed while it was archived (undoing the merge leaves it
-/// archived).
-const ABSORBED_ARCHIVED: &str = "absorbed_while_archived";
 
 /// Takes an absorption back (its merge's approval was undone): the skill returns to the live
 /// folder and may be proposed again.
 pub fn unabsorb(ws: &mut Workspace, absorbed: i64) -> Result<()> {
     let row = super::skill_by_id(ws.store.conn(), absorbed)?;
-    let was_archived = row.status == Archived
-        && events::latest_of(ws.store.conn(), absorbed, &[ABSORBED_ARCHIVED, "status"])?.as_deref()
-            == Some(ABSORBED_ARCHIVED);
+    let was_archived =
+        row.status == Archived && events::absorbed_while_archived(ws.store.conn(), absorbed)?;
     if row.status.is_live() || was_archived {
         return skills::set_absorbed_into(ws.store.conn(), absorbed, None);
     }
@@ -237,7 +233,7 @@ fn park(
     let now = now_rfc3339();
     crate::journal::moved(ws.store.conn_mut(), Path::new(from), to, |tx| {
         skills::set_status_and_path(tx, id, new, &to.to_string_lossy(), &now)?;
-        events::add(tx, id, &now, "status", Some(old), Some(new), reason)?;
+        events::add(tx, id, &now, EventKind::Status, Some(old), Some(new), reason)?;
         if new == Healthy {
             // Restored: Ghost's streak rules count afresh from now.
             skills::reset_streak(tx, id, &now)?;

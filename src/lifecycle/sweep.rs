@@ -19,6 +19,7 @@ use serde::Serialize;
 use super::rules::{Judged, judge};
 use super::tally::{self, Tally};
 use super::{files, register};
+use crate::catalog::EventKind;
 use crate::catalog::events;
 use crate::catalog::skills::{self, Counters};
 use crate::catalog::{SkillStatus, invocations};
@@ -253,7 +254,7 @@ fn judge_row(
         // sweep: the skill stays as it is and its timeline says why.
         if to.exists() {
             let reason = format!("{}; not retired: {} already exists", v.reason, to.display());
-            events::add(tx, skill.id, now, "retire_blocked", None, None, &reason)?;
+            events::add(tx, skill.id, now, EventKind::RetireBlocked, None, None, &reason)?;
             return Ok(out);
         }
         if Path::new(&skill.path).exists() {
@@ -263,7 +264,15 @@ fn judge_row(
     }
     let mark = v.status.is_flagged().then_some(t.newest_id);
     skills::set_judged_status(tx, skill.id, v.status, &path, mark, now)?;
-    events::add(tx, skill.id, now, "status", Some(skill.status), Some(v.status), &v.reason)?;
+    events::add(
+        tx,
+        skill.id,
+        now,
+        EventKind::Status,
+        Some(skill.status),
+        Some(v.status),
+        &v.reason,
+    )?;
     out.change = Some(StatusChange {
         skill_id: skill.id,
         agent_id: skill.agent_id.clone(),

@@ -7,6 +7,7 @@ use rusqlite::Connection;
 
 use super::files::{self, skill_file};
 use super::{SkillRow, git, register, require_skill};
+use crate::catalog::EventKind;
 use crate::catalog::events;
 use crate::catalog::versions::{VersionView, latest};
 use crate::catalog::{self, Scope, VersionSource, skills};
@@ -47,7 +48,7 @@ pub(crate) fn add_version(
         conn,
         skill.id,
         &now,
-        "version",
+        EventKind::Version,
         None,
         None,
         &format!("version {next} ({source}): {reason}"),
@@ -85,7 +86,7 @@ pub(crate) fn write_version(
             ws.store.conn(),
             skill.id,
             &now_rfc3339(),
-            "git",
+            EventKind::Git,
             None,
             None,
             &format!("{e:#}"),
@@ -165,7 +166,15 @@ pub fn scan_edits_by_kind(ws: &mut Workspace) -> Result<EditScan> {
             // and remember its stamp, so it is looked at again only once it changes.
             Err(e) => {
                 let conn = ws.store.conn();
-                events::add(conn, id, &now_rfc3339(), "scan_error", None, None, &format!("{e:#}"))?;
+                events::add(
+                    conn,
+                    id,
+                    &now_rfc3339(),
+                    EventKind::ScanError,
+                    None,
+                    None,
+                    &format!("{e:#}"),
+                )?;
                 let stamp = register::file_stamp(&skill_file(Path::new(&skill.path)));
                 skills::set_file_stamp(conn, id, stamp, None)?;
             }
@@ -203,7 +212,7 @@ pub(crate) fn scan_one(ws: &mut Workspace, skill: &SkillRow) -> Result<bool> {
         if unbound {
             skills::mark_needs_review(&tx, skill.id)?;
             let reason = "bytes differ from the approved version; approve again to clear";
-            events::add(&tx, skill.id, &now_rfc3339(), "needs_review", None, None, reason)?;
+            events::add(&tx, skill.id, &now_rfc3339(), EventKind::NeedsReview, None, None, reason)?;
         }
     } else {
         // Same bytes (first look at a row created elsewhere, or a touched file): remember the

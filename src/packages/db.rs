@@ -13,6 +13,7 @@ use serde_json::Value;
 use super::folder::package_files;
 use super::model::{Artifact, ArtifactKind, Package};
 use super::validate::{Problem, validate_package};
+use crate::catalog::EventKind;
 use crate::catalog::skills::{self, PackageColumns};
 use crate::catalog::{Scope, VersionSource, versions};
 use crate::fsio::stage;
@@ -193,7 +194,7 @@ fn write_rows(
                 ..NewSkill::account()
             };
             let reason = format!("version 1 (import of package {:?})", pkg.name);
-            (lifecycle::register::insert_in(tx, &new, "registered", &reason)?, 1)
+            (lifecycle::register::insert_in(tx, &new, EventKind::Registered, &reason)?, 1)
         }
     };
     let columns = PackageColumns {

@@ -51,7 +51,7 @@ CREATE TABLE sessions (
     id          INTEGER PRIMARY KEY,
     agent_id    TEXT NOT NULL DEFAULT 'default',
     session_key TEXT NOT NULL,              -- Claude sessionId, Codex session id, native session
-    source      TEXT NOT NULL,              -- claude | codex | native
+    source      TEXT NOT NULL,              -- claude | stream-json | codex | native
     project     TEXT,
     started_at  TEXT,
     ended_at    TEXT,

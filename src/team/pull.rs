@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 use super::items::Skipped;
 use super::proposals;
 use super::shared::TeamSkill;
+use crate::catalog::EventKind;
 use crate::catalog::{Scope, SkillStatus, VersionSource};
 use crate::lifecycle::register::{NewSkill, insert_in};
 use crate::text::hex::sha256_hex;
@@ -295,7 +296,12 @@ pub fn place(
             ..NewSkill::account()
         };
         let by = skill.decided_by.as_deref().unwrap_or("?");
-        insert_in(tx, &new, "pulled", &format!("pulled from team {team}, promoted by {by}"))?;
+        insert_in(
+            tx,
+            &new,
+            EventKind::Pulled,
+            &format!("pulled from team {team}, promoted by {by}"),
+        )?;
         Ok(())
     })?;
     Ok(pulled)

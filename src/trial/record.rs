@@ -10,6 +10,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::Serialize;
 
 use super::{Plan, Trial};
+use crate::catalog::EventKind;
 use crate::catalog::{events, skills};
 use crate::store::now_rfc3339;
 use crate::usage::effect::Verdict;
@@ -129,11 +130,19 @@ pub fn finish(conn: &mut Connection, id: i64, trial: &Trial) -> Result<()> {
         && skills::by_id(&tx, skill_id).is_ok()
     {
         let what = format!("trial: {}", super::verdict::headline(trial));
-        events::add(&tx, skill_id, &trial.finished_at, "trial", None, None, &what)?;
+        events::add(&tx, skill_id, &trial.finished_at, EventKind::Trial, None, None, &what)?;
         if verdict == Verdict::Hurts && !skills::by_id(&tx, skill_id)?.needs_review {
             skills::mark_needs_review(&tx, skill_id)?;
             let why = "a trial says it makes things worse: review it (approve keeps it)";
-            events::add(&tx, skill_id, &trial.finished_at, "needs_review", None, None, why)?;
+            events::add(
+                &tx,
+                skill_id,
+                &trial.finished_at,
+                EventKind::NeedsReview,
+                None,
+                None,
+                why,
+            )?;
         }
     }
     tx.commit()?;

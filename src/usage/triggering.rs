@@ -7,13 +7,11 @@
 use anyhow::Result;
 
 use super::missed;
-use crate::catalog::{events, skills};
+use crate::catalog::events::{self, EventKind};
+use crate::catalog::skills;
 use crate::lifecycle::TriggerChange;
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
-
-pub const NOT_TRIGGERING: &str = "not_triggering";
-pub const TRIGGERING: &str = "triggering";
 
 /// Judges every live skill's uptake and records the transitions. `flagged_only`: judge only the
 /// skills standing as not triggering (when only invocations were added: a use can end a skill's
@@ -25,12 +23,12 @@ pub fn record_transitions(
 ) -> Result<Vec<TriggerChange>> {
     let conn = ws.store.conn();
     let mut out = Vec::new();
-    let standing = events::latest_by_skill(conn, &[NOT_TRIGGERING, TRIGGERING])?;
+    let standing = events::not_triggering(conn)?;
     for row in skills::all(conn)? {
         if !row.status.is_live() || super::is_own_playbook(ws, &row.name) {
             continue;
         }
-        let was = standing.get(&row.id).map(String::as_str) == Some(NOT_TRIGGERING);
+        let was = standing.contains(&row.id);
         if flagged_only && !was {
             continue;
         }
@@ -66,7 +64,7 @@ pub fn record_transitions(
         } else {
             format!("triggering again: {} uses vs {} missed triggers", u.uses, u.missed.len())
         };
-        let kind = if u.not_triggering { NOT_TRIGGERING } else { TRIGGERING };
+        let kind = if u.not_triggering { EventKind::NotTriggering } else { EventKind::Triggering };
         events::add(conn, row.id, &now_rfc3339(), kind, None, None, &reason)?;
         out.push(TriggerChange {
             agent: row.agent_id.clone(),
