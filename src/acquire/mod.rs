@@ -219,7 +219,7 @@ fn register(
                 };
                 let reason = "version 1 (acquired code skill)";
                 let id = lifecycle::register::insert_in(tx, &new, EventKind::Registered, reason)?;
-                skills::set_source(tx, id, "acquired")?;
+                skills::set_source(tx, id, crate::catalog::SkillSource::Acquired)?;
                 (id, 1)
             }
         };

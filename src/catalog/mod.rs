@@ -30,6 +30,24 @@ crate::text_enum! {
     }
 }
 
+crate::text_enum! {
+    /// Where a skill came from (`skills.source`): a package's declared source, or acquired code.
+    pub enum SkillSource {
+        System = "system",
+        Community = "community",
+        User = "user",
+        /// Code skilldeck acquired and test-ran (`acquire`); never written in a package.
+        Acquired = "acquired",
+    }
+}
+
+impl SkillSource {
+    /// The sources a package JSON may declare.
+    pub fn is_package_source(self) -> bool {
+        self != SkillSource::Acquired
+    }
+}
+
 impl SkillStatus {
     /// Statuses whose folder is in the live skills folder.
     pub fn is_live(self) -> bool {

@@ -10,7 +10,7 @@ use anyhow::{Context, Result, bail};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::Serialize;
 
-use super::{Scope, SkillStatus};
+use super::{Scope, SkillSource, SkillStatus};
 use crate::model::Outcome;
 
 /// One `skills` row as the lifecycle reads it.
@@ -664,8 +664,7 @@ pub struct PackageColumns {
     pub package_version: Option<String>,
     /// JSON arrays of strings.
     pub tags: Option<String>,
-    /// `system`, `community`, `user` or `acquired`.
-    pub source: Option<String>,
+    pub source: Option<SkillSource>,
     pub author: Option<String>,
     pub intent_patterns: Option<String>,
     pub trigger_phrases: Option<String>,
@@ -695,8 +694,8 @@ pub fn set_package_columns(conn: &Connection, skill_id: i64, p: &PackageColumns)
     Ok(())
 }
 
-/// Marks a skill as acquired code (`source = 'acquired'`).
-pub fn set_source(conn: &Connection, skill_id: i64, source: &str) -> Result<()> {
+/// Sets where a skill came from (acquired code is marked so).
+pub fn set_source(conn: &Connection, skill_id: i64, source: SkillSource) -> Result<()> {
     conn.execute("UPDATE skills SET source = ?2 WHERE id = ?1", params![skill_id, source])?;
     Ok(())
 }
@@ -741,7 +740,7 @@ pub struct DetailRow {
     pub scope: Scope,
     pub path: String,
     pub status: SkillStatus,
-    pub source: Option<String>,
+    pub source: Option<SkillSource>,
     pub package_version: Option<String>,
     pub tags: Option<String>,
 }

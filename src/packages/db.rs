@@ -315,7 +315,7 @@ pub fn load_package(store: &Store, skill_id: i64) -> Result<Package> {
         description,
         version,
         tags: list(tags)?,
-        source: if source.as_deref() == Some("acquired") { None } else { source },
+        source: source.filter(|s| s.is_package_source()),
         author,
         intent_patterns: list(intents)?,
         trigger_phrases: list(triggers)?,

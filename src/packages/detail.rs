@@ -53,7 +53,7 @@ pub struct PackageDetail {
     pub scope: String,
     pub path: String,
     pub status: String,
-    pub source: Option<String>,
+    pub source: Option<crate::catalog::SkillSource>,
     pub package_version: Option<String>,
     pub tags: Vec<String>,
     pub artifacts: Vec<ArtifactSummary>,

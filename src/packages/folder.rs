@@ -65,7 +65,7 @@ pub fn package_files(pkg: &Package, folder_name: &str) -> Files {
         md += &format!("  skilldeck-package-version: {}\n", yaml_string(v));
     }
     if let Some(s) = &pkg.source {
-        md += &format!("  skilldeck-source: {}\n", yaml_string(s));
+        md += &format!("  skilldeck-source: {}\n", yaml_string(s.as_str()));
     }
     md += "---\n\n";
     md += &format!("# {}\n\n{}\n", pkg.name, body.join("\n\n"));

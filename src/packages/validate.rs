@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use super::assertions::validate_assertions;
 use super::model::{Artifact, ArtifactKind, Package, is_default_variant};
+use crate::catalog::SkillSource;
 use crate::text::slug::slug;
 
 /// One thing wrong with a package: where (a JSON path like `$.artifacts[3].kind`) and why.
@@ -48,7 +49,6 @@ const TOP_KEYS: [&str; 12] = [
 ];
 const ARTIFACT_KEYS: [&str; 7] =
     ["kind", "name", "ordinal", "content", "model_variant", "metadata", "state_blob"];
-const SOURCES: [&str; 3] = ["system", "community", "user"];
 const MAX_DESCRIPTION: usize = 1024;
 const MAX_NAME_SLUG: usize = 64;
 
@@ -113,7 +113,7 @@ pub fn validate_package(text: &str) -> Result<Package, Vec<Problem>> {
         }
     }
     if let Some(v) = top.get("source")
-        && !v.as_str().is_some_and(|s| SOURCES.contains(&s))
+        && !v.as_str().and_then(SkillSource::parse).is_some_and(SkillSource::is_package_source)
     {
         p.add("$.source", "must be one of system, community, user");
     }
