@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Arm, RunResult, Trial};
 use crate::text::safe::inline;
-use crate::usage::effect::{self, MIN_RUNS, Metric, Verdict};
+use crate::usage::effect::{self, MIN_RUNS, Metric, MetricName, Verdict};
 use crate::usage::interval;
 
 /// One arm's runs.
@@ -53,13 +53,15 @@ pub fn judge(runs: &[RunResult]) -> Judgement {
         r.transcript.as_ref()
     }
     let mut metrics = vec![
-        effect::proportion("success", false, &with, &without, |r| r.passed),
-        effect::mean("tool calls", &with, &without, |r| t(r).map(|t| t.tool_calls as f64)),
-        effect::mean("failed steps", &with, &without, |r| t(r).map(|t| t.failed_steps as f64)),
-        effect::mean("wall seconds", &with, &without, |r| Some(r.seconds)),
+        effect::proportion(MetricName::Success, false, &with, &without, |r| r.passed),
+        effect::mean(MetricName::ToolCalls, &with, &without, |r| t(r).map(|t| t.tool_calls as f64)),
+        effect::mean(MetricName::FailedSteps, &with, &without, |r| {
+            t(r).map(|t| t.failed_steps as f64)
+        }),
+        effect::mean(MetricName::WallSeconds, &with, &without, |r| Some(r.seconds)),
     ];
     if runs.iter().any(|r| r.transcript.as_ref().is_some_and(|t| t.tokens.is_some())) {
-        metrics.push(effect::mean("tokens", &with, &without, |r| {
+        metrics.push(effect::mean(MetricName::Tokens, &with, &without, |r| {
             t(r).and_then(|t| t.tokens).map(|n| n as f64)
         }));
     }

@@ -75,10 +75,41 @@ impl Verdict {
     }
 }
 
+crate::text_enum! {
+    /// A measure compared between runs with and without a skill.
+    pub enum MetricName {
+        Success = "success",
+        ToolCalls = "tool calls",
+        FailedSteps = "failed steps",
+        Corrections = "corrections",
+        WallSeconds = "wall seconds",
+        Tokens = "tokens",
+    }
+}
+
+impl MetricName {
+    /// A rate (shown as a percentage) rather than a count or a duration.
+    pub fn is_rate(self) -> bool {
+        matches!(self, MetricName::Success | MetricName::Corrections)
+    }
+}
+
+crate::text_enum! {
+    /// What one measure's difference shows.
+    pub enum Reading {
+        Better = "better",
+        Worse = "worse",
+        /// Enough runs, the interval spans no difference.
+        Unclear = "no clear difference",
+        /// Fewer than `MIN_RUNS` runs on a side.
+        TooFew = "not enough evidence yet",
+    }
+}
+
 /// One measure compared.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Metric {
-    pub name: String,
+    pub name: MetricName,
     /// Whether less of it is better (tool calls) or more (success).
     pub lower_is_better: bool,
     /// The measure on each side; `None` (JSON `null`) when that side has no run measured.
@@ -90,8 +121,7 @@ pub struct Metric {
     pub diff: Option<f64>,
     pub low: Option<f64>,
     pub high: Option<f64>,
-    /// `better`, `worse`, `no clear difference` or `not enough evidence yet`.
-    pub reading: String,
+    pub reading: Reading,
 }
 
 /// Runs with against runs without, on all runs or on one model's.
@@ -119,7 +149,7 @@ pub struct Effect {
 impl Effect {
     /// The sort key beside the verdict: the success rate's difference, when judged.
     pub fn score(&self) -> Option<f64> {
-        self.overall.metrics.iter().find(|m| m.name == "success").and_then(|m| m.diff)
+        self.overall.metrics.iter().find(|m| m.name == MetricName::Success).and_then(|m| m.diff)
     }
 }
 
@@ -235,7 +265,7 @@ pub fn table(c: &Comparison) -> Vec<String> {
         "reading".to_string(),
     ]];
     for m in &c.metrics {
-        let rate = m.name == "success" || m.name == "corrections";
+        let rate = m.name.is_rate();
         let v = |x: f64| match (rate, x.abs() >= 1000.0) {
             (true, _) => format!("{:.0}%", x * 100.0),
             (false, true) => format!("{x:.0}"),
@@ -255,11 +285,11 @@ pub fn table(c: &Comparison) -> Vec<String> {
             _ => "n/a".to_string(),
         };
         rows.push([
-            m.name.clone(),
+            m.name.to_string(),
             side(m.with, m.n_with),
             side(m.without, m.n_without),
             diff,
-            m.reading.clone(),
+            m.reading.to_string(),
         ]);
     }
     let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
@@ -297,15 +327,15 @@ fn corrected(r: &TurnRun) -> bool {
 /// Compares runs with the skill against runs without it, measure by measure.
 pub fn compare(with: &[&TurnRun], without: &[&TurnRun]) -> Comparison {
     let mut metrics = vec![
-        proportion("success", false, with, without, |r| r.success),
-        mean("tool calls", with, without, |r| Some(r.tool_calls as f64)),
-        mean("failed steps", with, without, |r| Some(r.failed_steps as f64)),
-        proportion("corrections", true, with, without, |r| corrected(r)),
-        mean("wall seconds", with, without, |r| seconds(r)),
+        proportion(MetricName::Success, false, with, without, |r| r.success),
+        mean(MetricName::ToolCalls, with, without, |r| Some(r.tool_calls as f64)),
+        mean(MetricName::FailedSteps, with, without, |r| Some(r.failed_steps as f64)),
+        proportion(MetricName::Corrections, true, with, without, |r| corrected(r)),
+        mean(MetricName::WallSeconds, with, without, |r| seconds(r)),
     ];
     // Tokens only where the transcripts record them.
     if with.iter().chain(without).any(|r| r.tokens.is_some()) {
-        metrics.push(mean("tokens", with, without, |r| r.tokens.map(|t| t as f64)));
+        metrics.push(mean(MetricName::Tokens, with, without, |r| r.tokens.map(|t| t as f64)));
     }
     let enough = with.len() >= MIN_RUNS && without.len() >= MIN_RUNS;
     let verdict = verdict_of(enough, &metrics);
@@ -315,8 +345,8 @@ pub fn compare(with: &[&TurnRun], without: &[&TurnRun]) -> Comparison {
 /// The verdict from measures compared: with `enough` runs on each side, helps when some measure
 /// is better and none worse, makes things worse when the reverse, mixed when both.
 pub fn verdict_of(enough: bool, metrics: &[Metric]) -> Verdict {
-    let better = metrics.iter().any(|m| m.reading == "better");
-    let worse = metrics.iter().any(|m| m.reading == "worse");
+    let better = metrics.iter().any(|m| m.reading == Reading::Better);
+    let worse = metrics.iter().any(|m| m.reading == Reading::Worse);
     match (enough, better, worse) {
         (false, _, _) => Verdict::TooFew,
         (true, true, false) => Verdict::Helps,
@@ -326,29 +356,29 @@ pub fn verdict_of(enough: bool, metrics: &[Metric]) -> Verdict {
     }
 }
 
-fn reading(d: Option<Diff>, lower_is_better: bool) -> String {
-    let Some(d) = d else { return Verdict::TooFew.as_str().to_string() };
+fn reading(d: Option<Diff>, lower_is_better: bool) -> Reading {
+    let Some(d) = d else { return Reading::TooFew };
     let (up, down) = (d.low > 0.0, d.high < 0.0);
     let good = if lower_is_better { down } else { up };
     let bad = if lower_is_better { up } else { down };
     if good {
-        "better".into()
+        Reading::Better
     } else if bad {
-        "worse".into()
+        Reading::Worse
     } else {
-        Verdict::Unclear.as_str().into()
+        Reading::Unclear
     }
 }
 
 fn metric(
-    name: &str,
+    name: MetricName,
     lower_is_better: bool,
     w: (f64, usize),
     wo: (f64, usize),
     d: Option<Diff>,
 ) -> Metric {
     Metric {
-        name: name.to_string(),
+        name,
         lower_is_better,
         with: (w.1 > 0).then_some(w.0),
         without: (wo.1 > 0).then_some(wo.0),
@@ -364,7 +394,7 @@ fn metric(
 /// A rate compared (success, corrections): Newcombe's interval for its difference, from
 /// `MIN_RUNS` runs on each side.
 pub fn proportion<T>(
-    name: &str,
+    name: MetricName,
     lower_is_better: bool,
     with: &[T],
     without: &[T],
@@ -379,7 +409,12 @@ pub fn proportion<T>(
 
 /// A mean compared, lower being better (tool calls, seconds): Welch's interval for its
 /// difference, from `MIN_RUNS` values on each side; runs without a value are left out.
-pub fn mean<T>(name: &str, with: &[T], without: &[T], value: impl Fn(&T) -> Option<f64>) -> Metric {
+pub fn mean<T>(
+    name: MetricName,
+    with: &[T],
+    without: &[T],
+    value: impl Fn(&T) -> Option<f64>,
+) -> Metric {
     let a: Vec<f64> = with.iter().filter_map(&value).collect();
     let b: Vec<f64> = without.iter().filter_map(value).collect();
     let d = (a.len() >= MIN_RUNS && b.len() >= MIN_RUNS).then(|| interval::means(&a, &b));
