@@ -185,7 +185,7 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
                     "  {} v{} ({}{}): {what}{}",
                     inline(&l.name),
                     l.version,
-                    inline(&l.status),
+                    l.status.as_str(),
                     if l.pinned { ", pinned" } else { "" },
                     inline(&why)
                 );
@@ -261,7 +261,7 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
                     "#{} {} [{}{}] {} sessions, {} members, score {:.2}",
                     c.id,
                     inline(&c.name),
-                    inline(&c.status),
+                    c.status.as_str(),
                     inline(&by),
                     c.support,
                     c.members,

@@ -21,6 +21,7 @@ use pg::Client;
 use rusqlite::Connection;
 use serde::Serialize;
 
+use crate::catalog::SkillStatus;
 use crate::config::TeamConfig;
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
@@ -150,9 +151,12 @@ pub fn send(conn: &mut Connection, client: &mut Client, t: &TeamConfig) -> Resul
 /// proposals or are skipped (see `pull`).
 pub fn pull(ws: &mut Workspace, t: &TeamConfig) -> Result<pull::PullReport> {
     let mut client = connect(t)?;
-    let skills = shared::skills(&mut client, &t.name, crate::fsio::SKILL_MD_CAP)?;
+    let mut skipped = Vec::new();
+    let skills = shared::skills(&mut client, &t.name, crate::fsio::SKILL_MD_CAP, &mut skipped)?;
     drop(client);
-    pull::pull(ws, &t.name, &skills)
+    let mut report = pull::pull(ws, &t.name, &skills)?;
+    report.skipped.splice(0..0, skipped);
+    Ok(report)
 }
 
 /// Accepts the team proposal `name`: this member reviewed it, so it goes live as a team skill.
@@ -163,7 +167,7 @@ pub fn accept(ws: &mut Workspace, t: &TeamConfig, name: &str) -> Result<pull::Pu
         name: p.name.clone(),
         name_bytes: p.name.len() as i32,
         version: p.version,
-        status: "healthy".into(),
+        status: SkillStatus::Healthy,
         pinned: false,
         promoted_by: t.member.clone(),
         skill_md: None,
@@ -220,9 +224,10 @@ pub fn promote_seen(
     let sha = seen.map_or(sha, str::to_string);
     let name = shared::promote(&mut client, &t.name, &c.id.to_string(), &sha)?;
     if let Some(dir) = &ws.config.team.skills_dir
-        && let Some(skill) = shared::skills(&mut client, &t.name, crate::fsio::SKILL_MD_CAP)?
-            .into_iter()
-            .find(|s| s.name == name)
+        && let Some(skill) =
+            shared::skills(&mut client, &t.name, crate::fsio::SKILL_MD_CAP, &mut Vec::new())?
+                .into_iter()
+                .find(|s| s.name == name)
         && let Ok(text) = pull::gate(&skill)
     {
         let sha = crate::text::hex::sha256_hex(text.as_bytes());
@@ -268,6 +273,8 @@ pub struct TeamView {
     pub skills: Vec<shared::TeamSkill>,
     pub decisions: Vec<shared::Decision>,
     pub proposals: usize,
+    /// Team skills whose rows could not be read, each with why.
+    pub skipped: Vec<items::Skipped>,
 }
 
 /// Reads the team's state for the console (one connection, a few statements).
@@ -276,10 +283,13 @@ pub fn view(ws: &Workspace, t: &TeamConfig) -> Result<TeamView> {
     let mut decisions = shared::decisions(&mut client, &t.name)?;
     decisions.reverse();
     decisions.truncate(50);
+    let mut skipped = Vec::new();
+    let skills = shared::skills(&mut client, &t.name, 0, &mut skipped)?;
     Ok(TeamView {
         team: t.name.clone(),
         candidates: shared::candidates(&mut client, &t.name, false)?,
-        skills: shared::skills(&mut client, &t.name, 0)?,
+        skills,
+        skipped,
         decisions,
         proposals: proposals::list(ws, &t.name)?.len(),
     })

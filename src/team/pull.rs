@@ -80,7 +80,7 @@ pub enum Pulled {
 pub struct PullLine {
     pub name: String,
     pub version: i32,
-    pub status: String,
+    pub status: SkillStatus,
     pub pinned: bool,
     pub pulled: Pulled,
     /// Why, for a proposal or a retired skill.
@@ -191,13 +191,11 @@ pub fn pull(ws: &mut Workspace, team: &str, skills: &[TeamSkill]) -> Result<Pull
         let sha = sha256_hex(text.as_bytes());
         let retired = skill
             .decided_status
-            .as_deref()
-            .and_then(SkillStatus::parse)
             .is_some_and(|s| matches!(s, SkillStatus::Retired | SkillStatus::Archived));
         let line = |pulled, reason: Option<String>, path| PullLine {
             name: skill.name.clone(),
             version: skill.version,
-            status: skill.decided_status.clone().unwrap_or_else(|| "healthy".into()),
+            status: skill.decided_status.unwrap_or(SkillStatus::Healthy),
             pinned: skill.decided_pin.unwrap_or(false),
             pulled,
             reason,
@@ -206,7 +204,11 @@ pub fn pull(ws: &mut Workspace, team: &str, skills: &[TeamSkill]) -> Result<Pull
         };
         if retired {
             let path = retire(ws, team, &skill.name)?;
-            report.skills.push(line(Pulled::Retired, skill.decided_status.clone(), path));
+            report.skills.push(line(
+                Pulled::Retired,
+                skill.decided_status.map(|s| s.to_string()),
+                path,
+            ));
             continue;
         }
         let folder = crate::fsio::child(&skills_dir, "team skill", &skill.name)?;

@@ -6,7 +6,7 @@
 //! whose sweep made it.
 
 use super::pg::Client;
-use anyhow::Result;
+use anyhow::{Result, bail};
 use serde::Serialize;
 
 use super::{server, shared};
@@ -25,7 +25,7 @@ pub struct TeamScore {
     /// Success rate over every pooled use, when there is one.
     pub rate: Option<f64>,
     pub members: Vec<String>,
-    pub status: String,
+    pub status: SkillStatus,
     pub verdict: String,
     pub pinned: bool,
     pub changed: bool,
@@ -62,24 +62,24 @@ fn missed(client: &mut Client, team: &str, name: &str) -> Result<(usize, Vec<Str
 /// decisions of the connection's member).
 pub fn sweep(client: &mut Client, team: &str, cfg: &LifecycleConfig) -> Result<Vec<TeamScore>> {
     let mut out = Vec::new();
-    for skill in shared::skills(client, team, 0)? {
+    let mut skipped = Vec::new();
+    let skills = shared::skills(client, team, 0, &mut skipped)?;
+    if !skipped.is_empty() {
+        let why: Vec<String> = skipped.iter().map(|s| format!("{}: {}", s.key, s.reason)).collect();
+        bail!("cannot judge the team's skills: {}", why.join("; "));
+    }
+    for skill in skills {
         let mut b = TallyBuilder::new(cfg.window, None);
         for (id, at, success) in shared::uses(client, team, &skill.name)? {
             b.push(id, &at, success);
         }
         let tally: Tally = b.finish();
-        let status = SkillStatus::parse(&skill.status).unwrap_or(SkillStatus::Healthy);
+        let status = skill.status;
         let judged =
             Judged { status, protected: skill.pinned, is_auto_created: true, flag_mark: None };
         let verdict = judge(&judged, &tally, cfg);
         let changed = verdict.status != status
-            && shared::set_status(
-                client,
-                team,
-                &skill.name,
-                verdict.status.as_str(),
-                &verdict.reason,
-            )?;
+            && shared::set_status(client, team, &skill.name, verdict.status, &verdict.reason)?;
         let (missed, missed_members) = missed(client, team, &skill.name)?;
         let seen = tally.uses as usize + missed;
         out.push(TeamScore {
@@ -92,11 +92,7 @@ pub fn sweep(client: &mut Client, team: &str, cfg: &LifecycleConfig) -> Result<V
             successes: tally.successes,
             rate: tally.lifetime_rate(),
             members: shared::use_members(client, team, &skill.name)?,
-            status: if changed {
-                verdict.status.as_str().to_string()
-            } else {
-                skill.status.clone()
-            },
+            status: if changed { verdict.status } else { skill.status },
             verdict: verdict.reason,
             pinned: skill.pinned,
             changed,

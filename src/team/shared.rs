@@ -2,10 +2,20 @@
 //! member who made it. Owns the server tables `team_candidates`, `team_skills` and
 //! `team_decisions`; reads `team_uses` for a skill's pooled record.
 
+use std::str::FromStr;
+
+use anyhow::{Result, anyhow};
+use serde::Serialize;
+
 use super::items::Skipped;
 use super::pg::Client;
-use anyhow::Result;
-use serde::Serialize;
+use crate::catalog::SkillStatus;
+use crate::draft::CandidateStatus;
+
+/// A typed word read from the server: an unknown one is an error naming it.
+fn word<T: FromStr<Err = String>>(text: &str) -> Result<T> {
+    text.parse().map_err(|e| anyhow!("the team server holds {e}"))
+}
 
 /// A team candidate as detection records it.
 pub struct NewCandidate<'a> {
@@ -41,7 +51,7 @@ pub fn record_candidate(client: &mut Client, team: &str, c: &NewCandidate) -> Re
 pub struct TeamCandidate {
     pub id: i64,
     pub name: String,
-    pub status: String,
+    pub status: CandidateStatus,
     pub support: i32,
     pub members: i32,
     pub score: f64,
@@ -60,20 +70,21 @@ pub fn candidates(client: &mut Client, team: &str, all: bool) -> Result<Vec<Team
          ORDER BY score DESC, id",
         &[&team, &all],
     )?;
-    Ok(rows
-        .iter()
-        .map(|r| TeamCandidate {
-            id: r.get(0),
-            name: r.get(1),
-            status: r.get(2),
-            support: r.get(3),
-            members: r.get(4),
-            score: r.get(5),
-            decided_by: r.get(6),
-            problem: super::pull::gate_text(r.get(1), r.get(7)).err(),
-            skill_md: r.get(7),
+    rows.iter()
+        .map(|r| {
+            Ok(TeamCandidate {
+                id: r.get(0),
+                name: r.get(1),
+                status: word(r.get(2))?,
+                support: r.get(3),
+                members: r.get(4),
+                score: r.get(5),
+                decided_by: r.get(6),
+                problem: super::pull::gate_text(r.get(1), r.get(7)).err(),
+                skill_md: r.get(7),
+            })
         })
-        .collect())
+        .collect()
 }
 
 /// Promotes an open candidate (by id or name) whose text still hashes to `reviewed_sha256`
@@ -107,7 +118,7 @@ pub struct TeamSkill {
     pub name: String,
     pub name_bytes: i32,
     pub version: i32,
-    pub status: String,
+    pub status: SkillStatus,
     pub pinned: bool,
     pub promoted_by: String,
     #[serde(skip)]
@@ -117,12 +128,19 @@ pub struct TeamSkill {
     pub reviewed_sha256: Option<String>,
     pub decided_by: Option<String>,
     /// The latest status the team's sweep recorded as a decision.
-    pub decided_status: Option<String>,
+    pub decided_status: Option<SkillStatus>,
     /// The latest pin or unpin decision.
     pub decided_pin: Option<bool>,
 }
 
-pub fn skills(client: &mut Client, team: &str, cap: u64) -> Result<Vec<TeamSkill>> {
+/// The team's skills. A row whose status word (its own or its latest decision's) is not one
+/// skilldeck knows is skipped and named in `skipped`, never read as healthy.
+pub fn skills(
+    client: &mut Client,
+    team: &str,
+    cap: u64,
+    skipped: &mut Vec<Skipped>,
+) -> Result<Vec<TeamSkill>> {
     let cap = i32::try_from(cap).unwrap_or(i32::MAX);
     let rows = client.query(
         "SELECT left(s.name, 255), octet_length(s.name), s.version, s.status, s.pinned,
@@ -143,23 +161,36 @@ pub fn skills(client: &mut Client, team: &str, cap: u64) -> Result<Vec<TeamSkill
          WHERE s.team = $1 ORDER BY s.name",
         &[&team, &cap],
     )?;
-    Ok(rows
-        .iter()
-        .map(|r| TeamSkill {
-            name: r.get(0),
+    let mut out = Vec::with_capacity(rows.len());
+    for r in rows {
+        let name: String = r.get(0);
+        let words = word::<SkillStatus>(r.get(3)).map_err(|e| ("status", e)).and_then(|status| {
+            let decided = r.get::<_, Option<&str>>(10).map(word::<SkillStatus>).transpose();
+            Ok((status, decided.map_err(|e| ("decided status", e))?))
+        });
+        let (status, decided_status) = match words {
+            Ok(w) => w,
+            Err((column, e)) => {
+                skipped.push(Skipped::new("team_skills", &name, column, &e));
+                continue;
+            }
+        };
+        out.push(TeamSkill {
+            name,
             name_bytes: r.get(1),
             version: r.get(2),
-            status: r.get(3),
+            status,
             pinned: r.get(4),
             promoted_by: r.get(5),
             skill_md: r.get(6),
             text_bytes: r.get(7),
             reviewed_sha256: r.get(8),
             decided_by: r.get(9),
-            decided_status: r.get(10),
+            decided_status,
             decided_pin: r.get::<_, Option<String>>(11).map(|a| a == "pin"),
-        })
-        .collect())
+        });
+    }
+    Ok(out)
 }
 
 /// A skill's pooled uses, newest first: (id, at, success).
@@ -186,9 +217,10 @@ pub fn set_status(
     client: &mut Client,
     team: &str,
     name: &str,
-    status: &str,
+    status: SkillStatus,
     reason: &str,
 ) -> Result<bool> {
+    let status = status.as_str();
     let row = client
         .query_one("SELECT team_set_status($1, $2, $3, $4)", &[&team, &name, &status, &reason])?;
     Ok(row.get(0))

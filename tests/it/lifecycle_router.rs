@@ -200,7 +200,7 @@ fn timeline_has_days_rate_points_and_events() {
     assert_eq!(days, [("2026-01-01", 1, 1), ("2026-01-03", 1, 0)]);
     let rates: Vec<_> = t.rate_points.iter().map(|p| p.rate).collect();
     assert_eq!(rates, [1.0, 0.5, 2.0 / 3.0]);
-    assert_eq!(t.events[0].kind, "registered");
+    assert_eq!(t.events[0].kind, skilldeck::catalog::EventKind::Registered);
 }
 
 #[test]

@@ -479,3 +479,27 @@ fn a_poisoned_candidate_shows_its_draft_and_flag_and_a_changed_one_needs_review_
     let decisions = ann.run_json(&["team", "decisions"]);
     assert_eq!(decisions[0]["member"], "ann", "{decisions}");
 }
+
+/// A status word the server holds that no skilldeck writes (another version's, or a hand edit)
+/// is never read as `healthy`: the sweep stops with an error naming it, a pull skips the row and
+/// names it.
+#[test]
+fn an_unknown_team_status_is_an_error_naming_it_not_healthy() {
+    let Some(server) = crate::team::team_server() else { return };
+    crate::team::sql(
+        &server,
+        "postgres",
+        "INSERT INTO team_skills(team, name, skill_md, status, promoted_by)
+         VALUES ('core', 'odd', '---\nname: odd\ndescription: d\n---\n', 'glowing', 'ann')",
+    )
+    .unwrap();
+    let tw = crate::team::member(&server.url(), "ann");
+    let out = tw.run(&["team", "sweep"]);
+    assert!(!out.status.success(), "{}", crate::support::describe(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("\"glowing\""), "{err}");
+    let report = tw.run_json(&["team", "pull"]);
+    let skipped = report["skipped"].as_array().unwrap();
+    let odd = skipped.iter().find(|s| s["key"] == "odd").expect("the odd row is named");
+    assert!(odd["reason"].as_str().unwrap().contains("glowing"), "{report}");
+}

@@ -7,6 +7,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, List, ListItem, ListState, Paragraph, Wrap};
 
+use crate::catalog::SkillStatus;
 use crate::engine::snapshot::Snapshot;
 use crate::team::TeamView;
 use crate::text::safe;
@@ -44,7 +45,7 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
                 }
                 Row::Skill(s) => {
                     let pin = if s.decided_pin.unwrap_or(false) { "*" } else { "" };
-                    (format!("{}{pin}", s.decided_status.as_deref().unwrap_or("healthy")), &*s.name)
+                    (format!("{}{pin}", s.decided_status.unwrap_or(SkillStatus::Healthy)), &*s.name)
                 }
             };
             ListItem::new(Line::from(vec![
@@ -100,7 +101,7 @@ pub fn detail_lines(view: &TeamView, sel: usize, theme: Theme) -> Vec<Line<'stat
                 "{} v{} · {}{} · promoted by {}",
                 safe::inline(&s.name),
                 s.version,
-                s.decided_status.as_deref().unwrap_or("healthy"),
+                s.decided_status.unwrap_or(SkillStatus::Healthy),
                 if s.decided_pin.unwrap_or(false) { " · pinned" } else { "" },
                 safe::inline(s.decided_by.as_deref().unwrap_or("no recorded decision"))
             ),
