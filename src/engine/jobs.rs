@@ -8,8 +8,9 @@ use anyhow::{Context, Result};
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::{Op, Progress, Target, Update};
-use crate::catalog::skills;
+use crate::catalog::{SkillStatus, skills};
 use crate::ingest::IngestReport;
+use crate::lessons::LessonStatus;
 use crate::lifecycle::SweepReport;
 use crate::pipeline::{self, AfterIngest};
 use crate::text::count;
@@ -111,9 +112,50 @@ pub(super) struct Done {
     /// Whether `u` can take it back; one that cannot stops `u` from reaching past it.
     pub undoable: bool,
     /// What the op left (see [`state_of`]): an undo refuses once this has changed.
-    pub state: String,
+    pub state: OpState,
     /// What the op found: the status a lesson decision's undo puts back.
-    pub before: String,
+    pub before: OpState,
+}
+
+/// What an op changed, as the database has it: what an undo compares, and names when it refuses.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum OpState {
+    /// A candidate's status (`None`: gone).
+    Candidate(Option<draft::CandidateStatus>),
+    /// A promotion or approval: the candidate's status and the skill it made or changed, by
+    /// name and version (`None`: no skill).
+    Decided { status: Option<draft::CandidateStatus>, skill: Option<(String, i64)> },
+    /// A lesson's status (`None`: gone).
+    Lesson(Option<LessonStatus>),
+    /// A skill's pin (`None`: the skill is gone).
+    Pin { name: String, pinned: Option<bool> },
+    /// A skill's status and version (`None`: the skill is gone).
+    Skill { name: String, now: Option<(SkillStatus, i64)> },
+}
+
+impl std::fmt::Display for OpState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OpState::Candidate(status) => queue_word(f, *status),
+            OpState::Decided { status, skill } => {
+                queue_word(f, *status)?;
+                match skill {
+                    Some((name, version)) => write!(f, ", {name} at v{version}"),
+                    None => f.write_str(", no skill"),
+                }
+            }
+            OpState::Lesson(Some(s)) => write!(f, "{s}"),
+            OpState::Lesson(None) => f.write_str("gone"),
+            OpState::Pin { name, pinned: Some(true) } => write!(f, "{name} pinned"),
+            OpState::Pin { name, pinned: Some(false) } => write!(f, "{name} not pinned"),
+            OpState::Skill { name, now: Some((status, version)) } => {
+                write!(f, "{name} {status} at v{version}")
+            }
+            OpState::Pin { name, pinned: None } | OpState::Skill { name, now: None } => {
+                write!(f, "{name} gone")
+            }
+        }
+    }
 }
 
 /// The op in the past tense, for the undo question: "promoted summarize-pr".
@@ -141,45 +183,48 @@ fn undoable(op: &Op) -> bool {
     !matches!(op, Op::Restore(_) | Op::ApproveEdit(_) | Op::Rollback(..))
 }
 
+fn queue_word(
+    f: &mut std::fmt::Formatter<'_>,
+    status: Option<draft::CandidateStatus>,
+) -> std::fmt::Result {
+    match status {
+        Some(draft::CandidateStatus::Candidate) => f.write_str("in the queue"),
+        Some(s) => write!(f, "{s}"),
+        None => f.write_str("gone"),
+    }
+}
+
 /// What an op changed, as the database has it now: the candidate's status and the skill's
 /// version for review decisions, the pin or the state for a skill.
-fn state_of(ws: &Workspace, op: &Op) -> String {
+fn state_of(ws: &Workspace, op: &Op) -> OpState {
     let conn = ws.store.conn();
     let t = target(op);
-    let candidate = || match draft::get_candidate(conn, t.id) {
-        Ok(c) if c.status == draft::CandidateStatus::Candidate => "in the queue".to_string(),
-        Ok(c) => c.status.to_string(),
-        Err(_) => "gone".to_string(),
-    };
+    let candidate = draft::get_candidate(conn, t.id).ok();
     let skill_version = |id: Option<i64>| match id.map(|id| skills::by_id(conn, id)) {
-        Some(Ok(s)) => format!("{} at v{}", s.name, s.version),
-        _ => "no skill".to_string(),
+        Some(Ok(s)) => Some((s.name, s.version)),
+        _ => None,
     };
-    let skill = |show: fn(&skills::SkillRow) -> String| match skills::find(conn, &t.agent, &t.name)
-    {
-        Ok(Some(s)) => show(&s),
-        _ => format!("{} gone", t.name),
-    };
+    let skill = || skills::find(conn, &t.agent, &t.name).ok().flatten();
     match op {
         Op::Promote(_) => {
-            let agent = draft::get_candidate(conn, t.id).map(|c| c.agent_id).unwrap_or_default();
+            let agent = candidate.as_ref().map(|c| c.agent_id.clone()).unwrap_or_default();
             let id = skills::promoted_from(conn, t.id, &agent).ok().flatten().map(|(id, _)| id);
-            format!("{}, {}", candidate(), skill_version(id))
+            OpState::Decided { status: candidate.map(|c| c.status), skill: skill_version(id) }
         }
         Op::Approve(_) => {
-            let id = draft::get_candidate(conn, t.id).ok().and_then(|c| c.target_skill_id);
-            format!("{}, {}", candidate(), skill_version(id))
+            let id = candidate.as_ref().and_then(|c| c.target_skill_id);
+            OpState::Decided { status: candidate.map(|c| c.status), skill: skill_version(id) }
         }
-        Op::Dismiss(_) | Op::Reject(_) | Op::Reopen(_) => candidate(),
-        Op::Lesson(..) => match crate::lessons::db::get(conn, t.id, &ws.config.lessons) {
-            Ok(l) => l.status.to_string(),
-            Err(_) => "gone".to_string(),
-        },
-        Op::SetProtected(..) => skill(|s| match s.protected {
-            true => format!("{} pinned", s.name),
-            false => format!("{} not pinned", s.name),
-        }),
-        _ => skill(|s| format!("{} {} at v{}", s.name, s.status, s.version)),
+        Op::Dismiss(_) | Op::Reject(_) | Op::Reopen(_) => {
+            OpState::Candidate(candidate.map(|c| c.status))
+        }
+        Op::Lesson(..) => OpState::Lesson(
+            crate::lessons::db::get(conn, t.id, &ws.config.lessons).ok().map(|l| l.status),
+        ),
+        Op::SetProtected(..) => {
+            OpState::Pin { name: t.name.clone(), pinned: skill().map(|s| s.protected) }
+        }
+        _ => OpState::Skill { name: t.name.clone(), now: skill().map(|s| (s.status, s.version)) },
     }
 }
 
@@ -384,11 +429,12 @@ fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
     })
 }
 
-fn undo(ws: &mut Workspace, op: &Op, before: &str) -> Result<String> {
+fn undo(ws: &mut Workspace, op: &Op, before: &OpState) -> Result<String> {
     match op {
         Op::Lesson(t, _) => {
-            let was = crate::lessons::LessonStatus::parse(before)
-                .with_context(|| format!("{} was {before} before; nothing to put back", t.name))?;
+            let OpState::Lesson(Some(was)) = *before else {
+                anyhow::bail!("{} was {before} before; nothing to put back", t.name);
+            };
             crate::lessons::set_status(ws, t.id, was)?;
             lifecycle::scan_edits_by_kind(ws)?;
             return Ok(format!("undid the decision on {}: {was} again", t.name));

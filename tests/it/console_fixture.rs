@@ -152,7 +152,7 @@ pub fn populate(ws: &Workspace) {
     ] {
         c.execute(
             "INSERT INTO skill_events(skill_id, at, kind, from_status, to_status, reason)
-             VALUES (?1, ?2, 'sweep', ?3, ?4, ?5)",
+             VALUES (?1, ?2, 'status', ?3, ?4, ?5)",
             params![skill, at, from, to, reason],
         )
         .unwrap();
