@@ -155,11 +155,14 @@ pub fn outcomes_oldest_first(conn: &Connection, skill_id: i64) -> Result<Vec<(St
 /// One skill's newest `n` counted outcomes, oldest first (true: success).
 pub fn newest_outcomes(conn: &Connection, skill_id: i64, n: usize) -> Result<Vec<bool>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT outcome = 'success' FROM skill_invocations
+        "SELECT outcome = ?3 FROM skill_invocations
          WHERE skill_id = ?1 AND superseded = 0 ORDER BY at DESC, id DESC LIMIT ?2",
     )?;
     let mut out: Vec<bool> = stmt
-        .query_map(params![skill_id, i64::try_from(n).unwrap_or(i64::MAX)], |r| r.get(0))?
+        .query_map(
+            params![skill_id, i64::try_from(n).unwrap_or(i64::MAX), Outcome::Success],
+            |r| r.get(0),
+        )?
         .collect::<rusqlite::Result<_>>()?;
     out.reverse();
     Ok(out)
@@ -230,11 +233,11 @@ pub struct TurnUse {
 pub fn successful_turn_uses(conn: &Connection) -> Result<Vec<TurnUse>> {
     let mut stmt = conn.prepare(
         "SELECT id, agent_id, skill_name, skill_id, session_key, turn_id FROM skill_invocations
-         WHERE turn_id IS NOT NULL AND outcome = 'success' AND superseded = 0
+         WHERE turn_id IS NOT NULL AND outcome = ?1 AND superseded = 0
            AND source <> 'implicit'",
     )?;
     let uses = stmt
-        .query_map([], |r| {
+        .query_map([Outcome::Success], |r| {
             Ok(TurnUse {
                 id: r.get(0)?,
                 agent_id: r.get(1)?,

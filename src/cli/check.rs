@@ -9,6 +9,7 @@ use clap::Args;
 use super::{Outcome, print_json};
 use crate::identity::resolve_for_command;
 use crate::model::Outcome as RunOutcome;
+use crate::packages::assertions::AssertionVerdict;
 use crate::packages::{CheckOptions, check};
 
 #[derive(Debug, Args)]
@@ -44,9 +45,9 @@ pub fn run(global: &super::GlobalArgs, args: CheckArgs) -> Result<Outcome> {
     } else {
         for r in &report.results {
             let label = match r.verdict {
-                "passed" => "PASS",
-                "failed" => "FAIL",
-                _ => "NOT RUN",
+                AssertionVerdict::Passed => "PASS",
+                AssertionVerdict::Failed => "FAIL",
+                AssertionVerdict::NotRun => "NOT RUN",
             };
             crate::out!("{label:7} {} {}: {}", r.kind, r.check, r.detail);
         }

@@ -99,6 +99,16 @@ fn validate_length(obj: &Map<String, Value>, at: &str, problems: &mut Problems) 
     }
 }
 
+crate::text_enum! {
+    /// What one assertion found in an output.
+    pub enum AssertionVerdict {
+        Passed = "passed",
+        Failed = "failed",
+        /// Semantic assertions need a model.
+        NotRun = "not_run",
+    }
+}
+
 /// One assertion's verdict against an output.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct AssertionResult {
@@ -106,8 +116,7 @@ pub struct AssertionResult {
     #[serde(rename = "type")]
     pub kind: String,
     pub check: String,
-    /// `passed`, `failed`, or `not_run` (semantic assertions need a model).
-    pub verdict: &'static str,
+    pub verdict: AssertionVerdict,
     pub detail: String,
 }
 
@@ -126,18 +135,20 @@ pub fn evaluate(metadata: Option<&Value>, output: &str) -> Vec<AssertionResult> 
                 "structural" => verdict(check_structural(a.get("schema"), output)),
                 "length" => verdict(check_length(a, output)),
                 "pattern" => verdict(check_pattern(&check, &text("pattern"), output)),
-                "semantic" => ("not_run", format!("model-judged: {}", text("prompt"))),
-                other => ("failed", format!("unknown assertion type {other:?}")),
+                "semantic" => {
+                    (AssertionVerdict::NotRun, format!("model-judged: {}", text("prompt")))
+                }
+                other => (AssertionVerdict::Failed, format!("unknown assertion type {other:?}")),
             };
             AssertionResult { index, kind, check, verdict, detail }
         })
         .collect()
 }
 
-fn verdict(result: Result<String, String>) -> (&'static str, String) {
+fn verdict(result: Result<String, String>) -> (AssertionVerdict, String) {
     match result {
-        Ok(detail) => ("passed", detail),
-        Err(detail) => ("failed", detail),
+        Ok(detail) => (AssertionVerdict::Passed, detail),
+        Err(detail) => (AssertionVerdict::Failed, detail),
     }
 }
 
@@ -186,7 +197,7 @@ mod tests {
     fn run(assertions: Value, output: &str) -> Vec<&'static str> {
         evaluate(Some(&json!({ "assertions": assertions })), output)
             .iter()
-            .map(|r| r.verdict)
+            .map(|r| r.verdict.as_str())
             .collect()
     }
 

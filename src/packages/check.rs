@@ -4,7 +4,7 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use super::assertions::{AssertionResult, evaluate};
+use super::assertions::{AssertionResult, AssertionVerdict, evaluate};
 use super::db::load_artifacts;
 use super::model::Artifact;
 use super::render::choose_variant;
@@ -51,8 +51,12 @@ pub fn check(
     let index = plain.iter().position(|p| std::ptr::eq(p, chosen)).unwrap_or(0);
     let started_at = now_rfc3339();
     let results = evaluate(chosen.metadata.as_ref(), output);
-    let count = |v: &str| results.iter().filter(|r| r.verdict == v).count() as i64;
-    let (passed, failed, not_run) = (count("passed"), count("failed"), count("not_run"));
+    let count = |v| results.iter().filter(|r| r.verdict == v).count() as i64;
+    let (passed, failed, not_run) = (
+        count(AssertionVerdict::Passed),
+        count(AssertionVerdict::Failed),
+        count(AssertionVerdict::NotRun),
+    );
     let run = passed + failed;
     let outcome =
         (run > 0).then_some(if failed == 0 { Outcome::Success } else { Outcome::Failure });
@@ -60,7 +64,7 @@ pub fn check(
     let (agent, skill_name) = skills::agent_and_name(ws.store.conn(), skill_id)?;
     let failures: Vec<String> = results
         .iter()
-        .filter(|r| r.verdict == "failed")
+        .filter(|r| r.verdict == AssertionVerdict::Failed)
         .map(|r| format!("{} {}: {}", r.kind, r.check, r.detail))
         .collect();
     let trace = NewTrace {

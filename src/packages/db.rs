@@ -202,7 +202,7 @@ fn write_rows(
         display_name: Some(pkg.name.clone()),
         package_version: pkg.version.clone(),
         tags: json_list(&pkg.tags),
-        source: pkg.source.clone(),
+        source: pkg.source,
         author: pkg.author.clone(),
         intent_patterns: json_list(&pkg.intent_patterns),
         trigger_phrases: json_list(&pkg.trigger_phrases),

@@ -11,6 +11,7 @@ use super::items::Skipped;
 use super::pg::Client;
 use crate::catalog::SkillStatus;
 use crate::draft::CandidateStatus;
+use crate::model::Outcome;
 
 /// A typed word read from the server: an unknown one is an error naming it.
 fn word<T: FromStr<Err = String>>(text: &str) -> Result<T> {
@@ -66,9 +67,9 @@ pub fn candidates(client: &mut Client, team: &str, all: bool) -> Result<Vec<Team
     let rows = client.query(
         "SELECT id, left(name, 300), status, support, members, score, left(decided_by, 300),
                 left(skill_md, 1048577)
-         FROM team_candidates WHERE team = $1 AND ($2 OR status = 'candidate')
+         FROM team_candidates WHERE team = $1 AND ($2 OR status = $3)
          ORDER BY score DESC, id",
-        &[&team, &all],
+        &[&team, &all, &CandidateStatus::Candidate.as_str()],
     )?;
     rows.iter()
         .map(|r| {
@@ -196,9 +197,9 @@ pub fn skills(
 /// A skill's pooled uses, newest first: (id, at, success).
 pub fn uses(client: &mut Client, team: &str, skill: &str) -> Result<Vec<(i64, String, bool)>> {
     let rows = client.query(
-        "SELECT id, at, outcome = 'success' FROM team_uses WHERE team = $1 AND skill = $2
+        "SELECT id, at, outcome = $3 FROM team_uses WHERE team = $1 AND skill = $2
          ORDER BY at DESC, id DESC",
-        &[&team, &skill],
+        &[&team, &skill, &Outcome::Success.as_str()],
     )?;
     Ok(rows.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect())
 }

@@ -2,6 +2,7 @@
 
 mod acquire;
 mod campaign;
+mod closed_sets;
 mod console;
 mod console_agree;
 mod console_cli_twins;
