@@ -4,7 +4,6 @@
 //! the owner, which compares typed values. Unit tests (`#[cfg(test)]` onwards) are not read.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
 
 /// (file under `src/`, word): why that comparison stays, for now.
 const ALLOWED: &[(&str, &str, &str)] = &[
@@ -48,20 +47,7 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ),
 ];
 
-fn src() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("read src") {
-        let path = entry.expect("entry").path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
+use crate::support::{rust_files, src_dir as src};
 
 /// The code of a file without its unit tests and `//` comments.
 fn code_of(text: &str) -> String {

@@ -3,7 +3,7 @@
 //! from a top-level file), and fails naming any cycle between top-level modules.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Edges allowed to close a cycle, each with why it is not broken yet. Removing an edge from the
 /// code fails `allowed_edges_still_exist` until it is removed here too; any new cycle fails
@@ -14,20 +14,7 @@ const ALLOWED: &[(&str, &str)] = &[
 
 type Graph = BTreeMap<String, BTreeMap<String, BTreeSet<String>>>;
 
-fn src() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("read src") {
-        let path = entry.expect("entry").path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
+use crate::support::{rust_files, src_dir as src};
 
 /// The top-level module names: `src/<name>.rs` and `src/<name>/`.
 fn top_modules() -> BTreeSet<String> {
