@@ -45,7 +45,7 @@ pub enum Confine {
 
 /// One program to run.
 #[derive(Debug, Clone)]
-pub struct Job<'a> {
+pub struct Program<'a> {
     /// The program and its leading arguments (a configured command such as `["python3", "-I"]`).
     pub program: &'a [String],
     pub args: &'a [&'a str],
@@ -57,10 +57,10 @@ pub struct Job<'a> {
     pub confine: Confine,
 }
 
-impl<'a> Job<'a> {
+impl<'a> Program<'a> {
     /// A job isolated as code from outside should be: minimal environment, writes confined.
-    pub fn sandboxed(program: &'a [String], cwd: &'a Path, timeout: Duration) -> Job<'a> {
-        Job {
+    pub fn sandboxed(program: &'a [String], cwd: &'a Path, timeout: Duration) -> Program<'a> {
+        Program {
             program,
             args: &[],
             stdin: None,
@@ -88,7 +88,7 @@ pub struct RunOutput {
 const DRAIN_GRACE: Duration = Duration::from_millis(200);
 
 /// Runs `job`; kills its whole process tree at the timeout and when the child exits.
-pub fn run(job: &Job) -> Result<RunOutput> {
+pub fn run(job: &Program) -> Result<RunOutput> {
     let Some((exe, lead)) = job.program.split_first() else { bail!("empty command") };
     let confined = job.confine == Confine::Scratch && namespaces_available();
     let cwd =

@@ -21,7 +21,7 @@ use crate::fsio::{Files, stage};
 use crate::journal::install;
 use crate::lifecycle::{self, NewSkill};
 use crate::model::Outcome;
-use crate::process::{self, Job};
+use crate::process::{self, Program};
 use crate::spec::frontmatter::yaml_string;
 use crate::store::now_rfc3339;
 use crate::store::rusqlite::Connection;
@@ -111,7 +111,8 @@ fn test_and_register(
 ) -> Result<AcquireOutcome> {
     let cfg = ws.config.acquire.clone();
     let parse_error = |code: &str| -> Result<Option<String>> {
-        let job = Job { stdin: Some(code), ..Job::sandboxed(&cfg.parse_check, scratch, timeout) };
+        let job =
+            Program { stdin: Some(code), ..Program::sandboxed(&cfg.parse_check, scratch, timeout) };
         let out = process::run(&job).context("running the parse check ([acquire] parse_check)")?;
         Ok((out.code != Some(0)).then(|| out.failure_line(timeout)))
     };
@@ -133,7 +134,7 @@ fn test_and_register(
     std::fs::write(&test_file, &sanitized.code).context("writing the test copy")?;
     let test_path = test_file.to_string_lossy().into_owned();
     let args = [test_path.as_str(), req.test_payload.as_str()];
-    let job = Job { args: &args, ..Job::sandboxed(&cfg.interpreter, scratch, timeout) };
+    let job = Program { args: &args, ..Program::sandboxed(&cfg.interpreter, scratch, timeout) };
     let out = process::run(&job).context("running the test ([acquire] interpreter)")?;
     let existing: Option<(i64, bool)> = match skills::find_exact(
         ws.store.conn(),

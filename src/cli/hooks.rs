@@ -18,15 +18,15 @@ pub struct HooksArgs {
 #[derive(Debug, Subcommand)]
 pub enum HooksAction {
     /// Add skilldeck's hooks to the agent's settings (kept as they are otherwise; backed up once)
-    Install(Target),
+    Install(SettingsArgs),
     /// Remove exactly what `install` added
-    Uninstall(Target),
+    Uninstall(SettingsArgs),
     /// Which settings files run skilldeck
-    Status(Target),
+    Status(SettingsArgs),
 }
 
 #[derive(Debug, Args)]
-pub struct Target {
+pub struct SettingsArgs {
     /// Agent whose settings to edit (default: both)
     #[arg(long, value_enum)]
     pub agent: Option<Agent>,
@@ -40,7 +40,7 @@ pub struct Target {
     pub json: bool,
 }
 
-impl Target {
+impl SettingsArgs {
     fn agents(&self) -> Vec<Agent> {
         self.agent.map_or_else(|| vec![Agent::Claude, Agent::Codex], |a| vec![a])
     }

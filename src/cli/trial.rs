@@ -165,8 +165,8 @@ fn print_plan(plan: &Plan) {
         crate::out!("  left out: {} ({why})", inline(c));
     }
     let skill = match &plan.skill {
-        trial::plan::SkillSource::Folder(dir) => format!("the folder {}", dir.display()),
-        trial::plan::SkillSource::Text(_) => "the draft's SKILL.md".to_string(),
+        trial::plan::ArmSkill::Folder(dir) => format!("the folder {}", dir.display()),
+        trial::plan::ArmSkill::Text(_) => "the draft's SKILL.md".to_string(),
     };
     crate::out!(
         "the \"with\" arm installs {} at <workspace>/{}/{}",

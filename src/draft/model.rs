@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::config::DraftConfig;
-use crate::process::{self, Confine, Env, Job};
+use crate::process::{self, Confine, Env, Program};
 use crate::spec::{self, Severity, frontmatter};
 use crate::text::{injection, redact};
 use crate::workflow::{FailureFix, WorkflowStep};
@@ -88,7 +88,7 @@ pub fn run(
     let timeout = Duration::from_secs(cfg.timeout_secs.max(1));
     // A command the user configured: it keeps their environment (a model CLI needs its login)
     // and may write where they may; it runs in an empty scratch folder, killed whole at the limit.
-    let job = Job {
+    let job = Program {
         program: &cfg.command,
         args: &[],
         stdin: Some(&input),

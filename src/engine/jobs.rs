@@ -19,7 +19,7 @@ use crate::{draft, lifecycle};
 
 /// A unit of writing work.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum Job {
+pub(super) enum Work {
     Op(Op),
     /// Undo the entry's op if what it changed is still as the op left it.
     Undo(Entry),
@@ -36,15 +36,15 @@ pub(super) enum Job {
     },
 }
 
-pub(super) fn describe(job: &Job) -> String {
+pub(super) fn describe(job: &Work) -> String {
     match job {
-        Job::Op(op) => format!("{} {}…", verb(op), target(op).name),
-        Job::Undo(e) => format!("undoing {} {}…", verb(&e.done.op), target(&e.done.op).name),
-        Job::Pass { ingest: true, sweep: true } => "ingest, detect, sweep…".into(),
-        Job::Pass { ingest: true, .. } => "ingest, detect…".into(),
-        Job::Pass { .. } => "sweep…".into(),
-        Job::ScanEdits => "reading edited skills…".into(),
-        Job::Edited { .. } => "reading the saved file…".into(),
+        Work::Op(op) => format!("{} {}…", verb(op), target(op).name),
+        Work::Undo(e) => format!("undoing {} {}…", verb(&e.done.op), target(&e.done.op).name),
+        Work::Pass { ingest: true, sweep: true } => "ingest, detect, sweep…".into(),
+        Work::Pass { ingest: true, .. } => "ingest, detect…".into(),
+        Work::Pass { .. } => "sweep…".into(),
+        Work::ScanEdits => "reading edited skills…".into(),
+        Work::Edited { .. } => "reading the saved file…".into(),
     }
 }
 
@@ -250,13 +250,13 @@ impl OwnWrite {
 /// Runs one job. `personal`: the person asked for it, so a pass that found nothing says so.
 pub(super) fn run_job(
     ws: &mut Workspace,
-    job: Job,
+    job: Work,
     personal: bool,
     updates: &UnboundedSender<Update>,
 ) -> JobDone {
     let mut back = None;
     let (result, done, wrote) = match job {
-        Job::Op(op) => {
+        Work::Op(op) => {
             let mut wrote = folders(ws, &op);
             let before = state_of(ws, &op);
             let result = apply(ws, &op);
@@ -270,7 +270,7 @@ pub(super) fn run_job(
             });
             (result, done, wrote)
         }
-        Job::Undo(entry) => {
+        Work::Undo(entry) => {
             let op = &entry.done.op;
             let mut wrote = folders(ws, op);
             let now = state_of(ws, op);
@@ -289,7 +289,7 @@ pub(super) fn run_job(
             }
             (result, None, wrote.into_iter().map(OwnWrite::now).collect())
         }
-        Job::Pass { ingest, sweep } => {
+        Work::Pass { ingest, sweep } => {
             let result = pass(ws, ingest, sweep, updates).map(|parts| match parts.is_empty() {
                 true if personal => "no changes".to_string(),
                 // A background pass that found nothing keeps the last message on screen.
@@ -298,12 +298,12 @@ pub(super) fn run_job(
             });
             (result, None, Vec::new())
         }
-        Job::ScanEdits => {
+        Work::ScanEdits => {
             // Nothing new (a file touched, not changed) says nothing.
             let result = lifecycle::scan_edits_by_kind(ws).map(|scan| scanned(&scan).join("; "));
             (result, None, Vec::new())
         }
-        Job::Edited { file, skill } => {
+        Work::Edited { file, skill } => {
             let shown = crate::text::safe::inline(&file.to_string_lossy()).into_owned();
             let result = match skill {
                 true => lifecycle::scan_edits_by_kind(ws).map(|scan| {

@@ -28,7 +28,7 @@ pub use snapshot::{Snapshot, View};
 use crate::store::Store;
 use crate::text::count;
 use crate::workspace::Workspace;
-use jobs::{Entry, Job, JobDone, OwnWrite, describe, past, run_job};
+use jobs::{Entry, JobDone, OwnWrite, Work, describe, past, run_job};
 pub use snapshot::UndoOffer;
 
 /// What the console asks of the engine.
@@ -192,7 +192,7 @@ struct Engine {
     updates: UnboundedSender<Update>,
     snap: Snapshot,
     view: View,
-    queue: VecDeque<Job>,
+    queue: VecDeque<Work>,
     /// The person's changes that succeeded, newest last.
     undo: Vec<Entry>,
     next_seq: u64,
@@ -228,7 +228,7 @@ impl Engine {
         // A team sync follows each full pass (what it pushes is what the pass read).
         let mut sync_due = false;
         if options.pass_on_start {
-            self.enqueue(Job::Pass { ingest: true, sweep: true });
+            self.enqueue(Work::Pass { ingest: true, sweep: true });
             sync_due = true;
         }
         loop {
@@ -252,7 +252,7 @@ impl Engine {
                 done = async { running.as_mut().expect("guarded").await }, if running.is_some() => {
                     running = None;
                     self.finish(done).await;
-                    let pass_queued = self.queue.contains(&Job::Pass { ingest: true, sweep: true });
+                    let pass_queued = self.queue.contains(&Work::Pass { ingest: true, sweep: true });
                     if sync_due && !pass_queued && !syncing {
                         sync_due = false;
                         syncing = self.start_team(None, &team_tx);
@@ -274,7 +274,7 @@ impl Engine {
                     }
                 }
                 Some(changed) = watch_rx.recv() => match changed {
-                    watch::Changed::Transcripts => self.enqueue(Job::Pass { ingest: true, sweep: false }),
+                    watch::Changed::Transcripts => self.enqueue(Work::Pass { ingest: true, sweep: false }),
                     watch::Changed::Skills(paths) => {
                         // The skills folder was just created: watch inside it from now on.
                         if watcher.as_ref().is_some_and(|w| !w.skills_watched)
@@ -291,7 +291,7 @@ impl Engine {
                     }
                 }
                 _ = timer.tick(), if options.pass_every.is_some() => {
-                    self.enqueue(Job::Pass { ingest: true, sweep: true });
+                    self.enqueue(Work::Pass { ingest: true, sweep: true });
                     sync_due = true;
                 }
             }
@@ -368,18 +368,18 @@ impl Engine {
 
     fn command(&mut self, cmd: Command) {
         match cmd {
-            Command::Op(op) => self.enqueue(Job::Op(op)),
+            Command::Op(op) => self.enqueue(Work::Op(op)),
             Command::Undo(seq) => self.undo_last(seq),
             Command::IngestNow => {
                 self.asked = true;
-                self.enqueue(Job::Pass { ingest: true, sweep: false })
+                self.enqueue(Work::Pass { ingest: true, sweep: false })
             }
             Command::SweepNow => {
                 self.asked = true;
-                self.enqueue(Job::Pass { ingest: false, sweep: true })
+                self.enqueue(Work::Pass { ingest: false, sweep: true })
             }
             Command::Refresh => self.data_version = None,
-            Command::Edited { file, skill } => self.enqueue(Job::Edited { file, skill }),
+            Command::Edited { file, skill } => self.enqueue(Work::Edited { file, skill }),
             Command::View(view) => self.view = view,
             // Started by the loop, which holds the team tasks' channel.
             Command::Team(_) => {}
@@ -388,8 +388,8 @@ impl Engine {
 
     /// Queues a job. Background work already queued is not queued twice; the person's ops go
     /// ahead of queued background work (never ahead of each other).
-    fn enqueue(&mut self, job: Job) {
-        let background = |j: &Job| matches!(j, Job::Pass { .. } | Job::ScanEdits);
+    fn enqueue(&mut self, job: Work) {
+        let background = |j: &Work| matches!(j, Work::Pass { .. } | Work::ScanEdits);
         if background(&job) {
             if !self.queue.contains(&job) {
                 self.queue.push_back(job);
@@ -406,11 +406,11 @@ impl Engine {
         let mut ws = self.ws.take()?;
         self.send(Update::Busy(describe(&job)));
         let personal = match job {
-            Job::Op(_) | Job::Undo(_) | Job::Edited { .. } => true,
-            Job::Pass { .. } => std::mem::take(&mut self.asked),
-            Job::ScanEdits => false,
+            Work::Op(_) | Work::Undo(_) | Work::Edited { .. } => true,
+            Work::Pass { .. } => std::mem::take(&mut self.asked),
+            Work::ScanEdits => false,
         };
-        if matches!(job, Job::Op(_) | Job::Undo(_)) {
+        if matches!(job, Work::Op(_) | Work::Undo(_)) {
             self.held_edits = Some(Vec::new());
         }
         let updates = self.updates.clone();
@@ -439,7 +439,7 @@ impl Engine {
             // A folder changed by hand is no longer the op's: a later edit back to the op's
             // text is an edit too.
             self.own_writes.retain(|(own, _)| !outside.iter().any(|p| p.starts_with(&own.folder)));
-            self.enqueue(Job::ScanEdits);
+            self.enqueue(Work::ScanEdits);
         }
     }
 
@@ -503,7 +503,7 @@ impl Engine {
             Some(last) if !last.done.undoable => snapshot::cannot_undo(&past(&last.done.op)),
             Some(_) => {
                 let entry = self.undo.pop().expect("checked");
-                self.enqueue(Job::Undo(entry));
+                self.enqueue(Work::Undo(entry));
                 self.snap.undo = self.offer();
                 self.send(Update::Snapshot(Arc::new(self.snap.clone())));
                 return;

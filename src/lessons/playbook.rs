@@ -104,17 +104,17 @@ fn new_skill_md(name: &str, block: &str) -> String {
 
 /// A file a block is written in, as read: the file the path names (links followed) and its text
 /// (`None`: no file yet).
-struct Target {
+struct PlaybookFile {
     real: PathBuf,
     text: Option<String>,
 }
 
 /// Reads `path` for a rewrite: a link is followed (a dangling one is refused, not replaced), and
 /// only a regular file of at most [`FILE_CAP`] bytes of UTF-8 is read.
-fn open_target(path: &Path) -> Result<Target> {
+fn open_target(path: &Path) -> Result<PlaybookFile> {
     let real = match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(Target { real: path.to_path_buf(), text: None });
+            return Ok(PlaybookFile { real: path.to_path_buf(), text: None });
         }
         Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
         Ok(m) if m.file_type().is_symlink() => match std::fs::canonicalize(path) {
@@ -129,7 +129,7 @@ fn open_target(path: &Path) -> Result<Target> {
         Ok(_) => path.to_path_buf(),
     };
     let text = read_regular(path, &real)?;
-    Ok(Target { real, text: Some(text) })
+    Ok(PlaybookFile { real, text: Some(text) })
 }
 
 fn read_regular(shown: &Path, real: &Path) -> Result<String> {

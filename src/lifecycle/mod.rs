@@ -32,7 +32,7 @@ pub use register::{
     NewSkill, adopt_folder, adopt_folders, agent_folders, has_unknown_folders, reconcile,
     register_skill, scope_folders,
 };
-pub use rules::{Judged, Verdict, judge};
+pub use rules::{Judged, Judgment, judge};
 pub use staleness::{StaleReport, staleness, staleness_if_due};
 pub use state::{
     absorb, archive, archive_and, archive_with_reason, pin_said, restore, restore_and,

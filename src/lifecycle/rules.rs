@@ -16,7 +16,7 @@ use crate::model::Outcome;
 
 /// What the rules say about one skill.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Verdict {
+pub struct Judgment {
     pub status: SkillStatus,
     pub reason: String,
 }
@@ -35,11 +35,11 @@ fn pct(rate: f64) -> String {
 }
 
 /// The rules, as a pure function (tested at their edges).
-pub fn judge(skill: &Judged, t: &Tally, cfg: &LifecycleConfig) -> Verdict {
+pub fn judge(skill: &Judged, t: &Tally, cfg: &LifecycleConfig) -> Judgment {
     let rate = t.window_rate().filter(|_| t.window_uses as usize >= cfg.min_invocations.max(1));
     let rate_note =
         |r: f64| format!("rolling rate {} ({}/{})", pct(r), t.window_successes, t.window_uses);
-    let verdict = |status, reason| Verdict { status, reason };
+    let verdict = |status, reason| Judgment { status, reason };
     if skill.protected {
         return match rate {
             Some(r) if r <= cfg.warning_rate => {

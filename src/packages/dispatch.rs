@@ -15,7 +15,7 @@ use super::model::{Artifact, ArtifactKind};
 use super::render::{choose_variant, render_str};
 use super::traces::{NewTrace, record};
 use crate::config::Config;
-use crate::process::{self, Confine, Env, Job};
+use crate::process::{self, Confine, Env, Program};
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
 
@@ -169,9 +169,9 @@ fn execute(
                 let payload = serde_json::to_string(vars)?;
                 let file = file.to_string_lossy();
                 let args = [file.as_ref(), payload.as_str()];
-                let job = Job {
+                let job = Program {
                     args: &args,
-                    ..Job::sandboxed(&config.acquire.interpreter, dir, timeout)
+                    ..Program::sandboxed(&config.acquire.interpreter, dir, timeout)
                 };
                 process::run(&job)
             })?;
@@ -195,11 +195,11 @@ fn execute(
             // keys): it sees the user's environment and may write where the user may.
             let request = request.to_string();
             let out = in_scratch(|dir| {
-                process::run(&Job {
+                process::run(&Program {
                     stdin: Some(&request),
                     env: Env::Inherit,
                     confine: Confine::None,
-                    ..Job::sandboxed(&config.packages.dspy_runtime, dir, timeout)
+                    ..Program::sandboxed(&config.packages.dspy_runtime, dir, timeout)
                 })
             })?;
             if out.code != Some(0) {

@@ -18,7 +18,7 @@ pub const CODEX_INSTALL_DIR: &str = ".agents/skills";
 /// What is installed in the "with" arm.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum SkillSource {
+pub enum ArmSkill {
     /// A skill folder, copied whole.
     Folder(PathBuf),
     /// A draft's SKILL.md text (its staged folder is gone, or it is a proposed version).
@@ -54,7 +54,7 @@ pub struct Plan {
     pub agent_id: String,
     pub skill_id: Option<i64>,
     pub candidate_id: Option<i64>,
-    pub skill: SkillSource,
+    pub skill: ArmSkill,
     pub tasks: Vec<String>,
     /// `--task`, or the candidate's requests.
     pub tasks_from: String,
@@ -225,7 +225,7 @@ struct Subject {
     name: String,
     skill_id: Option<i64>,
     candidate_id: Option<i64>,
-    source: SkillSource,
+    source: ArmSkill,
     skill_md: String,
     /// The requests of the candidate behind it, steering replies left out.
     requests: Vec<String>,
@@ -254,8 +254,8 @@ fn subject(ws: &Workspace, agent: &str, target: &str) -> Result<Subject> {
         let staged =
             c.staged_path.as_deref().map(PathBuf::from).filter(|p| p.join("SKILL.md").is_file());
         let source = match staged {
-            Some(dir) if c.target_skill_id.is_none() => SkillSource::Folder(dir),
-            _ => SkillSource::Text(text.clone()),
+            Some(dir) if c.target_skill_id.is_none() => ArmSkill::Folder(dir),
+            _ => ArmSkill::Text(text.clone()),
         };
         // A draft is not the skill yet (a proposed version is not the live text): its trial
         // names the candidate only.
@@ -286,7 +286,7 @@ fn live_skill(ws: &Workspace, agent: &str, name: &str) -> Result<Subject> {
         name: row.name,
         skill_id: Some(row.id),
         candidate_id: r.candidate_id,
-        source: SkillSource::Folder(folder),
+        source: ArmSkill::Folder(folder),
         skill_md,
         requests,
         flags: flags.unwrap_or_default(),

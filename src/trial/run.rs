@@ -9,9 +9,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use anyhow::{Context, Result, bail};
 
-use super::plan::{Plan, PlannedRun, SkillSource};
+use super::plan::{ArmSkill, Plan, PlannedRun};
 use super::{Arm, CheckResult, RunResult, measure};
-use crate::process::{self, Confine, Env, Job};
+use crate::process::{self, Confine, Env, Program};
 
 /// Runs every planned run; the results in the plan's order. The first error stops the runs not
 /// yet started. Workspaces are removed afterwards unless the plan keeps them.
@@ -61,7 +61,7 @@ fn one(plan: &Plan, run: &PlannedRun) -> Result<RunResult> {
     install(plan, run)?;
     let dir = plan.agent_dir(&run.workspace);
     let agent = shell(&plan.agent_command);
-    let out = process::run(&Job {
+    let out = process::run(&Program {
         program: &agent,
         args: &[],
         stdin: Some(&plan.tasks[run.task]),
@@ -75,7 +75,7 @@ fn one(plan: &Plan, run: &PlannedRun) -> Result<RunResult> {
     if !out.timed_out {
         for c in &plan.checks {
             let program = shell(c);
-            let ran = process::run(&Job {
+            let ran = process::run(&Program {
                 program: &program,
                 args: &[],
                 stdin: None,
@@ -129,7 +129,7 @@ fn make_workspace(plan: &Plan, ws: &Path) -> Result<()> {
 /// Runs git in `cwd`; its stdout, or an error with what it said.
 pub(super) fn git(cwd: &Path, args: &[&str]) -> Result<String> {
     let program = ["git".to_string()];
-    let out = process::run(&Job {
+    let out = process::run(&Program {
         program: &program,
         args,
         stdin: None,
@@ -155,8 +155,8 @@ fn install(plan: &Plan, run: &PlannedRun) -> Result<()> {
         return Ok(());
     }
     match &plan.skill {
-        SkillSource::Folder(dir) => copy_tree(dir, &dest, &[]),
-        SkillSource::Text(text) => {
+        ArmSkill::Folder(dir) => copy_tree(dir, &dest, &[]),
+        ArmSkill::Text(text) => {
             std::fs::create_dir_all(&dest)?;
             std::fs::write(dest.join("SKILL.md"), text)
                 .with_context(|| format!("writing {}", dest.join("SKILL.md").display()))

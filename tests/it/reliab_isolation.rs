@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value;
-use skilldeck::process::{self, Job};
+use skilldeck::process::{self, Program};
 
 use crate::packages::{fixture, path_str};
 use crate::support::{TestWorkspace, describe};
@@ -75,7 +75,7 @@ fn a_double_forked_daemon_is_killed_at_the_timeout() {
         open('beat', 'a').write('.')\n    os._exit(0)\n\
         time.sleep(30)\n";
     let program = vec!["python3".to_string(), "-c".to_string(), script.to_string()];
-    let job = Job::sandboxed(&program, dir.path(), Duration::from_secs(3));
+    let job = Program::sandboxed(&program, dir.path(), Duration::from_secs(3));
     let out = process::run(&job).unwrap();
     assert!(out.timed_out && out.confined, "{out:?}");
     let beats = |p: &Path| std::fs::read(p.join("beat")).map(|b| b.len()).unwrap_or(0);
