@@ -79,7 +79,7 @@ text_enum! {
 /// One step of a tool sequence: a tool and the shape of its input (keys and JSON value types,
 /// never values).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Step {
+pub struct ToolStep {
     pub name: String,
     pub input_shape: String,
 }

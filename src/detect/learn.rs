@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::workflows::{self, Judge};
 use crate::draft::candidates::{self, CandidateSource, Evidence, Recorded};
-use crate::model::Step;
+use crate::model::ToolStep as Step;
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
 

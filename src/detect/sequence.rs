@@ -3,7 +3,7 @@
 
 use sha2::{Digest, Sha256};
 
-pub use crate::model::Step;
+pub use crate::model::ToolStep as Step;
 
 /// A tool call as stored by ingestion.
 #[derive(Debug, Clone)]

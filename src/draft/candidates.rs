@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use super::render::{self, DraftDoc};
 use super::stage;
-use crate::model::Step;
+use crate::model::ToolStep;
 use crate::store::Store;
 use crate::text::injection::Flag;
 use crate::workflow::{Reason, WorkflowEvidence};
@@ -354,7 +354,7 @@ pub(crate) struct Evidence {
     pub hash: String,
     pub source: CandidateSource,
     pub signature: Option<String>,
-    pub steps: Vec<Step>,
+    pub steps: Vec<ToolStep>,
     /// A workflow's sessions (they replace the recorded ones); for a sequence or a streak, the
     /// sessions to add (those it already has are skipped).
     pub session_keys: Vec<String>,

@@ -4,7 +4,7 @@
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::model::Step;
+use crate::model::ToolStep;
 use crate::text::hex::hex;
 use crate::text::redact;
 use crate::text::safe;
@@ -19,7 +19,7 @@ pub struct DraftDoc<'a> {
     /// Successful turns (streak) or distinct sessions (sequence).
     pub evidence_count: i64,
     pub examples: &'a [String],
-    pub steps: &'a [Step],
+    pub steps: &'a [ToolStep],
     /// The mined workflow, when the candidate is one: its steps are listed with their commands.
     pub workflow: Option<&'a WorkflowEvidence>,
 }
@@ -28,7 +28,7 @@ const MAX_DESCRIPTION: usize = 1024;
 const MAX_EXAMPLE_CHARS: usize = 400;
 
 /// `auto-<signature>` for streak drafts, `seq-<tool>-<tool>-...` for sequences; always spec-valid.
-pub fn base_name(source: &str, signature: Option<&str>, steps: &[Step], hash: &str) -> String {
+pub fn base_name(source: &str, signature: Option<&str>, steps: &[ToolStep], hash: &str) -> String {
     let (prefix, text) = match (source, signature) {
         ("signature", Some(sig)) => ("auto", sig.to_string()),
         _ => {
@@ -63,7 +63,7 @@ fn hash_tag(hash: &str) -> String {
     hex(&Sha256::digest(hash.as_bytes()))[..8].to_string()
 }
 
-fn tool_list(steps: &[Step]) -> String {
+fn tool_list(steps: &[ToolStep]) -> String {
     let mut names: Vec<&str> = steps.iter().map(|s| s.name.as_str()).take(8).collect();
     if steps.len() > 8 {
         names.push("...");
@@ -223,21 +223,21 @@ mod tests {
     #[test]
     fn names_are_spec_valid() {
         let steps = vec![
-            Step { name: "Read".into(), input_shape: "{}".into() },
-            Step { name: "mcp__notion__search".into(), input_shape: "{}".into() },
+            ToolStep { name: "Read".into(), input_shape: "{}".into() },
+            ToolStep { name: "mcp__notion__search".into(), input_shape: "{}".into() },
         ];
         assert_eq!(base_name("sequence", None, &steps, "h"), "seq-read-mcp-notion-search");
         assert_eq!(base_name("signature", Some("code-refactor"), &[], "h"), "auto-code-refactor");
         let cjk = base_name("signature", Some("重构代码"), &[], "sig:重构代码");
         assert!(cjk.starts_with("auto-") && cjk.len() == 13, "{cjk}");
-        let steps: Vec<Step> =
+        let steps: Vec<ToolStep> =
             ["Read", "Grep", "Edit", "Bash", "WebFetch", "MultiEdit", "Write", "Glob"]
                 .iter()
-                .map(|n| Step { name: n.to_string(), input_shape: "{}".into() })
+                .map(|n| ToolStep { name: n.to_string(), input_shape: "{}".into() })
                 .collect();
         let name = base_name("sequence", None, &steps, "h");
         assert_eq!(name, "seq-read-grep-edit-bash-webfetch-multiedit-write-glob");
-        let twice: Vec<Step> = steps.iter().chain(&steps).cloned().collect();
+        let twice: Vec<ToolStep> = steps.iter().chain(&steps).cloned().collect();
         let name = base_name("sequence", None, &twice, "h");
         assert_eq!(name, "seq-read-grep-edit-bash-webfetch-multiedit-write-glob-read-grep");
         let long = "x".repeat(100);
