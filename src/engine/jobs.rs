@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::{Op, Progress, Target, Update};
+use super::{CandidateId, Op, Progress, SkillId, Subject, Update};
 use crate::catalog::{SkillStatus, skills};
 use crate::ingest::IngestReport;
 use crate::lessons::LessonStatus;
@@ -38,8 +38,8 @@ pub(super) enum Work {
 
 pub(super) fn describe(job: &Work) -> String {
     match job {
-        Work::Op(op) => format!("{} {}…", verb(op), target(op).name),
-        Work::Undo(e) => format!("undoing {} {}…", verb(&e.done.op), target(&e.done.op).name),
+        Work::Op(op) => format!("{} {}…", verb(op), op.name()),
+        Work::Undo(e) => format!("undoing {} {}…", verb(&e.done.op), e.done.op.name()),
         Work::Pass { ingest: true, sweep: true } => "ingest, detect, sweep…".into(),
         Work::Pass { ingest: true, .. } => "ingest, detect…".into(),
         Work::Pass { .. } => "sweep…".into(),
@@ -67,22 +67,6 @@ fn verb(op: &Op) -> &'static str {
             crate::lessons::LessonStatus::Dismissed => "dismiss",
             _ => "reopen",
         },
-    }
-}
-
-fn target(op: &Op) -> &Target {
-    match op {
-        Op::Promote(t)
-        | Op::Dismiss(t)
-        | Op::Approve(t)
-        | Op::Reject(t)
-        | Op::SetProtected(t, _)
-        | Op::Archive(t)
-        | Op::Restore(t)
-        | Op::ApproveEdit(t)
-        | Op::Rollback(t, _)
-        | Op::Reopen(t)
-        | Op::Lesson(t, _) => t,
     }
 }
 
@@ -160,7 +144,7 @@ impl std::fmt::Display for OpState {
 
 /// The op in the past tense, for the undo question: "promoted summarize-pr".
 pub(super) fn past(op: &Op) -> String {
-    let name = &target(op).name;
+    let name = &op.name();
     match op {
         Op::Promote(_) => format!("promoted {name}"),
         Op::Dismiss(_) => format!("dismissed {name}"),
@@ -198,33 +182,36 @@ fn queue_word(
 /// version for review decisions, the pin or the state for a skill.
 fn state_of(ws: &Workspace, op: &Op) -> OpState {
     let conn = ws.store.conn();
-    let t = target(op);
-    let candidate = draft::get_candidate(conn, t.id).ok();
+    let candidate = |id: CandidateId| draft::get_candidate(conn, id.0).ok();
     let skill_version = |id: Option<i64>| match id.map(|id| skills::by_id(conn, id)) {
         Some(Ok(s)) => Some((s.name, s.version)),
         _ => None,
     };
-    let skill = || skills::find(conn, &t.agent, &t.name).ok().flatten();
+    let skill = |t: &Subject<SkillId>| skills::find(conn, &t.agent, &t.name).ok().flatten();
     match op {
-        Op::Promote(_) => {
-            let agent = candidate.as_ref().map(|c| c.agent_id.clone()).unwrap_or_default();
-            let id = skills::promoted_from(conn, t.id, &agent).ok().flatten().map(|(id, _)| id);
-            OpState::Decided { status: candidate.map(|c| c.status), skill: skill_version(id) }
+        Op::Promote(t) => {
+            let c = candidate(t.id);
+            let agent = c.as_ref().map(|c| c.agent_id.clone()).unwrap_or_default();
+            let id = skills::promoted_from(conn, t.id.0, &agent).ok().flatten().map(|(id, _)| id);
+            OpState::Decided { status: c.map(|c| c.status), skill: skill_version(id) }
         }
-        Op::Approve(_) => {
-            let id = candidate.as_ref().and_then(|c| c.target_skill_id);
-            OpState::Decided { status: candidate.map(|c| c.status), skill: skill_version(id) }
+        Op::Approve(t) => {
+            let c = candidate(t.id);
+            let id = c.as_ref().and_then(|c| c.target_skill_id);
+            OpState::Decided { status: c.map(|c| c.status), skill: skill_version(id) }
         }
-        Op::Dismiss(_) | Op::Reject(_) | Op::Reopen(_) => {
-            OpState::Candidate(candidate.map(|c| c.status))
+        Op::Dismiss(t) | Op::Reject(t) | Op::Reopen(t) => {
+            OpState::Candidate(candidate(t.id).map(|c| c.status))
         }
-        Op::Lesson(..) => OpState::Lesson(
-            crate::lessons::db::get(conn, t.id, &ws.config.lessons).ok().map(|l| l.status),
+        Op::Lesson(t, _) => OpState::Lesson(
+            crate::lessons::db::get(conn, t.id.0, &ws.config.lessons).ok().map(|l| l.status),
         ),
-        Op::SetProtected(..) => {
-            OpState::Pin { name: t.name.clone(), pinned: skill().map(|s| s.protected) }
+        Op::SetProtected(t, _) => {
+            OpState::Pin { name: t.name.clone(), pinned: skill(t).map(|s| s.protected) }
         }
-        _ => OpState::Skill { name: t.name.clone(), now: skill().map(|s| (s.status, s.version)) },
+        Op::Archive(t) | Op::Restore(t) | Op::ApproveEdit(t) | Op::Rollback(t, _) => {
+            OpState::Skill { name: t.name.clone(), now: skill(t).map(|s| (s.status, s.version)) }
+        }
     }
 }
 
@@ -278,7 +265,7 @@ pub(super) fn run_job(
                 true => undo(ws, op, &entry.done.before),
                 false => Err(anyhow::anyhow!(
                     "nothing undone: {} changed since ({} then, {now} now)",
-                    target(op).name,
+                    op.name(),
                     entry.done.state
                 )),
             };
@@ -340,13 +327,12 @@ fn parked(ws: &Workspace, file: &std::path::Path) -> Option<(String, crate::cata
 /// the skill it was promoted to or proposes a version of; a new one is named as the candidate.
 fn folders(ws: &Workspace, op: &Op) -> Vec<PathBuf> {
     let conn = ws.store.conn();
-    let t = target(op);
     let mut out = Vec::new();
     match op {
-        Op::Promote(_) | Op::Dismiss(_) | Op::Approve(_) | Op::Reject(_) | Op::Reopen(_) => {
-            let Ok(c) = draft::get_candidate(conn, t.id) else { return out };
+        Op::Promote(t) | Op::Dismiss(t) | Op::Approve(t) | Op::Reject(t) | Op::Reopen(t) => {
+            let Ok(c) = draft::get_candidate(conn, t.id.0) else { return out };
             out.push(ws.paths.skills_dir.join(&c.name));
-            if let Ok(Some((_, path))) = skills::promoted_from(conn, t.id, &c.agent_id) {
+            if let Ok(Some((_, path))) = skills::promoted_from(conn, t.id.0, &c.agent_id) {
                 out.push(PathBuf::from(path));
             }
             if let Some(skill) = c.target_skill_id.and_then(|id| skills::by_id(conn, id).ok()) {
@@ -354,7 +340,11 @@ fn folders(ws: &Workspace, op: &Op) -> Vec<PathBuf> {
             }
         }
         Op::Lesson(..) => out.push(ws.paths.skills_dir.join(&ws.config.lessons.playbook_name)),
-        _ => {
+        Op::SetProtected(t, _)
+        | Op::Archive(t)
+        | Op::Restore(t)
+        | Op::ApproveEdit(t)
+        | Op::Rollback(t, _) => {
             if let Ok(Some(skill)) = skills::find(conn, &t.agent, &t.name) {
                 out.push(PathBuf::from(skill.path));
             }
@@ -367,21 +357,21 @@ fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
     Ok(match op {
         Op::Promote(t) => {
             if let Some(seen) = &t.seen {
-                draft::ensure_seen(ws, t.id, seen)?;
+                draft::ensure_seen(ws, t.id.0, seen)?;
             }
-            let p = draft::promote(ws, t.id)?;
+            let p = draft::promote(ws, t.id.0)?;
             format!("promoted {} to {} (u undoes)", p.name, p.path.display())
         }
         Op::Dismiss(t) => {
-            draft::dismiss(ws, t.id)?;
+            draft::dismiss(ws, t.id.0)?;
             format!("dismissed {} (u undoes)", t.name)
         }
         Op::Approve(t) => {
             if let Some(seen) = &t.seen {
-                draft::ensure_seen(ws, t.id, seen)?;
+                draft::ensure_seen(ws, t.id.0, seen)?;
             }
-            draft::approve(ws, t.id)?;
-            let target = draft::get_candidate(ws.store.conn(), t.id)?.target_skill_id;
+            draft::approve(ws, t.id.0)?;
+            let target = draft::get_candidate(ws.store.conn(), t.id.0)?.target_skill_id;
             let version = match target {
                 Some(id) => crate::catalog::skills::by_id(ws.store.conn(), id)?.version,
                 None => 0,
@@ -389,7 +379,7 @@ fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
             format!("approved {} version {version} (u undoes)", t.name)
         }
         Op::Reject(t) => {
-            draft::reject(ws, t.id)?;
+            draft::reject(ws, t.id.0)?;
             format!("rejected the proposed version of {}", t.name)
         }
         Op::SetProtected(t, on) => {
@@ -413,11 +403,11 @@ fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
             format!("restored {} to the live folder as healthy", t.name)
         }
         Op::Reopen(t) => {
-            draft::undo_dismiss(ws, t.id)?;
+            draft::undo_dismiss(ws, t.id.0)?;
             format!("reopened {}: back in the review queue (u undoes)", t.name)
         }
         Op::Lesson(t, status) => {
-            let l = crate::lessons::set_status(ws, t.id, *status)?;
+            let l = crate::lessons::set_status(ws, t.id.0, *status)?;
             // The playbook folder it (re)wrote is a skill the Skills pane shows now, not after
             // the next pass.
             lifecycle::scan_edits_by_kind(ws)?;
@@ -435,22 +425,22 @@ fn undo(ws: &mut Workspace, op: &Op, before: &OpState) -> Result<String> {
             let OpState::Lesson(Some(was)) = *before else {
                 anyhow::bail!("{} was {before} before; nothing to put back", t.name);
             };
-            crate::lessons::set_status(ws, t.id, was)?;
+            crate::lessons::set_status(ws, t.id.0, was)?;
             lifecycle::scan_edits_by_kind(ws)?;
             return Ok(format!("undid the decision on {}: {was} again", t.name));
         }
-        Op::Promote(t) => draft::undo_promote(ws, t.id)?,
-        Op::Dismiss(t) => draft::undo_dismiss(ws, t.id)?,
-        Op::Approve(t) => draft::undo_approve(ws, t.id)?,
+        Op::Promote(t) => draft::undo_promote(ws, t.id.0)?,
+        Op::Dismiss(t) => draft::undo_dismiss(ws, t.id.0)?,
+        Op::Approve(t) => draft::undo_approve(ws, t.id.0)?,
         Op::Archive(t) => lifecycle::restore(ws, &t.agent, &t.name)?,
-        Op::Reject(t) => draft::undo_dismiss(ws, t.id)?,
-        Op::Reopen(t) => draft::dismiss(ws, t.id)?,
+        Op::Reject(t) => draft::undo_dismiss(ws, t.id.0)?,
+        Op::Reopen(t) => draft::dismiss(ws, t.id.0)?,
         Op::SetProtected(t, on) => {
             lifecycle::set_protected(ws, &t.agent, &t.name, !on)?;
         }
         other => anyhow::bail!("{} cannot be undone", verb(other)),
     }
-    Ok(format!("undid {} of {}", verb(op), target(op).name))
+    Ok(format!("undid {} of {}", verb(op), op.name()))
 }
 
 /// The pass the engine runs: a timed pass reads, detects, judges and syncs with the team; a file

@@ -55,30 +55,65 @@ pub enum Command {
     Team(crate::team::TeamOp),
 }
 
-/// A change to skills or candidates, by target.
+/// A change to skills, candidates or lessons, by what it acts on.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Op {
-    Promote(Target),
-    Dismiss(Target),
-    Approve(Target),
-    Reject(Target),
-    SetProtected(Target, bool),
-    Archive(Target),
-    Restore(Target),
+    Promote(Subject<CandidateId>),
+    Dismiss(Subject<CandidateId>),
+    Approve(Subject<CandidateId>),
+    Reject(Subject<CandidateId>),
+    SetProtected(Subject<SkillId>, bool),
+    Archive(Subject<SkillId>),
+    Restore(Subject<SkillId>),
     /// A skill edited since its approval: approve the text on disk.
-    ApproveEdit(Target),
+    ApproveEdit(Subject<SkillId>),
     /// Return a skill to one of its versions (the approved one, for a hand edit).
-    Rollback(Target, i64),
+    Rollback(Subject<SkillId>, i64),
     /// Put a dismissed or rejected candidate back in the queue.
-    Reopen(Target),
-    /// A person's decision on a lesson (`id`): approve, pin, dismiss, or back to proposed.
-    Lesson(Target, crate::lessons::LessonStatus),
+    Reopen(Subject<CandidateId>),
+    /// A person's decision on a lesson: approve, pin, dismiss, or back to proposed.
+    Lesson(Subject<LessonId>, crate::lessons::LessonStatus),
 }
 
-/// A candidate (by `id`) or a skill (by `agent` and `name`; `id` is its row id).
+impl Op {
+    /// The name of what the op acts on, for messages.
+    pub fn name(&self) -> &str {
+        self.named().1
+    }
+
+    /// (agent, name) of what the op acts on.
+    fn named(&self) -> (&str, &str) {
+        match self {
+            Op::Promote(t) | Op::Dismiss(t) | Op::Approve(t) | Op::Reject(t) | Op::Reopen(t) => {
+                (&t.agent, &t.name)
+            }
+            Op::SetProtected(t, _)
+            | Op::Archive(t)
+            | Op::Restore(t)
+            | Op::ApproveEdit(t)
+            | Op::Rollback(t, _) => (&t.agent, &t.name),
+            Op::Lesson(t, _) => (&t.agent, &t.name),
+        }
+    }
+}
+
+/// A review candidate's row id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CandidateId(pub i64);
+
+/// A skill's row id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SkillId(pub i64);
+
+/// A lesson's row id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LessonId(pub i64);
+
+/// What an op acts on: its row `id`, typed by what it is, and its `agent` and `name` (a skill
+/// is found by those; every op names it in its messages).
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Target {
-    pub id: i64,
+pub struct Subject<Id> {
+    pub id: Id,
     pub agent: String,
     pub name: String,
     /// For promote and approvals: the sha256 of the text the person reviewed. The decision is

@@ -4,7 +4,7 @@
 use super::action::Action;
 use super::state::UiState;
 use crate::engine::snapshot::Snapshot;
-use crate::engine::{Command, Op, Target};
+use crate::engine::{Command, LessonId, Op, Subject};
 use crate::lessons::{Evidence, Lesson, LessonStatus};
 
 /// Lessons waiting for a person's decision (the tab's count).
@@ -28,7 +28,8 @@ pub fn op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Command> 
         ui.engine.result(format!("lesson #{} is already {status}", l.id), false);
         return None;
     }
-    let target = Target { id: l.id, name: format!("lesson #{}", l.id), ..Target::default() };
+    let target =
+        Subject { id: LessonId(l.id), name: format!("lesson #{}", l.id), ..Subject::default() };
     Some(Command::Op(Op::Lesson(target, status)))
 }
 

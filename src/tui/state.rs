@@ -10,7 +10,7 @@ use super::keys::KeyMap;
 use super::layout;
 use crate::catalog::SkillStatus;
 use crate::engine::snapshot::{CandidateView, QueueItem, SkillRow, Snapshot};
-use crate::engine::{Command, Op, Progress, Target, View};
+use crate::engine::{CandidateId, Command, Op, Progress, SkillId, Subject, View};
 use crate::text::hex::sha256_hex;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -80,13 +80,13 @@ pub enum Confirm {
         name: String,
     },
     /// A skill edited by hand: approve the text on disk.
-    ApproveEdit(Target),
+    ApproveEdit(Subject<SkillId>),
     /// A skill edited by hand: back to its approved version.
-    Rollback(Target, i64),
+    Rollback(Subject<SkillId>, i64),
     /// Diff pane: back to the version under the cursor (as a new version).
-    RollbackTo(Target, i64),
+    RollbackTo(Subject<SkillId>, i64),
     /// A candidate flagged for text aimed at the agent or a dangerous command: promote anyway.
-    PromoteFlagged(Target, usize),
+    PromoteFlagged(Subject<CandidateId>, usize),
     /// `u`: take back the last change (`what`, made `ago`), numbered `seq` by the engine.
     Undo {
         seq: u64,
@@ -605,11 +605,14 @@ pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comma
                 return Command::Undo(seq);
             }
             Command::Op(match c {
-                Confirm::Approve { id, name, seen } => {
-                    Op::Approve(Target { id, name, seen: Some(seen), ..Target::default() })
-                }
+                Confirm::Approve { id, name, seen } => Op::Approve(Subject {
+                    id: CandidateId(id),
+                    name,
+                    seen: Some(seen),
+                    ..Subject::default()
+                }),
                 Confirm::Reject { id, name } => {
-                    Op::Reject(Target { id, name, ..Target::default() })
+                    Op::Reject(Subject { id: CandidateId(id), name, ..Subject::default() })
                 }
                 Confirm::ApproveEdit(t) => Op::ApproveEdit(t),
                 Confirm::PromoteFlagged(t, _) => Op::Promote(t),
@@ -793,8 +796,12 @@ fn reopen(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
     let Some(row) = rows.get(ui.history_sel.min(rows.len().saturating_sub(1))) else {
         return say(ui, "nothing dismissed or rejected to reopen");
     };
-    let target =
-        Target { id: row.id, agent: row.agent.clone(), name: row.name.clone(), seen: None };
+    let target = Subject {
+        id: CandidateId(row.id),
+        agent: row.agent.clone(),
+        name: row.name.clone(),
+        seen: None,
+    };
     Some(Command::Op(Op::Reopen(target)))
 }
 
@@ -815,8 +822,12 @@ fn rollback_to(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
     if v.version == skill.version {
         return say(ui, "this is the live version: move to an earlier one (k) to roll back to it");
     }
-    let target =
-        Target { id: skill.id, agent: skill.agent.clone(), name: skill.name.clone(), seen: None };
+    let target = Subject {
+        id: SkillId(skill.id),
+        agent: skill.agent.clone(),
+        name: skill.name.clone(),
+        seen: None,
+    };
     ui.confirm = Some(Confirm::RollbackTo(target, v.version));
     None
 }
@@ -928,7 +939,7 @@ fn candidate_op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Com
         return say(ui, "promote and dismiss act on the review queue (1)");
     }
     let Some(c) = ui.candidate(snap) else { return say(ui, "the review queue is empty") };
-    let target = seen_target(c);
+    let target = seen_target(c, CandidateId(c.id));
     match (action, &c.item) {
         (_, QueueItem::HandEdit { .. }) => {
             say(ui, "this skill was edited by hand: a approves the edit, r rolls it back")
@@ -945,9 +956,9 @@ fn candidate_op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Com
 }
 
 /// The queue row as a target, bound to the text shown (what promote or approve would write).
-fn seen_target(c: &CandidateView) -> Target {
-    Target {
-        id: c.id,
+fn seen_target<Id>(c: &CandidateView, id: Id) -> Subject<Id> {
+    Subject {
+        id,
         agent: c.agent.clone(),
         name: c.name.clone(),
         seen: Some(sha256_hex(c.skill_md.as_bytes())),
@@ -959,7 +970,7 @@ fn proposal_op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comm
         && let Some(c) = ui.candidate(snap)
         && let QueueItem::HandEdit { approved } = &c.item
     {
-        let target = seen_target(c);
+        let target = seen_target(c, SkillId(approved.id));
         ui.confirm = Some(if action == Action::Approve {
             Confirm::ApproveEdit(target)
         } else {
@@ -1007,7 +1018,8 @@ fn skill_op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Command
         return say(ui, "pin, archive and restore act on skills (2)");
     }
     let Some(s) = ui.skill(snap) else { return say(ui, "no skill selected") };
-    let target = Target { id: s.id, agent: s.agent.clone(), name: s.name.clone(), seen: None };
+    let target =
+        Subject { id: SkillId(s.id), agent: s.agent.clone(), name: s.name.clone(), seen: None };
     Some(Command::Op(match action {
         Action::ToggleProtected => Op::SetProtected(target, !s.protected),
         Action::Archive => Op::Archive(target),
@@ -1070,8 +1082,12 @@ mod tests {
         update(&mut ui, &snap, Action::GoSkills);
         update(&mut ui, &snap, Action::Down);
         let cmd = update(&mut ui, &snap, Action::ToggleProtected);
-        let target =
-            Target { id: 1, agent: "default".into(), name: "skill-001".into(), seen: None };
+        let target = Subject {
+            id: SkillId(1),
+            agent: "default".into(),
+            name: "skill-001".into(),
+            seen: None,
+        };
         assert_eq!(cmd, Some(Command::Op(Op::SetProtected(target, false))));
         assert_eq!(update(&mut ui, &snap, Action::Promote), None);
     }

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use skilldeck::engine::{self, Command, EngineOptions, Op, Target, Update};
+use skilldeck::engine::{self, CandidateId, Command, EngineOptions, Op, SkillId, Subject, Update};
 
 use super::console_fixture::{populate, tempdir, workspace};
 use super::console_live::Live;
@@ -70,12 +70,14 @@ async fn the_engines_own_writes_are_not_read_back_as_outside_edits() {
     let mut handle = engine::spawn(ws, options).unwrap();
     let mut seen = Vec::new();
     collect(&mut handle, &mut seen, |t| t.starts_with("watching")).await;
-    let target =
-        |id, name: &str| Target { id, agent: "default".into(), name: name.into(), seen: None };
+    fn target<Id>(id: Id, name: &str) -> Subject<Id> {
+        Subject { id, agent: "default".into(), name: name.into(), seen: None }
+    }
     // Promote writes a new skill folder; archive moves one out of the live folder.
-    handle.commands.send(Command::Op(Op::Promote(target(1, "summarize-pr")))).unwrap();
+    let promote = Op::Promote(target(CandidateId(1), "summarize-pr"));
+    handle.commands.send(Command::Op(promote)).unwrap();
     collect(&mut handle, &mut seen, |t| t.starts_with("promoted")).await;
-    handle.commands.send(Command::Op(Op::Archive(target(1, "deploy-docs")))).unwrap();
+    handle.commands.send(Command::Op(Op::Archive(target(SkillId(1), "deploy-docs")))).unwrap();
     collect(&mut handle, &mut seen, |t| t.starts_with("archived")).await;
     // Long enough for the file events of both to have come and gone (ten debounce periods).
     tokio::time::sleep(Duration::from_secs(1)).await;
@@ -87,7 +89,7 @@ async fn the_engines_own_writes_are_not_read_back_as_outside_edits() {
     let scans = seen.iter().filter(|t| t.as_str() == "busy reading edited skills…").count();
     assert_eq!(scans, 1, "only the outside edit is scanned: {seen:?}");
     // A hand edit of a folder the engine has just written is not taken for its echo.
-    handle.commands.send(Command::Op(Op::Promote(target(2, "triage-issue")))).unwrap();
+    handle.commands.send(Command::Op(Op::Promote(target(CandidateId(2), "triage-issue")))).unwrap();
     collect(&mut handle, &mut seen, |t| t.starts_with("promoted")).await;
     let file = skills.join("triage-issue/SKILL.md");
     let text = std::fs::read_to_string(&file).unwrap();
