@@ -74,7 +74,7 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
             }
             crate::out!(
                 "team server {}: schema version {}; role {} granted to {}",
-                inline(&team::server::describe(&t.url)),
+                inline(&team::pg::describe(&t.url)),
                 counts.schema_version,
                 team::server::MEMBER_ROLE,
                 if add.is_empty() {
@@ -94,7 +94,7 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
             crate::out!(
                 "team {} on {}: schema version {}, {} members; joined as role {}",
                 inline(&t.name),
-                inline(&team::server::describe(&t.url)),
+                inline(&team::pg::describe(&t.url)),
                 counts.schema_version,
                 counts.members,
                 inline(&me)
@@ -137,7 +137,7 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
                 "{} would leave this machine for team {} ({}), nothing else:",
                 crate::text::count(items.len() as u64, "item"),
                 inline(&t.name),
-                inline(&team::server::describe(&t.url))
+                inline(&team::pg::describe(&t.url))
             );
             for q in &items {
                 crate::out!("{}", super::output::json_text(&serde_json::to_string(&q.item)?));

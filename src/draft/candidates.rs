@@ -14,8 +14,8 @@ use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::Serialize;
 
+use super::folder;
 use super::render::{self, DraftDoc};
-use super::stage;
 use crate::model::ToolStep;
 use crate::store::Store;
 use crate::text::injection::Flag;
@@ -379,7 +379,7 @@ pub(crate) struct StagedDraft {
 
 impl StagedDraft {
     pub fn write(&self) -> Result<()> {
-        stage::write_draft_unsynced(&self.folder, &self.skill_md, self.manifest.as_deref())
+        folder::write_draft_unsynced(&self.folder, &self.skill_md, self.manifest.as_deref())
     }
 }
 

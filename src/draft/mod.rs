@@ -5,6 +5,7 @@ pub mod candidates;
 mod evolve;
 pub mod finish;
 pub mod fixes;
+pub mod folder;
 pub mod live;
 pub mod merge;
 pub mod model;

@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
 use super::candidates::{self, CandidateSource, CandidateStatus, CandidateView, get_candidate};
-use super::stage;
+use super::{folder, stage};
 use crate::catalog::EventKind;
 use crate::catalog::{VersionSource, events, skills, versions};
 use crate::journal;
@@ -102,7 +102,7 @@ fn ensure_draft(folder: &Path, c: &CandidateView) -> Result<()> {
         return Ok(());
     }
     match &c.skill_md {
-        Some(text) => stage::write_draft(folder, text, None),
+        Some(text) => folder::write_draft(folder, text, None),
         None => bail!(
             "the draft of candidate {} is missing: {} has no SKILL.md and none is stored",
             c.id,

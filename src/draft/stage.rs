@@ -1,41 +1,14 @@
-//! Files on disk: atomic writes of staged drafts and folder moves between staging and live.
+//! Staged drafts on disk: where dismissed drafts wait, and the drafts a killed detection run
+//! did not write (the writes themselves are in [`super::folder`]).
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
 use super::candidates::{self, CandidateSource, CandidateStatus};
-use crate::store::Store;
-
-/// The one atomic write ([`crate::fsio::atomic_write`]).
+use super::folder::write_draft;
 use crate::fsio::atomic_write;
-
-/// Writes a draft folder: SKILL.md and, for streak drafts, manifest.json. SKILL.md quotes
-/// transcripts, so its control characters are written escaped (`text::safe::block`).
-pub fn write_draft(folder: &Path, skill_md: &str, manifest: Option<&str>) -> Result<()> {
-    write_draft_with(folder, skill_md, manifest, atomic_write)
-}
-
-/// [`write_draft`] without flushing to disk, for detection: a draft lost to a power cut is
-/// rewritten from its candidate row (`promote`, review), and a flush per file made file writes
-/// the main cost of detection.
-pub fn write_draft_unsynced(folder: &Path, skill_md: &str, manifest: Option<&str>) -> Result<()> {
-    write_draft_with(folder, skill_md, manifest, crate::fsio::atomic_write_unsynced)
-}
-
-fn write_draft_with(
-    folder: &Path,
-    skill_md: &str,
-    manifest: Option<&str>,
-    write: fn(&Path, &[u8]) -> Result<()>,
-) -> Result<()> {
-    let skill_md = crate::text::safe::block(skill_md);
-    write(&folder.join("SKILL.md"), skill_md.as_bytes())?;
-    if let Some(m) = manifest {
-        write(&folder.join("manifest.json"), m.as_bytes())?;
-    }
-    Ok(())
-}
+use crate::store::Store;
 
 /// Where dismissed drafts wait, so `undo_dismiss` can bring them back unchanged.
 pub fn dismissed_folder(staging_dir: &Path, name: &str) -> PathBuf {

@@ -273,7 +273,7 @@ fn row(r: &rusqlite::Row) -> rusqlite::Result<(Lesson, String)> {
 fn complete(conn: &Connection, mut l: Lesson, cfg: &LessonsConfig) -> Result<Lesson> {
     l.evidence = evidence(conn, l.id)?;
     l.sessions = l.evidence.iter().map(|e| e.session_key.clone()).collect();
-    l.utility = super::retention::utility(&l, cfg, chrono::Utc::now());
+    l.utility = super::utility::utility(&l, cfg, chrono::Utc::now());
     Ok(l)
 }
 

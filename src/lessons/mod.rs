@@ -16,6 +16,7 @@ pub mod guard;
 mod measure;
 pub mod playbook;
 pub mod retention;
+pub mod utility;
 
 use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};

@@ -257,7 +257,7 @@ pub fn status(ws: &Workspace, t: &TeamConfig) -> Result<Status> {
     Ok(Status {
         team: t.name.clone(),
         member: t.member.clone(),
-        server: server::describe(&t.url),
+        server: pg::describe(&t.url),
         outbox: outbox::counts(ws.store.conn())?,
         reached,
         pulled,

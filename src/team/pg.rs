@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Result, anyhow, bail};
 use tokio::runtime::Runtime;
+use tokio_postgres::config::Host;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{NoTls, Portal, Row};
 
@@ -49,7 +50,7 @@ fn within<T>(
 impl Client {
     /// Connects and authenticates within `deadline`; each later statement gets the same.
     pub fn connect(url: &str, deadline: Duration) -> Result<Client> {
-        let server = super::server::describe(url);
+        let server = describe(url);
         let mut config: tokio_postgres::Config = url
             .parse()
             .map_err(|e| anyhow!("team.url is not a PostgreSQL connection string: {e}"))?;
@@ -196,4 +197,21 @@ pub fn one_line(e: &tokio_postgres::Error) -> String {
         source = s.source();
     }
     text.replace('\n', " ")
+}
+
+/// Where the server is, without a password: `host /tmp/pg, database team`.
+pub fn describe(url: &str) -> String {
+    let Ok(config) = url.parse::<tokio_postgres::Config>() else {
+        return "(unparsable team.url)".into();
+    };
+    let hosts: Vec<String> = config
+        .get_hosts()
+        .iter()
+        .map(|h| match h {
+            Host::Tcp(name) => name.clone(),
+            Host::Unix(path) => path.display().to_string(),
+        })
+        .collect();
+    let host = if hosts.is_empty() { "localhost".to_string() } else { hosts.join(",") };
+    format!("host {host}, database {}", config.get_dbname().or(config.get_user()).unwrap_or("?"))
 }

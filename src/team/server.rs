@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
-use tokio_postgres::config::Host;
 
 use super::items::{Item, Skipped, TurnItem};
 use super::outbox::Queued;
@@ -230,23 +229,6 @@ GRANT EXECUTE ON FUNCTION team_record_candidate(TEXT, TEXT, TEXT, TEXT, TEXT, IN
     DOUBLE PRECISION), team_promote(TEXT, TEXT, TEXT), team_dismiss(TEXT, TEXT),
     team_pin(TEXT, TEXT, BOOLEAN), team_set_status(TEXT, TEXT, TEXT, TEXT) TO skilldeck_member;
 "#;
-
-/// Where the server is, without a password: `host /tmp/pg, database team`.
-pub fn describe(url: &str) -> String {
-    let Ok(config) = url.parse::<tokio_postgres::Config>() else {
-        return "(unparsable team.url)".into();
-    };
-    let hosts: Vec<String> = config
-        .get_hosts()
-        .iter()
-        .map(|h| match h {
-            Host::Tcp(name) => name.clone(),
-            Host::Unix(path) => path.display().to_string(),
-        })
-        .collect();
-    let host = if hosts.is_empty() { "localhost".to_string() } else { hosts.join(",") };
-    format!("host {host}, database {}", config.get_dbname().or(config.get_user()).unwrap_or("?"))
-}
 
 /// Connects to the team's server within `[team] timeout_secs`, as a member: the schema must be
 /// the one this skilldeck knows (members never migrate the server).

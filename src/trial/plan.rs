@@ -9,6 +9,7 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
 use super::{Arm, Request};
+use crate::process::{self, Confine, Env, Program};
 use crate::workspace::Workspace;
 
 /// Where Claude Code loads a project's skills from; Codex's are in `CODEX_INSTALL_DIR`.
@@ -384,7 +385,7 @@ fn project(dir: &Path) -> Result<Project> {
     if !dir.is_dir() {
         bail!("--project {} is not a folder", dir.display());
     }
-    let git = |args: &[&str]| super::run::git(&dir, args).ok().map(|o| o.trim().to_string());
+    let git = |args: &[&str]| git(&dir, args).ok().map(|o| o.trim().to_string());
     let top = git(&["rev-parse", "--show-toplevel"]).map(PathBuf::from);
     let head = top.as_ref().and_then(|_| git(&["rev-parse", "--verify", "--quiet", "HEAD"]));
     match (top, head) {
@@ -395,6 +396,24 @@ fn project(dir: &Path) -> Result<Project> {
         }
         _ => Ok(Project { dir, repo: None, head: None, subdir: PathBuf::new() }),
     }
+}
+
+/// Runs git in `cwd`; its stdout, or an error with what it said.
+pub(super) fn git(cwd: &Path, args: &[&str]) -> Result<String> {
+    let program = ["git".to_string()];
+    let out = process::run(&Program {
+        program: &program,
+        args,
+        stdin: None,
+        cwd,
+        timeout: std::time::Duration::from_secs(600),
+        env: Env::Inherit,
+        confine: Confine::None,
+    })?;
+    if out.code != Some(0) {
+        bail!("git {} failed: {}", args.join(" "), crate::text::safe::inline(out.stderr.trim()));
+    }
+    Ok(out.stdout)
 }
 
 #[cfg(test)]

@@ -7,9 +7,9 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 
-use super::plan::{ArmSkill, Plan, PlannedRun};
+use super::plan::{ArmSkill, Plan, PlannedRun, git};
 use super::{Arm, CheckResult, RunResult, measure};
 use crate::process::{self, Confine, Env, Program};
 
@@ -124,24 +124,6 @@ fn make_workspace(plan: &Plan, ws: &Path) -> Result<()> {
     git(&plan.root, &["clone", "--local", "--no-checkout", "--quiet", &repo, &target])?;
     git(ws, &["checkout", "--quiet", "--detach", head])?;
     git(ws, &["remote", "remove", "origin"]).map(drop)
-}
-
-/// Runs git in `cwd`; its stdout, or an error with what it said.
-pub(super) fn git(cwd: &Path, args: &[&str]) -> Result<String> {
-    let program = ["git".to_string()];
-    let out = process::run(&Program {
-        program: &program,
-        args,
-        stdin: None,
-        cwd,
-        timeout: std::time::Duration::from_secs(600),
-        env: Env::Inherit,
-        confine: Confine::None,
-    })?;
-    if out.code != Some(0) {
-        bail!("git {} failed: {}", args.join(" "), crate::text::safe::inline(out.stderr.trim()));
-    }
-    Ok(out.stdout)
 }
 
 /// The skill at `<install_dir>/<name>` in the "with" arm; absent in the "without" arm, even

@@ -290,3 +290,171 @@ fn every_table_has_the_owner_the_docs_name_and_its_file_says_so() {
         .collect();
     assert!(silent.is_empty(), "{}", silent.join("\n"));
 }
+
+/// Every path `prefix` starts in `code`, as its segments, with `use` groups expanded:
+/// `crate::{a::b, c}` gives `[a, b]` and `[c]`.
+fn paths_after(code: &str, prefix: &str) -> Vec<Vec<String>> {
+    fn tree(s: &str, base: &[String], out: &mut Vec<Vec<String>>) -> usize {
+        let mut path = base.to_vec();
+        let mut i = 0;
+        let b = s.as_bytes();
+        loop {
+            while i < b.len() && b[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            if i < b.len() && b[i] == b'{' {
+                i += 1;
+                loop {
+                    i += tree(&s[i..], &path, out);
+                    while i < b.len() && (b[i].is_ascii_whitespace() || b[i] == b',') {
+                        i += 1;
+                    }
+                    if i >= b.len() || b[i] == b'}' {
+                        return i + 1;
+                    }
+                }
+            }
+            let id = ident_at(&s[i..]);
+            if id.is_empty() {
+                break;
+            }
+            path.push(id.to_string());
+            i += id.len();
+            if s[i..].starts_with("::") {
+                i += 2;
+            } else {
+                break;
+            }
+        }
+        out.push(path);
+        i
+    }
+    let mut out = Vec::new();
+    for (i, _) in code.match_indices(prefix) {
+        let before = code[..i].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        let mut base = Vec::new();
+        let mut rest = &code[i + prefix.len()..];
+        // `super::super::x`: count the extra levels as leading `super` segments.
+        while let Some(r) = rest.strip_prefix("super::") {
+            base.push("super".to_string());
+            rest = r;
+        }
+        tree(rest, &base, &mut out);
+    }
+    out
+}
+
+/// A file's module path: `tui/panes/diff.rs` → `[tui, panes, diff]`, `tui/mod.rs` → `[tui]`.
+fn module_path(rel: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    let last = parts.pop().unwrap_or_default();
+    if last != "mod.rs" {
+        parts.push(last.trim_end_matches(".rs").to_string());
+    }
+    parts
+}
+
+/// file → the files of the same top-level module it names, not counting `mod.rs` files (a
+/// folder's face: its children name it for what it re-exports, it names them to declare them).
+fn file_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let root = src();
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let mut modules: BTreeMap<Vec<String>, String> = BTreeMap::new();
+    for f in &files {
+        let rel = f.strip_prefix(&root).expect("under src");
+        if rel.file_name().is_some_and(|n| n != "mod.rs") && rel.components().count() > 1 {
+            modules.insert(module_path(rel), rel.display().to_string());
+        }
+    }
+    let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for f in &files {
+        let rel = f.strip_prefix(&root).expect("under src");
+        let me = module_path(rel);
+        let is_mod = rel.file_name().is_some_and(|n| n == "mod.rs");
+        let code = code_only(&std::fs::read_to_string(f).expect("read"));
+        let mut named = paths_after(&code, "crate::");
+        // `super::` is the parent module: of a file's module, or of the folder for `mod.rs`.
+        let parent: Vec<String> = me[..me.len().saturating_sub(1)].to_vec();
+        for p in paths_after(&code, "super::") {
+            let ups = p.iter().take_while(|s| *s == "super").count();
+            let base = &parent[..parent.len().saturating_sub(ups)];
+            named.push(base.iter().chain(&p[ups..]).cloned().collect());
+        }
+        if is_mod {
+            for p in paths_after(&code, "self::") {
+                named.push(me.iter().chain(&p).cloned().collect());
+            }
+        }
+        for path in named {
+            let target = (1..=path.len()).rev().find_map(|n| modules.get(&path[..n]));
+            if let Some(target) = target
+                && *target != rel.display().to_string()
+                && path.first() == me.first()
+            {
+                g.entry(rel.display().to_string()).or_default().insert(target.clone());
+            }
+        }
+    }
+    g
+}
+
+/// Files that reach each other, each group once (the strongly connected groups of two or more).
+fn file_cycles(g: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    let reach = |from: &String| {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![from.clone()];
+        while let Some(at) = stack.pop() {
+            for next in g.get(&at).into_iter().flatten() {
+                if seen.insert(next.clone()) {
+                    stack.push(next.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reaches: BTreeMap<&String, BTreeSet<String>> = g.keys().map(|k| (k, reach(k))).collect();
+    let mut done = BTreeSet::new();
+    let mut out = Vec::new();
+    for (a, from_a) in &reaches {
+        if done.contains(*a) || !from_a.contains(*a) {
+            continue;
+        }
+        let group: Vec<String> = from_a
+            .iter()
+            .filter(|b| reaches.get(b).is_some_and(|r| r.contains(*a)))
+            .cloned()
+            .collect();
+        done.extend(group.iter().cloned());
+        out.push(group);
+    }
+    out
+}
+
+#[test]
+fn no_file_cycles_inside_a_module() {
+    let cycles = file_cycles(&file_graph());
+    let shown: Vec<String> = cycles.iter().map(|c| c.join(" ↔ ")).collect();
+    assert!(shown.is_empty(), "files that depend on each other:\n{}", shown.join("\n"));
+}
+
+#[test]
+fn the_file_reader_resolves_groups_and_super() {
+    let code =
+        code_only("use crate::tui::{keys, panes::{diff::draw, help}};\nsuper::super::state::x();");
+    let got = paths_after(&code, "crate::");
+    assert_eq!(
+        got,
+        [vec!["tui", "keys"], vec!["tui", "panes", "diff", "draw"], vec!["tui", "panes", "help"]]
+    );
+    assert_eq!(paths_after(&code, "super::"), [vec!["super", "state", "x"]]);
+    let g = BTreeMap::from([
+        ("a".to_string(), BTreeSet::from(["b".to_string()])),
+        ("b".to_string(), BTreeSet::from(["a".to_string(), "c".to_string()])),
+        ("c".to_string(), BTreeSet::new()),
+    ]);
+    assert_eq!(file_cycles(&g), [vec!["a".to_string(), "b".to_string()]]);
+}
