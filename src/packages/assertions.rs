@@ -6,8 +6,8 @@ use regex::Regex;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::problems::Problems;
 use super::schema::{check_schema, validate_schema};
-use super::validate::Problems;
 
 /// Checks the `assertions` array at `path`, adding a problem for each thing wrong.
 pub fn validate_assertions(value: &Value, path: &str, problems: &mut Problems) {

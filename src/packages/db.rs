@@ -12,7 +12,8 @@ use serde_json::Value;
 
 use super::folder::package_files;
 use super::model::{Artifact, ArtifactKind, Package};
-use super::validate::{Problem, validate_package};
+use super::problems::Problem;
+use super::validate::validate_package;
 use crate::catalog::EventKind;
 use crate::catalog::skills::{self, PackageColumns};
 use crate::catalog::{Scope, VersionSource, versions};

@@ -9,6 +9,7 @@ pub mod detail;
 pub mod dispatch;
 pub mod folder;
 pub mod model;
+pub mod problems;
 pub mod render;
 pub mod schema;
 pub mod traces;
@@ -21,4 +22,5 @@ pub use db::{
 pub use detail::{PackageDetail, detail};
 pub use dispatch::{DispatchOptions, Dispatched, dispatch};
 pub use model::{Artifact, ArtifactKind, Package};
-pub use validate::{Problem, validate_package};
+pub use problems::Problem;
+pub use validate::validate_package;

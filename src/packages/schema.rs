@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::validate::Problems;
+use super::problems::Problems;
 
 const TYPES: [&str; 7] = ["object", "array", "string", "number", "integer", "boolean", "null"];
 const ANNOTATIONS: [&str; 3] = ["$schema", "title", "description"];

@@ -3,35 +3,13 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::assertions::validate_assertions;
 use super::model::{Artifact, ArtifactKind, Package, is_default_variant};
+use super::problems::{Problem, Problems};
 use crate::catalog::SkillSource;
 use crate::text::slug::slug;
-
-/// One thing wrong with a package: where (a JSON path like `$.artifacts[3].kind`) and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Problem {
-    pub path: String,
-    pub reason: String,
-}
-
-impl std::fmt::Display for Problem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.path, self.reason)
-    }
-}
-
-#[derive(Debug, Default)]
-pub struct Problems(pub Vec<Problem>);
-
-impl Problems {
-    pub fn add(&mut self, path: &str, reason: &str) {
-        self.0.push(Problem { path: path.to_string(), reason: reason.to_string() });
-    }
-}
 
 const TOP_KEYS: [&str; 12] = [
     "id",

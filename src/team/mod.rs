@@ -7,6 +7,7 @@
 
 pub mod collect;
 pub mod detect;
+pub mod gate;
 pub mod items;
 pub mod outbox;
 pub mod pg;
@@ -162,7 +163,7 @@ pub fn pull(ws: &mut Workspace, t: &TeamConfig) -> Result<pull::PullReport> {
 /// Accepts the team proposal `name`: this member reviewed it, so it goes live as a team skill.
 pub fn accept(ws: &mut Workspace, t: &TeamConfig, name: &str) -> Result<pull::Pulled> {
     let (p, text) = proposals::get(ws, &t.name, name)?;
-    let text = pull::gate_text(&p.name, &text).map_err(|why| anyhow!("{why}"))?;
+    let text = gate::gate_text(&p.name, &text).map_err(|why| anyhow!("{why}"))?;
     let skill = shared::TeamSkill {
         name: p.name.clone(),
         name_bytes: p.name.len() as i32,

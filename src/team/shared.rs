@@ -81,7 +81,7 @@ pub fn candidates(client: &mut Client, team: &str, all: bool) -> Result<Vec<Team
                 members: r.get(4),
                 score: r.get(5),
                 decided_by: r.get(6),
-                problem: super::pull::gate_text(r.get(1), r.get(7)).err(),
+                problem: super::gate::gate_text(r.get(1), r.get(7)).err(),
                 skill_md: r.get(7),
             })
         })
