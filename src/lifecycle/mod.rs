@@ -6,6 +6,7 @@
 //! writes to.
 
 mod audit;
+mod disk;
 mod features;
 pub mod files;
 mod git;
@@ -24,13 +25,14 @@ mod versions;
 pub use audit::{
     DayCount, RatePoint, SkillView, Timeline, TimelineEvent, audit, spec_errors, timeline,
 };
+pub use disk::{EditScan, disk_changed, reconcile, scan_edits, scan_edits_by_kind};
 pub use features::{SkillFeatures, features, to_csv as features_csv};
 pub use implicit::implicit_failures;
 pub use missing::{Noticed, notice as notice_missing};
 pub use outcomes::{SkillStats, record, stats};
 pub use register::{
-    NewSkill, adopt_folder, adopt_folders, agent_folders, has_unknown_folders, reconcile,
-    register_skill, scope_folders,
+    NewSkill, adopt_folder, adopt_folders, agent_folders, has_unknown_folders, register_skill,
+    scope_folders,
 };
 pub use rules::{Judged, Judgment, judge};
 pub use staleness::{StaleReport, staleness, staleness_if_due};
@@ -43,9 +45,7 @@ pub use sweep::{
     Phases, ProposedFixes, StatusChange, SweepReport, TriggerChange, judge_skills, ms,
 };
 pub use tally::{Tally, TallyBuilder};
-pub use versions::{
-    EditScan, diff_text, disk_changed, rollback, scan_edits, scan_edits_by_kind, versions,
-};
+pub use versions::{diff_text, rollback, versions};
 pub(crate) use versions::{scan_one, write_version};
 
 pub(crate) use crate::catalog::SkillRow;

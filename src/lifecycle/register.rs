@@ -123,21 +123,6 @@ pub fn agent_folders(ws: &Workspace) -> Vec<(String, Scope, PathBuf)> {
     out
 }
 
-/// What every command and engine pass does first: adopt skill folders the agents load that the
-/// database does not know yet, through the one adoption path. Cheap when nothing changed: one
-/// folder listing per skills folder and a stat and an indexed lookup per skill folder. A folder
-/// that cannot be read is left for the next run.
-///
-/// Only folders the agent would load are adopted here: a SKILL.md whose front matter has a
-/// `description` (Claude Code and Codex pick skills by it). A folder without one stays unknown
-/// until a sweep adopts it as it is.
-pub fn reconcile(ws: &mut Workspace) -> Result<usize> {
-    let dirs = agent_folders(ws);
-    let adopted = adopt_in(ws, &dirs, false, true)?;
-    super::missing::notice(ws)?;
-    Ok(adopted)
-}
-
 /// Whether `reconcile` would adopt anything: a loadable skill folder the database does not know.
 /// Reads only, so a read-only command can ask before it opens the database for writing.
 pub fn has_unknown_folders(ws: &Workspace) -> Result<bool> {
@@ -161,7 +146,7 @@ fn loadable(folder: &Path) -> bool {
         .is_ok_and(|text| files::front_matter(&text).description.is_some_and(|d| !d.is_empty()))
 }
 
-fn adopt_in(
+pub(super) fn adopt_in(
     ws: &mut Workspace,
     dirs: &[(String, Scope, PathBuf)],
     strict: bool,
