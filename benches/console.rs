@@ -16,7 +16,8 @@ use skilldeck::engine::snapshot::Snapshot;
 use skilldeck::engine::{self, Command, EngineOptions, Update};
 use skilldeck::tui::Action;
 use skilldeck::tui::draw::draw;
-use skilldeck::tui::state::{UiState, update};
+use skilldeck::tui::state::UiState;
+use skilldeck::tui::update::update;
 use skilldeck::workspace::{Paths, Workspace};
 
 const SKILLS: i64 = 100_000;

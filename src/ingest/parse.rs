@@ -4,6 +4,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+pub use super::turn::set_reusing;
 use super::turn::{FileState, TurnBuilder, TurnRec};
 
 /// Problems kept per file in the report (all are counted).
@@ -121,13 +122,6 @@ impl<'a> Sink<'a> {
     pub fn into_output(self) -> FileOutput {
         self.out
     }
-}
-
-/// Sets `slot` to `text`, reusing its buffer (timestamps change on almost every line).
-pub fn set_reusing(slot: &mut Option<String>, text: &str) {
-    let s = slot.get_or_insert_with(String::new);
-    s.clear();
-    s.push_str(text);
 }
 
 /// Calls `f(line, byte_offset, line_number)` for each complete line of `buf` (which starts at

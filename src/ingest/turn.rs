@@ -242,7 +242,7 @@ impl TurnBuilder {
             if self.open.started_at.is_none() {
                 self.open.started_at = Some(at.to_string());
             }
-            super::parse::set_reusing(&mut self.open.ended_at, at);
+            set_reusing(&mut self.open.ended_at, at);
         }
     }
 
@@ -345,7 +345,7 @@ impl TurnBuilder {
     pub fn set_summary(&mut self, text: &str) {
         let text = text.trim();
         if !text.is_empty() {
-            super::parse::set_reusing(&mut self.open.summary, clip_str(text));
+            set_reusing(&mut self.open.summary, clip_str(text));
         }
     }
 
@@ -436,4 +436,11 @@ impl TurnBuilder {
         }
         (rec, Some(open))
     }
+}
+
+/// Sets `slot` to `text`, reusing its buffer (timestamps change on almost every line).
+pub fn set_reusing(slot: &mut Option<String>, text: &str) {
+    let s = slot.get_or_insert_with(String::new);
+    s.clear();
+    s.push_str(text);
 }

@@ -14,8 +14,10 @@ use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 use super::action::Action;
 use super::draw::draw;
-use super::keys::{KeyMap, handle_key};
-use super::state::{UiState, update};
+use super::input::handle_key;
+use super::keys::KeyMap;
+use super::state::UiState;
+use super::update::update;
 use crate::engine::{self, Command, EngineHandle, EngineOptions, Snapshot, Update, View};
 use crate::workspace::Workspace;
 

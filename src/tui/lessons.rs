@@ -1,36 +1,11 @@
-//! The Lessons pane's keys: `a` approve, `P` pin (again: back to approved), `d` dismiss,
-//! `O` back to proposed. Each becomes an engine op, whose twin is `skilldeck lessons …`.
+//! What the Lessons pane shows of a lesson, in words (its keys are in [`super::update`]).
 
-use super::action::Action;
-use super::state::UiState;
 use crate::engine::snapshot::Snapshot;
-use crate::engine::{Command, LessonId, Op, Subject};
 use crate::lessons::{Evidence, Lesson, LessonStatus};
 
 /// Lessons waiting for a person's decision (the tab's count).
 pub fn to_review(snap: &Snapshot) -> usize {
     snap.lessons.iter().filter(|l| l.status == LessonStatus::Proposed).count()
-}
-
-pub fn op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Command> {
-    let Some(l) = ui.lesson(snap) else {
-        ui.engine.result("no lesson selected".into(), false);
-        return None;
-    };
-    let status = match action {
-        Action::Approve => LessonStatus::Approved,
-        Action::ToggleProtected if l.status == LessonStatus::Pinned => LessonStatus::Approved,
-        Action::ToggleProtected => LessonStatus::Pinned,
-        Action::Dismiss => LessonStatus::Dismissed,
-        _ => LessonStatus::Proposed,
-    };
-    if status == l.status {
-        ui.engine.result(format!("lesson #{} is already {status}", l.id), false);
-        return None;
-    }
-    let target =
-        Subject { id: LessonId(l.id), name: format!("lesson #{}", l.id), ..Subject::default() };
-    Some(Command::Op(Op::Lesson(target, status)))
 }
 
 /// What a live lesson's measures show, in words: a count never taken reads "no data", not 0.

@@ -4,6 +4,7 @@
 pub mod action;
 pub mod app;
 pub mod draw;
+pub mod input;
 pub mod keys;
 pub mod layout;
 pub mod lessons;
@@ -13,6 +14,7 @@ pub mod status;
 pub mod team;
 pub mod terminal;
 pub mod theme;
+pub mod update;
 
 pub use action::Action;
 pub use app::{run_app, run_console};

@@ -6,7 +6,8 @@ use ratatui::layout::Rect;
 use skilldeck::engine::snapshot::{Snapshot, View, refresh};
 use skilldeck::tui::Action;
 use skilldeck::tui::draw::draw;
-use skilldeck::tui::state::{UiState, update};
+use skilldeck::tui::state::UiState;
+use skilldeck::tui::update::update;
 use skilldeck::workspace::Workspace;
 
 use super::console_fixture::{populate, tempdir, workspace};
