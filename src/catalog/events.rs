@@ -107,9 +107,11 @@ pub fn latest_by_skill(
 
 /// When `skill_id` was last archived or retired (its newest move to either), if ever.
 pub fn parked_at(conn: &Connection, skill_id: i64) -> Result<Option<String>> {
+    let parked = SkillStatus::sql_list(SkillStatus::is_parked);
     Ok(conn.query_row(
-        "SELECT max(at) FROM skill_events
-         WHERE skill_id = ?1 AND to_status IN ('archived', 'retired')",
+        &format!(
+            "SELECT max(at) FROM skill_events WHERE skill_id = ?1 AND to_status IN ({parked})"
+        ),
         [skill_id],
         |r| r.get(0),
     )?)

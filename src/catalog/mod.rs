@@ -13,7 +13,7 @@ pub mod skills;
 pub mod versions;
 
 pub use events::EventKind;
-pub use skills::{NewSkillRow, SkillRow};
+pub use skills::{NewSkillRow, SkillHeader, SkillRow};
 
 crate::text_enum! {
     /// The statuses a skill moves through; `protected` is a separate flag.
@@ -49,6 +49,24 @@ impl SkillSource {
 }
 
 impl SkillStatus {
+    /// The statuses for which `keep` holds, as an SQL list (`'healthy', 'warning'`), so the
+    /// catalog's queries take their status sets from these methods, not from literals.
+    pub(crate) fn sql_list(keep: impl Fn(SkillStatus) -> bool) -> String {
+        let words: Vec<String> =
+            SkillStatus::ALL.iter().filter(|s| keep(**s)).map(|s| format!("'{s}'")).collect();
+        words.join(", ")
+    }
+
+    /// Parked: retired or archived, its folder out of the live folder on purpose.
+    pub fn is_parked(self) -> bool {
+        matches!(self, SkillStatus::Retired | SkillStatus::Archived)
+    }
+
+    /// Offered to the agent by `suggest`: live and not deprecated.
+    pub fn is_suggestible(self) -> bool {
+        self.is_live() && self != SkillStatus::Deprecated
+    }
+
     /// Statuses whose folder is in the live skills folder.
     pub fn is_live(self) -> bool {
         !matches!(self, SkillStatus::Retired | SkillStatus::Archived | SkillStatus::Missing)

@@ -5,6 +5,7 @@
 //! that way).
 
 use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
 
 use anyhow::{Context, Result, bail};
 use rusqlite::{Connection, OptionalExtension, Row, params};
@@ -13,26 +14,39 @@ use serde::Serialize;
 use super::{Scope, SkillSource, SkillStatus};
 use crate::model::Outcome;
 
-/// One `skills` row as the lifecycle reads it.
-#[derive(Debug, Clone)]
-pub struct SkillRow {
+/// What every view of a skill starts with: which skill it is, where its folder is, and its
+/// state. The views embed it (and read through to it), so its fields have one name each.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SkillHeader {
     pub id: i64,
     pub agent_id: String,
     pub name: String,
+    /// The skill's folder.
     pub path: String,
     pub status: SkillStatus,
     pub protected: bool,
     pub version: i64,
-    pub is_auto_created: bool,
-    pub approved_sha256: Option<String>,
+    /// Edited by hand since its approval: in the queue until approved or rolled back.
     pub needs_review: bool,
 }
 
-const COLUMNS: &str = "id, agent_id, name, path, status, protected, version, \
-     is_auto_created, approved_sha256, needs_review";
+impl SkillHeader {
+    /// `name`, or `agent:name` outside the default agent.
+    pub fn label(&self) -> String {
+        if self.agent_id == "default" {
+            self.name.clone()
+        } else {
+            format!("{}:{}", self.agent_id, self.name)
+        }
+    }
+}
 
-fn from_row(r: &Row) -> rusqlite::Result<SkillRow> {
-    Ok(SkillRow {
+/// The header's columns, first in every select that reads one ([`header`]).
+const HEADER: &str = "id, agent_id, name, path, status, protected, version, needs_review";
+
+/// The header from the first columns of a row selected with [`HEADER`].
+fn header(r: &Row) -> rusqlite::Result<SkillHeader> {
+    Ok(SkillHeader {
         id: r.get(0)?,
         agent_id: r.get(1)?,
         name: r.get(2)?,
@@ -40,10 +54,49 @@ fn from_row(r: &Row) -> rusqlite::Result<SkillRow> {
         status: r.get(4)?,
         protected: r.get(5)?,
         version: r.get(6)?,
-        is_auto_created: r.get(7)?,
-        approved_sha256: r.get(8)?,
-        needs_review: r.get(9)?,
+        needs_review: r.get(7)?,
     })
+}
+
+/// A view that embeds the header reads through to it (`row.name`).
+macro_rules! reads_through_to_header {
+    ($($view:ty),+) => {$(
+        impl std::ops::Deref for $view {
+            type Target = SkillHeader;
+            fn deref(&self) -> &SkillHeader {
+                &self.header
+            }
+        }
+        impl std::ops::DerefMut for $view {
+            fn deref_mut(&mut self) -> &mut SkillHeader {
+                &mut self.header
+            }
+        }
+    )+};
+}
+
+/// Status sets as SQL lists, from [`SkillStatus`]'s own rules.
+static LIVE: LazyLock<String> = LazyLock::new(|| SkillStatus::sql_list(SkillStatus::is_live));
+static PARKED: LazyLock<String> = LazyLock::new(|| SkillStatus::sql_list(SkillStatus::is_parked));
+static SUGGESTIBLE: LazyLock<String> =
+    LazyLock::new(|| SkillStatus::sql_list(SkillStatus::is_suggestible));
+
+/// One `skills` row as the lifecycle reads it.
+#[derive(Debug, Clone)]
+pub struct SkillRow {
+    pub header: SkillHeader,
+    pub is_auto_created: bool,
+    pub approved_sha256: Option<String>,
+}
+
+reads_through_to_header!(SkillRow, ListedSkill, ConsoleRow);
+
+/// [`HEADER`], then the row's own columns.
+const COLUMNS: &str = "id, agent_id, name, path, status, protected, version, needs_review, \
+     is_auto_created, approved_sha256";
+
+fn from_row(r: &Row) -> rusqlite::Result<SkillRow> {
+    Ok(SkillRow { header: header(r)?, is_auto_created: r.get(8)?, approved_sha256: r.get(9)? })
 }
 
 /// The skill an agent loads under `name`: default namespace first, and a workspace skill over the
@@ -347,29 +400,31 @@ pub type FileStamp = (Option<i64>, Option<i64>);
 
 /// The live skills' (id, folder, stamp) for the edit scan.
 pub fn live_stamps(conn: &Connection) -> Result<Vec<(i64, String, FileStamp)>> {
-    let mut stmt = conn.prepare(
-        "SELECT id, path, file_mtime_ns, file_size FROM skills
-         WHERE status NOT IN ('retired', 'archived')",
-    )?;
+    let mut stmt = conn.prepare(&format!(
+        "SELECT id, path, file_mtime_ns, file_size FROM skills WHERE status NOT IN ({})",
+        *PARKED
+    ))?;
     let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, (r.get(2)?, r.get(3)?))))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// Skills whose folder belongs in a live folder (missing ones too): (id, name, path, status).
 pub fn live_folders(conn: &Connection) -> Result<Vec<(i64, String, String, SkillStatus)>> {
-    let mut stmt = conn.prepare(
-        "SELECT id, name, path, status FROM skills WHERE status NOT IN ('retired', 'archived')",
-    )?;
+    let mut stmt = conn.prepare(&format!(
+        "SELECT id, name, path, status FROM skills WHERE status NOT IN ({})",
+        *PARKED
+    ))?;
     let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// Live skills with a tool sequence: (id, agent, sequence JSON), for evolution.
 pub fn live_sequences(conn: &Connection) -> Result<Vec<(i64, String, String)>> {
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare(&format!(
         "SELECT id, agent_id, tool_sequence FROM skills
-         WHERE tool_sequence IS NOT NULL AND status NOT IN ('retired', 'archived', 'missing')",
-    )?;
+         WHERE tool_sequence IS NOT NULL AND status IN ({})",
+        *LIVE
+    ))?;
     let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
@@ -382,9 +437,9 @@ pub type SweepRow = (SkillRow, Counters, Option<i64>);
 
 /// The rows the sweep judges: every skill, or only `only`.
 pub fn sweep_rows(conn: &Connection, only: Option<&HashSet<i64>>) -> Result<Vec<SweepRow>> {
-    let sql = "SELECT id, agent_id, name, path, status, protected, version, is_auto_created,
-                approved_sha256, needs_review, success_count, failure_count, last_outcome, flag_mark
-         FROM skills";
+    let sql = &format!(
+        "SELECT {COLUMNS}, success_count, failure_count, last_outcome, flag_mark FROM skills"
+    );
     let read = |r: &Row| -> rusqlite::Result<SweepRow> {
         Ok((from_row(r)?, (r.get(10)?, r.get(11)?, r.get(12)?), r.get(13)?))
     };
@@ -461,38 +516,19 @@ pub fn set_judged_status(
 /// One skill as `audit` and `features` list it.
 #[derive(Debug, Clone)]
 pub struct ListedSkill {
-    pub id: i64,
-    pub name: String,
-    pub agent_id: String,
-    pub status: SkillStatus,
-    pub protected: bool,
-    pub needs_review: bool,
+    pub header: SkillHeader,
     pub is_auto_created: bool,
-    pub version: i64,
-    pub path: String,
     pub created_at: String,
 }
 
 /// Every skill of `agent` (all agents for `None`), by agent, name and id.
 pub fn list(conn: &Connection, agent: Option<&str>) -> Result<Vec<ListedSkill>> {
-    let mut stmt = conn.prepare(
-        "SELECT id, name, agent_id, status, protected, needs_review, is_auto_created, version, path,
-                created_at
-         FROM skills WHERE ?1 IS NULL OR agent_id = ?1 ORDER BY agent_id, name, id",
-    )?;
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {HEADER}, is_auto_created, created_at
+             FROM skills WHERE ?1 IS NULL OR agent_id = ?1 ORDER BY agent_id, name, id"
+    ))?;
     let rows = stmt.query_map([agent], |r| {
-        Ok(ListedSkill {
-            id: r.get(0)?,
-            name: r.get(1)?,
-            agent_id: r.get(2)?,
-            status: r.get(3)?,
-            protected: r.get(4)?,
-            needs_review: r.get(5)?,
-            is_auto_created: r.get(6)?,
-            version: r.get(7)?,
-            path: r.get(8)?,
-            created_at: r.get(9)?,
-        })
+        Ok(ListedSkill { header: header(r)?, is_auto_created: r.get(8)?, created_at: r.get(9)? })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
@@ -515,10 +551,11 @@ pub fn for_each_suggestible(
     mut each: impl FnMut(SuggestRow) -> Result<()>,
 ) -> Result<()> {
     // `+agent_id`: one sequential table scan beats 10,000 lookups through the (agent, name) index.
-    let mut stmt = conn.prepare_cached(
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT name, description, triggers, status, success_count, failure_count
-         FROM skills WHERE +agent_id = ?1 AND status NOT IN ('deprecated', 'retired', 'archived', 'missing')",
-    )?;
+         FROM skills WHERE +agent_id = ?1 AND status IN ({})",
+        *SUGGESTIBLE
+    ))?;
     let mut rows = stmt.query([agent])?;
     while let Some(r) = rows.next()? {
         each(SuggestRow {
@@ -580,9 +617,10 @@ pub fn ref_by_id(conn: &Connection, id: i64, agent: &str) -> Result<Option<Skill
 pub fn refs_named(conn: &Connection, agent: &str, name: &str, slug: &str) -> Result<Vec<SkillRef>> {
     let sql = format!(
         "SELECT {REF_COLUMNS} FROM skills
-         WHERE agent_id = ?1 AND status NOT IN ('retired', 'archived')
+         WHERE agent_id = ?1 AND status NOT IN ({parked})
            AND (name = ?2 OR name = ?3 OR lower(display_name) = lower(?2))
-         ORDER BY namespace, is_public, scope"
+         ORDER BY namespace, is_public, scope",
+        parked = *PARKED
     );
     let mut stmt = conn.prepare(&sql)?;
     let rows = stmt.query_map(params![agent, name, slug], skill_ref)?;
@@ -595,9 +633,10 @@ pub fn same_identity_other_scope(conn: &Connection, skill_id: i64) -> Result<Vec
         "SELECT o.{} FROM skills s JOIN skills o
            ON o.agent_id = s.agent_id AND o.name = s.name AND o.namespace = s.namespace
           AND o.is_public = s.is_public AND o.id != s.id
-          AND o.status NOT IN ('retired', 'archived')
+          AND o.status NOT IN ({})
          WHERE s.id = ?1 AND s.scope != o.scope",
-        REF_COLUMNS.replace(", ", ", o.")
+        REF_COLUMNS.replace(", ", ", o."),
+        *PARKED
     );
     let mut stmt = conn.prepare(&sql)?;
     let rows = stmt.query_map([skill_id], skill_ref)?;
@@ -778,16 +817,7 @@ pub fn status_of(conn: &Connection, skill_id: i64) -> Result<SkillStatus> {
 /// A skill as the console's list shows it.
 #[derive(Debug, Clone)]
 pub struct ConsoleRow {
-    pub id: i64,
-    pub agent_id: String,
-    pub name: String,
-    pub status: SkillStatus,
-    pub protected: bool,
-    pub version: i64,
-    /// The skill's folder.
-    pub path: String,
-    /// Edited since its approval: waiting for a person to approve or roll back.
-    pub needs_review: bool,
+    pub header: SkillHeader,
     /// Outcomes on record (the counters cache the sweep keeps in step).
     pub uses: i64,
     /// Successes among them.
@@ -798,21 +828,13 @@ pub struct ConsoleRow {
 
 /// Every skill for the console, ordered by agent, namespace, name and scope.
 pub fn console_rows(conn: &Connection) -> Result<Vec<ConsoleRow>> {
-    let mut stmt = conn.prepare(
-        "SELECT id, agent_id, name, status, protected, version, path, needs_review,
-                success_count + failure_count, stale_since IS NOT NULL, success_count FROM skills
-         ORDER BY agent_id, namespace, name, scope",
-    )?;
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {HEADER}, success_count + failure_count, stale_since IS NOT NULL, success_count
+             FROM skills ORDER BY agent_id, namespace, name, scope"
+    ))?;
     let rows = stmt.query_map([], |r| {
         Ok(ConsoleRow {
-            id: r.get(0)?,
-            agent_id: r.get(1)?,
-            name: r.get(2)?,
-            status: r.get(3)?,
-            protected: r.get(4)?,
-            version: r.get(5)?,
-            path: r.get(6)?,
-            needs_review: r.get(7)?,
+            header: header(r)?,
             uses: r.get(8)?,
             stale: r.get(9)?,
             successes: r.get(10)?,
@@ -935,9 +957,12 @@ pub fn absorbed(conn: &Connection) -> Result<HashSet<i64>> {
 /// or described anew (for passes that rerun only when the live set changed).
 pub fn live_stamp(conn: &Connection) -> Result<String> {
     Ok(conn.query_row(
+        &format!(
         "SELECT COUNT(*) || ':' || COALESCE(MAX(updated_at), '') || ':' || COALESCE(SUM(version), 0)
                 || ':' || COALESCE(SUM(id), 0)
-         FROM skills WHERE status NOT IN ('retired', 'archived')",
+         FROM skills WHERE status NOT IN ({})",
+            *PARKED
+        ),
         [],
         |r| r.get(0),
     )?)
@@ -949,10 +974,13 @@ pub fn live_stamp(conn: &Connection) -> Result<String> {
 /// recorded outcome bumps `updated_at`, not this stamp: new uses are the rules' other input.
 pub fn usage_stamp(conn: &Connection) -> Result<String> {
     Ok(conn.query_row(
+        &format!(
         "SELECT COUNT(*) || ':' || COALESCE(SUM(id), 0) || ':' || TOTAL(protected * id) || ':' || TOTAL(is_auto_created * id)
                 || ':' || TOTAL(julianday(created_at)) || ':' || TOTAL(julianday(streak_reset_at))
                 || ':' || TOTAL(julianday(stale_since))
-         FROM skills WHERE status NOT IN ('retired', 'archived')",
+         FROM skills WHERE status NOT IN ({})",
+            *PARKED
+        ),
         [],
         |r| r.get(0),
     )?)

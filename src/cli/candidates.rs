@@ -94,7 +94,7 @@ pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
             crate::out!("      steps: {}", steps.join(" -> "));
         }
         let absorbs = match draft::candidates::absorbs(ws.store.conn(), c.id)? {
-            Some(id) => Some(crate::catalog::skills::by_id(ws.store.conn(), id)?.name),
+            Some(id) => Some(crate::catalog::skills::by_id(ws.store.conn(), id)?.header.name),
             None => None,
         };
         match (&c.target_skill_name, absorbs) {

@@ -54,7 +54,7 @@ fn candidate(ws: &crate::workspace::Workspace, id: i64) -> Result<Outcome> {
     })?;
     let mut skills = vec![target];
     skills.extend(crate::draft::candidates::absorbs(conn, id)?);
-    let target_name = crate::catalog::skills::by_id(conn, target)?.name;
+    let target_name = crate::catalog::skills::by_id(conn, target)?.header.name;
     let proposed =
         crate::draft::approval_text(c.skill_md.as_deref().unwrap_or_default(), &target_name);
     if c.source == crate::draft::CandidateSource::Restore {

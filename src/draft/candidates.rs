@@ -159,7 +159,7 @@ fn with_target_name(conn: &Connection, mut c: CandidateView) -> Result<Candidate
         }
     }
     if let Some(id) = c.target_skill_id {
-        c.target_skill_name = crate::catalog::skills::by_id(conn, id).ok().map(|s| s.name);
+        c.target_skill_name = crate::catalog::skills::by_id(conn, id).ok().map(|s| s.header.name);
     }
     Ok(c)
 }

@@ -201,7 +201,7 @@ pub fn coverage(
     merged: &str,
 ) -> Result<Vec<crate::usage::merge::Item>> {
     let text = |id| -> Result<(String, String)> {
-        Ok((skills::by_id(conn, id)?.name, versions::latest_content(conn, id)?))
+        Ok((skills::by_id(conn, id)?.header.name, versions::latest_content(conn, id)?))
     };
     let (a, b) = (text(survivor)?, text(absorbed)?);
     Ok(crate::usage::merge::coverage(&[(&a.0, &a.1), (&b.0, &b.1)], merged))

@@ -184,7 +184,7 @@ fn state_of(ws: &Workspace, op: &Op) -> OpState {
     let conn = ws.store.conn();
     let candidate = |id: CandidateId| draft::get_candidate(conn, id.0).ok();
     let skill_version = |id: Option<i64>| match id.map(|id| skills::by_id(conn, id)) {
-        Some(Ok(s)) => Some((s.name, s.version)),
+        Some(Ok(s)) => Some((s.header.name, s.header.version)),
         _ => None,
     };
     let skill = |t: &Subject<SkillId>| skills::find(conn, &t.agent, &t.name).ok().flatten();
@@ -319,7 +319,7 @@ fn parked(ws: &Workspace, file: &std::path::Path) -> Option<(String, crate::cata
     let all = skills::all(ws.store.conn()).ok()?;
     all.into_iter()
         .find(|s| !s.status.is_live() && std::path::Path::new(&s.path) == folder)
-        .map(|s| (s.name, s.status))
+        .map(|s| (s.header.name, s.header.status))
 }
 
 /// The live folders an op touches, as the catalog has them (called before and after the op,
@@ -336,7 +336,7 @@ fn folders(ws: &Workspace, op: &Op) -> Vec<PathBuf> {
                 out.push(PathBuf::from(path));
             }
             if let Some(skill) = c.target_skill_id.and_then(|id| skills::by_id(conn, id).ok()) {
-                out.push(PathBuf::from(skill.path));
+                out.push(PathBuf::from(skill.header.path));
             }
         }
         Op::Lesson(..) => out.push(ws.paths.skills_dir.join(&ws.config.lessons.playbook_name)),
@@ -346,7 +346,7 @@ fn folders(ws: &Workspace, op: &Op) -> Vec<PathBuf> {
         | Op::ApproveEdit(t)
         | Op::Rollback(t, _) => {
             if let Ok(Some(skill)) = skills::find(conn, &t.agent, &t.name) {
-                out.push(PathBuf::from(skill.path));
+                out.push(PathBuf::from(skill.header.path));
             }
         }
     }

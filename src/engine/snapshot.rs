@@ -14,6 +14,7 @@ use anyhow::Result;
 use chrono::{Days, NaiveDate};
 use rusqlite::Connection;
 
+use crate::catalog::SkillHeader;
 use crate::packages::{self, PackageDetail};
 use crate::store::Store;
 use crate::usage::missed::Uptake;
@@ -33,7 +34,7 @@ pub struct Snapshot {
     pub generation: u64,
     pub watching: Arc<Watching>,
     pub candidates: Arc<Vec<CandidateView>>,
-    pub skills: Arc<Vec<SkillRow>>,
+    pub skills: Arc<Vec<SkillLine>>,
     /// Rates for the skills in view, by skill id.
     pub health: Arc<HashMap<i64, Health>>,
     /// Timeline and versions of the selected skill.
@@ -74,7 +75,7 @@ pub struct UndoOffer {
 /// nothing the person would notice changed.
 pub fn changes(before: &Snapshot, after: &Snapshot) -> Vec<String> {
     let mut out = Vec::new();
-    let old: HashMap<i64, &SkillRow> = before.skills.iter().map(|s| (s.id, s)).collect();
+    let old: HashMap<i64, &SkillLine> = before.skills.iter().map(|s| (s.id, s)).collect();
     let mut moved = Vec::new();
     let mut added: u64 = 0;
     for s in after.skills.iter() {
@@ -173,12 +174,12 @@ pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> 
     }
     let wanted: std::collections::HashSet<i64> =
         view.visible.iter().copied().chain(view.selected).collect();
-    let by_id: HashMap<i64, &SkillRow> = if wanted.is_empty() {
+    let by_id: HashMap<i64, &SkillLine> = if wanted.is_empty() {
         HashMap::new()
     } else {
         snap.skills.iter().filter(|s| wanted.contains(&s.id)).map(|s| (s.id, s)).collect()
     };
-    let visible: Vec<&SkillRow> =
+    let visible: Vec<&SkillLine> =
         view.visible.iter().filter_map(|id| by_id.get(id).copied()).collect();
     let (health, selected_timeline) = load_health(store, &visible, view.selected)?;
     snap.health = Arc::new(health);
@@ -357,18 +358,10 @@ impl TargetSkill {
     }
 }
 
+/// A skill as the console lists it: its header and what the list sorts by.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SkillRow {
-    pub id: i64,
-    pub agent: String,
-    pub name: String,
-    pub status: crate::catalog::SkillStatus,
-    pub protected: bool,
-    pub version: i64,
-    /// The skill's folder.
-    pub path: String,
-    /// Edited by hand since its approval: in the queue until approved or rolled back.
-    pub needs_review: bool,
+pub struct SkillLine {
+    pub header: SkillHeader,
     /// Outcomes on record, for sorting by use.
     pub uses: i64,
     /// Success rate over every outcome on record (`None` before any), for sorting by rate.
@@ -381,14 +374,10 @@ pub struct SkillRow {
     pub effect: Option<crate::usage::effects::Standing>,
 }
 
-impl SkillRow {
-    /// `name`, or `agent:name` outside the default agent.
-    pub fn label(&self) -> String {
-        if self.agent == "default" {
-            self.name.clone()
-        } else {
-            format!("{}:{}", self.agent, self.name)
-        }
+impl std::ops::Deref for SkillLine {
+    type Target = SkillHeader;
+    fn deref(&self) -> &SkillHeader {
+        &self.header
     }
 }
 
@@ -453,7 +442,7 @@ impl VersionRow {
 /// skill shows its draft as saved in `staging_dir` (what promote moves live, edits included).
 pub fn load_candidates(
     store: &Store,
-    skills: &[SkillRow],
+    skills: &[SkillLine],
     staging_dir: &std::path::Path,
 ) -> Result<Vec<CandidateView>> {
     let mut open: Vec<draft::CandidateView> = draft::list_candidates(store, None)?
@@ -461,7 +450,7 @@ pub fn load_candidates(
         .filter(|c| c.status == crate::draft::CandidateStatus::Candidate)
         .collect();
     open.sort_by(|a, b| (&a.created_at, a.id).cmp(&(&b.created_at, b.id)));
-    let targets: HashMap<i64, &SkillRow> = open
+    let targets: HashMap<i64, &SkillLine> = open
         .iter()
         .filter_map(|c| c.target_skill_id)
         .filter_map(|id| skills.iter().find(|s| s.id == id).map(|s| (id, s)))
@@ -470,7 +459,7 @@ pub fn load_candidates(
     let trials = crate::trial::record::latest_by_candidate(store.conn())?;
     for c in open {
         let workflow = draft::candidates::workflow_of(store.conn(), c.id)?;
-        let live_of = |skill: &SkillRow| -> Result<TargetSkill> {
+        let live_of = |skill: &SkillLine| -> Result<TargetSkill> {
             let live = lifecycle::versions(store, skill.id)?.pop().map(|v| v.content);
             Ok(TargetSkill {
                 id: skill.id,
@@ -535,7 +524,7 @@ pub fn load_candidates(
 
 /// Live skills edited since their approval, as queue rows: the diff is the edit. A skill a
 /// trial says makes things worse is one too (its text may be unchanged: the diff is empty).
-fn review_rows(store: &Store, skills: &[SkillRow]) -> Result<Vec<CandidateView>> {
+fn review_rows(store: &Store, skills: &[SkillLine]) -> Result<Vec<CandidateView>> {
     let mut out = Vec::new();
     for s in skills.iter().filter(|s| s.needs_review) {
         let row = crate::catalog::skills::by_id(store.conn(), s.id)?;
@@ -573,7 +562,7 @@ fn review_rows(store: &Store, skills: &[SkillRow]) -> Result<Vec<CandidateView>>
                     status: s.status,
                 },
             },
-            agent: s.agent.clone(),
+            agent: s.agent_id.clone(),
             name: s.name.clone(),
             description: Some(description.into()),
             source: None,
@@ -597,27 +586,20 @@ fn review_rows(store: &Store, skills: &[SkillRow]) -> Result<Vec<CandidateView>>
 }
 
 /// Every skill, ordered by agent and name, with its overall rate and last use for sorting.
-pub fn load_skills(conn: &Connection) -> Result<Vec<SkillRow>> {
+pub fn load_skills(conn: &Connection) -> Result<Vec<SkillLine>> {
     let rows = crate::catalog::skills::console_rows(conn)?;
     let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
     let mut last_used = crate::catalog::invocations::last_used_each(conn, &ids)?;
     let effects = crate::usage::effects::standings(conn)?;
     Ok(rows
         .into_iter()
-        .map(|r| SkillRow {
+        .map(|r| SkillLine {
             rate: (r.uses > 0).then(|| r.successes as f64 / r.uses as f64),
             last_used: last_used.remove(&r.id),
-            id: r.id,
-            agent: r.agent_id,
-            name: r.name,
-            status: r.status,
-            protected: r.protected,
-            version: r.version,
-            path: r.path,
-            needs_review: r.needs_review,
             uses: r.uses,
             stale: r.stale,
             effect: effects.get(&r.id).copied(),
+            header: r.header,
         })
         .collect())
 }
@@ -630,7 +612,7 @@ pub fn load_skills(conn: &Connection) -> Result<Vec<SkillRow>> {
 /// a skill with a long record is read once.
 pub fn load_health(
     store: &Store,
-    skills: &[&SkillRow],
+    skills: &[&SkillLine],
     keep: Option<i64>,
 ) -> Result<(HashMap<i64, Health>, Option<lifecycle::Timeline>)> {
     let mut out = HashMap::with_capacity(skills.len());
@@ -657,7 +639,7 @@ pub fn load_health(
 /// `timeline`: the skill's, if already read.
 pub fn load_detail(
     store: &Store,
-    skill: &SkillRow,
+    skill: &SkillLine,
     candidates: &[CandidateView],
     timeline: Option<lifecycle::Timeline>,
 ) -> Result<SkillDetail> {

@@ -8,19 +8,14 @@ use serde::Serialize;
 use super::outcomes::store_window;
 use super::tally::{self, Tally};
 pub use crate::catalog::events::TimelineEvent;
-use crate::catalog::{SkillStatus, events, invocations, skills};
+use crate::catalog::{SkillHeader, events, invocations, skills};
 use crate::store::Store;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct SkillView {
-    pub id: i64,
-    pub name: String,
-    pub agent_id: String,
-    pub status: SkillStatus,
-    pub protected: bool,
-    pub needs_review: bool,
+    #[serde(flatten)]
+    pub header: SkillHeader,
     pub is_auto_created: bool,
-    pub version: i64,
     /// Rolling success rate over the window; `null` before any invocation.
     pub rate: Option<f64>,
     pub window_uses: u32,
@@ -30,9 +25,15 @@ pub struct SkillView {
     pub last_used_at: Option<String>,
     /// Unused for `lifecycle.stale_days` since then (usage, beside the outcome status).
     pub stale_since: Option<String>,
-    pub path: String,
     /// What `skilldeck validate` reports as errors for the live folder (empty when it passes).
     pub spec_errors: Vec<String>,
+}
+
+impl std::ops::Deref for SkillView {
+    type Target = SkillHeader;
+    fn deref(&self) -> &SkillHeader {
+        &self.header
+    }
 }
 
 /// The errors `skilldeck validate` reports for the skill folder `folder`, as `field: reason`
@@ -64,14 +65,7 @@ pub fn audit(store: &Store, agent: Option<&str>) -> Result<Vec<SkillView>> {
         .map(|s| {
             let t = tallies.get(&s.id).unwrap_or(&empty);
             SkillView {
-                id: s.id,
-                name: s.name,
-                agent_id: s.agent_id,
-                status: s.status,
-                protected: s.protected,
-                needs_review: s.needs_review,
                 is_auto_created: s.is_auto_created,
-                version: s.version,
                 rate: t.window_rate(),
                 window_uses: t.window_uses,
                 success_count: t.successes,
@@ -83,7 +77,7 @@ pub fn audit(store: &Store, agent: Option<&str>) -> Result<Vec<SkillView>> {
                     true => spec_errors(std::path::Path::new(&s.path)),
                     false => Vec::new(),
                 },
-                path: s.path,
+                header: s.header,
             }
         })
         .collect();

@@ -62,8 +62,8 @@ pub fn features(
             let recent = recent.get(&s.id).copied().unwrap_or(0);
             SkillFeatures {
                 skill_id: s.id,
-                agent_id: s.agent_id,
-                name: s.name,
+                agent_id: s.header.agent_id.clone(),
+                name: s.header.name.clone(),
                 status: s.status,
                 skill_age_days: (age * 1000.0).round() / 1000.0,
                 skill_success_rate: t.window_rate(),

@@ -7,7 +7,7 @@ use super::sweep::{StatusChange, judge_now};
 use super::tally::{Tally, tally_one};
 use super::{SkillRow, find_skill, require_skill, versions};
 use crate::catalog::invocations::{self, NewInvocation};
-use crate::catalog::{InvocationSource, SkillStatus, skills};
+use crate::catalog::{InvocationSource, SkillHeader, skills};
 use crate::model::Outcome;
 use crate::store::{Store, now_rfc3339};
 use crate::workspace::Workspace;
@@ -63,13 +63,8 @@ pub fn record(
 /// A skill's figures as `stats` shows them, computed from the invocation record.
 #[derive(Debug, Clone, Serialize)]
 pub struct SkillStats {
-    pub id: i64,
-    pub name: String,
-    pub agent_id: String,
-    pub status: SkillStatus,
-    pub protected: bool,
-    pub needs_review: bool,
-    pub version: i64,
+    #[serde(flatten)]
+    pub header: SkillHeader,
     pub success_count: u64,
     pub failure_count: u64,
     pub last_outcome: Option<Outcome>,
@@ -83,6 +78,13 @@ pub struct SkillStats {
     pub failure_streak: u32,
 }
 
+impl std::ops::Deref for SkillStats {
+    type Target = SkillHeader;
+    fn deref(&self) -> &SkillHeader {
+        &self.header
+    }
+}
+
 pub fn stats(store: &Store, agent: &str, skill: &str) -> Result<SkillStats> {
     let row = require_skill(store.conn(), agent, skill)?;
     let window = store_window(store)?;
@@ -93,13 +95,7 @@ pub fn stats(store: &Store, agent: &str, skill: &str) -> Result<SkillStats> {
 
 pub(crate) fn stats_of(row: &SkillRow, t: &Tally, window: usize) -> SkillStats {
     SkillStats {
-        id: row.id,
-        name: row.name.clone(),
-        agent_id: row.agent_id.clone(),
-        status: row.status,
-        protected: row.protected,
-        needs_review: row.needs_review,
-        version: row.version,
+        header: row.header.clone(),
         success_count: t.successes,
         failure_count: t.failures,
         last_outcome: t.last_outcome,

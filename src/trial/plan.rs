@@ -247,7 +247,7 @@ fn subject(ws: &Workspace, agent: &str, target: &str) -> Result<Subject> {
         if let Some((skill_id, _)) = crate::catalog::skills::promoted_from(conn, id, &c.agent_id)?
             && c.target_skill_id.is_none()
         {
-            let name = crate::catalog::skills::by_id(conn, skill_id)?.name;
+            let name = crate::catalog::skills::by_id(conn, skill_id)?.header.name;
             return live_skill(ws, &c.agent_id, &name);
         }
         let name = c.target_skill_name.clone().unwrap_or_else(|| c.name.clone());
@@ -284,8 +284,8 @@ fn live_skill(ws: &Workspace, agent: &str, name: &str) -> Result<Subject> {
     let requests = candidate.as_ref().map(requests_of).unwrap_or_default();
     let flags = candidate.map(|c| c.flags.into_iter().map(|f| f.reason).collect());
     Ok(Subject {
-        name: row.name,
-        skill_id: Some(row.id),
+        name: row.header.name,
+        skill_id: Some(row.header.id),
         candidate_id: r.candidate_id,
         source: ArmSkill::Folder(folder),
         skill_md,

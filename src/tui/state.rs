@@ -8,7 +8,7 @@ use ratatui::layout::Rect;
 use super::keys::KeyMap;
 use super::layout;
 use crate::catalog::SkillStatus;
-use crate::engine::snapshot::{CandidateView, SkillRow, Snapshot};
+use crate::engine::snapshot::{CandidateView, SkillLine, Snapshot};
 use crate::engine::{CandidateId, Progress, SkillId, Subject, View};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -308,7 +308,7 @@ impl UiState {
         self.queue_rows =
             (0..snap.candidates.len()).filter(|&i| fuzzy(&snap.candidates[i].name, f)).collect();
         let state = self.state_filter.and_then(|i| STATE_FILTERS.get(i)).copied();
-        let in_state = |s: &SkillRow| match state {
+        let in_state = |s: &SkillLine| match state {
             None => true,
             Some(StateFilter::Pinned) => s.protected,
             Some(StateFilter::Status(status)) => s.status == status,
@@ -467,7 +467,7 @@ impl UiState {
         self.queue_rows.get(self.queue_sel).and_then(|&i| snap.candidates.get(i))
     }
 
-    pub fn skill<'s>(&self, snap: &'s Snapshot) -> Option<&'s SkillRow> {
+    pub fn skill<'s>(&self, snap: &'s Snapshot) -> Option<&'s SkillLine> {
         self.skill_rows.get(self.skills_sel).and_then(|&i| snap.skills.get(i))
     }
 

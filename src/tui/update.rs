@@ -332,7 +332,7 @@ fn rollback_to(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
     }
     let target = Subject {
         id: SkillId(skill.id),
-        agent: skill.agent.clone(),
+        agent: skill.agent_id.clone(),
         name: skill.name.clone(),
         seen: None,
     };
@@ -527,7 +527,7 @@ fn skill_op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Command
     }
     let Some(s) = ui.skill(snap) else { return say(ui, "no skill selected") };
     let target =
-        Subject { id: SkillId(s.id), agent: s.agent.clone(), name: s.name.clone(), seen: None };
+        Subject { id: SkillId(s.id), agent: s.agent_id.clone(), name: s.name.clone(), seen: None };
     Some(Command::Op(match action {
         Action::ToggleProtected => Op::SetProtected(target, !s.protected),
         Action::Archive => Op::Archive(target),
@@ -612,19 +612,21 @@ mod tests {
     use ratatui::layout::Rect;
 
     use super::*;
-    use crate::engine::snapshot::SkillRow;
+    use crate::engine::snapshot::SkillLine;
 
     fn skills(n: i64) -> Snapshot {
         let rows = (0..n)
-            .map(|id| SkillRow {
-                id,
-                agent: "default".into(),
-                name: format!("skill-{id:03}"),
-                status: SkillStatus::Healthy,
-                protected: id == 1,
-                version: 1,
-                path: format!("/skills/skill-{id:03}"),
-                needs_review: false,
+            .map(|id| SkillLine {
+                header: crate::catalog::SkillHeader {
+                    id,
+                    agent_id: "default".into(),
+                    name: format!("skill-{id:03}"),
+                    status: SkillStatus::Healthy,
+                    protected: id == 1,
+                    version: 1,
+                    path: format!("/skills/skill-{id:03}"),
+                    needs_review: false,
+                },
                 uses: 0,
                 rate: None,
                 last_used: None,

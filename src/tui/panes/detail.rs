@@ -11,7 +11,7 @@ use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use super::queue::short_date;
 use super::skills::{rate_over, state_word};
-use crate::engine::snapshot::{SkillRow, Snapshot};
+use crate::engine::snapshot::{SkillLine, Snapshot};
 use crate::packages::PackageDetail;
 use crate::text::safe::inline;
 use crate::tui::state::UiState;
@@ -171,7 +171,7 @@ fn uptake_lines(u: &Uptake, theme: Theme, lines: &mut Vec<Line<'static>>) {
 /// Missed triggers listed in the detail (`skilldeck stats NAME --uptake` lists them all).
 const MISSED_SHOWN: usize = 8;
 
-fn header<'a>(skill: &SkillRow, snap: &Snapshot, theme: Theme) -> Line<'a> {
+fn header<'a>(skill: &SkillLine, snap: &Snapshot, theme: Theme) -> Line<'a> {
     Line::from(vec![
         Span::styled(format!("{} ", skill.name), theme.title()),
         Span::styled(state_word(skill).to_owned(), theme.state(skill.status)),

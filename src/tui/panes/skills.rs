@@ -7,20 +7,20 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Row, Table, TableState};
 
 use super::queue::watching_lines;
-use crate::engine::snapshot::{Health, SkillRow, Snapshot};
+use crate::engine::snapshot::{Health, SkillLine, Snapshot};
 use crate::tui::state::UiState;
 use crate::tui::theme::Theme;
 
 /// The word shown for a skill's health: its real status, pinned or not (the pin is a flag
 /// beside it, so a pinned skill that is failing still reads `warning`).
-pub fn state_word(s: &SkillRow) -> &'static str {
+pub fn state_word(s: &SkillLine) -> &'static str {
     s.status.as_str()
 }
 
 /// Marks beside the state: `pinned` for a protected skill, `review` for one edited by hand since
 /// its approval (it waits in the queue), `stale` for one unused for `lifecycle.stale_days`,
 /// `spec` for one `skilldeck validate` reports errors for.
-pub fn flags(s: &SkillRow, health: Option<&Health>) -> String {
+pub fn flags(s: &SkillLine, health: Option<&Health>) -> String {
     let spec = health.is_some_and(|h| !h.spec_errors.is_empty());
     let marks =
         [(s.protected, "pinned"), (s.needs_review, "review"), (s.stale, "stale"), (spec, "spec")];
