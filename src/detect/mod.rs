@@ -331,7 +331,7 @@ fn task_unit(
         calls,
     };
     if !steering {
-        return lead_in(conn, turn, calls, alone);
+        return lead_in(conn, alone(calls));
     }
     let mut chain: Vec<(i64, String)> = Vec::new();
     let mut head: Option<(i64, String)> = None;
@@ -343,48 +343,73 @@ fn task_unit(
             break;
         }
     }
-    let Some(head) = head.or_else(|| chain.pop()) else { return Ok(alone(calls)) };
+    let Some(head) = head.or_else(|| chain.pop()) else { return lead_in(conn, alone(calls)) };
     let mut unit =
         TaskUnit { head: head.0, request: head.1, turns: vec![head.0], calls: Vec::new() };
     unit.calls.extend(workflows::load_calls(conn, head.0)?);
     for (id, _) in chain.into_iter().rev() {
         unit.turns.push(id);
+        unit.calls.push(mine::turn_break());
         unit.calls.extend(workflows::load_calls(conn, id)?);
     }
     unit.turns.push(turn.id);
+    unit.calls.push(mine::turn_break());
     unit.calls.extend(calls);
-    Ok(unit)
+    lead_in(conn, unit)
 }
 
-/// A task whose request before it did too little to stand alone (a look at a folder before "make
-/// a dashboard of this", `gt doctor` before `gt doctor --fix`): that request opened the work,
-/// which spans both turns. Otherwise the task alone.
-fn lead_in(
-    conn: &Connection,
-    turn: &Turn,
-    calls: Vec<mine::RawCall>,
-    alone: impl FnOnce(Vec<mine::RawCall>) -> TaskUnit,
-) -> Result<TaskUnit> {
-    let Some(prev) = crate::ingest::earlier_turns(conn, turn.id, 1)?.into_iter().next() else {
-        return Ok(alone(calls));
-    };
-    if signature::short_reply(&prev.user_input) || sequence::is_smoke_test(&prev.user_input) {
-        return Ok(alone(calls));
+/// Most turns walked back to find where a task's investigation began.
+const MAX_LEAD_TURNS: usize = 4;
+
+/// A task whose requests before it only prepared it: a request that did too little to stand
+/// alone (a look at a folder before "make a dashboard of this", `gt doctor` before `gt doctor
+/// --fix`) or only looked (read the plan and the sources, then "what should we do?", then "go
+/// with phase 0"). The first of them asked for the work, which spans all those turns; a turn that
+/// did nothing at all is passed over but never opens it. A steering reply, a smoke test or a
+/// turn that changed something ends the walk.
+fn lead_in(conn: &Connection, mut unit: TaskUnit) -> Result<TaskUnit> {
+    let earlier = crate::ingest::earlier_turns(conn, unit.head, MAX_LEAD_TURNS)?;
+    let mut passed: Vec<(i64, Vec<mine::RawCall>)> = Vec::new();
+    let mut opened: Option<usize> = None;
+    for (i, prev) in earlier.iter().enumerate() {
+        if sequence::is_smoke_test(&prev.user_input)
+            || is_steering(&prev.user_input, answers(&earlier, i + 1))
+        {
+            break;
+        }
+        let calls = workflows::load_calls(conn, prev.id)?;
+        let steps = mine::turn_sequence(&calls).steps;
+        let work: Vec<&str> =
+            steps.iter().map(|o| o.0.as_str()).filter(|k| *k != mine::CHANGE_STEP).collect();
+        let prepared = if steps.is_empty() {
+            false
+        } else {
+            let small = work.len() < 2;
+            let looked = work.len() == steps.len() && work.iter().all(|k| crate::step::only_looks(k));
+            if !(small || looked) {
+                break;
+            }
+            true
+        };
+        passed.push((prev.id, calls));
+        if prepared {
+            opened = Some(passed.len());
+        }
     }
-    let before = workflows::load_calls(conn, prev.id)?;
-    let steps = mine::turn_sequence(&before).steps;
-    let small = !steps.is_empty() && steps.iter().filter(|o| o.0 != mine::CHANGE_STEP).count() < 2;
-    if !small {
-        return Ok(alone(calls));
+    let Some(n) = opened else { return Ok(unit) };
+    let head = earlier[n - 1].id;
+    let request = earlier[n - 1].user_input.clone();
+    let mut turns = Vec::new();
+    let mut calls = Vec::new();
+    for (id, c) in passed.into_iter().take(n).rev() {
+        turns.push(id);
+        calls.extend(c);
+        calls.push(mine::turn_break());
     }
-    let mut unit_calls = before;
-    unit_calls.extend(calls);
-    Ok(TaskUnit {
-        head: prev.id,
-        request: prev.user_input,
-        turns: vec![prev.id, turn.id],
-        calls: unit_calls,
-    })
+    turns.append(&mut unit.turns);
+    calls.append(&mut unit.calls);
+    unit = TaskUnit { head, request, turns, calls };
+    Ok(unit)
 }
 
 /// Whether the reply after `earlier[i]` answers the agent: it asked something at the end of that
