@@ -495,6 +495,15 @@ pub fn key_words(key: &str) -> String {
 /// What a step acts on, as name words: an MCP tool's name without its verb
 /// (`mcp__jira__get_ticket` → `jira ticket`); other steps as `key_words`.
 fn step_object(key: &str) -> String {
+    // A file read is named by the file: "review" + `docs/EXECPLAN.md` is `review-execplan`.
+    if let Some(path) = key.strip_prefix("file:Read:")
+        && let Some(name) = path.rsplit('/').next().filter(|n| !n.contains('*'))
+    {
+        let stem = name.split('.').next().unwrap_or(name);
+        if !stem.is_empty() {
+            return key_words(stem);
+        }
+    }
     let words = key_words(key);
     let Some(tool) = key.strip_prefix("mcp:") else { return words };
     // `mcp__server__verb_noun`: the server, then the tool's name without its leading verb.
@@ -642,6 +651,12 @@ mod tests {
             name(&["OK, so first commit the changes related to the previous task"]).unwrap(),
             "commit-changes"
         );
+    }
+
+    #[test]
+    fn a_read_file_completes_a_verb_by_its_name() {
+        assert_eq!(step_object("file:Read:docs/EXECPLAN.md"), "EXECPLAN");
+        assert_eq!(step_object("file:Read:*.md"), "Read   md");
     }
 
     #[test]
