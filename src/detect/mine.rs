@@ -164,7 +164,11 @@ pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
     let mut i = 0;
     while i < expanded.len() {
         let (obs, err) = &expanded[i];
-        if *err && let Some(j) = expanded[i + 1..].iter().position(|(o, e)| o.0 == obs.0 && !e) {
+        // A retry is the same command: `gt daemon logs` after a failed `gt daemon start` is not.
+        let retry = |(o, e): &(Obs, bool)| {
+            o.0 == obs.0 && !e && !other_variant(&obs.0, obs.1.as_deref(), o.1.as_deref())
+        };
+        if *err && let Some(j) = expanded[i + 1..].iter().position(retry) {
             let j = i + 1 + j;
             let mut fix: Vec<String> = Vec::new();
             for (o, _) in &expanded[i + 1..j] {
@@ -214,7 +218,10 @@ pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
             }
             continue;
         }
-        if steps.last().is_some_and(|l| l.0 == obs.0) {
+        if steps
+            .last()
+            .is_some_and(|l| l.0 == obs.0 && !other_variant(&l.0, l.1.as_deref(), obs.1.as_deref()))
+        {
             continue;
         }
         steps.push(obs);
@@ -397,6 +404,15 @@ pub fn split_variants(members: &mut [Member], min_sessions: usize) {
                 obs.0 = format!("{} {word}", obs.0);
             }
         }
+    }
+}
+
+/// Whether two runs of step `key` name different variants (`gt daemon start`, `gt daemon
+/// logs`): other commands of one CLI, not a repeat or a retry.
+fn other_variant(key: &str, a: Option<&str>, b: Option<&str>) -> bool {
+    match (variant_word(key, a), variant_word(key, b)) {
+        (Some(x), Some(y)) => x != y,
+        _ => false,
     }
 }
 

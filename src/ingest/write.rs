@@ -470,6 +470,24 @@ pub fn earlier_turns(conn: &Connection, turn_id: i64, limit: usize) -> Result<Ve
     rows.collect::<rusqlite::Result<Vec<_>>>().context("reading a session's earlier turns")
 }
 
+/// How many sessions asked a task with the same signature as turn `turn_id` (counted up to
+/// `cap`); `None` when that turn has no signature (a steering reply, not detected yet).
+pub fn sessions_asking_as(conn: &Connection, turn_id: i64, cap: usize) -> Result<Option<usize>> {
+    let signature: Option<String> = conn
+        .prepare_cached("SELECT signature FROM turns WHERE id = ?1")?
+        .query_row([turn_id], |r| r.get(0))
+        .optional()?
+        .flatten();
+    let Some(signature) = signature.filter(|s| !s.is_empty()) else { return Ok(None) };
+    let n: i64 = conn
+        .prepare_cached(
+            "SELECT count(*) FROM (SELECT DISTINCT session_id FROM turns
+             WHERE signature = ?1 AND signature <> '' LIMIT ?2)",
+        )?
+        .query_row(params![signature, cap as i64], |r| r.get(0))?;
+    Ok(Some(n as usize))
+}
+
 /// Marks turns consumed by detection, each with its task signature (`""` when empty): one
 /// statement per few hundred turns rather than one per turn.
 pub fn mark_detected(conn: &Connection, marks: &[(i64, String)]) -> Result<()> {

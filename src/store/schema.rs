@@ -23,6 +23,7 @@ pub const MIGRATIONS: &[&str] = &[
     V_PROPOSAL_BASE,
     V_TRIALS,
     V_PROPOSED_WORKFLOWS,
+    V_ASKED_SESSIONS,
 ];
 
 const V1: &str = r#"
@@ -605,4 +606,11 @@ CREATE INDEX skill_trials_candidate ON skill_trials(candidate_id, id);
 const V_PROPOSED_WORKFLOWS: &str = r#"
 CREATE INDEX IF NOT EXISTS skill_candidates_proposed_workflows
     ON skill_candidates(agent_id) WHERE evidence_only = 0 AND source = 'workflow';
+"#;
+
+/// Sessions that asked a task the same way (its signature), counted when work asked for in a
+/// fixed way is judged: a seek over the turns that carry that signature.
+const V_ASKED_SESSIONS: &str = r#"
+CREATE INDEX IF NOT EXISTS turns_signature_session
+    ON turns(signature, session_id) WHERE signature IS NOT NULL AND signature <> '';
 "#;
