@@ -20,6 +20,7 @@ mod console_trust;
 mod console_undo;
 mod corpora_snapshot;
 mod danger;
+mod db_access;
 mod demo;
 mod detect;
 mod determinism;
