@@ -193,13 +193,11 @@ fn read_full(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
 mod tests {
     use super::*;
 
+    /// A line as seen: bytes, offset, index, mended, over_cap.
+    type Seen = (Vec<u8>, u64, u64, bool, Option<usize>);
+
     /// Every line of `text` as (bytes, offset, index, mended, over_cap), read `chunk` at a time.
-    fn all(
-        text: &[u8],
-        start: u64,
-        chunk: usize,
-        cap: usize,
-    ) -> (Vec<(Vec<u8>, u64, u64, bool, Option<usize>)>, Scan) {
+    fn all(text: &[u8], start: u64, chunk: usize, cap: usize) -> (Vec<Seen>, Scan) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
         std::fs::write(&path, text).unwrap();
@@ -232,7 +230,7 @@ mod tests {
         }
         // From a stored offset: the same lines at the same offsets, counted from 1.
         let (from_9, s) = all(text, 9, 3, 12);
-        let places = |ls: &[(Vec<u8>, u64, u64, bool, Option<usize>)]| -> Vec<(Vec<u8>, u64)> {
+        let places = |ls: &[Seen]| -> Vec<(Vec<u8>, u64)> {
             ls.iter().map(|l| (l.0.clone(), l.1)).collect()
         };
         assert_eq!(places(&from_9), places(&whole[1..]));
