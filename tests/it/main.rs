@@ -38,6 +38,7 @@ mod identity;
 mod ingest;
 mod ingest_formats;
 mod ingest_incremental;
+mod ingest_memory;
 mod ingest_outcomes;
 mod layers;
 mod learn;
