@@ -23,8 +23,9 @@ const NUL_SNIFF: u64 = 8 << 10;
 /// Lines at the head of the new bytes that may tell their format.
 const DETECT_LINES: usize = 64;
 /// The longest line parsed: 64 MiB (a Claude Code line with pasted images runs to a few MiB).
-/// A longer one is blanked before parsing and reported as skipped; the offset moves past it, so
-/// no later run (a hook at every session end) parses it again.
+/// A longer one is counted as it streams past (never held), handed to the parser as a blank line
+/// and reported as skipped; the offset moves past it, so no later run (a hook at every session
+/// end) reads it again.
 pub const LINE_CAP: usize = 64 << 20;
 const LIMITS: chunks::Limits = chunks::Limits { chunk: chunks::CHUNK_BYTES, cap: LINE_CAP };
 
