@@ -9,6 +9,9 @@ use std::ops::ControlFlow;
 /// Bytes read from the file at a time.
 pub const CHUNK_BYTES: usize = 4 << 20;
 
+/// A carried line longer than this is given the cap's room at once.
+const LONG_LINE: usize = 1 << 20;
+
 /// One complete line of the bytes read.
 pub struct Line<'a> {
     /// Without its `\n` (and a `\r` before it); invalid UTF-8 read as `?`, one byte for one.
@@ -116,10 +119,15 @@ impl Carried {
             self.skipped = Some(self.bytes.len() + piece.len());
             self.bytes = Vec::new();
         } else {
-            // Grown by doubling as usual, but never past the cap.
+            // Small lines grow by doubling; a long one gets the cap's room at once, one large
+            // allocation the system maps lazily and takes back whole, rather than a trail of
+            // ever larger copies left behind in the heap.
             let need = self.bytes.len() + piece.len();
             if need > self.bytes.capacity() {
-                let grown = need.max(2 * self.bytes.capacity()).min(self.cap);
+                let grown = match need > LONG_LINE {
+                    true => self.cap,
+                    false => need.max(2 * self.bytes.capacity()).min(self.cap),
+                };
                 self.bytes.reserve_exact(grown - self.bytes.len());
             }
             self.bytes.extend_from_slice(piece);
