@@ -123,16 +123,36 @@ fn raw_json<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de [u8]>, D::Err
 
 /// Parses the new bytes of a Claude Code file into `sink`; returns (next offset, lines read).
 pub fn parse(sink: &mut Sink, buf: &[u8], base: u64) -> (u64, u64) {
-    let mut streams = resume_streams(sink);
+    let mut parser = Parser::new(sink);
     let lines_before = sink.lines_before;
-    let mut quotes = scan::Quotes::default();
     let result = for_each_line(buf, base, lines_before, |bytes, offset, line_no| {
-        line(sink, &mut streams, bytes, &mut quotes, offset, line_no);
+        parser.line(sink, bytes, offset, line_no);
     });
-    for turn in streams.into_iter().flatten() {
-        sink.settle(turn);
-    }
+    parser.finish(sink);
     result
+}
+
+/// The parse of one file's new bytes fed line by line (as a chunked read hands them on): the
+/// turns still open between lines, settled by [`Parser::finish`] after the last.
+pub struct Parser {
+    streams: [Option<TurnBuilder>; 2],
+    quotes: scan::Quotes,
+}
+
+impl Parser {
+    pub fn new(sink: &mut Sink) -> Parser {
+        Parser { streams: resume_streams(sink), quotes: scan::Quotes::default() }
+    }
+
+    pub fn line(&mut self, sink: &mut Sink, bytes: &[u8], offset: u64, line_no: u64) {
+        line(sink, &mut self.streams, bytes, &mut self.quotes, offset, line_no);
+    }
+
+    pub fn finish(self, sink: &mut Sink) {
+        for turn in self.streams.into_iter().flatten() {
+            sink.settle(turn);
+        }
+    }
 }
 
 /// The turns an earlier run left open: stream 0 is the main conversation, stream 1 the

@@ -7,6 +7,7 @@
 //! the start. Files are parsed on worker threads; one writer stores each file's rows together
 //! with its new offset, in few large transactions.
 
+mod chunks;
 mod claude;
 mod codex;
 mod files;

@@ -2,7 +2,7 @@
 //! `O` back to proposed. Each becomes an engine op, whose twin is `skilldeck lessons …`.
 
 use super::action::Action;
-use super::state::UiState;
+use super::state::{Confirm, UiState};
 use crate::engine::snapshot::Snapshot;
 use crate::engine::{Command, Op, Target};
 use crate::lessons::{Evidence, Lesson, LessonStatus};
@@ -29,6 +29,16 @@ pub fn op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Command> 
         return None;
     }
     let target = Target { id: l.id, name: format!("lesson #{}", l.id), ..Target::default() };
+    // A lesson that stands for a dangerous command reaches the agent as an instruction once
+    // live: asked first, with the flag shown (the CLI's twin needs `--yes`).
+    let goes_live = |s: LessonStatus| matches!(s, LessonStatus::Approved | LessonStatus::Pinned);
+    if goes_live(status)
+        && !goes_live(l.status)
+        && let Some(flags) = snap.lesson_flags.get(&l.id)
+    {
+        ui.confirm = Some(Confirm::LessonFlagged(target, status, flags.clone()));
+        return None;
+    }
     Some(Command::Op(Op::Lesson(target, status)))
 }
 

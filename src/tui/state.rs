@@ -87,6 +87,8 @@ pub enum Confirm {
     RollbackTo(Target, i64),
     /// A candidate flagged for text aimed at the agent or a dangerous command: promote anyway.
     PromoteFlagged(Target, usize),
+    /// A lesson standing for a dangerous command (the flags' reasons): approve or pin anyway.
+    LessonFlagged(Target, crate::lessons::LessonStatus, Vec<String>),
     /// `u`: take back the last change (`what`, made `ago`), numbered `seq` by the engine.
     Undo {
         seq: u64,
@@ -613,6 +615,7 @@ pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comma
                 }
                 Confirm::ApproveEdit(t) => Op::ApproveEdit(t),
                 Confirm::PromoteFlagged(t, _) => Op::Promote(t),
+                Confirm::LessonFlagged(t, status, _) => Op::Lesson(t, status),
                 Confirm::Rollback(t, version) | Confirm::RollbackTo(t, version) => {
                     Op::Rollback(t, version)
                 }
