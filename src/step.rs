@@ -14,6 +14,8 @@ use serde::Deserialize;
 use crate::text::redact;
 use crate::workflow::{CheckKind, StepKind};
 
+mod inline;
+
 /// Longest detail kept per call.
 const MAX_DETAIL: usize = 300;
 
@@ -68,6 +70,10 @@ pub fn of_call(tool: &str, input: &[u8], cwd: Option<&str>) -> CallStep {
                 _ => None,
             };
             match text {
+                // A patch sent through the shell is the edit it applies, as the tool's own is.
+                Some(t) if t.trim_start().starts_with("apply_patch") && t.contains("*** ") => {
+                    patch(&t, cwd)
+                }
                 Some(t) => shell(&t),
                 None => CallStep { step: format!("tool:{tool}"), detail: None },
             }
@@ -478,7 +484,7 @@ pub fn shell(command: &str) -> CallStep {
     let command = redact::secrets(command);
     let mut keys: Vec<String> = Vec::new();
     for segment in segments(&command) {
-        if let Some(key) = head_key(&segment) {
+        if let Some(key) = segment_key(&segment, &command) {
             let key = format!("sh:{key}");
             if keys.last() != Some(&key) {
                 keys.push(key);
@@ -489,6 +495,16 @@ pub fn shell(command: &str) -> CallStep {
         keys.push("sh:".to_string());
     }
     CallStep { step: keys.join("\n"), detail: Some(clip(&command).to_string()) }
+}
+
+/// The step key words of one command of `command` (see [`head_key`]); an inline script is keyed
+/// by the library it imports (`python import openpyxl`).
+pub fn segment_key(segment: &str, command: &str) -> Option<String> {
+    let key = head_key(segment)?;
+    Some(match key.as_str() {
+        "python" | "node" => inline::key(&key, segment, command).unwrap_or(key),
+        _ => key,
+    })
 }
 
 /// The commands of a compound line, split on `&&`, `||`, `;` and newlines outside quotes; each
@@ -1055,6 +1071,16 @@ pub fn lcs<T: PartialEq>(a: &[T], b: &[T]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_patch_sent_through_the_shell_is_the_edit_and_an_inline_script_its_library() {
+        let cmd = r#"{"command":"apply_patch <<'PATCH'\n*** Begin Patch\n*** Update File: docs/PLAN.md\n@@\n-a\n+b\n*** End Patch\nPATCH"}"#;
+        let s = of_call("shell_command", cmd.as_bytes(), None);
+        assert_eq!(s.step, "file:Edit:docs/*.md");
+        assert_eq!(s.detail.as_deref(), Some("docs/PLAN.md"));
+        let s = shell(r#"pip3 install openpyxl && python3 -c "import openpyxl""#);
+        assert_eq!(s.step, "sh:pip3 install\nsh:python import openpyxl");
+    }
 
     #[test]
     fn a_shell_loop_is_its_body_commands() {

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::step::{
     command_words, file_role, head_key, is_generic, is_transparent, lcs, procedure_path, read_path,
-    segments, shell_reads,
+    segment_key, segments, shell_reads,
 };
 
 /// Longest sequence of specific steps kept per task or loop iteration: alignment is quadratic in
@@ -64,7 +64,7 @@ fn split_detail(keys: &[&str], detail: Option<&str>) -> Vec<Option<String>> {
     }
     let mut segs: Vec<(String, String)> = segments(detail)
         .into_iter()
-        .filter_map(|s| head_key(&s).map(|k| (format!("sh:{k}"), s)))
+        .filter_map(|s| segment_key(&s, detail).map(|k| (format!("sh:{k}"), s)))
         .collect();
     keys.iter()
         .map(|k| {

@@ -400,6 +400,10 @@ fn lead_in(conn: &Connection, mut unit: TaskUnit) -> Result<TaskUnit> {
         let steps = seq.steps;
         let work: Vec<&str> =
             steps.iter().map(|o| o.0.as_str()).filter(|k| *k != mine::CHANGE_STEP).collect();
+        // A skill used does a whole procedure: that turn stood alone.
+        if steps.iter().any(|o| o.0.starts_with("skill:")) {
+            break;
+        }
         let prepared = if steps.is_empty() {
             false
         } else {
