@@ -851,6 +851,13 @@ pub fn evidence(
     let requests = requests_of(&rows);
     let trigger = trigger_of(&rows, &consensus, &dfs);
     let ats: Vec<&str> = rows.iter().filter_map(|m| m.at.as_deref()).collect();
+    let keys: Vec<&str> = sightings.iter().take(TITLED).map(|s| s.session_key.as_str()).collect();
+    let mut titles: Vec<String> = Vec::new();
+    for t in crate::ingest::session_titles(conn, agent, &keys)? {
+        if !titles.contains(&t) {
+            titles.push(t);
+        }
+    }
     let ev = WorkflowEvidence {
         agent_id: agent.to_string(),
         steps,
@@ -862,6 +869,7 @@ pub fn evidence(
         last_seen: ats.iter().max().map(|s| s.to_string()),
         trigger,
         chore,
+        titles,
     };
     Ok(Some((ev, evidence_only)))
 }
@@ -1054,6 +1062,7 @@ pub fn evidence_of_turns(
         last_seen: None,
         trigger: None,
         chore: false,
+        titles: Vec::new(),
     })
 }
 
@@ -1155,6 +1164,9 @@ fn requests_of(rows: &[MemberRow]) -> Vec<String> {
     }
     requests
 }
+
+/// Sessions whose titles a workflow's evidence reads.
+const TITLED: usize = 8;
 
 /// A prompt this long said word for word in two sessions is a template, not a request.
 const TEMPLATE_CHARS: usize = 160;

@@ -565,7 +565,9 @@ pub fn base_name(ev: &WorkflowEvidence) -> String {
             .find(|s| !s.optional && s.kind != crate::workflow::StepKind::Change)
             .map(|s| &s.key)
     });
-    let text = match (from_requests(&ev.requests), step) {
+    // Requests in words no verb list knows: the agent's titles of the sessions say it in words.
+    let asked = from_requests(&ev.requests).or_else(|| from_requests(&ev.titles));
+    let text = match (asked, step) {
         (Some(name), Some(step)) if !name.contains('-') => format!("{name} {}", step_object(step)),
         (Some(name), _) => name,
         // Requests in words no verb list knows: what triggers the work, else its first step.

@@ -33,8 +33,6 @@ const IGNORED_TYPES: &[&str] = &[
     "attachment",
     "last-prompt",
     "custom-title",
-    // Claude Code's own title of the session: a summary of what was asked, written by a model.
-    "ai-title",
     "agent-name",
     "tag",
 ];
@@ -68,6 +66,9 @@ pub(super) struct Line<'a> {
     /// A `system` line's kind: `turn_duration` and `stop_hook_summary` close the turn.
     #[serde(default, deserialize_with = "lenient_str")]
     pub(super) subtype: Option<Cow<'a, str>>,
+    /// An `ai-title` line's title of the session.
+    #[serde(rename = "aiTitle", default, deserialize_with = "lenient_str")]
+    pub(super) ai_title: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize, Default, Debug, PartialEq)]
@@ -207,6 +208,14 @@ pub(super) fn apply(
         {
             if let Some(turn) = streams[0].as_mut() {
                 turn.open.ended = true;
+            }
+            return;
+        }
+        // Claude Code's own title of the session, a model's summary of what was asked: evidence
+        // of the work, in words even when the prompts are menu codes or another language.
+        "ai-title" => {
+            if let (Some(session), Some(title)) = (parsed.session_id.as_deref(), parsed.ai_title) {
+                sink.title(session, &title);
             }
             return;
         }
@@ -373,6 +382,7 @@ fn fast_line<'a>(bytes: &'a [u8], quotes: &'a scan::Quotes) -> Option<Line<'a>> 
             b"sourceToolUseID" => seen.read(9, &mut line.source_tool_use_id, v.lenient_str()),
             b"uuid" => seen.read(10, &mut line.uuid, v.lenient_str()),
             b"subtype" => seen.read(11, &mut line.subtype, v.lenient_str()),
+            b"aiTitle" => seen.read(12, &mut line.ai_title, v.lenient_str()),
             k if k.contains(&b'\\') => None,
             _ => v.skip(),
         })?;

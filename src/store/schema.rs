@@ -24,6 +24,7 @@ pub const MIGRATIONS: &[&str] = &[
     V_TRIALS,
     V_PROPOSED_WORKFLOWS,
     V_ASKED_SESSIONS,
+    V_SESSION_TITLES,
 ];
 
 const V1: &str = r#"
@@ -613,4 +614,9 @@ CREATE INDEX IF NOT EXISTS skill_candidates_proposed_workflows
 const V_ASKED_SESSIONS: &str = r#"
 CREATE INDEX IF NOT EXISTS turns_signature_session
     ON turns(signature, session_id) WHERE signature IS NOT NULL AND signature <> '';
+"#;
+
+/// The agent's own title of a session (Claude Code's `ai-title` lines), evidence of what was asked.
+const V_SESSION_TITLES: &str = r#"
+ALTER TABLE sessions ADD COLUMN title TEXT;
 "#;
