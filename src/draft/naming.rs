@@ -504,6 +504,13 @@ fn step_object(key: &str) -> String {
             return key_words(stem);
         }
     }
+    // An edit by role is named by the folder it is in (`docs/*.md` is `docs`), else `files`.
+    if let Some(role) = key.strip_prefix("file:Edit:").filter(|r| r.contains('*')) {
+        return match role.rsplit_once('/') {
+            Some((dir, _)) if !dir.contains('*') => key_words(dir),
+            _ => "files".to_string(),
+        };
+    }
     let words = key_words(key);
     let Some(tool) = key.strip_prefix("mcp:") else { return words };
     // `mcp__server__verb_noun`: the server, then the tool's name without its leading verb.
@@ -572,6 +579,10 @@ pub fn base_name(ev: &WorkflowEvidence) -> String {
         (Some(name), _) => name,
         // Requests in words no verb list knows: what triggers the work, else its first step.
         (None, _) if trigger.is_some() => return trigger.unwrap_or_default(),
+        // An edit by role (`Edit docs/*.md`) names no procedure: a noun the requests share does.
+        (None, Some(step)) if step.starts_with("file:Edit:") && step.contains('*') => {
+            shared_noun(&ev.requests).unwrap_or_else(|| format!("update {}", step_object(step)))
+        }
         (None, Some(step)) => key_words(step),
         (None, None) => "workflow".to_string(),
     };
@@ -658,6 +669,9 @@ mod tests {
     #[test]
     fn a_read_file_completes_a_verb_by_its_name() {
         assert_eq!(step_object("file:Read:docs/EXECPLAN.md"), "EXECPLAN");
+        // An edit by role names its folder, never the role's pattern (`edit-docs-md`).
+        assert_eq!(step_object("file:Edit:docs/*.md"), "docs");
+        assert_eq!(step_object("file:Edit:*.rs"), "files");
         assert_eq!(step_object("file:Read:*.md"), "Read   md");
     }
 
