@@ -99,7 +99,30 @@ pub fn of_call(tool: &str, input: &[u8], cwd: Option<&str>) -> CallStep {
             let name = parsed.skill.as_deref().unwrap_or("");
             CallStep { step: format!("skill:{}", key_word(name)), detail: None }
         }
-        t if t.starts_with("mcp__") => CallStep { step: format!("mcp:{t}"), detail: None },
+        // An MCP tool that runs a command (`ssh_exec`, a remote shell) is named by it too: the
+        // command is the work (`pm2 restart`), the tool only where it runs.
+        t if t.starts_with("mcp__") => {
+            let command = match (&parsed.command, &parsed.cmd) {
+                (Some(Command::Text(c)), _) => Some(c.as_ref()),
+                (None, Some(c)) => Some(c.as_ref()),
+                _ => None,
+            };
+            let run = command.and_then(|c| {
+                let c = redact::secrets(c);
+                let head = segments(&c)
+                    .iter()
+                    .filter_map(|s| segment_key(s, &c))
+                    .find(|k| !is_generic(&format!("sh:{k}")))?;
+                Some((head, clip(&c).to_string()))
+            });
+            match run {
+                Some((head, detail)) => {
+                    let head: Vec<String> = head.split(' ').map(key_word).collect();
+                    CallStep { step: format!("mcp:{t} {}", head.join(" ")), detail: Some(detail) }
+                }
+                None => CallStep { step: format!("mcp:{t}"), detail: None },
+            }
+        }
         t => CallStep {
             step: format!("tool:{t}"),
             detail: parsed.path.as_deref().map(|p| clip_redact(relative(p, cwd))),
@@ -1080,6 +1103,21 @@ mod tests {
         assert_eq!(s.detail.as_deref(), Some("docs/PLAN.md"));
         let s = shell(r#"pip3 install openpyxl && python3 -c "import openpyxl""#);
         assert_eq!(s.step, "sh:pip3 install\nsh:python import openpyxl");
+    }
+
+    #[test]
+    fn an_mcp_tool_that_runs_a_command_is_named_by_it() {
+        let s = of_call(
+            "mcp__ssh__ssh_exec",
+            br#"{"host":"prod","command":"cd /srv/app && pm2 restart api"}"#,
+            None,
+        );
+        assert_eq!(s.step, "mcp:mcp__ssh__ssh_exec pm2 restart");
+        let s = of_call("mcp__ssh__ssh_exec", br#"{"command":"pm2 restart api"}"#, None);
+        assert_eq!(s.step, "mcp:mcp__ssh__ssh_exec pm2 restart");
+        assert_eq!(s.detail.as_deref(), Some("pm2 restart api"));
+        let s = of_call("mcp__github__create_issue", br#"{"title":"x"}"#, None);
+        assert_eq!(s.step, "mcp:mcp__github__create_issue");
     }
 
     #[test]
