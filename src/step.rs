@@ -27,6 +27,20 @@ pub struct CallStep {
     pub detail: Option<String>,
 }
 
+/// The members of a tool input `of_call` reads (`Input`'s fields): ingest hands it an object of
+/// just these, taken in the pass that reads the input's shape.
+pub const INPUT_FIELDS: &[&str] = &[
+    "command",
+    "cmd",
+    "file_path",
+    "notebook_path",
+    "path",
+    "subagent_type",
+    "skill",
+    "input",
+    "workdir",
+];
+
 #[derive(Deserialize, Default)]
 struct Input<'a> {
     #[serde(borrow, default)]

@@ -156,17 +156,21 @@ pub fn observe(
         if keys.len() < 2 && !chore {
             continue;
         }
-        let by_steps = if chore {
-            None
-        } else {
-            best_workflow(conn, turn.agent_id, &keys, similarity, rare_ok, &asked)?
-        };
         let id = match loop_workflow {
             Some(id) => id,
-            None => match by_steps {
-                Some(id) => id,
-                None => start_workflow(conn, turn.agent_id, &keys, now)?,
-            },
+            // Aligned by steps only when no workflow was asked for this way (else its reads
+            // are wasted: the request's workflow takes the part whatever it aligns with).
+            None => {
+                let by_steps = if chore {
+                    None
+                } else {
+                    best_workflow(conn, turn.agent_id, &keys, similarity, rare_ok, &asked)?
+                };
+                match by_steps {
+                    Some(id) => id,
+                    None => start_workflow(conn, turn.agent_id, &keys, now)?,
+                }
+            }
         };
         if loop_core.is_some() || asked_for {
             loop_workflow = Some(id);

@@ -15,7 +15,7 @@ use super::lenient::{Lenient, lenient_bool, lenient_str};
 use super::parse::{Sink, for_each_line, json_reason};
 use super::prompt::{CLAUDE_INTERRUPTION, claude_prompt};
 use super::scan;
-use super::shape::{TooDeep, shape_of_valid_json};
+use super::shape::{ShapeAndMembers, TooDeep, shape_and_members};
 use super::turn::TurnBuilder;
 use crate::step;
 
@@ -101,7 +101,7 @@ struct Block<'a> {
     id: Option<Cow<'a, str>>,
     #[serde(default, deserialize_with = "lenient_str")]
     name: Option<Cow<'a, str>>,
-    /// The input's JSON text, kept as bytes: only its shape and a Skill's name are read.
+    /// The input's JSON text, kept as bytes: only its shape and the members a step reads are.
     #[serde(borrow, default, deserialize_with = "raw_json")]
     input: Option<&'a [u8]>,
     #[serde(default, deserialize_with = "lenient_str")]
@@ -476,22 +476,23 @@ fn mark_interruption(turn: &mut TurnBuilder, text: &str) {
     }
 }
 
-/// The input shape of each `tool_use` block, in order; `TooDeep` refuses the whole line.
-fn call_shapes(message: &Message) -> Result<Vec<String>, TooDeep> {
+/// The input shape of each `tool_use` block, in order, with the members of its input a step
+/// reads (see `shape_and_members`); `TooDeep` refuses the whole line.
+fn call_shapes(message: &Message) -> Result<Vec<ShapeAndMembers>, TooDeep> {
     let Some(Content::Blocks(blocks)) = &message.content else {
         return Ok(Vec::new());
     };
     blocks
         .iter()
         .filter(|b| b.kind.as_deref() == Some("tool_use"))
-        .map(|b| shape_of_valid_json(b.input.unwrap_or(b"null")))
+        .map(|b| shape_and_members(b.input.unwrap_or(b"null"), step::INPUT_FIELDS))
         .collect()
 }
 
 fn assistant(
     turn: &mut TurnBuilder,
     message: &Message,
-    shapes: Vec<String>,
+    shapes: Vec<ShapeAndMembers>,
     api_error: bool,
     at: Option<&str>,
     cwd: Option<&str>,
@@ -525,7 +526,12 @@ fn assistant(
         match b.kind.as_deref() {
             Some("tool_use") => {
                 let name = b.name.as_deref().unwrap_or("");
-                let input = b.input.unwrap_or(b"null");
+                let (shape, members) = shapes.next().unwrap_or_default();
+                // What the step reads, parsed once; a patch's text is read whole.
+                let input = match members.as_deref() {
+                    Some(members) if name != "apply_patch" => members,
+                    _ => b.input.unwrap_or(b"null"),
+                };
                 let skill = if name == "Skill" {
                     serde_json::from_slice::<SkillInput>(input)
                         .ok()
@@ -533,7 +539,6 @@ fn assistant(
                 } else {
                     None
                 };
-                let shape = shapes.next().unwrap_or_default();
                 let step = step::of_call(name, input, cwd);
                 turn.add_call(b.id.as_deref(), name, shape, step, skill, at);
                 if name == "Read"
