@@ -8,7 +8,9 @@
 //!
 //! Env: `SKILLDECK_BENCH_SIZES` (MB of each tree, default `300,1500`; each made under
 //! `/tmp/skilldeck-bench-<MB>/projects` by `../shared/tools/make-bench-corpus` when missing),
-//! `SKILLDECK_BENCH_ROUNDS` (5), `SKILLDECK_CCUSAGE` (else `ccusage` on PATH).
+//! `SKILLDECK_BENCH_ROUNDS` (5), `SKILLDECK_CCUSAGE` (else `ccusage` on PATH),
+//! `SKILLDECK_BENCH_BEFORE` (another `skilldeck` binary, say a release build of the commit before
+//! a change: its two runs join the rounds, for a before/after measured under the same load).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -25,7 +27,18 @@ struct Run {
 #[path = "corpus/mod.rs"]
 mod corpus;
 
-const CONTENDERS: [&str; 3] = ["ccusage", "skilldeck ingest", "skilldeck ingest --no-detect"];
+/// One contender: ccusage, or a `skilldeck` binary's whole ingest or reading alone.
+struct Contender {
+    name: String,
+    skilldeck: Option<(PathBuf, bool)>,
+}
+
+impl Contender {
+    fn skilldeck(label: &str, bin: &Path, detect: bool) -> Self {
+        let what = if detect { "ingest" } else { "ingest --no-detect" };
+        Contender { name: format!("{label}{what}"), skilldeck: Some((bin.to_path_buf(), detect)) }
+    }
+}
 
 fn main() {
     let sizes: Vec<u64> = std::env::var("SKILLDECK_BENCH_SIZES")
@@ -40,12 +53,22 @@ fn main() {
         .or_else(|| on_path("ccusage"))
         .expect("ccusage not found: npm i -g ccusage@20.0.14 @ccusage/ccusage-linux-x64@20.0.14");
     let skilldeck = Path::new(env!("CARGO_BIN_EXE_skilldeck"));
+    let mut contenders = vec![
+        Contender { name: "ccusage".into(), skilldeck: None },
+        Contender::skilldeck("skilldeck ", skilldeck, true),
+        Contender::skilldeck("skilldeck ", skilldeck, false),
+    ];
+    if let Some(before) = std::env::var_os("SKILLDECK_BENCH_BEFORE").map(PathBuf::from) {
+        contenders.push(Contender::skilldeck("before: ", &before, true));
+        contenders.push(Contender::skilldeck("before: ", &before, false));
+    }
+    let n = contenders.len();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
         "{rounds} rounds per tree, contenders alternating; {cores} cores; {}",
         ccusage.display()
     );
-    let mut per_mb: Vec<(f64, [Duration; 3])> = Vec::new();
+    let mut per_mb: Vec<(f64, Vec<Duration>)> = Vec::new();
     for mb in sizes {
         let root = PathBuf::from(format!("/tmp/skilldeck-bench-{mb}"));
         let projects = root.join("projects");
@@ -54,24 +77,24 @@ fn main() {
         }
         let bytes = warm(&projects);
         let size = bytes as f64 / 1_048_576.0;
-        let mut runs: [Vec<Run>; 3] = Default::default();
+        let mut runs: Vec<Vec<Run>> = (0..n).map(|_| Vec::new()).collect();
         for round in 0..rounds {
-            for k in 0..3 {
-                let which = (round + k) % 3;
-                let run = match which {
-                    0 => timed(
+            for k in 0..n {
+                let which = (round + k) % n;
+                let run = match &contenders[which].skilldeck {
+                    None => timed(
                         Command::new(&ccusage)
                             .args(["daily", "--json", "--offline"])
                             .env("CLAUDE_CONFIG_DIR", &root),
                     ),
-                    _ => {
+                    Some((bin, detect)) => {
                         let ws = tempfile::tempdir().expect("tempdir");
-                        let mut c = Command::new(skilldeck);
+                        let mut c = Command::new(bin);
                         c.arg("--db").arg(ws.path().join("db.sqlite"));
                         c.arg("--skills-dir").arg(ws.path().join("skills"));
                         c.arg("--config").arg(ws.path().join("none.toml"));
                         c.env("HOME", ws.path()).arg("ingest");
-                        if which == 2 {
+                        if !detect {
                             c.arg("--no-detect");
                         }
                         timed(c.arg(&projects))
@@ -82,36 +105,41 @@ fn main() {
         }
         println!("\n{} ({size:.1} MB)", projects.display());
         let med: Vec<(Duration, Duration, i64)> = runs.iter().map(|r| medians(r)).collect();
-        for (name, (wall, cpu, peak)) in CONTENDERS.iter().zip(&med) {
+        for (c, (wall, cpu, peak)) in contenders.iter().zip(&med) {
             println!(
-                "  {name:<30} wall {:>7.3} s  cpu {:>7.3} s  peak {:>6.1} MiB  ({:.0} MB/s)",
+                "  {:<30} wall {:>7.3} s  cpu {:>7.3} s  peak {:>6.1} MiB  ({:.0} MB/s)",
+                c.name,
                 wall.as_secs_f64(),
                 cpu.as_secs_f64(),
                 *peak as f64 / 1024.0,
                 size / wall.as_secs_f64()
             );
         }
-        let (cc, full, read) = (med[0], med[1], med[2]);
         let r = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
-        println!(
-            "  whole ingest / ccusage: wall {:.2}x, cpu {:.2}x (target <= 1.0); \
-             --no-detect / ccusage: wall {:.2}x, cpu {:.2}x (target <= 0.7); \
-             peak memory / ccusage: {:.2}x (target <= 0.5)",
-            r(full.0, cc.0),
-            r(full.1, cc.1),
-            r(read.0, cc.0),
-            r(read.1, cc.1),
-            full.2 as f64 / cc.2 as f64
-        );
-        per_mb.push((size, [cc.0, full.0, read.0]));
+        let cc = med[0];
+        for (pair, who) in med[1..].chunks(2).zip(contenders[1..].chunks(2)) {
+            let (full, read) = (pair[0], pair[1]);
+            let label = who[0].name.trim_end_matches("ingest");
+            println!(
+                "  {label}whole ingest / ccusage: wall {:.2}x, cpu {:.2}x (target <= 1.0); \
+                 --no-detect / ccusage: wall {:.2}x, cpu {:.2}x (target <= 0.7); \
+                 peak memory / ccusage: {:.2}x (target <= 0.5)",
+                r(full.0, cc.0),
+                r(full.1, cc.1),
+                r(read.0, cc.0),
+                r(read.1, cc.1),
+                full.2 as f64 / cc.2 as f64
+            );
+        }
+        per_mb.push((size, med.iter().map(|m| m.0).collect()));
     }
     if let (Some(small), Some(big)) = (per_mb.first(), per_mb.last())
         && big.0 > small.0
     {
         println!("\ngrowth, time per MB at {:.0} MB over {:.0} MB (1.0 = linear):", big.0, small.0);
-        for (k, name) in CONTENDERS.iter().enumerate() {
-            let rate = |(mb, t): &(f64, [Duration; 3])| t[k].as_secs_f64() / mb;
-            println!("  {name:<30} {:.2}", rate(big) / rate(small));
+        for (k, c) in contenders.iter().enumerate() {
+            let rate = |(mb, t): &(f64, Vec<Duration>)| t[k].as_secs_f64() / mb;
+            println!("  {:<30} {:.2}", c.name, rate(big) / rate(small));
         }
     }
 }

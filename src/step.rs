@@ -14,6 +14,8 @@ use serde::Deserialize;
 use crate::text::redact;
 use crate::workflow::{CheckKind, StepKind};
 
+mod inline;
+
 /// Longest detail kept per call.
 const MAX_DETAIL: usize = 300;
 
@@ -24,6 +26,20 @@ pub struct CallStep {
     pub step: String,
     pub detail: Option<String>,
 }
+
+/// The members of a tool input `of_call` reads (`Input`'s fields): ingest hands it an object of
+/// just these, taken in the pass that reads the input's shape.
+pub const INPUT_FIELDS: &[&str] = &[
+    "command",
+    "cmd",
+    "file_path",
+    "notebook_path",
+    "path",
+    "subagent_type",
+    "skill",
+    "input",
+    "workdir",
+];
 
 #[derive(Deserialize, Default)]
 struct Input<'a> {
@@ -68,6 +84,10 @@ pub fn of_call(tool: &str, input: &[u8], cwd: Option<&str>) -> CallStep {
                 _ => None,
             };
             match text {
+                // A patch sent through the shell is the edit it applies, as the tool's own is.
+                Some(t) if t.trim_start().starts_with("apply_patch") && t.contains("*** ") => {
+                    patch(&t, cwd)
+                }
                 Some(t) => shell(&t),
                 None => CallStep { step: format!("tool:{tool}"), detail: None },
             }
@@ -93,7 +113,30 @@ pub fn of_call(tool: &str, input: &[u8], cwd: Option<&str>) -> CallStep {
             let name = parsed.skill.as_deref().unwrap_or("");
             CallStep { step: format!("skill:{}", key_word(name)), detail: None }
         }
-        t if t.starts_with("mcp__") => CallStep { step: format!("mcp:{t}"), detail: None },
+        // An MCP tool that runs a command (`ssh_exec`, a remote shell) is named by it too: the
+        // command is the work (`pm2 restart`), the tool only where it runs.
+        t if t.starts_with("mcp__") => {
+            let command = match (&parsed.command, &parsed.cmd) {
+                (Some(Command::Text(c)), _) => Some(c.as_ref()),
+                (None, Some(c)) => Some(c.as_ref()),
+                _ => None,
+            };
+            let run = command.and_then(|c| {
+                let c = redact::secrets(c);
+                let head = segments(&c)
+                    .iter()
+                    .filter_map(|s| segment_key(s, &c))
+                    .find(|k| !is_generic(&format!("sh:{k}")))?;
+                Some((head, clip(&c).to_string()))
+            });
+            match run {
+                Some((head, detail)) => {
+                    let head: Vec<String> = head.split(' ').map(key_word).collect();
+                    CallStep { step: format!("mcp:{t} {}", head.join(" ")), detail: Some(detail) }
+                }
+                None => CallStep { step: format!("mcp:{t}"), detail: None },
+            }
+        }
         t => CallStep {
             step: format!("tool:{t}"),
             detail: parsed.path.as_deref().map(|p| clip_redact(relative(p, cwd))),
@@ -478,7 +521,7 @@ pub fn shell(command: &str) -> CallStep {
     let command = redact::secrets(command);
     let mut keys: Vec<String> = Vec::new();
     for segment in segments(&command) {
-        if let Some(key) = head_key(&segment) {
+        if let Some(key) = segment_key(&segment, &command) {
             let key = format!("sh:{key}");
             if keys.last() != Some(&key) {
                 keys.push(key);
@@ -489,6 +532,16 @@ pub fn shell(command: &str) -> CallStep {
         keys.push("sh:".to_string());
     }
     CallStep { step: keys.join("\n"), detail: Some(clip(&command).to_string()) }
+}
+
+/// The step key words of one command of `command` (see [`head_key`]); an inline script is keyed
+/// by the library it imports (`python import openpyxl`).
+pub fn segment_key(segment: &str, command: &str) -> Option<String> {
+    let key = head_key(segment)?;
+    Some(match key.as_str() {
+        "python" | "node" => inline::key(&key, segment, command).unwrap_or(key),
+        _ => key,
+    })
 }
 
 /// The commands of a compound line, split on `&&`, `||`, `;` and newlines outside quotes; each
@@ -1055,6 +1108,31 @@ pub fn lcs<T: PartialEq>(a: &[T], b: &[T]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_patch_sent_through_the_shell_is_the_edit_and_an_inline_script_its_library() {
+        let cmd = r#"{"command":"apply_patch <<'PATCH'\n*** Begin Patch\n*** Update File: docs/PLAN.md\n@@\n-a\n+b\n*** End Patch\nPATCH"}"#;
+        let s = of_call("shell_command", cmd.as_bytes(), None);
+        assert_eq!(s.step, "file:Edit:docs/*.md");
+        assert_eq!(s.detail.as_deref(), Some("docs/PLAN.md"));
+        let s = shell(r#"pip3 install openpyxl && python3 -c "import openpyxl""#);
+        assert_eq!(s.step, "sh:pip3 install\nsh:python import openpyxl");
+    }
+
+    #[test]
+    fn an_mcp_tool_that_runs_a_command_is_named_by_it() {
+        let s = of_call(
+            "mcp__ssh__ssh_exec",
+            br#"{"host":"prod","command":"cd /srv/app && pm2 restart api"}"#,
+            None,
+        );
+        assert_eq!(s.step, "mcp:mcp__ssh__ssh_exec pm2 restart");
+        let s = of_call("mcp__ssh__ssh_exec", br#"{"command":"pm2 restart api"}"#, None);
+        assert_eq!(s.step, "mcp:mcp__ssh__ssh_exec pm2 restart");
+        assert_eq!(s.detail.as_deref(), Some("pm2 restart api"));
+        let s = of_call("mcp__github__create_issue", br#"{"title":"x"}"#, None);
+        assert_eq!(s.step, "mcp:mcp__github__create_issue");
+    }
 
     #[test]
     fn a_shell_loop_is_its_body_commands() {

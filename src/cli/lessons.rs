@@ -138,8 +138,7 @@ fn confirmed(ws: &crate::workspace::Workspace, id: i64, yes: bool) -> Result<i64
 }
 
 fn danger(conn: &rusqlite::Connection, l: &Lesson) -> Result<Vec<crate::text::injection::Flag>> {
-    let text = format!("{} {} {}", l.trigger, l.anti_pattern, l.correct_pattern);
-    lessons::guard::danger_flags(conn, &text, &l.evidence)
+    lessons::guard::lesson_danger(conn, l)
 }
 
 /// The playbook and blocks follow the decision (a no-op when they already do); the projects

@@ -123,6 +123,13 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
                 ),
                 Err(e) => crate::out!("  server: {}", inline(e)),
             }
+            if s.joined == Some(false) {
+                crate::out!(
+                    "  you ({}) have not joined team {}: run `skilldeck team init`",
+                    inline(&s.member),
+                    inline(&s.team)
+                );
+            }
             if !s.pulled.is_empty() {
                 crate::out!("  team skills here: {}", inline(&s.pulled.join(", ")));
             }

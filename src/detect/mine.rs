@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::step::{
     command_words, file_role, head_key, is_generic, is_transparent, lcs, procedure_path, read_path,
-    segments, shell_reads,
+    segment_key, segments, shell_reads,
 };
 
 /// Longest sequence of specific steps kept per task or loop iteration: alignment is quadratic in
@@ -64,7 +64,7 @@ fn split_detail(keys: &[&str], detail: Option<&str>) -> Vec<Option<String>> {
     }
     let mut segs: Vec<(String, String)> = segments(detail)
         .into_iter()
-        .filter_map(|s| head_key(&s).map(|k| (format!("sh:{k}"), s)))
+        .filter_map(|s| segment_key(&s, detail).map(|k| (format!("sh:{k}"), s)))
         .collect();
     keys.iter()
         .map(|k| {
@@ -116,11 +116,26 @@ fn run_shape(text: &str) -> Vec<String> {
     words(text).into_iter().filter(|w| w.starts_with('-') || !w.contains(['/', '.'])).collect()
 }
 
-/// A turn's calls as a sequence of specific steps.
+/// The step of a pseudo-call that opens the next turn of a task spanning turns.
+pub const TURN_BREAK: &str = "turn:";
+
+/// A pseudo-call between the calls of two turns of one task.
+pub fn turn_break() -> RawCall {
+    RawCall { step: TURN_BREAK.to_string(), detail: None, is_error: false }
+}
+
+/// A turn's (or a task's) calls as a sequence of specific steps.
 pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
     let mut expanded: Vec<(Obs, bool)> = Vec::new();
+    // The turn of the task each expanded step came from.
+    let mut turn_of: Vec<usize> = Vec::new();
+    let mut turn = 0;
     let mut all: HashSet<String> = HashSet::new();
     for call in calls {
+        if call.step == TURN_BREAK {
+            turn += 1;
+            continue;
+        }
         let keys: Vec<&str> = call.step.lines().filter(|k| !k.is_empty()).collect();
         let details = split_detail(&keys, call.detail.as_deref());
         let start = expanded.len();
@@ -132,6 +147,7 @@ pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
             for obs in procedure_steps(key, detail) {
                 all.insert(obs.0.clone());
                 expanded.push((obs, false));
+                turn_of.push(turn);
             }
         }
         // A compound line that failed failed at its last command (`git add x && git commit`
@@ -144,10 +160,15 @@ pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
     // retry fold into the retry.
     let mut failures: Vec<Failure> = Vec::new();
     let mut kept: Vec<(Obs, bool)> = Vec::new();
+    let mut kept_turn: Vec<usize> = Vec::new();
     let mut i = 0;
     while i < expanded.len() {
         let (obs, err) = &expanded[i];
-        if *err && let Some(j) = expanded[i + 1..].iter().position(|(o, e)| o.0 == obs.0 && !e) {
+        // A retry is the same command: `gt daemon logs` after a failed `gt daemon start` is not.
+        let retry = |(o, e): &(Obs, bool)| {
+            o.0 == obs.0 && !e && !other_variant(&obs.0, obs.1.as_deref(), o.1.as_deref())
+        };
+        if *err && let Some(j) = expanded[i + 1..].iter().position(retry) {
             let j = i + 1 + j;
             let mut fix: Vec<String> = Vec::new();
             for (o, _) in &expanded[i + 1..j] {
@@ -166,19 +187,22 @@ pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
             continue;
         }
         kept.push(expanded[i].clone());
+        kept_turn.push(turn_of[i]);
         i += 1;
     }
-    // Reading a file the task also edits is looking before the change, not a step of its own.
-    let edited: HashSet<String> = expanded
+    // Reading a file the same turn edits is looking before the change, not a step of its own
+    // (a file read while the request was discussed, and changed a turn later, is both).
+    let edited: HashSet<(usize, String)> = expanded
         .iter()
-        .filter(|(o, _)| o.0.starts_with("file:Edit:"))
-        .filter_map(|(o, _)| o.1.as_deref())
-        .flat_map(|d| d.split(' ').filter_map(read_path).collect::<Vec<_>>())
+        .zip(&turn_of)
+        .filter(|((o, _), _)| o.0.starts_with("file:Edit:"))
+        .filter_map(|((o, _), t)| o.1.as_deref().map(|d| (*t, d)))
+        .flat_map(|(t, d)| d.split(' ').filter_map(read_path).map(move |p| (t, p)))
         .collect();
     let mut steps: Vec<Obs> = Vec::new();
     let mut read: HashSet<String> = HashSet::new();
-    for (obs, _) in kept {
-        if obs.0.strip_prefix("file:Read:").is_some_and(|p| edited.contains(p)) {
+    for ((obs, _), t) in kept.into_iter().zip(kept_turn) {
+        if obs.0.strip_prefix("file:Read:").is_some_and(|p| edited.contains(&(t, p.to_string()))) {
             continue;
         }
         // Reading a procedure file again is not a new step.
@@ -194,7 +218,10 @@ pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
             }
             continue;
         }
-        if steps.last().is_some_and(|l| l.0 == obs.0) {
+        if steps
+            .last()
+            .is_some_and(|l| l.0 == obs.0 && !other_variant(&l.0, l.1.as_deref(), obs.1.as_deref()))
+        {
             continue;
         }
         steps.push(obs);
@@ -377,6 +404,15 @@ pub fn split_variants(members: &mut [Member], min_sessions: usize) {
                 obs.0 = format!("{} {word}", obs.0);
             }
         }
+    }
+}
+
+/// Whether two runs of step `key` name different variants (`gt daemon start`, `gt daemon
+/// logs`): other commands of one CLI, not a repeat or a retry.
+fn other_variant(key: &str, a: Option<&str>, b: Option<&str>) -> bool {
+    match (variant_word(key, a), variant_word(key, b)) {
+        (Some(x), Some(y)) => x != y,
+        _ => false,
     }
 }
 

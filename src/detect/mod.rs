@@ -131,10 +131,14 @@ pub(crate) fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<De
             } else {
                 Vec::new()
             };
-            let steering =
-                !turn.is_sidechain && is_steering(&turn.user_input, answers(&earlier, 0));
             let Prepared { signature, calls, smoke, mined } =
                 prepared.next().context("a prepared turn for each pending turn")?;
+            // A command typed for the agent to run (`gt enable`) asks for work, even as a reply.
+            let typed = mined.as_ref().is_some_and(|(_, own)| {
+                requests::command_key(&turn.user_input, &own.all_keys).is_some()
+            });
+            let steering =
+                !turn.is_sidechain && !typed && is_steering(&turn.user_input, answers(&earlier, 0));
             let signature = if steering { String::new() } else { signature };
             // Written with the batch: nothing in it reads a turn's mark or signature.
             marks.push((turn.id, signature.clone()));
@@ -152,6 +156,8 @@ pub(crate) fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<De
                     session_key: &turn.session_key,
                     project: turn.project.as_deref(),
                     request: &unit.request,
+                    asks: &unit.asks,
+                    turns: &unit.turns,
                     at: turn.ended_at.as_deref(),
                     success: turn.success,
                 };
@@ -311,6 +317,8 @@ struct TaskUnit {
     request: String,
     /// The turns of the task, request first.
     turns: Vec<i64>,
+    /// What each turn of the task said, in order: a command typed in any of them asks for it.
+    asks: Vec<String>,
     calls: Vec<mine::RawCall>,
 }
 
@@ -328,10 +336,11 @@ fn task_unit(
         head: turn.id,
         request: turn.user_input.clone(),
         turns: vec![turn.id],
+        asks: vec![turn.user_input.clone()],
         calls,
     };
     if !steering {
-        return lead_in(conn, turn, calls, alone);
+        return lead_in(conn, alone(calls));
     }
     let mut chain: Vec<(i64, String)> = Vec::new();
     let mut head: Option<(i64, String)> = None;
@@ -343,48 +352,91 @@ fn task_unit(
             break;
         }
     }
-    let Some(head) = head.or_else(|| chain.pop()) else { return Ok(alone(calls)) };
-    let mut unit =
-        TaskUnit { head: head.0, request: head.1, turns: vec![head.0], calls: Vec::new() };
+    let Some(head) = head.or_else(|| chain.pop()) else { return lead_in(conn, alone(calls)) };
+    let mut unit = TaskUnit {
+        head: head.0,
+        request: head.1.clone(),
+        turns: vec![head.0],
+        asks: vec![head.1],
+        calls: Vec::new(),
+    };
     unit.calls.extend(workflows::load_calls(conn, head.0)?);
-    for (id, _) in chain.into_iter().rev() {
+    for (id, said) in chain.into_iter().rev() {
         unit.turns.push(id);
+        unit.asks.push(said);
+        unit.calls.push(mine::turn_break());
         unit.calls.extend(workflows::load_calls(conn, id)?);
     }
     unit.turns.push(turn.id);
+    unit.asks.push(turn.user_input.clone());
+    unit.calls.push(mine::turn_break());
     unit.calls.extend(calls);
-    Ok(unit)
+    lead_in(conn, unit)
 }
 
-/// A task whose request before it did too little to stand alone (a look at a folder before "make
-/// a dashboard of this", `gt doctor` before `gt doctor --fix`): that request opened the work,
-/// which spans both turns. Otherwise the task alone.
-fn lead_in(
-    conn: &Connection,
-    turn: &Turn,
-    calls: Vec<mine::RawCall>,
-    alone: impl FnOnce(Vec<mine::RawCall>) -> TaskUnit,
-) -> Result<TaskUnit> {
-    let Some(prev) = crate::ingest::earlier_turns(conn, turn.id, 1)?.into_iter().next() else {
-        return Ok(alone(calls));
-    };
-    if signature::short_reply(&prev.user_input) || sequence::is_smoke_test(&prev.user_input) {
-        return Ok(alone(calls));
+/// Most turns walked back to find where a task's investigation began.
+const MAX_LEAD_TURNS: usize = 4;
+
+/// A task whose requests before it only prepared it: a request that did too little to stand
+/// alone (a look at a folder before "make a dashboard of this", `gt doctor` before `gt doctor
+/// --fix`) or only looked (read the plan and the sources, then "what should we do?", then "go
+/// with phase 0"). The first of them asked for the work, which spans all those turns; a turn that
+/// did nothing at all is passed over but never opens it. A steering reply, a smoke test or a
+/// turn that changed something ends the walk.
+fn lead_in(conn: &Connection, mut unit: TaskUnit) -> Result<TaskUnit> {
+    let earlier = crate::ingest::earlier_turns(conn, unit.head, MAX_LEAD_TURNS)?;
+    let mut passed: Vec<(i64, Vec<mine::RawCall>)> = Vec::new();
+    let mut opened: Option<usize> = None;
+    for (i, prev) in earlier.iter().enumerate() {
+        if sequence::is_smoke_test(&prev.user_input) {
+            break;
+        }
+        let calls = workflows::load_calls(conn, prev.id)?;
+        let seq = mine::turn_sequence(&calls);
+        let typed = requests::command_key(&prev.user_input, &seq.all_keys).is_some();
+        if !typed && is_steering(&prev.user_input, answers(&earlier, i + 1)) {
+            break;
+        }
+        let steps = seq.steps;
+        let work: Vec<&str> =
+            steps.iter().map(|o| o.0.as_str()).filter(|k| *k != mine::CHANGE_STEP).collect();
+        // A skill used does a whole procedure: that turn stood alone.
+        if steps.iter().any(|o| o.0.starts_with("skill:")) {
+            break;
+        }
+        let prepared = if steps.is_empty() {
+            false
+        } else {
+            let small = work.len() < 2;
+            let looked =
+                work.len() == steps.len() && work.iter().all(|k| crate::step::only_looks(k));
+            if !(small || looked) {
+                break;
+            }
+            true
+        };
+        passed.push((prev.id, calls));
+        if prepared {
+            opened = Some(passed.len());
+        }
     }
-    let before = workflows::load_calls(conn, prev.id)?;
-    let steps = mine::turn_sequence(&before).steps;
-    let small = !steps.is_empty() && steps.iter().filter(|o| o.0 != mine::CHANGE_STEP).count() < 2;
-    if !small {
-        return Ok(alone(calls));
+    let Some(n) = opened else { return Ok(unit) };
+    let head = earlier[n - 1].id;
+    let request = earlier[n - 1].user_input.clone();
+    let mut turns = Vec::new();
+    let mut asks = Vec::new();
+    let mut calls = Vec::new();
+    for (k, (id, c)) in passed.into_iter().take(n).enumerate().rev() {
+        turns.push(id);
+        asks.push(earlier[k].user_input.clone());
+        calls.extend(c);
+        calls.push(mine::turn_break());
     }
-    let mut unit_calls = before;
-    unit_calls.extend(calls);
-    Ok(TaskUnit {
-        head: prev.id,
-        request: prev.user_input,
-        turns: vec![prev.id, turn.id],
-        calls: unit_calls,
-    })
+    turns.append(&mut unit.turns);
+    asks.append(&mut unit.asks);
+    calls.append(&mut unit.calls);
+    unit = TaskUnit { head, request, turns, asks, calls };
+    Ok(unit)
 }
 
 /// Whether the reply after `earlier[i]` answers the agent: it asked something at the end of that

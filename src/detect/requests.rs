@@ -46,6 +46,46 @@ pub fn keys(request: &str) -> Vec<String> {
     out
 }
 
+/// Words of a request that is a command typed for the agent to run (`gt doctor --fix`).
+const MAX_COMMAND_WORDS: usize = 6;
+
+/// Prefix of the key of a command typed as the request.
+const COMMAND: &str = "req:$ ";
+
+/// The key of a request that is itself a command the task then ran (an in-house CLI typed as
+/// the ask: `gt doctor`, then `gt doctor --fix`), or that names one by its subcommand followed
+/// only by options (`run doctor --fix`): the program and subcommand, as the step key, whatever
+/// flags and values it was given. `ran` holds the task's step keys. A sentence that merely
+/// starts with a word the task also ran as a program is not one: the command's key must have a
+/// subcommand, and the task must have run exactly that.
+pub fn command_key(request: &str, ran: &[String]) -> Option<String> {
+    let text = request.trim().trim_end_matches(['.', '!']);
+    if text.contains('\n') || text.split_whitespace().nth(MAX_COMMAND_WORDS).is_some() {
+        return None;
+    }
+    let typed = crate::step::head_key(text)
+        .filter(|key| key.contains(' ') && ran.iter().any(|k| k.strip_prefix("sh:") == Some(key)));
+    if let Some(key) = typed {
+        return Some(format!("{COMMAND}{key}"));
+    }
+    // Named by its subcommand: the word is followed by options only, after at most three words.
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let at = words.iter().position(|w| w.starts_with("--"))?;
+    let named = words[..at].last()?;
+    if at > 4 || words[at..].iter().any(|w| !w.starts_with('-')) {
+        return None;
+    }
+    ran.iter()
+        .filter_map(|k| k.strip_prefix("sh:"))
+        .find(|k| k.split(' ').nth(1) == Some(named) && k.split(' ').count() == 2)
+        .map(|key| format!("{COMMAND}{key}"))
+}
+
+/// Whether `key` is the key of a command typed as the request.
+pub fn is_command_key(key: &str) -> bool {
+    key.starts_with(COMMAND)
+}
+
 /// A slash command the request opens with (`/speckit.implement args` → `speckit.implement`).
 fn slash_command(text: &str) -> Option<String> {
     let first = text.split_whitespace().next()?;
@@ -105,6 +145,21 @@ fn is_value(word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_command_typed_as_the_request_is_its_key_when_the_task_ran_it() {
+        let ran = vec!["sh:gt doctor".to_string(), "sh:gt daemon".to_string()];
+        assert_eq!(command_key("gt doctor --fix.", &ran).as_deref(), Some("req:$ gt doctor"));
+        assert_eq!(command_key("gt doctor", &ran).as_deref(), Some("req:$ gt doctor"));
+        // Not run, no subcommand, or a sentence: no key.
+        assert_eq!(command_key("gt boot triage", &ran), None);
+        assert_eq!(command_key("ls", &["sh:ls".to_string()]), None);
+        assert_eq!(command_key("please run the doctor and then fix the daemon", &ran), None);
+        // Named by its subcommand and options only.
+        assert_eq!(command_key("run doctor --fix", &ran).as_deref(), Some("req:$ gt doctor"));
+        assert_eq!(command_key("run doctor --fix now", &ran), None);
+        assert_eq!(command_key("fix the doctor", &ran), None);
+    }
 
     #[test]
     fn the_same_template_with_other_numbers_shares_a_key() {

@@ -38,6 +38,10 @@ pub struct MinedTurn<'a> {
     pub session_key: &'a str,
     pub project: Option<&'a str>,
     pub request: &'a str,
+    /// What each turn of the task said (the request first).
+    pub asks: &'a [String],
+    /// The turns of the task, the request's first.
+    pub turns: &'a [i64],
     pub at: Option<&'a str>,
     pub success: bool,
 }
@@ -92,7 +96,13 @@ pub fn observe(
     similarity: f64,
     now: &str,
 ) -> Result<Vec<i64>> {
-    let gone = unobserve(conn, turn.agent_id, turn.id)?;
+    // The task's earlier placements, under its head or under a turn that headed it before the
+    // task grew back to where its investigation began, are taken back.
+    let mut gone = unobserve(conn, turn.agent_id, turn.id)?;
+    for &t in turn.turns.iter().filter(|t| **t != turn.id) {
+        gone.extend(unobserve(conn, turn.agent_id, t)?);
+    }
+    let seq_keys = seq.all_keys.clone();
     let looped = super::loops::iterations(&seq.steps);
     // Steps of a loop recur by definition, even in the first turn that holds them.
     let rare_ok = looped.is_some();
@@ -124,7 +134,14 @@ pub fn observe(
     });
     // Tasks asked the same way are one piece of work, whatever their steps: the request's
     // workflow takes every part.
-    let asked = super::requests::keys(turn.request);
+    let mut asked = super::requests::keys(turn.request);
+    for said in turn.asks {
+        if let Some(key) = super::requests::command_key(said, &seq_keys)
+            && !asked.contains(&key)
+        {
+            asked.push(key);
+        }
+    }
     let mut loop_workflow: Option<i64> = by_request(conn, turn.agent_id, &asked)?;
     let asked_for = loop_workflow.is_some();
     for (iteration, mut part) in parts.into_iter().enumerate() {
@@ -139,17 +156,21 @@ pub fn observe(
         if keys.len() < 2 && !chore {
             continue;
         }
-        let by_steps = if chore {
-            None
-        } else {
-            best_workflow(conn, turn.agent_id, &keys, similarity, rare_ok, &asked)?
-        };
         let id = match loop_workflow {
             Some(id) => id,
-            None => match by_steps {
-                Some(id) => id,
-                None => start_workflow(conn, turn.agent_id, &keys, now)?,
-            },
+            // Aligned by steps only when no workflow was asked for this way (else its reads
+            // are wasted: the request's workflow takes the part whatever it aligns with).
+            None => {
+                let by_steps = if chore {
+                    None
+                } else {
+                    best_workflow(conn, turn.agent_id, &keys, similarity, rare_ok, &asked)?
+                };
+                match by_steps {
+                    Some(id) => id,
+                    None => start_workflow(conn, turn.agent_id, &keys, now)?,
+                }
+            }
         };
         if loop_core.is_some() || asked_for {
             loop_workflow = Some(id);
@@ -182,9 +203,15 @@ fn by_request(conn: &Connection, agent: &str, asked: &[String]) -> Result<Option
          WHERE i.agent_id = ?1 AND i.step = ?2 ORDER BY i.workflow_id DESC LIMIT ?3",
     )?;
     let mut hits: HashMap<i64, usize> = HashMap::new();
+    // The first workflow found under a command typed as the ask.
+    let mut typed: Option<i64> = None;
     for key in asked {
         for id in lookup.query_map(params![agent, key, LOOKUP_PER_STEP], |r| r.get(0))? {
-            *hits.entry(id?).or_default() += 1;
+            let id = id?;
+            *hits.entry(id).or_default() += 1;
+            if typed.is_none() && super::requests::is_command_key(key) {
+                typed = Some(id);
+            }
         }
     }
     let mut ranked: Vec<(usize, i64)> = hits.into_iter().map(|(id, n)| (n, id)).collect();
@@ -204,7 +231,8 @@ fn by_request(conn: &Connection, agent: &str, asked: &[String]) -> Result<Option
             return Ok(Some(id));
         }
     }
-    Ok(None)
+    // A command typed in any turn of the task asks for the work that command was typed for.
+    Ok(typed)
 }
 
 /// Indexes a request's keys under workflow `id`, so later tasks asked the same way find it.
@@ -277,6 +305,33 @@ fn best_workflow(
         }
     }
     Ok(None)
+}
+
+/// Sessions asked a fixed way per session of the work, above which the ask is not what the work
+/// answers.
+const ASK_SPREAD: usize = 4;
+
+/// Whether work asked for in a fixed way (its first request said word for word in two of its
+/// sessions: a daemon's prompt, a typed command) is what that ask gets only now and then: the
+/// same ask was said in more than `ASK_SPREAD` times as many sessions as did this work, and the
+/// others did something else (an agent exploring what "gt boot triage" means, a different way
+/// each time). A procedure is what an ask consistently leads to.
+fn asked_otherwise(conn: &Connection, rows: &[MemberRow], support: usize) -> Result<bool> {
+    let Some(first) = rows.first() else { return Ok(false) };
+    let ask = first.request.trim();
+    let fixed = rows
+        .iter()
+        .filter(|m| m.request.trim() == ask)
+        .map(|m| m.session_key.as_str())
+        .collect::<HashSet<_>>()
+        .len()
+        >= 2;
+    if !fixed || ask.is_empty() {
+        return Ok(false);
+    }
+    let cap = ASK_SPREAD * support + 1;
+    let asked = crate::ingest::sessions_asking_as(conn, first.turn_id, cap)?.unwrap_or(0);
+    Ok(asked > ASK_SPREAD * support)
 }
 
 /// The request keys the first two sessions of workflow `id` were asked with in common: the work
@@ -782,6 +837,7 @@ pub fn evidence(
         || (loop_only && !changes)
         || doing < judge.min_specific_steps
         || weight_support * specific.len() < judge.min_evidence
+        || asked_otherwise(conn, &rows, support)?
         || piece_of_bigger(conn, agent, id, support, &specific)?;
     let mut sessions_seen: HashSet<&str> = HashSet::new();
     let sightings: Vec<Sighting> = rows
@@ -799,6 +855,13 @@ pub fn evidence(
     let requests = requests_of(&rows);
     let trigger = trigger_of(&rows, &consensus, &dfs);
     let ats: Vec<&str> = rows.iter().filter_map(|m| m.at.as_deref()).collect();
+    let keys: Vec<&str> = sightings.iter().take(TITLED).map(|s| s.session_key.as_str()).collect();
+    let mut titles: Vec<String> = Vec::new();
+    for t in crate::ingest::session_titles(conn, agent, &keys)? {
+        if !titles.contains(&t) {
+            titles.push(t);
+        }
+    }
     let ev = WorkflowEvidence {
         agent_id: agent.to_string(),
         steps,
@@ -810,6 +873,7 @@ pub fn evidence(
         last_seen: ats.iter().max().map(|s| s.to_string()),
         trigger,
         chore,
+        titles,
     };
     Ok(Some((ev, evidence_only)))
 }
@@ -1002,6 +1066,7 @@ pub fn evidence_of_turns(
         last_seen: None,
         trigger: None,
         chore: false,
+        titles: Vec::new(),
     })
 }
 
@@ -1080,7 +1145,10 @@ fn requests_of(rows: &[MemberRow]) -> Vec<String> {
         sessions_of.entry(m.request.trim()).or_default().insert(&m.session_key);
     }
     let mut requests: Vec<String> = Vec::new();
-    for m in rows {
+    // The asks most sessions said first (ties in the order they were said).
+    let mut order: Vec<&MemberRow> = rows.iter().collect();
+    order.sort_by_key(|m| std::cmp::Reverse(sessions_of[m.request.trim()].len()));
+    for m in order {
         let r = m.request.trim();
         if r.chars().count() > TEMPLATE_CHARS && sessions_of[r].len() >= 2 {
             continue;
@@ -1100,6 +1168,9 @@ fn requests_of(rows: &[MemberRow]) -> Vec<String> {
     }
     requests
 }
+
+/// Sessions whose titles a workflow's evidence reads.
+const TITLED: usize = 8;
 
 /// A prompt this long said word for word in two sessions is a template, not a request.
 const TEMPLATE_CHARS: usize = 160;

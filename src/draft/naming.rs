@@ -495,6 +495,22 @@ pub fn key_words(key: &str) -> String {
 /// What a step acts on, as name words: an MCP tool's name without its verb
 /// (`mcp__jira__get_ticket` → `jira ticket`); other steps as `key_words`.
 fn step_object(key: &str) -> String {
+    // A file read is named by the file: "review" + `docs/EXECPLAN.md` is `review-execplan`.
+    if let Some(path) = key.strip_prefix("file:Read:")
+        && let Some(name) = path.rsplit('/').next().filter(|n| !n.contains('*'))
+    {
+        let stem = name.split('.').next().unwrap_or(name);
+        if !stem.is_empty() {
+            return key_words(stem);
+        }
+    }
+    // An edit by role is named by the folder it is in (`docs/*.md` is `docs`), else `files`.
+    if let Some(role) = key.strip_prefix("file:Edit:").filter(|r| r.contains('*')) {
+        return match role.rsplit_once('/') {
+            Some((dir, _)) if !dir.contains('*') => key_words(dir),
+            _ => "files".to_string(),
+        };
+    }
     let words = key_words(key);
     let Some(tool) = key.strip_prefix("mcp:") else { return words };
     // `mcp__server__verb_noun`: the server, then the tool's name without its leading verb.
@@ -556,11 +572,17 @@ pub fn base_name(ev: &WorkflowEvidence) -> String {
             .find(|s| !s.optional && s.kind != crate::workflow::StepKind::Change)
             .map(|s| &s.key)
     });
-    let text = match (from_requests(&ev.requests), step) {
+    // Requests in words no verb list knows: the agent's titles of the sessions say it in words.
+    let asked = from_requests(&ev.requests).or_else(|| from_requests(&ev.titles));
+    let text = match (asked, step) {
         (Some(name), Some(step)) if !name.contains('-') => format!("{name} {}", step_object(step)),
         (Some(name), _) => name,
         // Requests in words no verb list knows: what triggers the work, else its first step.
         (None, _) if trigger.is_some() => return trigger.unwrap_or_default(),
+        // An edit by role (`Edit docs/*.md`) names no procedure: a noun the requests share does.
+        (None, Some(step)) if step.starts_with("file:Edit:") && step.contains('*') => {
+            shared_noun(&ev.requests).unwrap_or_else(|| format!("update {}", step_object(step)))
+        }
         (None, Some(step)) => key_words(step),
         (None, None) => "workflow".to_string(),
     };
@@ -642,6 +664,15 @@ mod tests {
             name(&["OK, so first commit the changes related to the previous task"]).unwrap(),
             "commit-changes"
         );
+    }
+
+    #[test]
+    fn a_read_file_completes_a_verb_by_its_name() {
+        assert_eq!(step_object("file:Read:docs/EXECPLAN.md"), "EXECPLAN");
+        // An edit by role names its folder, never the role's pattern (`edit-docs-md`).
+        assert_eq!(step_object("file:Edit:docs/*.md"), "docs");
+        assert_eq!(step_object("file:Edit:*.rs"), "files");
+        assert_eq!(step_object("file:Read:*.md"), "Read   md");
     }
 
     #[test]

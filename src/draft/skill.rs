@@ -473,6 +473,18 @@ pub fn skill_md(ev: &WorkflowEvidence, name: &str) -> String {
         (Some(a), _) | (None, Some(a)) => s.push_str(&format!("- Seen on {a}.\n")),
         _ => {}
     }
+    // The agent's own titles of the sessions say what was asked, in words; one aimed at the
+    // agent is left out like a request.
+    let titles: Vec<String> = ev
+        .titles
+        .iter()
+        .filter(|t| injection::flags(t).is_empty())
+        .take(3)
+        .map(|t| format!("\u{201c}{}\u{201d}", one_line(&crate::text::safe::inline(t), 80)))
+        .collect();
+    if !titles.is_empty() {
+        s.push_str(&format!("- Titled by the agent: {}.\n", titles.join(", ")));
+    }
     if !ev.reason.summary.trim().is_empty() {
         s.push_str(&format!(
             "- Proposed because: {}.\n",

@@ -47,6 +47,9 @@ pub struct Snapshot {
     pub uptake: Option<Arc<Uptake>>,
     /// Lessons to review and live ones, proposed first (`lessons::db::list`).
     pub lessons: Arc<Vec<crate::lessons::Lesson>>,
+    /// The dangerous commands each shown lesson stands for (`lessons::guard::lesson_danger`),
+    /// by lesson id; lessons with none are absent.
+    pub lesson_flags: Arc<HashMap<i64, Vec<String>>>,
     pub lessons_config: crate::config::LessonsConfig,
     /// The team's state as the last team sync or decision read it; `None` without `[team]` or
     /// before the first read.
@@ -169,7 +172,16 @@ pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> 
         let staging = snap.watching.staging_dir.clone();
         snap.candidates = Arc::new(load_candidates(store, &skills, &staging)?);
         snap.skills = Arc::new(skills);
-        snap.lessons = Arc::new(load_lessons(conn, &snap.lessons_config)?);
+        let lessons = load_lessons(conn, &snap.lessons_config)?;
+        let mut flags = HashMap::new();
+        for l in &lessons {
+            let found = crate::lessons::guard::lesson_danger(conn, l)?;
+            if !found.is_empty() {
+                flags.insert(l.id, found.into_iter().map(|f| f.reason).collect());
+            }
+        }
+        snap.lesson_flags = Arc::new(flags);
+        snap.lessons = Arc::new(lessons);
         snap.generation += 1;
     }
     let wanted: std::collections::HashSet<i64> =

@@ -230,18 +230,28 @@ fn find_newest_first(dir: &Path, suffix: &str, depth: usize) -> Option<PathBuf> 
     None
 }
 
-/// Appends one line to `hooks.log` (started afresh past 1 MB). Failures to log are ignored:
-/// there is nowhere else to report them without bothering the agent.
+/// Appends one line to `hooks.log` (started afresh past 1 MB) in `dir`, or where that cannot be
+/// written (the database's folder is what failed: a file on the way, no permission) in the
+/// default data folder's `hooks/`. Failures to log are ignored: there is nowhere else to report
+/// them without bothering the agent.
 pub fn log(dir: &Path, line: &str) {
-    let _ = std::fs::create_dir_all(dir);
+    let fallback = crate::config::PlatformDirs::detect().ok().map(|d| d.data_dir.join("hooks"));
+    for dir in std::iter::once(dir.to_path_buf()).chain(fallback) {
+        if append_log(&dir, line).is_ok() {
+            return;
+        }
+    }
+}
+
+fn append_log(dir: &Path, line: &str) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
     let path = dir.join("hooks.log");
     if std::fs::metadata(&path).is_ok_and(|m| m.len() > MAX_LOG_BYTES) {
         let _ = std::fs::remove_file(&path);
     }
-    if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(&path) {
-        let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-        let _ = writeln!(f, "{at} {}", crate::text::safe::inline(line));
-    }
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&path)?;
+    let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    writeln!(f, "{at} {}", crate::text::safe::inline(line))
 }
 
 /// Reads the payload: a single JSON argument is Codex's notify; otherwise the hook's stdin.

@@ -15,7 +15,7 @@ use super::lenient::{Lenient, lenient_bool, lenient_str};
 use super::parse::{Sink, for_each_line, json_reason};
 use super::prompt::{CLAUDE_INTERRUPTION, claude_prompt};
 use super::scan;
-use super::shape::{TooDeep, shape_of_valid_json};
+use super::shape::{ShapeAndMembers, TooDeep, shape_and_members};
 use super::turn::TurnBuilder;
 use crate::step;
 
@@ -33,8 +33,6 @@ const IGNORED_TYPES: &[&str] = &[
     "attachment",
     "last-prompt",
     "custom-title",
-    // Claude Code's own title of the session: a summary of what was asked, written by a model.
-    "ai-title",
     "agent-name",
     "tag",
 ];
@@ -68,6 +66,9 @@ pub(super) struct Line<'a> {
     /// A `system` line's kind: `turn_duration` and `stop_hook_summary` close the turn.
     #[serde(default, deserialize_with = "lenient_str")]
     pub(super) subtype: Option<Cow<'a, str>>,
+    /// An `ai-title` line's title of the session.
+    #[serde(rename = "aiTitle", default, deserialize_with = "lenient_str")]
+    pub(super) ai_title: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize, Default, Debug, PartialEq)]
@@ -100,7 +101,7 @@ struct Block<'a> {
     id: Option<Cow<'a, str>>,
     #[serde(default, deserialize_with = "lenient_str")]
     name: Option<Cow<'a, str>>,
-    /// The input's JSON text, kept as bytes: only its shape and a Skill's name are read.
+    /// The input's JSON text, kept as bytes: only its shape and the members a step reads are.
     #[serde(borrow, default, deserialize_with = "raw_json")]
     input: Option<&'a [u8]>,
     #[serde(default, deserialize_with = "lenient_str")]
@@ -123,16 +124,36 @@ fn raw_json<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de [u8]>, D::Err
 
 /// Parses the new bytes of a Claude Code file into `sink`; returns (next offset, lines read).
 pub fn parse(sink: &mut Sink, buf: &[u8], base: u64) -> (u64, u64) {
-    let mut streams = resume_streams(sink);
+    let mut parser = Parser::new(sink);
     let lines_before = sink.lines_before;
-    let mut quotes = scan::Quotes::default();
     let result = for_each_line(buf, base, lines_before, |bytes, offset, line_no| {
-        line(sink, &mut streams, bytes, &mut quotes, offset, line_no);
+        parser.line(sink, bytes, offset, line_no);
     });
-    for turn in streams.into_iter().flatten() {
-        sink.settle(turn);
-    }
+    parser.finish(sink);
     result
+}
+
+/// The parse of one file's new bytes fed line by line (as a chunked read hands them on): the
+/// turns still open between lines, settled by [`Parser::finish`] after the last.
+pub struct Parser {
+    streams: [Option<TurnBuilder>; 2],
+    quotes: scan::Quotes,
+}
+
+impl Parser {
+    pub fn new(sink: &mut Sink) -> Parser {
+        Parser { streams: resume_streams(sink), quotes: scan::Quotes::default() }
+    }
+
+    pub fn line(&mut self, sink: &mut Sink, bytes: &[u8], offset: u64, line_no: u64) {
+        line(sink, &mut self.streams, bytes, &mut self.quotes, offset, line_no);
+    }
+
+    pub fn finish(self, sink: &mut Sink) {
+        for turn in self.streams.into_iter().flatten() {
+            sink.settle(turn);
+        }
+    }
 }
 
 /// The turns an earlier run left open: stream 0 is the main conversation, stream 1 the
@@ -187,6 +208,14 @@ pub(super) fn apply(
         {
             if let Some(turn) = streams[0].as_mut() {
                 turn.open.ended = true;
+            }
+            return;
+        }
+        // Claude Code's own title of the session, a model's summary of what was asked: evidence
+        // of the work, in words even when the prompts are menu codes or another language.
+        "ai-title" => {
+            if let (Some(session), Some(title)) = (parsed.session_id.as_deref(), parsed.ai_title) {
+                sink.title(session, &title);
             }
             return;
         }
@@ -353,6 +382,7 @@ fn fast_line<'a>(bytes: &'a [u8], quotes: &'a scan::Quotes) -> Option<Line<'a>> 
             b"sourceToolUseID" => seen.read(9, &mut line.source_tool_use_id, v.lenient_str()),
             b"uuid" => seen.read(10, &mut line.uuid, v.lenient_str()),
             b"subtype" => seen.read(11, &mut line.subtype, v.lenient_str()),
+            b"aiTitle" => seen.read(12, &mut line.ai_title, v.lenient_str()),
             k if k.contains(&b'\\') => None,
             _ => v.skip(),
         })?;
@@ -446,22 +476,23 @@ fn mark_interruption(turn: &mut TurnBuilder, text: &str) {
     }
 }
 
-/// The input shape of each `tool_use` block, in order; `TooDeep` refuses the whole line.
-fn call_shapes(message: &Message) -> Result<Vec<String>, TooDeep> {
+/// The input shape of each `tool_use` block, in order, with the members of its input a step
+/// reads (see `shape_and_members`); `TooDeep` refuses the whole line.
+fn call_shapes(message: &Message) -> Result<Vec<ShapeAndMembers>, TooDeep> {
     let Some(Content::Blocks(blocks)) = &message.content else {
         return Ok(Vec::new());
     };
     blocks
         .iter()
         .filter(|b| b.kind.as_deref() == Some("tool_use"))
-        .map(|b| shape_of_valid_json(b.input.unwrap_or(b"null")))
+        .map(|b| shape_and_members(b.input.unwrap_or(b"null"), step::INPUT_FIELDS))
         .collect()
 }
 
 fn assistant(
     turn: &mut TurnBuilder,
     message: &Message,
-    shapes: Vec<String>,
+    shapes: Vec<ShapeAndMembers>,
     api_error: bool,
     at: Option<&str>,
     cwd: Option<&str>,
@@ -495,7 +526,12 @@ fn assistant(
         match b.kind.as_deref() {
             Some("tool_use") => {
                 let name = b.name.as_deref().unwrap_or("");
-                let input = b.input.unwrap_or(b"null");
+                let (shape, members) = shapes.next().unwrap_or_default();
+                // What the step reads, parsed once; a patch's text is read whole.
+                let input = match members.as_deref() {
+                    Some(members) if name != "apply_patch" => members,
+                    _ => b.input.unwrap_or(b"null"),
+                };
                 let skill = if name == "Skill" {
                     serde_json::from_slice::<SkillInput>(input)
                         .ok()
@@ -503,7 +539,6 @@ fn assistant(
                 } else {
                     None
                 };
-                let shape = shapes.next().unwrap_or_default();
                 let step = step::of_call(name, input, cwd);
                 turn.add_call(b.id.as_deref(), name, shape, step, skill, at);
                 if name == "Read"

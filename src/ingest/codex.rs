@@ -86,18 +86,39 @@ struct OutputObject<'a> {
 type Injected = Vec<(String, String, Option<String>)>;
 
 pub fn parse(sink: &mut Sink, buf: &[u8], base: u64) -> (u64, u64) {
-    let mut turn: Option<TurnBuilder> =
-        std::mem::take(&mut sink.out.state.open).into_iter().next().map(TurnBuilder::resume);
+    let mut parser = Parser::new(sink);
     let lines_before = sink.lines_before;
-    let mut injected = Injected::new();
     let result = for_each_line(buf, base, lines_before, |bytes, offset, line_no| {
-        line(sink, &mut turn, &mut injected, bytes, offset, line_no);
+        parser.line(sink, bytes, offset, line_no);
     });
-    if let Some(mut t) = turn {
-        take_injected(&mut t, &mut injected);
-        sink.settle(t);
-    }
+    parser.finish(sink);
     result
+}
+
+/// The parse of one rollout's new bytes fed line by line: the open turn and the skill bodies
+/// waiting for it, settled by [`Parser::finish`] after the last line.
+pub struct Parser {
+    turn: Option<TurnBuilder>,
+    injected: Injected,
+}
+
+impl Parser {
+    pub fn new(sink: &mut Sink) -> Parser {
+        let turn =
+            std::mem::take(&mut sink.out.state.open).into_iter().next().map(TurnBuilder::resume);
+        Parser { turn, injected: Injected::new() }
+    }
+
+    pub fn line(&mut self, sink: &mut Sink, bytes: &[u8], offset: u64, line_no: u64) {
+        line(sink, &mut self.turn, &mut self.injected, bytes, offset, line_no);
+    }
+
+    pub fn finish(mut self, sink: &mut Sink) {
+        if let Some(mut t) = self.turn {
+            take_injected(&mut t, &mut self.injected);
+            sink.settle(t);
+        }
+    }
 }
 
 fn take_injected(turn: &mut TurnBuilder, injected: &mut Injected) {

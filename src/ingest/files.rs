@@ -2,6 +2,7 @@
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -11,22 +12,22 @@ use serde::de::IgnoredAny;
 
 use super::parse::{FileOutput, Problem, Sink};
 use super::turn::FileState;
-use super::{claude, codex, native, other, stream};
+use super::{chunks, claude, codex, native, other, stream};
 
 /// Bytes at the head of a file whose hash tells a replaced file from an appended one.
 const HEAD_BYTES: u64 = 1024;
 /// Bytes of a `*.json` met on a walk read to tell whose log it is.
 const SNIFF_BYTES: u64 = 64 << 10;
-/// Largest read buffer a worker keeps between files.
-const KEEP_BUF_BYTES: usize = 64 << 20;
+/// Bytes at the head of a file in which a NUL byte marks it binary.
+const NUL_SNIFF: u64 = 8 << 10;
+/// Lines at the head of the new bytes that may tell their format.
+const DETECT_LINES: usize = 64;
 /// The longest line parsed: 64 MiB (a Claude Code line with pasted images runs to a few MiB).
-/// A longer one is blanked before parsing and reported as skipped; the offset moves past it, so
-/// no later run (a hook at every session end) parses it again.
+/// A longer one is counted as it streams past (never held), handed to the parser as a blank line
+/// and reported as skipped; the offset moves past it, so no later run (a hook at every session
+/// end) reads it again.
 pub const LINE_CAP: usize = 64 << 20;
-
-thread_local! {
-    static READ_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-}
+const LIMITS: chunks::Limits = chunks::Limits { chunk: chunks::CHUNK_BYTES, cap: LINE_CAP };
 
 /// A file untouched this long has its last turn closed (the session has gone quiet).
 pub const IDLE_CLOSE: Duration = Duration::from_secs(3600);
@@ -297,29 +298,61 @@ fn read_into(job: &Job, now: SystemTime, read: &mut FileRead) -> Result<()> {
     let idle = now
         .duration_since(UNIX_EPOCH + Duration::from_nanos(job.mtime_ns.max(0) as u64))
         .is_ok_and(|age| age >= IDLE_CLOSE);
-    let mut sink = Sink::new(&job.key, read.lines, idle, state);
-    let len = job.size.saturating_sub(start) as usize;
-    // One read buffer per worker thread, reused across files; the bytes up to the size seen
-    // when planning are read (what is appended later is for the next run).
-    let (next, count) = READ_BUF.with(|cell| -> Result<(u64, u64)> {
-        let mut buf = cell.borrow_mut();
-        if buf.len() > KEEP_BUF_BYTES.max(len) {
-            buf.truncate(len);
-            buf.shrink_to_fit();
-        }
-        if buf.len() < len {
-            buf.resize(len, 0);
-        }
-        let got = read_at(&mut file, start, &mut buf[..len]).context("reading")?;
+    // The bytes up to the size seen when planning are read (what is appended later is for the
+    // next run), a chunk at a time.
+    let len = job.size.saturating_sub(start);
+    if start == 0 {
         // A binary file (NUL bytes at its start) is no transcript: one problem, not a bad line
         // for every chunk between newline bytes.
-        if start == 0 && memchr::memchr(0, &buf[..got.min(8 << 10)]).is_some() {
+        let mut sniff = vec![0; len.min(NUL_SNIFF) as usize];
+        let got = read_at(&mut file, 0, &mut sniff).context("reading")?;
+        if memchr::memchr(0, &sniff[..got]).is_some() {
             anyhow::bail!("not text (NUL bytes, as in a binary file): skipped");
         }
-        for line_no in mend_utf8(&mut buf[..got], read.lines) {
+    }
+    if read.format.is_none() {
+        let mut seen = 0;
+        chunks::lines(&mut file, start, len, LIMITS, true, |l| {
+            seen += 1;
+            read.format = probe(l.bytes);
+            match read.format.is_some() || seen == DETECT_LINES {
+                true => ControlFlow::Break(()),
+                false => ControlFlow::Continue(()),
+            }
+        })
+        .context("reading")?;
+        if read.format.is_none() {
+            let mut head = vec![0; len.min(chunks::CHUNK_BYTES as u64) as usize];
+            let got = read_at(&mut file, start, &mut head).context("reading")?;
+            if let Some(agent) = other::other_agent(&head[..got]) {
+                read.unsupported = true;
+                anyhow::bail!(other::unsupported_reason(agent));
+            }
+        }
+    }
+    let mut sink = Sink::new(&job.key, read.lines, idle, state);
+    let mut parser = match read.format.unwrap_or(Format::Claude) {
+        Format::Claude => Parser::Claude(claude::Parser::new(&mut sink)),
+        Format::StreamJson => {
+            // Times are placed from the last line back: a first pass gathers what that needs.
+            let mut times = stream::Times::default();
+            chunks::lines(&mut file, start, len, LIMITS, false, |l| {
+                times.see(l.bytes);
+                ControlFlow::Continue(())
+            })
+            .context("reading")?;
+            Parser::Stream(stream::Parser::new(&mut sink, times, job.mtime_ns))
+        }
+        Format::Codex => Parser::Codex(codex::Parser::new(&mut sink)),
+        Format::Native => Parser::Native,
+    };
+    let lines_before = read.lines;
+    let scan = chunks::lines(&mut file, start, len, LIMITS, false, |l| {
+        let line_no = lines_before + l.index;
+        if l.mended {
             sink.note(line_no, "invalid UTF-8: the bad bytes were read as '?'");
         }
-        for (line_no, len) in blank_long_lines(&mut buf[..got], read.lines, LINE_CAP) {
+        if let Some(len) = l.over_cap {
             sink.bad(
                 line_no,
                 format!(
@@ -329,77 +362,59 @@ fn read_into(job: &Job, now: SystemTime, read: &mut FileRead) -> Result<()> {
                 ),
             );
         }
-        let data = &buf[..got];
-        read.bytes_read = got as u64;
-        if read.format.is_none() {
-            read.format = detect(data);
-            if read.format.is_none()
-                && let Some(agent) = other::other_agent(data)
-            {
-                read.unsupported = true;
-                anyhow::bail!(other::unsupported_reason(agent));
-            }
-        }
-        let parsed = match read.format.unwrap_or(Format::Claude) {
-            Format::Claude => claude::parse(&mut sink, data, start),
-            Format::StreamJson => stream::parse(&mut sink, data, start, job.mtime_ns),
-            Format::Codex => codex::parse(&mut sink, data, start),
-            Format::Native => native::parse(&mut sink, data, start),
-        };
-        let head_len = (parsed.0.min(HEAD_BYTES) as usize).saturating_sub(head.len());
-        head.extend_from_slice(&data[..head_len.min(data.len())]);
-        Ok(parsed)
-    })?;
-    if read.format.is_none() && count > 0 {
+        parser.line(&mut sink, l.bytes, l.offset, line_no);
+        ControlFlow::Continue(())
+    })
+    .context("reading")?;
+    parser.finish(&mut sink);
+    read.bytes_read = scan.bytes_read;
+    if read.format.is_none() && scan.lines > 0 {
         read.format = Some(Format::Claude);
+    }
+    // The head is the file's first bytes up to the offset stored, read as they are on disk.
+    let head_len = (scan.next.min(HEAD_BYTES) as usize).saturating_sub(head.len());
+    if head_len > 0 {
+        let mut more = vec![0; head_len];
+        let got = read_at(&mut file, head.len() as u64, &mut more).context("reading")?;
+        head.extend_from_slice(&more[..got]);
     }
     read.output = sink.into_output();
     read.minable = read.output.turns.iter().any(other::minable);
-    read.output.lines_read = count;
-    read.offset = next;
-    read.lines += count;
+    read.output.lines_read = scan.lines;
+    read.offset = scan.next;
+    read.lines += scan.lines;
     read.bad_lines = read.output.bad_lines;
     read.unknown_lines = read.output.unknown_lines;
     read.head_hash = head_hash(&head);
     Ok(())
 }
 
-/// Replaces each byte of `buf` that is not valid UTF-8 with `?` (one byte for one, so offsets
-/// stay), so the line is read rather than dropped; returns the line numbers mended (counting on
-/// from `lines_before`).
-fn mend_utf8(buf: &mut [u8], lines_before: u64) -> Vec<u64> {
-    let mut lines = Vec::new();
-    let (mut i, mut counted, mut line_no) = (0, 0, lines_before + 1);
-    while let Err(e) = std::str::from_utf8(&buf[i..]) {
-        let at = i + e.valid_up_to();
-        let n = e.error_len().unwrap_or(buf.len() - at);
-        line_no += memchr::memchr_iter(b'\n', &buf[counted..at]).count() as u64;
-        counted = at;
-        buf[at..at + n].fill(b'?');
-        if lines.last() != Some(&line_no) {
-            lines.push(line_no);
-        }
-        i = at + n;
-    }
-    lines
+/// The parse of one file's new bytes, fed line by line.
+enum Parser {
+    Claude(claude::Parser),
+    Stream(stream::Parser),
+    Codex(codex::Parser),
+    Native,
 }
 
-/// Overwrites with spaces every complete line of `buf` longer than `cap` bytes (the parsers step
-/// over blank lines, and offsets stay as they were); returns each one's line number (counting on
-/// from `lines_before`) and length.
-fn blank_long_lines(buf: &mut [u8], lines_before: u64, cap: usize) -> Vec<(u64, usize)> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut line_no = lines_before;
-    while let Some(pos) = memchr::memchr(b'\n', &buf[start..]) {
-        line_no += 1;
-        if pos > cap {
-            buf[start..start + pos].fill(b' ');
-            out.push((line_no, pos));
+impl Parser {
+    fn line(&mut self, sink: &mut Sink, bytes: &[u8], offset: u64, line_no: u64) {
+        match self {
+            Parser::Claude(p) => p.line(sink, bytes, offset, line_no),
+            Parser::Stream(p) => p.line(sink, bytes, offset, line_no),
+            Parser::Codex(p) => p.line(sink, bytes, offset, line_no),
+            Parser::Native => native::line(sink, bytes, offset, line_no),
         }
-        start += pos + 1;
     }
-    out
+
+    fn finish(self, sink: &mut Sink) {
+        match self {
+            Parser::Claude(p) => p.finish(sink),
+            Parser::Stream(p) => p.finish(sink),
+            Parser::Codex(p) => p.finish(sink),
+            Parser::Native => {}
+        }
+    }
 }
 
 /// Reads from `offset` until `buf` is full or the file ends; returns the bytes read.
@@ -431,51 +446,33 @@ struct Probe<'a> {
     outcome: Option<IgnoredAny>,
 }
 
-/// The format of a file from its first parseable lines; `None` when nothing tells.
+/// The format of a file from its first parseable lines (at most [`DETECT_LINES`]); `None` when
+/// nothing tells.
 pub fn detect(buf: &[u8]) -> Option<Format> {
-    for line in buf.split(|b| *b == b'\n').take(64) {
-        let Ok(p) = serde_json::from_slice::<Probe>(line) else { continue };
-        if p.user_input.is_some() && p.outcome.is_some() {
-            return Some(Format::Native);
-        }
-        let kind = p.kind.as_deref().unwrap_or("");
-        if p.payload.is_some()
-            && matches!(kind, "session_meta" | "response_item" | "event_msg" | "turn_context")
-        {
-            return Some(Format::Codex);
-        }
-        if p.stream_session_id.is_some()
-            && matches!(kind, "system" | "assistant" | "user" | "result" | "stream_event")
-        {
-            return Some(Format::StreamJson);
-        }
-        if p.session_id.is_some()
-            || matches!(kind, "user" | "assistant" | "summary" | "system" | "file-history-snapshot")
-        {
-            return Some(Format::Claude);
-        }
-    }
-    None
+    buf.split(|b| *b == b'\n').take(DETECT_LINES).find_map(probe)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn invalid_utf8_is_mended_byte_for_byte() {
-        let mut buf = b"ok\nbad \xff\xfe here\nfine \xc3\xa9\nx\xff\n".to_vec();
-        assert_eq!(mend_utf8(&mut buf, 4), [6, 8]);
-        assert_eq!(buf, b"ok\nbad ?? here\nfine \xc3\xa9\nx?\n");
+/// The format one line tells, if it tells one.
+fn probe(line: &[u8]) -> Option<Format> {
+    let p = serde_json::from_slice::<Probe>(line).ok()?;
+    if p.user_input.is_some() && p.outcome.is_some() {
+        return Some(Format::Native);
     }
-
-    #[test]
-    fn long_lines_are_blanked_in_place() {
-        let mut buf = b"{\"a\":1}\nxxxxxxxxxxxx\n{}\n".to_vec();
-        let len = buf.len();
-        assert_eq!(blank_long_lines(&mut buf, 10, 8), [(12, 12)]);
-        assert_eq!(buf.len(), len);
-        assert_eq!(&buf[..8], b"{\"a\":1}\n");
-        assert!(buf[8..20].iter().all(|b| *b == b' '));
+    let kind = p.kind.as_deref().unwrap_or("");
+    if p.payload.is_some()
+        && matches!(kind, "session_meta" | "response_item" | "event_msg" | "turn_context")
+    {
+        return Some(Format::Codex);
     }
+    if p.stream_session_id.is_some()
+        && matches!(kind, "system" | "assistant" | "user" | "result" | "stream_event")
+    {
+        return Some(Format::StreamJson);
+    }
+    if p.session_id.is_some()
+        || matches!(kind, "user" | "assistant" | "summary" | "system" | "file-history-snapshot")
+    {
+        return Some(Format::Claude);
+    }
+    None
 }

@@ -7,6 +7,7 @@
 //! the start. Files are parsed on worker threads; one writer stores each file's rows together
 //! with its new offset, in few large transactions.
 
+mod chunks;
 mod claude;
 mod codex;
 mod files;
@@ -38,8 +39,8 @@ pub use parse::{MAX_PROBLEMS_PER_FILE, Problem};
 pub use write::{
     EarlierTurn, PendingTurn, SessionTurn, SignedTurn, ToolCallRow, TurnForTeam, TurnRun,
     TurnSteps, earlier_turns, literal_elsewhere, mark_detected, max_turn_id, pending_session_ids,
-    pending_turns, session_calls, session_turns, signed_turns, tool_calls, tool_set, turn_runs,
-    turn_steps_since, turns_after, turns_with_step,
+    pending_turns, session_calls, session_titles, session_turns, sessions_asking_as, signed_turns,
+    tool_calls, tool_set, turn_runs, turn_steps_since, turns_after, turns_with_step,
 };
 
 use crate::store::rusqlite::TransactionBehavior;

@@ -34,7 +34,8 @@ pub fn parse(sink: &mut Sink, buf: &[u8], base: u64) -> (u64, u64) {
     })
 }
 
-fn line(sink: &mut Sink, bytes: &[u8], offset: u64, line_no: u64) {
+/// One line of new bytes (a native line is a whole turn: nothing is carried between lines).
+pub fn line(sink: &mut Sink, bytes: &[u8], offset: u64, line_no: u64) {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return;
     }

@@ -24,6 +24,8 @@ pub struct SessionRec {
     pub project: Option<String>,
     pub started_at: Option<String>,
     pub ended_at: Option<String>,
+    /// The agent's title of the session (Claude Code's `ai-title`), redacted; the latest wins.
+    pub title: Option<String>,
 }
 
 impl SessionRec {
@@ -41,6 +43,9 @@ impl SessionRec {
         }
     }
 }
+
+/// Characters of a session title kept.
+const TITLE_CHARS: usize = 200;
 
 /// Everything one file's new bytes produced.
 #[derive(Debug, Default)]
@@ -99,6 +104,16 @@ impl<'a> Sink<'a> {
                 self.out.sessions.insert(key.to_string(), rec);
             }
         }
+    }
+
+    /// The session's title, as the agent wrote it: clipped and redacted like a prompt.
+    pub fn title(&mut self, key: &str, title: &str) {
+        let title: String = title.trim().chars().take(TITLE_CHARS).collect();
+        if title.is_empty() {
+            return;
+        }
+        let title = crate::text::redact::secrets(&title).into_owned();
+        self.out.sessions.entry(key.to_string()).or_default().title = Some(title);
     }
 
     /// Closes a turn because a next prompt started.

@@ -90,11 +90,38 @@ impl fmt::Display for TooDeep {
 /// skips string contents instead of decoding them; decoded in full when that pass fails.
 /// `TooDeep` for containers nested past `MAX_DEPTH`.
 pub fn shape_of_valid_json(text: &[u8]) -> Result<String, TooDeep> {
-    let mut scan = Scan { b: text, pos: 0, depth: 0, too_deep: false };
+    shape_and_members(text, &[]).map(|(shape, _)| shape)
+}
+
+/// A tool input's shape, and the object of the members kept from it.
+pub type ShapeAndMembers = (String, Option<Vec<u8>>);
+
+/// `shape_of_valid_json`, and from the same pass, when the text is an object, an object of
+/// just its top-level members named in `keep` (in order, repeats and all): what a call's step
+/// reads (`step::INPUT_FIELDS`) without the rest (a file's whole new content) to parse again.
+/// `None` when the pass failed (the caller reads the whole text).
+pub fn shape_and_members(text: &[u8], keep: &[&str]) -> Result<ShapeAndMembers, TooDeep> {
+    let mut scan = Scan { b: text, pos: 0, depth: 0, too_deep: false, keep, kept: Vec::new() };
     match scan.value() {
-        Some(shape) => Ok(shape.to_json()),
+        Some(shape) => {
+            let object = matches!(shape, Shape::Object(_));
+            let members = (object && !keep.is_empty()).then(|| {
+                let mut out =
+                    Vec::with_capacity(2 + scan.kept.iter().map(|r| r.len() + 1).sum::<usize>());
+                out.push(b'{');
+                for (i, range) in scan.kept.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(&text[range.clone()]);
+                }
+                out.push(b'}');
+                out
+            });
+            Ok((shape.to_json(), members))
+        }
         None if scan.too_deep => Err(TooDeep),
-        None => Ok(decoded_shape(text)),
+        None => Ok((decoded_shape(text), None)),
     }
 }
 
@@ -103,6 +130,9 @@ struct Scan<'a> {
     pos: usize,
     depth: usize,
     too_deep: bool,
+    /// Names of the top-level members whose text is kept, and where each kept one is.
+    keep: &'a [&'a str],
+    kept: Vec<std::ops::Range<usize>>,
 }
 
 impl Scan<'_> {
@@ -152,6 +182,7 @@ impl Scan<'_> {
                         }
                         b',' => self.pos += 1,
                         b'"' => {
+                            let start = self.pos;
                             let raw = self.string()?;
                             let key = if raw.contains(&b'\\') {
                                 let quoted = [&b"\""[..], raw, &b"\""[..]].concat();
@@ -164,6 +195,9 @@ impl Scan<'_> {
                             }
                             self.pos += 1;
                             let shape = self.value()?;
+                            if self.depth == 1 && self.keep.contains(&key.as_str()) {
+                                self.kept.push(start..self.pos);
+                            }
                             fields.insert(key, shape);
                         }
                         _ => return None,
@@ -299,6 +333,40 @@ mod tests {
         assert_eq!(shape_of_json(&deep), "\"string\"");
         let fits = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
         assert!(shape_of_valid_json(fits.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn the_kept_members_give_the_step_the_whole_input_gives() {
+        let big = "x".repeat(10_000);
+        for (tool, text) in [
+            (
+                "Bash",
+                r#"{"command":"cargo test -p core","description":"run \"tests\"","timeout":5}"#
+                    .to_string(),
+            ),
+            ("Bash", r#"{"command":["bash","-lc","git status"],"workdir":"/w/app"}"#.to_string()),
+            ("Write", format!(r#"{{"content":"{big}","file_path":"/w/app/src/main.rs"}}"#)),
+            ("Edit", format!(r#"{{"file_path":"/w/a.md","old_string":"{big}","new_string":"y"}}"#)),
+            ("Task", r#"{"prompt":"look","subagent_type":"code-reviewer"}"#.to_string()),
+            ("Skill", r#"{"skill":"release-notes","args":{"deep":[1,{"path":"no"}]}}"#.to_string()),
+            ("Grep", r#"{"pattern":"fn main","path":"/w/app/src"}"#.to_string()),
+            // Repeated and escaped names read as serde reads them.
+            ("Read", r#"{"file_path":"/w/app/Cargo.toml"}"#.to_string()),
+            ("Read", r#"{"file_path":"/w/a","file_path":"/w/b"}"#.to_string()),
+            ("Bash", r#"{"command":42}"#.to_string()),
+        ] {
+            let (shape, members) =
+                shape_and_members(text.as_bytes(), crate::step::INPUT_FIELDS).unwrap();
+            assert_eq!(shape, shape_of_json(&text), "{text}");
+            let members = members.expect("an object's members");
+            assert!(members.len() < 200, "{}", String::from_utf8_lossy(&members));
+            assert_eq!(
+                crate::step::of_call(tool, &members, Some("/w/app")),
+                crate::step::of_call(tool, text.as_bytes(), Some("/w/app")),
+                "{text}"
+            );
+        }
+        assert_eq!(shape_and_members(b"[{\"command\":\"ls\"}]", &["command"]).unwrap().1, None);
     }
 
     #[test]

@@ -54,23 +54,48 @@ struct ResultProbe<'a> {
 /// Parses the new bytes of a stream-json log into `sink`; returns (next offset, lines read).
 /// `mtime_ns` is the file's modification time, from which the lines' times are derived.
 pub fn parse(sink: &mut Sink, buf: &[u8], base: u64, mtime_ns: i64) -> (u64, u64) {
-    let floor = sink.out.state.last_at.as_deref().and_then(parse_ms);
-    let times = line_times(buf, mtime_ns / 1_000_000, floor);
-    let mut streams = claude::resume_streams(sink);
+    let mut times = Times::default();
+    for_each_line(buf, 0, 0, |bytes, _, _| times.see(bytes));
+    let mut parser = Parser::new(sink, times, mtime_ns);
     let lines_before = sink.lines_before;
-    let mut index = 0;
     let result = for_each_line(buf, base, lines_before, |bytes, offset, line_no| {
-        let at = format_ms(times[index]);
-        index += 1;
-        line(sink, &mut streams, bytes, offset, line_no, &at);
+        parser.line(sink, bytes, offset, line_no);
     });
-    if let Some(last) = times.last() {
-        sink.out.state.last_at = Some(format_ms(*last));
-    }
-    for turn in streams.into_iter().flatten() {
-        sink.settle(turn);
-    }
+    parser.finish(sink);
     result
+}
+
+/// The parse of one log's new bytes fed line by line, with the times a first pass over the same
+/// lines placed ([`Times`]); settled by [`Parser::finish`] after the last line.
+pub struct Parser {
+    streams: [Option<TurnBuilder>; 2],
+    times: Vec<i64>,
+    index: usize,
+}
+
+impl Parser {
+    /// `times` has seen every line the parser will be given; `mtime_ns` is the file's
+    /// modification time, at which the last line read ends.
+    pub fn new(sink: &mut Sink, times: Times, mtime_ns: i64) -> Parser {
+        let floor = sink.out.state.last_at.as_deref().and_then(parse_ms);
+        let times = times.place(mtime_ns / 1_000_000, floor);
+        Parser { streams: claude::resume_streams(sink), times, index: 0 }
+    }
+
+    pub fn line(&mut self, sink: &mut Sink, bytes: &[u8], offset: u64, line_no: u64) {
+        let at = format_ms(self.times.get(self.index).copied().unwrap_or_default());
+        self.index += 1;
+        line(sink, &mut self.streams, bytes, offset, line_no, &at);
+    }
+
+    pub fn finish(self, sink: &mut Sink) {
+        if let Some(last) = self.times.last() {
+            sink.out.state.last_at = Some(format_ms(*last));
+        }
+        for turn in self.streams.into_iter().flatten() {
+            sink.settle(turn);
+        }
+    }
 }
 
 fn line(
@@ -153,47 +178,58 @@ fn end_run(sink: &mut Sink, streams: &mut [Option<TurnBuilder>; 2]) {
 
 /// Milliseconds since the epoch for each complete line of `buf`, as the module says. Lines that
 /// are not JSON objects (separators) take no time of their own.
-fn line_times(buf: &[u8], end_ms: i64, floor_ms: Option<i64>) -> Vec<i64> {
-    let mut results: Vec<(usize, i64)> = Vec::new();
-    let mut object = Vec::new();
-    for_each_line(buf, 0, 0, |bytes, _, _| {
+/// What placing the lines' times needs of each line, gathered line by line: which lines are
+/// JSON objects, and where each `result` line is with its `duration_ms`.
+#[derive(Default)]
+pub struct Times {
+    results: Vec<(usize, i64)>,
+    object: Vec<bool>,
+}
+
+impl Times {
+    pub fn see(&mut self, bytes: &[u8]) {
         if memchr::memmem::find(bytes, b"\"result\"").is_some()
             && let Ok(p) = serde_json::from_slice::<ResultProbe>(bytes)
             && p.kind.as_deref() == Some("result")
         {
             let ms = p.duration_ms.filter(|d| d.is_finite()).unwrap_or(0.0);
-            results.push((object.len(), ms.clamp(0.0, 1e12) as i64));
+            self.results.push((self.object.len(), ms.clamp(0.0, 1e12) as i64));
         }
-        object.push(bytes.trim_ascii_start().first() == Some(&b'{'));
-    });
-    // Placed from the last line back; `None`: a separator, given the time of the line before.
-    let mut times: Vec<Option<i64>> = vec![None; object.len()];
-    let mut hi = end_ms;
-    let after_last = results.last().map_or(0, |r| r.0 + 1);
-    for i in (after_last..object.len()).rev().filter(|i| object[*i]) {
-        times[i] = Some(hi);
-        hi -= 1;
+        self.object.push(bytes.trim_ascii_start().first() == Some(&b'{'));
     }
-    for k in (0..results.len()).rev() {
-        let (last, duration) = results[k];
-        let first = if k == 0 { 0 } else { results[k - 1].0 + 1 };
-        let lines: Vec<usize> = (first..=last).filter(|i| object[*i]).collect();
-        let (start, span) = (hi - duration, (lines.len() as i64 - 1).max(1));
-        for (n, i) in lines.iter().enumerate() {
-            times[*i] = Some(start + duration * n as i64 / span);
+
+    /// Each line's time in ms, the last ending at `end_ms`, none before `floor_ms`.
+    fn place(self, end_ms: i64, floor_ms: Option<i64>) -> Vec<i64> {
+        let Times { results, object } = self;
+        // Placed from the last line back; `None`: a separator, given the time of the line before.
+        let mut times: Vec<Option<i64>> = vec![None; object.len()];
+        let mut hi = end_ms;
+        let after_last = results.last().map_or(0, |r| r.0 + 1);
+        for i in (after_last..object.len()).rev().filter(|i| object[*i]) {
+            times[i] = Some(hi);
+            hi -= 1;
         }
-        times[last] = Some(hi);
-        hi = start - 1;
+        for k in (0..results.len()).rev() {
+            let (last, duration) = results[k];
+            let first = if k == 0 { 0 } else { results[k - 1].0 + 1 };
+            let lines: Vec<usize> = (first..=last).filter(|i| object[*i]).collect();
+            let (start, span) = (hi - duration, (lines.len() as i64 - 1).max(1));
+            for (n, i) in lines.iter().enumerate() {
+                times[*i] = Some(start + duration * n as i64 / span);
+            }
+            times[last] = Some(hi);
+            hi = start - 1;
+        }
+        // Never earlier than an earlier read's last time, never going back.
+        let mut previous = floor_ms.map_or(i64::MIN, |f| f + 1);
+        times
+            .into_iter()
+            .map(|t| {
+                previous = previous.max(t.unwrap_or(previous));
+                previous
+            })
+            .collect()
     }
-    // Never earlier than an earlier read's last time, never going back.
-    let mut previous = floor_ms.map_or(i64::MIN, |f| f + 1);
-    times
-        .into_iter()
-        .map(|t| {
-            previous = previous.max(t.unwrap_or(previous));
-            previous
-        })
-        .collect()
 }
 
 fn format_ms(ms: i64) -> String {
@@ -209,6 +245,12 @@ fn parse_ms(text: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn line_times(buf: &[u8], end_ms: i64, floor_ms: Option<i64>) -> Vec<i64> {
+        let mut times = Times::default();
+        for_each_line(buf, 0, 0, |bytes, _, _| times.see(bytes));
+        times.place(end_ms, floor_ms)
+    }
 
     #[test]
     fn runs_end_at_the_mtime_and_span_their_durations() {

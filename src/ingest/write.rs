@@ -190,14 +190,16 @@ fn session_id(
                         started_at = CASE WHEN started_at IS NULL OR ?3 < started_at THEN ?3
                                           ELSE started_at END,
                         ended_at = CASE WHEN ended_at IS NULL OR ?4 > ended_at THEN ?4
-                                        ELSE ended_at END
+                                        ELSE ended_at END,
+                        title = coalesce(?5, title)
                      WHERE id = ?1",
                 )?
                 .execute(params![
                     id,
                     rec.project,
                     rec.started_at,
-                    rec.ended_at
+                    rec.ended_at,
+                    rec.title
                 ])?;
             }
             id
@@ -207,8 +209,9 @@ fn session_id(
             let rec = rec.unwrap_or(&empty);
             report.sessions += 1;
             let mut insert = tx.prepare_cached(
-                "INSERT INTO sessions(agent_id, session_key, source, project, started_at, ended_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                "INSERT INTO sessions(agent_id, session_key, source, project, started_at, ended_at,
+                                      title)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )?;
             insert.execute(params![
                 agent,
@@ -216,7 +219,8 @@ fn session_id(
                 source,
                 rec.project,
                 rec.started_at,
-                rec.ended_at
+                rec.ended_at,
+                rec.title
             ])?;
             // A plain INSERT and the connection's last rowid: RETURNING buffers its rows first.
             tx.last_insert_rowid()
@@ -468,6 +472,40 @@ pub fn earlier_turns(conn: &Connection, turn_id: i64, limit: usize) -> Result<Ve
         Ok(EarlierTurn { id: r.get(0)?, user_input: r.get(1)?, summary: r.get(2)? })
     })?;
     rows.collect::<rusqlite::Result<Vec<_>>>().context("reading a session's earlier turns")
+}
+
+/// The agent's titles of sessions `keys` of `agent` (those that have one), in order.
+pub fn session_titles(conn: &Connection, agent: &str, keys: &[&str]) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT title FROM sessions WHERE agent_id = ?1 AND session_key = ?2 AND title IS NOT NULL",
+    )?;
+    let mut out = Vec::new();
+    for key in keys {
+        if let Some(t) =
+            stmt.query_row(params![agent, key], |r| r.get::<_, String>(0)).optional()?
+        {
+            out.push(t);
+        }
+    }
+    Ok(out)
+}
+
+/// How many sessions asked a task with the same signature as turn `turn_id` (counted up to
+/// `cap`); `None` when that turn has no signature (a steering reply, not detected yet).
+pub fn sessions_asking_as(conn: &Connection, turn_id: i64, cap: usize) -> Result<Option<usize>> {
+    let signature: Option<String> = conn
+        .prepare_cached("SELECT signature FROM turns WHERE id = ?1")?
+        .query_row([turn_id], |r| r.get(0))
+        .optional()?
+        .flatten();
+    let Some(signature) = signature.filter(|s| !s.is_empty()) else { return Ok(None) };
+    let n: i64 = conn
+        .prepare_cached(
+            "SELECT count(*) FROM (SELECT DISTINCT session_id FROM turns
+             WHERE signature = ?1 AND signature <> '' LIMIT ?2)",
+        )?
+        .query_row(params![signature, cap as i64], |r| r.get(0))?;
+    Ok(Some(n as usize))
 }
 
 /// Marks turns consumed by detection, each with its task signature (`""` when empty): one

@@ -73,6 +73,16 @@ pub fn danger_flags(
     Ok(crate::text::danger::flags_all(std::iter::once(text).chain(ran.iter().map(String::as_str))))
 }
 
+/// [`danger_flags`] of a lesson: its own text and what its sessions ran. Every door that makes a
+/// lesson live (`lessons approve|pin`, the console's `a`/`P`) shows these and asks first.
+pub fn lesson_danger(
+    conn: &Connection,
+    l: &super::Lesson,
+) -> Result<Vec<crate::text::injection::Flag>> {
+    let text = format!("{} {} {}", l.trigger, l.anti_pattern, l.correct_pattern);
+    danger_flags(conn, &text, &l.evidence)
+}
+
 fn mentions(e: &Evidence, lit: &str) -> bool {
     [Some(&e.request), Some(&e.action), e.correction.as_ref(), e.followed_by.as_ref()]
         .into_iter()

@@ -262,11 +262,8 @@ pub fn meta_set(conn: &Connection, key: &str, value: &str) -> Result<()> {
 /// Whether the folder holding `path` accepts writes (`access(2)`, which a read-only mount refuses
 /// even to root).
 fn folder_writable(path: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else { return true };
-    // SAFETY: `c` is a valid NUL-terminated path for the duration of the call.
-    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
+    trouble::can(dir, libc::W_OK)
 }
 
 /// The current time as stored everywhere: RFC 3339 UTC with seconds.

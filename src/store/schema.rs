@@ -23,6 +23,8 @@ pub const MIGRATIONS: &[&str] = &[
     V_PROPOSAL_BASE,
     V_TRIALS,
     V_PROPOSED_WORKFLOWS,
+    V_ASKED_SESSIONS,
+    V_SESSION_TITLES,
 ];
 
 const V1: &str = r#"
@@ -605,4 +607,16 @@ CREATE INDEX skill_trials_candidate ON skill_trials(candidate_id, id);
 const V_PROPOSED_WORKFLOWS: &str = r#"
 CREATE INDEX IF NOT EXISTS skill_candidates_proposed_workflows
     ON skill_candidates(agent_id) WHERE evidence_only = 0 AND source = 'workflow';
+"#;
+
+/// Sessions that asked a task the same way (its signature), counted when work asked for in a
+/// fixed way is judged: a seek over the turns that carry that signature.
+const V_ASKED_SESSIONS: &str = r#"
+CREATE INDEX IF NOT EXISTS turns_signature_session
+    ON turns(signature, session_id) WHERE signature IS NOT NULL AND signature <> '';
+"#;
+
+/// The agent's own title of a session (Claude Code's `ai-title` lines), evidence of what was asked.
+const V_SESSION_TITLES: &str = r#"
+ALTER TABLE sessions ADD COLUMN title TEXT;
 "#;

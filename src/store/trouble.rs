@@ -1,6 +1,8 @@
 //! Database errors a person can act on, said in one line that names the path and the fix: a
-//! folder that cannot be written, a path under a file, a database locked by another process, a
-//! file that is not a database (or is damaged). Anything else keeps its full chain of causes.
+//! file that cannot be read or written by this user (with its owner and mode), a folder that
+//! cannot be entered or written, a path under a file, a folder or device in the database's
+//! place, a database locked by another process, a file that is not a database (or is damaged).
+//! Anything else keeps its full chain of causes.
 
 use std::path::Path;
 
@@ -30,7 +32,7 @@ fn explain_causes(db: &Path, err: &anyhow::Error, io_too: bool) -> Option<String
                 ));
             }
             if io.kind() == std::io::ErrorKind::PermissionDenied {
-                return Some(read_only(db));
+                return Some(access_trouble(db));
             }
         }
         let Some(rusqlite::Error::SqliteFailure(e, _)) = cause.downcast_ref::<rusqlite::Error>()
@@ -46,7 +48,7 @@ fn explain_causes(db: &Path, err: &anyhow::Error, io_too: bool) -> Option<String
                         file.display()
                     )
                 } else {
-                    read_only(db)
+                    access_trouble(db)
                 }
             }
             ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => format!(
@@ -66,26 +68,100 @@ fn explain_causes(db: &Path, err: &anyhow::Error, io_too: bool) -> Option<String
     None
 }
 
-fn read_only(db: &Path) -> String {
+/// Why the database at `db` cannot be opened or written, checked on the disk as this process
+/// sees it: what stands in its place, a folder on the way that cannot be entered, the file (or
+/// its `-wal`/`-shm` companion) that cannot be read or written, else the folder that cannot be
+/// written.
+fn access_trouble(db: &Path) -> String {
+    let shown = db.display();
     if let Some(what) = not_a_database_file(db) {
         return what;
     }
-    if std::fs::metadata(db).is_ok_and(|m| m.permissions().readonly()) {
+    if let Some(dir) = db.ancestors().skip(1).filter(|d| d.is_dir()).find(|d| !can(d, libc::X_OK)) {
         return format!(
-            "database {}: the file is read-only; make it writable (chmod u+w {}) or pass --db \
-             with another file",
-            db.display(),
-            db.display()
+            "database {shown}: permission denied entering the folder {} ({}); run skilldeck \
+             as a user who may enter it, or pass --db with a path you can reach",
+            dir.display(),
+            owner_and_mode(dir)
         );
     }
-    let dir = db.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let companions = [db.to_path_buf(), with_suffix(db, "-wal"), with_suffix(db, "-shm")];
+    let present = || companions.iter().filter(|f| f.symlink_metadata().is_ok());
+    let named = |f: &Path| match f == db {
+        true => "the file".to_string(),
+        false => f.display().to_string(),
+    };
+    if let Some(file) = present().find(|f| !can(f, libc::R_OK)) {
+        return format!(
+            "database {shown}: permission denied reading {} ({}); {}",
+            named(file),
+            owner_and_mode(file),
+            fix_for(file, "r")
+        );
+    }
+    if let Some(file) = present().find(|f| !can(f, libc::W_OK)) {
+        return format!(
+            "database {shown}: {} is read-only for this user ({}); {}",
+            named(file),
+            owner_and_mode(file),
+            fix_for(file, "w")
+        );
+    }
+    // The folder that would hold the file, its journal and its shared-memory index: the nearest
+    // one that exists (the others are to be made in it).
+    let dir = db
+        .ancestors()
+        .skip(1)
+        .map(|d| if d.as_os_str().is_empty() { Path::new(".") } else { d })
+        .find(|d| d.is_dir())
+        .unwrap_or(Path::new("."));
     format!(
-        "database {}: cannot write in {} (read-only); make it writable (chmod u+w {}) or pass \
+        "database {shown}: cannot write in {} (read-only); make it writable (chmod u+w {}) or pass \
          --db with a path in a writable folder",
-        db.display(),
         dir.display(),
         dir.display()
     )
+}
+
+/// `access(2)` for this process's user (a read-only mount refuses writes even to root).
+pub(super) fn can(path: &Path, mode: libc::c_int) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else { return true };
+    // SAFETY: `c` is a valid NUL-terminated path for the duration of the call.
+    unsafe { libc::access(c.as_ptr(), mode) == 0 }
+}
+
+fn with_suffix(db: &Path, suffix: &str) -> std::path::PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push(suffix);
+    name.into()
+}
+
+/// "owner uid 0, mode 0600; this is uid 65534": enough to see whose file it is.
+fn owner_and_mode(path: &Path) -> String {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid cannot fail.
+    let me = unsafe { libc::geteuid() };
+    match std::fs::metadata(path) {
+        Ok(m) => format!("owner uid {}, mode {:04o}; this is uid {me}", m.uid(), m.mode() & 0o7777),
+        Err(_) => format!("this is uid {me}"),
+    }
+}
+
+/// How to give this user `what` (`r` or `w`) on `file`: chmod when it is theirs, else its owner.
+fn fix_for(file: &Path, what: &str) -> String {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let shown = file.display();
+    match std::fs::metadata(file) {
+        Ok(m) if m.uid() == me => {
+            format!("give yourself access (chmod u+r{what} {shown}) or pass --db with another file")
+        }
+        _ => "run skilldeck as the file's owner, ask them for access, or pass --db with another \
+              file"
+            .to_string(),
+    }
 }
 
 /// The nearest existing ancestor of `db` when it is a file (so no folder can be made there).

@@ -74,6 +74,8 @@ pub fn run(client: &mut Client, team: &str, cfg: &DetectConfig) -> Result<TeamDe
             session_key: &session_key,
             project: project.as_deref(),
             request: &p.turn.request,
+            asks: std::slice::from_ref(&p.turn.request),
+            turns: std::slice::from_ref(&p.id),
             at: p.turn.at.as_deref(),
             success: p.turn.success,
         };

@@ -246,12 +246,22 @@ pub struct Status {
     pub outbox: Counts,
     /// The server's counts, or why it could not be reached.
     pub reached: Result<server::ServerCounts, String>,
+    /// Whether this member has joined the team (`team init`); `None` when the server was not
+    /// reached.
+    pub joined: Option<bool>,
     pub pulled: Vec<String>,
 }
 
+/// Where this member and the server stand. Only reads: asking is not joining, so the counts are
+/// the team's as they are (a member who has not run `team init` is not among them).
 pub fn status(ws: &Workspace, t: &TeamConfig) -> Result<Status> {
-    let reached =
-        connect(t).and_then(|mut c| server::counts(&mut c, &t.name)).map_err(|e| format!("{e:#}"));
+    let read = server::connect(t).and_then(|mut c| {
+        Ok((server::counts(&mut c, &t.name)?, server::is_member(&mut c, &t.name)?))
+    });
+    let (reached, joined) = match read {
+        Ok((counts, joined)) => (Ok(counts), Some(joined)),
+        Err(e) => (Err(format!("{e:#}")), None),
+    };
     let mut pulled: Vec<String> =
         pull::team_skill_names(&ws.paths.skills_dir, &t.name).into_iter().collect();
     pulled.sort();
@@ -261,6 +271,7 @@ pub fn status(ws: &Workspace, t: &TeamConfig) -> Result<Status> {
         server: pg::describe(&t.url),
         outbox: outbox::counts(ws.store.conn())?,
         reached,
+        joined,
         pulled,
     })
 }

@@ -242,6 +242,13 @@ pub fn connect(team: &TeamConfig) -> Result<Client> {
              ({known}); upgrade skilldeck"
         );
     }
+    if version == 0 {
+        bail!(
+            "no skilldeck team store on this server yet: the team's admin sets it up with \
+             `skilldeck team init --admin` (see docs/team.md), then each member runs \
+             `skilldeck team init`"
+        );
+    }
     if version < known {
         bail!(
             "team server schema is at version {version}, this skilldeck needs {known}: the team's \
@@ -326,6 +333,16 @@ pub fn join(client: &mut Client, team: &str) -> Result<()> {
         &[&team],
     )?;
     Ok(())
+}
+
+/// Whether this connection's role has joined `team`.
+pub fn is_member(client: &mut Client, team: &str) -> Result<bool> {
+    Ok(client
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM team_members WHERE team = $1 AND member = session_user::text)",
+            &[&team],
+        )?
+        .get(0))
 }
 
 /// What one batch did on the server.

@@ -16,6 +16,7 @@
 use std::borrow::Cow;
 use std::sync::{LazyLock, OnceLock};
 
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use regex::{Captures, Regex, RegexSet};
 
 /// One rule: what it finds, and which capture group is the secret (0 = the whole match).
@@ -23,8 +24,19 @@ struct Rule {
     kind: &'static str,
     pattern: &'static str,
     group: usize,
+    /// Literals one of which every match holds (ASCII case aside): text with none of any rule's
+    /// skips the rules (`LITERALS`).
+    needs: &'static [&'static str],
     /// Extra test on the captures; `false` keeps the text (a near-miss).
     accept: fn(&Captures) -> bool,
+}
+
+/// A token format: its kind, its pattern and the literals one of which every token holds, case
+/// and all (a format's prefix, with its character class spelt out).
+struct Token {
+    kind: &'static str,
+    pattern: &'static str,
+    needs: &'static [&'static str],
 }
 
 fn always(_: &Captures) -> bool {
@@ -33,49 +45,152 @@ fn always(_: &Captures) -> bool {
 
 /// Tokens known by their prefix or shape, after the rule set most secret scanners follow (gitleaks'
 /// default configuration): a provider's token format is its own, so these are exact.
-const TOKENS: &[(&str, &str)] = &[
-    ("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"),
-    (
-        "gitlab-token",
-        r"\b(?:glpat|gldt|glrt|glptt|glsoat|glcbt|glimt|glagent|glffct|gloas)-[A-Za-z0-9_-]{20,}",
-    ),
-    ("anthropic-key", r"\bsk-ant-[A-Za-z0-9_-]{16,}"),
-    ("aws-key", r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[0-9A-Z]{16}\b"),
-    ("slack-token", r"\b(?:xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+)"),
-    ("stripe-key", r"\b(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,}|\bwhsec_[A-Za-z0-9]{20,}"),
-    ("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}"),
-    ("google-oauth", r"\bGOCSPX-[A-Za-z0-9_-]{20,}|\bya29\.[0-9A-Za-z_-]{20,}"),
-    ("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b"),
-    ("pypi-token", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"),
-    ("huggingface-token", r"\b(?:hf_|api_org_)[A-Za-z0-9]{30,}\b"),
-    ("sendgrid-key", r"\bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}"),
-    ("twilio-key", r"\bSK[0-9a-fA-F]{32}\b"),
-    ("shopify-token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
-    ("digitalocean-token", r"\bdo[opr]_v1_[a-f0-9]{64}\b"),
-    ("linear-key", r"\blin_(?:api|oauth)_[A-Za-z0-9]{40}\b"),
-    ("databricks-token", r"\bdapi[a-f0-9]{32}(?:-\d)?\b"),
-    ("postman-key", r"\bPMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}\b"),
-    ("pulumi-token", r"\bpul-[a-f0-9]{40}\b"),
-    ("grafana-token", r"\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b|\bglc_[A-Za-z0-9+/]{32,}={0,2}"),
-    ("vault-token", r"\bhv[sb]\.[A-Za-z0-9_-]{24,}"),
-    ("age-key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b"),
-    ("docker-token", r"\bdckr_pat_[A-Za-z0-9_-]{27,}"),
-    ("notion-token", r"\bntn_[A-Za-z0-9]{40,}\b|\bsecret_[A-Za-z0-9]{43}\b"),
-    ("supabase-token", r"\bsbp_[a-f0-9]{40}\b"),
-    ("replicate-token", r"\br8_[A-Za-z0-9]{37}\b"),
-    ("groq-key", r"\bgsk_[A-Za-z0-9]{52}\b"),
-    ("xai-key", r"\bxai-[A-Za-z0-9]{80}\b"),
-    ("perplexity-key", r"\bpplx-[A-Za-z0-9]{48}\b"),
-    ("flyio-token", r"\bfo1_[A-Za-z0-9_-]{43}\b"),
-    ("sentry-token", r"\bsntr[ysu]_[A-Za-z0-9+/=_-]{40,}"),
-    ("mailgun-key", r"\bkey-[a-f0-9]{32}\b"),
-    ("atlassian-token", r"\bATATT3[A-Za-z0-9_=-]{100,}"),
-    ("doppler-token", r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}\b"),
-    ("square-token", r"\bEAAA[A-Za-z0-9_-]{60}\b|\bsq0csp-[0-9A-Za-z_-]{43}\b"),
-    ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-    ("alibaba-key", r"\bLTAI[A-Za-z0-9]{12,20}\b"),
-    ("newrelic-key", r"\bNR(?:AK|JS|II)-[A-Z0-9]{19,27}\b"),
-    ("discord-token", r"\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b"),
+const TOKENS: &[Token] = &[
+    Token {
+        kind: "github-token",
+        pattern: r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})",
+        needs: &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+    },
+    Token {
+        kind: "gitlab-token",
+        pattern: r"\b(?:glpat|gldt|glrt|glptt|glsoat|glcbt|glimt|glagent|glffct|gloas)-[A-Za-z0-9_-]{20,}",
+        needs: &[
+            "glpat-", "gldt-", "glrt-", "glptt-", "glsoat-", "glcbt-", "glimt-", "glagent-",
+            "glffct-", "gloas-",
+        ],
+    },
+    Token { kind: "anthropic-key", pattern: r"\bsk-ant-[A-Za-z0-9_-]{16,}", needs: &["sk-ant-"] },
+    Token {
+        kind: "aws-key",
+        pattern: r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[0-9A-Z]{16}\b",
+        needs: &["AKIA", "ASIA", "ABIA", "ACCA", "A3T"],
+    },
+    Token {
+        kind: "slack-token",
+        pattern: r"\b(?:xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+)",
+        needs: &["xox", "xapp-"],
+    },
+    Token {
+        kind: "stripe-key",
+        pattern: r"\b(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,}|\bwhsec_[A-Za-z0-9]{20,}",
+        needs: &["sk_", "rk_", "whsec_"],
+    },
+    Token { kind: "google-api-key", pattern: r"\bAIza[0-9A-Za-z_-]{35}", needs: &["AIza"] },
+    Token {
+        kind: "google-oauth",
+        pattern: r"\bGOCSPX-[A-Za-z0-9_-]{20,}|\bya29\.[0-9A-Za-z_-]{20,}",
+        needs: &["GOCSPX-", "ya29."],
+    },
+    Token { kind: "npm-token", pattern: r"\bnpm_[A-Za-z0-9]{36}\b", needs: &["npm_"] },
+    Token {
+        kind: "pypi-token",
+        pattern: r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}",
+        needs: &["pypi-AgEIcHlwaS5vcmc"],
+    },
+    Token {
+        kind: "huggingface-token",
+        pattern: r"\b(?:hf_|api_org_)[A-Za-z0-9]{30,}\b",
+        needs: &["hf_", "api_org_"],
+    },
+    Token {
+        kind: "sendgrid-key",
+        pattern: r"\bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}",
+        needs: &["SG."],
+    },
+    Token {
+        kind: "twilio-key",
+        pattern: r"\bSK[0-9a-fA-F]{32}\b",
+        needs: &[
+            "SK0", "SK1", "SK2", "SK3", "SK4", "SK5", "SK6", "SK7", "SK8", "SK9", "SKa", "SKb",
+            "SKc", "SKd", "SKe", "SKf", "SKA", "SKB", "SKC", "SKD", "SKE", "SKF",
+        ],
+    },
+    Token {
+        kind: "shopify-token",
+        pattern: r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b",
+        needs: &["shpat_", "shpca_", "shppa_", "shpss_"],
+    },
+    Token {
+        kind: "digitalocean-token",
+        pattern: r"\bdo[opr]_v1_[a-f0-9]{64}\b",
+        needs: &["doo_v1_", "dop_v1_", "dor_v1_"],
+    },
+    Token {
+        kind: "linear-key",
+        pattern: r"\blin_(?:api|oauth)_[A-Za-z0-9]{40}\b",
+        needs: &["lin_api_", "lin_oauth_"],
+    },
+    Token { kind: "databricks-token", pattern: r"\bdapi[a-f0-9]{32}(?:-\d)?\b", needs: &["dapi"] },
+    Token {
+        kind: "postman-key",
+        pattern: r"\bPMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}\b",
+        needs: &["PMAK-"],
+    },
+    Token { kind: "pulumi-token", pattern: r"\bpul-[a-f0-9]{40}\b", needs: &["pul-"] },
+    Token {
+        kind: "grafana-token",
+        pattern: r"\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b|\bglc_[A-Za-z0-9+/]{32,}={0,2}",
+        needs: &["glsa_", "glc_"],
+    },
+    Token {
+        kind: "vault-token",
+        pattern: r"\bhv[sb]\.[A-Za-z0-9_-]{24,}",
+        needs: &["hvs.", "hvb."],
+    },
+    Token {
+        kind: "age-key",
+        pattern: r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b",
+        needs: &["AGE-SECRET-KEY-1"],
+    },
+    Token {
+        kind: "docker-token",
+        pattern: r"\bdckr_pat_[A-Za-z0-9_-]{27,}",
+        needs: &["dckr_pat_"],
+    },
+    Token {
+        kind: "notion-token",
+        pattern: r"\bntn_[A-Za-z0-9]{40,}\b|\bsecret_[A-Za-z0-9]{43}\b",
+        needs: &["ntn_", "secret_"],
+    },
+    Token { kind: "supabase-token", pattern: r"\bsbp_[a-f0-9]{40}\b", needs: &["sbp_"] },
+    Token { kind: "replicate-token", pattern: r"\br8_[A-Za-z0-9]{37}\b", needs: &["r8_"] },
+    Token { kind: "groq-key", pattern: r"\bgsk_[A-Za-z0-9]{52}\b", needs: &["gsk_"] },
+    Token { kind: "xai-key", pattern: r"\bxai-[A-Za-z0-9]{80}\b", needs: &["xai-"] },
+    Token { kind: "perplexity-key", pattern: r"\bpplx-[A-Za-z0-9]{48}\b", needs: &["pplx-"] },
+    Token { kind: "flyio-token", pattern: r"\bfo1_[A-Za-z0-9_-]{43}\b", needs: &["fo1_"] },
+    Token {
+        kind: "sentry-token",
+        pattern: r"\bsntr[ysu]_[A-Za-z0-9+/=_-]{40,}",
+        needs: &["sntry_", "sntru_", "sntrs_"],
+    },
+    Token { kind: "mailgun-key", pattern: r"\bkey-[a-f0-9]{32}\b", needs: &["key-"] },
+    Token { kind: "atlassian-token", pattern: r"\bATATT3[A-Za-z0-9_=-]{100,}", needs: &["ATATT3"] },
+    Token {
+        kind: "doppler-token",
+        pattern: r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}\b",
+        needs: &["dp.pt.", "dp.st.", "dp.sa.", "dp.ct.", "dp.scim.", "dp.audit."],
+    },
+    Token {
+        kind: "square-token",
+        pattern: r"\bEAAA[A-Za-z0-9_-]{60}\b|\bsq0csp-[0-9A-Za-z_-]{43}\b",
+        needs: &["EAAA", "sq0csp-"],
+    },
+    Token {
+        kind: "jwt",
+        pattern: r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+        needs: &["eyJ"],
+    },
+    Token { kind: "alibaba-key", pattern: r"\bLTAI[A-Za-z0-9]{12,20}\b", needs: &["LTAI"] },
+    Token {
+        kind: "newrelic-key",
+        pattern: r"\bNR(?:AK|JS|II)-[A-Z0-9]{19,27}\b",
+        needs: &["NRAK-", "NRJS-", "NRII-"],
+    },
+    Token {
+        kind: "discord-token",
+        pattern: r"\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b",
+        needs: &[],
+    },
 ];
 
 /// Rules that need context or a second look: labelled values, commands, prose, unlabelled
@@ -86,24 +201,28 @@ const RULES: &[Rule] = &[
         kind: "telegram-token",
         pattern: r"\bbot(\d{8,10}:[A-Za-z0-9_-]{35})\b",
         group: 1,
+        needs: &["bot"],
         accept: always,
     },
     Rule {
         kind: "aws-secret",
         pattern: r#"\baws\s+configure\s+set\s+(?:[\w.]*\.)?(?:aws_secret_access_key|aws_session_token|aws_access_key_id)\s+("[^"]+"|'[^']+'|[^\s"']+)"#,
         group: 1,
+        needs: &["configure"],
         accept: |c| is_value(&c[1]),
     },
     Rule {
         kind: "password",
         pattern: r#"\b(?:docker|podman|nerdctl|helm\s+registry)\s+login\b[^\n;&|]*?\s-p\s*("[^"]+"|'[^']+'|[^\s"'-][^\s]*)"#,
         group: 1,
+        needs: &["login"],
         accept: |c| is_value(&c[1]),
     },
     Rule {
         kind: "password",
         pattern: r#"\bredis-cli\b[^\n;&|]*?\s-a\s+("[^"]+"|'[^']+'|[^\s"'-][^\s]*)"#,
         group: 1,
+        needs: &["redis-cli"],
         accept: |c| is_value(&c[1]),
     },
     Rule {
@@ -111,6 +230,7 @@ const RULES: &[Rule] = &[
         kind: "url-password",
         pattern: r"\b[a-zA-Z][a-zA-Z0-9+.-]*://:([^\s@/]+)@",
         group: 1,
+        needs: &["://:"],
         accept: |c| is_value(&c[1]),
     },
     Rule {
@@ -118,6 +238,7 @@ const RULES: &[Rule] = &[
         kind: "password",
         pattern: r#"\bmachine\s+\S+(?:\s+login\s+\S+)?\s+password\s+("[^"]+"|'[^']+'|[^\s"']+)"#,
         group: 1,
+        needs: &["machine"],
         accept: |c| is_value(&c[1]),
     },
     Rule {
@@ -125,6 +246,8 @@ const RULES: &[Rule] = &[
         kind: "password",
         pattern: r#"(?m)(?:^|[\s'"])[A-Za-z0-9.*_-]+:(?:\d{1,5}|\*):[^:\s'"]+:[^:\s'"]+:([^\s'"]+)(?:$|[\s'"])"#,
         group: 1,
+        // No literal but colons (every clock time has two): looked for by shape, `pgpass_shaped`.
+        needs: &[],
         accept: |c| is_value(&c[1]),
     },
     Rule {
@@ -132,6 +255,7 @@ const RULES: &[Rule] = &[
         kind: "sentry-dsn",
         pattern: r"\bhttps?://([0-9a-f]{32}(?::[0-9a-f]{32})?)@[A-Za-z0-9.-]*sentry",
         group: 1,
+        needs: &["sentry"],
         accept: always,
     },
     Rule {
@@ -139,36 +263,42 @@ const RULES: &[Rule] = &[
         kind: "password",
         pattern: r#"(?:^|[\s;&|(])\S*(?:login|signin|sign-in|sign_in|auth|connect)[\w.-]*\s+([^\s\-|;&<>][^\s|;&<>]*)\s+("[^"]+"|'[^']+'|[^\s\-|;&<>"'][^\s|;&<>]*)"#,
         group: 2,
+        needs: &["login", "signin", "sign-in", "sign_in", "auth", "connect"],
         accept: |c| positional_password(&c[1], &c[2]),
     },
     Rule {
         kind: "telegram-token",
         pattern: r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b",
         group: 0,
+        needs: &[":AA"],
         accept: always,
     },
     Rule {
         kind: "mailchimp-key",
         pattern: r"\b[0-9a-f]{32}-us\d{1,2}\b",
         group: 0,
+        needs: &["-us"],
         accept: always,
     },
     Rule {
         kind: "azure-client-secret",
         pattern: r"\b[a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.-]{31,34}",
         group: 0,
+        needs: &["Q~"],
         accept: always,
     },
     Rule {
         kind: "private-key",
         pattern: r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
         group: 0,
+        needs: &["-----BEGIN "],
         accept: always,
     },
     Rule {
         kind: "openai-key",
         pattern: r"\bsk-[A-Za-z0-9_-]{20,}",
         group: 0,
+        needs: &["sk-"],
         // `sk-learn-compatible-estimators` is words: a key has digits and no long words.
         accept: |c| looks_random(&c[0][3..]),
     },
@@ -176,42 +306,49 @@ const RULES: &[Rule] = &[
         kind: "slack-webhook",
         pattern: r"hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/_-]{20,})",
         group: 1,
+        needs: &["hooks.slack.com/"],
         accept: always,
     },
     Rule {
         kind: "discord-webhook",
         pattern: r"discord(?:app)?\.com/api/webhooks/([0-9]{10,}/[A-Za-z0-9_-]{20,})",
         group: 1,
+        needs: &["/api/webhooks/"],
         accept: always,
     },
     Rule {
         kind: "azure-key",
         pattern: r"(?i)\b(?:AccountKey|SharedAccessKey|sig)=([A-Za-z0-9+/%]{20,}={0,2})",
         group: 1,
+        needs: &["AccountKey=", "SharedAccessKey=", "sig="],
         accept: always,
     },
     Rule {
         kind: "bearer-token",
         pattern: r"(?i)\b(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{12,})",
         group: 1,
+        needs: &["bearer", "basic", "token"],
         accept: |c| looks_random(&c[1]),
     },
     Rule {
         kind: "api-key-header",
         pattern: r#"(?i)\b(?:x-api-key|api-key|x-auth-token|x-access-token|private-token|x-goog-api-key|x-figma-token|ocp-apim-subscription-key|x-rapidapi-key)\s*:\s*([^\s'"]{6,})"#,
         group: 1,
+        needs: &["-key", "-token"],
         accept: |c| is_value(&c[1]) && !is_code(&c[1]),
     },
     Rule {
         kind: "url-password",
         pattern: r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@",
         group: 1,
+        needs: &["://"],
         accept: |c| is_value(&c[1]),
     },
     Rule {
         kind: "password",
         pattern: r#"(?i)--(?:password|passwd|pass|token|api-key|secret|client-secret)(?:=|\s+)("[^"]*"|'[^']*'|[^\s"']+)"#,
         group: 1,
+        needs: &["--pass", "--token", "--api-key", "--secret", "--client-secret"],
         accept: |c| is_value(&c[1]),
     },
     Rule {
@@ -219,24 +356,51 @@ const RULES: &[Rule] = &[
         kind: "password",
         pattern: r#"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b[^\n;&|]*?\s-p("[^"]+"|'[^']+'|[^\s"'-][^\s]*)"#,
         group: 1,
+        needs: &["mysql", "mariadb"],
         accept: |c| is_value(&c[1]),
     },
     Rule {
         kind: "password",
         pattern: r#"\bsshpass\b[^\n;&|]*?\s-p\s*("[^"]+"|'[^']+'|[^\s"']+)"#,
         group: 1,
+        needs: &["sshpass"],
         accept: |c| is_value(&c[1]),
     },
     Rule {
         kind: "secret-value",
         pattern: r#"(?i)["']([A-Za-z0-9_.-]*(?:passw(?:or)?d|secret|token|api_?key|apikey|access_?key|private_?key|credentials?)[A-Za-z0-9_.-]*)["']\s*:\s*"([^"]*)""#,
         group: 2,
+        needs: &[
+            "passwd",
+            "password",
+            "secret",
+            "token",
+            "apikey",
+            "api_key",
+            "accesskey",
+            "access_key",
+            "privatekey",
+            "private_key",
+            "credential",
+        ],
         accept: |c| secret_for(&c[1], &c[2]),
     },
     Rule {
         kind: "secret-value",
         pattern: r#"(?i)\b([A-Za-z0-9_]*(?:passw(?:or)?d|secret)[A-Za-z0-9_]*|[A-Za-z0-9_]*(?:token|_key|apikey|_pat|_pass|_pwd|credentials?))\s*=\s*("[^"]*"|'[^']*'|[^\s"'&;|,)]+)"#,
         group: 2,
+        needs: &[
+            "passwd",
+            "password",
+            "secret",
+            "token",
+            "_key",
+            "apikey",
+            "_pat",
+            "_pass",
+            "_pwd",
+            "credential",
+        ],
         accept: |c| secret_for(&c[1], &c[2]),
     },
     Rule {
@@ -244,20 +408,27 @@ const RULES: &[Rule] = &[
         // In prose: "the password is hunter2", "password for the db: Tr0ub4dor".
         pattern: r#"(?i)\b(?:password|passwd|passphrase|passcode|pwd)\b(?:\s+[a-z]+){0,4}?(?:\s+(?:is|was|are|be)\b:?|\s*[:=])\s*["'`]?([^\s"'`]{4,})"#,
         group: 1,
+        needs: &["password", "passwd", "passphrase", "passcode", "pwd"],
         accept: |c| prose_password(&c[1]),
     },
     Rule {
         kind: "high-entropy",
         pattern: r#"(?i)\b(?:api[ _-]?key|key|token|secret|password|passwd|credential)s?\b["']?\s*(?:[:=]|is\b|was\b)?\s*["'`]?([A-Za-z0-9+/_.=-]{20,})"#,
         group: 1,
+        needs: &["key", "token", "secret", "password", "passwd", "credential"],
         accept: |c| looks_random(&c[1]),
     },
 ];
 
 /// Every rule in the order they run: the exact token formats first, then the rules with context.
 static ALL: LazyLock<Vec<Rule>> = LazyLock::new(|| {
-    let tokens =
-        TOKENS.iter().map(|&(kind, pattern)| Rule { kind, pattern, group: 0, accept: always });
+    let tokens = TOKENS.iter().map(|t| Rule {
+        kind: t.kind,
+        pattern: t.pattern,
+        group: 0,
+        needs: t.needs,
+        accept: always,
+    });
     let rest = RULES.iter().map(|r| Rule { ..*r });
     tokens.chain(rest).collect()
 });
@@ -270,11 +441,65 @@ static ALL: LazyLock<Vec<Rule>> = LazyLock::new(|| {
 /// third of `ingest --hook` on a 17 MB session); with the token formats in the set, their counts
 /// thrash its cache and it falls back to the PikeVM too.
 static ANY_TOKEN: LazyLock<Regex> = LazyLock::new(|| {
-    let any = TOKENS.iter().map(|(_, p)| format!("(?:{})", ascii(&loose(p)))).collect::<Vec<_>>();
+    let any =
+        TOKENS.iter().map(|t| format!("(?:{})", ascii(&loose(t.pattern)))).collect::<Vec<_>>();
     Regex::new(&any.join("|")).expect("tokens compile")
 });
 static ASCII_SET: LazyLock<RegexSet> =
     LazyLock::new(|| RegexSet::new(RULES.iter().map(|r| ascii(r.pattern))).expect("rules compile"));
+
+/// The first look at a text, before either prefilter: whether any rule's literal is in its ASCII
+/// shadow, token formats by case, the rules with context by ASCII case alone (`K` and `ſ` fold
+/// to ASCII letters, and the shadow spells them so). Most text (prompts, commands, paths) holds
+/// none and skips both regex scans. A Discord token and a `.pgpass` line have no literal: their
+/// shapes are looked for (`discord_shaped`, `pgpass_shaped`).
+struct Literals {
+    tokens: AhoCorasick,
+    rules: AhoCorasick,
+}
+
+static LITERALS: LazyLock<Literals> = LazyLock::new(|| Literals {
+    tokens: AhoCorasick::builder()
+        .kind(Some(AhoCorasickKind::DFA))
+        .build(TOKENS.iter().flat_map(|t| t.needs))
+        .expect("token literals build"),
+    rules: AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .kind(Some(AhoCorasickKind::DFA))
+        .build(RULES.iter().flat_map(|r| r.needs))
+        .expect("rule literals build"),
+});
+
+/// Whether `shadow` holds the middle of a `.pgpass` line: a port (1 to 5 digits, or `*`)
+/// between colons, then two more fields each ended by a colon.
+fn pgpass_shaped(shadow: &str) -> bool {
+    let b = shadow.as_bytes();
+    let field_end = |from: usize| {
+        let len = b[from.min(b.len())..]
+            .iter()
+            .take_while(|&&c| !matches!(c, b':' | b'\'' | b'"') && !c.is_ascii_whitespace())
+            .count();
+        (len > 0 && b.get(from + len) == Some(&b':')).then_some(from + len + 1)
+    };
+    memchr::memchr_iter(b':', b).any(|at| {
+        let port = at + 1;
+        let digits = b[port..].iter().take(6).take_while(|c| c.is_ascii_digit()).count();
+        let after = match digits {
+            1..=5 => port + digits,
+            0 if b.get(port) == Some(&b'*') => port + 1,
+            _ => return false,
+        };
+        b.get(after) == Some(&b':') && field_end(after + 1).and_then(field_end).is_some()
+    })
+}
+
+/// Whether `shadow` holds what a Discord bot token starts with: a run of 24 or more of its
+/// characters, then a dot.
+fn discord_shaped(shadow: &str) -> bool {
+    let b = shadow.as_bytes();
+    let part = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-');
+    memchr::memchr_iter(b'.', b).any(|dot| dot >= 24 && b[dot - 24..dot].iter().all(|&c| part(c)))
+}
 
 fn loose(pattern: &str) -> String {
     static COUNTED: LazyLock<Regex> =
@@ -296,18 +521,32 @@ static DOTENV_LINE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// `text` with every secret replaced by `<redacted:KIND>`; borrowed when nothing was found.
 pub fn secrets(text: &str) -> Cow<'_, str> {
+    redact(text, true)
+}
+
+/// `secrets` without the literal prefilter: every text goes through both regex scans. The two
+/// must agree on every text (`benches/redact.rs` checks it on the real transcripts).
+#[doc(hidden)]
+pub fn secrets_without_literals(text: &str) -> Cow<'_, str> {
+    redact(text, false)
+}
+
+fn redact(text: &str, literals: bool) -> Cow<'_, str> {
     let mut out = Cow::Borrowed(text);
     if let Some(redacted) = dotenv(&out) {
         out = Cow::Owned(redacted);
     }
     let shadow = ascii_shadow(&out);
-    let tokens = ANY_TOKEN.is_match(&shadow);
-    let hits = ASCII_SET.matches(&shadow);
+    let tokens =
+        (!literals || LITERALS.tokens.is_match(shadow.as_ref()) || discord_shaped(&shadow))
+            && ANY_TOKEN.is_match(&shadow);
+    let hits = (!literals || LITERALS.rules.is_match(shadow.as_ref()) || pgpass_shaped(&shadow))
+        .then(|| ASCII_SET.matches(&shadow));
     drop(shadow);
     for (i, rule) in ALL.iter().enumerate() {
         let hit = match i.checked_sub(TOKENS.len()) {
             None => tokens,
-            Some(r) => hits.matched(r),
+            Some(r) => hits.as_ref().is_some_and(|h| h.matched(r)),
         };
         if !hit {
             continue;
@@ -850,6 +1089,28 @@ mod tests {
         ] {
             assert_eq!(r(keep), keep, "{keep}");
         }
+    }
+
+    #[test]
+    fn text_without_any_rule_s_literal_skips_the_rules_and_keeps_every_secret() {
+        let clean = "refactor the parser module and run the whole test suite, then open a PR";
+        assert!(!LITERALS.tokens.is_match(clean) && !LITERALS.rules.is_match(clean));
+        assert!(!discord_shaped(clean) && !pgpass_shaped(clean));
+        // Clock times have colons and digits, not a `.pgpass` line's fields.
+        assert!(!pgpass_shaped("at 2026-11-26T10:23:45Z, then 10:24:01 again"));
+        assert!(pgpass_shaped("db.example.com:5432:app:deploy:S3cretPw"));
+        assert!(pgpass_shaped("*:*:*:postgres:x"));
+        // Each literal family still lets its rule run: one format, one context rule, the
+        // Discord shape, and a case-folded name.
+        assert_eq!(
+            r("use ghp_1234567890abcdefghijABCDEFGHIJ123456"),
+            "use <redacted:github-token>"
+        );
+        assert_eq!(r("PASSWORD=Zx9kQ2mB7vLp4Rt8"), "PASSWORD=<redacted:secret-value>");
+        let discord = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.abcdefghijklmnopqrstuvwxyz0123456789";
+        assert!(discord_shaped(discord));
+        assert_eq!(r(discord), "<redacted:discord-token>");
+        assert_eq!(r("\u{17F}ecret = Zx9kQ2mB7vLp4Rt8"), "\u{17F}ecret = <redacted:secret-value>");
     }
 
     #[test]

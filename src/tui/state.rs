@@ -9,7 +9,7 @@ use super::keys::KeyMap;
 use super::layout;
 use crate::catalog::SkillStatus;
 use crate::engine::snapshot::{CandidateView, SkillLine, Snapshot};
-use crate::engine::{CandidateId, Progress, SkillId, Subject, View};
+use crate::engine::{CandidateId, LessonId, Progress, SkillId, Subject, View};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Pane {
@@ -85,6 +85,8 @@ pub enum Confirm {
     RollbackTo(Subject<SkillId>, i64),
     /// A candidate flagged for text aimed at the agent or a dangerous command: promote anyway.
     PromoteFlagged(Subject<CandidateId>, usize),
+    /// A lesson standing for a dangerous command (the flags' reasons): approve or pin anyway.
+    LessonFlagged(Subject<LessonId>, crate::lessons::LessonStatus, Vec<String>),
     /// `u`: take back the last change (`what`, made `ago`), numbered `seq` by the engine.
     Undo {
         seq: u64,

@@ -84,6 +84,15 @@ pub fn draw_status(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, the
                 t.name,
                 crate::text::count(*n as u64, "flag")
             ),
+            Confirm::LessonFlagged(t, status, flags) => format!(
+                "Make {} {status} anyway? y/n · flagged: {}{}",
+                t.name,
+                crate::text::safe::inline(flags.first().map_or("", String::as_str)),
+                match flags.len() {
+                    1 => String::new(),
+                    n => format!(" (+{} more in the detail)", n - 1),
+                }
+            ),
             Confirm::ApproveEdit(t) => {
                 format!("Approve {} as it is on disk now (the edit shown)? y/n", t.name)
             }

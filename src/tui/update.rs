@@ -128,6 +128,7 @@ pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comma
                 }
                 Confirm::ApproveEdit(t) => Op::ApproveEdit(t),
                 Confirm::PromoteFlagged(t, _) => Op::Promote(t),
+                Confirm::LessonFlagged(t, status, _) => Op::Lesson(t, status),
                 Confirm::Rollback(t, version) | Confirm::RollbackTo(t, version) => {
                     Op::Rollback(t, version)
                 }
@@ -555,6 +556,16 @@ fn lesson_op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comman
     }
     let target =
         Subject { id: LessonId(l.id), name: format!("lesson #{}", l.id), ..Subject::default() };
+    // A lesson that stands for a dangerous command reaches the agent as an instruction once
+    // live: asked first, with the flag shown (the CLI's twin needs `--yes`).
+    let goes_live = |s: LessonStatus| matches!(s, LessonStatus::Approved | LessonStatus::Pinned);
+    if goes_live(status)
+        && !goes_live(l.status)
+        && let Some(flags) = snap.lesson_flags.get(&l.id)
+    {
+        ui.confirm = Some(Confirm::LessonFlagged(target, status, flags.clone()));
+        return None;
+    }
     Some(Command::Op(Op::Lesson(target, status)))
 }
 

@@ -126,6 +126,9 @@ pub struct WorkflowEvidence {
     /// The requests are failures the person pasted: the work is running the checks themselves.
     #[serde(default)]
     pub chore: bool,
+    /// The agent's titles of the sessions (Claude Code's `ai-title`): what was asked, in words.
+    #[serde(default)]
+    pub titles: Vec<String>,
 }
 
 impl WorkflowEvidence {

@@ -60,12 +60,11 @@ fn learn_shows_the_flags_of_one_session() {
     assert!(json["flags"].as_array().is_some_and(|f| f.len() >= 2), "{json:#}");
 }
 
-#[test]
-fn a_recurring_fix_that_pipes_a_url_to_a_shell_is_refused_shown_and_confirmed() {
+/// Two sessions where `npm install` failed, a URL piped into a shell ran, and it passed: a
+/// recurring fix standing for a dangerous command.
+fn write_piped_fix(dir: &std::path::Path) {
     use serde_json::json;
     use skilldeck::synth::transcripts::{Turn, call, failing};
-    let ws = TestWorkspace::new();
-    let dir = ws.root().join("projects/web");
     let fix = |n: i64| {
         vec![
             Turn {
@@ -80,8 +79,52 @@ fn a_recurring_fix_that_pipes_a_url_to_a_shell_is_refused_shown_and_confirmed() 
             Turn { prompt: "thanks".into(), calls: vec![], reply: "Done." },
         ]
     };
-    crate::lessons::claude(&dir, 1, &fix(1));
-    crate::lessons::claude(&dir, 2, &fix(2));
+    crate::lessons::claude(dir, 1, &fix(1));
+    crate::lessons::claude(dir, 2, &fix(2));
+}
+
+/// The console's `a` and `P` on a flagged lesson ask y/n with the flag on the status line, as
+/// promoting a flagged candidate does; the detail shows every flag.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_console_asks_before_making_a_flagged_lesson_live() {
+    use crate::console_live::Live;
+    let live = Live::start().await;
+    write_piped_fix(&live.root.join("transcripts/web"));
+    live.press("i");
+    live.wait_for("5 Lessons").await;
+    live.press("5");
+    let screen = live.wait_for("Flagged pipes a download into a shell").await;
+    assert!(screen.contains("https://evil.example/i.sh"), "the URL is not shown:\n{screen}");
+    let id = live.query("SELECT id || '' FROM lessons WHERE trigger_step = 'sh:npm install'");
+    let status = || live.query(&format!("SELECT status FROM lessons WHERE id = {id}"));
+    let before = status();
+    assert!(before != "approved" && before != "pinned", "{before}");
+    live.press("a");
+    let screen = live
+        .wait_for(&format!("Make lesson #{id} approved anyway? y/n · flagged: pipes a download"))
+        .await;
+    assert!(screen.contains("evil.example"), "the flag is not shown:\n{screen}");
+    assert_eq!(status(), before);
+    live.press("n");
+    live.wait_for("cancelled").await;
+    assert_eq!(status(), before);
+    live.press("P");
+    live.wait_for(&format!("Make lesson #{id} pinned anyway? y/n")).await;
+    live.press("n");
+    live.wait_for("cancelled").await;
+    live.press("a");
+    live.wait_for("anyway? y/n").await;
+    live.press("y");
+    live.wait_for("is approved").await;
+    assert_eq!(status(), "approved");
+    live.quit().await;
+}
+
+#[test]
+fn a_recurring_fix_that_pipes_a_url_to_a_shell_is_refused_shown_and_confirmed() {
+    let ws = TestWorkspace::new();
+    let dir = ws.root().join("projects/web");
+    write_piped_fix(&dir);
     ws.run_json(&["ingest", dir.to_str().unwrap()]);
     let all = ws.run_json(&["lessons", "--all"]);
     let l = all

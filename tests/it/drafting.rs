@@ -97,6 +97,7 @@ pub fn crate_release() -> WorkflowEvidence {
         last_seen: Some("2026-04-14T10:00:00Z".into()),
         trigger: None,
         chore: false,
+        titles: Vec::new(),
     }
 }
 
@@ -143,6 +144,7 @@ pub fn tracker_loop() -> WorkflowEvidence {
         last_seen: Some("2026-02-20T09:00:00Z".into()),
         trigger: None,
         chore: false,
+        titles: Vec::new(),
     }
 }
 

@@ -532,3 +532,31 @@ async fn a_key_press_never_waits_on_a_team_server_that_does_not_answer() {
     .expect("the asked-for ingest finished while the team sync still waits");
     assert!(asked.elapsed() < std::time::Duration::from_secs(6), "{answered}");
 }
+
+/// `team status` only reads: before this member's `team init` the server counts no member and
+/// the status says how to join; on a server with no team store it says how to set one up.
+#[test]
+fn team_status_before_team_init_tells_the_truth() {
+    let Some(bare) = pg() else { return };
+    let tw = member(&bare.url(), "postgres");
+    let text = tw.run_ok(&["team", "status"]);
+    assert!(text.contains("no skilldeck team store on this server yet"), "{text}");
+    assert!(text.contains("`skilldeck team init --admin`"), "{text}");
+    assert!(!text.contains("members"), "{text}");
+
+    let Some(server) = team_server() else { return };
+    let ann = member(&server.url_as("ann"), "ann");
+    let status = ann.run_json(&["team", "status"]);
+    assert_eq!(status["reached"]["Ok"]["members"], 0, "{status}");
+    assert_eq!(status["joined"], false, "{status}");
+    let text = ann.run_ok(&["team", "status"]);
+    assert!(text.contains("server: 0 members"), "{text}");
+    assert!(text.contains("you (ann) have not joined team core: run `skilldeck team init`"));
+    ann.run_ok(&["team", "init"]);
+    let status = ann.run_json(&["team", "status"]);
+    assert_eq!(
+        (status["reached"]["Ok"]["members"].as_i64(), status["joined"].as_bool()),
+        (Some(1), Some(true))
+    );
+    assert!(!ann.run_ok(&["team", "status"]).contains("have not joined"));
+}

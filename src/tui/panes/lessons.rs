@@ -44,7 +44,7 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
         let block = Block::bordered()
             .title(format!(" lesson #{} ", l.id))
             .title_bottom(" a approve · P pin · d dismiss · O reopen · ^d/^u scroll ");
-        let para = Paragraph::new(detail_lines(l, theme))
+        let para = Paragraph::new(detail_lines(l, snap.lesson_flags.get(&l.id), theme))
             .block(block)
             .wrap(Wrap { trim: false })
             .scroll((ui.scroll, 0));
@@ -60,7 +60,7 @@ fn field(name: &str, text: &str, theme: Theme) -> Line<'static> {
 }
 
 /// What review needs: the lesson, its figures, why the guard refused it, and each sighting.
-pub fn detail_lines(l: &Lesson, theme: Theme) -> Vec<Line<'static>> {
+pub fn detail_lines(l: &Lesson, flags: Option<&Vec<String>>, theme: Theme) -> Vec<Line<'static>> {
     let mut lines = vec![Line::styled(
         format!(
             "{} · {} · {} · confidence {:.2} · utility {:.2}{}",
@@ -81,6 +81,9 @@ pub fn detail_lines(l: &Lesson, theme: Theme) -> Vec<Line<'static>> {
     }
     if let Some(r) = &l.reject_reason {
         lines.push(field("Refused", r, theme));
+    }
+    for flag in flags.into_iter().flatten() {
+        lines.push(Line::styled(format!("Flagged {}", safe::inline(flag)), theme.error()));
     }
     if l.status.is_live() {
         lines.push(Line::from(crate::tui::lessons::measured(l)));

@@ -1,0 +1,266 @@
+//! A file's new bytes read in bounded chunks and handed on as complete lines: whatever the file's
+//! size, memory holds one chunk and at most one line that spans chunks (itself capped: a longer
+//! line is counted as it streams past, never held).
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::ops::ControlFlow;
+
+/// Bytes read from the file at a time.
+pub const CHUNK_BYTES: usize = 4 << 20;
+
+/// A carried line longer than this is given the cap's room at once.
+const LONG_LINE: usize = 1 << 20;
+
+/// One complete line of the bytes read.
+pub struct Line<'a> {
+    /// Without its `\n` (and a `\r` before it); invalid UTF-8 read as `?`, one byte for one.
+    /// Empty for a line over the cap.
+    pub bytes: &'a [u8],
+    /// Where the line starts in the file.
+    pub offset: u64,
+    /// 1-based among the lines of this read.
+    pub index: u64,
+    /// Some bytes were not valid UTF-8 (and now read `?`).
+    pub mended: bool,
+    /// The line's length when it is over the cap (it is then handed on empty).
+    pub over_cap: Option<usize>,
+}
+
+/// What one pass over the bytes found.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Scan {
+    /// The offset just after the last complete line (a last line without its newline is left
+    /// for the next run).
+    pub next: u64,
+    pub lines: u64,
+    pub bytes_read: u64,
+    /// The most bytes the pass held at once: its chunk and the line carried between chunks.
+    pub peak_held: usize,
+}
+
+/// How a pass reads: its chunk size and line cap.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub chunk: usize,
+    pub cap: usize,
+}
+
+/// Calls `f` for each complete line of the `len` bytes of `file` from `start`, read `chunk`
+/// bytes at a time; `f` may stop the pass early. With `partial_too`, a last line without its
+/// newline is handed on as well (not counted in [`Scan`]).
+pub fn lines(
+    file: &mut File,
+    start: u64,
+    len: u64,
+    limits: Limits,
+    partial_too: bool,
+    mut f: impl FnMut(Line) -> ControlFlow<()>,
+) -> std::io::Result<Scan> {
+    file.seek(SeekFrom::Start(start))?;
+    let mut buf = vec![0u8; limits.chunk.max(1).min(usize::try_from(len).unwrap_or(usize::MAX))];
+    let mut carried = Carried { bytes: Vec::new(), skipped: None, cap: limits.cap };
+    let mut scan = Scan { next: start, lines: 0, bytes_read: 0, peak_held: buf.len() };
+    // The file offset of buf[0], and what is still to read.
+    let (mut at_file, mut remaining) = (start, len);
+    while remaining > 0 {
+        let want = buf.len().min(usize::try_from(remaining).unwrap_or(usize::MAX));
+        let got = read_full(file, &mut buf[..want])?;
+        if got == 0 {
+            break;
+        }
+        remaining -= got as u64;
+        scan.bytes_read += got as u64;
+        let data = &mut buf[..got];
+        let mut from = 0;
+        while let Some(pos) = memchr::memchr(b'\n', &data[from..]) {
+            let end = from + pos;
+            scan.lines += 1;
+            let (offset, index) = (scan.next, scan.lines);
+            let flow = if carried.is_empty() {
+                hand_on(&mut data[from..end], offset, index, limits.cap, &mut f)
+            } else {
+                carried.push(&data[from..end]);
+                carried.hand_on(offset, index, &mut f)
+            };
+            from = end + 1;
+            scan.next = at_file + from as u64;
+            if flow.is_break() {
+                return Ok(scan);
+            }
+        }
+        carried.push(&data[from..]);
+        scan.peak_held = scan.peak_held.max(buf.len() + carried.bytes.capacity());
+        at_file += got as u64;
+    }
+    if partial_too && !carried.is_empty() {
+        let _ = carried.hand_on(scan.next, scan.lines + 1, &mut f);
+    }
+    Ok(scan)
+}
+
+/// The start of a line that continues in the next chunk: its bytes, or once past the cap only
+/// its length so far.
+struct Carried {
+    bytes: Vec<u8>,
+    skipped: Option<usize>,
+    cap: usize,
+}
+
+impl Carried {
+    fn is_empty(&self) -> bool {
+        self.bytes.is_empty() && self.skipped.is_none()
+    }
+
+    fn push(&mut self, piece: &[u8]) {
+        if let Some(n) = &mut self.skipped {
+            *n += piece.len();
+        } else if self.bytes.len() + piece.len() > self.cap {
+            self.skipped = Some(self.bytes.len() + piece.len());
+            self.bytes = Vec::new();
+        } else {
+            // Small lines grow by doubling; a long one gets the cap's room at once, one large
+            // allocation the system maps lazily and takes back whole, rather than a trail of
+            // ever larger copies left behind in the heap.
+            let need = self.bytes.len() + piece.len();
+            if need > self.bytes.capacity() {
+                let grown = match need > LONG_LINE {
+                    true => self.cap,
+                    false => need.max(2 * self.bytes.capacity()).min(self.cap),
+                };
+                self.bytes.reserve_exact(grown - self.bytes.len());
+            }
+            self.bytes.extend_from_slice(piece);
+        }
+    }
+
+    /// Hands the carried line on and starts afresh.
+    fn hand_on(
+        &mut self,
+        offset: u64,
+        index: u64,
+        f: &mut impl FnMut(Line) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        let flow = match self.skipped.take() {
+            Some(len) => f(Line { bytes: &[], offset, index, mended: false, over_cap: Some(len) }),
+            None => hand_on(&mut self.bytes, offset, index, self.cap, f),
+        };
+        self.bytes.clear();
+        flow
+    }
+}
+
+/// Mends, caps and trims one complete line, then hands it to `f`.
+fn hand_on(
+    line: &mut [u8],
+    offset: u64,
+    index: u64,
+    cap: usize,
+    f: &mut impl FnMut(Line) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    if line.len() > cap {
+        return f(Line { bytes: &[], offset, index, mended: false, over_cap: Some(line.len()) });
+    }
+    let mended = mend_utf8(line);
+    let bytes = match line {
+        [rest @ .., b'\r'] => rest,
+        all => all,
+    };
+    f(Line { bytes, offset, index, mended, over_cap: None })
+}
+
+/// Replaces each byte of `buf` that is not valid UTF-8 with `?` (one byte for one, so offsets
+/// stay), so the line is read rather than dropped; whether any was.
+pub fn mend_utf8(buf: &mut [u8]) -> bool {
+    let (mut i, mut mended) = (0, false);
+    while let Err(e) = std::str::from_utf8(&buf[i..]) {
+        let at = i + e.valid_up_to();
+        let n = e.error_len().unwrap_or(buf.len() - at);
+        buf[at..at + n].fill(b'?');
+        mended = true;
+        i = at + n;
+    }
+    mended
+}
+
+/// Reads until `buf` is full or the file ends; returns the bytes read.
+fn read_full(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A line as seen: bytes, offset, index, mended, over_cap.
+    type Seen = (Vec<u8>, u64, u64, bool, Option<usize>);
+
+    /// Every line of `text` as (bytes, offset, index, mended, over_cap), read `chunk` at a time.
+    fn all(text: &[u8], start: u64, chunk: usize, cap: usize) -> (Vec<Seen>, Scan) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        std::fs::write(&path, text).unwrap();
+        let mut file = File::open(&path).unwrap();
+        let mut seen = Vec::new();
+        let len = text.len() as u64 - start;
+        let scan = lines(&mut file, start, len, Limits { chunk, cap }, false, |l| {
+            seen.push((l.bytes.to_vec(), l.offset, l.index, l.mended, l.over_cap));
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        (seen, scan)
+    }
+
+    #[test]
+    fn every_chunk_size_gives_the_same_lines_and_offsets() {
+        let text =
+            b"{\"a\":1}\r\nxxxxxxxxxxxxxxxxxxxx\nbad \xff\xfe here\n\nfine \xc3\xa9\n{\"tail\"";
+        let (whole, scan) = all(text, 0, 1 << 20, 12);
+        assert_eq!(whole[0], (b"{\"a\":1}".to_vec(), 0, 1, false, None));
+        assert_eq!(whole[1], (Vec::new(), 9, 2, false, Some(20)));
+        assert_eq!(whole[2], (b"bad ?? here".to_vec(), 30, 3, true, None));
+        assert_eq!(whole[3], (Vec::new(), 42, 4, false, None));
+        assert_eq!(whole[4], (b"fine \xc3\xa9".to_vec(), 43, 5, false, None));
+        assert_eq!((scan.next, scan.lines, scan.bytes_read), (51, 5, text.len() as u64));
+        for chunk in 1..text.len() + 2 {
+            let (lines, s) = all(text, 0, chunk, 12);
+            assert_eq!(lines, whole, "chunk {chunk}");
+            assert_eq!((s.next, s.lines), (scan.next, scan.lines), "chunk {chunk}");
+        }
+        // From a stored offset: the same lines at the same offsets, counted from 1.
+        let (from_9, s) = all(text, 9, 3, 12);
+        let places = |ls: &[Seen]| -> Vec<(Vec<u8>, u64)> {
+            ls.iter().map(|l| (l.0.clone(), l.1)).collect()
+        };
+        assert_eq!(places(&from_9), places(&whole[1..]));
+        assert_eq!((s.next, s.lines), (51, 4));
+    }
+
+    #[test]
+    fn a_pass_holds_one_chunk_and_at_most_one_capped_line() {
+        // 40 lines of 1,000 bytes and one of 100,000 (over a 50,000-byte cap), 4 KiB chunks.
+        let mut text = Vec::new();
+        for i in 0..40 {
+            text.extend(std::iter::repeat_n(b'a' + (i % 26) as u8, 999));
+            text.push(b'\n');
+            if i == 20 {
+                text.extend(std::iter::repeat_n(b'z', 100_000));
+                text.push(b'\n');
+            }
+        }
+        let (lines, scan) = all(&text, 0, 4096, 50_000);
+        assert_eq!(lines.len(), 41);
+        assert_eq!(lines[21].4, Some(100_000));
+        assert_eq!(scan.next, text.len() as u64);
+        assert!(scan.peak_held <= 4096 + 50_000, "held {}", scan.peak_held);
+    }
+}
