@@ -1,0 +1,874 @@
+//! Detection of repeated work: task-signature streaks and tool sequences recurring
+//! across sessions. Both become `skill_candidates` rows with a staged draft.
+
+//!
+//! Owns the tables `signature_streaks` (`streak`), `sequence_sightings` (`sightings`) and the
+//! workflow tables (`workflows`); reads turns through `ingest` and records candidates through
+//! `draft::candidates`.
+
+pub mod learn;
+mod loops;
+pub mod mine;
+pub mod requests;
+pub mod sequence;
+mod sightings;
+mod signature;
+mod streak;
+pub mod workflows;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use anyhow::{Context, Result};
+use rusqlite::Connection;
+use serde::Serialize;
+
+use crate::draft::candidates::{
+    self, CandidateSource, CandidateStatus, Evidence, Recorded, StagedDraft,
+};
+use crate::draft::render::{DRAFT_SCORE, DRAFT_SCORER};
+use crate::store::now_rfc3339;
+use crate::workspace::Workspace;
+use sequence::{Call, Skip, Step};
+pub use signature::{is_control_prompt, is_steering, task_signature};
+
+/// Turns handled per transaction.
+const BATCH: usize = 500;
+
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct DetectReport {
+    pub turns_processed: u64,
+    /// Turns whose signature came out empty (ignored by streaks).
+    pub empty_signatures: u64,
+    /// Control prompts ("continue", "yes", a lone slash command): never start or feed a streak.
+    pub control_prompts: u64,
+    /// Buckets a failure dropped.
+    pub streaks_reset: u64,
+    /// Streaks that reached the threshold and wrote a draft.
+    pub streak_drafts: u64,
+    /// Qualifying tool sequences seen in a session for the first time.
+    pub sequences_seen: u64,
+    /// Runs of one tool repeated (polling) that were not counted.
+    pub polling_runs_skipped: u64,
+    /// Turns whose prompt is a smoke test, left out of sequence detection.
+    pub smoke_turns_skipped: u64,
+    /// Turns placed in a mined workflow (they had at least two specific steps).
+    pub workflow_turns: u64,
+    /// Candidates recorded as evidence only (too few specific steps): not drafted, not queued.
+    pub evidence_only: u64,
+    pub candidates_created: u64,
+    pub candidates_updated: u64,
+    pub auto_promoted: u64,
+    /// Candidates auto-promotion could not promote, with the reason.
+    pub auto_promote_errors: Vec<String>,
+    /// A bounded run (`run_limited`) stopped with turns still pending.
+    pub turns_left: bool,
+    /// Flags, and `draft.command` drafts, of the candidates this run drafted (filled by the
+    /// pipeline's model-drafting stage).
+    pub finish: crate::draft::finish::FinishReport,
+}
+
+/// What a detection run recorded, for the pipeline's later stages (staging the drafts, model
+/// drafting, auto-promotion): detection itself writes no file.
+pub struct Detected {
+    pub report: DetectReport,
+    pub drafts: PendingDrafts,
+    /// Candidates this run created or fed, in the order it touched them.
+    pub touched: Vec<i64>,
+}
+
+/// Draft folders the committed candidate rows describe and that are not on disk yet.
+#[derive(Default)]
+pub struct PendingDrafts {
+    /// The latest text of each candidate drafted, by candidate id.
+    pub staged: BTreeMap<i64, StagedDraft>,
+    /// Staged folders of candidates that became evidence: removed unless drafted again.
+    pub stale: Vec<std::path::PathBuf>,
+    /// The intent a crash before the folders are written leaves for recovery.
+    pub intent: Option<i64>,
+}
+
+use crate::ingest::PendingTurn as Turn;
+
+/// Consumes pending turns (complete, not yet detected) in (ended_at, id) order, one transaction
+/// per batch, over at most `limit` of them (oldest first; the rest stay pending for the next
+/// run, and `turns_left` says whether any do: a hook stays quick on a long backlog). Records
+/// candidates; the drafts they describe are returned for the pipeline to stage. Running it again
+/// with nothing new changes nothing.
+pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected> {
+    let cfg = ws.config.detect.clone();
+    let staging = ws.paths.staging_dir.clone();
+    let mut report = DetectReport::default();
+    let mut touched_ids: Vec<i64> = Vec::new();
+    let mut drafts: BTreeMap<i64, StagedDraft> = BTreeMap::new();
+    let mut stale: Vec<std::path::PathBuf> = Vec::new();
+    // Set in the first batch that drafts: a crash before the drafts are written leaves it for
+    // the next command's recovery, which writes them from the rows.
+    let mut drafts_intent: Option<i64> = None;
+    loop {
+        let now = now_rfc3339();
+        let tx = ws.store.conn_mut().transaction()?;
+        let room =
+            limit.map_or(BATCH, |l| BATCH.min(l.saturating_sub(report.turns_processed as usize)));
+        if room == 0 {
+            report.turns_left = !crate::ingest::pending_turns(&tx, 1)?.is_empty();
+            break;
+        }
+        let turns = crate::ingest::pending_turns(&tx, room)?;
+        if turns.is_empty() {
+            break;
+        }
+        let mut prepared = prepare(&tx, &turns)?.into_iter();
+        let mut marks: Vec<(i64, String)> = Vec::with_capacity(turns.len());
+        // Sequences seen in a new session in this batch, in first-seen order, with those sessions.
+        let mut fresh: Vec<((String, String), Fresh)> = Vec::new();
+        let mut fresh_at: HashMap<(String, String), usize> = HashMap::new();
+        // Each workflow a turn of this batch joined, with those turns.
+        let mut touched_workflows: BTreeMap<(String, i64), Vec<i64>> = BTreeMap::new();
+        for turn in &turns {
+            // A steering reply ("oui", "1", "CR") is part of the task before it, not a task.
+            let earlier = if !turn.is_sidechain && signature::short_reply(&turn.user_input) {
+                crate::ingest::earlier_turns(&tx, turn.id, MAX_STEERING_RUN)?
+            } else {
+                Vec::new()
+            };
+            let Prepared { signature, calls, smoke, mined } =
+                prepared.next().context("a prepared turn for each pending turn")?;
+            // A command typed for the agent to run (`gt enable`) asks for work, even as a reply.
+            let typed = mined.as_ref().is_some_and(|(_, own)| {
+                requests::command_key(&turn.user_input, &own.all_keys).is_some()
+            });
+            let steering =
+                !turn.is_sidechain && !typed && is_steering(&turn.user_input, answers(&earlier, 0));
+            let signature = if steering { String::new() } else { signature };
+            // Written with the batch: nothing in it reads a turn's mark or signature.
+            marks.push((turn.id, signature.clone()));
+            report.turns_processed += 1;
+            let mut joined: Option<i64> = None;
+            if let Some((raw, own)) = mined {
+                workflows::count_steps(&tx, &turn.agent_id, &own)?;
+                let unit = task_unit(&tx, turn, steering, &earlier, raw)?;
+                // A turn that is its own task is mined once.
+                let seq =
+                    if unit.turns.len() == 1 { own } else { mine::turn_sequence(&unit.calls) };
+                let mined = workflows::MinedTurn {
+                    id: unit.head,
+                    agent_id: &turn.agent_id,
+                    session_key: &turn.session_key,
+                    project: turn.project.as_deref(),
+                    request: &unit.request,
+                    asks: &unit.asks,
+                    turns: &unit.turns,
+                    at: turn.ended_at.as_deref(),
+                    success: turn.success,
+                };
+                let ids = workflows::observe(&tx, &mined, seq, cfg.workflow_similarity, &now)?;
+                if !ids.is_empty() {
+                    report.workflow_turns += 1;
+                }
+                for &wid in &ids {
+                    let turns = touched_workflows.entry((turn.agent_id.clone(), wid)).or_default();
+                    for &t in &unit.turns {
+                        if !turns.contains(&t) {
+                            turns.push(t);
+                        }
+                    }
+                }
+                joined = ids.first().copied();
+            }
+            // A subagent's prompt is written by the parent agent, not asked by the user.
+            if !turn.is_sidechain {
+                if steering {
+                    report.control_prompts += 1;
+                } else if signature.is_empty() {
+                    report.empty_signatures += 1;
+                } else {
+                    let mut ctx = Ctx {
+                        conn: &tx,
+                        staging: &staging,
+                        now: &now,
+                        drafts: &mut drafts,
+                        stale: &mut stale,
+                    };
+                    let id = observe_streak(&mut ctx, &cfg, turn, &signature, joined, &mut report)?;
+                    touched_ids.extend(id);
+                }
+            }
+            if smoke {
+                report.smoke_turns_skipped += 1;
+                continue;
+            }
+            let (found, skipped) = sequence::sequences(&calls, cfg.min_sequence_len);
+            report.polling_runs_skipped +=
+                skipped.iter().filter(|s| **s == Skip::OneTool).count() as u64;
+            for steps in found {
+                let hash = sequence::hash(&steps);
+                let sighting = sightings::Sighting {
+                    agent_id: &turn.agent_id,
+                    hash: &hash,
+                    session_key: &turn.session_key,
+                    turn_id: turn.id,
+                    user_input: clip(&turn.user_input),
+                    tool_sequence: &serde_json::to_string(&steps)?,
+                    seen_at: &now,
+                };
+                if sightings::add(&tx, &sighting)? {
+                    report.sequences_seen += 1;
+                    let key = (turn.agent_id.clone(), hash);
+                    let at = match fresh_at.get(&key) {
+                        Some(&at) => at,
+                        None => {
+                            fresh_at.insert(key.clone(), fresh.len());
+                            fresh.push((key, Fresh { steps, sessions: Vec::new() }));
+                            fresh.len() - 1
+                        }
+                    };
+                    let input = clip(&turn.user_input).to_string();
+                    fresh[at].1.sessions.push((turn.session_key.clone(), input));
+                }
+            }
+        }
+        crate::ingest::mark_detected(&tx, &marks)?;
+        let mut ctx =
+            Ctx { conn: &tx, staging: &staging, now: &now, drafts: &mut drafts, stale: &mut stale };
+        // Workflows first: a sequence row whose turns a proposed workflow holds stays evidence.
+        let judge = workflows::Judge {
+            min_sessions: cfg.min_sessions,
+            min_iterations: cfg.min_iterations,
+            min_specific_steps: cfg.min_specific_steps,
+            min_evidence: cfg.min_evidence,
+            propose: cfg.specific_only,
+        };
+        for ((agent, wid), turns) in touched_workflows {
+            if let Some(id) =
+                workflow_candidate(&mut ctx, &agent, wid, &turns, &judge, &mut report)?
+            {
+                touched_ids.push(id);
+            }
+        }
+        for ((agent, hash), seen) in &fresh {
+            if let Some(id) = sequence_candidate(&mut ctx, agent, hash, seen, &cfg, &mut report)? {
+                touched_ids.push(id);
+            }
+        }
+        if drafts_intent.is_none() && !drafts.is_empty() {
+            drafts_intent = Some(crate::journal::drafts_pending(&tx)?);
+        }
+        tx.commit().context("committing detection batch")?;
+    }
+    Ok(Detected {
+        report,
+        drafts: PendingDrafts { staged: drafts, stale, intent: drafts_intent },
+        touched: touched_ids,
+    })
+}
+
+/// A pending turn's work that needs no order: its signature (used unless it is a steering
+/// reply), its calls, whether its prompt is a smoke test, and for a main-stream turn that is not
+/// one, its calls as mining reads them and its own step sequence.
+struct Prepared {
+    signature: String,
+    calls: Vec<Call>,
+    smoke: bool,
+    mined: Option<(Vec<mine::RawCall>, mine::TurnSeq)>,
+}
+
+/// Reads the batch's tool calls, then does each turn's text work on the cores available (at
+/// most two threads: the order-dependent walk over the batch waits for all of it).
+fn prepare(conn: &Connection, turns: &[Turn]) -> Result<Vec<Prepared>> {
+    let mut rows = Vec::with_capacity(turns.len());
+    for turn in turns {
+        rows.push(crate::ingest::tool_calls(conn, turn.id)?);
+    }
+    let one = |(turn, rows): (&Turn, Vec<crate::ingest::ToolCallRow>)| {
+        let smoke = sequence::is_smoke_test(&turn.user_input);
+        let calls = as_calls(&rows);
+        let mined = (!turn.is_sidechain && !smoke).then(|| {
+            let raw = workflows::as_raw_calls(rows);
+            let own = mine::turn_sequence(&raw);
+            (raw, own)
+        });
+        Prepared { signature: task_signature(&turn.user_input), calls, smoke, mined }
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(2);
+    if threads < 2 || turns.len() < 16 {
+        return Ok(turns.iter().zip(rows).map(one).collect());
+    }
+    let half = turns.len() / 2;
+    let mut rest = rows.split_off(half);
+    let (first, second) = std::thread::scope(|scope| {
+        let later = scope.spawn(|| {
+            turns[half..].iter().zip(std::mem::take(&mut rest)).map(one).collect::<Vec<_>>()
+        });
+        let first: Vec<Prepared> = turns[..half].iter().zip(rows).map(one).collect();
+        (first, later.join())
+    });
+    let mut all = first;
+    all.extend(second.map_err(|_| anyhow::anyhow!("a detection thread panicked"))?);
+    Ok(all)
+}
+
+/// Longest run of steering replies walked back to find the request they steer.
+const MAX_STEERING_RUN: usize = 64;
+
+/// One task: a request and the steering replies after it, with all their calls in order.
+struct TaskUnit {
+    /// The request's turn: the task's identity in workflows.
+    head: i64,
+    request: String,
+    /// The turns of the task, request first.
+    turns: Vec<i64>,
+    /// What each turn of the task said, in order: a command typed in any of them asks for it.
+    asks: Vec<String>,
+    calls: Vec<mine::RawCall>,
+}
+
+/// The task `turn` belongs to: itself when it asks for something; for a steering reply, the
+/// request before it (the latest earlier turn of the session that is not steering) and every
+/// reply since. A session that opens with steering replies starts its task at the first one.
+fn task_unit(
+    conn: &Connection,
+    turn: &Turn,
+    steering: bool,
+    earlier: &[crate::ingest::EarlierTurn],
+    calls: Vec<mine::RawCall>,
+) -> Result<TaskUnit> {
+    let alone = |calls| TaskUnit {
+        head: turn.id,
+        request: turn.user_input.clone(),
+        turns: vec![turn.id],
+        asks: vec![turn.user_input.clone()],
+        calls,
+    };
+    if !steering {
+        return lead_in(conn, alone(calls));
+    }
+    let mut chain: Vec<(i64, String)> = Vec::new();
+    let mut head: Option<(i64, String)> = None;
+    for (i, e) in earlier.iter().enumerate() {
+        if is_steering(&e.user_input, answers(earlier, i + 1)) {
+            chain.push((e.id, e.user_input.clone()));
+        } else {
+            head = Some((e.id, e.user_input.clone()));
+            break;
+        }
+    }
+    let Some(head) = head.or_else(|| chain.pop()) else { return lead_in(conn, alone(calls)) };
+    let mut unit = TaskUnit {
+        head: head.0,
+        request: head.1.clone(),
+        turns: vec![head.0],
+        asks: vec![head.1],
+        calls: Vec::new(),
+    };
+    unit.calls.extend(workflows::load_calls(conn, head.0)?);
+    for (id, said) in chain.into_iter().rev() {
+        unit.turns.push(id);
+        unit.asks.push(said);
+        unit.calls.push(mine::turn_break());
+        unit.calls.extend(workflows::load_calls(conn, id)?);
+    }
+    unit.turns.push(turn.id);
+    unit.asks.push(turn.user_input.clone());
+    unit.calls.push(mine::turn_break());
+    unit.calls.extend(calls);
+    lead_in(conn, unit)
+}
+
+/// Most turns walked back to find where a task's investigation began.
+const MAX_LEAD_TURNS: usize = 4;
+
+/// A task whose requests before it only prepared it: a request that did too little to stand
+/// alone (a look at a folder before "make a dashboard of this", `gt doctor` before `gt doctor
+/// --fix`) or only looked (read the plan and the sources, then "what should we do?", then "go
+/// with phase 0"). The first of them asked for the work, which spans all those turns; a turn that
+/// did nothing at all is passed over but never opens it. A steering reply, a smoke test or a
+/// turn that changed something ends the walk.
+fn lead_in(conn: &Connection, mut unit: TaskUnit) -> Result<TaskUnit> {
+    let earlier = crate::ingest::earlier_turns(conn, unit.head, MAX_LEAD_TURNS)?;
+    let mut passed: Vec<(i64, Vec<mine::RawCall>)> = Vec::new();
+    let mut opened: Option<usize> = None;
+    for (i, prev) in earlier.iter().enumerate() {
+        if sequence::is_smoke_test(&prev.user_input) {
+            break;
+        }
+        let calls = workflows::load_calls(conn, prev.id)?;
+        let seq = mine::turn_sequence(&calls);
+        let typed = requests::command_key(&prev.user_input, &seq.all_keys).is_some();
+        if !typed && is_steering(&prev.user_input, answers(&earlier, i + 1)) {
+            break;
+        }
+        let steps = seq.steps;
+        let work: Vec<&str> =
+            steps.iter().map(|o| o.0.as_str()).filter(|k| *k != mine::CHANGE_STEP).collect();
+        // A skill used does a whole procedure: that turn stood alone.
+        if steps.iter().any(|o| o.0.starts_with("skill:")) {
+            break;
+        }
+        let prepared = if steps.is_empty() {
+            false
+        } else {
+            let small = work.len() < 2;
+            let looked =
+                work.len() == steps.len() && work.iter().all(|k| crate::step::only_looks(k));
+            if !(small || looked) {
+                break;
+            }
+            true
+        };
+        passed.push((prev.id, calls));
+        if prepared {
+            opened = Some(passed.len());
+        }
+    }
+    let Some(n) = opened else { return Ok(unit) };
+    let head = earlier[n - 1].id;
+    let request = earlier[n - 1].user_input.clone();
+    let mut turns = Vec::new();
+    let mut asks = Vec::new();
+    let mut calls = Vec::new();
+    for (k, (id, c)) in passed.into_iter().take(n).enumerate().rev() {
+        turns.push(id);
+        asks.push(earlier[k].user_input.clone());
+        calls.extend(c);
+        calls.push(mine::turn_break());
+    }
+    turns.append(&mut unit.turns);
+    asks.append(&mut unit.asks);
+    calls.append(&mut unit.calls);
+    unit = TaskUnit { head, request, turns, asks, calls };
+    Ok(unit)
+}
+
+/// Whether the reply after `earlier[i]` answers the agent: it asked something at the end of that
+/// turn, or that turn was itself a reply in the same exchange (a menu code, then "oui", then a
+/// story path). `earlier` is latest first.
+fn answers(earlier: &[crate::ingest::EarlierTurn], i: usize) -> bool {
+    // From the oldest turn of the window forward, each turn's own standing as a reply.
+    let mut replying = false;
+    for k in (i..earlier.len()).rev() {
+        let before = k + 1 < earlier.len()
+            && (replying || earlier[k + 1].summary.as_deref().is_some_and(signature::asks));
+        replying = is_steering(&earlier[k].user_input, before);
+    }
+    earlier.get(i).is_some_and(|e| e.summary.as_deref().is_some_and(signature::asks)) || replying
+}
+
+struct Ctx<'a> {
+    conn: &'a Connection,
+    staging: &'a std::path::Path,
+    now: &'a str,
+    /// Draft folders to write after the transactions commit, latest text per candidate.
+    drafts: &'a mut BTreeMap<i64, StagedDraft>,
+    /// Staged folders of candidates that became evidence: removed after the commits.
+    stale: &'a mut Vec<std::path::PathBuf>,
+}
+
+impl Ctx<'_> {
+    /// Candidate `id` is evidence now: its draft is not written, and a folder staged earlier goes.
+    fn retire_draft(&mut self, id: i64) -> Result<()> {
+        self.drafts.remove(&id);
+        if let Some(path) = candidates::staged_path(self.conn, id)? {
+            let path = std::path::PathBuf::from(path);
+            if path.starts_with(self.staging) {
+                self.stale.push(path);
+            }
+        }
+        Ok(())
+    }
+
+    fn record(&mut self, evidence: &Evidence) -> Result<Recorded> {
+        let (recorded, draft) = candidates::record(self.conn, self.staging, evidence, self.now)?;
+        if let (Recorded::Created(id) | Recorded::Redrafted(id), Some(draft)) = (&recorded, draft) {
+            self.drafts.insert(*id, draft);
+        }
+        if let Recorded::Evidence(id) = recorded {
+            self.retire_draft(id)?;
+        }
+        Ok(recorded)
+    }
+}
+
+fn load_calls(conn: &Connection, turn_id: i64) -> Result<Vec<Call>> {
+    Ok(as_calls(&crate::ingest::tool_calls(conn, turn_id)?))
+}
+
+fn as_calls(rows: &[crate::ingest::ToolCallRow]) -> Vec<Call> {
+    rows.iter()
+        .map(|c| Call {
+            name: c.name.clone(),
+            input_shape: c.input_shape.clone(),
+            is_error: c.is_error,
+        })
+        .collect()
+}
+
+/// A sequence seen in sessions new to it during one batch.
+struct Fresh {
+    steps: Vec<Step>,
+    /// (session key, clipped request), in the order they were seen.
+    sessions: Vec<(String, String)>,
+}
+
+/// Feeds one turn to its bucket; on a trigger, drafts `auto-<signature>` and returns the
+/// candidate id.
+fn observe_streak(
+    ctx: &mut Ctx,
+    cfg: &crate::config::DetectConfig,
+    turn: &Turn,
+    signature: &str,
+    workflow: Option<i64>,
+    report: &mut DetectReport,
+) -> Result<Option<i64>> {
+    let threshold = cfg.streak_threshold;
+    let example = streak::Example {
+        user_input: clip(&turn.user_input).to_string(),
+        summary: turn.summary.clone(),
+        turn_id: turn.id,
+        session_key: turn.session_key.clone(),
+    };
+    let step = streak::observe(
+        ctx.conn,
+        &turn.agent_id,
+        signature,
+        turn.success,
+        example,
+        threshold,
+        ctx.now,
+    )?;
+    let examples = match step {
+        streak::Step::Reset => {
+            report.streaks_reset += 1;
+            return Ok(None);
+        }
+        streak::Step::Nothing => return Ok(None),
+        streak::Step::Triggered(examples) => examples,
+    };
+    let last_turn = examples.last().map(|e| e.turn_id).unwrap_or(turn.id);
+    let steps: Vec<Step> = sequence::fold(&load_calls(ctx.conn, last_turn)?);
+    // Proposed only when the streak's turns did the same specific steps (at least
+    // `min_specific_steps` shared by all) and no mined workflow holds the work: a workflow seen
+    // in enough sessions, or one already proposed, says the same with the commands.
+    let mut shared: Option<BTreeSet<String>> = None;
+    for e in &examples {
+        let seq = mine::turn_sequence(&workflows::load_calls(ctx.conn, e.turn_id)?);
+        let keys: BTreeSet<String> = seq.keys().into_iter().map(str::to_string).collect();
+        shared = Some(match shared {
+            Some(s) => s.intersection(&keys).cloned().collect(),
+            None => keys,
+        });
+    }
+    // Turns that only read the same files (an agent's start-up prompt) changed nothing alike.
+    let acts = shared.as_ref().is_some_and(|s| s.iter().any(|k| !k.starts_with("file:Read:")));
+    let specific = if acts { shared.map_or(0, |s| s.len()) } else { 0 };
+    let covered = match workflow {
+        Some(wid) => workflows::is_covering(ctx.conn, wid, cfg.min_sessions)?,
+        None => false,
+    };
+    let evidence_only = cfg.specific_only && (specific < cfg.min_specific_steps || covered);
+    let mut session_keys: Vec<String> = Vec::new();
+    for e in &examples {
+        if !session_keys.contains(&e.session_key) {
+            session_keys.push(e.session_key.clone());
+        }
+    }
+    let evidence = Evidence {
+        agent_id: turn.agent_id.clone(),
+        hash: format!("sig:{signature}"),
+        source: CandidateSource::Signature,
+        signature: Some(signature.to_string()),
+        steps,
+        session_keys,
+        occurrences: examples.len() as i64,
+        examples: distinct_inputs(examples.iter().map(|e| e.user_input.as_str())),
+        evidence_only,
+        // The draft says what the streak's turns did with their commands and files, never tool
+        // names with input shapes.
+        workflow: if evidence_only {
+            None
+        } else {
+            Some(streak_evidence(ctx.conn, turn, &examples)?)
+        },
+        workflow_id: workflow,
+    };
+    let recorded = ctx.record(&evidence)?;
+    let id = match recorded {
+        Recorded::Created(id) => {
+            report.candidates_created += 1;
+            id
+        }
+        Recorded::Redrafted(id) => {
+            report.candidates_updated += 1;
+            id
+        }
+        Recorded::Counted(id) => {
+            report.candidates_updated += 1;
+            return Ok(Some(id));
+        }
+        Recorded::Evidence(id) => {
+            report.evidence_only += 1;
+            return Ok(Some(id));
+        }
+    };
+    report.streak_drafts += 1;
+    // The prompt store keeps one row per draft, under a fresh UUID v4 key.
+    if let Some((name, skill_md)) = candidates::draft_text(ctx.conn, id)? {
+        crate::catalog::prompts::add(
+            ctx.conn,
+            &turn.agent_id,
+            &name,
+            &skill_md,
+            DRAFT_SCORE,
+            DRAFT_SCORER,
+            ctx.now,
+        )?;
+    }
+    Ok(Some(id))
+}
+
+/// The concrete steps a streak's turns share, as workflow evidence for its draft.
+fn streak_evidence(
+    conn: &Connection,
+    turn: &Turn,
+    examples: &[streak::Example],
+) -> Result<crate::workflow::WorkflowEvidence> {
+    let mut turns: Vec<(String, Vec<mine::RawCall>)> = Vec::new();
+    for e in examples {
+        turns.push((e.session_key.clone(), workflows::load_calls(conn, e.turn_id)?));
+    }
+    let requests = distinct_inputs(examples.iter().map(|e| e.user_input.as_str()));
+    let mut sightings: Vec<crate::workflow::Sighting> = Vec::new();
+    for e in examples {
+        if !sightings.iter().any(|s| s.session_key == e.session_key) {
+            sightings.push(crate::workflow::Sighting {
+                session_key: e.session_key.clone(),
+                // A streak is consecutive turns of the agent: the project of its last.
+                project: turn.project.clone(),
+                turn_id: e.turn_id,
+                at: None,
+                success: true,
+            });
+        }
+    }
+    workflows::evidence_of_turns(conn, &turn.agent_id, &turns, requests, sightings)
+}
+
+/// Creates or updates the candidate for a sequence once it has been seen in enough sessions.
+/// `seen` holds the sessions new to it in this batch: a recorded candidate adds them to its
+/// counts, so a sequence seen in thousands of sessions costs the same as one seen in three.
+fn sequence_candidate(
+    ctx: &mut Ctx,
+    agent: &str,
+    hash: &str,
+    seen: &Fresh,
+    cfg: &crate::config::DetectConfig,
+    report: &mut DetectReport,
+) -> Result<Option<i64>> {
+    let min_sessions = cfg.min_sessions;
+    let (steps, occurrences, session_keys, examples) =
+        match candidates::sequence_tally(ctx.conn, agent, hash)? {
+            Some(tally) => {
+                // The first three distinct requests never change once there are three.
+                let examples = if tally.examples.len() >= 3 {
+                    tally.examples
+                } else {
+                    sightings::first_inputs(ctx.conn, agent, hash, 3)?
+                };
+                let keys = seen.sessions.iter().map(|s| s.0.clone()).collect();
+                let occurrences = tally.occurrences + seen.sessions.len() as i64;
+                (seen.steps.clone(), occurrences, keys, examples)
+            }
+            None => {
+                let sightings = sightings::of_hash(ctx.conn, agent, hash)?;
+                if sightings.len() < min_sessions.max(1) {
+                    return Ok(None);
+                }
+                let steps: Vec<Step> = serde_json::from_str(&sightings[0].2)?;
+                let examples = distinct_inputs(sightings.iter().map(|s| s.1.as_str()));
+                let keys = sightings.iter().map(|s| s.0.clone()).collect();
+                (steps, sightings.len() as i64, keys, examples)
+            }
+        };
+    let evidence = Evidence {
+        agent_id: agent.to_string(),
+        hash: hash.to_string(),
+        source: CandidateSource::Sequence,
+        signature: None,
+        session_keys,
+        occurrences,
+        examples,
+        evidence_only: cfg.specific_only
+            && (sequence_is_generic(&steps, cfg.min_specific_steps)
+                || workflows::covers_sequence(ctx.conn, agent, hash)?),
+        workflow_id: None,
+        workflow: None,
+        steps,
+    };
+    Ok(Some(counted(ctx.record(&evidence)?, report)))
+}
+
+fn counted(recorded: Recorded, report: &mut DetectReport) -> i64 {
+    match recorded {
+        Recorded::Created(id) => {
+            report.candidates_created += 1;
+            id
+        }
+        Recorded::Redrafted(id) | Recorded::Counted(id) => {
+            report.candidates_updated += 1;
+            id
+        }
+        Recorded::Evidence(id) => {
+            report.evidence_only += 1;
+            id
+        }
+    }
+}
+
+/// A tool sequence says which tools ran, not what they did: it is proposed only when at least
+/// `min_specific` of its tools are specific by name (MCP tools, subagents, skills).
+fn sequence_is_generic(steps: &[Step], min_specific: usize) -> bool {
+    let mut specific: Vec<&str> = steps
+        .iter()
+        .map(|s| s.name.as_str())
+        .filter(|n| n.starts_with("mcp__") || matches!(*n, "Task" | "Agent" | "Skill"))
+        .collect();
+    specific.sort_unstable();
+    specific.dedup();
+    specific.len() < min_specific
+}
+
+/// Records the candidate of a mined workflow seen in enough sessions: proposed with a draft
+/// when it has enough specific steps, else as evidence only. A workflow whose consensus aligns
+/// with an already recorded one is merged into it first (shape variants are one candidate).
+/// `joined` are the turns of this batch that joined it.
+fn workflow_candidate(
+    ctx: &mut Ctx,
+    agent: &str,
+    wid: i64,
+    joined: &[i64],
+    judge: &workflows::Judge,
+    report: &mut DetectReport,
+) -> Result<Option<i64>> {
+    let Some((ev, evidence_only)) = workflows::evidence(ctx.conn, agent, wid, judge)? else {
+        return Ok(None);
+    };
+    let keys = identity_keys(&ev);
+    if let Some(target) = workflows::merge_into_similar(ctx.conn, agent, wid, &keys)? {
+        let Some((ev, evidence_only)) = workflows::evidence(ctx.conn, agent, target, judge)? else {
+            return Ok(None);
+        };
+        // The merged members are not new to it: look at all of them.
+        return record_workflow(ctx, agent, target, ev, evidence_only, None, report).map(Some);
+    }
+    record_workflow(ctx, agent, wid, ev, evidence_only, Some(joined), report).map(Some)
+}
+
+/// The step keys that make a workflow what it is: its consensus without the change marker.
+fn identity_keys(ev: &crate::workflow::WorkflowEvidence) -> Vec<String> {
+    ev.steps.iter().map(|s| s.key.clone()).filter(|k| k != mine::CHANGE_STEP).collect()
+}
+
+/// Records a workflow's candidate. When it is proposed, the open sequence and streak rows its
+/// turns hold become evidence: `joined` (the turns that joined since the last record) are the
+/// only ones to look at when it was already proposed then, since every earlier member was looked
+/// at when it joined or when the workflow was first proposed; otherwise all members are.
+fn record_workflow(
+    ctx: &mut Ctx,
+    agent: &str,
+    wid: i64,
+    ev: crate::workflow::WorkflowEvidence,
+    evidence_only: bool,
+    joined: Option<&[i64]>,
+    report: &mut DetectReport,
+) -> Result<i64> {
+    let was_proposed = workflows::is_proposed(ctx.conn, wid)?;
+    let keys = identity_keys(&ev);
+    let steps: Vec<Step> = ev
+        .steps
+        .iter()
+        .filter(|s| s.key != mine::CHANGE_STEP)
+        .map(|s| Step { name: s.tool.clone(), input_shape: s.key.clone() })
+        .collect();
+    let mut evidence = Evidence {
+        agent_id: agent.to_string(),
+        hash: format!("wf:{wid}"),
+        source: CandidateSource::Workflow,
+        signature: None,
+        steps,
+        session_keys: ev.sightings.iter().map(|s| s.session_key.clone()).collect(),
+        occurrences: ev.reason.support as i64,
+        examples: ev.requests.iter().take(3).cloned().collect(),
+        evidence_only,
+        workflow: Some(ev),
+        workflow_id: Some(wid),
+    };
+    let id = counted(ctx.record(&evidence)?, report);
+    workflows::set_candidate(ctx.conn, wid, id, &keys)?;
+    if !evidence_only {
+        // The workflow of a promoted candidate whose consensus changed (a step was added or
+        // dropped in later sessions) is drafted again under its own hash; evolution then links
+        // that draft to the live skill as a proposed new version.
+        let promoted = candidates::get_candidate(ctx.conn, id)?;
+        if promoted.status == CandidateStatus::Promoted
+            && promoted.tool_sequence != serde_json::to_value(&evidence.steps)?
+        {
+            evidence.hash = format!("wf:{wid}:{}", sequence::hash(&evidence.steps));
+            counted(ctx.record(&evidence)?, report);
+        }
+        let joined = joined.filter(|_| was_proposed);
+        let reason = evidence.workflow.as_ref().map(|w| w.reason.clone());
+        let mut superseded = workflows::supersede_sequences(ctx.conn, agent, wid, joined)?;
+        // Pieces judged before it are made evidence once, when it is first proposed; later ones
+        // are judged pieces as they come (`workflows::evidence`).
+        if let Some(reason) = reason.filter(|_| !was_proposed) {
+            superseded.extend(workflows::supersede_pieces(ctx.conn, agent, wid, &reason)?);
+        }
+        superseded.extend(workflows::supersede_streaks(ctx.conn, wid)?);
+        for superseded in superseded {
+            ctx.retire_draft(superseded)?;
+        }
+    }
+    Ok(id)
+}
+
+/// Example requests are kept for drafts, not as an archive: a pasted log stays in `turns`.
+fn clip(input: &str) -> &str {
+    const MAX_EXAMPLE_BYTES: usize = 2000;
+    if input.len() <= MAX_EXAMPLE_BYTES {
+        return input;
+    }
+    let mut end = MAX_EXAMPLE_BYTES;
+    while !input.is_char_boundary(end) {
+        end -= 1;
+    }
+    &input[..end]
+}
+
+/// Up to three example requests, trimmed, without repeats.
+fn distinct_inputs<'a>(inputs: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for input in inputs.map(str::trim).filter(|i| !i.is_empty()) {
+        if out.len() < 3 && !out.iter().any(|o| o == input) {
+            out.push(input.to_string());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clip_keeps_whole_characters() {
+        let long = "é".repeat(1500);
+        let clipped = clip(&long);
+        assert!(clipped.len() <= 2000 && clipped.chars().all(|c| c == 'é'));
+        assert_eq!(clip("short"), "short");
+    }
+
+    #[test]
+    fn distinct_inputs_dedupes_and_caps_at_three() {
+        let got = distinct_inputs(["a ", "a", "", "b", "c", "d"].into_iter());
+        assert_eq!(got, ["a", "b", "c"]);
+    }
+}

@@ -1,0 +1,239 @@
+//! Task signatures: the same task phrased differently lands in the same bucket.
+
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+const STOPWORDS_TEXT: &str = include_str!("../../../../assets/stopwords.txt");
+
+fn stopwords() -> &'static HashSet<&'static str> {
+    static WORDS: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    WORDS.get_or_init(|| {
+        STOPWORDS_TEXT
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .collect()
+    })
+}
+
+/// Lowercase, split on whitespace and ASCII punctuation, drop tokens under 2 characters and
+/// stopwords, dedupe keeping the first sighting, keep the 3 longest (ties: first seen), sort, join
+/// with `-`. Empty when nothing is left.
+pub fn task_signature(input: &str) -> String {
+    let lower = input.to_lowercase();
+    let stop = stopwords();
+    let mut seen = HashSet::new();
+    let mut tokens: Vec<&str> = Vec::new();
+    for token in lower.split(|c: char| c.is_whitespace() || c.is_ascii_punctuation()) {
+        if token.chars().count() < 2 || stop.contains(token) || !seen.insert(token) {
+            continue;
+        }
+        tokens.push(token);
+    }
+    // A stable sort keeps first-seen order among tokens of equal length.
+    tokens.sort_by_key(|t| std::cmp::Reverse(t.chars().count()));
+    tokens.truncate(3);
+    tokens.sort_unstable();
+    tokens.join("-")
+}
+
+/// Prompts that steer the work under way rather than ask for a task: "continue", "go on",
+/// "yes", "try again", a lone slash command. They never start or feed a streak.
+pub fn is_control_prompt(input: &str) -> bool {
+    const CONTROL: &[&str] = &[
+        "continue",
+        "go on",
+        "go ahead",
+        "keep going",
+        "carry on",
+        "proceed",
+        "next",
+        "resume",
+        "yes",
+        "y",
+        "yep",
+        "yeah",
+        "ok",
+        "okay",
+        "k",
+        "sure",
+        "no",
+        "n",
+        "nope",
+        "try again",
+        "retry",
+        "again",
+        "do it",
+        "done",
+        "thanks",
+        "thank you",
+        "ty",
+        "great",
+        "good",
+        "nice",
+        "cool",
+        "perfect",
+        "lgtm",
+        "sounds good",
+        "go",
+        "please continue",
+        "continue please",
+        "yes please",
+        "ok continue",
+        "yes continue",
+        "ok go ahead",
+        "yes go ahead",
+        "stop",
+        "wait",
+        "hmm",
+        "please proceed",
+        "continue from where you left off",
+        "what next",
+    ];
+    let text = input.trim();
+    if text.starts_with('/') && !text.contains(char::is_whitespace) {
+        return true;
+    }
+    let words: Vec<String> = text
+        .to_lowercase()
+        .split(|c: char| c.is_whitespace() || c.is_ascii_punctuation())
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect();
+    words.is_empty() || CONTROL.contains(&words.join(" ").as_str())
+}
+
+/// Letters a word needs to carry content in most languages; replies made only of shorter words,
+/// numbers, codes and paths ("oui", "ok go", "y", "CR", "1") steer.
+const CONTENT_WORD_CHARS: usize = 4;
+/// Longest reply read as steering when it answers the agent's question or opens with a control
+/// word ("continue until all are done", "prend la seul story dispo").
+const STEERING_WORDS: usize = 6;
+
+/// Whether a reply may be steering at all: short enough. Longer replies are always requests.
+pub fn short_reply(input: &str) -> bool {
+    input.split_whitespace().nth(STEERING_WORDS).is_none()
+}
+
+/// A reply that steers the task under way rather than asks for a new one, judged by its shape
+/// in any language: a control prompt, a lone word, number, code or path (`CR`, `oui`, `1`,
+/// `_bmad-output/story.md`), a reply without a content word, a short reply that opens with a
+/// control word ("continue vers l'étape 3"), or a short answer to the agent's question or menu
+/// (`asked`: the agent's last message before it asked or offered choices). Such a reply joins the
+/// task before it; it is never a task signature nor an example request.
+pub fn is_steering(input: &str, asked: bool) -> bool {
+    let text = input.trim();
+    if is_control_prompt(text) {
+        return true;
+    }
+    if !short_reply(text) {
+        return false;
+    }
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if words.len() == 1 {
+        return true;
+    }
+    // Paths, ids and numbers are values, not content words.
+    let content = words
+        .iter()
+        .map(|w| w.trim_matches(|c: char| c.is_ascii_punctuation()))
+        .filter(|w| !w.contains(['/', '.', '_']) && !w.chars().any(|c| c.is_ascii_digit()))
+        .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= CONTENT_WORD_CHARS)
+        .count();
+    content == 0 || asked || is_control_prompt(words[0])
+}
+
+/// Whether the agent's last message asks the user something: a question, a yes/no prompt, or a
+/// menu of numbered or coded choices near its end.
+pub fn asks(summary: &str) -> bool {
+    let tail: String = {
+        let chars: Vec<char> = summary.trim_end().chars().collect();
+        chars[chars.len().saturating_sub(400)..].iter().collect()
+    };
+    if tail.contains('?') || tail.contains("y/n") || tail.contains("(y)") {
+        return true;
+    }
+    tail.lines().any(|l| {
+        let l = l.trim_start().trim_start_matches(['-', '*', ' ']);
+        let digits = l.chars().take_while(char::is_ascii_digit).count();
+        digits > 0 && l[digits..].starts_with(['.', ')'])
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steering_replies_by_shape_in_any_language() {
+        for p in [
+            "oui",
+            "y",
+            "1",
+            "CR",
+            "ok go",
+            "continue vers l'étape 3",
+            "continue until all are done",
+            "_bmad-output/implementation-artifacts/1-2-user-authentication.md.",
+            "_bmad-output/implementation-artifacts/1-2-user-\n   authentication.md.",
+            "/compact",
+        ] {
+            assert!(is_steering(p, false), "{p}");
+        }
+        // A short answer to the agent's question steers; the same words unasked are a task.
+        for p in ["je valide", "prend la seul story dispo"] {
+            assert!(is_steering(p, true), "{p}");
+            assert!(!is_steering(p, false), "{p}");
+        }
+        for p in [
+            "refactor the code",
+            "release the crate",
+            "Work on bead spotter-fum. Run bd show spotter-fum to see the issue details",
+            "mix phx.server doesnt seem to start",
+        ] {
+            assert!(!is_steering(p, false), "{p}");
+        }
+        assert!(!is_steering("Work on bead spotter-fum. Run bd show spotter-fum now", true));
+    }
+
+    #[test]
+    fn the_agent_asks_by_question_or_menu() {
+        assert!(asks("Continuer vers l'étape 2 (plan d'attaque review) ? `(y/n/edit)`"));
+        assert!(asks("Que veux-tu faire ?\n1. Corriger\n2. Créer des action items\n3. Autre"));
+        assert!(!asks("Done: the tests pass and the change is committed."));
+    }
+
+    #[test]
+    fn control_prompts() {
+        for p in ["continue", "Go on.", "yes!", "OK", "try again", "keep going", "/clear", "  "] {
+            assert!(is_control_prompt(p), "{p}");
+        }
+        for p in ["continue the migration work", "/release 1.2.0", "yes, add the flag"] {
+            assert!(!is_control_prompt(p), "{p}");
+        }
+    }
+
+    #[test]
+    fn seed_examples_share_one_signature() {
+        let a = task_signature("refactor the code");
+        assert_eq!(a, "code-refactor");
+        assert_eq!(task_signature("code refactor please"), a);
+        assert_eq!(task_signature("please refactor the code"), a);
+        assert_eq!(task_signature("Please, REFACTOR this code!"), a);
+    }
+
+    #[test]
+    fn keeps_three_longest_with_ties_by_first_seen() {
+        // lengths: alpha 5, beta 4, gamma 5, delta 5, pi 2 -> alpha, gamma, delta
+        assert_eq!(task_signature("alpha beta gamma delta pi"), "alpha-delta-gamma");
+        assert_eq!(task_signature("fix fix the bug bug now"), "bug-fix");
+    }
+
+    #[test]
+    fn stopwords_and_short_tokens_give_empty() {
+        assert_eq!(task_signature("a b c"), "");
+        assert_eq!(task_signature("please do it for me"), "");
+        assert_eq!(task_signature(""), "");
+        assert_eq!(task_signature("run_tests/now"), "run-tests");
+    }
+}
