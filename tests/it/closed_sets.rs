@@ -47,7 +47,7 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ),
 ];
 
-use crate::support::{rust_files, src_dir as src};
+use crate::support::src_files;
 
 /// The code of a file without its unit tests and `//` comments.
 fn code_of(text: &str) -> String {
@@ -109,14 +109,13 @@ fn comparisons(code: &str, word: &str) -> usize {
 }
 
 fn read_all() -> Vec<(String, String)> {
-    let root = src();
-    let mut files = Vec::new();
-    rust_files(&root, &mut files);
-    files
+    src_files()
         .into_iter()
-        .map(|f| {
-            let rel = f.strip_prefix(&root).expect("under src").to_string_lossy().into_owned();
-            (rel, code_of(&std::fs::read_to_string(&f).expect("read")))
+        .map(|(rel, f)| {
+            (
+                rel.to_string_lossy().into_owned(),
+                code_of(&std::fs::read_to_string(&f).expect("read")),
+            )
         })
         .collect()
 }

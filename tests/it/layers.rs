@@ -14,21 +14,15 @@ const ALLOWED: &[(&str, &str)] = &[
 
 type Graph = BTreeMap<String, BTreeMap<String, BTreeSet<String>>>;
 
-use crate::support::{rust_files, src_dir as src};
+use crate::support::{src_file, src_files};
 
 /// The top-level module names: `src/<name>.rs` and `src/<name>/`.
 fn top_modules() -> BTreeSet<String> {
-    std::fs::read_dir(src())
-        .expect("read src")
-        .map(|e| e.expect("entry").path())
-        .filter_map(|p| {
-            let name = p.file_name()?.to_str()?.to_string();
-            if p.is_dir() {
-                Some(name)
-            } else {
-                let stem = name.strip_suffix(".rs")?;
-                (stem != "lib" && stem != "main").then(|| stem.to_string())
-            }
+    src_files()
+        .into_iter()
+        .filter_map(|(rel, _)| {
+            let first = rel.iter().next()?.to_str()?;
+            Some(first.strip_suffix(".rs").unwrap_or(first).to_string())
         })
         .collect()
 }
@@ -86,12 +80,9 @@ fn named_after(code: &str, prefix: &str) -> Vec<String> {
 /// module → module it names → the files that name it.
 fn graph() -> Graph {
     let tops = top_modules();
-    let root = src();
-    let mut files = Vec::new();
-    rust_files(&root, &mut files);
     let mut g = Graph::new();
-    for file in files {
-        let rel = file.strip_prefix(&root).expect("under src");
+    for (rel, file) in src_files() {
+        let rel = rel.as_path();
         let parts: Vec<_> = rel.iter().map(|p| p.to_string_lossy().into_owned()).collect();
         let from = parts[0].trim_end_matches(".rs").to_string();
         if !tops.contains(&from) {
@@ -256,10 +247,10 @@ fn documented_owners() -> Vec<(String, String)> {
 /// The `//!` lines at the top of a module's file.
 fn module_doc(path: &str) -> String {
     let rel: Vec<&str> = path.split("::").collect();
-    let base = src().join(rel.join("/"));
-    let file = [base.with_extension("rs"), base.join("mod.rs")]
-        .into_iter()
-        .find(|p| p.exists())
+    let base = rel.join("/");
+    let file = [format!("{base}.rs"), format!("{base}/mod.rs")]
+        .iter()
+        .find_map(|p| src_file(p))
         .unwrap_or_else(|| panic!("no file for module {path}"));
     std::fs::read_to_string(file)
         .expect("read")
@@ -271,7 +262,8 @@ fn module_doc(path: &str) -> String {
 
 #[test]
 fn every_table_has_the_owner_the_docs_name_and_its_file_says_so() {
-    let schema = std::fs::read_to_string(src().join("store/schema.rs")).expect("schema");
+    let schema = std::fs::read_to_string(src_file("store/schema.rs").expect("store/schema.rs"))
+        .expect("schema");
     let created: BTreeSet<String> = schema
         .split("CREATE TABLE ")
         .skip(1)
@@ -360,19 +352,16 @@ fn module_path(rel: &Path) -> Vec<String> {
 /// file → the files of the same top-level module it names, not counting `mod.rs` files (a
 /// folder's face: its children name it for what it re-exports, it names them to declare them).
 fn file_graph() -> BTreeMap<String, BTreeSet<String>> {
-    let root = src();
-    let mut files = Vec::new();
-    rust_files(&root, &mut files);
+    let files = src_files();
     let mut modules: BTreeMap<Vec<String>, String> = BTreeMap::new();
-    for f in &files {
-        let rel = f.strip_prefix(&root).expect("under src");
+    for (rel, _) in &files {
         if rel.file_name().is_some_and(|n| n != "mod.rs") && rel.components().count() > 1 {
             modules.insert(module_path(rel), rel.display().to_string());
         }
     }
     let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for f in &files {
-        let rel = f.strip_prefix(&root).expect("under src");
+    for (rel, f) in &files {
+        let rel = rel.as_path();
         let me = module_path(rel);
         let is_mod = rel.file_name().is_some_and(|n| n == "mod.rs");
         let code = code_only(&std::fs::read_to_string(f).expect("read"));

@@ -224,9 +224,34 @@ pub fn copy_old(from: &Path, to: &Path) {
     }
 }
 
-/// The crate's `src/` folder.
-pub fn src_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+/// The library's `.rs` files, each with its path as in one `src/` tree (`tui/state.rs`): the
+/// root's `src/` and each layer crate's `crates/<c>/src/`, without the crates' `lib.rs` and
+/// `main.rs` (they only declare and re-export the modules).
+pub fn src_files() -> Vec<(PathBuf, PathBuf)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut roots = vec![root.join("src")];
+    let mut crates: Vec<PathBuf> = std::fs::read_dir(root.join("crates"))
+        .map(|d| d.map(|e| e.expect("entry").path().join("src")).collect())
+        .unwrap_or_default();
+    crates.sort();
+    roots.extend(crates);
+    let mut out = Vec::new();
+    for dir in roots {
+        let mut files = Vec::new();
+        rust_files(&dir, &mut files);
+        for f in files {
+            let rel = f.strip_prefix(&dir).expect("under its src").to_path_buf();
+            if rel != Path::new("lib.rs") && rel != Path::new("main.rs") {
+                out.push((rel, f));
+            }
+        }
+    }
+    out
+}
+
+/// The file at `rel` in the one `src/` tree of [`src_files`].
+pub fn src_file(rel: &str) -> Option<PathBuf> {
+    src_files().into_iter().find(|(r, _)| r == Path::new(rel)).map(|(_, f)| f)
 }
 
 /// Every `.rs` file under `dir`.
