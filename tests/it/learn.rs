@@ -58,6 +58,8 @@ fn learn_drafts_the_last_session_or_a_named_one_as_a_candidate_for_review() {
     assert_eq!(c["source"], "learn", "{c:#}");
     assert_eq!(c["status"], "candidate");
     assert_eq!(c["session_keys"], json!(["rel-1"]));
+    // Named as any workflow is, by what was asked, never by its tool names (`seq-shell-…`).
+    assert_eq!(c["name"], "cut-release", "{c:#}");
     let staged =
         std::fs::read_to_string(format!("{}/SKILL.md", c["staged_path"].as_str().unwrap()))
             .unwrap();

@@ -124,6 +124,7 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
         let mut fresh_at: HashMap<(String, String), usize> = HashMap::new();
         // Each workflow a turn of this batch joined, with those turns.
         let mut touched_workflows: BTreeMap<(String, i64), Vec<i64>> = BTreeMap::new();
+        let mut recent: Recent = HashMap::new();
         for turn in &turns {
             // A steering reply ("oui", "1", "CR") is part of the task before it, not a task.
             let earlier = if !turn.is_sidechain && signature::short_reply(&turn.user_input) {
@@ -146,7 +147,8 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
             let mut joined: Option<i64> = None;
             if let Some((raw, own)) = mined {
                 workflows::count_steps(&tx, &turn.agent_id, &own)?;
-                let unit = task_unit(&tx, turn, steering, &earlier, raw)?;
+                recent.insert(turn.id, (raw.clone(), own.clone()));
+                let unit = task_unit(&tx, turn, steering, &earlier, raw, &recent)?;
                 // A turn that is its own task is mined once.
                 let seq =
                     if unit.turns.len() == 1 { own } else { mine::turn_sequence(&unit.calls) };
@@ -331,6 +333,7 @@ fn task_unit(
     steering: bool,
     earlier: &[crate::ingest::EarlierTurn],
     calls: Vec<mine::RawCall>,
+    recent: &Recent,
 ) -> Result<TaskUnit> {
     let alone = |calls| TaskUnit {
         head: turn.id,
@@ -340,7 +343,7 @@ fn task_unit(
         calls,
     };
     if !steering {
-        return lead_in(conn, alone(calls));
+        return lead_in(conn, alone(calls), recent);
     }
     let mut chain: Vec<(i64, String)> = Vec::new();
     let mut head: Option<(i64, String)> = None;
@@ -352,7 +355,9 @@ fn task_unit(
             break;
         }
     }
-    let Some(head) = head.or_else(|| chain.pop()) else { return lead_in(conn, alone(calls)) };
+    let Some(head) = head.or_else(|| chain.pop()) else {
+        return lead_in(conn, alone(calls), recent);
+    };
     let mut unit = TaskUnit {
         head: head.0,
         request: head.1.clone(),
@@ -360,19 +365,29 @@ fn task_unit(
         asks: vec![head.1],
         calls: Vec::new(),
     };
-    unit.calls.extend(workflows::load_calls(conn, head.0)?);
+    let calls_of = |id: i64| -> Result<Vec<mine::RawCall>> {
+        match recent.get(&id) {
+            Some((calls, _)) => Ok(calls.clone()),
+            None => workflows::load_calls(conn, id),
+        }
+    };
+    unit.calls.extend(calls_of(head.0)?);
     for (id, said) in chain.into_iter().rev() {
         unit.turns.push(id);
         unit.asks.push(said);
         unit.calls.push(mine::turn_break());
-        unit.calls.extend(workflows::load_calls(conn, id)?);
+        unit.calls.extend(calls_of(id)?);
     }
     unit.turns.push(turn.id);
     unit.asks.push(turn.user_input.clone());
     unit.calls.push(mine::turn_break());
     unit.calls.extend(calls);
-    lead_in(conn, unit)
+    lead_in(conn, unit, recent)
 }
+
+/// The calls and own sequence of each turn this run mined, by turn id: a task that grows back
+/// over earlier turns reads them from here rather than from the database again.
+type Recent = HashMap<i64, (Vec<mine::RawCall>, mine::TurnSeq)>;
 
 /// Most turns walked back to find where a task's investigation began.
 const MAX_LEAD_TURNS: usize = 4;
@@ -383,7 +398,7 @@ const MAX_LEAD_TURNS: usize = 4;
 /// with phase 0"). The first of them asked for the work, which spans all those turns; a turn that
 /// did nothing at all is passed over but never opens it. A steering reply, a smoke test or a
 /// turn that changed something ends the walk.
-fn lead_in(conn: &Connection, mut unit: TaskUnit) -> Result<TaskUnit> {
+fn lead_in(conn: &Connection, mut unit: TaskUnit, recent: &Recent) -> Result<TaskUnit> {
     let earlier = crate::ingest::earlier_turns(conn, unit.head, MAX_LEAD_TURNS)?;
     let mut passed: Vec<(i64, Vec<mine::RawCall>)> = Vec::new();
     let mut opened: Option<usize> = None;
@@ -391,13 +406,25 @@ fn lead_in(conn: &Connection, mut unit: TaskUnit) -> Result<TaskUnit> {
         if sequence::is_smoke_test(&prev.user_input) {
             break;
         }
-        let calls = workflows::load_calls(conn, prev.id)?;
-        let seq = mine::turn_sequence(&calls);
+        let loaded;
+        let (calls, seq) = match recent.get(&prev.id) {
+            Some((calls, seq)) => (calls, seq),
+            None => {
+                let calls = workflows::load_calls(conn, prev.id)?;
+                let seq = mine::turn_sequence(&calls);
+                loaded = (calls, seq);
+                (&loaded.0, &loaded.1)
+            }
+        };
         let typed = requests::command_key(&prev.user_input, &seq.all_keys).is_some();
         if !typed && is_steering(&prev.user_input, answers(&earlier, i + 1)) {
             break;
         }
-        let steps = seq.steps;
+        // A turn that edited files changed something, whatever else it ran.
+        if seq.steps.is_empty() && seq.all_keys.iter().any(|k| k.starts_with("file:Edit:")) {
+            break;
+        }
+        let steps = &seq.steps;
         let work: Vec<&str> =
             steps.iter().map(|o| o.0.as_str()).filter(|k| *k != mine::CHANGE_STEP).collect();
         // A skill used does a whole procedure: that turn stood alone.
@@ -415,7 +442,7 @@ fn lead_in(conn: &Connection, mut unit: TaskUnit) -> Result<TaskUnit> {
             }
             true
         };
-        passed.push((prev.id, calls));
+        passed.push((prev.id, calls.clone()));
         if prepared {
             opened = Some(passed.len());
         }

@@ -604,7 +604,10 @@ fn write(
 fn unique_name(conn: &Connection, ev: &Evidence) -> Result<String> {
     // A streak keeps its `auto-<signature>` name whatever its draft shows.
     let base = match &ev.workflow {
-        Some(w) if ev.source == CandidateSource::Workflow => render::workflow_name(w),
+        // A workflow, mined or learnt from one session, is named by its requests and steps.
+        Some(w) if matches!(ev.source, CandidateSource::Workflow | CandidateSource::Learn) => {
+            render::workflow_name(w)
+        }
         _ => render::base_name(ev.source.as_str(), ev.signature.as_deref(), &ev.steps, &ev.hash),
     };
     let taken: bool = conn

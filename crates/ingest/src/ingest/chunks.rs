@@ -184,7 +184,7 @@ pub fn mend_utf8(buf: &mut [u8]) -> bool {
 }
 
 /// Reads until `buf` is full or the file ends; returns the bytes read.
-fn read_full(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+pub(super) fn read_full(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut filled = 0;
     while filled < buf.len() {
         match file.read(&mut buf[filled..]) {

@@ -420,16 +420,7 @@ impl Parser {
 /// Reads from `offset` until `buf` is full or the file ends; returns the bytes read.
 fn read_at(file: &mut File, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
     file.seek(SeekFrom::Start(offset))?;
-    let mut filled = 0;
-    while filled < buf.len() {
-        match file.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
+    super::chunks::read_full(file, buf)
 }
 
 #[derive(Deserialize)]
