@@ -447,3 +447,32 @@ fn the_file_reader_resolves_groups_and_super() {
     ]);
     assert_eq!(file_cycles(&g), [vec!["a".to_string(), "b".to_string()]]);
 }
+
+/// Files of other areas this round that are over the length and do not say why yet.
+const LONG_ALLOWED: &[(&str, &str)] = &[
+    ("detect/mod.rs", "the discovery rules' rework this round"),
+    ("detect/mine.rs", "the discovery rules' rework this round"),
+    ("detect/workflows.rs", "the discovery rules' rework this round"),
+    ("draft/naming.rs", "the draft naming rework this round"),
+    ("step.rs", "the step vocabulary's rework this round"),
+    ("text/redact.rs", "the redaction work this round"),
+    ("ingest/claude.rs", "the ingest parsing work this round"),
+    ("ingest/write.rs", "the ingest work this round"),
+];
+
+#[test]
+fn a_file_over_700_lines_says_why_at_its_top() {
+    let mut silent = Vec::new();
+    for (rel, file) in src_files() {
+        let text = std::fs::read_to_string(&file).expect("read");
+        let shown = rel.display().to_string();
+        let top: Vec<&str> = text.lines().take_while(|l| l.starts_with("//!")).collect();
+        if text.lines().count() > 700
+            && !top.iter().any(|l| l.contains("Over 700 lines:"))
+            && !LONG_ALLOWED.iter().any(|(f, _)| *f == shown)
+        {
+            silent.push(shown);
+        }
+    }
+    assert!(silent.is_empty(), "over 700 lines with no `//! Over 700 lines: <why>`: {silent:?}");
+}

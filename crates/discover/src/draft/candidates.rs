@@ -7,6 +7,9 @@
 //! the thousandth session as in the third. A workflow row's sessions (those of its recent
 //! members, replaced on each record) stay in the row's `session_keys` JSON, as do the keys rows
 //! written before `candidate_sessions` existed; a candidate's sessions are both, JSON first.
+//!
+//! Over 700 lines: the owner of two tables; by the one-owner rule every write of a candidate row
+//! is here.
 
 use std::path::Path;
 

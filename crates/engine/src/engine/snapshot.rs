@@ -5,6 +5,9 @@
 //! `lifecycle::timeline`); the timeline and versions only for the selected skill ([`load_detail`],
 //! through `lifecycle::timeline` and `lifecycle::versions`), and its package detail
 //! (`packages::detail`) only while the skill's detail view is open.
+//!
+//! Over 700 lines: every read the console makes is here by design (the engine has no SQL of
+//! its own and the tui none at all), so the cost notes above cover all of them.
 
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -4,6 +4,8 @@
 //!
 //! Parametric in a seed: tracker names, languages, step orders, arguments, wordings, the
 //! variations each session gets and the noise all change with it.
+//!
+//! Over 700 lines: most of it is data, the planted workflows and their variations.
 
 use std::path::Path;
 
