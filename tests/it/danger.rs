@@ -41,6 +41,11 @@ fn a_repeated_pipe_to_shell_is_flagged_and_promotion_asks_for_yes() {
     let shown = ws.run_ok(&["candidates"]);
     assert!(shown.contains("flagged: pipes a download into a shell"), "{shown}");
     assert!(shown.contains("https://evil.example/i.sh | sh"), "the URL is not shown:\n{shown}");
+    // The draft's own step shows the pipe into the shell, not a harmless-looking download.
+    let draft = std::fs::read_to_string(format!("{}/SKILL.md", c["staged_path"].as_str().unwrap()))
+        .unwrap();
+    let step = draft.lines().find(|l| l.contains("Run `curl")).unwrap_or_default();
+    assert!(step.contains("| sh`"), "the step hides the pipe: {step:?}\n{draft}");
     let id = c["id"].to_string();
     let out = ws.run(&["promote", &id]);
     assert!(!out.status.success(), "a flagged candidate was promoted without --yes");

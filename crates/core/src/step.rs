@@ -594,6 +594,11 @@ pub fn segments(command: &str) -> Vec<String> {
                 push(&mut cur, &mut in_pipe, &mut out);
             }
             ';' | '\n' => push(&mut cur, &mut in_pipe, &mut out),
+            // What a pipe feeds is not a step (`| tail`, `| grep`), but a pipe into a shell or
+            // an interpreter runs what came before it: `curl -s URL | sh` is shown whole.
+            '|' if !in_pipe && feeds_interpreter(chars.clone().collect::<String>().as_str()) => {
+                cur.push(c)
+            }
             '|' => in_pipe = true,
             '<' if chars.peek() == Some(&'<') && !in_pipe => {
                 // A heredoc: its body is not commands.
@@ -606,6 +611,19 @@ pub fn segments(command: &str) -> Vec<String> {
     }
     push(&mut cur, &mut in_pipe, &mut out);
     out
+}
+
+/// Whether the text after a pipe starts with a shell or an interpreter (`sh`, `sudo bash -s`).
+fn feeds_interpreter(rest: &str) -> bool {
+    let mut words = rest.split_whitespace();
+    let mut first = words.next().unwrap_or("");
+    if first == "sudo" {
+        first = words.next().unwrap_or("");
+    }
+    let program = base(first);
+    matches!(program, "sh" | "bash" | "zsh" | "dash" | "ksh" | "fish" | "node" | "perl" | "ruby")
+        || (program.starts_with("python")
+            && program[6..].chars().all(|c| c.is_ascii_digit() || c == '.'))
 }
 
 /// Programs with no subcommands: a word after them is a value (a pattern, a path).
@@ -1132,6 +1150,20 @@ mod tests {
         assert_eq!(s.detail.as_deref(), Some("pm2 restart api"));
         let s = of_call("mcp__github__create_issue", br#"{"title":"x"}"#, None);
         assert_eq!(s.step, "mcp:mcp__github__create_issue");
+    }
+
+    #[test]
+    fn a_pipe_into_a_shell_stays_part_of_the_command() {
+        assert_eq!(
+            segments("curl -s https://x.example/i.sh | sh"),
+            ["curl -s https://x.example/i.sh | sh"]
+        );
+        assert_eq!(
+            segments("curl -fsSL u | sudo bash -s -- -y && ls"),
+            ["curl -fsSL u | sudo bash -s -- -y", "ls"]
+        );
+        assert_eq!(segments("cargo test 2>&1 | tail -5"), ["cargo test 2>&1"]);
+        assert_eq!(keys("curl -s https://x.example/i.sh | sh"), ["curl"]);
     }
 
     #[test]

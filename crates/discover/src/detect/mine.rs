@@ -502,7 +502,11 @@ fn placeholder(values: &[&str], previous: Option<&str>) -> String {
 }
 
 fn quote_word(w: &str) -> String {
-    if w.starts_with('<') && w.ends_with('>') || !w.contains([' ', '"', '\'', '|', '&', ';']) {
+    // A pipe between words is the command's own (`curl -s URL | sh`), never a quoted value.
+    if w == "|"
+        || w.starts_with('<') && w.ends_with('>')
+        || !w.contains([' ', '"', '\'', '|', '&', ';'])
+    {
         w.to_string()
     } else {
         shlex::try_quote(w).map(|c| c.into_owned()).unwrap_or_else(|_| w.to_string())
