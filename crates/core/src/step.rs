@@ -596,9 +596,7 @@ pub fn segments(command: &str) -> Vec<String> {
             ';' | '\n' => push(&mut cur, &mut in_pipe, &mut out),
             // What a pipe feeds is not a step (`| tail`, `| grep`), but a pipe into a shell or
             // an interpreter runs what came before it: `curl -s URL | sh` is shown whole.
-            '|' if !in_pipe && feeds_interpreter(chars.clone().collect::<String>().as_str()) => {
-                cur.push(c)
-            }
+            '|' if !in_pipe && feeds_interpreter(chars.clone()) => cur.push(c),
             '|' => in_pipe = true,
             '<' if chars.peek() == Some(&'<') && !in_pipe => {
                 // A heredoc: its body is not commands.
@@ -614,12 +612,23 @@ pub fn segments(command: &str) -> Vec<String> {
 }
 
 /// Whether the text after a pipe starts with a shell or an interpreter (`sh`, `sudo bash -s`).
-fn feeds_interpreter(rest: &str) -> bool {
-    let mut words = rest.split_whitespace();
-    let mut first = words.next().unwrap_or("");
-    if first == "sudo" {
-        first = words.next().unwrap_or("");
+/// Reads only the first two words of what follows (this runs for every pipe at ingest).
+fn feeds_interpreter(rest: impl Iterator<Item = char>) -> bool {
+    let mut words: [String; 2] = Default::default();
+    let mut n = 0;
+    for c in rest {
+        if c.is_whitespace() {
+            if !words[n].is_empty() {
+                n += 1;
+                if n == 2 {
+                    break;
+                }
+            }
+        } else if words[n].len() < 64 {
+            words[n].push(c);
+        }
     }
+    let first = if words[0] == "sudo" { words[1].as_str() } else { words[0].as_str() };
     let program = base(first);
     matches!(program, "sh" | "bash" | "zsh" | "dash" | "ksh" | "fish" | "node" | "perl" | "ruby")
         || (program.starts_with("python")

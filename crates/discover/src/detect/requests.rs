@@ -87,7 +87,7 @@ pub fn is_command_key(key: &str) -> bool {
 }
 
 /// A slash command the request opens with (`/speckit.implement args` → `speckit.implement`).
-fn slash_command(text: &str) -> Option<String> {
+pub fn slash_command(text: &str) -> Option<String> {
     let first = text.split_whitespace().next()?;
     let name = first.strip_prefix('/')?;
     let ok = !name.is_empty()

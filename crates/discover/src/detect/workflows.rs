@@ -1183,11 +1183,7 @@ fn trigger_of(
     consensus: &[mine::ConsensusStep],
     dfs: &HashMap<String, u64>,
 ) -> Option<String> {
-    let slash = rows.iter().find_map(|m| {
-        let r = m.request.trim().strip_prefix('/')?;
-        let command = r.split_whitespace().next()?;
-        (!command.is_empty() && !command.contains('/')).then(|| command.to_string())
-    });
+    let slash = rows.iter().find_map(|m| super::requests::slash_command(m.request.trim()));
     if slash.is_some() {
         return slash;
     }
