@@ -448,26 +448,54 @@ static ANY_TOKEN: LazyLock<Regex> = LazyLock::new(|| {
 static ASCII_SET: LazyLock<RegexSet> =
     LazyLock::new(|| RegexSet::new(RULES.iter().map(|r| ascii(r.pattern))).expect("rules compile"));
 
-/// The first look at a text, before either prefilter: whether any rule's literal is in its ASCII
+/// The first look at a text, before either prefilter: which rules' literals are in its ASCII
 /// shadow, token formats by case, the rules with context by ASCII case alone (`K` and `ſ` fold
 /// to ASCII letters, and the shadow spells them so). Most text (prompts, commands, paths) holds
-/// none and skips both regex scans. A Discord token and a `.pgpass` line have no literal: their
-/// shapes are looked for (`discord_shaped`, `pgpass_shaped`).
+/// none and skips every regex scan; text that holds some is scanned only by the rules whose
+/// literal it holds (a word like `key` or `login` is common in prose: the whole rule set over
+/// such text was most of the cost of redaction). A Discord token and a `.pgpass` line have no
+/// literal: their shapes are looked for (`discord_shaped`, `pgpass_shaped`).
 struct Literals {
     tokens: AhoCorasick,
     rules: AhoCorasick,
+    /// For each literal of `tokens`, then of `rules`, the index in `ALL` of the rule it is for.
+    token_of: Vec<usize>,
+    rule_of: Vec<usize>,
 }
 
-static LITERALS: LazyLock<Literals> = LazyLock::new(|| Literals {
-    tokens: AhoCorasick::builder()
-        .kind(Some(AhoCorasickKind::DFA))
-        .build(TOKENS.iter().flat_map(|t| t.needs))
-        .expect("token literals build"),
-    rules: AhoCorasick::builder()
-        .ascii_case_insensitive(true)
-        .kind(Some(AhoCorasickKind::DFA))
-        .build(RULES.iter().flat_map(|r| r.needs))
-        .expect("rule literals build"),
+static LITERALS: LazyLock<Literals> = LazyLock::new(|| {
+    let owners = |needs: &mut dyn Iterator<Item = &'static [&'static str]>, base: usize| {
+        let mut literals = Vec::new();
+        let mut owner = Vec::new();
+        for (i, needs) in needs.enumerate() {
+            literals.extend(needs.iter().copied());
+            owner.extend(needs.iter().map(|_| base + i));
+        }
+        (literals, owner)
+    };
+    let (token_literals, token_of) = owners(&mut TOKENS.iter().map(|t| t.needs), 0);
+    let (rule_literals, rule_of) = owners(&mut RULES.iter().map(|r| r.needs), TOKENS.len());
+    Literals {
+        tokens: AhoCorasick::builder()
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(token_literals)
+            .expect("token literals build"),
+        rules: AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(rule_literals)
+            .expect("rule literals build"),
+        token_of,
+        rule_of,
+    }
+});
+
+/// Index in `ALL` of the token format and the rule with no literal, found by shape instead.
+static DISCORD: LazyLock<usize> = LazyLock::new(|| {
+    TOKENS.iter().position(|t| t.needs.is_empty()).expect("the Discord token has no literal")
+});
+static PGPASS: LazyLock<usize> = LazyLock::new(|| {
+    TOKENS.len() + RULES.iter().position(|r| r.needs.is_empty()).expect("pgpass has no literal")
 });
 
 /// Whether `shadow` holds the middle of a `.pgpass` line: a port (1 to 5 digits, or `*`)
@@ -515,6 +543,10 @@ fn ascii(pattern: &str) -> String {
 /// pays for the few it needs, not for every token format.
 static REGEXES: LazyLock<Vec<OnceLock<Regex>>> =
     LazyLock::new(|| ALL.iter().map(|_| OnceLock::new()).collect());
+/// Each rule with context as the prefilter runs it (over the ASCII shadow, ASCII `\b`), compiled
+/// the first time its literal is seen.
+static ASCII_RULES: LazyLock<Vec<OnceLock<Regex>>> =
+    LazyLock::new(|| RULES.iter().map(|_| OnceLock::new()).collect());
 static DOTENV_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(\s*(?:export\s+)?[A-Z_][A-Z0-9_]*\s*=\s*)(.*)$").expect("compiles")
 });
@@ -537,18 +569,10 @@ fn redact(text: &str, literals: bool) -> Cow<'_, str> {
         out = Cow::Owned(redacted);
     }
     let shadow = ascii_shadow(&out);
-    let tokens =
-        (!literals || LITERALS.tokens.is_match(shadow.as_ref()) || discord_shaped(&shadow))
-            && ANY_TOKEN.is_match(&shadow);
-    let hits = (!literals || LITERALS.rules.is_match(shadow.as_ref()) || pgpass_shaped(&shadow))
-        .then(|| ASCII_SET.matches(&shadow));
+    let hit = if literals { literal_hits(&shadow) } else { every_hit(&shadow) };
     drop(shadow);
     for (i, rule) in ALL.iter().enumerate() {
-        let hit = match i.checked_sub(TOKENS.len()) {
-            None => tokens,
-            Some(r) => hits.as_ref().is_some_and(|h| h.matched(r)),
-        };
-        if !hit {
+        if !hit[i] {
             continue;
         }
         let re = REGEXES[i].get_or_init(|| Regex::new(rule.pattern).expect("rule compiles"));
@@ -572,6 +596,52 @@ fn redact(text: &str, literals: bool) -> Cow<'_, str> {
         out = Cow::Owned(redacted);
     }
     out
+}
+
+/// The rules (indexes in `ALL`) that may match `shadow`, with no literal prefilter: every token
+/// format when their loosened union matches, and the rules with context the set matches.
+fn every_hit(shadow: &str) -> Vec<bool> {
+    let tokens = ANY_TOKEN.is_match(shadow);
+    let set = ASCII_SET.matches(shadow);
+    (0..ALL.len()).map(|i| i.checked_sub(TOKENS.len()).map_or(tokens, |r| set.matched(r))).collect()
+}
+
+/// The rules that may match `shadow`, through the literals: a token format whose literal is
+/// there (when the loosened union matches), a rule with context whose literal is there and whose
+/// ASCII form matches (what the set says of it, without running the whole set). A rule whose
+/// literal is absent cannot match: every match holds one.
+fn literal_hits(shadow: &str) -> Vec<bool> {
+    let lit = &*LITERALS;
+    let mut hit = vec![false; ALL.len()];
+    // Most text holds no literal: the plain search says so faster than listing every one.
+    if lit.tokens.is_match(shadow) {
+        for m in lit.tokens.find_overlapping_iter(shadow) {
+            hit[lit.token_of[m.pattern().as_usize()]] = true;
+        }
+    }
+    if discord_shaped(shadow) {
+        hit[*DISCORD] = true;
+    }
+    if hit[..TOKENS.len()].iter().any(|h| *h) && !ANY_TOKEN.is_match(shadow) {
+        hit[..TOKENS.len()].fill(false);
+    }
+    if lit.rules.is_match(shadow) {
+        for m in lit.rules.find_overlapping_iter(shadow) {
+            hit[lit.rule_of[m.pattern().as_usize()]] = true;
+        }
+    }
+    if pgpass_shaped(shadow) {
+        hit[*PGPASS] = true;
+    }
+    for (r, rule) in RULES.iter().enumerate() {
+        let i = TOKENS.len() + r;
+        if hit[i] {
+            let re = ASCII_RULES[r]
+                .get_or_init(|| Regex::new(&ascii(rule.pattern)).expect("rule compiles"));
+            hit[i] = re.is_match(shadow);
+        }
+    }
+    hit
 }
 
 /// `text` with every non-ASCII character replaced by an ASCII one the rules treat alike: a

@@ -52,10 +52,10 @@ const COMMIT_BYTES: u64 = 64 << 20;
 /// A parser thread hands the writer its results after this many files or bytes.
 const BATCH_FILES: usize = 32;
 const BATCH_BYTES: u64 = 8 << 20;
-/// SQLite page cache for an ingest run, in KiB. 24 MiB ran as fast as 64 MiB on the 300 MB and
-/// 1.5 GB benchmark trees (the pages a first run keeps rewriting fit), with 40 MiB less peak
-/// memory on the larger one.
-const INGEST_CACHE_KIB: i64 = 24 * 1024;
+/// SQLite page cache for an ingest run, in KiB. 6 MiB ran the whole ingest as fast as 24 MiB on
+/// the 300 MB and 1.5 GB benchmark trees (alternated in one run: 1.39 against 1.39 s and 8.4
+/// against 9.3 s median wall), with 12 and 20 MiB less peak memory (32 and 43 MiB).
+const INGEST_CACHE_KIB: i64 = 6 * 1024;
 /// Turns a run must read before it says that nothing in them can be mined.
 const MIN_TURNS_TO_JUDGE: u64 = 3;
 /// Problems kept in a report across all files.
