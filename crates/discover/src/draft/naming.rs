@@ -38,6 +38,7 @@ const VERBS: &[&str] = &[
     "audit",
     "automate",
     "backport",
+    "backup",
     "benchmark",
     "bisect",
     "build",
@@ -181,6 +182,13 @@ const PHRASAL: &[(&str, &str, &str)] = &[
     ("spin", "up", "start"),
     ("kick", "off", "start"),
     ("roll", "back", "rollback"),
+    ("back", "up", "backup"),
+    ("tear", "down", "teardown"),
+    ("shut", "down", "shutdown"),
+    ("look", "up", "find"),
+    ("fix", "up", "fix"),
+    ("clear", "out", "clean"),
+    ("log", "in", "login"),
     ("write", "up", "write"),
     ("pick", "up", "pick"),
 ];
@@ -469,10 +477,18 @@ pub fn from_requests(requests: &[String]) -> Option<String> {
             p.1.retain(|w| !id_like(w) || said.iter().filter(|ws| ws.contains(w)).count() >= 2);
         }
     }
+    // Every run of an object's words counts, so "the ferry database" and "the quill database"
+    // agree on `database` (the noun a phrase ends with) rather than naming one project's.
     let mut objects: HashMap<Vec<String>, usize> = HashMap::new();
     for (_, object) in parsed.iter().filter(|p| p.0 == best) {
-        for n in 1..=object.len() {
-            *objects.entry(object[..n].to_vec()).or_default() += 1;
+        let mut runs: HashSet<&[String]> = HashSet::new();
+        for from in 0..object.len() {
+            for to in from + 1..=object.len() {
+                runs.insert(&object[from..to]);
+            }
+        }
+        for run in runs {
+            *objects.entry(run.to_vec()).or_default() += 1;
         }
     }
     let object = objects
@@ -705,6 +721,16 @@ mod tests {
         assert_eq!(
             name(&["set up the dev database", "set up dev database"]).unwrap(),
             "setup-dev-database"
+        );
+        // "back up" is one verb: "release" later in the sentence is not what is done.
+        assert_eq!(
+            name(&[
+                "back up the database",
+                "back up the ferry database before the release",
+                "back up the quill database before the release",
+            ])
+            .unwrap(),
+            "backup-database"
         );
         // A weak verb names only when nothing better is said; "it" is no object.
         assert_eq!(
