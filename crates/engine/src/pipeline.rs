@@ -108,8 +108,23 @@ pub struct PassReport {
 }
 
 /// Runs `pass`: recover, ingest, register, detect, lessons, stage drafts, model drafting,
-/// auto-promote, evolve, judge, team sync — each step the pass asks for, once.
+/// auto-promote, evolve, judge, team sync — each step the pass asks for, once. The database's
+/// write-ahead log is copied into it once, at the end, rather than at every commit that finds
+/// it long (detection commits every few hundred turns and rewrites the same pages each time).
 pub fn run(
+    ws: &mut Workspace,
+    pass: &Pass,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<PassReport> {
+    let paused = ws.store.pause_checkpoints()?;
+    let report = run_steps(ws, pass, progress);
+    let resumed = ws.store.resume_checkpoints(paused);
+    let report = report?;
+    resumed?;
+    Ok(report)
+}
+
+fn run_steps(
     ws: &mut Workspace,
     pass: &Pass,
     progress: &mut dyn FnMut(&Progress),

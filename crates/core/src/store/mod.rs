@@ -195,6 +195,25 @@ impl Store {
         &mut self.conn
     }
 
+    /// Stops this connection's automatic checkpoints (a pass's many commits would each copy the
+    /// write-ahead log's pages into the database again); returns the setting to give back to
+    /// [`Store::resume_checkpoints`].
+    pub fn pause_checkpoints(&self) -> Result<i64> {
+        let old: i64 = self.conn.query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0))?;
+        self.conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+        Ok(old)
+    }
+
+    /// Puts automatic checkpoints back as they were and copies the log into the database once
+    /// (passive: it never waits for another connection's readers or writers).
+    pub fn resume_checkpoints(&self, old: i64) -> Result<()> {
+        self.conn.pragma_update(None, "wal_autocheckpoint", old)?;
+        if old > 0 {
+            self.conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
+        }
+        Ok(())
+    }
+
     /// Runs `f` with the given integer connection settings (`PRAGMA name = value`), putting
     /// every one back as it was afterwards, whether `f` succeeded or not.
     pub fn with_settings<T>(
