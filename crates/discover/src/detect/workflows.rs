@@ -8,6 +8,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::cores::Cores;
 use super::mine::{self, Failure, Member, Obs, RawCall};
 use crate::draft::candidates;
 use crate::step;
@@ -16,8 +17,6 @@ use crate::workflow::{FailureFix, RERUN_AS, Reason, Sighting, WorkflowEvidence, 
 /// Rarest steps of a turn used to look up workflows, and workflows read per step.
 const LOOKUP_STEPS: usize = 5;
 const LOOKUP_PER_STEP: i64 = 16;
-/// Most recent members read for a workflow's core.
-const EVIDENCE_MEMBERS: i64 = 60;
 /// Most recent members read to judge a workflow: a long loop's iterations fill the core's
 /// window within a few sessions.
 const JUDGED_MEMBERS: i64 = 240;
@@ -91,6 +90,7 @@ pub fn count_steps(conn: &Connection, agent: &str, seq: &mine::TurnSeq) -> Resul
 /// workflow as a member of its own. Returns the workflows joined or started.
 pub fn observe(
     conn: &Connection,
+    cores: &mut Cores,
     turn: &MinedTurn,
     seq: mine::TurnSeq,
     similarity: f64,
@@ -98,9 +98,9 @@ pub fn observe(
 ) -> Result<Vec<i64>> {
     // The task's earlier placements, under its head or under a turn that headed it before the
     // task grew back to where its investigation began, are taken back.
-    let mut gone = unobserve(conn, turn.agent_id, turn.id)?;
+    let mut gone = unobserve(conn, cores, turn.agent_id, turn.id)?;
     for &t in turn.turns.iter().filter(|t| **t != turn.id) {
-        gone.extend(unobserve(conn, turn.agent_id, t)?);
+        gone.extend(unobserve(conn, cores, turn.agent_id, t)?);
     }
     let seq_keys = seq.all_keys.clone();
     let looped = super::loops::iterations(&seq.steps);
@@ -168,14 +168,18 @@ pub fn observe(
                 };
                 match by_steps {
                     Some(id) => id,
-                    None => start_workflow(conn, turn.agent_id, &keys, now)?,
+                    None => {
+                        let id = start_workflow(conn, turn.agent_id, &keys, now)?;
+                        cores.forget(id);
+                        id
+                    }
                 }
             }
         };
         if loop_core.is_some() || asked_for {
             loop_workflow = Some(id);
         }
-        add_member(conn, id, turn, iteration as i64, &part, similarity, now)?;
+        add_member(conn, cores, id, turn, iteration as i64, &part, similarity, now)?;
         if !joined.contains(&id) {
             index_requests(conn, turn.agent_id, id, &asked)?;
             joined.push(id);
@@ -380,7 +384,7 @@ fn start_workflow(conn: &Connection, agent: &str, keys: &[&str], now: &str) -> R
 /// Takes back the members task `turn_id` added: it grew (a steering reply came) and is placed
 /// again. A workflow left without members and not yet judged goes with them; their ids are
 /// returned.
-fn unobserve(conn: &Connection, agent: &str, turn_id: i64) -> Result<Vec<i64>> {
+fn unobserve(conn: &Connection, cores: &mut Cores, agent: &str, turn_id: i64) -> Result<Vec<i64>> {
     // Each workflow the task's members were in, with how many and the session they came from:
     // the counts go down by as much (recounting a large workflow would cost its size).
     let placed: Vec<(i64, i64, String)> = conn
@@ -396,6 +400,7 @@ fn unobserve(conn: &Connection, agent: &str, turn_id: i64) -> Result<Vec<i64>> {
     }
     conn.prepare_cached("DELETE FROM workflow_members WHERE turn_id = ?1")?.execute([turn_id])?;
     for (id, n, session) in placed {
+        cores.forget(id);
         let still_there: bool = conn
             .prepare_cached(
                 "SELECT EXISTS(SELECT 1 FROM workflow_members WHERE workflow_id = ?1 AND session_key = ?2)",
@@ -434,8 +439,10 @@ fn unindex(conn: &Connection, agent: &str, id: i64) -> Result<()> {
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn add_member(
     conn: &Connection,
+    cores: &mut Cores,
     id: i64,
     turn: &MinedTurn,
     iteration: i64,
@@ -472,28 +479,14 @@ fn add_member(
          WHERE id = ?1",
     )?
     .execute(params![id, added as i64, i64::from(new_session && added > 0), now])?;
+    if added > 0 {
+        let member = Member { session_key: turn.session_key.to_string(), steps: steps.clone() };
+        cores.added(id, turn.id, iteration, member);
+    }
     if new_session && added > 0 {
-        update_core(conn, id, similarity)?;
+        update_core(conn, cores, id, similarity)?;
     }
     Ok(())
-}
-
-/// The latest members of workflow `id`, as consensus reads them.
-fn core_members(conn: &Connection, id: i64) -> Result<Vec<Member>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT session_key, steps FROM workflow_members WHERE workflow_id = ?1
-         ORDER BY turn_id DESC LIMIT ?2",
-    )?;
-    let members = stmt
-        .query_map(params![id, EVIDENCE_MEMBERS], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-        })?
-        .map(|row| {
-            let (session_key, steps) = row?;
-            Ok(Member { session_key, steps: serde_json::from_str(&steps)? })
-        })
-        .collect::<Result<_>>()?;
-    Ok(members)
 }
 
 /// The steps at least two sessions of `members` share, without the change marker.
@@ -507,7 +500,9 @@ fn core_of(members: &[Member]) -> Vec<String> {
 
 /// Moves workflow `from`'s members, index entries and candidate links into `into`, deletes
 /// `from` and recounts `into`.
-fn absorb(conn: &Connection, agent: &str, from: i64, into: i64) -> Result<()> {
+fn absorb(conn: &Connection, cores: &mut Cores, agent: &str, from: i64, into: i64) -> Result<()> {
+    cores.forget(from);
+    cores.forget(into);
     // Tasks asked like the absorbed workflow's must find the one that holds them: its members'
     // request keys are repointed, one seek each (a range over every request key grew with the
     // history).
@@ -551,7 +546,13 @@ fn absorb(conn: &Connection, agent: &str, from: i64, into: i64) -> Result<()> {
 /// Other workflows not yet judged whose core or first member aligns with `core`: fragments of
 /// the same work that started apart (their first turns had different extras), absorbed into `id`.
 /// Returns whether any was.
-fn absorb_fragments(conn: &Connection, id: i64, core: &[String], similarity: f64) -> Result<bool> {
+fn absorb_fragments(
+    conn: &Connection,
+    cores: &mut Cores,
+    id: i64,
+    core: &[String],
+    similarity: f64,
+) -> Result<bool> {
     let agent: String =
         conn.query_row("SELECT agent_id FROM workflows WHERE id = ?1", [id], |r| r.get(0))?;
     let mut found: BTreeSet<i64> = BTreeSet::new();
@@ -592,7 +593,7 @@ fn absorb_fragments(conn: &Connection, id: i64, core: &[String], similarity: f64
             })
         };
         if aligns && !apart()? {
-            absorb(conn, &agent, other, id)?;
+            absorb(conn, cores, &agent, other, id)?;
             absorbed = true;
         }
     }
@@ -602,17 +603,17 @@ fn absorb_fragments(conn: &Connection, id: i64, core: &[String], similarity: f64
 /// Before a workflow is judged, its `consensus` column holds its core: the steps at least two of
 /// its sessions share, so a later turn that did the same work with other extras still aligns
 /// (the first member's steps keep its own extras). Judging replaces it with the consensus.
-fn update_core(conn: &Connection, id: i64, similarity: f64) -> Result<()> {
+fn update_core(conn: &Connection, cores: &mut Cores, id: i64, similarity: f64) -> Result<()> {
     let judged: bool = conn
         .prepare_cached("SELECT candidate_id IS NOT NULL FROM workflows WHERE id = ?1")?
         .query_row([id], |r| r.get(0))?;
     if judged {
         return Ok(());
     }
-    let core = core_of(&core_members(conn, id)?);
-    if store_core(conn, id, &core)? && absorb_fragments(conn, id, &core, similarity)? {
+    let core = core_of(cores.members(conn, id)?);
+    if store_core(conn, id, &core)? && absorb_fragments(conn, cores, id, &core, similarity)? {
         // The absorbed members may change the core; once, without looking for more.
-        store_core(conn, id, &core_of(&core_members(conn, id)?))?;
+        store_core(conn, id, &core_of(cores.members(conn, id)?))?;
     }
     Ok(())
 }
@@ -661,6 +662,7 @@ pub fn set_candidate(
 /// of one workflow are one candidate. Its members are moved into it, and its id returned.
 pub fn merge_into_similar(
     conn: &Connection,
+    cores: &mut Cores,
     agent: &str,
     id: i64,
     consensus: &[String],
@@ -689,7 +691,7 @@ pub fn merge_into_similar(
         let Some(text) = text else { continue };
         let theirs: Vec<String> = serde_json::from_str(&text)?;
         if mine::similarity(consensus, &theirs) >= MERGE_SIMILARITY {
-            absorb(conn, agent, id, other)?;
+            absorb(conn, cores, agent, id, other)?;
             return Ok(Some(other));
         }
     }

@@ -65,6 +65,7 @@ pub fn run(client: &mut Client, team: &str, cfg: &DetectConfig) -> Result<TeamDe
     let tx = scratch.conn_mut().transaction()?;
     let mut touched: BTreeSet<i64> = BTreeSet::new();
     let mut skipped = Vec::new();
+    let mut cores = crate::detect::cores::Cores::default();
     let turns = server::for_each_turn(client, team, &mut skipped, |p| {
         let session_key = format!("{}/{}", p.member, p.turn.session);
         let project = p.turn.project.clone();
@@ -82,7 +83,14 @@ pub fn run(client: &mut Client, team: &str, cfg: &DetectConfig) -> Result<TeamDe
         let calls = raw_calls(p.turn.calls);
         let seq = crate::detect::mine::turn_sequence(&calls);
         workflows::count_steps(&tx, team, &seq)?;
-        touched.extend(workflows::observe(&tx, &mined, seq, cfg.workflow_similarity, &now)?);
+        touched.extend(workflows::observe(
+            &tx,
+            &mut cores,
+            &mined,
+            seq,
+            cfg.workflow_similarity,
+            &now,
+        )?);
         Ok(())
     })?;
     let judge = Judge {
