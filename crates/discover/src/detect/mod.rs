@@ -6,9 +6,9 @@
 //! workflow tables (`workflows`); reads turns through `ingest` and records candidates through
 //! `draft::candidates`.
 
-pub mod cores;
 pub mod learn;
 mod loops;
+pub mod memo;
 pub mod mine;
 pub mod requests;
 pub mod sequence;
@@ -105,7 +105,7 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
     // Set in the first batch that drafts: a crash before the drafts are written leaves it for
     // the next command's recovery, which writes them from the rows.
     let mut drafts_intent: Option<i64> = None;
-    let mut cores = cores::Cores::default();
+    let mut memo = memo::Memo::default();
     loop {
         let now = now_rfc3339();
         let tx = ws.store.conn_mut().transaction()?;
@@ -165,14 +165,8 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
                     at: turn.ended_at.as_deref(),
                     success: turn.success,
                 };
-                let ids = workflows::observe(
-                    &tx,
-                    &mut cores,
-                    &mined,
-                    seq,
-                    cfg.workflow_similarity,
-                    &now,
-                )?;
+                let ids =
+                    workflows::observe(&tx, &mut memo, &mined, seq, cfg.workflow_similarity, &now)?;
                 if !ids.is_empty() {
                     report.workflow_turns += 1;
                 }
@@ -251,7 +245,7 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
         };
         for ((agent, wid), turns) in touched_workflows {
             if let Some(id) =
-                workflow_candidate(&mut ctx, &mut cores, &agent, wid, &turns, &judge, &mut report)?
+                workflow_candidate(&mut ctx, &mut memo, &agent, wid, &turns, &judge, &mut report)?
             {
                 touched_ids.push(id);
             }
@@ -778,7 +772,7 @@ fn sequence_is_generic(steps: &[Step], min_specific: usize) -> bool {
 /// `joined` are the turns of this batch that joined it.
 fn workflow_candidate(
     ctx: &mut Ctx,
-    cores: &mut cores::Cores,
+    memo: &mut memo::Memo,
     agent: &str,
     wid: i64,
     joined: &[i64],
@@ -789,7 +783,7 @@ fn workflow_candidate(
         return Ok(None);
     };
     let keys = identity_keys(&ev);
-    if let Some(target) = workflows::merge_into_similar(ctx.conn, cores, agent, wid, &keys)? {
+    if let Some(target) = workflows::merge_into_similar(ctx.conn, memo, agent, wid, &keys)? {
         let Some((ev, evidence_only)) = workflows::evidence(ctx.conn, agent, target, judge)? else {
             return Ok(None);
         };

@@ -8,7 +8,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::cores::Cores;
+use super::memo::Memo;
 use super::mine::{self, Failure, Member, Obs, RawCall};
 use crate::draft::candidates;
 use crate::step;
@@ -90,7 +90,7 @@ pub fn count_steps(conn: &Connection, agent: &str, seq: &mine::TurnSeq) -> Resul
 /// workflow as a member of its own. Returns the workflows joined or started.
 pub fn observe(
     conn: &Connection,
-    cores: &mut Cores,
+    memo: &mut Memo,
     turn: &MinedTurn,
     seq: mine::TurnSeq,
     similarity: f64,
@@ -98,9 +98,9 @@ pub fn observe(
 ) -> Result<Vec<i64>> {
     // The task's earlier placements, under its head or under a turn that headed it before the
     // task grew back to where its investigation began, are taken back.
-    let mut gone = unobserve(conn, cores, turn.agent_id, turn.id)?;
+    let mut gone = unobserve(conn, memo, turn.agent_id, turn.id)?;
     for &t in turn.turns.iter().filter(|t| **t != turn.id) {
-        gone.extend(unobserve(conn, cores, turn.agent_id, t)?);
+        gone.extend(unobserve(conn, memo, turn.agent_id, t)?);
     }
     let seq_keys = seq.all_keys.clone();
     let looped = super::loops::iterations(&seq.steps);
@@ -164,13 +164,13 @@ pub fn observe(
                 let by_steps = if chore {
                     None
                 } else {
-                    best_workflow(conn, turn.agent_id, &keys, similarity, rare_ok, &asked)?
+                    best_workflow(conn, memo, turn.agent_id, &keys, similarity, rare_ok, &asked)?
                 };
                 match by_steps {
                     Some(id) => id,
                     None => {
                         let id = start_workflow(conn, turn.agent_id, &keys, now)?;
-                        cores.forget(id);
+                        memo.forget(id);
                         id
                     }
                 }
@@ -179,7 +179,7 @@ pub fn observe(
         if loop_core.is_some() || asked_for {
             loop_workflow = Some(id);
         }
-        add_member(conn, cores, id, turn, iteration as i64, &part, similarity, now)?;
+        add_member(conn, memo, id, turn, iteration as i64, &part, similarity, now)?;
         if !joined.contains(&id) {
             index_requests(conn, turn.agent_id, id, &asked)?;
             joined.push(id);
@@ -258,6 +258,7 @@ fn failures_in(failures: &[Failure], steps: &[Obs]) -> Vec<Failure> {
 /// The workflow `keys` align with best, among those found through its rarest steps.
 fn best_workflow(
     conn: &Connection,
+    memo: &mut Memo,
     agent: &str,
     keys: &[&str],
     similarity: f64,
@@ -304,7 +305,7 @@ fn best_workflow(
     // The best aligned first (the earlier workflow on a tie); one asked for otherwise is passed.
     aligned.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     for (_, id) in aligned {
-        if !asked_apart(conn, id, asked)? {
+        if !asked_apart(conn, memo, id, asked)? {
             return Ok(Some(id));
         }
     }
@@ -338,31 +339,16 @@ fn asked_otherwise(conn: &Connection, rows: &[MemberRow], support: usize) -> Res
     Ok(asked > ASK_SPREAD * support)
 }
 
-/// The request keys the first two sessions of workflow `id` were asked with in common: the work
-/// is asked for in a fixed way (a template, a daemon's prompt). `None` when it is not.
-fn recurring_ask(conn: &Connection, id: i64) -> Result<Option<BTreeSet<String>>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT session_key, request FROM workflow_members WHERE workflow_id = ?1
-         ORDER BY turn_id LIMIT 8",
-    )?;
-    let rows: Vec<(String, String)> =
-        stmt.query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
-    let Some((first_session, first)) = rows.first() else { return Ok(None) };
-    let Some((_, second)) = rows.iter().find(|(s, _)| s != first_session) else { return Ok(None) };
-    let a: BTreeSet<String> = super::requests::keys(first).into_iter().collect();
-    let shared: BTreeSet<String> =
-        super::requests::keys(second).into_iter().filter(|k| a.contains(k)).collect();
-    Ok((!shared.is_empty()).then_some(shared))
-}
-
 /// Whether a task asked with keys `asked` is other work than workflow `id`, which is asked for
 /// in a fixed way that this request does not share: their steps may align (two patrols of one
 /// orchestrator), but they are two procedures.
-fn asked_apart(conn: &Connection, id: i64, asked: &[String]) -> Result<bool> {
+fn asked_apart(conn: &Connection, memo: &mut Memo, id: i64, asked: &[String]) -> Result<bool> {
     if asked.is_empty() {
         return Ok(false);
     }
-    Ok(recurring_ask(conn, id)?.is_some_and(|theirs| !asked.iter().any(|k| theirs.contains(k))))
+    Ok(memo
+        .recurring_ask(conn, id)?
+        .is_some_and(|theirs| !asked.iter().any(|k| theirs.contains(k))))
 }
 
 fn start_workflow(conn: &Connection, agent: &str, keys: &[&str], now: &str) -> Result<i64> {
@@ -384,7 +370,7 @@ fn start_workflow(conn: &Connection, agent: &str, keys: &[&str], now: &str) -> R
 /// Takes back the members task `turn_id` added: it grew (a steering reply came) and is placed
 /// again. A workflow left without members and not yet judged goes with them; their ids are
 /// returned.
-fn unobserve(conn: &Connection, cores: &mut Cores, agent: &str, turn_id: i64) -> Result<Vec<i64>> {
+fn unobserve(conn: &Connection, memo: &mut Memo, agent: &str, turn_id: i64) -> Result<Vec<i64>> {
     // Each workflow the task's members were in, with how many and the session they came from:
     // the counts go down by as much (recounting a large workflow would cost its size).
     let placed: Vec<(i64, i64, String)> = conn
@@ -400,7 +386,7 @@ fn unobserve(conn: &Connection, cores: &mut Cores, agent: &str, turn_id: i64) ->
     }
     conn.prepare_cached("DELETE FROM workflow_members WHERE turn_id = ?1")?.execute([turn_id])?;
     for (id, n, session) in placed {
-        cores.forget(id);
+        memo.forget(id);
         let still_there: bool = conn
             .prepare_cached(
                 "SELECT EXISTS(SELECT 1 FROM workflow_members WHERE workflow_id = ?1 AND session_key = ?2)",
@@ -442,7 +428,7 @@ fn unindex(conn: &Connection, agent: &str, id: i64) -> Result<()> {
 #[allow(clippy::too_many_arguments)]
 fn add_member(
     conn: &Connection,
-    cores: &mut Cores,
+    memo: &mut Memo,
     id: i64,
     turn: &MinedTurn,
     iteration: i64,
@@ -481,10 +467,10 @@ fn add_member(
     .execute(params![id, added as i64, i64::from(new_session && added > 0), now])?;
     if added > 0 {
         let member = Member { session_key: turn.session_key.to_string(), steps: steps.clone() };
-        cores.added(id, turn.id, iteration, member);
+        memo.added(id, turn.id, iteration, member);
     }
     if new_session && added > 0 {
-        update_core(conn, cores, id, similarity)?;
+        update_core(conn, memo, id, similarity)?;
     }
     Ok(())
 }
@@ -500,9 +486,9 @@ fn core_of(members: &[Member]) -> Vec<String> {
 
 /// Moves workflow `from`'s members, index entries and candidate links into `into`, deletes
 /// `from` and recounts `into`.
-fn absorb(conn: &Connection, cores: &mut Cores, agent: &str, from: i64, into: i64) -> Result<()> {
-    cores.forget(from);
-    cores.forget(into);
+fn absorb(conn: &Connection, memo: &mut Memo, agent: &str, from: i64, into: i64) -> Result<()> {
+    memo.forget(from);
+    memo.forget(into);
     // Tasks asked like the absorbed workflow's must find the one that holds them: its members'
     // request keys are repointed, one seek each (a range over every request key grew with the
     // history).
@@ -548,7 +534,7 @@ fn absorb(conn: &Connection, cores: &mut Cores, agent: &str, from: i64, into: i6
 /// Returns whether any was.
 fn absorb_fragments(
     conn: &Connection,
-    cores: &mut Cores,
+    memo: &mut Memo,
     id: i64,
     core: &[String],
     similarity: f64,
@@ -570,7 +556,7 @@ fn absorb_fragments(
         }
     }
     found.remove(&id);
-    let ours = recurring_ask(conn, id)?;
+    let ours = memo.recurring_ask(conn, id)?;
     let mut read = conn.prepare_cached(
         "SELECT steps, consensus FROM workflows WHERE id = ?1 AND candidate_id IS NULL",
     )?;
@@ -586,14 +572,14 @@ fn absorb_fragments(
             serde_json::from_str::<Vec<String>>(&text)
                 .is_ok_and(|steps| mine::alignment(core, &steps, similarity).is_some())
         });
-        let apart = || -> Result<bool> {
+        let mut apart = || -> Result<bool> {
             Ok(match &ours {
-                Some(ours) => recurring_ask(conn, other)?.is_some_and(|t| t.is_disjoint(ours)),
+                Some(ours) => memo.recurring_ask(conn, other)?.is_some_and(|t| t.is_disjoint(ours)),
                 None => false,
             })
         };
         if aligns && !apart()? {
-            absorb(conn, cores, &agent, other, id)?;
+            absorb(conn, memo, &agent, other, id)?;
             absorbed = true;
         }
     }
@@ -603,17 +589,17 @@ fn absorb_fragments(
 /// Before a workflow is judged, its `consensus` column holds its core: the steps at least two of
 /// its sessions share, so a later turn that did the same work with other extras still aligns
 /// (the first member's steps keep its own extras). Judging replaces it with the consensus.
-fn update_core(conn: &Connection, cores: &mut Cores, id: i64, similarity: f64) -> Result<()> {
+fn update_core(conn: &Connection, memo: &mut Memo, id: i64, similarity: f64) -> Result<()> {
     let judged: bool = conn
         .prepare_cached("SELECT candidate_id IS NOT NULL FROM workflows WHERE id = ?1")?
         .query_row([id], |r| r.get(0))?;
     if judged {
         return Ok(());
     }
-    let core = core_of(cores.members(conn, id)?);
-    if store_core(conn, id, &core)? && absorb_fragments(conn, cores, id, &core, similarity)? {
+    let core = core_of(memo.members(conn, id)?);
+    if store_core(conn, id, &core)? && absorb_fragments(conn, memo, id, &core, similarity)? {
         // The absorbed members may change the core; once, without looking for more.
-        store_core(conn, id, &core_of(cores.members(conn, id)?))?;
+        store_core(conn, id, &core_of(memo.members(conn, id)?))?;
     }
     Ok(())
 }
@@ -662,7 +648,7 @@ pub fn set_candidate(
 /// of one workflow are one candidate. Its members are moved into it, and its id returned.
 pub fn merge_into_similar(
     conn: &Connection,
-    cores: &mut Cores,
+    memo: &mut Memo,
     agent: &str,
     id: i64,
     consensus: &[String],
@@ -691,7 +677,7 @@ pub fn merge_into_similar(
         let Some(text) = text else { continue };
         let theirs: Vec<String> = serde_json::from_str(&text)?;
         if mine::similarity(consensus, &theirs) >= MERGE_SIMILARITY {
-            absorb(conn, cores, agent, id, other)?;
+            absorb(conn, memo, agent, id, other)?;
             return Ok(Some(other));
         }
     }

@@ -65,7 +65,7 @@ pub fn run(client: &mut Client, team: &str, cfg: &DetectConfig) -> Result<TeamDe
     let tx = scratch.conn_mut().transaction()?;
     let mut touched: BTreeSet<i64> = BTreeSet::new();
     let mut skipped = Vec::new();
-    let mut cores = crate::detect::cores::Cores::default();
+    let mut memo = crate::detect::memo::Memo::default();
     let turns = server::for_each_turn(client, team, &mut skipped, |p| {
         let session_key = format!("{}/{}", p.member, p.turn.session);
         let project = p.turn.project.clone();
@@ -85,7 +85,7 @@ pub fn run(client: &mut Client, team: &str, cfg: &DetectConfig) -> Result<TeamDe
         workflows::count_steps(&tx, team, &seq)?;
         touched.extend(workflows::observe(
             &tx,
-            &mut cores,
+            &mut memo,
             &mined,
             seq,
             cfg.workflow_similarity,

@@ -1,0 +1,132 @@
+//! What detection keeps of its workflows in memory for one run, so the walk does not read back
+//! what it just wrote: each workflow's latest members, which its core is computed from before
+//! it is judged (a workflow that gains a session gets its core again, and reading its latest
+//! members' steps back as JSON for every session added was a large share of detection on a long
+//! first run), and the ask its first sessions share. A member added goes into the kept members
+//! in the order the database would return them, and drops the kept ask when it is one of the
+//! first members; a workflow whose members leave or move is read again.
+
+use std::collections::{BTreeSet, HashMap};
+
+use anyhow::Result;
+use rusqlite::{Connection, params};
+
+use super::mine::Member;
+
+/// Members of a workflow read for its core, latest first.
+pub const CORE_MEMBERS: usize = 60;
+
+/// Members of a workflow read for the ask it recurs with, first first.
+const ASK_MEMBERS: usize = 8;
+
+/// Per workflow: its latest members (at most [`CORE_MEMBERS`]) with their (turn, iteration), in
+/// (turn, iteration) order, latest first (the primary key read backwards); and the ask its first
+/// sessions share, with how many members that was read from and the last one's place.
+#[derive(Default)]
+pub struct Memo {
+    latest: HashMap<i64, Latest>,
+    asks: HashMap<i64, Ask>,
+}
+
+struct Ask {
+    shared: Option<BTreeSet<String>>,
+    read: usize,
+    last: (i64, i64),
+}
+
+#[derive(Default)]
+struct Latest {
+    at: Vec<(i64, i64)>,
+    members: Vec<Member>,
+}
+
+impl Memo {
+    /// Workflow `id`'s latest members, read from the database the first time.
+    pub fn members(&mut self, conn: &Connection, id: i64) -> Result<&[Member]> {
+        let latest = match self.latest.entry(id) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(read(conn, id)?),
+        };
+        Ok(&latest.members)
+    }
+
+    /// A member stored for workflow `id` at (`turn_id`, `iteration`).
+    pub fn added(&mut self, id: i64, turn_id: i64, iteration: i64, member: Member) {
+        if self.asks.get(&id).is_some_and(|a| a.read < ASK_MEMBERS || (turn_id, iteration) < a.last)
+        {
+            self.asks.remove(&id);
+        }
+        let Some(latest) = self.latest.get_mut(&id) else { return };
+        let at = latest.at.partition_point(|&k| k > (turn_id, iteration));
+        if at >= CORE_MEMBERS {
+            return;
+        }
+        latest.at.insert(at, (turn_id, iteration));
+        latest.members.insert(at, member);
+        latest.at.truncate(CORE_MEMBERS);
+        latest.members.truncate(CORE_MEMBERS);
+    }
+
+    /// Workflow `id`'s members changed otherwise (removed, moved, or the id is new): read again.
+    pub fn forget(&mut self, id: i64) {
+        self.latest.remove(&id);
+        self.asks.remove(&id);
+    }
+
+    /// The request keys the first two sessions of workflow `id` were asked with in common: the
+    /// work is asked for in a fixed way (a template, a daemon's prompt). `None` when it is not.
+    pub fn recurring_ask(
+        &mut self,
+        conn: &Connection,
+        id: i64,
+    ) -> Result<Option<BTreeSet<String>>> {
+        if let Some(ask) = self.asks.get(&id) {
+            return Ok(ask.shared.clone());
+        }
+        let mut stmt = conn.prepare_cached(
+            "SELECT turn_id, iteration, session_key, request FROM workflow_members
+             WHERE workflow_id = ?1 ORDER BY turn_id, iteration LIMIT ?2",
+        )?;
+        let rows: Vec<((i64, i64), String, String)> = stmt
+            .query_map(params![id, ASK_MEMBERS as i64], |r| {
+                Ok(((r.get(0)?, r.get(1)?), r.get(2)?, r.get(3)?))
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        let shared = shared_ask(&rows);
+        let last = rows.last().map_or((i64::MIN, i64::MIN), |r| r.0);
+        self.asks.insert(id, Ask { shared: shared.clone(), read: rows.len(), last });
+        Ok(shared)
+    }
+}
+
+/// The keys the first request and the first one of another session share.
+fn shared_ask(rows: &[((i64, i64), String, String)]) -> Option<BTreeSet<String>> {
+    let (_, first_session, first) = rows.first()?;
+    let (_, _, second) = rows.iter().find(|(_, s, _)| s != first_session)?;
+    let a: BTreeSet<String> = super::requests::keys(first).into_iter().collect();
+    let shared: BTreeSet<String> =
+        super::requests::keys(second).into_iter().filter(|k| a.contains(k)).collect();
+    (!shared.is_empty()).then_some(shared)
+}
+
+fn read(conn: &Connection, id: i64) -> Result<Latest> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT turn_id, iteration, session_key, steps FROM workflow_members
+         WHERE workflow_id = ?1 ORDER BY turn_id DESC, iteration DESC LIMIT ?2",
+    )?;
+    let mut latest = Latest::default();
+    let rows = stmt.query_map(params![id, CORE_MEMBERS as i64], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, i64>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, String>(3)?,
+        ))
+    })?;
+    for row in rows {
+        let (turn_id, iteration, session_key, steps) = row?;
+        latest.at.push((turn_id, iteration));
+        latest.members.push(Member { session_key, steps: serde_json::from_str(&steps)? });
+    }
+    Ok(latest)
+}
