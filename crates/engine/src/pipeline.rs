@@ -109,8 +109,9 @@ pub struct PassReport {
 
 /// Runs `pass`: recover, ingest, register, detect, lessons, stage drafts, model drafting,
 /// auto-promote, evolve, judge, team sync — each step the pass asks for, once. The database's
-/// write-ahead log is copied into it once, at the end, rather than at every commit that finds
-/// it long (detection commits every few hundred turns and rewrites the same pages each time).
+/// write-ahead log is copied into it once, after the pass (at the next commit that finds it long,
+/// or at close), rather than at every commit of the pass that finds it long (detection commits
+/// every few hundred turns and rewrites the same pages each time).
 pub fn run(
     ws: &mut Workspace,
     pass: &Pass,

@@ -204,13 +204,10 @@ impl Store {
         Ok(old)
     }
 
-    /// Puts automatic checkpoints back as they were and copies the log into the database once
-    /// (passive: it never waits for another connection's readers or writers).
+    /// Puts automatic checkpoints back as they were: the next commit that finds the log long
+    /// (or the last connection's close) copies it into the database, once.
     pub fn resume_checkpoints(&self, old: i64) -> Result<()> {
         self.conn.pragma_update(None, "wal_autocheckpoint", old)?;
-        if old > 0 {
-            self.conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
-        }
         Ok(())
     }
 
