@@ -10,10 +10,17 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use crate::detect::{self, DetectReport};
+use crate::catalog::{invocations, skills};
+use crate::detect::{self, DetectReport, learn};
+use crate::draft::{self, candidates, finish, fixes, stage};
+use crate::fsio;
+use crate::identity;
 use crate::ingest::{self, IngestReport, Progress};
 use crate::journal;
+use crate::lessons::{self, playbook};
 use crate::lifecycle::{self, SweepReport};
+use crate::team;
+use crate::usage::{effects, triggering};
 use crate::workspace::Workspace;
 
 /// What a pass runs. Every door builds one and hands it to [`run`]: `skilldeck ingest`, the
@@ -154,7 +161,7 @@ fn run_steps(
         line.done(Step::Judge);
     }
     if pass.team {
-        report.team = crate::team::sync(ws);
+        report.team = team::sync(ws);
         line.done(Step::TeamSync);
     }
     (report.steps, report.step_ms) = (line.steps, line.ms);
@@ -189,7 +196,7 @@ pub struct AfterIngest {
     /// Open candidates that became proposed new versions of a live skill.
     pub proposed_versions: usize,
     /// Corrections and recurring fixes found in the turns detection read.
-    pub lessons: crate::lessons::LessonsReport,
+    pub lessons: lessons::LessonsReport,
 }
 
 /// Detection and what follows it over whatever ingestion stored and nothing has consumed yet,
@@ -206,16 +213,16 @@ fn after_ingest_steps(
     line: &mut Timeline,
 ) -> Result<AfterIngest> {
     let agent = ws.config.agent_id.clone();
-    let skills_registered = crate::identity::register_folders(ws, &agent)?;
+    let skills_registered = identity::register_folders(ws, &agent)?;
     line.done(Step::Register);
     // The sessions whose turns detection is about to read: lessons read the same turns after.
     let sessions = ingest::pending_session_ids(ws.store.conn())?;
     let detected = detect::run_limited(ws, limit)?;
     line.done(Step::Detect);
-    let lessons = crate::lessons::after_detect(ws, &sessions)?;
+    let lessons = lessons::after_detect(ws, &sessions)?;
     line.done(Step::Lessons);
     let detect = draft_stages(ws, detected, line)?;
-    let proposed_versions = crate::draft::link_evolutions(ws)?;
+    let proposed_versions = draft::link_evolutions(ws)?;
     line.done(Step::Evolve);
     Ok(AfterIngest { skills_registered, detect, proposed_versions, lessons })
 }
@@ -238,7 +245,7 @@ fn draft_stages(
     stage_drafts(ws, &drafts)?;
     line.done(Step::StageDrafts);
     let drafted: Vec<i64> = drafts.staged.keys().copied().collect();
-    report.finish = crate::draft::finish::after_detection(ws, &drafted)?;
+    report.finish = finish::after_detection(ws, &drafted)?;
     line.done(Step::ModelDrafting);
     if ws.config.detect.auto_promote {
         auto_promote(ws, &touched, &mut report)?;
@@ -251,7 +258,7 @@ fn draft_stages(
 /// became evidence. After the commits: the rows hold each draft's text, so a crash here loses no
 /// evidence, and recovery (or `promote`) rewrites a missing draft from its row.
 fn stage_drafts(ws: &Workspace, drafts: &detect::PendingDrafts) -> Result<()> {
-    crate::fsio::fault("drafts");
+    fsio::fault("drafts");
     for draft in drafts.staged.values() {
         draft.write()?;
     }
@@ -282,7 +289,7 @@ fn auto_promote(ws: &mut Workspace, ids: &[i64], report: &mut DetectReport) -> R
         if !done.insert(id) {
             continue;
         }
-        let c = crate::draft::candidates::get_candidate(ws.store.conn(), id)?;
+        let c = candidates::get_candidate(ws.store.conn(), id)?;
         let needed = if c.source == CandidateSource::Signature {
             i64::from(cfg.streak_threshold)
         } else {
@@ -295,7 +302,7 @@ fn auto_promote(ws: &mut Workspace, ids: &[i64], report: &mut DetectReport) -> R
         {
             continue;
         }
-        match crate::draft::promote(ws, id) {
+        match draft::promote(ws, id) {
             Ok(_) => report.auto_promoted += 1,
             Err(e) => {
                 report.auto_promote_errors.push(format!("candidate {id} ({}): {e:#}", c.name))
@@ -320,19 +327,19 @@ pub fn reconcile(ws: &mut Workspace) -> Result<usize> {
 pub fn recover(ws: &mut Workspace) -> Result<journal::Recovered> {
     let recovered = journal::recover(ws.store.conn_mut())?;
     if recovered.drafts {
-        crate::draft::stage::restage_missing(&ws.store)?;
+        stage::restage_missing(&ws.store)?;
         journal::end_drafts(ws.store.conn())?;
     }
     if recovered.merges {
         // After the undone file and folder steps above: the merge is completed from the state
         // they left.
         for (intent, candidate) in journal::claim_merges(ws.store.conn())? {
-            crate::draft::finish_merge(ws, candidate)?;
+            draft::finish_merge(ws, candidate)?;
             journal::end(ws.store.conn(), intent)?;
         }
     }
     clear_debris(ws)?;
-    crate::lessons::playbook::recover(ws)?;
+    playbook::recover(ws)?;
     Ok(recovered)
 }
 
@@ -355,7 +362,7 @@ pub fn sweep(ws: &mut Workspace, full: bool) -> Result<SweepReport> {
     let mut report = upkeep_and_judge(ws, full, true)?;
     if full {
         // Read every live folder only when asked to look at everything.
-        for (_, name, path, status) in crate::catalog::skills::live_folders(ws.store.conn())? {
+        for (_, name, path, status) in skills::live_folders(ws.store.conn())? {
             let errors = lifecycle::spec_errors(std::path::Path::new(&path));
             if status.is_live() && !errors.is_empty() {
                 report.spec_errors.push((name, errors));
@@ -392,9 +399,9 @@ impl Seen {
     fn now(ws: &Workspace) -> Result<Seen> {
         let conn = ws.store.conn();
         Ok(Seen {
-            live: crate::catalog::skills::live_stamp(conn)?,
-            turn: crate::ingest::max_turn_id(conn)?,
-            uses: crate::catalog::invocations::max_id(conn)?,
+            live: skills::live_stamp(conn)?,
+            turn: ingest::max_turn_id(conn)?,
+            uses: invocations::max_id(conn)?,
         })
     }
 
@@ -428,7 +435,7 @@ pub fn upkeep_and_judge(ws: &mut Workspace, full: bool, evolve: bool) -> Result<
     let scan_edits = lifecycle::ms(t);
     let t = Instant::now();
     let implicit_failures = lifecycle::implicit_failures(ws)?;
-    let proposed_versions = if evolve { crate::draft::link_evolutions(ws)? } else { 0 };
+    let proposed_versions = if evolve { draft::link_evolutions(ws)? } else { 0 };
     let implicit = lifecycle::ms(t);
     let mut report = lifecycle::judge_skills(ws, full)?;
     let t = Instant::now();
@@ -442,11 +449,8 @@ pub fn upkeep_and_judge(ws: &mut Workspace, full: bool, evolve: bool) -> Result<
     if changed != Changed::Nothing {
         // New turns or skills: every skill; only new uses: only the skills flagged now.
         let flagged_only = matches!(changed, Changed::UsesSince(_));
-        report.triggering = crate::usage::triggering::record_transitions(
-            ws,
-            flagged_only,
-            crate::draft::candidates::workflow_steps,
-        )?;
+        report.triggering =
+            triggering::record_transitions(ws, flagged_only, candidates::workflow_steps)?;
         now.save(ws, TRIGGERING_STAMP)?;
     }
     // Effect reruns on what changed: new turns or skills, every live skill; only new uses, the
@@ -455,26 +459,21 @@ pub fn upkeep_and_judge(ws: &mut Workspace, full: bool, evolve: bool) -> Result<
     if changed != Changed::Nothing {
         let conn = ws.store.conn();
         let only = match changed {
-            Changed::UsesSince(mark) => {
-                Some(crate::catalog::invocations::skills_above(conn, mark)?)
-            }
+            Changed::UsesSince(mark) => Some(invocations::skills_above(conn, mark)?),
             _ => None,
         };
-        report.effects_measured = crate::usage::effects::refresh(
-            conn,
-            only.as_ref(),
-            crate::draft::candidates::workflow_steps,
-        )?;
+        report.effects_measured =
+            effects::refresh(conn, only.as_ref(), candidates::workflow_steps)?;
         // Fixes read new turns (requests a skill missed, sessions a parked one recurs in) and the
         // skills: a new use alone can end a skill's not triggering, never start one.
         if only.is_none() {
-            report.proposed_fixes = crate::draft::fixes::propose_fixes(ws)?;
+            report.proposed_fixes = fixes::propose_fixes(ws)?;
         }
         now.save(ws, EFFECT_STAMP)?;
     }
     // Consolidation: after judging and staleness, so only skills still live are paired.
     if full || ws.store.meta_get(MERGES_STAMP)?.as_deref() != Some(live.as_str()) {
-        let merges = crate::draft::propose_merges(ws)?;
+        let merges = draft::propose_merges(ws)?;
         report.proposed_merges = merges.proposed;
         report.merges_skipped = merges.skipped;
         // A proposal does not change the live set: the stamp read before it still holds.
@@ -496,5 +495,5 @@ pub use crate::detect::learn::{Learned, Pick};
 /// workflow), then the session drafted as a candidate for review (`detect::learn`).
 pub fn learn(ws: &mut Workspace, pick: Pick) -> Result<Learned> {
     after_ingest(ws)?;
-    crate::detect::learn::learn(ws, pick)
+    learn::learn(ws, pick)
 }

@@ -8,9 +8,14 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
 use super::workflows::{self, Judge};
-use crate::draft::candidates::{self, CandidateSource, Evidence, Recorded};
+use crate::draft::{
+    candidates, candidates::CandidateSource, candidates::Evidence, candidates::Recorded, finish,
+};
+use crate::ingest;
 use crate::model::ToolStep as Step;
+use crate::step;
 use crate::store::now_rfc3339;
+use crate::text::safe;
 use crate::workspace::Workspace;
 
 /// Which session to learn from.
@@ -36,7 +41,7 @@ pub struct Learned {
 pub fn learn(ws: &Workspace, pick: Pick) -> Result<Learned> {
     let conn = ws.store.conn();
     let agent = ws.config.agent_id.clone();
-    let runs = crate::ingest::turn_runs(conn, &agent)?;
+    let runs = ingest::turn_runs(conn, &agent)?;
     let session = match pick {
         Pick::Last => runs
             .iter()
@@ -58,17 +63,14 @@ pub fn learn(ws: &Workspace, pick: Pick) -> Result<Learned> {
         }
     };
     let specific = |steps: &[String]| {
-        steps
-            .iter()
-            .filter(|k| !crate::step::is_generic(k) && !crate::step::is_transparent(k))
-            .count()
+        steps.iter().filter(|k| !step::is_generic(k) && !step::is_transparent(k)).count()
     };
     let turn = runs
         .iter()
         .filter(|r| r.session_key == session)
         .max_by_key(|r| (specific(&r.steps), r.turn_id))
         .context("the session has no turn with tool calls")?;
-    let shown = crate::text::safe::inline(&session).into_owned();
+    let shown = safe::inline(&session).into_owned();
     let wid = workflows::holding(conn, turn.turn_id, &turn.session_key)?.with_context(|| {
         format!("session {shown}: its work has too few steps to draft a skill from")
     })?;
@@ -132,7 +134,7 @@ pub fn learn(ws: &Workspace, pick: Pick) -> Result<Learned> {
     if let Some(draft) = draft {
         draft.write()?;
     }
-    crate::draft::finish::after_detection(ws, &[id])?;
+    finish::after_detection(ws, &[id])?;
     let c = candidates::get_candidate(conn, id)?;
     Ok(Learned {
         candidate_id: id,

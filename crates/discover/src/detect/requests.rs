@@ -5,6 +5,8 @@
 //! milestone 4"), a daemon's fixed prompt, or a template typed once as a slash command and once
 //! plainly, share a key.
 
+use crate::step;
+use crate::text::paste;
 use std::collections::BTreeSet;
 
 /// Prefix of request keys in the workflow index (never a step key's prefix).
@@ -25,7 +27,7 @@ pub const PASTED_OUTPUT: &str = "req:!pasted-output";
 
 /// The request's keys, most telling first: its slash command, then its sentences.
 pub fn keys(request: &str) -> Vec<String> {
-    if crate::text::paste::is_failing_output(request) {
+    if paste::is_failing_output(request) {
         return vec![PASTED_OUTPUT.to_string()];
     }
     let text: String = request.chars().take(READ_CHARS).collect();
@@ -63,7 +65,7 @@ pub fn command_key(request: &str, ran: &[String]) -> Option<String> {
     if text.contains('\n') || text.split_whitespace().nth(MAX_COMMAND_WORDS).is_some() {
         return None;
     }
-    let typed = crate::step::head_key(text)
+    let typed = step::head_key(text)
         .filter(|key| key.contains(' ') && ran.iter().any(|k| k.strip_prefix("sh:") == Some(key)));
     if let Some(key) = typed {
         return Some(format!("{COMMAND}{key}"));

@@ -4,6 +4,7 @@
 use sha2::{Digest, Sha256};
 
 pub use crate::model::ToolStep as Step;
+use crate::step;
 
 /// A tool call as stored by ingestion.
 #[derive(Debug, Clone)]
@@ -27,7 +28,7 @@ pub enum Skip {
 /// transparent: left out of a sequence without breaking it, so `exec_command, write_stdin,
 /// write_stdin, exec_command` is the same work as `exec_command, exec_command`.
 pub fn is_transparent(tool: &str) -> bool {
-    crate::step::is_transparent_tool(tool)
+    step::is_transparent_tool(tool)
 }
 
 /// Splits a turn's calls into maximal runs and turns each into a sequence.

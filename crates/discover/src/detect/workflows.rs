@@ -11,7 +11,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::memo::Memo;
 use super::mine::{self, Failure, Member, Obs, RawCall};
 use crate::draft::candidates;
+use crate::ingest;
 use crate::step;
+use crate::text::{paste, redact};
 use crate::workflow::{FailureFix, RERUN_AS, Reason, Sighting, WorkflowEvidence, WorkflowStep};
 
 /// Rarest steps of a turn used to look up workflows, and workflows read per step.
@@ -47,11 +49,11 @@ pub struct MinedTurn<'a> {
 
 /// A turn's calls as mining needs them (read through `ingest`, the owner of `tool_calls`).
 pub fn load_calls(conn: &Connection, turn_id: i64) -> Result<Vec<RawCall>> {
-    Ok(as_raw_calls(crate::ingest::tool_calls(conn, turn_id)?))
+    Ok(as_raw_calls(ingest::tool_calls(conn, turn_id)?))
 }
 
 /// Tool call rows as mining needs them.
-pub fn as_raw_calls(rows: Vec<crate::ingest::ToolCallRow>) -> Vec<RawCall> {
+pub fn as_raw_calls(rows: Vec<ingest::ToolCallRow>) -> Vec<RawCall> {
     rows.into_iter()
         .map(|c| RawCall { step: c.step, detail: c.detail, is_error: c.is_error })
         .collect()
@@ -335,7 +337,7 @@ fn asked_otherwise(conn: &Connection, rows: &[MemberRow], support: usize) -> Res
         return Ok(false);
     }
     let cap = ASK_SPREAD * support + 1;
-    let asked = crate::ingest::sessions_asking_as(conn, first.turn_id, cap)?.unwrap_or(0);
+    let asked = ingest::sessions_asking_as(conn, first.turn_id, cap)?.unwrap_or(0);
     Ok(asked > ASK_SPREAD * support)
 }
 
@@ -773,7 +775,7 @@ pub fn evidence(
         (sessions >= min_sessions && times >= min_members) || (broad && sessions >= broad_sessions)
     });
     // Pasted failing output asks for the person's chore to be done: the checks they ran.
-    let chore = rows.first().is_some_and(|m| crate::text::paste::is_failing_output(&m.request));
+    let chore = rows.first().is_some_and(|m| paste::is_failing_output(&m.request));
     let consensus = if chore { chore_checks(conn, agent, &rows)? } else { consensus };
     let Weighed { total, dfs, specific } = weigh(conn, agent, &consensus)?;
     // A step done in fewer sessions than this is optional.
@@ -845,7 +847,7 @@ pub fn evidence(
     let ats: Vec<&str> = rows.iter().filter_map(|m| m.at.as_deref()).collect();
     let keys: Vec<&str> = sightings.iter().take(TITLED).map(|s| s.session_key.as_str()).collect();
     let mut titles: Vec<String> = Vec::new();
-    for t in crate::ingest::session_titles(conn, agent, &keys)? {
+    for t in ingest::session_titles(conn, agent, &keys)? {
         if !titles.contains(&t) {
             titles.push(t);
         }
@@ -935,7 +937,7 @@ fn chore_checks(
         }
     }
     let mut found: Vec<(String, HashSet<String>, usize, Vec<String>)> = Vec::new();
-    for (session, step, detail) in crate::ingest::session_calls(conn, agent, &sessions)? {
+    for (session, step, detail) in ingest::session_calls(conn, agent, &sessions)? {
         let call = RawCall { step, detail, is_error: false };
         for obs in mine::turn_sequence(std::slice::from_ref(&call)).steps {
             if step::check_kind(&obs.0).is_none() {
@@ -1141,10 +1143,9 @@ fn requests_of(rows: &[MemberRow]) -> Vec<String> {
         if r.chars().count() > TEMPLATE_CHARS && sessions_of[r].len() >= 2 {
             continue;
         }
-        let opaque =
-            r.is_empty() || super::is_steering(r, false) || crate::text::redact::is_opaque(r);
+        let opaque = r.is_empty() || super::is_steering(r, false) || redact::is_opaque(r);
         // Pasted output is quoted by its first line: the person's words before the log.
-        let r = if crate::text::paste::is_failing_output(r) {
+        let r = if paste::is_failing_output(r) {
             let first = r.lines().next().unwrap_or(r);
             first.split(['⎯', '─', '━', '=']).next().unwrap_or(first).trim()
         } else {

@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::candidates::{self, CandidateView};
 use super::model::{self, Outcomes, Packet, PacketEvidence, SimilarSkill};
 use super::skill;
+use crate::fsio;
 use crate::lifecycle;
 use crate::spec::frontmatter;
 use crate::text::injection;
@@ -55,10 +56,7 @@ pub fn after_detection(ws: &Workspace, ids: &[i64]) -> Result<FinishReport> {
         match model::draft(&ws.config.draft, &packet, &scratch) {
             Ok(text) => {
                 if let Some(folder) = &c.staged_path {
-                    crate::fsio::atomic_write(
-                        &Path::new(folder).join("SKILL.md"),
-                        text.as_bytes(),
-                    )?;
+                    fsio::atomic_write(&Path::new(folder).join("SKILL.md"), text.as_bytes())?;
                 }
                 let description = description_of(&text).unwrap_or_default();
                 candidates::set_drafted(

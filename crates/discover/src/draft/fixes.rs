@@ -18,8 +18,10 @@ use serde::Serialize;
 use super::candidates::{self, CandidateSource, DraftedBy, NewMerge};
 use super::model;
 use crate::catalog::{SkillStatus, events, skills, versions};
+use crate::lifecycle::{self, files};
 use crate::store::now_rfc3339;
-use crate::usage::missed::{self, Missed};
+use crate::text::{hex, injection, safe};
+use crate::usage::{self, merge, missed, missed::Missed, steps};
 use crate::workflow::Reason;
 use crate::workspace::Workspace;
 
@@ -35,7 +37,7 @@ const MAX_DESCRIPTION: usize = 1024;
 
 /// Trigger rewrites and restores proposed, and skills not proposed with why (the text failed
 /// its checks).
-pub type FixReport = crate::lifecycle::ProposedFixes;
+pub type FixReport = lifecycle::ProposedFixes;
 
 /// Proposes a trigger rewrite for each skill standing as not triggering, and a restore for each
 /// parked skill whose workflow recurs; each at most once (see the module notes).
@@ -45,7 +47,7 @@ pub fn propose_fixes(ws: &Workspace) -> Result<FixReport> {
     let standing = events::not_triggering(conn)?;
     let absorbed = skills::absorbed(conn)?;
     for row in skills::all(conn)? {
-        if crate::usage::is_own_playbook(ws, &row.name) {
+        if usage::is_own_playbook(ws, &row.name) {
             continue;
         }
         let outcome = if row.status.is_live() {
@@ -79,7 +81,7 @@ fn quotable(missed: &[Missed]) -> Vec<String> {
     for m in missed.iter().rev() {
         let one: String = m.request.split_whitespace().collect::<Vec<_>>().join(" ");
         let one = one.replace(['“', '”', '"'], "'");
-        if one.is_empty() || !crate::text::injection::flags(&one).is_empty() {
+        if one.is_empty() || !injection::flags(&one).is_empty() {
             continue;
         }
         let clipped = match one.char_indices().nth(QUOTE_CHARS) {
@@ -120,14 +122,14 @@ fn rewrite(ws: &Workspace, row: &skills::SkillRow) -> Result<std::result::Result
         return Ok(Ok(false));
     }
     // Keyed by what it quotes: after an approval (or a rejection) the same requests are known.
-    let quoted = crate::text::hex::sha256_hex(requests.join("\n").as_bytes());
+    let quoted = hex::sha256_hex(requests.join("\n").as_bytes());
     let hash = format!("trigger:{}:{}", row.id, &quoted[..16]);
     if candidates::hash_known(conn, &row.agent_id, &hash)? {
         return Ok(Ok(false));
     }
     let description = rewritten_description(&u.description, &requests);
     let content = versions::latest_content(conn, row.id)?;
-    let text = crate::usage::merge::with_description(&content, &row.name, &description);
+    let text = merge::with_description(&content, &row.name, &description);
     if text == content {
         return Ok(Ok(false));
     }
@@ -151,7 +153,7 @@ fn restore(ws: &Workspace, row: &skills::SkillRow) -> Result<std::result::Result
     let mut r = skills::uptake_ref(conn, row.id)?;
     // A skill with no specific steps cannot recur: nothing more to read.
     let workflow = missed::workflow_of(conn, &r, candidates::workflow_steps)?.0;
-    if crate::usage::steps::specific(&workflow).is_empty() {
+    if steps::specific(&workflow).is_empty() {
         return Ok(Ok(false));
     }
     r.since = parked.clone();
@@ -167,7 +169,7 @@ fn restore(ws: &Workspace, row: &skills::SkillRow) -> Result<std::result::Result
         row.name,
         row.status,
         sessions.len(),
-        crate::text::safe::inline(&sessions[0])
+        safe::inline(&sessions[0])
     );
     let seen = Seen { sessions: &sessions, occurrences: u.missed.len(), examples: &requests };
     record(ws, row, &hash, &text, CandidateSource::Restore, seen, summary)
@@ -206,7 +208,7 @@ fn record(
         return Ok(Err(why));
     }
     let conn = ws.store.conn();
-    let description = crate::lifecycle::files::front_matter(text).description.unwrap_or_default();
+    let description = files::front_matter(text).description.unwrap_or_default();
     let sequence = skills::live_sequences(conn)?
         .into_iter()
         .find(|(id, _, _)| *id == row.id)

@@ -6,6 +6,7 @@ use anyhow::Result;
 
 /// The one atomic write ([`crate::fsio::atomic_write`]).
 use crate::fsio::{atomic_write, atomic_write_unsynced};
+use crate::text::safe;
 
 /// Writes a draft folder: SKILL.md and, for streak drafts, manifest.json. SKILL.md quotes
 /// transcripts, so its control characters are written escaped (`text::safe::block`).
@@ -26,7 +27,7 @@ fn write_draft_with(
     manifest: Option<&str>,
     write: fn(&Path, &[u8]) -> Result<()>,
 ) -> Result<()> {
-    let skill_md = crate::text::safe::block(skill_md);
+    let skill_md = safe::block(skill_md);
     write(&folder.join("SKILL.md"), skill_md.as_bytes())?;
     if let Some(m) = manifest {
         write(&folder.join("manifest.json"), m.as_bytes())?;

@@ -16,8 +16,10 @@ use serde::Serialize;
 use super::candidates::{self, NewMerge};
 use super::model;
 use crate::catalog::{skills, versions};
+use crate::lifecycle::files;
 use crate::store::now_rfc3339;
-use crate::usage::consolidate::{self, Pair};
+use crate::text::safe;
+use crate::usage::{consolidate, consolidate::Pair, merge};
 use crate::workflow::Reason;
 use crate::workspace::Workspace;
 
@@ -110,7 +112,7 @@ fn propose(ws: &Workspace, pair: &Pair, hash: &str) -> Result<std::result::Resul
     let (survivor, absorbed) = if a_first { (a, b) } else { (b, a) };
     let why = pair.overlap.strong.clone().unwrap_or_default();
     let summary = format!("{} overlaps {}: {why}", absorbed.name, survivor.name);
-    let mechanical = crate::usage::merge::merged(
+    let mechanical = merge::merged(
         (&survivor.name, &survivor.description, &survivor.content),
         (&absorbed.name, &absorbed.description, &absorbed.content),
     );
@@ -135,8 +137,8 @@ fn propose(ws: &Workspace, pair: &Pair, hash: &str) -> Result<std::result::Resul
             Err(why) => (mechanical, candidates::DraftedBy::Mechanical, Some(why)),
         }
     };
-    let description = crate::lifecycle::files::front_matter(&text).description.unwrap_or_default();
-    let items = crate::usage::merge::coverage(
+    let description = files::front_matter(&text).description.unwrap_or_default();
+    let items = merge::coverage(
         &[(&survivor.name, &survivor.content), (&absorbed.name, &absorbed.content)],
         &text,
     );
@@ -148,7 +150,7 @@ fn propose(ws: &Workspace, pair: &Pair, hash: &str) -> Result<std::result::Resul
             "{summary}; DROPS {} of {} steps, commands and checks: {}",
             dropped.len(),
             items.len(),
-            crate::text::safe::inline(&dropped.join(" · "))
+            safe::inline(&dropped.join(" · "))
         )
     };
     let reason = Reason {
@@ -199,12 +201,12 @@ pub fn coverage(
     survivor: i64,
     absorbed: i64,
     merged: &str,
-) -> Result<Vec<crate::usage::merge::Item>> {
+) -> Result<Vec<merge::Item>> {
     let text = |id| -> Result<(String, String)> {
         Ok((skills::by_id(conn, id)?.header.name, versions::latest_content(conn, id)?))
     };
     let (a, b) = (text(survivor)?, text(absorbed)?);
-    Ok(crate::usage::merge::coverage(&[(&a.0, &a.1), (&b.0, &b.1)], merged))
+    Ok(merge::coverage(&[(&a.0, &a.1), (&b.0, &b.1)], merged))
 }
 
 fn skill_text(s: &Side) -> SkillText<'_> {

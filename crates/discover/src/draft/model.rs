@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::config::DraftConfig;
 use crate::process::{self, Confine, Env, Program};
 use crate::spec::{self, Severity, frontmatter};
-use crate::text::{injection, redact};
+use crate::text::{injection, redact, safe};
 use crate::workflow::{FailureFix, WorkflowStep};
 
 /// Longest SKILL.md accepted, in lines (the spec asks for under 500).
@@ -152,7 +152,7 @@ pub fn check(text: &str, name: &str, scratch: &Path) -> std::result::Result<(), 
     if got != Some(name) {
         return Err(format!(
             "the draft renamed the skill to {:?} (it must stay {name:?})",
-            got.map(|g| crate::text::safe::inline(g).into_owned()).unwrap_or_default()
+            got.map(|g| safe::inline(g).into_owned()).unwrap_or_default()
         ));
     }
     // The spec validator reads folders: check the text in a folder of its name.

@@ -5,9 +5,9 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
-use crate::workflow::WorkflowEvidence;
-
+use crate::step;
 use crate::text::slug::slug_within;
+use crate::workflow::{StepKind, WorkflowEvidence};
 
 const STOPWORDS_TEXT: &str = include_str!("../../../../assets/stopwords.txt");
 
@@ -553,7 +553,7 @@ pub fn from_trigger(trigger: &str) -> String {
     }
     let file = parts[parts.len() - 1];
     let stem = file.split('.').next().unwrap_or(file);
-    let generic = crate::step::is_definition_file(trigger);
+    let generic = step::is_definition_file(trigger);
     let name = if generic && parts.len() >= 2 { parts[parts.len() - 2] } else { stem };
     let namespace =
         parts[0].strip_prefix(['_', '.']).filter(|n| !n.is_empty() && !name.contains(n));
@@ -583,10 +583,7 @@ pub fn base_name(ev: &WorkflowEvidence) -> String {
         return term;
     }
     let step = ev.reason.specific_steps.first().or_else(|| {
-        ev.steps
-            .iter()
-            .find(|s| !s.optional && s.kind != crate::workflow::StepKind::Change)
-            .map(|s| &s.key)
+        ev.steps.iter().find(|s| !s.optional && s.kind != StepKind::Change).map(|s| &s.key)
     });
     // Requests in words no verb list knows: the agent's titles of the sessions say it in words.
     let asked = from_requests(&ev.requests).or_else(|| from_requests(&ev.titles));

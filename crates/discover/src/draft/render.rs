@@ -5,9 +5,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::model::ToolStep;
-use crate::text::hex::hex;
-use crate::text::redact;
-use crate::text::safe;
+use crate::text::{hex::hex, redact, safe, slug};
 use crate::workflow::WorkflowEvidence;
 
 /// Everything a draft's text is made from.
@@ -37,7 +35,7 @@ pub fn base_name(source: &str, signature: Option<&str>, steps: &[ToolStep], hash
         }
     };
     let room = 64 - prefix.len() - 1;
-    match crate::text::slug::slug_within(&text, room) {
+    match slug::slug_within(&text, room) {
         Some(s) => format!("{prefix}-{s}"),
         None => format!("{prefix}-{}", &hash_tag(hash)),
     }

@@ -10,10 +10,11 @@ use serde::Serialize;
 
 use super::candidates::{self, CandidateSource, CandidateStatus, CandidateView, get_candidate};
 use super::{folder, stage};
-use crate::catalog::EventKind;
-use crate::catalog::{VersionSource, events, skills, versions};
+use crate::catalog::{EventKind, SkillStatus, VersionSource, events, skills, versions};
+use crate::fsio;
 use crate::journal;
 use crate::lifecycle::{self, NewSkill};
+use crate::spec::{self, Severity};
 use crate::store::now_rfc3339;
 use crate::text::hex::sha256_hex;
 use crate::workspace::Workspace;
@@ -67,7 +68,7 @@ pub fn draft_file(ws: &Workspace, candidate_id: i64) -> Result<PathBuf> {
 /// The staged SKILL.md of the new-skill candidate `name` as saved now (what promote moves
 /// live), if it is there and readable.
 pub fn staged_text(staging_dir: &Path, name: &str) -> Option<String> {
-    crate::fsio::read_skill_md_text(&staging_dir.join(name).join("SKILL.md")).ok()
+    fsio::read_skill_md_text(&staging_dir.join(name).join("SKILL.md")).ok()
 }
 
 /// What deciding on the candidate would write now: a new skill's staged SKILL.md as saved (the
@@ -122,7 +123,7 @@ pub fn promote(ws: &mut Workspace, candidate_id: i64) -> Result<Promoted> {
             c.name
         );
     }
-    let live = crate::fsio::child(&ws.paths.skills_dir, "skill name", &c.name)?;
+    let live = fsio::child(&ws.paths.skills_dir, "skill name", &c.name)?;
     if live.exists() {
         bail!(
             "cannot promote candidate {candidate_id}: a live skill folder already exists at {}",
@@ -138,9 +139,9 @@ pub fn promote(ws: &mut Workspace, candidate_id: i64) -> Result<Promoted> {
     }
     let staged = staged_folder(ws, &c);
     ensure_draft(&staged, &c)?;
-    let errors: Vec<String> = crate::spec::validate_skill(&staged)?
+    let errors: Vec<String> = spec::validate_skill(&staged)?
         .into_iter()
-        .filter(|p| p.severity == crate::spec::Severity::Error)
+        .filter(|p| p.severity == Severity::Error)
         .map(|p| p.to_string())
         .collect();
     if !errors.is_empty() {
@@ -150,17 +151,17 @@ pub fn promote(ws: &mut Workspace, candidate_id: i64) -> Result<Promoted> {
         );
     }
     let skill_md_path = staged.join("SKILL.md");
-    let draft = crate::fsio::read_skill_md_text(&skill_md_path)
+    let draft = fsio::read_skill_md_text(&skill_md_path)
         .with_context(|| format!("reading {}", skill_md_path.display()))?;
     // What goes live is the draft without its staging-only parts (notice, draft metadata).
     let content = super::live::live_text(&draft, &c.name);
     if content != draft {
-        crate::fsio::atomic_write(&skill_md_path, content.as_bytes())?;
+        fsio::atomic_write(&skill_md_path, content.as_bytes())?;
     }
     // The folder moves live and the rows that make it a promoted skill commit as one step: a
     // crash between them is undone by the next command (the draft goes back to staging), so the
     // folder is never adopted as hand-made and a re-run promotes it.
-    let skill_id = crate::journal::moved(ws.store.conn_mut(), &staged, &live, |tx| {
+    let skill_id = journal::moved(ws.store.conn_mut(), &staged, &live, |tx| {
         record_promotion(tx, &c, &live, &content)
     })?;
     Ok(Promoted { candidate_id, skill_id, name: c.name, path: live })
@@ -209,7 +210,7 @@ pub fn dismiss(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
     let now = now_rfc3339();
     let parked_path =
         (staged.exists() || parked.exists()).then(|| parked.to_string_lossy().into_owned());
-    crate::journal::moved(ws.store.conn_mut(), &staged, &parked, |tx| {
+    journal::moved(ws.store.conn_mut(), &staged, &parked, |tx| {
         candidates::set_dismissed(tx, candidate_id, &now, Some(parked_path.as_deref()))
     })?;
     Ok(())
@@ -223,7 +224,7 @@ pub fn undo_dismiss(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
     }
     let staged = staged_folder(ws, &c);
     let parked = stage::dismissed_folder(&ws.paths.staging_dir, &c.name);
-    crate::journal::moved(ws.store.conn_mut(), &parked, &staged, |tx| {
+    journal::moved(ws.store.conn_mut(), &parked, &staged, |tx| {
         candidates::reopen_dismissed(tx, candidate_id, &staged.to_string_lossy())
     })
 }
@@ -242,8 +243,8 @@ pub fn undo_promote(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
     }
     // With no row or no folder left, only the rows change.
     let live = skill.as_ref().map_or_else(|| staged.clone(), |(_, p)| PathBuf::from(p));
-    crate::journal::moved(ws.store.conn_mut(), &live, &staged, |tx| {
-        let skill_md = crate::fsio::read_skill_md_text(&staged.join("SKILL.md")).ok();
+    journal::moved(ws.store.conn_mut(), &live, &staged, |tx| {
+        let skill_md = fsio::read_skill_md_text(&staged.join("SKILL.md")).ok();
         if let Some((skill_id, _)) = &skill {
             skills::delete(tx, *skill_id)?;
         }
@@ -287,7 +288,7 @@ pub fn approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
     if let Some(other) = absorbs {
         let other = skills::by_id(ws.store.conn(), other)?;
         // An archived skill may be absorbed (it stays archived); a retired one may not.
-        if !other.status.is_live() && other.status != crate::catalog::SkillStatus::Archived {
+        if !other.status.is_live() && other.status != SkillStatus::Archived {
             bail!(
                 "candidate {candidate_id} merges {:?} into {:?}, but {:?} is {}: reject it",
                 other.name,

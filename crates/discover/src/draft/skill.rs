@@ -9,8 +9,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashSet};
 
-use crate::text::injection::{self, Flag};
-use crate::text::redact;
+use crate::text::{danger, injection, injection::Flag, redact, safe};
 use crate::usage::overlap::jaccard;
 use crate::workflow::{CheckKind, RERUN_AS, StepKind, WorkflowEvidence, WorkflowStep};
 
@@ -30,7 +29,7 @@ pub fn evidence_flags(ev: &WorkflowEvidence) -> Vec<Flag> {
     let texts: Vec<&str> =
         ev.requests.iter().chain(steps).chain(failures).map(String::as_str).collect();
     let mut flags = injection::flags_all(texts.iter().copied());
-    flags.extend(crate::text::danger::flags_all(texts));
+    flags.extend(danger::flags_all(texts));
     flags
 }
 
@@ -277,7 +276,7 @@ pub fn step_summaries(ev: &WorkflowEvidence) -> Vec<String> {
     ev.steps
         .iter()
         .map(|st| {
-            let mut line = one_line(&crate::text::safe::inline(&st.template), MAX_COMMAND);
+            let mut line = one_line(&safe::inline(&st.template), MAX_COMMAND);
             if let Some(kind) = st.check {
                 line.push_str(&format!(" [{}]", check_name(kind).to_lowercase()));
             }
@@ -294,7 +293,7 @@ pub fn reason_line(ev: &WorkflowEvidence) -> String {
     let r = &ev.reason;
     format!(
         "{} (support {} of at least {}, specificity {:.2})",
-        one_line(&crate::text::safe::inline(&r.summary), 200).trim_end_matches('.'),
+        one_line(&safe::inline(&r.summary), 200).trim_end_matches('.'),
         r.support,
         r.min_support,
         r.specificity
@@ -480,7 +479,7 @@ pub fn skill_md(ev: &WorkflowEvidence, name: &str) -> String {
         .iter()
         .filter(|t| injection::flags(t).is_empty())
         .take(3)
-        .map(|t| format!("\u{201c}{}\u{201d}", one_line(&crate::text::safe::inline(t), 80)))
+        .map(|t| format!("\u{201c}{}\u{201d}", one_line(&safe::inline(t), 80)))
         .collect();
     if !titles.is_empty() {
         s.push_str(&format!("- Titled by the agent: {}.\n", titles.join(", ")));
@@ -488,7 +487,7 @@ pub fn skill_md(ev: &WorkflowEvidence, name: &str) -> String {
     if !ev.reason.summary.trim().is_empty() {
         s.push_str(&format!(
             "- Proposed because: {}.\n",
-            one_line(&crate::text::safe::inline(&ev.reason.summary), 300).trim_end_matches('.')
+            one_line(&safe::inline(&ev.reason.summary), 300).trim_end_matches('.')
         ));
     }
     let left_out = ev.requests.len().saturating_sub(examples.len());

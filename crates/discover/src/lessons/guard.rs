@@ -9,6 +9,8 @@ use rusqlite::Connection;
 use super::command::looks_literal;
 use super::db::NewLesson;
 use super::{Evidence, cues};
+use crate::ingest;
+use crate::text::{danger, injection};
 
 /// Words in a row a lesson may share with its source request before it restates it.
 pub const MIN_NGRAM: usize = 6;
@@ -26,7 +28,7 @@ pub fn check(conn: &Connection, l: &NewLesson, evidence: &[Evidence]) -> Result<
     }
     let text = format!("{} {} {}", l.trigger, l.anti_pattern, l.correct_pattern);
     // A lesson reaches the agent as an instruction: text aimed at it never does.
-    if let Some(flag) = crate::text::injection::flags(&text).first() {
+    if let Some(flag) = injection::flags(&text).first() {
         return Ok(Some(format!("holds text aimed at the agent: {}", flag.reason)));
     }
     if let Some(flag) = danger_flags(conn, &text, evidence)?.first() {
@@ -48,7 +50,7 @@ pub fn check(conn: &Connection, l: &NewLesson, evidence: &[Evidence]) -> Result<
             continue;
         }
         let Some(only) = holders.first().copied().or(evidence.first()) else { continue };
-        if !crate::ingest::literal_elsewhere(conn, lit, &only.session_key)? {
+        if !ingest::literal_elsewhere(conn, lit, &only.session_key)? {
             let short: String = only.session_key.chars().take(8).collect();
             return Ok(Some(format!("copies `{lit}`, which only session {short} had")));
         }
@@ -63,22 +65,19 @@ pub fn danger_flags(
     conn: &Connection,
     text: &str,
     evidence: &[Evidence],
-) -> Result<Vec<crate::text::injection::Flag>> {
+) -> Result<Vec<injection::Flag>> {
     let mut ran: Vec<String> = Vec::new();
     for e in evidence {
         ran.extend([Some(&e.action), e.followed_by.as_ref()].into_iter().flatten().cloned());
-        let calls = crate::ingest::tool_calls(conn, e.turn_id)?;
+        let calls = ingest::tool_calls(conn, e.turn_id)?;
         ran.extend(calls.into_iter().filter_map(|c| c.detail));
     }
-    Ok(crate::text::danger::flags_all(std::iter::once(text).chain(ran.iter().map(String::as_str))))
+    Ok(danger::flags_all(std::iter::once(text).chain(ran.iter().map(String::as_str))))
 }
 
 /// [`danger_flags`] of a lesson: its own text and what its sessions ran. Every door that makes a
 /// lesson live (`lessons approve|pin`, the console's `a`/`P`) shows these and asks first.
-pub fn lesson_danger(
-    conn: &Connection,
-    l: &super::Lesson,
-) -> Result<Vec<crate::text::injection::Flag>> {
+pub fn lesson_danger(conn: &Connection, l: &super::Lesson) -> Result<Vec<injection::Flag>> {
     let text = format!("{} {} {}", l.trigger, l.anti_pattern, l.correct_pattern);
     danger_flags(conn, &text, &l.evidence)
 }

@@ -9,7 +9,8 @@ use rusqlite::Connection;
 
 use super::{AntiMatch, command, cues, db};
 use crate::config::LessonsConfig;
-use crate::ingest::{SessionTurn, ToolCallRow};
+use crate::ingest::{self, SessionTurn, ToolCallRow};
+use crate::store;
 
 /// The live lessons a pass measures turns against.
 pub struct Live {
@@ -58,7 +59,7 @@ impl Live {
         prev: Option<&SessionTurn>,
     ) -> Result<usize> {
         let mut n = 0;
-        let at = t.started_at.clone().unwrap_or_else(crate::store::now_rfc3339);
+        let at = t.started_at.clone().unwrap_or_else(store::now_rfc3339);
         for (id, _, anti, after) in &self.lessons {
             let (turn, next) = match anti {
                 AntiMatch::Corrected { .. } => match prev {
@@ -83,20 +84,18 @@ pub fn count_before(conn: &mut Connection, id: i64) -> Result<()> {
     let (agent, _, anti, after) = db::matcher(conn, id)?;
     let mut turns: Vec<(i64, i64)> = Vec::new();
     for step in anti.steps() {
-        turns.extend(crate::ingest::turns_with_step(conn, &agent, step, after)?);
+        turns.extend(ingest::turns_with_step(conn, &agent, step, after)?);
     }
     turns.sort_unstable();
     turns.dedup();
     let (mut total, mut hits) = (0, 0);
     for (turn_id, session_id) in turns {
-        let calls = crate::ingest::tool_calls(conn, turn_id)?;
+        let calls = ingest::tool_calls(conn, turn_id)?;
         let next = match anti {
-            AntiMatch::Corrected { .. } => {
-                crate::ingest::session_turns(conn, session_id, turn_id + 1)?
-                    .into_iter()
-                    .find(|t| !t.is_sidechain)
-                    .map(|t| t.user_input)
-            }
+            AntiMatch::Corrected { .. } => ingest::session_turns(conn, session_id, turn_id + 1)?
+                .into_iter()
+                .find(|t| !t.is_sidechain)
+                .map(|t| t.user_input),
             _ => None,
         };
         total += 1;

@@ -15,8 +15,9 @@ use anyhow::{Context, Result, bail};
 use rusqlite::Connection;
 
 use super::{Lesson, LessonStatus, db, retention};
-use crate::text::managed::{self, Markers};
-use crate::text::safe;
+use crate::fsio;
+use crate::store;
+use crate::text::{managed, managed::Markers, safe};
 use crate::workspace::Workspace;
 
 const PREFIX: &str = "skilldeck:lessons";
@@ -56,11 +57,11 @@ impl Written {
 
 /// This workspace's markers (its id made at the first block written).
 pub fn markers(conn: &Connection) -> Result<Markers> {
-    let id = match crate::store::meta_get(conn, BLOCK_ID)? {
+    let id = match store::meta_get(conn, BLOCK_ID)? {
         Some(id) => id,
         None => {
             let id = uuid::Uuid::new_v4().simple().to_string()[..12].to_string();
-            crate::store::meta_set(conn, BLOCK_ID, &id)?;
+            store::meta_set(conn, BLOCK_ID, &id)?;
             id
         }
     };
@@ -138,11 +139,10 @@ fn read_regular(shown: &Path, real: &Path) -> Result<String> {
         bail!(
             "{} is {}, not a regular file: no lessons block is written there",
             shown.display(),
-            crate::fsio::kind_of(&meta)
+            fsio::kind_of(&meta)
         );
     }
-    let file =
-        crate::fsio::open_regular(real).with_context(|| format!("reading {}", shown.display()))?;
+    let file = fsio::open_regular(real).with_context(|| format!("reading {}", shown.display()))?;
     let mut bytes = Vec::new();
     file.take(FILE_CAP + 1)
         .read_to_end(&mut bytes)
@@ -185,7 +185,7 @@ fn rewrite(
                 return Ok((t.real, false));
             }
             Change::Write(new) => {
-                if crate::fsio::atomic_write_checked(&t.real, new.as_bytes(), &unchanged)? {
+                if fsio::atomic_write_checked(&t.real, new.as_bytes(), &unchanged)? {
                     return Ok((t.real, true));
                 }
             }
@@ -241,7 +241,7 @@ pub fn write_all(ws: &Workspace) -> Result<Written> {
     if changed || file.exists() {
         note(&mut written, &path, changed);
     }
-    crate::fsio::fault("lessons-skill");
+    fsio::fault("lessons-skill");
     let mut projects = installed(ws.store.conn())?;
     if ws.config.lessons.managed_block {
         for p in lesson_projects(&lessons) {
@@ -267,7 +267,7 @@ pub fn write_all(ws: &Workspace) -> Result<Written> {
             Ok((file, changed)) => note(&mut written, &file, changed),
             Err(e) => written.problems.push(format!("{e:#}")),
         }
-        crate::fsio::fault("lessons-block");
+        fsio::fault("lessons-block");
     }
     Ok(written)
 }
@@ -308,12 +308,12 @@ fn instruction_file(dir: &Path, m: &Markers) -> Result<PathBuf> {
 }
 
 fn paths_meta(conn: &Connection, key: &str) -> Result<Vec<PathBuf>> {
-    let raw = crate::store::meta_get(conn, key)?.unwrap_or_else(|| "[]".into());
+    let raw = store::meta_get(conn, key)?.unwrap_or_else(|| "[]".into());
     serde_json::from_str(&raw).with_context(|| format!("reading {key}"))
 }
 
 fn set_paths_meta(conn: &Connection, key: &str, paths: &[PathBuf]) -> Result<()> {
-    crate::store::meta_set(conn, key, &serde_json::to_string(paths)?)
+    store::meta_set(conn, key, &serde_json::to_string(paths)?)
 }
 
 pub fn installed(conn: &Connection) -> Result<Vec<PathBuf>> {
@@ -404,7 +404,7 @@ pub fn uninstall(ws: &Workspace, dir: &Path) -> Result<Vec<PathBuf>> {
 
 /// Marks the playbook and blocks as behind the database; call before a decision changes it.
 pub fn mark_pending(conn: &Connection) -> Result<()> {
-    crate::store::meta_set(conn, PENDING, &std::process::id().to_string())
+    store::meta_set(conn, PENDING, &std::process::id().to_string())
 }
 
 fn clear_pending(conn: &Connection) -> Result<()> {
@@ -414,7 +414,7 @@ fn clear_pending(conn: &Connection) -> Result<()> {
 
 /// After a decision: the playbook and every block follow the database, then the mark is cleared.
 pub fn follow(ws: &Workspace) -> Result<Written> {
-    crate::fsio::fault("lessons-db");
+    fsio::fault("lessons-db");
     let written = write_all(ws)?;
     clear_pending(ws.store.conn())?;
     Ok(written)
@@ -423,9 +423,9 @@ pub fn follow(ws: &Workspace) -> Result<Written> {
 /// Run first by every command: a decision whose process died before its files followed it has
 /// them written now, and the temporary files its writes left are removed. True when it did.
 pub fn recover(ws: &Workspace) -> Result<bool> {
-    let Some(pid) = crate::store::meta_get(ws.store.conn(), PENDING)? else { return Ok(false) };
+    let Some(pid) = store::meta_get(ws.store.conn(), PENDING)? else { return Ok(false) };
     if let Ok(pid) = pid.parse::<u32>()
-        && (pid == std::process::id() || crate::fsio::pid_alive(pid))
+        && (pid == std::process::id() || fsio::pid_alive(pid))
     {
         return Ok(false);
     }

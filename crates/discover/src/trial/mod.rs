@@ -24,6 +24,7 @@ pub use record::{TrialRow, TrialStatus};
 pub use verdict::{ArmSummary, Judgement};
 
 use crate::ingest::RunTranscript;
+use crate::store;
 use crate::workspace::Workspace;
 
 crate::text_enum! {
@@ -124,7 +125,7 @@ pub fn execute(
     plan: &Plan,
     progress: &(dyn Fn(&RunResult) + Sync),
 ) -> Result<Trial> {
-    let started_at = crate::store::now_rfc3339();
+    let started_at = store::now_rfc3339();
     let id = record::begin(ws.store.conn(), plan, &started_at)?;
     let runs = match run::all(plan, progress) {
         Ok(runs) => runs,
@@ -140,7 +141,7 @@ pub fn execute(
         skill_id: plan.skill_id,
         candidate_id: plan.candidate_id,
         started_at,
-        finished_at: crate::store::now_rfc3339(),
+        finished_at: store::now_rfc3339(),
         agent_command: plan.agent_command.clone(),
         tasks: plan.tasks.clone(),
         checks: plan.checks.clone(),

@@ -9,7 +9,13 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
 use super::{Arm, Request};
+use crate::catalog::skills;
+use crate::detect;
+use crate::draft;
+use crate::fsio;
+use crate::lifecycle;
 use crate::process::{self, Confine, Env, Program};
+use crate::text::{redact, safe, slug};
 use crate::workspace::Workspace;
 
 /// Where Claude Code loads a project's skills from; Codex's are in `CODEX_INSTALL_DIR`.
@@ -133,14 +139,14 @@ pub fn plan(ws: &Workspace, req: &Request) -> Result<Plan> {
     if req.runs == 0 {
         bail!("--runs must be at least 1");
     }
-    let agent = crate::lifecycle::agent_or_default(req.agent_id.as_deref(), ws).to_string();
+    let agent = lifecycle::agent_or_default(req.agent_id.as_deref(), ws).to_string();
     let subject = subject(ws, &agent, &req.target)?;
     // Evidence that looks aimed at the agent is never replayed to it, nor run as a check.
     let flagged = |what: &str, flag: &str| {
         anyhow::anyhow!(
             "candidate {}'s evidence is flagged ({}): its {what} are not used; give {flag}",
             subject.evidence_of(),
-            crate::text::safe::inline(&subject.flags.join("; "))
+            safe::inline(&subject.flags.join("; "))
         )
     };
     if req.tasks.is_empty() && !subject.flags.is_empty() {
@@ -181,7 +187,7 @@ pub fn plan(ws: &Workspace, req: &Request) -> Result<Plan> {
     let project = project(&req.project)?;
     let root = std::env::temp_dir().join(format!(
         "skilldeck-trial-{}-{}-{}",
-        crate::text::slug::slug(&subject.name),
+        slug::slug(&subject.name),
         chrono::Utc::now().format("%Y%m%dT%H%M%S"),
         std::process::id()
     ));
@@ -243,15 +249,15 @@ impl Subject {
 fn subject(ws: &Workspace, agent: &str, target: &str) -> Result<Subject> {
     let conn = ws.store.conn();
     if let Ok(id) = target.parse::<i64>() {
-        let c = crate::draft::get_candidate(conn, id)?;
-        if let Some((skill_id, _)) = crate::catalog::skills::promoted_from(conn, id, &c.agent_id)?
+        let c = draft::get_candidate(conn, id)?;
+        if let Some((skill_id, _)) = skills::promoted_from(conn, id, &c.agent_id)?
             && c.target_skill_id.is_none()
         {
-            let name = crate::catalog::skills::by_id(conn, skill_id)?.header.name;
+            let name = skills::by_id(conn, skill_id)?.header.name;
             return live_skill(ws, &c.agent_id, &name);
         }
         let name = c.target_skill_name.clone().unwrap_or_else(|| c.name.clone());
-        let text = crate::draft::decision_text(ws, id)?;
+        let text = draft::decision_text(ws, id)?;
         let staged =
             c.staged_path.as_deref().map(PathBuf::from).filter(|p| p.join("SKILL.md").is_file());
         let source = match staged {
@@ -275,12 +281,12 @@ fn subject(ws: &Workspace, agent: &str, target: &str) -> Result<Subject> {
 
 fn live_skill(ws: &Workspace, agent: &str, name: &str) -> Result<Subject> {
     let conn = ws.store.conn();
-    let row = crate::catalog::skills::require(conn, agent, name)?;
-    let r = crate::catalog::skills::uptake_ref(conn, row.id)?;
+    let row = skills::require(conn, agent, name)?;
+    let r = skills::uptake_ref(conn, row.id)?;
     let folder = PathBuf::from(&row.path);
-    let skill_md = crate::fsio::read_skill_md_text(&folder.join("SKILL.md"))
+    let skill_md = fsio::read_skill_md_text(&folder.join("SKILL.md"))
         .with_context(|| format!("reading {}", folder.join("SKILL.md").display()))?;
-    let candidate = r.candidate_id.map(|c| crate::draft::get_candidate(conn, c)).transpose()?;
+    let candidate = r.candidate_id.map(|c| draft::get_candidate(conn, c)).transpose()?;
     let requests = candidate.as_ref().map(requests_of).unwrap_or_default();
     let flags = candidate.map(|c| c.flags.into_iter().map(|f| f.reason).collect());
     Ok(Subject {
@@ -296,7 +302,7 @@ fn live_skill(ws: &Workspace, agent: &str, name: &str) -> Result<Subject> {
 
 /// The requests that formed a candidate's workflow, without steering replies ("yes", "1",
 /// "continue") and requests that are only redaction markers; each once.
-fn requests_of(c: &crate::draft::CandidateView) -> Vec<String> {
+fn requests_of(c: &draft::CandidateView) -> Vec<String> {
     match &c.workflow {
         Some(w) if !w.requests.is_empty() => tasks_of(&w.requests),
         _ => tasks_of(&c.examples),
@@ -308,8 +314,8 @@ fn tasks_of(all: &[String]) -> Vec<String> {
     for r in all {
         let r = r.trim();
         if r.is_empty()
-            || crate::detect::is_steering(r, false)
-            || crate::text::redact::is_opaque(r)
+            || detect::is_steering(r, false)
+            || redact::is_opaque(r)
             || out.iter().any(|o| o == r)
         {
             continue;
@@ -338,7 +344,7 @@ pub fn checks_section(skill_md: &str) -> (Vec<String>, Vec<(String, String)>) {
             continue;
         }
         let Some(command) = first_code_span(item) else { continue };
-        if crate::text::redact::has_markers(&command) {
+        if redact::has_markers(&command) {
             left.push((command, "holds a redaction marker".into()));
         } else if has_placeholder(&command) {
             left.push((command, "holds a <placeholder>".into()));
@@ -411,7 +417,7 @@ pub(super) fn git(cwd: &Path, args: &[&str]) -> Result<String> {
         confine: Confine::None,
     })?;
     if out.code != Some(0) {
-        bail!("git {} failed: {}", args.join(" "), crate::text::safe::inline(out.stderr.trim()));
+        bail!("git {} failed: {}", args.join(" "), safe::inline(out.stderr.trim()));
     }
     Ok(out.stdout)
 }

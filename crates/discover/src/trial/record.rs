@@ -10,9 +10,11 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::Serialize;
 
 use super::{Plan, Trial};
-use crate::catalog::EventKind;
-use crate::catalog::{events, skills};
+use crate::catalog::{EventKind, events, skills};
+use crate::fsio;
+use crate::lifecycle;
 use crate::store::now_rfc3339;
+use crate::text::safe;
 use crate::usage::effect::Verdict;
 
 crate::text_enum! {
@@ -48,7 +50,7 @@ pub struct TrialRow {
 impl TrialRow {
     /// A running trial whose process is gone (killed): it will never finish.
     pub fn gone(&self) -> bool {
-        self.status == TrialStatus::Running && !crate::fsio::pid_alive(self.pid)
+        self.status == TrialStatus::Running && !fsio::pid_alive(self.pid)
     }
 
     /// One line for lists and the queue.
@@ -61,7 +63,7 @@ impl TrialRow {
             (None, TrialStatus::Running) => format!("running since {}", self.started_at),
             (None, _) => format!(
                 "failed: {}",
-                crate::text::safe::inline(self.error.as_deref().unwrap_or("unknown error"))
+                safe::inline(self.error.as_deref().unwrap_or("unknown error"))
             ),
         }
     }
@@ -182,7 +184,7 @@ pub fn latest_by_candidate(conn: &Connection) -> Result<HashMap<i64, TrialRow>> 
 }
 
 /// Fills the trial columns of `features` rows from each skill's latest finished trial.
-pub fn annotate(conn: &Connection, rows: &mut [crate::lifecycle::SkillFeatures]) -> Result<()> {
+pub fn annotate(conn: &Connection, rows: &mut [lifecycle::SkillFeatures]) -> Result<()> {
     for f in rows {
         let candidate = skills::uptake_ref(conn, f.skill_id)?.candidate_id;
         let Some(row) = latest_for_skill(conn, f.skill_id, candidate)? else { continue };

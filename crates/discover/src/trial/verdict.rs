@@ -7,9 +7,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Arm, RunResult, Trial};
-use crate::text::safe::inline;
-use crate::usage::effect::{self, MIN_RUNS, Metric, MetricName, Verdict};
-use crate::usage::interval;
+use crate::ingest;
+use crate::text::{self, safe::inline};
+use crate::usage::{
+    effect, effect::MIN_RUNS, effect::Metric, effect::MetricName, effect::Verdict, interval,
+};
 
 /// One arm's runs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -49,7 +51,7 @@ pub struct Judgement {
 pub fn judge(runs: &[RunResult]) -> Judgement {
     let with: Vec<&RunResult> = runs.iter().filter(|r| r.arm == Arm::With).collect();
     let without: Vec<&RunResult> = runs.iter().filter(|r| r.arm == Arm::Without).collect();
-    fn t<'a>(r: &&'a RunResult) -> Option<&'a crate::ingest::RunTranscript> {
+    fn t<'a>(r: &&'a RunResult) -> Option<&'a ingest::RunTranscript> {
         r.transcript.as_ref()
     }
     let mut metrics = vec![
@@ -177,7 +179,7 @@ pub fn lines(t: &Trial) -> Vec<String> {
     if timed_out > 0 {
         out.push(format!(
             "  {} stopped at the time limit ({}s), counted as failed",
-            crate::text::count(timed_out as u64, "run"),
+            text::count(timed_out as u64, "run"),
             t.time_limit_secs
         ));
     }

@@ -13,6 +13,8 @@ use serde::de::IgnoredAny;
 use super::parse::{FileOutput, Problem, Sink};
 use super::turn::FileState;
 use super::{chunks, claude, codex, native, other, stream};
+use crate::fsio;
+use crate::text::safe;
 
 /// Bytes at the head of a file whose hash tells a replaced file from an appended one.
 const HEAD_BYTES: u64 = 1024;
@@ -189,7 +191,7 @@ pub fn collect(
             line: 0,
             reason: other::unsupported_reason(&format!(
                 "{files} files hold {agent} (e.g. {})",
-                crate::text::safe::inline(&example)
+                safe::inline(&example)
             )),
         });
     }
@@ -215,7 +217,7 @@ fn foreign_file(path: &Path) -> Option<&'static str> {
         return None;
     }
     let mut head = Vec::new();
-    crate::fsio::open_regular(path).ok()?.take(SNIFF_BYTES).read_to_end(&mut head).ok()?;
+    fsio::open_regular(path).ok()?.take(SNIFF_BYTES).read_to_end(&mut head).ok()?;
     other::other_agent(&head)
 }
 
@@ -271,7 +273,7 @@ pub fn read(job: Job, now: SystemTime) -> FileRead {
 }
 
 fn read_into(job: &Job, now: SystemTime, read: &mut FileRead) -> Result<()> {
-    let mut file = crate::fsio::open_regular(&job.target.path).context("opening")?;
+    let mut file = fsio::open_regular(&job.target.path).context("opening")?;
     let mut state = FileState::default();
     let mut start = 0u64;
     // The bytes before `start` that belong to the head (only when the stored offset is short).

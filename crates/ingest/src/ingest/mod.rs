@@ -43,7 +43,7 @@ pub use write::{
     tool_calls, tool_set, turn_runs, turn_steps_since, turns_after, turns_with_step,
 };
 
-use crate::store::rusqlite::TransactionBehavior;
+use crate::store::{rusqlite, rusqlite::TransactionBehavior};
 use crate::workspace::Workspace;
 use files::{FileRead, Job, Target};
 
@@ -287,7 +287,7 @@ fn ingest_targets(
 /// Stores one file's read; false when it was not stored (its read failed, or another run
 /// stored the file meanwhile: both reported).
 fn store_one(
-    tx: &crate::store::rusqlite::Transaction,
+    tx: &rusqlite::Transaction,
     read: &mut FileRead,
     cache: &mut write::RunCache,
     report: &mut IngestReport,
@@ -357,7 +357,7 @@ fn store_all(
 }
 
 fn store_in_transactions(
-    conn: &mut crate::store::rusqlite::Connection,
+    conn: &mut rusqlite::Connection,
     batches: impl Iterator<Item = Batch>,
     give_back: &[mpsc::Sender<Vec<FileRead>>],
     report: &mut IngestReport,

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 pub use super::turn::set_reusing;
 use super::turn::{FileState, TurnBuilder, TurnRec};
+use crate::text::redact;
 
 /// Problems kept per file in the report (all are counted).
 pub const MAX_PROBLEMS_PER_FILE: usize = 20;
@@ -112,7 +113,7 @@ impl<'a> Sink<'a> {
         if title.is_empty() {
             return;
         }
-        let title = crate::text::redact::secrets(&title).into_owned();
+        let title = redact::secrets(&title).into_owned();
         self.out.sessions.entry(key.to_string()).or_default().title = Some(title);
     }
 
