@@ -14,7 +14,7 @@ const ALLOWED: &[(&str, &str)] = &[
 
 type Graph = BTreeMap<String, BTreeMap<String, BTreeSet<String>>>;
 
-use crate::support::{src_file, src_files};
+use crate::support::{rust_files, src_file, src_files};
 
 /// The top-level module names: `src/<name>.rs` and `src/<name>/`.
 fn top_modules() -> BTreeSet<String> {
@@ -475,4 +475,65 @@ fn a_file_over_700_lines_says_why_at_its_top() {
         }
     }
     assert!(silent.is_empty(), "over 700 lines with no `//! Over 700 lines: <why>`: {silent:?}");
+}
+
+/// Test files that may write rows with SQL, how many statements each, and why: state the library
+/// would refuse to write (a hostile or legacy row, a foreign lock), or the store's own tests.
+/// Every other test builds state through the library (`support::fixture`).
+const RAW_WRITES: &[(&str, usize, &str)] = &[
+    ("console_agree.rs", 1, "another process holds the write lock"),
+    ("console_db_locked.rs", 1, "another process holds the write lock"),
+    ("console_tmux.rs", 1, "another process holds the write lock"),
+    ("ingest_incremental.rs", 1, "a past run's stored file stamp"),
+    ("layers.rs", 3, "this reader's own samples"),
+    ("packages_run.rs", 1, "a stored module import refuses to write"),
+    ("reliab_paths.rs", 9, "rows spelled as an older version stored them"),
+    ("team_trust.rs", 15, "a hostile server and members writing the team tables directly"),
+];
+
+fn write_sql() -> regex::Regex {
+    regex::Regex::new(
+        r"(?i)\b(INSERT\s+(OR\s+\w+\s+)?INTO|REPLACE\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM)\b",
+    )
+    .unwrap()
+}
+
+fn raw_writes() -> BTreeMap<String, usize> {
+    let write = write_sql();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
+    let mut files = Vec::new();
+    rust_files(&dir, &mut files);
+    let mut out = BTreeMap::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let n = write.find_iter(&text).count();
+        if n > 0 {
+            let rel = f.strip_prefix(&dir).unwrap().to_string_lossy().into_owned();
+            out.insert(rel, n);
+        }
+    }
+    out
+}
+
+#[test]
+fn tests_write_rows_through_the_library_not_sql() {
+    let found = raw_writes();
+    let allowed: BTreeMap<String, usize> =
+        RAW_WRITES.iter().map(|(f, n, _)| (f.to_string(), *n)).collect();
+    assert_eq!(
+        found, allowed,
+        "raw INSERT/UPDATE/DELETE in tests/it differs from RAW_WRITES: build rows with \
+         support::fixture (or, for a row the library refuses to write, list the file with why)"
+    );
+}
+
+#[test]
+fn the_raw_write_reader_sees_every_spelling() {
+    let write = write_sql();
+    for sql in
+        ["insert or ignore into t", "INSERT INTO t", "UPDATE skills\n   SET x", "delete from t"]
+    {
+        assert!(write.is_match(sql), "{sql}");
+    }
+    assert!(!write.is_match("update the screen, then delete it"));
 }
