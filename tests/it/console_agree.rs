@@ -15,9 +15,11 @@ async fn an_outside_change_waits_behind_an_unread_result() {
     let live = Live::start().await;
     live.press("p");
     live.wait_for("promoted summarize-pr").await;
+    let before = live.drawn();
     live.cli(&["pin", "flaky-sync"]);
-    // The engine polls every 100 ms here: the change is loaded, the result stays.
-    tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+    // Drawn after the engine loaded the change (a new generation) and said so (its snapshot
+    // and its note are two updates): the result stays.
+    live.wait_drawn(|d| d.generation > before.generation && d.updates >= before.updates + 2).await;
     let screen = live.backend.screen();
     assert!(status_line(&screen).starts_with("promoted summarize-pr"), "{screen}");
     live.press("j");
@@ -62,15 +64,9 @@ async fn a_lock_mid_run_shows_the_wait_at_once_then_one_line_that_keeps_its_fix(
     live.press("p");
     // The wait shows at once, not a stale line.
     live.wait_for("promote summarize-pr…").await;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    let screen = loop {
-        let screen = live.backend.screen();
-        if screen.contains("close it and run again") {
-            break screen;
-        }
-        assert!(std::time::Instant::now() < deadline, "{screen}");
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    };
+    // The job gives up after the store's busy timeout.
+    let guard = std::time::Duration::from_secs(30);
+    let screen = live.wait_for_within("close it and run again", guard).await;
     // At 80 columns the path is cut, never what is wrong or the fix.
     let status = status_line(&screen);
     assert!(status.starts_with("database skilldeck.db is locked"), "{status:?}");

@@ -537,3 +537,34 @@ fn the_raw_write_reader_sees_every_spelling() {
     }
     assert!(!write.is_match("update the screen, then delete it"));
 }
+
+/// Console tests (they start the console or the engine) that may still sleep, how many calls
+/// each, and why. Every other wait blocks on a signal: the console's "drawn" frames
+/// (`Live::wait_for`, `Live::wait_drawn`), the engine's updates or its judged file events.
+const SLEEPS: &[(&str, usize, &str)] = &[
+    ("console_tmux.rs", 3, "drives a real terminal in tmux: only capture-pane shows the screen"),
+    ("team.rs", 2, "a frozen server's thread holds its sockets; a CLI push polls its outbox"),
+];
+
+#[test]
+fn console_tests_wait_on_signals_not_the_clock() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
+    let mut files = Vec::new();
+    rust_files(&dir, &mut files);
+    let starts = regex::Regex::new(r"Live::|engine::spawn|run_app\(|console_live").unwrap();
+    let mut found = BTreeMap::new();
+    for f in files {
+        let rel = f.strip_prefix(&dir).unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&f).unwrap();
+        if !(rel.starts_with("console") || starts.is_match(&text)) || rel == "layers.rs" {
+            continue;
+        }
+        let n = text.matches("sleep(").count();
+        if n > 0 {
+            found.insert(rel, n);
+        }
+    }
+    let allowed: BTreeMap<String, usize> =
+        SLEEPS.iter().map(|(f, n, _)| (f.to_string(), *n)).collect();
+    assert_eq!(found, allowed, "a console test sleeps outside SLEEPS: wait on a signal instead");
+}

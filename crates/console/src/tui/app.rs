@@ -38,6 +38,18 @@ pub struct ConsoleOptions {
     pub copy: CopyFn,
     /// What `e` calls with the selected draft or SKILL.md.
     pub edit: EditFn,
+    /// Told after every frame: how many frames and engine updates are on screen. Tests block on
+    /// it instead of polling the screen on a clock.
+    pub drawn: Arc<tokio::sync::watch::Sender<Drawn>>,
+}
+
+/// What the last frame drew: the frame's number, how many engine updates it reflects, and the
+/// store generation of the snapshot it drew (`Snapshot::generation`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Drawn {
+    pub frames: u64,
+    pub updates: u64,
+    pub generation: u64,
 }
 
 impl Default for ConsoleOptions {
@@ -47,6 +59,7 @@ impl Default for ConsoleOptions {
             keymap: KeyMap::default(),
             copy: Arc::new(copy_osc52),
             edit: Arc::new(|file| crate::editor::edit(&crate::editor::from_env(), file)),
+            drawn: Arc::new(tokio::sync::watch::channel(Drawn::default()).0),
         }
     }
 }
@@ -83,10 +96,14 @@ where
     let mut engine_alive = true;
     let mut tick = tokio::time::interval(Duration::from_millis(200));
     let mut dirty = true;
+    let mut drawn = Drawn::default();
     loop {
         if dirty {
             terminal.draw(|f| draw(f, &snap, &ui)).context("drawing the console")?;
             dirty = false;
+            drawn.frames += 1;
+            drawn.generation = snap.generation;
+            options.drawn.send_replace(drawn);
         }
         tokio::select! {
             biased;
@@ -126,8 +143,10 @@ where
                 match received {
                     Some(first) => {
                         on_update(&mut ui, &mut snap, first);
+                        drawn.updates += 1;
                         while let Ok(more) = engine.updates.try_recv() {
                             on_update(&mut ui, &mut snap, more);
+                            drawn.updates += 1;
                         }
                     }
                     None => {

@@ -18,6 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use tokio::sync::broadcast;
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 use tokio::task::JoinHandle;
 
@@ -176,6 +177,9 @@ impl EngineOptions {
 pub struct EngineHandle {
     pub commands: UnboundedSender<Command>,
     pub updates: UnboundedReceiver<Update>,
+    /// Each batch of skills-folder paths the engine has judged (its own writes' echoes and
+    /// edits alike), to whoever subscribes: tests wait on it instead of a clock.
+    pub skill_files: broadcast::Sender<Arc<Vec<PathBuf>>>,
 }
 
 /// Starts the engine on the current tokio runtime. It stops when `commands` is dropped.
@@ -185,7 +189,9 @@ pub fn spawn(ws: Workspace, options: EngineOptions) -> Result<EngineHandle> {
     let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
     let (upd_tx, upd_rx) = mpsc::unbounded_channel();
     let base = Snapshot::for_workspace(&ws);
+    let (files_tx, _) = broadcast::channel(64);
     let engine = Engine {
+        skill_files: files_tx.clone(),
         reopen: (ws.config.clone(), ws.paths.clone()),
         ws: Some(ws),
         reader: Some(reader),
@@ -202,7 +208,7 @@ pub fn spawn(ws: Workspace, options: EngineOptions) -> Result<EngineHandle> {
         echo: options.debounce * 4 + Duration::from_secs(5),
     };
     tokio::spawn(engine.run(cmd_rx, options));
-    Ok(EngineHandle { commands: cmd_tx, updates: upd_rx })
+    Ok(EngineHandle { commands: cmd_tx, updates: upd_rx, skill_files: files_tx })
 }
 
 /// A running job: gives back the workspace, what the job did, and whether the person asked
@@ -220,6 +226,7 @@ struct TeamDone {
 }
 
 struct Engine {
+    skill_files: broadcast::Sender<Arc<Vec<PathBuf>>>,
     ws: Option<Workspace>,
     /// To reopen the workspace if a job panicked while holding it.
     reopen: (crate::config::Config, crate::workspace::Paths),
@@ -463,6 +470,9 @@ impl Engine {
         if let Some(held) = self.held_edits.as_mut() {
             held.extend(paths);
             return;
+        }
+        if self.skill_files.receiver_count() > 0 {
+            let _ = self.skill_files.send(Arc::new(paths.clone()));
         }
         let now = Instant::now();
         self.own_writes.retain(|(_, until)| *until > now);
