@@ -6,6 +6,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use anyhow::Result;
 use serde::Serialize;
 
+use super::missed::DraftedSteps;
 use super::overlap::{self, Overlap};
 use crate::workspace::Workspace;
 
@@ -27,7 +28,7 @@ pub struct Pair {
 /// least one of them live: an archived skill takes part (a merge folds it into a live one, so
 /// what it knew is not lost). A skill a merge absorbed is left out, even once restored: it was
 /// consolidated already.
-pub fn overlapping(ws: &Workspace, drafted: super::missed::DraftedSteps) -> Result<Vec<Pair>> {
+pub fn overlapping(ws: &Workspace, drafted: impl DraftedSteps) -> Result<Vec<Pair>> {
     let conn = ws.store.conn();
     let absorbed = crate::catalog::skills::absorbed(conn)?;
     let mut skills = Vec::new();

@@ -194,7 +194,7 @@ impl AgentRuns {
 pub fn measure(
     conn: &Connection,
     skill: &UptakeRef,
-    drafted: DraftedSteps,
+    drafted: impl DraftedSteps,
     runs: &AgentRuns,
 ) -> Result<Effect> {
     let workflow = missed::workflow_of(conn, skill, drafted)?;

@@ -87,7 +87,7 @@ pub fn annotate(conn: &Connection, rows: &mut [crate::lifecycle::SkillFeatures])
 pub fn refresh(
     conn: &Connection,
     only: Option<&std::collections::HashSet<i64>>,
-    drafted: DraftedSteps,
+    drafted: impl DraftedSteps,
 ) -> Result<usize> {
     let mut by_agent: HashMap<String, super::effect::AgentRuns> = HashMap::new();
     let mut n = 0;

@@ -6,7 +6,7 @@
 
 use anyhow::Result;
 
-use super::missed;
+use super::missed::{self, DraftedSteps};
 use crate::catalog::events::{self, EventKind};
 use crate::catalog::skills;
 use crate::lifecycle::TriggerChange;
@@ -19,7 +19,7 @@ use crate::workspace::Workspace;
 pub fn record_transitions(
     ws: &Workspace,
     flagged_only: bool,
-    drafted: missed::DraftedSteps,
+    drafted: impl DraftedSteps,
 ) -> Result<Vec<TriggerChange>> {
     let conn = ws.store.conn();
     let mut out = Vec::new();
