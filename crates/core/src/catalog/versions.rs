@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::VersionSource;
 use crate::store::now_rfc3339;
+use crate::text::hex;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct VersionView {
@@ -90,14 +91,7 @@ pub fn insert_at(
     conn.execute(
         "INSERT INTO skill_versions(skill_id, version, content, sha256, source, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        params![
-            skill_id,
-            version,
-            content,
-            crate::text::hex::sha256_hex(content.as_bytes()),
-            source,
-            at
-        ],
+        params![skill_id, version, content, hex::sha256_hex(content.as_bytes()), source, at],
     )?;
     Ok(())
 }
