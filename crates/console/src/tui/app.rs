@@ -18,7 +18,9 @@ use super::input::handle_key;
 use super::keys::KeyMap;
 use super::state::UiState;
 use super::update::update;
+use crate::editor;
 use crate::engine::{self, Command, EngineHandle, EngineOptions, Snapshot, Update, View};
+use crate::text::safe;
 use crate::workspace::Workspace;
 
 /// Puts text on the clipboard; returns how, for the status line.
@@ -58,7 +60,7 @@ impl Default for ConsoleOptions {
             color: true,
             keymap: KeyMap::default(),
             copy: Arc::new(copy_osc52),
-            edit: Arc::new(|file| crate::editor::edit(&crate::editor::from_env(), file)),
+            edit: Arc::new(|file| editor::edit(&editor::from_env(), file)),
             drawn: Arc::new(tokio::sync::watch::channel(Drawn::default()).0),
         }
     }
@@ -115,7 +117,7 @@ where
                 }
                 if let Some(request) = ui.edit.take() {
                     let shown =
-                        crate::text::safe::inline(&request.file.to_string_lossy()).into_owned();
+                        safe::inline(&request.file.to_string_lossy()).into_owned();
                     let result = (options.edit)(&request.file);
                     // The editor had the screen: draw every cell again.
                     terminal.clear().context("redrawing after the editor")?;
@@ -132,7 +134,7 @@ where
                     }
                 }
                 if let Some(path) = ui.clipboard.take() {
-                    let shown = crate::text::safe::inline(&path).into_owned();
+                    let shown = safe::inline(&path).into_owned();
                     match (options.copy)(&path) {
                         Ok(how) => ui.engine.result(format!("copied {shown} {how}"), false),
                         Err(e) => ui.engine.result(format!("could not copy {shown}: {e:#}"), true),
@@ -401,10 +403,10 @@ pub fn run_console(ws: Workspace) -> Result<()> {
                 return Err(e).context("opening the terminal");
             }
         };
-        let editor = crate::editor::from_env();
+        let editor = editor::from_env();
         let edit: EditFn = Arc::new(move |file| {
             gate.pause();
-            let result = suspended(|| crate::editor::edit(&editor, file));
+            let result = suspended(|| editor::edit(&editor, file));
             gate.resume();
             result
         });
