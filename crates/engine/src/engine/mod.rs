@@ -26,8 +26,13 @@ pub use crate::ingest::Progress;
 pub use jobs::plan;
 pub use snapshot::{Snapshot, View};
 
+use crate::config;
+use crate::lessons;
 use crate::store::Store;
+use crate::store::trouble;
+use crate::team;
 use crate::text::count;
+use crate::workspace;
 use crate::workspace::Workspace;
 use jobs::{Entry, JobDone, OwnWrite, Work, describe, past, run_job};
 pub use snapshot::UndoOffer;
@@ -53,7 +58,7 @@ pub enum Command {
     },
     /// A decision in the team scope: runs on its own connection beside the jobs, never behind
     /// them, and reads the team's state again after it.
-    Team(crate::team::TeamOp),
+    Team(team::TeamOp),
 }
 
 /// A change to skills, candidates or lessons, by what it acts on.
@@ -73,7 +78,7 @@ pub enum Op {
     /// Put a dismissed or rejected candidate back in the queue.
     Reopen(Subject<CandidateId>),
     /// A person's decision on a lesson: approve, pin, dismiss, or back to proposed.
-    Lesson(Subject<LessonId>, crate::lessons::LessonStatus),
+    Lesson(Subject<LessonId>, lessons::LessonStatus),
 }
 
 impl Op {
@@ -151,7 +156,7 @@ pub struct EngineOptions {
 }
 
 impl EngineOptions {
-    pub fn from_config(c: &crate::config::EngineConfig) -> Self {
+    pub fn from_config(c: &config::EngineConfig) -> Self {
         EngineOptions {
             pass_on_start: true,
             pass_every: (c.tick_secs > 0).then(|| Duration::from_secs(c.tick_secs)),
@@ -222,14 +227,14 @@ struct TeamDone {
     failed: bool,
     personal: bool,
     sync: bool,
-    view: Option<crate::team::TeamView>,
+    view: Option<team::TeamView>,
 }
 
 struct Engine {
     skill_files: broadcast::Sender<Arc<Vec<PathBuf>>>,
     ws: Option<Workspace>,
     /// To reopen the workspace if a job panicked while holding it.
-    reopen: (crate::config::Config, crate::workspace::Paths),
+    reopen: (config::Config, workspace::Paths),
     reader: Option<Store>,
     updates: UnboundedSender<Update>,
     snap: Snapshot,
@@ -347,7 +352,7 @@ impl Engine {
     /// Starts a team task on its own workspace connection, when `[team]` is configured: a sync
     /// (`op` is `None`) or the person's decision. Each reads the team's state after it. Returns
     /// whether it started.
-    fn start_team(&self, op: Option<crate::team::TeamOp>, tx: &UnboundedSender<TeamDone>) -> bool {
+    fn start_team(&self, op: Option<team::TeamOp>, tx: &UnboundedSender<TeamDone>) -> bool {
         let (config, paths) = self.reopen.clone();
         if config.team.url.trim().is_empty() {
             if op.is_some() {
@@ -364,14 +369,14 @@ impl Engine {
                 Err(e) => (done.said, done.failed) = (Some(format!("team: {e:#}")), true),
                 Ok(mut ws) => {
                     match &op {
-                        None => done.said = crate::team::sync(&mut ws),
-                        Some(op) => match crate::team::apply(&ws, op) {
+                        None => done.said = team::sync(&mut ws),
+                        Some(op) => match team::apply(&ws, op) {
                             Ok(line) => done.said = Some(line),
                             Err(e) => (done.said, done.failed) = (Some(format!("{e:#}")), true),
                         },
                     }
-                    if let Ok(t) = crate::team::settings(&ws) {
-                        done.view = crate::team::view(&ws, &t).ok();
+                    if let Ok(t) = team::settings(&ws) {
+                        done.view = team::view(&ws, &t).ok();
                     }
                 }
             }
@@ -617,7 +622,7 @@ impl Engine {
 
     /// An error for the status line: one line with the fix for database troubles.
     fn say_error(&self, e: anyhow::Error, context: &str) -> String {
-        match crate::store::trouble::explain(&self.snap.watching.db, &e) {
+        match trouble::explain(&self.snap.watching.db, &e) {
             Some(line) => line,
             None => format!("{context}{e:#}"),
         }
