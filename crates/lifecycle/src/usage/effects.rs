@@ -10,6 +10,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::effect::{Effect, Verdict};
 use super::missed::DraftedSteps;
 use crate::catalog::skills;
+use crate::lifecycle;
 use crate::store::now_rfc3339;
 
 /// What the sort and `features` read: the verdict, the success rate's difference, the runs.
@@ -69,7 +70,7 @@ pub fn standings(conn: &Connection) -> Result<HashMap<i64, Standing>> {
 }
 
 /// Fills the effect columns of `features` rows from the stored effects.
-pub fn annotate(conn: &Connection, rows: &mut [crate::lifecycle::SkillFeatures]) -> Result<()> {
+pub fn annotate(conn: &Connection, rows: &mut [lifecycle::SkillFeatures]) -> Result<()> {
     let all = standings(conn)?;
     for f in rows {
         if let Some(s) = all.get(&f.skill_id) {

@@ -12,7 +12,10 @@ use rusqlite::Connection;
 use serde::Serialize;
 
 use super::{steps, triggers};
+use crate::catalog::invocations;
 use crate::catalog::skills::UptakeRef;
+use crate::fsio;
+use crate::ingest;
 
 /// Reads the step keys of the workflow a skill was drafted from, by its candidate's id. Drafting
 /// owns the candidates and sits above usage, so usage's callers hand in its reader
@@ -74,7 +77,7 @@ pub fn workflow_of(
         return Ok((keys, "workflow"));
     }
     // Capped, and a FIFO or device in its place is refused rather than read (`fsio`).
-    let body = crate::fsio::read_skill_md_text(&std::path::Path::new(&skill.path).join("SKILL.md"))
+    let body = fsio::read_skill_md_text(&std::path::Path::new(&skill.path).join("SKILL.md"))
         .unwrap_or_default();
     Ok((steps::of_body(&body), "body"))
 }
@@ -82,16 +85,11 @@ pub fn workflow_of(
 /// Uses and missed triggers of `skill` since it went live.
 pub fn uptake(conn: &Connection, skill: &UptakeRef, drafted: impl DraftedSteps) -> Result<Uptake> {
     let (workflow, workflow_from) = workflow_of(conn, skill, drafted)?;
-    let (used_turns, use_sessions) = crate::catalog::invocations::uses_since(
-        conn,
-        skill.id,
-        &skill.agent,
-        &skill.name,
-        &skill.since,
-    )?;
+    let (used_turns, use_sessions) =
+        invocations::uses_since(conn, skill.id, &skill.agent, &skill.name, &skill.since)?;
     let mut missed = Vec::new();
     if !steps::specific(&workflow).is_empty() {
-        for turn in crate::ingest::turn_steps_since(conn, &skill.agent, &skill.since)? {
+        for turn in ingest::turn_steps_since(conn, &skill.agent, &skill.since)? {
             if used_turns.contains(&turn.turn_id) || !triggers::repeats(&workflow, &turn.steps) {
                 continue;
             }
