@@ -568,3 +568,64 @@ fn console_tests_wait_on_signals_not_the_clock() {
         SLEEPS.iter().map(|(f, n, _)| (f.to_string(), *n)).collect();
     assert_eq!(found, allowed, "a console test sleeps outside SLEEPS: wait on a signal instead");
 }
+
+/// Crates whose files say what they depend on in their `use` lines (discover and ingest follow).
+const USE_LINE_CRATES: &[&str] = &["console", "core", "engine", "lifecycle", "team"];
+
+/// Files of those crates that may still name `crate::` paths in their code, how many, and why.
+const BODY_PATHS: &[(&str, usize, &str)] =
+    &[("engine/src/pipeline.rs", usize::MAX, "issue 26 is rewriting it; the lead moves it after")];
+
+/// `crate::` paths outside `use` lines in `text` (comments, macros' `$crate`, `crate::m!`
+/// macro calls and a trailing `#[cfg(test)] mod` left out).
+fn body_paths(text: &str) -> usize {
+    let path = regex::Regex::new(r"(?:^|[^\w$:])crate(?:::[A-Za-z_]\w*)+(\s*!)?").unwrap();
+    let use_line = regex::Regex::new(r"^\s*(pub(\([^)]*\))?\s+)?use\s").unwrap();
+    let mut n = 0;
+    let mut in_use = false;
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        if line.starts_with("#[cfg(test)]")
+            && lines.get(i + 1).is_some_and(|l| l.starts_with("mod ") || l.starts_with("pub mod "))
+        {
+            break;
+        }
+        let code = code_only(line);
+        if in_use || use_line.is_match(&code) {
+            in_use = !code.contains(';');
+            continue;
+        }
+        n += path.captures_iter(&code).filter(|c| c.get(1).is_none()).count();
+    }
+    n
+}
+
+#[test]
+fn use_lines_show_what_a_file_depends_on() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");
+    let mut found = Vec::new();
+    for krate in USE_LINE_CRATES {
+        let mut files = Vec::new();
+        rust_files(&root.join(krate).join("src"), &mut files);
+        for f in files {
+            let rel = f.strip_prefix(&root).unwrap().to_string_lossy().into_owned();
+            let n = body_paths(&std::fs::read_to_string(&f).unwrap());
+            let allowed = BODY_PATHS.iter().find(|(p, ..)| *p == rel).map_or(0, |a| a.1);
+            if n > allowed && !rel.ends_with("lib.rs") {
+                found.push(format!("{rel}: {n}"));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "crate:: paths outside use lines (move them to use lines):\n{found:#?}"
+    );
+}
+
+#[test]
+fn the_body_path_reader_skips_use_lines_comments_and_macros() {
+    let text = "use crate::a::b;\nuse crate::{\n    c::d,\n};\n// crate::x::y\nfn f() {\n    \
+                crate::text_enum! {}\n    crate::store::open();\n    $crate::q::r();\n}\n\
+                #[cfg(test)]\nmod tests {\n    fn g() { crate::a::b(); }\n}\n";
+    assert_eq!(body_paths(text), 1);
+}
