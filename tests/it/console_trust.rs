@@ -365,6 +365,8 @@ async fn a_hand_edited_auto_skill_waits_in_the_queue_with_its_edit_and_can_be_ro
     std::fs::write(&file, format!("{approved}\nRun the link checker first.\n")).unwrap();
     // The edit puts it back in review: flagged in Skills, and in the queue with the diff.
     live.wait_for("edited  deploy-docs").await;
+    // The scan's result comes after the snapshot that shows its work: wait for both.
+    live.wait_for("1 edited skill recorded as new versions").await;
     live.press("G");
     let screen = live.wait_for("edited by hand since v1 was approved").await;
     assert!(screen.contains("+ Run the link checker first."), "{screen}");
