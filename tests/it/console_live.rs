@@ -162,6 +162,8 @@ impl Live {
     }
 
     /// `wait_for` where the work behind `text` may take up to `guard` (a lock's busy timeout).
+    /// Returns a screen the engine has caught up with (its snapshot answers the view on screen),
+    /// so what is around `text` is settled too.
     pub async fn wait_for_within(&self, text: &str, guard: Duration) -> String {
         self.wait_screen(guard, |s| s.contains(text))
             .await
@@ -197,9 +199,9 @@ impl Live {
         let mut drawn = self.drawn.clone();
         let deadline = tokio::time::Instant::now() + guard;
         loop {
-            drawn.borrow_and_update();
+            let settled = drawn.borrow_and_update().settled;
             let screen = self.backend.screen();
-            if done(&screen) {
+            if settled && done(&screen) {
                 return Ok(screen);
             }
             match tokio::time::timeout_at(deadline, drawn.changed()).await {

@@ -45,13 +45,15 @@ pub struct ConsoleOptions {
     pub drawn: Arc<tokio::sync::watch::Sender<Drawn>>,
 }
 
-/// What the last frame drew: the frame's number, how many engine updates it reflects, and the
-/// store generation of the snapshot it drew (`Snapshot::generation`).
+/// What the last frame drew: the frame's number, how many engine updates it reflects, the
+/// store generation of the snapshot it drew (`Snapshot::generation`), and whether that snapshot
+/// answers the view the console last asked for (nothing the screen waits on is on its way).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Drawn {
     pub frames: u64,
     pub updates: u64,
     pub generation: u64,
+    pub settled: bool,
 }
 
 impl Default for ConsoleOptions {
@@ -105,6 +107,7 @@ where
             dirty = false;
             drawn.frames += 1;
             drawn.generation = snap.generation;
+            drawn.settled = sent_view.as_ref() == Some(&snap.view) && ui.view(&snap) == snap.view;
             options.drawn.send_replace(drawn);
         }
         tokio::select! {

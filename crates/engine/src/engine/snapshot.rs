@@ -76,6 +76,8 @@ pub struct Snapshot {
     /// The selected skill's id and latest trial (`trial::record`), while its detail view is open.
     pub trial: Option<(i64, Arc<trial::TrialRow>)>,
     pub rules: Rules,
+    /// The view this snapshot was built for: the console's request answered.
+    pub view: View,
     /// The person's last change in this console, which `u` offers to take back.
     pub undo: Option<UndoOffer>,
 }
@@ -184,6 +186,7 @@ pub struct HistoryRow {
 pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> Result<i64> {
     let conn = store.conn();
     let version = store.data_version()?;
+    snap.view = view.clone();
     if lists {
         let skills = load_skills(conn)?;
         let staging = snap.watching.staging_dir.clone();
