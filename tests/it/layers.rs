@@ -629,3 +629,36 @@ fn the_body_path_reader_skips_use_lines_comments_and_macros() {
                 #[cfg(test)]\nmod tests {\n    fn g() { crate::a::b(); }\n}\n";
     assert_eq!(body_paths(text), 1);
 }
+
+/// Each layer crate lists only the packages its code names (`cargo machete` by hand): a crate
+/// that lists what it does not use waits for it to build and hides what it depends on.
+#[test]
+fn each_crate_lists_only_the_packages_it_uses() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");
+    let mut unused = Vec::new();
+    for entry in std::fs::read_dir(&root).unwrap() {
+        let dir = entry.unwrap().path();
+        let manifest: toml::Table =
+            std::fs::read_to_string(dir.join("Cargo.toml")).unwrap().parse().unwrap();
+        let mut code = String::new();
+        for sub in ["src", "benches", "tests"] {
+            let mut files = Vec::new();
+            if dir.join(sub).is_dir() {
+                rust_files(&dir.join(sub), &mut files);
+            }
+            for f in files {
+                code.push_str(&std::fs::read_to_string(f).unwrap());
+            }
+        }
+        let deps = manifest.get("dependencies").and_then(|d| d.as_table()).cloned();
+        for (name, spec) in deps.unwrap_or_default() {
+            let optional = spec.get("optional").and_then(|o| o.as_bool()).unwrap_or(false);
+            let lib = name.replace('-', "_");
+            let named = regex::Regex::new(&format!(r"\b{lib}(::|!|\s*;|\s*as\b)")).unwrap();
+            if !optional && !named.is_match(&code) {
+                unused.push(format!("{}: {name}", dir.file_name().unwrap().to_string_lossy()));
+            }
+        }
+    }
+    assert!(unused.is_empty(), "listed but never named in the crate's code: {unused:#?}");
+}
