@@ -591,6 +591,11 @@ fn body_paths(text: &str) -> usize {
             break;
         }
         let code = code_only(line);
+        // A `use` inside a body hides the dependency as well as a path does.
+        if code.starts_with(char::is_whitespace) && code.trim_start().starts_with("use crate::") {
+            n += 1;
+            continue;
+        }
         if in_use || use_line.is_match(&code) {
             in_use = !code.contains(';');
             continue;
@@ -625,9 +630,10 @@ fn use_lines_show_what_a_file_depends_on() {
 #[test]
 fn the_body_path_reader_skips_use_lines_comments_and_macros() {
     let text = "use crate::a::b;\nuse crate::{\n    c::d,\n};\n// crate::x::y\nfn f() {\n    \
+                use crate::e::f;\n    \
                 crate::text_enum! {}\n    crate::store::open();\n    $crate::q::r();\n}\n\
                 #[cfg(test)]\nmod tests {\n    fn g() { crate::a::b(); }\n}\n";
-    assert_eq!(body_paths(text), 1);
+    assert_eq!(body_paths(text), 2);
 }
 
 /// Each layer crate lists only the packages its code names (`cargo machete` by hand): a crate

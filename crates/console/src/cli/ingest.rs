@@ -201,7 +201,6 @@ enum Msg {
 
 /// `ingest --hook`: never fails and never prints unless `--json` asks; problems go to the log.
 fn hook(global: &GlobalArgs, args: &IngestArgs) {
-    use crate::hooks::run;
     use std::time::{Duration, Instant, SystemTime};
     let started = Instant::now();
     let paths: Vec<String> = args.paths.iter().map(|p| p.to_string_lossy().into_owned()).collect();

@@ -8,6 +8,7 @@ use crate::catalog::skills;
 use crate::draft::candidates;
 use crate::draft::fixes;
 use crate::lifecycle;
+use crate::text::safe::inline;
 use crate::trial;
 use crate::trial::record;
 use crate::trial::verdict;
@@ -99,7 +100,6 @@ fn timeline(ws: &workspace::Workspace, skill_id: i64, json: bool) -> Result<Outc
 }
 
 fn uptake(ws: &workspace::Workspace, skill_id: i64, json: bool) -> Result<Outcome> {
-    use crate::text::safe::inline;
     let conn = ws.store.conn();
     let skill = skills::uptake_ref(conn, skill_id)?;
     let u = missed::uptake(conn, &skill, candidates::workflow_steps)?;
@@ -151,7 +151,6 @@ fn uptake(ws: &workspace::Workspace, skill_id: i64, json: bool) -> Result<Outcom
 }
 
 fn effect(ws: &workspace::Workspace, skill_id: i64, json: bool) -> Result<Outcome> {
-    use crate::text::safe::inline;
     let conn = ws.store.conn();
     let skill = skills::uptake_ref(conn, skill_id)?;
     let runs = effect::AgentRuns::load(conn, &skill.agent)?;

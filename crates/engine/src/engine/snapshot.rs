@@ -23,6 +23,7 @@ use crate::catalog::invocations;
 use crate::catalog::skills;
 use crate::config;
 use crate::lessons;
+use crate::lessons::LessonStatus;
 use crate::lessons::db;
 use crate::lessons::guard;
 use crate::packages::{self, PackageDetail};
@@ -257,7 +258,7 @@ fn load_lessons(
     conn: &rusqlite::Connection,
     cfg: &config::LessonsConfig,
 ) -> Result<Vec<lessons::Lesson>> {
-    use crate::lessons::LessonStatus as S;
+    use LessonStatus as S;
     let shown = [S::Proposed, S::Approved, S::Pinned, S::Rejected, S::Dismissed, S::Pruned];
     db::list(conn, &shown, cfg)
 }
