@@ -1,7 +1,10 @@
 //! The console and the command line tell the same story: changes another process makes are
 //! announced without hiding an unread result; both list every agent's candidates by default.
 
+use skilldeck::engine::EngineOptions;
+
 use super::console_live::Live;
+use super::support::fixture::Fixture;
 
 fn status_line(screen: &str) -> String {
     screen.lines().last().unwrap_or_default().trim_matches('"').trim_end().to_string()
@@ -12,9 +15,11 @@ async fn an_outside_change_waits_behind_an_unread_result() {
     let live = Live::start().await;
     live.press("p");
     live.wait_for("promoted summarize-pr").await;
+    let before = live.drawn();
     live.cli(&["pin", "flaky-sync"]);
-    // The engine polls every 100 ms here: the change is loaded, the result stays.
-    tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+    // Drawn after the engine loaded the change (a new generation) and said so (its snapshot
+    // and its note are two updates): the result stays.
+    live.wait_drawn(|d| d.generation > before.generation && d.updates >= before.updates + 2).await;
     let screen = live.backend.screen();
     assert!(status_line(&screen).starts_with("promoted summarize-pr"), "{screen}");
     live.press("j");
@@ -26,20 +31,21 @@ async fn an_outside_change_waits_behind_an_unread_result() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_queue_and_candidates_list_every_agent_and_name_each() {
-    let live = Live::start().await;
-    live.db
-        .conn()
-        .execute("UPDATE skill_candidates SET agent_id = 'codex' WHERE id = 2", [])
-        .unwrap();
-    let screen = live.wait_for("triage-issue ×3 · codex").await;
-    assert!(screen.contains("Review queue (3)"), "{screen}");
+    // A candidate another agent's sessions produced, beside the fixture's default-agent ones.
+    fn codex(root: &std::path::Path) {
+        let store = skilldeck::store::Store::open(&root.join("skilldeck.db")).unwrap();
+        Fixture::new(store.conn()).candidate("bump-deps").agent("codex").build();
+    }
+    let live = Live::start_prepared(EngineOptions::quiet(), codex, "summarize-pr").await;
+    let screen = live.wait_for("bump-deps ×3 · codex").await;
+    assert!(screen.contains("Review queue (4)"), "{screen}");
     // The command line lists the same rows by default, with an agent column.
     let out = live.cli(&["candidates"]);
     let header = out.lines().next().unwrap();
     assert!(header.contains("AGENT"), "{out}");
     let rows: Vec<&str> = out.lines().filter(|l| l.contains("  candidate  ")).collect();
-    assert_eq!(rows.len(), 3, "{out}");
-    assert!(rows.iter().any(|r| r.contains("codex") && r.contains("triage-issue")), "{out}");
+    assert_eq!(rows.len(), 4, "{out}");
+    assert!(rows.iter().any(|r| r.contains("codex") && r.contains("bump-deps")), "{out}");
     live.quit().await;
 }
 
@@ -52,20 +58,15 @@ async fn a_lock_mid_run_shows_the_wait_at_once_then_one_line_that_keeps_its_fix(
         24,
     )
     .await;
+    // Raw SQL: a foreign process's write lock, which no library door takes and holds.
     let other = rusqlite::Connection::open(live.root.join("skilldeck.db")).unwrap();
     other.execute_batch("BEGIN EXCLUSIVE; UPDATE skills SET updated_at = updated_at;").unwrap();
     live.press("p");
     // The wait shows at once, not a stale line.
     live.wait_for("promote summarize-pr…").await;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    let screen = loop {
-        let screen = live.backend.screen();
-        if screen.contains("close it and run again") {
-            break screen;
-        }
-        assert!(std::time::Instant::now() < deadline, "{screen}");
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    };
+    // The job gives up after the store's busy timeout.
+    let guard = std::time::Duration::from_secs(30);
+    let screen = live.wait_for_within("close it and run again", guard).await;
     // At 80 columns the path is cut, never what is wrong or the fix.
     let status = status_line(&screen);
     assert!(status.starts_with("database skilldeck.db is locked"), "{status:?}");

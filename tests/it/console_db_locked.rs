@@ -10,6 +10,7 @@ fn a_locked_database_is_one_line_naming_the_path_and_the_fix() {
     let skill = tw.live_skill("tidy");
     assert!(skill.exists());
     // Another process (an open sqlite3 shell, say) holds a write lock and does not let go.
+    // Raw SQL: a foreign process's write lock, which no library door takes and holds.
     let other = Connection::open(tw.db()).unwrap();
     other.execute_batch("BEGIN EXCLUSIVE; UPDATE skills SET updated_at = updated_at;").unwrap();
     // A command that writes waits out the busy timeout, then says what is wrong in one line.

@@ -65,7 +65,7 @@ async fn a_draft_changed_after_it_was_shown_is_not_promoted_unseen() {
 async fn e_on_a_skill_records_the_edit_and_approval_is_bound_to_what_is_saved() {
     let (live, _tools) = start("Run the link checker first.").await;
     // deploy-docs was drafted automatically: a hand edit sends it back to review.
-    live.db.conn().execute("UPDATE skills SET is_auto_created = 1 WHERE id = 1", []).unwrap();
+    skilldeck::catalog::skills::set_auto_created(live.db.conn(), 1, true).unwrap();
     live.press("2j");
     live.wait_for("deploy-docs").await;
     live.press("e");

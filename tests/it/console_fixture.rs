@@ -1,5 +1,6 @@
-//! A populated workspace for the console tests, written straight into a real store with fixed
-//! timestamps so screens are stable. Also a test backend the tests can read while the app runs.
+//! A populated workspace for the console tests, written through the library into a real store
+//! with fixed timestamps so screens are stable. Also a test backend the tests can read while the
+//! app runs.
 #![allow(dead_code)]
 
 use std::path::Path;
@@ -8,9 +9,10 @@ use std::sync::{Arc, Mutex};
 use ratatui::backend::{Backend, ClearType, TestBackend, WindowSize};
 use ratatui::buffer::Cell;
 use ratatui::layout::{Position, Size};
-use rusqlite::params;
 use skilldeck::config::{Config, TranscriptRoot};
 use skilldeck::workspace::Workspace;
+
+use crate::support::fixture::Fixture;
 
 pub const NEW_SKILL_MD: &str = "---\nname: summarize-pr\ndescription: Summarize a pull request for the changelog\n---\n# Summarize a PR\n\n1. gh pr view NUMBER --json title,body,files\n2. Read the changed files\n3. Write a three-line summary\n";
 pub const LINT_V1: &str = "---\nname: lint-fix\ndescription: Fix lint errors\n---\n# Lint fix\n\n1. Run cargo clippy\n2. Apply the suggestions\n";
@@ -46,44 +48,47 @@ pub fn write_config(root: &Path) {
     std::fs::write(root.join("config.toml"), text).unwrap();
 }
 
-/// Two new-skill candidates, one proposed version, and seven skills in every state.
+/// Two new-skill candidates, one proposed version, and seven skills in every state, written
+/// through the library (`support::fixture`).
 pub fn populate(ws: &Workspace) {
+    use skilldeck::catalog::SkillStatus::{self, *};
     let staged = ws.paths.staging_dir.join("summarize-pr");
     std::fs::create_dir_all(&staged).unwrap();
     std::fs::write(staged.join("SKILL.md"), NEW_SKILL_MD).unwrap();
-    let c = ws.store.conn();
+    let fx = Fixture::new(ws.store.conn());
     let seq = r#"[{"name":"Bash","shape":"{command:string}"},{"name":"Read","shape":"{file_path:string}"},{"name":"Write","shape":"{file_path:string,content:string}"}]"#;
-    c.execute(
-        "INSERT INTO skill_candidates(id, hash, name, description, tool_sequence, session_keys,
-             occurrences, created_at, source, examples, skill_md, staged_path)
-         VALUES (1, 'h1', 'summarize-pr', 'Summarize a pull request', ?1,
-             '[\"s-101\",\"s-102\",\"s-103\",\"s-104\"]', 4, '2026-01-10T09:00:00Z', 'sequence',
-             '[\"summarize PR 12 for the changelog\",\"summarize PR 40\"]', ?2, ?3)",
-        params![seq, NEW_SKILL_MD, staged.to_string_lossy()],
-    )
-    .unwrap();
-    c.execute(
-        "INSERT INTO skill_candidates(id, hash, name, tool_sequence, session_keys, occurrences,
-             created_at, source, signature, examples, skill_md)
-         VALUES (2, 'h2', 'triage-issue', '[\"Grep\",\"Read\",\"Edit\"]', '[\"s-7\",\"s-8\",\"s-9\"]',
-             3, '2026-01-11T09:00:00Z', 'signature', 'triage issue <n>',
-             '[\"triage issue 31\"]', '---\nname: triage-issue\ndescription: Triage an issue\n---\n# Triage\n')",
-        [],
-    )
-    .unwrap();
-    let skills = [
-        (1, "deploy-docs", "healthy", 0, 1),
-        (2, "lint-fix", "warning", 0, 2),
-        (3, "flaky-sync", "deprecated", 0, 1),
-        (4, "pinned-notes", "healthy", 1, 1),
-        (5, "old-report", "archived", 0, 1),
-        (6, "retired-x", "retired", 0, 1),
-        (7, "degraded-y", "degraded", 0, 1),
+    fx.candidate("summarize-pr")
+        .hash("h1")
+        .description("Summarize a pull request")
+        .steps(seq)
+        .sessions(&["s-101", "s-102", "s-103", "s-104"])
+        .at("2026-01-10T09:00:00Z")
+        .examples(&["summarize PR 12 for the changelog", "summarize PR 40"])
+        .skill_md(NEW_SKILL_MD)
+        .staged(&staged)
+        .build();
+    fx.candidate("triage-issue")
+        .hash("h2")
+        .steps(r#"["Grep","Read","Edit"]"#)
+        .sessions(&["s-7", "s-8", "s-9"])
+        .at("2026-01-11T09:00:00Z")
+        .signature("triage issue <n>")
+        .examples(&["triage issue 31"])
+        .skill_md("---\nname: triage-issue\ndescription: Triage an issue\n---\n# Triage\n")
+        .build();
+    let skills: [(&str, SkillStatus, bool); 7] = [
+        ("deploy-docs", Healthy, false),
+        ("lint-fix", Warning, false),
+        ("flaky-sync", Deprecated, false),
+        ("pinned-notes", Healthy, true),
+        ("old-report", Archived, false),
+        ("retired-x", Retired, false),
+        ("degraded-y", Degraded, false),
     ];
-    for (id, name, status, protected, version) in skills {
+    for (name, status, protected) in skills {
         let dir = match status {
-            "archived" => ws.paths.archive_dir.join("default").join(name),
-            "retired" => ws.paths.retired_dir.join("default").join(name),
+            Archived => ws.paths.archive_dir.join("default").join(name),
+            Retired => ws.paths.retired_dir.join("default").join(name),
             _ => ws.paths.skills_dir.join(name),
         };
         std::fs::create_dir_all(&dir).unwrap();
@@ -93,78 +98,35 @@ pub fn populate(ws: &Workspace) {
             format!("---\nname: {name}\ndescription: {name} skill\n---\n# {name}\n")
         };
         std::fs::write(dir.join("SKILL.md"), &content).unwrap();
-        c.execute(
-            "INSERT INTO skills(id, name, path, status, protected, version, approved_sha256,
-                                created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, '2026-01-01T08:00:00Z', '2026-01-01T08:00:00Z')",
-            params![
-                id,
-                name,
-                dir.to_string_lossy(),
-                status,
-                protected,
-                version,
-                sha256_hex(&content)
-            ],
-        )
-        .unwrap();
         let versions: Vec<&str> =
             if name == "lint-fix" { vec![LINT_V1, LINT_V2] } else { vec![&content] };
-        for (i, text) in versions.iter().enumerate() {
-            c.execute(
-                "INSERT INTO skill_versions(skill_id, version, content, sha256, source, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![
-                    id,
-                    i as i64 + 1,
-                    text,
-                    sha256_hex(text),
-                    if i == 0 { "promote" } else { "edit" },
-                    format!("2026-01-0{}T08:00:00Z", i + 1)
-                ],
-            )
-            .unwrap();
-        }
+        fx.skill(name).path(&dir).status(status).protected(protected).versions(&versions).build();
     }
     // Outcomes over days: deploy-docs 90%, lint-fix 35%, flaky-sync 27%. No run of three
     // failures, so only the rate decides the state (never a failure-streak rule).
-    let runs: [(i64, &str, &str); 3] = [
-        (1, "deploy-docs", "SSSSFSSSSSSSFSSSSSSS"),
-        (2, "lint-fix", "SFFSFFSFFSFFSFFSFFSF"),
-        (3, "flaky-sync", "FFSFFSFFSFF"),
+    let runs = [
+        ((1, "deploy-docs"), "SSSSFSSSSSSSFSSSSSSS"),
+        ((2, "lint-fix"), "SFFSFFSFFSFFSFFSFFSF"),
+        ((3, "flaky-sync"), "FFSFFSFFSFF"),
     ];
-    for (id, name, pattern) in runs {
-        for (i, ch) in pattern.chars().enumerate() {
-            let outcome = if ch == 'S' { "success" } else { "failure" };
-            let at = format!("2026-01-{:02}T10:{:02}:00Z", 2 + i / 3, i);
-            c.execute(
-                "INSERT INTO skill_invocations(skill_name, skill_id, outcome, source, at)
-                 VALUES (?1, ?2, ?3, 'explicit', ?4)",
-                params![name, id, outcome, at],
-            )
-            .unwrap();
-        }
+    for (skill, pattern) in runs {
+        fx.uses(skill, pattern, |i| format!("2026-01-{:02}T10:{:02}:00Z", 2 + i / 3, i));
     }
     for (skill, at, from, to, reason) in [
-        (3, "2026-01-04T12:00:00Z", "healthy", "warning", "success rate 33% over last 9"),
-        (3, "2026-01-05T12:00:00Z", "warning", "deprecated", "success rate 27% over last 11"),
-        (2, "2026-01-05T12:00:00Z", "healthy", "warning", "success rate 35% over last 20"),
+        (3, "2026-01-04T12:00:00Z", Healthy, Warning, "success rate 33% over last 9"),
+        (3, "2026-01-05T12:00:00Z", Warning, Deprecated, "success rate 27% over last 11"),
+        (2, "2026-01-05T12:00:00Z", Healthy, Warning, "success rate 35% over last 20"),
     ] {
-        c.execute(
-            "INSERT INTO skill_events(skill_id, at, kind, from_status, to_status, reason)
-             VALUES (?1, ?2, 'status', ?3, ?4, ?5)",
-            params![skill, at, from, to, reason],
-        )
-        .unwrap();
+        fx.status_event(skill, at, from, to, reason);
     }
-    c.execute(
-        "INSERT INTO skill_candidates(id, hash, name, tool_sequence, session_keys, occurrences,
-             created_at, source, skill_md, target_skill_id)
-         VALUES (3, 'h3', 'lint-fix', '[\"Bash\",\"Read\",\"Edit\",\"Bash\"]',
-             '[\"s-20\",\"s-21\",\"s-22\"]', 3, '2026-01-12T09:00:00Z', 'sequence', ?1, 2)",
-        [LINT_V3],
-    )
-    .unwrap();
+    fx.candidate("lint-fix")
+        .hash("h3")
+        .steps(r#"["Bash","Read","Edit","Bash"]"#)
+        .sessions(&["s-20", "s-21", "s-22"])
+        .at("2026-01-12T09:00:00Z")
+        .skill_md(LINT_V3)
+        .proposes(2)
+        .build();
 }
 
 /// Hex SHA-256, as the lifecycle stores it to notice edits.

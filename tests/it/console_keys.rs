@@ -2,12 +2,13 @@
 //! each test checks what the screen says and what the database holds.
 
 use ratatui::crossterm::event::Event;
-use rusqlite::params;
+use skilldeck::catalog::SkillStatus;
 use skilldeck::engine::EngineOptions;
 use skilldeck::store::Store;
 
 use super::console_fixture::LINT_V3;
 use super::console_live::Live;
+use super::support::fixture::Fixture;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn promote_moves_the_draft_live_and_undo_puts_it_back() {
@@ -183,14 +184,7 @@ async fn restore_brings_a_retired_skill_back_live_as_healthy() {
 async fn writes_by_another_process_show_up_without_a_key() {
     let live = Live::start().await;
     let other = Store::open(&live.root.join("skilldeck.db")).unwrap();
-    other
-        .conn()
-        .execute(
-            "INSERT INTO skill_candidates(hash, name, tool_sequence, session_keys, created_at)
-             VALUES ('h9', 'from-elsewhere', '[]', '[]', ?1)",
-            params!["2026-01-20T00:00:00Z"],
-        )
-        .unwrap();
+    Fixture::new(other.conn()).candidate("from-elsewhere").at("2026-01-20T00:00:00Z").build();
     // The engine polls `PRAGMA data_version` (every 100 ms here, 250 ms in the console).
     live.wait_for("from-elsewhere").await;
     live.quit().await;
@@ -199,7 +193,8 @@ async fn writes_by_another_process_show_up_without_a_key() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sweep_now_judges_skills_on_their_recent_outcomes() {
     let live = Live::start().await;
-    live.db.conn().execute("UPDATE skills SET status = 'healthy' WHERE id = 3", []).unwrap();
+    skilldeck::catalog::skills::set_status_unflagged(live.db.conn(), 3, SkillStatus::Healthy)
+        .unwrap();
     live.press("2");
     live.wait_for("healthy           flaky-sync").await;
     live.press("s");

@@ -33,17 +33,11 @@ async fn lessons_are_reviewed_with_keys_and_reach_the_playbook() {
     let id = live.query("SELECT id || '' FROM lessons WHERE trigger_step = 'sh:git push'");
     assert_eq!(live.query(&format!("SELECT status FROM lessons WHERE id = {id}")), "approved");
     // The row is approved before the playbook is rewritten (the job marks it pending first):
-    // the file is read once the job has written it.
+    // the file is read once the job says it is done, which it says after writing it.
+    live.wait_for("is approved: in the playbook").await;
     let skill_md = live.root.join("skills/lessons-playbook/SKILL.md");
     let want = "- Do: run `git push --set-upstream origin <branch>` instead";
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    let text = loop {
-        let text = std::fs::read_to_string(&skill_md).unwrap_or_default();
-        if text.contains(want) || std::time::Instant::now() > deadline {
-            break text;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    };
+    let text = std::fs::read_to_string(&skill_md).unwrap();
     assert!(text.contains(want), "{text}");
     // Never measured reads "no data", not 0 of 0.
     let screen = live.wait_for("helped: no data yet").await;

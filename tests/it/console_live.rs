@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ratatui::Terminal;
 use ratatui::crossterm::event::{
@@ -12,10 +12,11 @@ use ratatui::crossterm::event::{
 };
 use skilldeck::engine::{self, EngineOptions};
 use skilldeck::store::Store;
-use skilldeck::tui::app::ConsoleOptions;
+use skilldeck::tui::app::{ConsoleOptions, Drawn};
 use skilldeck::tui::keys::KeyMap;
 use skilldeck::tui::run_app;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use super::console_fixture::{SharedBackend, populate, tempdir, workspace};
@@ -29,7 +30,13 @@ pub struct Live {
     pub db: Store,
     /// What `y` put on the clipboard.
     pub copied: Arc<Mutex<Vec<String>>>,
+    /// Told after every frame the console draws.
+    drawn: watch::Receiver<Drawn>,
 }
+
+/// How long a wait may take before the test fails. A failure guard only: every wait wakes on
+/// the console's "drawn" signal, never on a clock.
+const GUARD: Duration = Duration::from_secs(10);
 
 impl Live {
     pub async fn start() -> Live {
@@ -97,6 +104,7 @@ impl Live {
         let drawn = backend.clone();
         let copied = Arc::new(Mutex::new(Vec::new()));
         let sink = copied.clone();
+        let (drawn_tx, frames) = watch::channel(Drawn::default());
         let console = ConsoleOptions {
             color: false,
             keymap,
@@ -108,12 +116,13 @@ impl Live {
                 Some(command) => skilldeck::editor::edit(command, file),
                 None => anyhow::bail!("no editor in this test"),
             }),
+            drawn: Arc::new(drawn_tx),
         };
         let app = tokio::spawn(async move {
             let mut terminal = Terminal::new(drawn).unwrap();
             run_app(&mut terminal, input, engine, console).await
         });
-        let live = Live { _dir: dir, root, keys, backend, app, db, copied };
+        let live = Live { _dir: dir, root, keys, backend, app, db, copied, drawn: frames };
         live.wait_for(first).await;
         live
     }
@@ -143,26 +152,62 @@ impl Live {
 
     /// Waits until the screen stops showing `text`.
     pub async fn wait_gone(&self, text: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let screen = self.backend.screen();
-            if !screen.contains(text) {
-                return screen;
-            }
-            assert!(Instant::now() < deadline, "screen kept showing {text:?}:\n{screen}");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        self.wait_screen(GUARD, |s| !s.contains(text))
+            .await
+            .unwrap_or_else(|s| panic!("screen kept showing {text:?}:\n{s}"))
     }
 
     pub async fn wait_for(&self, text: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(10);
+        self.wait_for_within(text, GUARD).await
+    }
+
+    /// `wait_for` where the work behind `text` may take up to `guard` (a lock's busy timeout).
+    /// Returns a screen the engine has caught up with (its snapshot answers the view on screen),
+    /// so what is around `text` is settled too.
+    pub async fn wait_for_within(&self, text: &str, guard: Duration) -> String {
+        self.wait_screen(guard, |s| s.contains(text))
+            .await
+            .unwrap_or_else(|s| panic!("screen never showed {text:?}:\n{s}"))
+    }
+
+    /// What the last frame drew.
+    pub fn drawn(&self) -> Drawn {
+        *self.drawn.borrow()
+    }
+
+    /// Waits for a frame for which `done` holds (e.g. drawn after update N); returns it.
+    pub async fn wait_drawn(&self, done: impl Fn(&Drawn) -> bool) -> Drawn {
+        let mut drawn = self.drawn.clone();
+        let deadline = tokio::time::Instant::now() + GUARD;
         loop {
-            let screen = self.backend.screen();
-            if screen.contains(text) {
-                return screen;
+            let now = *drawn.borrow_and_update();
+            if done(&now) {
+                return now;
             }
-            assert!(Instant::now() < deadline, "screen never showed {text:?}:\n{screen}");
-            tokio::time::sleep(Duration::from_millis(20)).await;
+            let woke = tokio::time::timeout_at(deadline, drawn.changed()).await;
+            assert!(matches!(woke, Ok(Ok(()))), "no such frame; last {now:?}");
+        }
+    }
+
+    /// Re-reads the screen after each frame until `done` holds; the last screen as the error
+    /// when the console stops or `guard` passes first.
+    async fn wait_screen(
+        &self,
+        guard: Duration,
+        done: impl Fn(&str) -> bool,
+    ) -> Result<String, String> {
+        let mut drawn = self.drawn.clone();
+        let deadline = tokio::time::Instant::now() + guard;
+        loop {
+            let settled = drawn.borrow_and_update().settled;
+            let screen = self.backend.screen();
+            if settled && done(&screen) {
+                return Ok(screen);
+            }
+            match tokio::time::timeout_at(deadline, drawn.changed()).await {
+                Ok(Ok(())) => {}
+                _ => return Err(screen),
+            }
         }
     }
 

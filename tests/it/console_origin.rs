@@ -68,6 +68,7 @@ async fn the_engines_own_writes_are_not_read_back_as_outside_edits() {
         ..EngineOptions::quiet()
     };
     let mut handle = engine::spawn(ws, options).unwrap();
+    let mut judged = handle.skill_files.subscribe();
     let mut seen = Vec::new();
     collect(&mut handle, &mut seen, |t| t.starts_with("watching")).await;
     fn target<Id>(id: Id, name: &str) -> Subject<Id> {
@@ -79,8 +80,15 @@ async fn the_engines_own_writes_are_not_read_back_as_outside_edits() {
     collect(&mut handle, &mut seen, |t| t.starts_with("promoted")).await;
     handle.commands.send(Command::Op(Op::Archive(target(SkillId(1), "deploy-docs")))).unwrap();
     collect(&mut handle, &mut seen, |t| t.starts_with("archived")).await;
-    // Long enough for the file events of both to have come and gone (ten debounce periods).
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    // The file events of both have come and been judged before the edit below.
+    let mut pending = vec![skills.join("summarize-pr"), skills.join("deploy-docs")];
+    while !pending.is_empty() {
+        let batch = tokio::time::timeout(Duration::from_secs(10), judged.recv())
+            .await
+            .unwrap_or_else(|_| panic!("no file events for {pending:?}"))
+            .unwrap();
+        pending.retain(|folder| !batch.iter().any(|p| p.starts_with(folder)));
+    }
     // An edit from outside is still read, as the one scan.
     let file = skills.join("flaky-sync/SKILL.md");
     let text = std::fs::read_to_string(&file).unwrap();

@@ -205,6 +205,7 @@ fn a_locked_database_at_start_is_said_at_once_and_the_console_opens_once_it_is_f
     let Some(dir) = tmux_workspace() else { return };
     let root = dir.path();
     let db = root.join("skilldeck.db");
+    // Raw SQL: a foreign process's write lock, which no library door takes and holds.
     let other = rusqlite::Connection::open(&db).unwrap();
     other.execute_batch("BEGIN EXCLUSIVE; UPDATE skills SET updated_at = updated_at;").unwrap();
     let name = format!("skilldeck-test-{}", uuid::Uuid::new_v4().simple());

@@ -5,6 +5,7 @@
 
 use ratatui::crossterm::event::{KeyCode, MouseButton, MouseEventKind};
 use skilldeck::config::KeyList;
+use skilldeck::draft::candidates::{self, DraftedBy};
 use skilldeck::engine::EngineOptions;
 use skilldeck::tui::keys::KeyMap;
 
@@ -312,10 +313,8 @@ async fn the_approval_diff_is_what_approve_writes_and_u_takes_it_back() {
     // A proposal drafted under another name: approve keeps the skill's name, so the diff must
     // not show the name changing.
     let renamed = LINT_V3.replace("name: lint-fix", "name: lint-fix-write");
-    live.db
-        .conn()
-        .execute("UPDATE skill_candidates SET skill_md = ?1 WHERE id = 3", [&renamed])
-        .unwrap();
+    let text = Some((renamed.as_str(), "Fix lint and format errors"));
+    candidates::set_drafted(live.db.conn(), 3, DraftedBy::Command, text, None).unwrap();
     live.press("G");
     let screen = live.wait_for("Proposed new version of lint-fix").await;
     assert!(!screen.contains("lint-fix-write"), "{screen}");
@@ -360,12 +359,14 @@ async fn a_hand_edited_auto_skill_waits_in_the_queue_with_its_edit_and_can_be_ro
     let live = Live::start_with(options).await;
     live.wait_for("watching 2 folders for changes").await;
     // deploy-docs was drafted automatically and approved as it is on disk.
-    live.db.conn().execute("UPDATE skills SET is_auto_created = 1 WHERE id = 1", []).unwrap();
+    skilldeck::catalog::skills::set_auto_created(live.db.conn(), 1, true).unwrap();
     let file = live.root.join("skills/deploy-docs/SKILL.md");
     let approved = std::fs::read_to_string(&file).unwrap();
     std::fs::write(&file, format!("{approved}\nRun the link checker first.\n")).unwrap();
     // The edit puts it back in review: flagged in Skills, and in the queue with the diff.
     live.wait_for("edited  deploy-docs").await;
+    // The scan's result comes after the snapshot that shows its work: wait for both.
+    live.wait_for("1 edited skill recorded as new versions").await;
     live.press("G");
     let screen = live.wait_for("edited by hand since v1 was approved").await;
     assert!(screen.contains("+ Run the link checker first."), "{screen}");
@@ -442,13 +443,11 @@ async fn o_sorts_the_skills_by_state_then_by_uses() {
 async fn every_state_shows_at_once_health_pin_review_and_stale() {
     let live = Live::start().await;
     // As the usage sweep and an edit would leave them: pinned-notes pinned and stale.
-    live.db
-        .conn()
-        .execute(
-            "UPDATE skills SET stale_since = '2026-01-01T00:00:00Z', needs_review = 1 WHERE id = 4",
-            [],
-        )
-        .unwrap();
+    let db = live.db.conn();
+    db.execute_batch("BEGIN").unwrap();
+    skilldeck::catalog::skills::set_stale(db, 4, Some("2026-01-01T00:00:00Z")).unwrap();
+    skilldeck::catalog::skills::mark_needs_review(db, 4).unwrap();
+    db.execute_batch("COMMIT").unwrap();
     live.press("2");
     live.wait_for("healthy    pinned review stale pinned-notes").await;
     // The write came from outside the console: it says so (the hand edit waits in the queue).

@@ -1,6 +1,7 @@
 //! Drafting from workflow evidence: names from the requests, bodies with concrete commands,
 //! checks, failures and evidence; quoted transcript text; no secrets; every draft spec-valid.
 
+use skilldeck::draft::candidates::{self, DraftedBy};
 use skilldeck::draft::{naming, skill};
 use skilldeck::spec::{self, Severity};
 use skilldeck::workflow::{
@@ -8,6 +9,7 @@ use skilldeck::workflow::{
 };
 
 use crate::support::agentskills_validate;
+use crate::support::fixture::Fixture;
 
 fn step(key: &str, kind: StepKind, tool: &str, template: &str) -> WorkflowStep {
     WorkflowStep {
@@ -223,26 +225,20 @@ fn the_queue_detail_shows_steps_reason_drafter_and_flags() {
     let ev = tracker_loop();
     let name = naming::base_name(&ev);
     let flags = skill::evidence_flags(&ev);
-    ws.store
-        .conn()
-        .execute(
-            "INSERT INTO skill_candidates(hash, name, description, tool_sequence, session_keys,
-                 occurrences, created_at, source, examples, skill_md, workflow, reason, flags,
-                 drafted_by, draft_note)
-             VALUES ('w1', ?1, ?2, '[]', '[\"s1\",\"s2\",\"s3\"]', 3, '2026-02-20T09:00:00Z',
-                 'sequence', ?3, ?4, ?5, ?6, ?7, 'mechanical',
-                 'draft.command timed out after 180s')",
-            rusqlite::params![
-                name,
-                skill::description(&ev, &name),
-                serde_json::to_string(&ev.requests).unwrap(),
-                skill::skill_md(&ev, &name),
-                serde_json::to_string(&ev).unwrap(),
-                serde_json::to_string(&ev.reason).unwrap(),
-                serde_json::to_string(&flags).unwrap(),
-            ],
-        )
-        .unwrap();
+    let requests: Vec<&str> = ev.requests.iter().map(String::as_str).collect();
+    let conn = ws.store.conn();
+    let id = Fixture::new(conn)
+        .candidate(&name)
+        .hash("w1")
+        .description(&skill::description(&ev, &name))
+        .at("2026-02-20T09:00:00Z")
+        .examples(&requests)
+        .skill_md(&skill::skill_md(&ev, &name))
+        .workflow(ev.clone())
+        .build();
+    candidates::set_flags(conn, id, &flags).unwrap();
+    let note = Some("draft.command timed out after 180s");
+    candidates::set_drafted(conn, id, DraftedBy::Mechanical, None, note).unwrap();
     let s = super::console::screen(&ws, 120, 40, &[]);
     assert!(s.contains("3. bd update <id> --status in_progress"), "{s}");
     assert!(s.contains("Why: seen in 3 sessions of 1 project"), "{s}");

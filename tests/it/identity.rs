@@ -2,6 +2,7 @@
 //! several namespaces are ambiguous, saved selections keep what was requested.
 
 use serde_json::Value;
+use skilldeck::catalog::skills;
 use skilldeck::store::Store;
 
 use crate::packages::{count, fixture, path_str};
@@ -177,7 +178,8 @@ fn a_saved_selection_keeps_what_was_requested_and_resolves_again_later() {
 
     // The skill is deleted and imported again: a new id, and the saved selection finds it.
     tw.run_ok(&["import", path_str(&fixture("consistency-checker.json"))]);
-    store.conn().execute("DELETE FROM skills WHERE name = 'release-notes'", []).unwrap();
+    let gone = skills::find(store.conn(), "default", "release-notes").unwrap().unwrap();
+    skills::delete(store.conn(), gone.id).unwrap();
     drop(store);
     std::fs::remove_dir_all(tw.skills_dir().join("release-notes")).unwrap();
     tw.run_ok(&["import", path_str(&pkg), "--namespace", "docs"]);

@@ -347,6 +347,7 @@ fn an_open_turn_of_a_file_gone_quiet_is_closed_on_a_later_run() {
     let old = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
     std::fs::File::options().write(true).open(&file).unwrap().set_modified(old).unwrap();
     let old_ns = old.duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as i64;
+    // Raw SQL: the stored stamp of a past run; no library door writes a stamp it did not read.
     lib.store.conn().execute("UPDATE ingested_files SET mtime_ns = ?1", [old_ns]).unwrap();
 
     let mut seen = Vec::new();

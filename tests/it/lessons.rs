@@ -344,14 +344,15 @@ fn help_is_measured_on_later_sessions_and_verifies_the_lesson() {
     );
 }
 
-/// Sets a lesson's counters as if later turns had been measured.
+/// Records `retrievals` later matching turns (the first `helpful` of them helped) on a lesson
+/// that had none, as the measuring pass would.
 fn set_counts(ws: &TestWorkspace, id: i64, retrievals: i64, helpful: i64, verified: bool) {
-    let db = rusqlite::Connection::open(ws.db()).unwrap();
-    db.execute(
-        "UPDATE lessons SET retrievals = ?2, helpful = ?3, verified = ?4 WHERE id = ?1",
-        rusqlite::params![id, retrievals, helpful, verified],
-    )
-    .unwrap();
+    use skilldeck::lessons::db;
+    let conn = rusqlite::Connection::open(ws.db()).unwrap();
+    for i in 0..retrievals {
+        db::record_retrieval(&conn, id, i < helpful, "2026-01-01T00:00:00Z").unwrap();
+    }
+    db::set_verified(&conn, id, verified).unwrap();
 }
 
 /// Eight approved lessons from eight pairs of sessions, each fixing a different program.

@@ -1,12 +1,14 @@
 //! Lifecycle: outcomes, stats and the health sweep, driven through the binary.
 
 use serde_json::Value;
-use skilldeck::catalog::VersionSource;
+use skilldeck::catalog::{InvocationSource, VersionSource};
 use skilldeck::config::Config;
 use skilldeck::lifecycle;
+use skilldeck::model::Outcome::{self, Failure, Success};
 use skilldeck::workspace::Workspace;
 
 use crate::support::TestWorkspace;
+use crate::support::fixture::Fixture;
 
 /// The library view of the same workspace the binary uses (`--db` puts side folders beside it).
 pub fn open(tw: &TestWorkspace) -> Workspace {
@@ -344,15 +346,9 @@ fn transcript_invocations_count_after_a_sweep_links_them() {
     add_skill(&tw, "default", "pdf", false, None);
     let ws = open(&tw);
     // What ingestion writes: skill name, no skill id.
-    for (i, outcome) in ["success", "failure", "failure"].iter().enumerate() {
-        ws.store
-            .conn()
-            .execute(
-                "INSERT INTO skill_invocations(agent_id, skill_name, outcome, source, call_id, at)
-                 VALUES ('default', 'pdf', ?1, 'transcript', ?2, ?3)",
-                rusqlite_params(outcome, i),
-            )
-            .unwrap();
+    let fx = Fixture::new(ws.store.conn());
+    for (i, outcome) in [Success, Failure, Failure].into_iter().enumerate() {
+        transcript_use(&fx, outcome, i);
     }
     let report = sweep(&tw);
     assert_eq!(report["invocations_linked"], 3);
@@ -365,14 +361,7 @@ fn transcript_invocations_count_after_a_sweep_links_them() {
     assert_eq!(stats["last_used_at"], "2026-01-03T00:00:00Z");
     // Rows arriving after a sweep are picked up by the next, incremental, one.
     for i in 3..6 {
-        ws.store
-            .conn()
-            .execute(
-                "INSERT INTO skill_invocations(agent_id, skill_name, outcome, source, call_id, at)
-                 VALUES ('default', 'pdf', ?1, 'transcript', ?2, ?3)",
-                rusqlite_params("failure", i),
-            )
-            .unwrap();
+        transcript_use(&fx, Failure, i);
     }
     let report = sweep(&tw);
     assert_eq!(report["mode"], "incremental");
@@ -388,8 +377,10 @@ fn transcript_invocations_count_after_a_sweep_links_them() {
     assert_eq!(counted, (1, 5));
 }
 
-fn rusqlite_params(outcome: &str, i: usize) -> [String; 3] {
-    [outcome.to_string(), format!("toolu_{i}"), format!("2026-01-0{}T00:00:00Z", i + 1)]
+/// What ingestion writes for the i-th use of `pdf`: skill name, no skill id.
+fn transcript_use(fx: &Fixture, outcome: Outcome, i: usize) {
+    let (call, at) = (format!("toolu_{i}"), format!("2026-01-0{}T00:00:00Z", i + 1));
+    fx.use_of("pdf", None, outcome, InvocationSource::Transcript, Some(&call), &at);
 }
 
 #[test]

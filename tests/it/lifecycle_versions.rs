@@ -4,20 +4,19 @@ use skilldeck::lifecycle;
 
 use crate::lifecycle::{add_skill, open, skill_md};
 use crate::support::TestWorkspace;
+use crate::support::fixture::Fixture;
 
 const SEQ: &str = r#"["Read","Grep","Edit","Bash","Write"]"#;
 
 fn add_candidate(tw: &TestWorkspace, agent: &str, hash: &str, seq: &str, text: &str) -> i64 {
     let ws = open(tw);
-    ws.store
-        .conn()
-        .execute(
-            "INSERT INTO skill_candidates(agent_id, hash, name, tool_sequence, session_keys,
-                 occurrences, skill_md) VALUES (?1, ?2, ?3, ?4, '[\"s1\",\"s2\",\"s3\"]', 3, ?5)",
-            [agent, hash, &format!("cand-{hash}"), seq, text],
-        )
-        .unwrap();
-    ws.store.conn().last_insert_rowid()
+    Fixture::new(ws.store.conn())
+        .candidate(&format!("cand-{hash}"))
+        .agent(agent)
+        .hash(hash)
+        .steps(seq)
+        .skill_md(text)
+        .build()
 }
 
 fn skill_count(tw: &TestWorkspace) -> i64 {

@@ -151,7 +151,7 @@ fn a_configured_dspy_runtime_runs_the_module_and_a_missing_one_means_absent() {
 fn a_dspy_module_without_fallback_fails_clearly_and_the_trace_keeps_the_error() {
     let tw = TestWorkspace::new();
     tw.run_ok(&["import", path_str(&fixture("consistency-checker.json"))]);
-    // Import refuses such a module, so strip the fallback from the stored row by hand.
+    // Raw SQL: import refuses such a module, so strip the fallback from the stored row by hand.
     Store::open(&tw.db())
         .unwrap()
         .conn()

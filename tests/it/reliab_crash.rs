@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::detect::{CLOSE, EDIT, FLOW, Feed, READ, SHOW};
 use crate::lifecycle::{add_skill, skill_md};
+use crate::support::fixture::Fixture;
 use crate::support::{TestWorkspace, count, describe};
 
 /// Steps of a folder move, on one filesystem and across two.
@@ -148,14 +149,12 @@ fn with_proposal(tw: &TestWorkspace) -> i64 {
     add_skill(tw, "default", "deploy", true, Some(r#"["Read","Grep","Edit","Bash","Write"]"#));
     let proposed = skill_md("cand-h1", "Deploy, now with globbing", "1. read\n2. glob first");
     let conn = db(tw);
-    conn.execute(
-        "INSERT INTO skill_candidates(agent_id, hash, name, tool_sequence, session_keys,
-             occurrences, skill_md) VALUES ('default', 'h1', 'cand-h1',
-             '[\"Read\",\"Grep\",\"Edit\",\"Bash\",\"Glob\"]', '[\"s1\",\"s2\",\"s3\"]', 3, ?1)",
-        [&proposed],
-    )
-    .unwrap();
-    let id = conn.last_insert_rowid();
+    let id = Fixture::new(&conn)
+        .candidate("cand-h1")
+        .hash("h1")
+        .steps(r#"["Read","Grep","Edit","Bash","Glob"]"#)
+        .skill_md(&proposed)
+        .build();
     assert_eq!(tw.run_json(&["sweep"])["proposed_versions"], 1);
     id
 }
@@ -472,12 +471,7 @@ fn the_staleness_archive_killed_at_any_step_moves_the_whole_batch_or_none() {
             .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
         for name in names {
             let id = add_skill(&tw, "default", name, true, None);
-            db(&tw)
-                .execute(
-                    "UPDATE skills SET created_at = ?2 WHERE id = ?1",
-                    rusqlite::params![id, aged],
-                )
-                .unwrap();
+            skilldeck::catalog::skills::set_live_since(&db(&tw), id, &aged).unwrap();
         }
         assert!(crash(&tw, step, &["sweep"]), "{step}: the fault was not reached");
         tw.run_ok(&["audit"]);

@@ -51,6 +51,7 @@ fn rows_stored_under_other_spellings_are_rewritten_and_their_doubles_removed() {
     let canonical = std::fs::canonicalize(tw.root().join("tx")).unwrap();
     let (canonical, link) =
         (canonical.to_str().unwrap().to_string(), tw.root().join("link").display().to_string());
+    // Raw SQL: rows as an older version wrote them, which this one refuses to write.
     // What runs before canonical keys left: s1 stored under the link's spelling only, s2 under
     // both (its turns twice), and the flag the migration sets.
     db.execute_batch(&format!(

@@ -3,7 +3,7 @@
 //! a use makes a skill active again, pinned skills never move, hand-written ones are only flagged.
 
 use serde_json::Value;
-use skilldeck::store::rusqlite::{Connection, params};
+use skilldeck::store::rusqlite::Connection;
 
 use crate::lifecycle::{add_skill, record};
 use crate::support::TestWorkspace;
@@ -13,7 +13,7 @@ fn went_live_days_ago(tw: &TestWorkspace, id: i64, days: i64) {
     let at = (chrono::Utc::now() - chrono::Duration::days(days))
         .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let db = Connection::open(tw.db()).unwrap();
-    db.execute("UPDATE skills SET created_at = ?2 WHERE id = ?1", params![id, at]).unwrap();
+    skilldeck::catalog::skills::set_live_since(&db, id, &at).unwrap();
 }
 
 fn audit_row(tw: &TestWorkspace, name: &str) -> Value {

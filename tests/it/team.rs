@@ -514,8 +514,18 @@ async fn a_key_press_never_waits_on_a_team_server_that_does_not_answer() {
     let ws = crate::support::library_workspace(config, dir.path());
     let options = EngineOptions { pass_on_start: true, ..EngineOptions::quiet() };
     let mut engine = engine::spawn(ws, options).unwrap();
-    // The start pass and the team sync are under way; the person asks for an ingest.
-    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    // The start pass ends (its note) and the team sync starts at once after it; then the person
+    // asks for an ingest.
+    let pass = tokio::time::timeout(std::time::Duration::from_secs(20), async {
+        loop {
+            match engine.updates.recv().await {
+                Some(Update::Note(text) | Update::Done(text)) => return text,
+                Some(_) => {}
+                None => panic!("engine stopped"),
+            }
+        }
+    });
+    pass.await.expect("the start pass ended");
     let asked = std::time::Instant::now();
     engine.commands.send(Command::IngestNow).unwrap();
     let answered = tokio::time::timeout(std::time::Duration::from_secs(20), async {

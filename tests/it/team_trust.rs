@@ -7,6 +7,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use skilldeck::catalog::skills;
 
 use crate::support::TestWorkspace;
 use crate::team::{member, sql, team_server};
@@ -312,7 +313,8 @@ fn a_pull_killed_at_any_step_leaves_the_old_folder_or_the_new_one() {
         if fault != "commit" {
             std::fs::remove_dir_all(&folder).unwrap();
             let db = rusqlite::Connection::open(bob.db()).unwrap();
-            db.execute("DELETE FROM skills WHERE name = 'deploy-app'", []).unwrap();
+            let row = skills::find(&db, "default", "deploy-app").unwrap().unwrap();
+            skills::delete(&db, row.id).unwrap();
         }
     }
 }

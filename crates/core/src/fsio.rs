@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
+use crate::text::safe;
+
 /// Writes `path` so a reader (or a crash) sees either the old bytes or the new ones, never half:
 /// a temporary file in the same folder, flushed to disk, then renamed over `path`. A file that
 /// already exists keeps its permissions.
@@ -405,7 +407,7 @@ pub fn check_component(what: &str, name: &str) -> Result<()> {
     if name.chars().any(char::is_control) {
         anyhow::bail!(
             "invalid {what} {:?}: it must be one plain folder name (no '/', no leading '.', no control characters)",
-            crate::text::safe::inline(name)
+            safe::inline(name)
         );
     }
     check_plain(what, name)
@@ -422,7 +424,7 @@ fn check_plain(what: &str, name: &str) -> Result<()> {
     if !single || name.starts_with('.') || name.len() > 255 || name.contains('\0') {
         anyhow::bail!(
             "invalid {what} {:?}: it must be one plain folder name (no '/', no leading '.', no control characters)",
-            crate::text::safe::inline(name)
+            safe::inline(name)
         );
     }
     Ok(())

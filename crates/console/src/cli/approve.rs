@@ -5,6 +5,7 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use super::{GlobalArgs, Outcome};
+use crate::draft;
 use crate::lifecycle;
 
 #[derive(Debug, Args)]
@@ -26,14 +27,14 @@ pub fn run(global: &GlobalArgs, args: ApproveArgs) -> Result<Outcome> {
     match (args.candidate, &args.skill) {
         (Some(id), _) => {
             if let Some(seen) = &args.seen {
-                crate::draft::ensure_seen(&ws, id, seen)?;
+                draft::ensure_seen(&ws, id, seen)?;
             }
-            crate::draft::approve(&mut ws, id)?;
+            draft::approve(&mut ws, id)?;
             crate::out!("approved candidate {id}");
         }
         (None, Some(name)) => {
             let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws).to_string();
-            crate::draft::approve_current(&mut ws, &agent, name, args.seen.as_deref())?;
+            draft::approve_current(&mut ws, &agent, name, args.seen.as_deref())?;
             crate::out!("approved the current version of {name}");
         }
         (None, None) => bail!("give a candidate id or --skill NAME"),

@@ -5,6 +5,7 @@ use clap::Args;
 
 use super::{GlobalArgs, Outcome, print_json};
 use crate::lifecycle;
+use crate::text::safe;
 
 #[derive(Debug, Args)]
 pub struct AuditArgs {
@@ -59,7 +60,7 @@ pub fn run(global: &GlobalArgs, args: AuditArgs) -> Result<Outcome> {
     crate::out!("(* protected, ! needs review, spec: breaks the Agent Skills spec)");
     for s in rows.iter().filter(|s| !s.spec_errors.is_empty()) {
         for e in &s.spec_errors {
-            crate::out!("{} breaks the spec: {}", s.name, crate::text::safe::inline(e));
+            crate::out!("{} breaks the spec: {}", s.name, safe::inline(e));
         }
     }
     Ok(Outcome::Ok)

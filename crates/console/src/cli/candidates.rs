@@ -7,7 +7,9 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{GlobalArgs, Outcome, print_json};
+use crate::catalog::skills;
 use crate::draft;
+use crate::fsio;
 use crate::text::safe;
 
 #[derive(Debug, Args)]
@@ -31,15 +33,15 @@ pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
     let mut list: Vec<_> =
         draft::list_with_evidence(&ws.store, args.agent.as_deref(), args.evidence)?
             .into_iter()
-            .filter(|c| args.all || c.status == crate::draft::CandidateStatus::Candidate)
+            .filter(|c| args.all || c.status == draft::CandidateStatus::Candidate)
             .collect();
     // An open new-skill draft shows as saved in staging (a person may have edited it), which is
     // what `promote` writes; the stored draft only where the file is gone.
     for c in &mut list {
-        if c.status == crate::draft::CandidateStatus::Candidate
+        if c.status == draft::CandidateStatus::Candidate
             && c.target_skill_id.is_none()
             && let Some(folder) = &c.staged_path
-            && let Ok(text) = crate::fsio::read_skill_md_text(&Path::new(folder).join("SKILL.md"))
+            && let Ok(text) = fsio::read_skill_md_text(&Path::new(folder).join("SKILL.md"))
         {
             c.skill_md = Some(text);
         }
@@ -94,7 +96,7 @@ pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
             crate::out!("      steps: {}", steps.join(" -> "));
         }
         let absorbs = match draft::candidates::absorbs(ws.store.conn(), c.id)? {
-            Some(id) => Some(crate::catalog::skills::by_id(ws.store.conn(), id)?.header.name),
+            Some(id) => Some(skills::by_id(ws.store.conn(), id)?.header.name),
             None => None,
         };
         match (&c.target_skill_name, absorbs) {

@@ -6,6 +6,9 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{GlobalArgs, Outcome};
+use crate::store;
+use crate::tui;
+use crate::workspace;
 
 #[derive(Debug, Args)]
 pub struct ConsoleArgs {}
@@ -23,16 +26,16 @@ pub fn run(global: &GlobalArgs, _args: &ConsoleArgs) -> Result<Outcome> {
     }
     // A lock held by another process is waited out (the busy timeout): say so at once rather
     // than leave the terminal blank meanwhile.
-    if let Some(db) = crate::workspace::db_path(&global.overrides())
-        && crate::store::Store::locked_by_another(&db)
+    if let Some(db) = workspace::db_path(&global.overrides())
+        && store::Store::locked_by_another(&db)
     {
         crate::err_out!(
             "database {} is locked by another process (another skilldeck, or an open sqlite3 \
              shell): waiting up to {} s; close it and the console opens",
             db.display(),
-            crate::store::BUSY_TIMEOUT.as_secs()
+            store::BUSY_TIMEOUT.as_secs()
         );
     }
-    crate::tui::run_console(global.open()?)?;
+    tui::run_console(global.open()?)?;
     Ok(Outcome::Ok)
 }

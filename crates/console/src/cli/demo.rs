@@ -7,6 +7,9 @@ use clap::Args;
 
 use super::{Outcome, print_json};
 use crate::demo::{self, DemoReport};
+use crate::ingest;
+use crate::pipeline;
+use crate::tui;
 
 #[derive(Debug, Args)]
 pub struct DemoArgs {
@@ -30,17 +33,16 @@ pub fn run(args: DemoArgs) -> Result<Outcome> {
     }
     crate::out_part!("{}", summary(&report));
     if !args.no_console && super::console::has_terminal() {
-        crate::tui::run_console(ws)?;
+        tui::run_console(ws)?;
     }
     Ok(Outcome::Ok)
 }
 
 fn summary(r: &DemoReport) -> String {
-    let none = crate::ingest::IngestReport::default();
+    let none = ingest::IngestReport::default();
     let i1 = r.first_pass.ingest.as_ref().unwrap_or(&none);
     let i2 = r.second_pass.ingest.as_ref().unwrap_or(&none);
-    let versions =
-        |p: &crate::pipeline::PassReport| p.after.as_ref().map_or(0, |a| a.proposed_versions);
+    let versions = |p: &pipeline::PassReport| p.after.as_ref().map_or(0, |a| a.proposed_versions);
     let mut out = format!(
         "demo workspace: {}\n\
          ingested {} transcript files: {} sessions, {} turns, {} tool calls ({} errors)\n\

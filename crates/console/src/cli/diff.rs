@@ -6,7 +6,14 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::{GlobalArgs, Outcome};
+use crate::catalog::skills;
+use crate::catalog::versions;
+use crate::draft;
+use crate::draft::candidates;
+use crate::draft::merge;
 use crate::lifecycle;
+use crate::text::safe;
+use crate::workspace;
 
 #[derive(Debug, Args)]
 pub struct DiffArgs {
@@ -43,9 +50,9 @@ pub fn run(global: &GlobalArgs, args: DiffArgs) -> Result<Outcome> {
 }
 
 /// The proposed text of candidate `id` against the live text of each skill it replaces.
-fn candidate(ws: &crate::workspace::Workspace, id: i64) -> Result<Outcome> {
+fn candidate(ws: &workspace::Workspace, id: i64) -> Result<Outcome> {
     let conn = ws.store.conn();
-    let c = crate::draft::get_candidate(conn, id)?;
+    let c = draft::get_candidate(conn, id)?;
     let target = c.target_skill_id.with_context(|| {
         format!(
             "candidate {id} is a new skill, not a proposed version: its draft is {:?}",
@@ -53,33 +60,28 @@ fn candidate(ws: &crate::workspace::Workspace, id: i64) -> Result<Outcome> {
         )
     })?;
     let mut skills = vec![target];
-    skills.extend(crate::draft::candidates::absorbs(conn, id)?);
-    let target_name = crate::catalog::skills::by_id(conn, target)?.header.name;
-    let proposed =
-        crate::draft::approval_text(c.skill_md.as_deref().unwrap_or_default(), &target_name);
-    if c.source == crate::draft::CandidateSource::Restore {
-        let row = crate::catalog::skills::by_id(conn, target)?;
+    skills.extend(candidates::absorbs(conn, id)?);
+    let target_name = skills::by_id(conn, target)?.header.name;
+    let proposed = draft::approval_text(c.skill_md.as_deref().unwrap_or_default(), &target_name);
+    if c.source == draft::CandidateSource::Restore {
+        let row = skills::by_id(conn, target)?;
         crate::out!(
             "# candidate {id} restores {} ({}): its text comes back as it was",
-            crate::text::safe::inline(&row.name),
+            safe::inline(&row.name),
             row.status
         );
         if let Some(r) = &c.reason {
-            crate::out!("# {}", crate::text::safe::inline(&r.summary));
+            crate::out!("# {}", safe::inline(&r.summary));
         }
     }
     for skill in skills {
-        let row = crate::catalog::skills::by_id(conn, skill)?;
-        let live = crate::catalog::versions::latest_content(conn, skill)?;
-        crate::out!(
-            "# candidate {id} against {} (v{})",
-            crate::text::safe::inline(&row.name),
-            row.version
-        );
+        let row = skills::by_id(conn, skill)?;
+        let live = versions::latest_content(conn, skill)?;
+        crate::out!("# candidate {id} against {} (v{})", safe::inline(&row.name), row.version);
         crate::out_part!("{}", lifecycle::diff_text(&live, &proposed));
     }
-    if let Some(absorbed) = crate::draft::candidates::absorbs(conn, id)? {
-        let items = crate::draft::merge::coverage(conn, target, absorbed, &proposed)?;
+    if let Some(absorbed) = candidates::absorbs(conn, id)? {
+        let items = merge::coverage(conn, target, absorbed, &proposed)?;
         let dropped = items.iter().filter(|i| !i.kept).count();
         crate::out!(
             "# merge check: {} steps, commands and checks of both skills, {dropped} dropped",
@@ -90,8 +92,8 @@ fn candidate(ws: &crate::workspace::Workspace, id: i64) -> Result<Outcome> {
                 "  {:<7} {:<7} ({}) {}",
                 if i.kept { "kept" } else { "DROPPED" },
                 i.kind,
-                crate::text::safe::inline(&i.from),
-                crate::text::safe::inline(&i.text)
+                safe::inline(&i.from),
+                safe::inline(&i.text)
             );
         }
     }

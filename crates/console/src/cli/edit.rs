@@ -6,6 +6,7 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{GlobalArgs, Outcome};
+use crate::editor;
 use crate::{draft, lifecycle};
 
 #[derive(Debug, Args)]
@@ -19,11 +20,11 @@ pub struct EditArgs {
 
 pub fn run(global: &GlobalArgs, args: EditArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
-    let editor = crate::editor::from_env();
+    let editor = editor::from_env();
     if let Ok(id) = args.target.parse::<i64>() {
         let file = draft::draft_file(&ws, id)?;
         let before = std::fs::read(&file).ok();
-        crate::editor::edit(&editor, &file)?;
+        editor::edit(&editor, &file)?;
         if std::fs::read(&file).ok() == before {
             crate::out!("draft {id} unchanged ({})", file.display());
         } else {
@@ -34,7 +35,7 @@ pub fn run(global: &GlobalArgs, args: EditArgs) -> Result<Outcome> {
     let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws).to_string();
     let row = lifecycle::require_skill(ws.store.conn(), &agent, &args.target)?;
     let file = std::path::Path::new(&row.path).join("SKILL.md");
-    crate::editor::edit(&editor, &file)?;
+    editor::edit(&editor, &file)?;
     if lifecycle::scan_one(&mut ws, &row)? {
         let now = lifecycle::require_skill(ws.store.conn(), &agent, &args.target)?;
         crate::out!("{}: the edit is recorded as version {}", args.target, now.version);

@@ -5,6 +5,8 @@ use clap::{Args, ValueEnum};
 
 use super::{GlobalArgs, Outcome, print_json};
 use crate::lifecycle;
+use crate::trial::record;
+use crate::usage::effects;
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum Format {
@@ -24,8 +26,8 @@ pub struct FeaturesArgs {
 pub fn run(global: &GlobalArgs, args: FeaturesArgs) -> Result<Outcome> {
     let ws = global.open_read_only()?;
     let mut rows = lifecycle::features(&ws.store, args.agent.as_deref(), chrono::Utc::now())?;
-    crate::usage::effects::annotate(ws.store.conn(), &mut rows)?;
-    crate::trial::record::annotate(ws.store.conn(), &mut rows)?;
+    effects::annotate(ws.store.conn(), &mut rows)?;
+    record::annotate(ws.store.conn(), &mut rows)?;
     match args.format {
         Format::Json => print_json(&rows)?,
         Format::Csv => crate::out_part!("{}", lifecycle::features_csv(&rows)),

@@ -7,8 +7,13 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{GlobalArgs, Outcome, print_json};
+use crate::config;
+use crate::hooks::run;
 use crate::ingest::{IngestReport, Progress};
+use crate::pipeline;
 use crate::pipeline::{Detect, Pass, Read};
+use crate::text::safe;
+use crate::workspace;
 
 #[derive(Debug, Args)]
 pub struct IngestArgs {
@@ -38,9 +43,9 @@ struct Report {
     #[serde(flatten)]
     ingest: IngestReport,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pipeline: Option<crate::pipeline::AfterIngest>,
+    pipeline: Option<pipeline::AfterIngest>,
     /// The steps the pass ran, in order, and the milliseconds each took.
-    steps: Vec<crate::pipeline::Step>,
+    steps: Vec<pipeline::Step>,
     step_ms: Vec<u64>,
 }
 
@@ -50,7 +55,7 @@ pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     // The pass recovers and reconciles first, as every door's does.
-    let mut ws = crate::workspace::Workspace::open(&global.overrides())?;
+    let mut ws = workspace::Workspace::open(&global.overrides())?;
     let show_progress = !args.json && std::io::stderr().is_terminal();
     let mut on_progress = |p: &Progress| {
         if show_progress && p.files_total > 0 {
@@ -70,7 +75,7 @@ pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
     if args.no_detect {
         pass.detect = Detect::Off;
     }
-    let done = crate::pipeline::run(&mut ws, &pass, &mut on_progress)?;
+    let done = pipeline::run(&mut ws, &pass, &mut on_progress)?;
     if show_progress {
         crate::err_out!();
     }
@@ -123,7 +128,7 @@ pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
                     f.model_rejected.len()
                 );
                 for why in &f.model_rejected {
-                    crate::out!("  {}", crate::text::safe::inline(why));
+                    crate::out!("  {}", safe::inline(why));
                 }
             }
         }
@@ -132,13 +137,13 @@ pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
 }
 
 /// Where the default ingest looked, when none of those folders exists.
-fn none_found(ws: &crate::workspace::Workspace) -> Option<String> {
+fn none_found(ws: &workspace::Workspace) -> Option<String> {
     let roots: Vec<PathBuf> = match ws.config.transcripts.is_empty() {
         false => ws.config.transcripts.iter().map(|r| r.path.clone()).collect(),
         true => {
-            let home = crate::config::PlatformDirs::detect().ok()?.home;
+            let home = config::PlatformDirs::detect().ok()?.home;
             let codex = &ws.config.codex.agent_id;
-            crate::workspace::default_roots(&home, codex).into_iter().map(|r| r.path).collect()
+            workspace::default_roots(&home, codex).into_iter().map(|r| r.path).collect()
         }
     };
     if roots.iter().any(|r| r.exists()) {
@@ -191,12 +196,11 @@ pub fn summary(r: &IngestReport) -> String {
 enum Msg {
     What(String),
     Limit(u64),
-    Done(Result<crate::hooks::run::HookOutcome>),
+    Done(Result<run::HookOutcome>),
 }
 
 /// `ingest --hook`: never fails and never prints unless `--json` asks; problems go to the log.
 fn hook(global: &GlobalArgs, args: &IngestArgs) {
-    use crate::hooks::run;
     use std::time::{Duration, Instant, SystemTime};
     let started = Instant::now();
     let paths: Vec<String> = args.paths.iter().map(|p| p.to_string_lossy().into_owned()).collect();
@@ -204,7 +208,7 @@ fn hook(global: &GlobalArgs, args: &IngestArgs) {
         .db
         .as_deref()
         .map(run::hook_dir)
-        .or_else(|| crate::config::PlatformDirs::detect().ok().map(|d| d.data_dir.join("hooks")))
+        .or_else(|| config::PlatformDirs::detect().ok().map(|d| d.data_dir.join("hooks")))
         .unwrap_or_else(|| std::path::PathBuf::from(".skilldeck/hooks"));
     let overrides = global.overrides();
     let (send, recv) = std::sync::mpsc::channel();
@@ -218,7 +222,7 @@ fn hook(global: &GlobalArgs, args: &IngestArgs) {
             Err(e) => return drop(send.send(Msg::Done(Err(e.context("bad payload"))))),
         };
         let _ = send.send(Msg::What(format!("{} {:?}", payload.event, payload.transcript)));
-        let mut ws = match crate::workspace::Workspace::open(&overrides) {
+        let mut ws = match workspace::Workspace::open(&overrides) {
             Ok(ws) => ws,
             Err(e) => return drop(send.send(Msg::Done(Err(e)))),
         };
@@ -228,7 +232,7 @@ fn hook(global: &GlobalArgs, args: &IngestArgs) {
     let mut what = "reading the payload on stdin".to_string();
     // The configured limit, read before stdin so it bounds the reading too (the worker sends it
     // again from the workspace it opens).
-    let configured = global.config.as_deref().and_then(|p| crate::config::Config::load(p).ok());
+    let configured = global.config.as_deref().and_then(|p| config::Config::load(p).ok());
     let mut limit = Duration::from_secs(configured.unwrap_or_default().hooks.time_limit_secs);
     loop {
         match recv.recv_timeout(limit.saturating_sub(started.elapsed())) {

@@ -4,6 +4,8 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use super::{GlobalArgs, Outcome, print_json};
+use crate::draft::candidates;
+use crate::pipeline;
 use crate::pipeline::Pick;
 use crate::text::safe::inline;
 
@@ -26,8 +28,8 @@ pub fn run(global: &GlobalArgs, args: LearnArgs) -> Result<Outcome> {
         (None, false) => bail!("give a session key or --last"),
     };
     let mut ws = global.open()?;
-    let l = crate::pipeline::learn(&mut ws, pick)?;
-    let flags = crate::draft::candidates::get_candidate(ws.store.conn(), l.candidate_id)?.flags;
+    let l = pipeline::learn(&mut ws, pick)?;
+    let flags = candidates::get_candidate(ws.store.conn(), l.candidate_id)?.flags;
     if args.json {
         let mut value = serde_json::to_value(&l)?;
         value["flags"] = serde_json::to_value(&flags)?;

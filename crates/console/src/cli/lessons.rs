@@ -8,7 +8,11 @@ use clap::{Args, Subcommand};
 
 use super::{GlobalArgs, Outcome, print_json};
 use crate::lessons::{self, Lesson, LessonStatus};
+use crate::text;
+use crate::text::injection;
 use crate::text::safe;
+use crate::tui;
+use crate::workspace;
 
 #[derive(Debug, Args)]
 pub struct LessonsArgs {
@@ -113,7 +117,7 @@ pub fn run(global: &GlobalArgs, args: LessonsArgs) -> Result<Outcome> {
                 lessons::retention::MIN_RETRIEVALS,
                 lessons::retention::MAX_DROP_FRACTION,
             )?;
-            crate::out!("pruned {}", crate::text::count(dropped.len() as u64, "lesson"));
+            crate::out!("pruned {}", text::count(dropped.len() as u64, "lesson"));
             return warn_problems(&ws);
         }
     };
@@ -125,7 +129,7 @@ pub fn run(global: &GlobalArgs, args: LessonsArgs) -> Result<Outcome> {
 
 /// `id`, once a lesson flagged for a dangerous command is confirmed with `--yes`: it would reach
 /// the agent as an instruction.
-fn confirmed(ws: &crate::workspace::Workspace, id: i64, yes: bool) -> Result<i64> {
+fn confirmed(ws: &workspace::Workspace, id: i64, yes: bool) -> Result<i64> {
     let l = lessons::db::get(ws.store.conn(), id, &ws.config.lessons)?;
     let flags = danger(ws.store.conn(), &l)?;
     if !flags.is_empty() && !yes {
@@ -137,13 +141,13 @@ fn confirmed(ws: &crate::workspace::Workspace, id: i64, yes: bool) -> Result<i64
     Ok(id)
 }
 
-fn danger(conn: &rusqlite::Connection, l: &Lesson) -> Result<Vec<crate::text::injection::Flag>> {
+fn danger(conn: &rusqlite::Connection, l: &Lesson) -> Result<Vec<injection::Flag>> {
     lessons::guard::lesson_danger(conn, l)
 }
 
 /// The playbook and blocks follow the decision (a no-op when they already do); the projects
 /// whose block could not be written are named.
-fn warn_problems(ws: &crate::workspace::Workspace) -> Result<Outcome> {
+fn warn_problems(ws: &workspace::Workspace) -> Result<Outcome> {
     for p in lessons::playbook::follow(ws)?.problems {
         crate::err_out!("warning: {}", safe::inline(&p));
     }
@@ -178,7 +182,7 @@ fn show(conn: &rusqlite::Connection, l: &Lesson) -> Result<()> {
         l.id,
         l.status,
         l.kind,
-        crate::text::count(l.sessions.len() as u64, "session"),
+        text::count(l.sessions.len() as u64, "session"),
         l.confidence,
         l.utility,
         if l.verified { " · verified" } else { "" }
@@ -190,7 +194,7 @@ fn show(conn: &rusqlite::Connection, l: &Lesson) -> Result<()> {
         crate::out!("   rejected: {}", safe::inline(r));
     }
     if l.status.is_live() {
-        crate::out!("   {}", crate::tui::lessons::measured(l));
+        crate::out!("   {}", tui::lessons::measured(l));
     }
     for e in l.evidence.iter().take(3) {
         let short: String = e.session_key.chars().take(8).collect();
@@ -200,9 +204,9 @@ fn show(conn: &rusqlite::Connection, l: &Lesson) -> Result<()> {
             crate::out!("     user: {}", safe::inline(c));
         }
         if !e.fix.is_empty() {
-            crate::out!("     fix:  {}", safe::inline(&crate::tui::lessons::fix_steps(e)));
+            crate::out!("     fix:  {}", safe::inline(&tui::lessons::fix_steps(e)));
         }
-        if let Some(then) = crate::tui::lessons::then_text(e) {
+        if let Some(then) = tui::lessons::then_text(e) {
             crate::out!("     then: {}", safe::inline(&then));
         }
         for f in &e.fix {

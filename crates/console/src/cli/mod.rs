@@ -41,6 +41,11 @@ use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 use serde::Serialize;
 
+use crate::journal;
+use crate::lifecycle;
+use crate::pipeline;
+use crate::store::trouble;
+use crate::workspace;
 use crate::workspace::{Overrides, Workspace};
 
 mod candidates;
@@ -92,7 +97,7 @@ impl GlobalArgs {
     /// one too) and none half moved.
     pub fn open(&self) -> Result<Workspace> {
         let mut ws = Workspace::open(&self.overrides())?;
-        crate::pipeline::reconcile(&mut ws)?;
+        pipeline::reconcile(&mut ws)?;
         Ok(ws)
     }
 
@@ -104,15 +109,15 @@ impl GlobalArgs {
         // So is what a killed process left half done.
         // So is a SKILL.md edited or deleted by hand: an edit is a version, a gone file a
         // `missing` skill, before anything is shown.
-        let pending = crate::journal::abandoned(ws.store.conn())?;
-        if !pending && !crate::lifecycle::disk_changed(&ws)? {
+        let pending = journal::abandoned(ws.store.conn())?;
+        if !pending && !lifecycle::disk_changed(&ws)? {
             // Scratch a killed import or acquire left goes without a write to the database.
-            crate::pipeline::clear_debris(&ws)?;
+            pipeline::clear_debris(&ws)?;
             return Ok(ws);
         }
         drop(ws);
         let mut ws = self.open()?;
-        crate::lifecycle::scan_edits(&mut ws)?;
+        lifecycle::scan_edits(&mut ws)?;
         drop(ws);
         Workspace::open_read_only(&self.overrides())
     }
@@ -293,8 +298,8 @@ pub fn main() -> ExitCode {
         Err(e) => {
             // A database trouble met mid-command (a lock held by another process) is said in
             // one line with the fix, like one met while opening.
-            let db = crate::workspace::db_path(&overrides);
-            match db.and_then(|db| crate::store::trouble::explain_sqlite(&db, &e)) {
+            let db = workspace::db_path(&overrides);
+            match db.and_then(|db| trouble::explain_sqlite(&db, &e)) {
                 Some(line) => crate::err_out!("error: {line}"),
                 None => crate::err_out!("error: {e:#}"),
             }

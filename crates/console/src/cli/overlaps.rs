@@ -4,7 +4,9 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{GlobalArgs, Outcome, print_json};
+use crate::draft::candidates;
 use crate::text::safe::inline;
+use crate::usage::consolidate;
 
 #[derive(Debug, Args)]
 pub struct OverlapsArgs {
@@ -14,8 +16,7 @@ pub struct OverlapsArgs {
 
 pub fn run(global: &GlobalArgs, args: OverlapsArgs) -> Result<Outcome> {
     let ws = global.open_read_only()?;
-    let pairs =
-        crate::usage::consolidate::overlapping(&ws, crate::draft::candidates::workflow_steps)?;
+    let pairs = consolidate::overlapping(&ws, candidates::workflow_steps)?;
     if args.json {
         print_json(&pairs)?;
         return Ok(Outcome::Ok);

@@ -5,6 +5,8 @@ use clap::Args;
 
 use super::{GlobalArgs, Outcome, print_json};
 use crate::draft;
+use crate::text;
+use crate::text::safe;
 
 #[derive(Debug, Args)]
 pub struct PromoteArgs {
@@ -34,12 +36,12 @@ pub fn run(global: &GlobalArgs, args: PromoteArgs) -> Result<Outcome> {
     let flags = draft::candidates::get_candidate(ws.store.conn(), id)?.flags;
     if !flags.is_empty() && !args.yes {
         for flag in &flags {
-            crate::err_out!("flagged: {}", crate::text::safe::inline(&flag.reason));
+            crate::err_out!("flagged: {}", safe::inline(&flag.reason));
         }
         anyhow::bail!(
             "candidate {} is flagged ({}): read its draft, then promote it with --yes",
             id,
-            crate::text::count(flags.len() as u64, "flag")
+            text::count(flags.len() as u64, "flag")
         );
     }
     let promoted = draft::promote(&mut ws, id)?;

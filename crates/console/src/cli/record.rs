@@ -4,6 +4,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::{GlobalArgs, Outcome};
+use crate::catalog;
 use crate::lifecycle;
 use crate::model;
 
@@ -31,7 +32,7 @@ pub fn run(global: &GlobalArgs, args: RecordArgs) -> Result<Outcome> {
         &agent,
         &args.name,
         outcome,
-        crate::catalog::InvocationSource::Explicit,
+        catalog::InvocationSource::Explicit,
         args.note.as_deref(),
     )?;
     crate::out!("recorded {outcome} for {}", args.name);

@@ -4,6 +4,7 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{GlobalArgs, Outcome};
+use crate::draft;
 
 #[derive(Debug, Args)]
 pub struct RejectArgs {
@@ -12,7 +13,7 @@ pub struct RejectArgs {
 
 pub fn run(global: &GlobalArgs, args: RejectArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
-    crate::draft::reject(&mut ws, args.candidate)?;
+    draft::reject(&mut ws, args.candidate)?;
     crate::out!("dismissed candidate {}", args.candidate);
     Ok(Outcome::Ok)
 }

@@ -4,7 +4,17 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{GlobalArgs, Outcome, print_json};
+use crate::catalog::skills;
+use crate::draft::candidates;
+use crate::draft::fixes;
 use crate::lifecycle;
+use crate::text::safe::inline;
+use crate::trial;
+use crate::trial::record;
+use crate::trial::verdict;
+use crate::usage::effect;
+use crate::usage::missed;
+use crate::workspace;
 
 #[derive(Debug, Args)]
 pub struct StatsArgs {
@@ -70,7 +80,7 @@ pub fn run(global: &GlobalArgs, args: StatsArgs) -> Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
-fn timeline(ws: &crate::workspace::Workspace, skill_id: i64, json: bool) -> Result<Outcome> {
+fn timeline(ws: &workspace::Workspace, skill_id: i64, json: bool) -> Result<Outcome> {
     let t = lifecycle::timeline(&ws.store, skill_id)?;
     if json {
         print_json(&t)?;
@@ -89,18 +99,17 @@ fn timeline(ws: &crate::workspace::Workspace, skill_id: i64, json: bool) -> Resu
     Ok(Outcome::Ok)
 }
 
-fn uptake(ws: &crate::workspace::Workspace, skill_id: i64, json: bool) -> Result<Outcome> {
-    use crate::text::safe::inline;
+fn uptake(ws: &workspace::Workspace, skill_id: i64, json: bool) -> Result<Outcome> {
     let conn = ws.store.conn();
-    let skill = crate::catalog::skills::uptake_ref(conn, skill_id)?;
-    let u = crate::usage::missed::uptake(conn, &skill, crate::draft::candidates::workflow_steps)?;
-    let rewrite = crate::draft::fixes::rewrite_uptake(ws, skill_id)?;
+    let skill = skills::uptake_ref(conn, skill_id)?;
+    let u = missed::uptake(conn, &skill, candidates::workflow_steps)?;
+    let rewrite = fixes::rewrite_uptake(ws, skill_id)?;
     if json {
         #[derive(serde::Serialize)]
         struct WithRewrite<'a> {
             #[serde(flatten)]
-            uptake: &'a crate::usage::missed::Uptake,
-            trigger_rewrite: &'a Option<crate::draft::fixes::RewriteUptake>,
+            uptake: &'a missed::Uptake,
+            trigger_rewrite: &'a Option<fixes::RewriteUptake>,
         }
         print_json(&WithRewrite { uptake: &u, trigger_rewrite: &rewrite })?;
         return Ok(Outcome::Ok);
@@ -141,21 +150,20 @@ fn uptake(ws: &crate::workspace::Workspace, skill_id: i64, json: bool) -> Result
     Ok(Outcome::Ok)
 }
 
-fn effect(ws: &crate::workspace::Workspace, skill_id: i64, json: bool) -> Result<Outcome> {
-    use crate::text::safe::inline;
+fn effect(ws: &workspace::Workspace, skill_id: i64, json: bool) -> Result<Outcome> {
     let conn = ws.store.conn();
-    let skill = crate::catalog::skills::uptake_ref(conn, skill_id)?;
-    let runs = crate::usage::effect::AgentRuns::load(conn, &skill.agent)?;
-    let drafted = crate::draft::candidates::workflow_steps;
-    let e = crate::usage::effect::measure(conn, &skill, drafted, &runs)?;
-    let trial = crate::trial::record::latest_for_skill(conn, skill_id, skill.candidate_id)?;
+    let skill = skills::uptake_ref(conn, skill_id)?;
+    let runs = effect::AgentRuns::load(conn, &skill.agent)?;
+    let drafted = candidates::workflow_steps;
+    let e = effect::measure(conn, &skill, drafted, &runs)?;
+    let trial = record::latest_for_skill(conn, skill_id, skill.candidate_id)?;
     if json {
         #[derive(serde::Serialize)]
         struct WithTrial<'a> {
             #[serde(flatten)]
-            effect: &'a crate::usage::effect::Effect,
+            effect: &'a effect::Effect,
             /// The latest trial (source: trial), beside the effect observed in history.
-            trial: Option<&'a crate::trial::Trial>,
+            trial: Option<&'a trial::Trial>,
         }
         let trial = trial.as_ref().and_then(|t| t.trial.as_ref());
         print_json(&WithTrial { effect: &e, trial })?;
@@ -178,7 +186,7 @@ fn effect(ws: &crate::workspace::Workspace, skill_id: i64, json: bool) -> Result
             inline(&e.workflow.join(" → "))
         ),
     }
-    for line in crate::usage::effect::table(&e.overall) {
+    for line in effect::table(&e.overall) {
         crate::out!("  {line}");
     }
     for (model, c) in &e.by_model {
@@ -189,13 +197,13 @@ fn effect(ws: &crate::workspace::Workspace, skill_id: i64, json: bool) -> Result
             c.runs_with,
             c.runs_without
         );
-        for line in crate::usage::effect::table(c) {
+        for line in effect::table(c) {
             crate::out!("    {line}");
         }
     }
     match trial {
         Some(row) => match &row.trial {
-            Some(t) => crate::trial::verdict::lines(t).iter().for_each(|l| crate::out!("{l}")),
+            Some(t) => verdict::lines(t).iter().for_each(|l| crate::out!("{l}")),
             None => crate::out!("trial: {}", row.headline()),
         },
         None => crate::out!(

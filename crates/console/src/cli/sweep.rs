@@ -4,6 +4,9 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{GlobalArgs, Outcome, print_json};
+use crate::pipeline;
+use crate::text;
+use crate::text::safe;
 
 #[derive(Debug, Args)]
 pub struct SweepArgs {
@@ -16,7 +19,7 @@ pub struct SweepArgs {
 
 pub fn run(global: &GlobalArgs, args: SweepArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
-    let report = crate::pipeline::sweep(&mut ws, args.full)?;
+    let report = pipeline::sweep(&mut ws, args.full)?;
     if args.json {
         print_json(&report)?;
         return Ok(Outcome::Ok);
@@ -47,31 +50,31 @@ pub fn run(global: &GlobalArgs, args: SweepArgs) -> Result<Outcome> {
     }
     for t in &report.triggering {
         let word = if t.not_triggering { "not triggering" } else { "triggering again" };
-        crate::out!("  {} ({}): {word}", crate::text::safe::inline(&t.name), t.agent);
+        crate::out!("  {} ({}): {word}", safe::inline(&t.name), t.agent);
     }
     if report.proposed_merges > 0 {
         crate::out!(
             "  {} proposed (see `skilldeck candidates`)",
-            crate::text::count(report.proposed_merges as u64, "merge")
+            text::count(report.proposed_merges as u64, "merge")
         );
     }
     for why in &report.merges_skipped {
-        crate::out!("  merge not proposed: {}", crate::text::safe::inline(why));
+        crate::out!("  merge not proposed: {}", safe::inline(why));
     }
     let fixes = &report.proposed_fixes;
     if fixes.trigger_rewrites + fixes.restores > 0 {
         crate::out!(
             "  {} and {} proposed (see `skilldeck candidates`)",
-            crate::text::count(fixes.trigger_rewrites as u64, "trigger rewrite"),
-            crate::text::count(fixes.restores as u64, "restore")
+            text::count(fixes.trigger_rewrites as u64, "trigger rewrite"),
+            text::count(fixes.restores as u64, "restore")
         );
     }
     for why in &fixes.skipped {
-        crate::out!("  fix not proposed: {}", crate::text::safe::inline(why));
+        crate::out!("  fix not proposed: {}", safe::inline(why));
     }
     for (name, errors) in &report.spec_errors {
         for e in errors {
-            let (name, e) = (crate::text::safe::inline(name), crate::text::safe::inline(e));
+            let (name, e) = (safe::inline(name), safe::inline(e));
             crate::out!("  {name}: breaks the Agent Skills spec: {e}");
         }
     }

@@ -4,7 +4,12 @@ use anyhow::Result;
 use clap::{Args, Subcommand};
 
 use super::{GlobalArgs, Outcome, print_json};
+use crate::config;
+use crate::fsio;
+use crate::lifecycle;
 use crate::team;
+use crate::text;
+use crate::text::safe;
 use crate::text::safe::inline;
 
 #[derive(Debug, Args)]
@@ -142,7 +147,7 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
             }
             crate::out!(
                 "{} would leave this machine for team {} ({}), nothing else:",
-                crate::text::count(items.len() as u64, "item"),
+                text::count(items.len() as u64, "item"),
                 inline(&t.name),
                 inline(&team::pg::describe(&t.url))
             );
@@ -172,7 +177,7 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
             }
             crate::out!(
                 "{} in team {}",
-                crate::text::count(r.skills.len() as u64, "skill"),
+                text::count(r.skills.len() as u64, "skill"),
                 inline(&t.name)
             );
             for l in &r.skills {
@@ -220,9 +225,9 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
                     inline(&p.reason)
                 );
                 let live = ws.paths.skills_dir.join(&p.name).join("SKILL.md");
-                let old = crate::fsio::read_skill_md_text(&live).unwrap_or_default();
-                let diff = crate::lifecycle::diff_text(&old, text);
-                crate::out!("{}", crate::text::safe::block(&diff));
+                let old = fsio::read_skill_md_text(&live).unwrap_or_default();
+                let diff = lifecycle::diff_text(&old, text);
+                crate::out!("{}", safe::block(&diff));
             }
         }
         TeamCommand::Accept { name } => {
@@ -277,7 +282,7 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
                 if let Some(why) = &c.problem {
                     crate::out!("  flagged: {}", inline(why));
                 }
-                crate::out!("{}", crate::text::safe::block(&indent(&c.skill_md)));
+                crate::out!("{}", safe::block(&indent(&c.skill_md)));
             }
             if list.is_empty() {
                 crate::out!("no team candidates (run `skilldeck team detect`)");
@@ -351,7 +356,7 @@ fn indent(text: &str) -> String {
     text.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n")
 }
 
-fn pin(t: &crate::config::TeamConfig, name: &str, on: bool) -> Result<()> {
+fn pin(t: &config::TeamConfig, name: &str, on: bool) -> Result<()> {
     let mut client = team::connect(t)?;
     team::shared::pin(&mut client, &t.name, name, on)?;
     crate::out!("{} team skill {}", if on { "pinned" } else { "unpinned" }, inline(name));

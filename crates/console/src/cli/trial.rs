@@ -9,6 +9,7 @@ use clap::Args;
 use super::{GlobalArgs, Outcome, print_json};
 use crate::text::safe::inline;
 use crate::trial::{self, Plan, Request};
+use crate::usage::effect;
 
 #[derive(Debug, Args)]
 pub struct TrialArgs {
@@ -132,7 +133,7 @@ pub fn run(global: &GlobalArgs, args: TrialArgs) -> Result<Outcome> {
     if let Some(dir) = &t.kept {
         crate::out!("  workspaces kept in {}", inline(dir));
     }
-    if t.judgement.verdict == crate::usage::effect::Verdict::Hurts && t.skill_id.is_some() {
+    if t.judgement.verdict == effect::Verdict::Hurts && t.skill_id.is_some() {
         crate::out!(
             "  {} is flagged for review: `skilldeck approve --skill {}` keeps it as it is",
             inline(&t.skill),

@@ -18,7 +18,9 @@ use super::input::handle_key;
 use super::keys::KeyMap;
 use super::state::UiState;
 use super::update::update;
+use crate::editor;
 use crate::engine::{self, Command, EngineHandle, EngineOptions, Snapshot, Update, View};
+use crate::text::safe;
 use crate::workspace::Workspace;
 
 /// Puts text on the clipboard; returns how, for the status line.
@@ -38,6 +40,20 @@ pub struct ConsoleOptions {
     pub copy: CopyFn,
     /// What `e` calls with the selected draft or SKILL.md.
     pub edit: EditFn,
+    /// Told after every frame: how many frames and engine updates are on screen. Tests block on
+    /// it instead of polling the screen on a clock.
+    pub drawn: Arc<tokio::sync::watch::Sender<Drawn>>,
+}
+
+/// What the last frame drew: the frame's number, how many engine updates it reflects, the
+/// store generation of the snapshot it drew (`Snapshot::generation`), and whether that snapshot
+/// answers the view the console last asked for (nothing the screen waits on is on its way).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Drawn {
+    pub frames: u64,
+    pub updates: u64,
+    pub generation: u64,
+    pub settled: bool,
 }
 
 impl Default for ConsoleOptions {
@@ -46,7 +62,8 @@ impl Default for ConsoleOptions {
             color: true,
             keymap: KeyMap::default(),
             copy: Arc::new(copy_osc52),
-            edit: Arc::new(|file| crate::editor::edit(&crate::editor::from_env(), file)),
+            edit: Arc::new(|file| editor::edit(&editor::from_env(), file)),
+            drawn: Arc::new(tokio::sync::watch::channel(Drawn::default()).0),
         }
     }
 }
@@ -83,10 +100,15 @@ where
     let mut engine_alive = true;
     let mut tick = tokio::time::interval(Duration::from_millis(200));
     let mut dirty = true;
+    let mut drawn = Drawn::default();
     loop {
         if dirty {
             terminal.draw(|f| draw(f, &snap, &ui)).context("drawing the console")?;
             dirty = false;
+            drawn.frames += 1;
+            drawn.generation = snap.generation;
+            drawn.settled = sent_view.as_ref() == Some(&snap.view) && ui.view(&snap) == snap.view;
+            options.drawn.send_replace(drawn);
         }
         tokio::select! {
             biased;
@@ -98,7 +120,7 @@ where
                 }
                 if let Some(request) = ui.edit.take() {
                     let shown =
-                        crate::text::safe::inline(&request.file.to_string_lossy()).into_owned();
+                        safe::inline(&request.file.to_string_lossy()).into_owned();
                     let result = (options.edit)(&request.file);
                     // The editor had the screen: draw every cell again.
                     terminal.clear().context("redrawing after the editor")?;
@@ -115,7 +137,7 @@ where
                     }
                 }
                 if let Some(path) = ui.clipboard.take() {
-                    let shown = crate::text::safe::inline(&path).into_owned();
+                    let shown = safe::inline(&path).into_owned();
                     match (options.copy)(&path) {
                         Ok(how) => ui.engine.result(format!("copied {shown} {how}"), false),
                         Err(e) => ui.engine.result(format!("could not copy {shown}: {e:#}"), true),
@@ -126,8 +148,10 @@ where
                 match received {
                     Some(first) => {
                         on_update(&mut ui, &mut snap, first);
+                        drawn.updates += 1;
                         while let Ok(more) = engine.updates.try_recv() {
                             on_update(&mut ui, &mut snap, more);
+                            drawn.updates += 1;
                         }
                     }
                     None => {
@@ -382,10 +406,10 @@ pub fn run_console(ws: Workspace) -> Result<()> {
                 return Err(e).context("opening the terminal");
             }
         };
-        let editor = crate::editor::from_env();
+        let editor = editor::from_env();
         let edit: EditFn = Arc::new(move |file| {
             gate.pause();
-            let result = suspended(|| crate::editor::edit(&editor, file));
+            let result = suspended(|| editor::edit(&editor, file));
             gate.resume();
             result
         });

@@ -10,6 +10,7 @@ use super::layout;
 use crate::catalog::SkillStatus;
 use crate::engine::snapshot::{CandidateView, SkillLine, Snapshot};
 use crate::engine::{CandidateId, LessonId, Progress, SkillId, Subject, View};
+use crate::lessons;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Pane {
@@ -86,7 +87,7 @@ pub enum Confirm {
     /// A candidate flagged for text aimed at the agent or a dangerous command: promote anyway.
     PromoteFlagged(Subject<CandidateId>, usize),
     /// A lesson standing for a dangerous command (the flags' reasons): approve or pin anyway.
-    LessonFlagged(Subject<LessonId>, crate::lessons::LessonStatus, Vec<String>),
+    LessonFlagged(Subject<LessonId>, lessons::LessonStatus, Vec<String>),
     /// `u`: take back the last change (`what`, made `ago`), numbered `seq` by the engine.
     Undo {
         seq: u64,
@@ -461,7 +462,7 @@ impl UiState {
         self.skills_top = self.skills_top.min(self.skill_rows.len().saturating_sub(page));
     }
 
-    pub fn lesson<'s>(&self, snap: &'s Snapshot) -> Option<&'s crate::lessons::Lesson> {
+    pub fn lesson<'s>(&self, snap: &'s Snapshot) -> Option<&'s lessons::Lesson> {
         snap.lessons.get(self.lessons_sel)
     }
 

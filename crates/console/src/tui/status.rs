@@ -13,6 +13,8 @@ use super::state::{Confirm, Pane, UiState};
 use super::theme::Theme;
 use crate::engine::Progress;
 use crate::engine::snapshot::Snapshot;
+use crate::text;
+use crate::text::safe;
 
 pub fn draw_header(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: Theme) {
     let mut spans = vec![Span::styled(" skilldeck ", theme.title())];
@@ -53,7 +55,7 @@ fn shown_path(path: &Path) -> String {
         Some(rest) if !rest.as_os_str().is_empty() => format!("~/{}", rest.display()),
         _ => path.display().to_string(),
     };
-    crate::text::safe::inline(&text).into_owned()
+    safe::inline(&text).into_owned()
 }
 
 /// `…` then the end of `text` (the informative part of a path) when it is too long.
@@ -82,12 +84,12 @@ pub fn draw_status(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, the
             Confirm::PromoteFlagged(t, n) => format!(
                 "{} is flagged ({}, shown in the detail): promote it anyway? y/n",
                 t.name,
-                crate::text::count(*n as u64, "flag")
+                text::count(*n as u64, "flag")
             ),
             Confirm::LessonFlagged(t, status, flags) => format!(
                 "Make {} {status} anyway? y/n · flagged: {}{}",
                 t.name,
-                crate::text::safe::inline(flags.first().map_or("", String::as_str)),
+                safe::inline(flags.first().map_or("", String::as_str)),
                 match flags.len() {
                     1 => String::new(),
                     n => format!(" (+{} more in the detail)", n - 1),

@@ -7,10 +7,12 @@ use super::panes::diff;
 use super::state::{Confirm, EditRequest, Pane, STATE_FILTERS, UiState};
 use super::team;
 use crate::catalog::SkillStatus;
+use crate::engine::snapshot;
 use crate::engine::snapshot::{CandidateView, QueueItem, Snapshot};
 use crate::engine::{CandidateId, Command, LessonId, Op, SkillId, Subject};
 use crate::lessons::LessonStatus;
 use crate::team::TeamOp;
+use crate::text::hex;
 use crate::text::hex::sha256_hex;
 
 /// Applies an action to the UI state; returns what the engine must do, if anything.
@@ -158,7 +160,7 @@ fn ask_undo(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
     match &snap.undo {
         None => say(ui, "nothing to undo"),
         Some(offer) if !offer.undoable => {
-            ui.engine.result(crate::engine::snapshot::cannot_undo(&offer.what), true);
+            ui.engine.result(snapshot::cannot_undo(&offer.what), true);
             None
         }
         Some(offer) => {
@@ -583,10 +585,7 @@ fn team_op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Command>
                 ui.engine.result(format!("{} cannot be promoted: {why}", c.name), false);
                 return None;
             }
-            None => TeamOp::Promote {
-                id: c.id,
-                seen: crate::text::hex::sha256_hex(c.skill_md.as_bytes()),
-            },
+            None => TeamOp::Promote { id: c.id, seen: hex::sha256_hex(c.skill_md.as_bytes()) },
         },
         (Some(team::Row::Candidate(c)), Action::Dismiss) => TeamOp::Dismiss { id: c.id },
         (Some(team::Row::Skill(s)), Action::ToggleProtected) => {

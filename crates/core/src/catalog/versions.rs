@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::VersionSource;
 use crate::store::now_rfc3339;
+use crate::text::hex;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct VersionView {
@@ -75,17 +76,22 @@ pub fn insert(
     content: &str,
     source: VersionSource,
 ) -> Result<()> {
+    insert_at(conn, skill_id, version, content, source, &now_rfc3339())
+}
+
+/// [`insert`] with the time given: a version recorded at a known moment (imports, fixtures).
+pub fn insert_at(
+    conn: &Connection,
+    skill_id: i64,
+    version: i64,
+    content: &str,
+    source: VersionSource,
+    at: &str,
+) -> Result<()> {
     conn.execute(
         "INSERT INTO skill_versions(skill_id, version, content, sha256, source, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        params![
-            skill_id,
-            version,
-            content,
-            crate::text::hex::sha256_hex(content.as_bytes()),
-            source,
-            now_rfc3339()
-        ],
+        params![skill_id, version, content, hex::sha256_hex(content.as_bytes()), source, at],
     )?;
     Ok(())
 }

@@ -12,6 +12,8 @@ use serde::Serialize;
 
 use frontmatter::{Entry, Node};
 
+use crate::fsio;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
@@ -151,7 +153,7 @@ pub fn validate_skill(dir: &Path) -> Result<Vec<Problem>> {
     let mut r = Report { path: &skill_md, problems: Vec::new() };
     // A file that cannot be read (over the cap, not a regular file) is this folder's error; the
     // other folders are still checked.
-    let bytes = match crate::fsio::read_skill_md(&skill_md) {
+    let bytes = match fsio::read_skill_md(&skill_md) {
         Ok(bytes) => bytes,
         Err(e) => {
             r.error(None, "SKILL.md", format!("cannot be read: {e}"));

@@ -8,6 +8,8 @@ use std::path::Path;
 
 use rusqlite::ErrorCode;
 
+use crate::fsio;
+
 /// The one-line explanation of `err` met while using the database at `db`, if it is one of the
 /// troubles above.
 pub fn explain(db: &Path, err: &anyhow::Error) -> Option<String> {
@@ -185,7 +187,7 @@ pub fn not_a_database_file(db: &Path) -> Option<String> {
         Ok(m) if m.is_file() => None,
         Ok(m) => Some(format!(
             "database {shown}: is {}, not a database file; pass --db with a file path",
-            crate::fsio::kind_of(&m)
+            fsio::kind_of(&m)
         )),
         // Only a link that still leads nowhere: a file another process created meanwhile is not.
         Err(_)

@@ -8,6 +8,7 @@ pub mod managed;
 pub mod paste;
 pub mod redact;
 pub mod safe;
+pub mod signature;
 pub mod slug;
 
 /// `1 skill`, `2 skills`: a count with its noun in the right number (`noun` + `s` when plural).

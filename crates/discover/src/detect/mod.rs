@@ -13,7 +13,7 @@ pub mod mine;
 pub mod requests;
 pub mod sequence;
 mod sightings;
-mod signature;
+use crate::text::signature;
 mod streak;
 pub mod workflows;
 

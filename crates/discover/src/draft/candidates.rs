@@ -840,6 +840,59 @@ pub fn record_merge(conn: &Connection, m: &NewMerge) -> Result<Option<i64>> {
     Ok(id)
 }
 
+/// A candidate written whole, as it stands: an import of reviewed work or a test's fixture.
+/// Detection goes through [`record`], which names and drafts it from its evidence.
+pub struct NewCandidate<'a> {
+    pub agent: &'a str,
+    pub hash: &'a str,
+    pub name: &'a str,
+    pub description: Option<&'a str>,
+    /// JSON array of the tool steps.
+    pub tool_sequence: &'a str,
+    pub sessions: &'a [String],
+    pub occurrences: i64,
+    pub source: CandidateSource,
+    pub signature: Option<&'a str>,
+    pub examples: &'a [String],
+    pub skill_md: Option<&'a str>,
+    pub staged_path: Option<&'a str>,
+    /// A proposed version of this skill.
+    pub target_skill_id: Option<i64>,
+    pub workflow: Option<&'a WorkflowEvidence>,
+    pub now: &'a str,
+}
+
+/// Writes an open candidate; returns its id.
+pub fn insert(conn: &Connection, c: &NewCandidate) -> Result<i64> {
+    conn.execute(
+        "INSERT INTO skill_candidates (agent_id, hash, name, description, tool_sequence,
+             session_keys, occurrences, status, created_at, source, signature, examples, skill_md,
+             staged_path, target_skill_id, workflow, reason)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+        params![
+            c.agent,
+            c.hash,
+            c.name,
+            c.description,
+            c.tool_sequence,
+            serde_json::to_string(c.sessions)?,
+            c.occurrences,
+            CandidateStatus::Candidate,
+            c.now,
+            c.source,
+            c.signature,
+            serde_json::to_string(c.examples)?,
+            c.skill_md,
+            c.staged_path,
+            c.target_skill_id,
+            c.workflow.map(serde_json::to_string).transpose()?,
+            c.workflow.map(|w| serde_json::to_string(&w.reason)).transpose()?,
+        ],
+    )
+    .with_context(|| format!("writing candidate {:?}", c.name))?;
+    Ok(conn.last_insert_rowid())
+}
+
 /// The skill a merge proposal would absorb (archive on approval), if it is one.
 pub fn absorbs(conn: &Connection, candidate_id: i64) -> Result<Option<i64>> {
     Ok(conn

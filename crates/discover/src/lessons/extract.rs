@@ -227,7 +227,8 @@ fn hash(parts: &[&str]) -> String {
 /// (a) `t` corrects what the agent did in `p`, the turn before it.
 fn correction(p: &SessionTurn, t: &SessionTurn) -> Option<Sighting> {
     let cue = cues::correction_cue(&t.user_input)?;
-    if crate::detect::is_control_prompt(&t.user_input) || redact::is_opaque(&t.user_input) {
+    if crate::text::signature::is_control_prompt(&t.user_input) || redact::is_opaque(&t.user_input)
+    {
         return None;
     }
     let corrected = p.calls.iter().rev().find(|c| is_specific(last_key(c))).or(p.calls.last())?;
@@ -240,7 +241,7 @@ fn correction(p: &SessionTurn, t: &SessionTurn) -> Option<Sighting> {
         clip(cues::cue_sentence(&t.user_input, &cue))
     };
     let words = corrected.detail.as_deref().and_then(|d| command::segment_words(d, &key));
-    let task = crate::detect::task_signature(&p.user_input).replace('-', " ");
+    let task = crate::text::signature::task_signature(&p.user_input).replace('-', " ");
     let trigger = if task.is_empty() {
         format!("before {}", step_words(&key))
     } else {

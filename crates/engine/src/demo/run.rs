@@ -8,9 +8,12 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
 use super::scenario::{self, Layout, write_phase_one, write_phase_two};
+use crate::catalog::skills;
 use crate::config::Config;
+use crate::draft;
 use crate::lifecycle::{self, SkillView};
 use crate::pipeline::{self, PassReport};
+use crate::trial::verdict;
 use crate::workspace::{Paths, Workspace};
 
 /// Marks a folder as made by `demo`, so a later run may wipe and rebuild it.
@@ -61,26 +64,26 @@ pub fn build(root: &Path) -> Result<(Workspace, DemoReport)> {
     first_pass.sweep = judged.sweep;
 
     // The hand-written backup skill has been live since the day before (see the scenario).
-    let backup = crate::catalog::skills::find(ws.store.conn(), &agent, scenario::BACKUP_SKILL)?
+    let backup = skills::find(ws.store.conn(), &agent, scenario::BACKUP_SKILL)?
         .context("the demo's backup skill was not adopted")?;
     let since = scenario::backup_live_since();
     let since = since.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    crate::catalog::skills::set_live_since(ws.store.conn(), backup.id, &since)?;
+    skills::set_live_since(ws.store.conn(), backup.id, &since)?;
 
     // ... and promotes the drafted crate-release workflow.
     let candidate = release_candidate(&ws, &agent)?;
-    let promoted = crate::draft::promote(&mut ws, candidate)?.name;
+    let promoted = draft::promote(&mut ws, candidate)?.name;
 
     // Later sessions release with one more step: a proposed new version.
     write_phase_two(&layout)?;
     let second_pass = pipeline::run(&mut ws, &pipeline::Pass::full(), &mut |_| {})?;
 
     // ... and tries the backup skill on a project with a stand-in agent.
-    let trial = crate::trial::verdict::headline(&super::trial::run(&mut ws, &layout)?);
+    let trial = verdict::headline(&super::trial::run(&mut ws, &layout)?);
 
-    let open_candidates = crate::draft::list_candidates(&ws.store, None)?
+    let open_candidates = draft::list_candidates(&ws.store, None)?
         .iter()
-        .filter(|c| c.status == crate::draft::CandidateStatus::Candidate)
+        .filter(|c| c.status == draft::CandidateStatus::Candidate)
         .count();
     let skills = lifecycle::audit(&ws.store, None)?;
     let report = DemoReport {
@@ -100,11 +103,11 @@ pub fn build(root: &Path) -> Result<(Workspace, DemoReport)> {
 
 /// The open workflow candidate whose steps publish a crate.
 fn release_candidate(ws: &Workspace, agent: &str) -> Result<i64> {
-    crate::draft::list_candidates(&ws.store, Some(agent))?
+    draft::list_candidates(&ws.store, Some(agent))?
         .into_iter()
         .filter(|c| {
-            c.source == crate::draft::CandidateSource::Workflow
-                && c.status == crate::draft::CandidateStatus::Candidate
+            c.source == draft::CandidateSource::Workflow
+                && c.status == draft::CandidateStatus::Candidate
                 && !c.evidence_only
                 && c.tool_sequence.to_string().contains("sh:cargo publish")
         })

@@ -8,12 +8,16 @@ use anyhow::{Context, Result};
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::{CandidateId, Op, Progress, SkillId, Subject, Update};
+use crate::catalog;
 use crate::catalog::{SkillStatus, skills};
 use crate::ingest::IngestReport;
+use crate::lessons;
 use crate::lessons::LessonStatus;
+use crate::lessons::db;
 use crate::lifecycle::SweepReport;
 use crate::pipeline::{self, AfterIngest};
 use crate::text::count;
+use crate::text::safe;
 use crate::workspace::Workspace;
 use crate::{draft, lifecycle};
 
@@ -62,9 +66,9 @@ fn verb(op: &Op) -> &'static str {
         Op::Rollback(..) => "roll back",
         Op::Reopen(_) => "reopen",
         Op::Lesson(_, status) => match status {
-            crate::lessons::LessonStatus::Approved => "approve",
-            crate::lessons::LessonStatus::Pinned => "pin",
-            crate::lessons::LessonStatus::Dismissed => "dismiss",
+            lessons::LessonStatus::Approved => "approve",
+            lessons::LessonStatus::Pinned => "pin",
+            lessons::LessonStatus::Dismissed => "dismiss",
             _ => "reopen",
         },
     }
@@ -203,9 +207,9 @@ fn state_of(ws: &Workspace, op: &Op) -> OpState {
         Op::Dismiss(t) | Op::Reject(t) | Op::Reopen(t) => {
             OpState::Candidate(candidate(t.id).map(|c| c.status))
         }
-        Op::Lesson(t, _) => OpState::Lesson(
-            crate::lessons::db::get(conn, t.id.0, &ws.config.lessons).ok().map(|l| l.status),
-        ),
+        Op::Lesson(t, _) => {
+            OpState::Lesson(db::get(conn, t.id.0, &ws.config.lessons).ok().map(|l| l.status))
+        }
         Op::SetProtected(t, _) => {
             OpState::Pin { name: t.name.clone(), pinned: skill(t).map(|s| s.protected) }
         }
@@ -291,7 +295,7 @@ pub(super) fn run_job(
             (result, None, Vec::new())
         }
         Work::Edited { file, skill } => {
-            let shown = crate::text::safe::inline(&file.to_string_lossy()).into_owned();
+            let shown = safe::inline(&file.to_string_lossy()).into_owned();
             let result = match skill {
                 true => lifecycle::scan_edits_by_kind(ws).map(|scan| {
                     let found = scanned(&scan);
@@ -314,7 +318,7 @@ pub(super) fn run_job(
 }
 
 /// The skill (name, status) whose SKILL.md is `file`, when it is not live (archived, retired).
-fn parked(ws: &Workspace, file: &std::path::Path) -> Option<(String, crate::catalog::SkillStatus)> {
+fn parked(ws: &Workspace, file: &std::path::Path) -> Option<(String, catalog::SkillStatus)> {
     let folder = file.parent()?;
     let all = skills::all(ws.store.conn()).ok()?;
     all.into_iter()
@@ -373,7 +377,7 @@ fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
             draft::approve(ws, t.id.0)?;
             let target = draft::get_candidate(ws.store.conn(), t.id.0)?.target_skill_id;
             let version = match target {
-                Some(id) => crate::catalog::skills::by_id(ws.store.conn(), id)?.version,
+                Some(id) => skills::by_id(ws.store.conn(), id)?.version,
                 None => 0,
             };
             format!("approved {} version {version} (u undoes)", t.name)
@@ -407,7 +411,7 @@ fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
             format!("reopened {}: back in the review queue (u undoes)", t.name)
         }
         Op::Lesson(t, status) => {
-            let l = crate::lessons::set_status(ws, t.id.0, *status)?;
+            let l = lessons::set_status(ws, t.id.0, *status)?;
             // The playbook folder it (re)wrote is a skill the Skills pane shows now, not after
             // the next pass.
             lifecycle::scan_edits_by_kind(ws)?;
@@ -425,7 +429,7 @@ fn undo(ws: &mut Workspace, op: &Op, before: &OpState) -> Result<String> {
             let OpState::Lesson(Some(was)) = *before else {
                 anyhow::bail!("{} was {before} before; nothing to put back", t.name);
             };
-            crate::lessons::set_status(ws, t.id.0, was)?;
+            lessons::set_status(ws, t.id.0, was)?;
             lifecycle::scan_edits_by_kind(ws)?;
             return Ok(format!("undid the decision on {}: {was} again", t.name));
         }

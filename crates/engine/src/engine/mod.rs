@@ -18,6 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use tokio::sync::broadcast;
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 use tokio::task::JoinHandle;
 
@@ -25,8 +26,13 @@ pub use crate::ingest::Progress;
 pub use jobs::plan;
 pub use snapshot::{Snapshot, View};
 
+use crate::config;
+use crate::lessons;
 use crate::store::Store;
+use crate::store::trouble;
+use crate::team;
 use crate::text::count;
+use crate::workspace;
 use crate::workspace::Workspace;
 use jobs::{Entry, JobDone, OwnWrite, Work, describe, past, run_job};
 pub use snapshot::UndoOffer;
@@ -52,7 +58,7 @@ pub enum Command {
     },
     /// A decision in the team scope: runs on its own connection beside the jobs, never behind
     /// them, and reads the team's state again after it.
-    Team(crate::team::TeamOp),
+    Team(team::TeamOp),
 }
 
 /// A change to skills, candidates or lessons, by what it acts on.
@@ -72,7 +78,7 @@ pub enum Op {
     /// Put a dismissed or rejected candidate back in the queue.
     Reopen(Subject<CandidateId>),
     /// A person's decision on a lesson: approve, pin, dismiss, or back to proposed.
-    Lesson(Subject<LessonId>, crate::lessons::LessonStatus),
+    Lesson(Subject<LessonId>, lessons::LessonStatus),
 }
 
 impl Op {
@@ -150,7 +156,7 @@ pub struct EngineOptions {
 }
 
 impl EngineOptions {
-    pub fn from_config(c: &crate::config::EngineConfig) -> Self {
+    pub fn from_config(c: &config::EngineConfig) -> Self {
         EngineOptions {
             pass_on_start: true,
             pass_every: (c.tick_secs > 0).then(|| Duration::from_secs(c.tick_secs)),
@@ -176,6 +182,9 @@ impl EngineOptions {
 pub struct EngineHandle {
     pub commands: UnboundedSender<Command>,
     pub updates: UnboundedReceiver<Update>,
+    /// Each batch of skills-folder paths the engine has judged (its own writes' echoes and
+    /// edits alike), to whoever subscribes: tests wait on it instead of a clock.
+    pub skill_files: broadcast::Sender<Arc<Vec<PathBuf>>>,
 }
 
 /// Starts the engine on the current tokio runtime. It stops when `commands` is dropped.
@@ -185,7 +194,9 @@ pub fn spawn(ws: Workspace, options: EngineOptions) -> Result<EngineHandle> {
     let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
     let (upd_tx, upd_rx) = mpsc::unbounded_channel();
     let base = Snapshot::for_workspace(&ws);
+    let (files_tx, _) = broadcast::channel(64);
     let engine = Engine {
+        skill_files: files_tx.clone(),
         reopen: (ws.config.clone(), ws.paths.clone()),
         ws: Some(ws),
         reader: Some(reader),
@@ -202,7 +213,7 @@ pub fn spawn(ws: Workspace, options: EngineOptions) -> Result<EngineHandle> {
         echo: options.debounce * 4 + Duration::from_secs(5),
     };
     tokio::spawn(engine.run(cmd_rx, options));
-    Ok(EngineHandle { commands: cmd_tx, updates: upd_rx })
+    Ok(EngineHandle { commands: cmd_tx, updates: upd_rx, skill_files: files_tx })
 }
 
 /// A running job: gives back the workspace, what the job did, and whether the person asked
@@ -216,13 +227,14 @@ struct TeamDone {
     failed: bool,
     personal: bool,
     sync: bool,
-    view: Option<crate::team::TeamView>,
+    view: Option<team::TeamView>,
 }
 
 struct Engine {
+    skill_files: broadcast::Sender<Arc<Vec<PathBuf>>>,
     ws: Option<Workspace>,
     /// To reopen the workspace if a job panicked while holding it.
-    reopen: (crate::config::Config, crate::workspace::Paths),
+    reopen: (config::Config, workspace::Paths),
     reader: Option<Store>,
     updates: UnboundedSender<Update>,
     snap: Snapshot,
@@ -340,7 +352,7 @@ impl Engine {
     /// Starts a team task on its own workspace connection, when `[team]` is configured: a sync
     /// (`op` is `None`) or the person's decision. Each reads the team's state after it. Returns
     /// whether it started.
-    fn start_team(&self, op: Option<crate::team::TeamOp>, tx: &UnboundedSender<TeamDone>) -> bool {
+    fn start_team(&self, op: Option<team::TeamOp>, tx: &UnboundedSender<TeamDone>) -> bool {
         let (config, paths) = self.reopen.clone();
         if config.team.url.trim().is_empty() {
             if op.is_some() {
@@ -357,14 +369,14 @@ impl Engine {
                 Err(e) => (done.said, done.failed) = (Some(format!("team: {e:#}")), true),
                 Ok(mut ws) => {
                     match &op {
-                        None => done.said = crate::team::sync(&mut ws),
-                        Some(op) => match crate::team::apply(&ws, op) {
+                        None => done.said = team::sync(&mut ws),
+                        Some(op) => match team::apply(&ws, op) {
                             Ok(line) => done.said = Some(line),
                             Err(e) => (done.said, done.failed) = (Some(format!("{e:#}")), true),
                         },
                     }
-                    if let Ok(t) = crate::team::settings(&ws) {
-                        done.view = crate::team::view(&ws, &t).ok();
+                    if let Ok(t) = team::settings(&ws) {
+                        done.view = team::view(&ws, &t).ok();
                     }
                 }
             }
@@ -463,6 +475,9 @@ impl Engine {
         if let Some(held) = self.held_edits.as_mut() {
             held.extend(paths);
             return;
+        }
+        if self.skill_files.receiver_count() > 0 {
+            let _ = self.skill_files.send(Arc::new(paths.clone()));
         }
         let now = Instant::now();
         self.own_writes.retain(|(_, until)| *until > now);
@@ -607,7 +622,7 @@ impl Engine {
 
     /// An error for the status line: one line with the fix for database troubles.
     fn say_error(&self, e: anyhow::Error, context: &str) -> String {
-        match crate::store::trouble::explain(&self.snap.watching.db, &e) {
+        match trouble::explain(&self.snap.watching.db, &e) {
             Some(line) => line,
             None => format!("{context}{e:#}"),
         }

@@ -17,10 +17,25 @@ use anyhow::Result;
 use chrono::{Days, NaiveDate};
 use rusqlite::Connection;
 
+use crate::catalog;
 use crate::catalog::SkillHeader;
+use crate::catalog::invocations;
+use crate::catalog::skills;
+use crate::config;
+use crate::lessons;
+use crate::lessons::LessonStatus;
+use crate::lessons::db;
+use crate::lessons::guard;
 use crate::packages::{self, PackageDetail};
 use crate::store::Store;
+use crate::team;
+use crate::trial;
+use crate::trial::record;
+use crate::usage::effect;
+use crate::usage::effects;
+use crate::usage::missed;
 use crate::usage::missed::Uptake;
+use crate::workspace;
 use crate::{draft, lifecycle, text};
 
 /// Outcomes drawn in a skill's trend cell.
@@ -49,19 +64,21 @@ pub struct Snapshot {
     /// Uses against missed triggers of the selected live skill, while its detail view is open.
     pub uptake: Option<Arc<Uptake>>,
     /// Lessons to review and live ones, proposed first (`lessons::db::list`).
-    pub lessons: Arc<Vec<crate::lessons::Lesson>>,
+    pub lessons: Arc<Vec<lessons::Lesson>>,
     /// The dangerous commands each shown lesson stands for (`lessons::guard::lesson_danger`),
     /// by lesson id; lessons with none are absent.
     pub lesson_flags: Arc<HashMap<i64, Vec<String>>>,
-    pub lessons_config: crate::config::LessonsConfig,
+    pub lessons_config: config::LessonsConfig,
     /// The team's state as the last team sync or decision read it; `None` without `[team]` or
     /// before the first read.
-    pub team: Option<Arc<crate::team::TeamView>>,
+    pub team: Option<Arc<team::TeamView>>,
     /// The selected skill's effect as the last sweep measured it, while its detail view is open.
-    pub effect: Option<Arc<crate::usage::effect::Effect>>,
+    pub effect: Option<Arc<effect::Effect>>,
     /// The selected skill's id and latest trial (`trial::record`), while its detail view is open.
-    pub trial: Option<(i64, Arc<crate::trial::TrialRow>)>,
+    pub trial: Option<(i64, Arc<trial::TrialRow>)>,
     pub rules: Rules,
+    /// The view this snapshot was built for: the console's request answered.
+    pub view: View,
     /// The person's last change in this console, which `u` offers to take back.
     pub undo: Option<UndoOffer>,
 }
@@ -120,7 +137,7 @@ impl Snapshot {
     }
 
     /// An empty snapshot describing `ws` (what it watches, its thresholds); fill with [`refresh`].
-    pub fn for_workspace(ws: &crate::workspace::Workspace) -> Snapshot {
+    pub fn for_workspace(ws: &workspace::Workspace) -> Snapshot {
         let db = ws.store.path().map(|p| p.to_path_buf()).unwrap_or_else(|| ws.paths.db.clone());
         let lifecycle = &ws.config.lifecycle;
         Snapshot {
@@ -170,6 +187,7 @@ pub struct HistoryRow {
 pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> Result<i64> {
     let conn = store.conn();
     let version = store.data_version()?;
+    snap.view = view.clone();
     if lists {
         let skills = load_skills(conn)?;
         let staging = snap.watching.staging_dir.clone();
@@ -178,7 +196,7 @@ pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> 
         let lessons = load_lessons(conn, &snap.lessons_config)?;
         let mut flags = HashMap::new();
         for l in &lessons {
-            let found = crate::lessons::guard::lesson_danger(conn, l)?;
+            let found = guard::lesson_danger(conn, l)?;
             if !found.is_empty() {
                 flags.insert(l.id, found.into_iter().map(|f| f.reason).collect());
             }
@@ -215,24 +233,19 @@ pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> 
     };
     snap.uptake = match selected {
         Some(skill) if view.package && skill.status.is_live() => {
-            let r = crate::catalog::skills::uptake_ref(conn, skill.id)?;
-            Some(Arc::new(crate::usage::missed::uptake(
-                conn,
-                &r,
-                draft::candidates::workflow_steps,
-            )?))
+            let r = skills::uptake_ref(conn, skill.id)?;
+            Some(Arc::new(missed::uptake(conn, &r, draft::candidates::workflow_steps)?))
         }
         _ => None,
     };
     snap.effect = match selected {
-        Some(skill) if view.package => crate::usage::effects::load(conn, skill.id)?.map(Arc::new),
+        Some(skill) if view.package => effects::load(conn, skill.id)?.map(Arc::new),
         _ => None,
     };
     snap.trial = match selected {
         Some(skill) if view.package => {
-            let from = crate::catalog::skills::uptake_ref(conn, skill.id)?.candidate_id;
-            crate::trial::record::latest_for_skill(conn, skill.id, from)?
-                .map(|t| (skill.id, Arc::new(t)))
+            let from = skills::uptake_ref(conn, skill.id)?.candidate_id;
+            record::latest_for_skill(conn, skill.id, from)?.map(|t| (skill.id, Arc::new(t)))
         }
         _ => None,
     };
@@ -243,18 +256,18 @@ pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> 
 /// selection stays on the lesson decided): every one but those seen in one session only.
 fn load_lessons(
     conn: &rusqlite::Connection,
-    cfg: &crate::config::LessonsConfig,
-) -> Result<Vec<crate::lessons::Lesson>> {
-    use crate::lessons::LessonStatus as S;
+    cfg: &config::LessonsConfig,
+) -> Result<Vec<lessons::Lesson>> {
+    use LessonStatus as S;
     let shown = [S::Proposed, S::Approved, S::Pinned, S::Rejected, S::Dismissed, S::Pruned];
-    crate::lessons::db::list(conn, &shown, cfg)
+    db::list(conn, &shown, cfg)
 }
 
 /// Dismissed and rejected candidates (`draft::list_candidates`), newest first.
 pub fn load_history(store: &Store) -> Result<Vec<HistoryRow>> {
     let mut rows: Vec<HistoryRow> = draft::list_candidates(store, None)?
         .into_iter()
-        .filter(|c| c.status == crate::draft::CandidateStatus::Dismissed)
+        .filter(|c| c.status == draft::CandidateStatus::Dismissed)
         .map(|c| HistoryRow {
             id: c.id,
             agent: c.agent_id,
@@ -288,7 +301,7 @@ pub struct Rules {
 
 impl Default for Rules {
     fn default() -> Self {
-        let c = crate::config::LifecycleConfig::default();
+        let c = config::LifecycleConfig::default();
         Rules { window: c.window, warning_rate: c.warning_rate, deprecated_rate: c.deprecated_rate }
     }
 }
@@ -360,7 +373,7 @@ pub struct TargetSkill {
     pub version: i64,
     pub live: String,
     /// A retired, archived or missing skill must be restored before a version is approved.
-    pub status: crate::catalog::SkillStatus,
+    pub status: catalog::SkillStatus,
 }
 
 impl TargetSkill {
@@ -386,7 +399,7 @@ pub struct SkillLine {
     /// Unused for `lifecycle.stale_days`.
     pub stale: bool,
     /// The effect the last sweep measured, for sorting by effect.
-    pub effect: Option<crate::usage::effects::Standing>,
+    pub effect: Option<effects::Standing>,
 }
 
 impl std::ops::Deref for SkillLine {
@@ -428,9 +441,9 @@ pub struct DayOutcomes {
 #[derive(Debug, Clone, PartialEq)]
 pub struct EventRow {
     pub at: String,
-    pub kind: crate::catalog::EventKind,
-    pub from: Option<crate::catalog::SkillStatus>,
-    pub to: Option<crate::catalog::SkillStatus>,
+    pub kind: catalog::EventKind,
+    pub from: Option<catalog::SkillStatus>,
+    pub to: Option<catalog::SkillStatus>,
     pub reason: String,
 }
 
@@ -439,7 +452,7 @@ pub struct EventRow {
 pub struct VersionRow {
     pub version: i64,
     /// Where a stored version came from; `None` for a proposal.
-    pub source: Option<crate::catalog::VersionSource>,
+    pub source: Option<catalog::VersionSource>,
     pub created_at: String,
     pub content: String,
     pub proposal: Option<i64>,
@@ -462,7 +475,7 @@ pub fn load_candidates(
 ) -> Result<Vec<CandidateView>> {
     let mut open: Vec<draft::CandidateView> = draft::list_candidates(store, None)?
         .into_iter()
-        .filter(|c| c.status == crate::draft::CandidateStatus::Candidate)
+        .filter(|c| c.status == draft::CandidateStatus::Candidate)
         .collect();
     open.sort_by(|a, b| (&a.created_at, a.id).cmp(&(&b.created_at, b.id)));
     let targets: HashMap<i64, &SkillLine> = open
@@ -471,7 +484,7 @@ pub fn load_candidates(
         .filter_map(|id| skills.iter().find(|s| s.id == id).map(|s| (id, s)))
         .collect();
     let mut out = Vec::with_capacity(open.len());
-    let trials = crate::trial::record::latest_by_candidate(store.conn())?;
+    let trials = record::latest_by_candidate(store.conn())?;
     for c in open {
         let workflow = draft::candidates::workflow_of(store.conn(), c.id)?;
         let live_of = |skill: &SkillLine| -> Result<TargetSkill> {
@@ -542,13 +555,12 @@ pub fn load_candidates(
 fn review_rows(store: &Store, skills: &[SkillLine]) -> Result<Vec<CandidateView>> {
     let mut out = Vec::new();
     for s in skills.iter().filter(|s| s.needs_review) {
-        let row = crate::catalog::skills::by_id(store.conn(), s.id)?;
+        let row = skills::by_id(store.conn(), s.id)?;
         let history = lifecycle::versions(store, s.id)?;
         let Some(now) = history.last() else { continue };
-        let from = crate::catalog::skills::uptake_ref(store.conn(), s.id)?.candidate_id;
-        let trial = crate::trial::record::latest_for_skill(store.conn(), s.id, from)?;
-        let hurts =
-            trial.as_ref().is_some_and(|t| t.verdict == Some(crate::usage::effect::Verdict::Hurts));
+        let from = skills::uptake_ref(store.conn(), s.id)?.candidate_id;
+        let trial = record::latest_for_skill(store.conn(), s.id, from)?;
+        let hurts = trial.as_ref().is_some_and(|t| t.verdict == Some(effect::Verdict::Hurts));
         let approved = history
             .iter()
             .rev()
@@ -602,10 +614,10 @@ fn review_rows(store: &Store, skills: &[SkillLine]) -> Result<Vec<CandidateView>
 
 /// Every skill, ordered by agent and name, with its overall rate and last use for sorting.
 pub fn load_skills(conn: &Connection) -> Result<Vec<SkillLine>> {
-    let rows = crate::catalog::skills::console_rows(conn)?;
+    let rows = skills::console_rows(conn)?;
     let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
-    let mut last_used = crate::catalog::invocations::last_used_each(conn, &ids)?;
-    let effects = crate::usage::effects::standings(conn)?;
+    let mut last_used = invocations::last_used_each(conn, &ids)?;
+    let effects = effects::standings(conn)?;
     Ok(rows
         .into_iter()
         .map(|r| SkillLine {
@@ -634,7 +646,7 @@ pub fn load_health(
     let mut kept = None;
     for s in skills {
         let timeline = lifecycle::timeline(store, s.id)?;
-        let trend = crate::catalog::invocations::newest_outcomes(store.conn(), s.id, TREND_LEN)?;
+        let trend = invocations::newest_outcomes(store.conn(), s.id, TREND_LEN)?;
         let uses = timeline.rate_points.len() as u64;
         let rate = timeline.rate_points.last().map(|p| p.rate);
         let spec_errors = match s.status.is_live() {

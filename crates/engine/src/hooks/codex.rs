@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use toml_edit::{Array, DocumentMut, Item, Value};
 
 use super::settings::{FileChange, backup_path, write_backed_up};
+use crate::text::safe;
 
 /// Whether a notify argv is skilldeck's (`…skilldeck… [global args] ingest --hook`).
 pub fn is_ours(argv: &[String]) -> bool {
@@ -64,8 +65,8 @@ pub fn install(path: &Path, argv: &[String]) -> Result<FileChange> {
                  as it is. To chain both, point notify at a small script that runs that program and \
                  then `{} '<json>'` with the same JSON argument (see docs/hooks.md), or rely on the \
                  Stop hook in hooks.json",
-                crate::text::safe::inline(&format!("{current:?}")),
-                crate::text::safe::inline(&argv.join(" "))
+                safe::inline(&format!("{current:?}")),
+                safe::inline(&argv.join(" "))
             ));
         }
         None => {

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use super::{Agent, FileChange, HookCommand, Places};
+use crate::fsio;
 
 /// The line that marks the file as skilldeck's.
 const MARKER: &str =
@@ -47,7 +48,7 @@ fn ours(file: &Path) -> Result<Option<bool>> {
     if !file.exists() {
         return Ok(None);
     }
-    let bytes = crate::fsio::read_capped(file, 64 * 1024)
+    let bytes = fsio::read_capped(file, 64 * 1024)
         .with_context(|| format!("reading {}", file.display()))?;
     Ok(Some(String::from_utf8_lossy(&bytes).contains(MARKER)))
 }
@@ -65,7 +66,7 @@ pub fn install(agent: Agent, places: &Places, cmd: &HookCommand) -> Result<FileC
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    crate::fsio::atomic_write(&file, text.as_bytes())?;
+    fsio::atomic_write(&file, text.as_bytes())?;
     Ok(change(&file, "added", None))
 }
 

@@ -26,6 +26,9 @@ use serde::Serialize;
 
 pub use settings::{FileChange, SettingsFile, backup_path};
 
+use crate::config;
+use crate::fsio;
+
 /// Seconds an agent lets `ingest --hook` run before it gives up on it (our own limit is shorter).
 pub const HOOK_TIMEOUT_SECS: u64 = 30;
 /// Claude Code events skilldeck hooks.
@@ -75,7 +78,7 @@ impl Places {
                 claude_file: "settings.local.json",
             }),
             Scope::User => {
-                let home = crate::config::PlatformDirs::detect()?.home;
+                let home = config::PlatformDirs::detect()?.home;
                 let env_dir = |var: &str| std::env::var_os(var).filter(|v| !v.is_empty());
                 Ok(Places {
                     claude_dir: env_dir("CLAUDE_CONFIG_DIR")
@@ -161,7 +164,7 @@ pub fn folders(agent: Agent, places: &Places) -> Vec<PathBuf> {
 /// Where `install` notes the folders it created, so `uninstall` removes those and no other:
 /// `<data dir>/hooks-created.json`, a JSON array of paths.
 fn created_record() -> Result<PathBuf> {
-    Ok(crate::config::PlatformDirs::detect()?.data_dir.join("hooks-created.json"))
+    Ok(config::PlatformDirs::detect()?.data_dir.join("hooks-created.json"))
 }
 
 fn read_created(record: &Path) -> Vec<PathBuf> {
@@ -181,7 +184,7 @@ fn write_created(record: &Path, dirs: &[PathBuf]) -> Result<()> {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("creating {}", parent.display()))?;
     }
-    crate::fsio::atomic_write(record, &serde_json::to_vec_pretty(dirs)?)
+    fsio::atomic_write(record, &serde_json::to_vec_pretty(dirs)?)
 }
 
 /// Runs `install` for `agent`, noting the folders it created (those absent before, there after).

@@ -18,7 +18,13 @@ use std::time::{Duration, SystemTime};
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
+use crate::config;
+use crate::lifecycle;
+use crate::pipeline;
 use crate::pipeline::{Detect, Pass, Read};
+use crate::text::hex;
+use crate::text::safe;
+use crate::workspace;
 use crate::workspace::Workspace;
 
 /// Log files past this size are started afresh.
@@ -105,7 +111,7 @@ pub enum HookOutcome {
 pub struct HookPhases {
     /// Milliseconds of the whole pass.
     pub total: u64,
-    pub steps: Vec<crate::pipeline::Step>,
+    pub steps: Vec<pipeline::Step>,
     /// Milliseconds of each step, in the order of `steps`.
     pub step_ms: Vec<u64>,
 }
@@ -141,9 +147,8 @@ pub fn handle(ws: &mut Workspace, payload: &Payload, now: SystemTime) -> Result<
         team: false,
     };
     let t = std::time::Instant::now();
-    let done = crate::pipeline::run(ws, &pass, &mut |_| {})?;
-    let ms =
-        HookPhases { total: crate::lifecycle::ms(t), steps: done.steps, step_ms: done.step_ms };
+    let done = pipeline::run(ws, &pass, &mut |_| {})?;
+    let ms = HookPhases { total: lifecycle::ms(t), steps: done.steps, step_ms: done.step_ms };
     let (report, after) = (done.ingest.unwrap_or_default(), done.after.context("detection ran")?);
     Ok(HookOutcome::Ingested {
         transcript,
@@ -162,11 +167,11 @@ fn ensure_transcript_place(ws: &Workspace, transcript: &Path) -> Result<()> {
     let real =
         transcript.canonicalize().with_context(|| format!("resolving {}", transcript.display()))?;
     let mut roots: Vec<PathBuf> = ws.transcript_roots().into_iter().map(|r| r.path).collect();
-    if let Ok(dirs) = crate::config::PlatformDirs::detect() {
+    if let Ok(dirs) = config::PlatformDirs::detect() {
         let claude = std::env::var_os("CLAUDE_CONFIG_DIR")
             .filter(|v| !v.is_empty())
             .map_or_else(|| dirs.home.join(".claude"), PathBuf::from);
-        roots.extend([claude, crate::workspace::codex_home(&dirs.home)]);
+        roots.extend([claude, workspace::codex_home(&dirs.home)]);
     }
     let under = roots.iter().filter_map(|r| r.canonicalize().ok()).any(|r| real.starts_with(r));
     if real.extension().is_some_and(|e| e == "jsonl") && under {
@@ -182,7 +187,7 @@ fn ensure_transcript_place(ws: &Workspace, transcript: &Path) -> Result<()> {
 /// Records that a hook is ingesting `transcript` now. Returns false (and leaves the stamp) when
 /// the previous stamp is younger than `window`.
 fn stamp(dir: &Path, transcript: &Path, now: SystemTime, window: Duration) -> Result<bool> {
-    let key = crate::text::hex::sha256_hex(transcript.to_string_lossy().as_bytes());
+    let key = hex::sha256_hex(transcript.to_string_lossy().as_bytes());
     let path = dir.join(format!("{}.stamp", &key[..16]));
     if !window.is_zero()
         && let Ok(meta) = std::fs::metadata(&path)
@@ -235,7 +240,7 @@ fn find_newest_first(dir: &Path, suffix: &str, depth: usize) -> Option<PathBuf> 
 /// default data folder's `hooks/`. Failures to log are ignored: there is nowhere else to report
 /// them without bothering the agent.
 pub fn log(dir: &Path, line: &str) {
-    let fallback = crate::config::PlatformDirs::detect().ok().map(|d| d.data_dir.join("hooks"));
+    let fallback = config::PlatformDirs::detect().ok().map(|d| d.data_dir.join("hooks"));
     for dir in std::iter::once(dir.to_path_buf()).chain(fallback) {
         if append_log(&dir, line).is_ok() {
             return;
@@ -251,7 +256,7 @@ fn append_log(dir: &Path, line: &str) -> std::io::Result<()> {
     }
     let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&path)?;
     let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    writeln!(f, "{at} {}", crate::text::safe::inline(line))
+    writeln!(f, "{at} {}", safe::inline(line))
 }
 
 /// Reads the payload: a single JSON argument is Codex's notify; otherwise the hook's stdin.

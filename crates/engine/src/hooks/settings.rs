@@ -14,6 +14,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::json_edit::{self, Node, Style};
+use crate::fsio;
 use crate::fsio::atomic_write;
 
 /// What skilldeck's command hooks are recognised by: their command runs `… ingest --hook`
@@ -40,7 +41,7 @@ pub fn read_regular(path: &Path) -> Result<Option<Vec<u8>>> {
         Ok(m) if !m.is_file() => bail!(
             "{}: not a regular file ({}); the file was left untouched",
             path.display(),
-            crate::fsio::kind_of(&m)
+            fsio::kind_of(&m)
         ),
         Ok(_) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),

@@ -14,9 +14,11 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
+use crate::catalog;
 use crate::catalog::EventKind;
 use crate::catalog::invocations::{self, NewInvocation};
 use crate::catalog::{InvocationSource, Scope, SkillStatus, VersionSource, skills, versions};
+use crate::fsio;
 use crate::fsio::{Files, stage};
 use crate::journal::install;
 use crate::lifecycle::{self, NewSkill};
@@ -160,7 +162,7 @@ fn test_and_register(
         }
         return Ok(AcquireOutcome::Rejected { stage: "test", cause, repairs: sanitized.repairs });
     }
-    let folder = crate::fsio::child(&ws.paths.skills_dir, "skill name", &req.name)?;
+    let folder = fsio::child(&ws.paths.skills_dir, "skill name", &req.name)?;
     match existing {
         Some((_, false)) => {
             bail!("a skill named {:?} already exists and is not a code skill", req.name)
@@ -220,7 +222,7 @@ fn register(
                 };
                 let reason = "version 1 (acquired code skill)";
                 let id = lifecycle::register::insert_in(tx, &new, EventKind::Registered, reason)?;
-                skills::set_source(tx, id, crate::catalog::SkillSource::Acquired)?;
+                skills::set_source(tx, id, catalog::SkillSource::Acquired)?;
                 (id, 1)
             }
         };

@@ -21,6 +21,8 @@ use crate::store::Store;
 use crate::workspace::Workspace;
 
 pub use crate::catalog::Scope;
+use crate::catalog::skills;
+use crate::lifecycle;
 pub use crate::workspace::workspace_skills_dir;
 
 /// What a person asked for, as typed: `NAME`, `NAMESPACE/NAME`, `public:NAMESPACE/NAME`,
@@ -82,7 +84,7 @@ pub fn scope_dir(ws: &Workspace, scope: Scope) -> Result<PathBuf> {
 /// (namespace `default`, private), with their SKILL.md as version 1 (source `adopt`), so
 /// hand-made skills take part in resolution, shadowing, scoring and edit tracking.
 pub fn register_folders(ws: &mut Workspace, agent: &str) -> Result<usize> {
-    crate::lifecycle::adopt_folders(ws, agent, Scope::ALL, true)
+    lifecycle::adopt_folders(ws, agent, Scope::ALL, true)
 }
 
 /// Resolves `text` to one skill the way every command does: folders in both scopes are
@@ -94,7 +96,7 @@ pub fn resolve_for_command(ws: &mut Workspace, agent: &str, text: &str) -> Resul
 
 /// Looks a skill's agent up, for commands handed a bare id.
 pub fn skill_agent(store: &Store, skill_id: i64) -> Result<String> {
-    crate::catalog::skills::agent_of(store.conn(), skill_id)
+    skills::agent_of(store.conn(), skill_id)
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use super::outcomes::store_window;
 use super::tally::{self, Tally};
 pub use crate::catalog::events::TimelineEvent;
 use crate::catalog::{SkillHeader, events, invocations, skills};
+use crate::spec;
 use crate::store::Store;
 
 #[derive(Debug, Clone, Serialize)]
@@ -43,10 +44,10 @@ pub fn spec_errors(folder: &std::path::Path) -> Vec<String> {
     if !super::files::skill_file(folder).is_file() {
         return Vec::new();
     }
-    match crate::spec::validate_skill(folder) {
+    match spec::validate_skill(folder) {
         Ok(problems) => problems
             .into_iter()
-            .filter(|p| p.severity == crate::spec::Severity::Error)
+            .filter(|p| p.severity == spec::Severity::Error)
             .map(|p| format!("{}: {}", p.field, p.reason))
             .collect(),
         Err(e) => vec![format!("SKILL.md: {e:#}")],
@@ -56,10 +57,9 @@ pub fn spec_errors(folder: &std::path::Path) -> Vec<String> {
 /// Every skill (of `agent`, or all agents), ordered by agent and name, figures from the record.
 pub fn audit(store: &Store, agent: Option<&str>) -> Result<Vec<SkillView>> {
     let conn = store.conn();
-    let tallies =
-        tally::tally_all(conn, store_window(store)?, &crate::catalog::skills::resets(conn)?)?;
+    let tallies = tally::tally_all(conn, store_window(store)?, &skills::resets(conn)?)?;
     let empty = Tally::default();
-    let stale = crate::catalog::skills::stale_map(conn)?;
+    let stale = skills::stale_map(conn)?;
     let out = skills::list(conn, agent)?
         .into_iter()
         .map(|s| {

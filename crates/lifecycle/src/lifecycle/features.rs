@@ -47,8 +47,7 @@ pub fn features(
     now: DateTime<Utc>,
 ) -> Result<Vec<SkillFeatures>> {
     let conn = store.conn();
-    let tallies =
-        tally::tally_all(conn, store_window(store)?, &crate::catalog::skills::resets(conn)?)?;
+    let tallies = tally::tally_all(conn, store_window(store)?, &skills::resets(conn)?)?;
     let since = (now - Duration::days(7)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let recent = invocations::counts_since(conn, &since)?;
     let empty = Tally::default();

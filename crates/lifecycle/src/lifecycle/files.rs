@@ -2,6 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::fsio;
+use crate::spec::frontmatter;
+
 pub const SKILL_FILE: &str = "SKILL.md";
 
 /// Moves a skill's folder when it parks (retire, archive) or comes back (restore). The row may
@@ -10,7 +13,7 @@ pub fn move_skill_folder(from: &Path, to: &Path) -> anyhow::Result<bool> {
     if !from.exists() {
         return Ok(false);
     }
-    crate::fsio::move_folder(from, to)?;
+    fsio::move_folder(from, to)?;
     Ok(true)
 }
 
@@ -34,9 +37,8 @@ pub struct FrontMatter {
 pub fn front_matter(text: &str) -> FrontMatter {
     use yaml_rust2::Yaml;
     let mut fm = FrontMatter::default();
-    let Some(yaml) = crate::spec::frontmatter::front_matter_text(text) else { return fm };
-    let Some(root) = crate::spec::frontmatter::load_bounded(yaml).filter(|d| d.as_hash().is_some())
-    else {
+    let Some(yaml) = frontmatter::front_matter_text(text) else { return fm };
+    let Some(root) = frontmatter::load_bounded(yaml).filter(|d| d.as_hash().is_some()) else {
         return fm;
     };
     let scalar = |y: &Yaml| -> Option<String> {

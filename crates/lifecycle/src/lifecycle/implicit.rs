@@ -14,6 +14,7 @@ use rusqlite::Connection;
 
 use crate::catalog::InvocationSource;
 use crate::catalog::invocations::{self, NewInvocation};
+use crate::ingest;
 use crate::model::Outcome;
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
@@ -24,9 +25,7 @@ pub fn implicit_failures(ws: &mut Workspace) -> Result<usize> {
     let conn = ws.store.conn();
     let mut retries = Vec::new();
     for p in retry_pairs(conn)? {
-        if crate::ingest::tool_set(conn, p.turn_id)?
-            != crate::ingest::tool_set(conn, p.retry_turn_id)?
-        {
+        if ingest::tool_set(conn, p.turn_id)? != ingest::tool_set(conn, p.retry_turn_id)? {
             retries.push(p);
         }
     }
@@ -88,7 +87,7 @@ fn retry_pairs(conn: &Connection) -> Result<Vec<RetryPair>> {
     let used = invocations::skills_by_turn(conn)?;
     // Turns with a signature, grouped by (session, signature) in id order.
     let mut groups: HashMap<Group, Vec<(i64, Option<String>)>> = HashMap::new();
-    for t in crate::ingest::signed_turns(conn)? {
+    for t in ingest::signed_turns(conn)? {
         groups.entry((t.session_id, t.signature)).or_default().push((t.id, t.at));
     }
     let mut place: HashMap<i64, (Group, usize)> = HashMap::new();

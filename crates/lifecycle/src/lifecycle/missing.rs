@@ -8,9 +8,11 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::files::skill_file;
+use crate::catalog;
 use crate::catalog::EventKind;
 use crate::catalog::SkillStatus::{Healthy, Missing};
 use crate::catalog::{events, skills, versions as stored};
+use crate::journal;
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
 
@@ -71,7 +73,7 @@ pub fn notice(ws: &mut Workspace) -> Result<Noticed> {
 
 /// Writes the last stored version of a missing skill back to its live folder, as one step
 /// with its row (`journal::written`), and makes it healthy.
-pub(super) fn restore(ws: &mut Workspace, row: &crate::catalog::SkillRow) -> Result<()> {
+pub(super) fn restore(ws: &mut Workspace, row: &catalog::SkillRow) -> Result<()> {
     let conn = ws.store.conn();
     let (version, _) = stored::latest(conn, row.id)?
         .with_context(|| format!("skill {:?} has no stored version to restore", row.name))?;
@@ -81,7 +83,7 @@ pub(super) fn restore(ws: &mut Workspace, row: &crate::catalog::SkillRow) -> Res
     let file = skill_file(folder);
     let now = now_rfc3339();
     let reason = format!("restored from missing: v{version} written back to {}", file.display());
-    crate::journal::written(ws.store.conn_mut(), &file, text.as_bytes(), |tx| {
+    journal::written(ws.store.conn_mut(), &file, text.as_bytes(), |tx| {
         skills::set_status_unflagged(tx, row.id, Healthy)?;
         events::add(tx, row.id, &now, EventKind::Status, Some(Missing), Some(Healthy), &reason)?;
         skills::reset_streak(tx, row.id, &now)?;

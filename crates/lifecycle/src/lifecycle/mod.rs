@@ -55,11 +55,9 @@ pub use crate::catalog::versions::VersionView;
 pub use crate::catalog::skills::{
     by_id as skill_by_id, find as find_skill, require as require_skill,
 };
+use crate::workspace;
 
 /// `--agent` default: the configured agent.
-pub fn agent_or_default<'a>(
-    agent: Option<&'a str>,
-    ws: &'a crate::workspace::Workspace,
-) -> &'a str {
+pub fn agent_or_default<'a>(agent: Option<&'a str>, ws: &'a workspace::Workspace) -> &'a str {
     agent.unwrap_or(&ws.config.agent_id)
 }

@@ -8,6 +8,7 @@ use super::tally::{Tally, tally_one};
 use super::{SkillRow, find_skill, require_skill, versions};
 use crate::catalog::invocations::{self, NewInvocation};
 use crate::catalog::{InvocationSource, SkillHeader, skills};
+use crate::config;
 use crate::model::Outcome;
 use crate::store::{Store, now_rfc3339};
 use crate::workspace::Workspace;
@@ -113,5 +114,5 @@ pub fn store_window(store: &Store) -> Result<usize> {
     Ok(store
         .meta_get("lifecycle.window")?
         .and_then(|w| w.parse().ok())
-        .unwrap_or(crate::config::LifecycleConfig::default().window))
+        .unwrap_or(config::LifecycleConfig::default().window))
 }

@@ -13,8 +13,11 @@ use crate::catalog::events;
 use crate::catalog::{
     NewSkillRow, Scope, SkillStatus, VersionSource, invocations, skills, versions,
 };
+use crate::fsio;
+use crate::journal;
 use crate::store::now_rfc3339;
 use crate::text::hex::sha256_hex;
+use crate::workspace;
 use crate::workspace::Workspace;
 
 /// Writes `<skills_dir>/<name>/SKILL.md`, inserts the `skills` row and its version 1 (with
@@ -32,13 +35,13 @@ pub fn register_skill(
     tool_sequence: Option<&str>,
 ) -> Result<i64> {
     check_name(name)?;
-    let folder = crate::fsio::child(&ws.paths.skills_dir, "skill name", name)?;
+    let folder = fsio::child(&ws.paths.skills_dir, "skill name", name)?;
     if folder.exists() {
         bail!("{} already exists; choose another name or import it", folder.display());
     }
     let files = vec![(files::SKILL_FILE.to_string(), content.to_string())];
-    let staged = crate::fsio::stage(&folder, &files)?;
-    crate::journal::install(ws.store.conn_mut(), &staged, &folder, |tx| {
+    let staged = fsio::stage(&folder, &files)?;
+    journal::install(ws.store.conn_mut(), &staged, &folder, |tx| {
         let new = NewSkill {
             agent,
             name,
@@ -56,7 +59,7 @@ pub fn register_skill(
 /// The skills folder of each scope: the live folder, and the workspace folder when there is one.
 pub fn scope_folders(ws: &Workspace) -> Vec<(Scope, PathBuf)> {
     let mut dirs = vec![(Scope::Account, ws.paths.skills_dir.clone())];
-    if let Some(dir) = crate::workspace::workspace_skills_dir(&ws.config) {
+    if let Some(dir) = workspace::workspace_skills_dir(&ws.config) {
         dirs.push((Scope::Workspace, dir));
     }
     dirs
@@ -79,8 +82,8 @@ pub fn adopt_folder(
         return Ok(None);
     }
     let file = skill_file(folder);
-    let content = crate::fsio::read_skill_md_text(&file)
-        .with_context(|| format!("reading {}", file.display()))?;
+    let content =
+        fsio::read_skill_md_text(&file).with_context(|| format!("reading {}", file.display()))?;
     let new = NewSkill {
         agent,
         name: &name,
@@ -303,8 +306,8 @@ fn check_name(name: &str) -> Result<()> {
 
 /// Where a skill of `agent` lives when retired or archived: `<dir>/<agent>/<name>`.
 pub fn parked_path(dir: &Path, agent: &str, name: &str) -> Result<PathBuf> {
-    let agent_dir = crate::fsio::child(dir, "agent id", agent)?;
-    let path = crate::fsio::existing_child(&agent_dir, "skill name", name)?;
-    crate::fsio::inside(dir, &path)?;
+    let agent_dir = fsio::child(dir, "agent id", agent)?;
+    let path = fsio::existing_child(&agent_dir, "skill name", name)?;
+    fsio::inside(dir, &path)?;
     Ok(path)
 }

@@ -11,6 +11,8 @@ use crate::catalog::EventKind;
 use crate::catalog::SkillStatus::{Archived, Healthy, Retired};
 use crate::catalog::events;
 use crate::catalog::{SkillStatus, skills};
+use crate::fsio;
+use crate::journal;
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
 
@@ -128,7 +130,7 @@ pub fn archive_many(ws: &mut Workspace, skills_in: &[(String, String, String)]) 
         rows.push((row.id, row.status, reason));
     }
     let now = now_rfc3339();
-    crate::journal::moved_many(ws.store.conn_mut(), &moves, |tx| {
+    journal::moved_many(ws.store.conn_mut(), &moves, |tx| {
         for ((id, old, reason), (_, to)) in rows.iter().zip(&moves) {
             skills::set_status_and_path(tx, *id, Archived, &to.to_string_lossy(), &now)?;
             events::add(tx, *id, &now, EventKind::Status, Some(*old), Some(Archived), reason)?;
@@ -176,7 +178,7 @@ pub fn unabsorb(ws: &mut Workspace, absorbed: i64) -> Result<()> {
         return skills::set_absorbed_into(ws.store.conn(), absorbed, None);
     }
     // The move back and the mark's removal commit together, so neither is left without the other.
-    let to = crate::fsio::existing_child(&ws.paths.skills_dir, "skill name", &row.name)?;
+    let to = fsio::existing_child(&ws.paths.skills_dir, "skill name", &row.name)?;
     let reason = format!("restored from {}: its merge was taken back", row.status);
     park(ws, &row.path, &to, row.id, row.status, Healthy, &reason, |tx| {
         skills::set_absorbed_into(tx, absorbed, None)
@@ -207,7 +209,7 @@ pub fn restore_and(
     if row.status != Archived && row.status != Retired {
         bail!("skill {skill:?} is {}, not archived, retired or missing", row.status);
     }
-    let to = crate::fsio::existing_child(&ws.paths.skills_dir, "skill name", skill)?;
+    let to = fsio::existing_child(&ws.paths.skills_dir, "skill name", skill)?;
     let reason = format!("restored from {}", row.status);
     park(ws, &row.path, &to, row.id, row.status, Healthy, &reason, also)?;
     // An edit made while it was parked becomes a version now, like any other edit.
@@ -231,7 +233,7 @@ fn park(
     also: impl FnOnce(&rusqlite::Connection) -> Result<()>,
 ) -> Result<()> {
     let now = now_rfc3339();
-    crate::journal::moved(ws.store.conn_mut(), Path::new(from), to, |tx| {
+    journal::moved(ws.store.conn_mut(), Path::new(from), to, |tx| {
         skills::set_status_and_path(tx, id, new, &to.to_string_lossy(), &now)?;
         events::add(tx, id, &now, EventKind::Status, Some(old), Some(new), reason)?;
         if new == Healthy {

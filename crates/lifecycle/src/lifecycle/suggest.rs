@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use anyhow::Result;
 use serde::Serialize;
 
+use crate::catalog::prompts;
 use crate::catalog::skills;
 use crate::store::Store;
 
@@ -90,7 +91,7 @@ fn mark(text: &str, weight: u8, words: &[String], best: &mut [u8]) {
 
 /// Prior pseudo-successes and pseudo-failures per skill name of `agent`: round(score × 5) of 5.
 fn priors(store: &Store, agent: &str) -> Result<HashMap<String, (&'static str, f64, f64)>> {
-    Ok(crate::catalog::prompts::latest_scores(store.conn(), agent)?
+    Ok(prompts::latest_scores(store.conn(), agent)?
         .into_iter()
         .map(|(name, (scorer, score))| {
             let s = (score.clamp(0.0, 1.0) * 5.0).round();

@@ -23,7 +23,10 @@ use crate::catalog::EventKind;
 use crate::catalog::events;
 use crate::catalog::skills::{self, Counters};
 use crate::catalog::{SkillStatus, invocations};
+use crate::config;
+use crate::fsio;
 use crate::journal;
+use crate::store;
 use crate::store::now_rfc3339;
 use crate::workspace::Workspace;
 
@@ -125,7 +128,7 @@ fn run(ws: &mut Workspace, force_full: bool) -> Result<SweepReport> {
     let t = Instant::now();
     ws.store.map_for_scans()?;
     let tx = ws.store.conn_mut().transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let meta = |key: &str| crate::store::meta_get(&tx, key);
+    let meta = |key: &str| store::meta_get(&tx, key);
     let watermark: Option<i64> = meta(WATERMARK)?.and_then(|w| w.parse().ok());
     let swept_at = meta(SWEPT_AT)?;
     let full_due = meta(FULL_AT)?
@@ -167,7 +170,7 @@ fn run(ws: &mut Workspace, force_full: bool) -> Result<SweepReport> {
         marks.push((FULL_AT, now));
     }
     for (key, value) in marks {
-        crate::store::meta_set(&tx, key, &value)?;
+        store::meta_set(&tx, key, &value)?;
     }
     let intents = retirements_pending(&tx, &moved)?;
     tx.commit()?;
@@ -194,7 +197,7 @@ pub fn retirements_pending(tx: &Connection, moves: &[Moved]) -> Result<Vec<i64>>
 /// keeps its intent, and the next command's recovery moves the folder.
 pub fn retire_folders(conn: &Connection, moves: &[Moved], intents: &[i64]) -> Result<()> {
     if !moves.is_empty() {
-        crate::fsio::fault("commit");
+        fsio::fault("commit");
     }
     for ((live, retired), id) in moves.iter().zip(intents) {
         files::move_skill_folder(live, retired).with_context(|| {
@@ -223,7 +226,7 @@ fn judge_row(
     retired_dir: &Path,
     (skill, cached, flag_mark): &skills::SweepRow,
     t: &Tally,
-    cfg: &crate::config::LifecycleConfig,
+    cfg: &config::LifecycleConfig,
     now: &str,
     moved: &mut Vec<Moved>,
 ) -> Result<RowJudged> {
@@ -291,7 +294,7 @@ fn judge_row(
 pub fn judge_now(
     tx: &Connection,
     retired_dir: &Path,
-    cfg: &crate::config::LifecycleConfig,
+    cfg: &config::LifecycleConfig,
     skill_id: i64,
     now: &str,
 ) -> Result<(Option<StatusChange>, Vec<Moved>)> {

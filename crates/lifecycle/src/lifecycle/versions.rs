@@ -11,6 +11,8 @@ use crate::catalog::EventKind;
 use crate::catalog::events;
 use crate::catalog::versions::{VersionView, latest};
 use crate::catalog::{self, Scope, VersionSource, skills};
+use crate::fsio;
+use crate::journal;
 use crate::store::{Store, now_rfc3339};
 use crate::text::hex::sha256_hex;
 use crate::workspace::Workspace;
@@ -75,7 +77,7 @@ pub fn write_version(
     let file = skill_file(Path::new(&skill.path));
     // The file and its version row change as one step: a crash between them is undone by the
     // next command's recovery (the old bytes come back), never recorded as an outside edit.
-    let version = crate::journal::written(ws.store.conn_mut(), &file, content.as_bytes(), |tx| {
+    let version = journal::written(ws.store.conn_mut(), &file, content.as_bytes(), |tx| {
         let version = add_version(tx, skill, content, source, reason)?;
         also(tx)?;
         Ok(version)
@@ -122,7 +124,7 @@ pub fn rollback(ws: &mut Workspace, agent: &str, skill: &str, version: i64) -> R
 /// when `review_on_edit` is on. Returns whether a version was added.
 pub fn scan_one(ws: &mut Workspace, skill: &SkillRow) -> Result<bool> {
     let file = skill_file(Path::new(&skill.path));
-    let bytes = match crate::fsio::read_skill_md(&file) {
+    let bytes = match fsio::read_skill_md(&file) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
         Err(e) => return Err(e).with_context(|| format!("reading {}", file.display())),
@@ -158,8 +160,8 @@ pub fn scan_one(ws: &mut Workspace, skill: &SkillRow) -> Result<bool> {
 /// Adopts the live folder `<skills_dir>/<name>` (source `adopt`, not auto-created), for an
 /// outcome recorded against a skill the database does not know yet.
 pub fn adopt_live(ws: &mut Workspace, agent: &str, name: &str) -> Result<i64> {
-    crate::fsio::check_component("agent id", agent)?;
-    let folder = crate::fsio::child(&ws.paths.skills_dir, "skill name", name)?;
+    fsio::check_component("agent id", agent)?;
+    let folder = fsio::child(&ws.paths.skills_dir, "skill name", name)?;
     let file = skill_file(&folder);
     if !file.is_file() {
         bail!("no skill named {name:?} for agent {agent:?} and no readable {}", file.display());

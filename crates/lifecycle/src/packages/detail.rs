@@ -7,7 +7,9 @@ use serde::Serialize;
 use super::db::load_artifacts;
 use super::model::ArtifactKind;
 use super::traces::{TraceView, recent};
+use crate::acquire::code;
 use crate::acquire::registry_status;
+use crate::catalog;
 use crate::catalog::skills::{self, DetailRow};
 use crate::identity::{SkillRef, shadowing};
 use crate::store::Store;
@@ -53,7 +55,7 @@ pub struct PackageDetail {
     pub scope: String,
     pub path: String,
     pub status: String,
-    pub source: Option<crate::catalog::SkillSource>,
+    pub source: Option<catalog::SkillSource>,
     pub package_version: Option<String>,
     pub tags: Vec<String>,
     pub artifacts: Vec<ArtifactSummary>,
@@ -145,7 +147,7 @@ fn code_detail(
     skill_id: i64,
     registry_status: &'static str,
 ) -> Result<Option<CodeDetail>> {
-    let row = crate::acquire::code::get(store.conn(), skill_id)?
+    let row = code::get(store.conn(), skill_id)?
         .map(|c| (c.script_path, c.sha256, c.sanitized, c.tested_at));
     Ok(row.map(|(script_path, sha256, repairs, tested_at)| CodeDetail {
         script_path,

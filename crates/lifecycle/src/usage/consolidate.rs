@@ -6,7 +6,10 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use anyhow::Result;
 use serde::Serialize;
 
+use super::missed::DraftedSteps;
 use super::overlap::{self, Overlap};
+use crate::catalog;
+use crate::catalog::skills;
 use crate::workspace::Workspace;
 
 /// Skills sharing one step or word beyond which it no longer pairs them by itself.
@@ -27,13 +30,13 @@ pub struct Pair {
 /// least one of them live: an archived skill takes part (a merge folds it into a live one, so
 /// what it knew is not lost). A skill a merge absorbed is left out, even once restored: it was
 /// consolidated already.
-pub fn overlapping(ws: &Workspace, drafted: super::missed::DraftedSteps) -> Result<Vec<Pair>> {
+pub fn overlapping(ws: &Workspace, drafted: impl DraftedSteps) -> Result<Vec<Pair>> {
     let conn = ws.store.conn();
-    let absorbed = crate::catalog::skills::absorbed(conn)?;
+    let absorbed = skills::absorbed(conn)?;
     let mut skills = Vec::new();
     let mut live = HashSet::new();
-    for row in crate::catalog::skills::all(conn)? {
-        let archived = row.status == crate::catalog::SkillStatus::Archived;
+    for row in skills::all(conn)? {
+        let archived = row.status == catalog::SkillStatus::Archived;
         if !(row.status.is_live() || archived)
             || absorbed.contains(&row.id)
             || super::is_own_playbook(ws, &row.name)
@@ -43,7 +46,7 @@ pub fn overlapping(ws: &Workspace, drafted: super::missed::DraftedSteps) -> Resu
         if row.status.is_live() {
             live.insert(row.id);
         }
-        let r = crate::catalog::skills::uptake_ref(conn, row.id)?;
+        let r = skills::uptake_ref(conn, row.id)?;
         let (steps, _) = super::missed::workflow_of(conn, &r, drafted)?;
         skills.push((r, steps));
     }

@@ -17,7 +17,9 @@ use serde::{Deserialize, Serialize};
 use super::interval::{self, Diff};
 use super::missed::{self, DraftedSteps};
 use super::{steps, triggers};
+use crate::catalog::invocations;
 use crate::catalog::skills::UptakeRef;
+use crate::ingest;
 use crate::ingest::TurnRun;
 
 /// Runs needed on each side before a difference is judged.
@@ -177,7 +179,7 @@ pub struct AgentRuns {
 
 impl AgentRuns {
     pub fn load(conn: &Connection, agent: &str) -> Result<AgentRuns> {
-        let runs = crate::ingest::turn_runs(conn, agent)?;
+        let runs = ingest::turn_runs(conn, agent)?;
         let mut by_step: HashMap<String, Vec<usize>> = HashMap::new();
         let mut by_turn = HashMap::with_capacity(runs.len());
         for (i, r) in runs.iter().enumerate() {
@@ -194,7 +196,7 @@ impl AgentRuns {
 pub fn measure(
     conn: &Connection,
     skill: &UptakeRef,
-    drafted: DraftedSteps,
+    drafted: impl DraftedSteps,
     runs: &AgentRuns,
 ) -> Result<Effect> {
     let workflow = missed::workflow_of(conn, skill, drafted)?;
@@ -208,8 +210,7 @@ pub fn measure_on(
     (workflow, from): (Vec<String>, &str),
     runs: &AgentRuns,
 ) -> Result<Effect> {
-    let (used, _) =
-        crate::catalog::invocations::uses_since(conn, skill.id, &skill.agent, &skill.name, "")?;
+    let (used, _) = invocations::uses_since(conn, skill.id, &skill.agent, &skill.name, "")?;
     let with: Vec<&TurnRun> = {
         let mut idx: Vec<usize> =
             used.iter().filter_map(|t| runs.by_turn.get(t).copied()).collect();

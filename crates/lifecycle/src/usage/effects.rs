@@ -10,6 +10,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::effect::{Effect, Verdict};
 use super::missed::DraftedSteps;
 use crate::catalog::skills;
+use crate::lifecycle;
 use crate::store::now_rfc3339;
 
 /// What the sort and `features` read: the verdict, the success rate's difference, the runs.
@@ -69,7 +70,7 @@ pub fn standings(conn: &Connection) -> Result<HashMap<i64, Standing>> {
 }
 
 /// Fills the effect columns of `features` rows from the stored effects.
-pub fn annotate(conn: &Connection, rows: &mut [crate::lifecycle::SkillFeatures]) -> Result<()> {
+pub fn annotate(conn: &Connection, rows: &mut [lifecycle::SkillFeatures]) -> Result<()> {
     let all = standings(conn)?;
     for f in rows {
         if let Some(s) = all.get(&f.skill_id) {
@@ -87,7 +88,7 @@ pub fn annotate(conn: &Connection, rows: &mut [crate::lifecycle::SkillFeatures])
 pub fn refresh(
     conn: &Connection,
     only: Option<&std::collections::HashSet<i64>>,
-    drafted: DraftedSteps,
+    drafted: impl DraftedSteps,
 ) -> Result<usize> {
     let mut by_agent: HashMap<String, super::effect::AgentRuns> = HashMap::new();
     let mut n = 0;

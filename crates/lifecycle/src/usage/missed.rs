@@ -12,11 +12,26 @@ use rusqlite::Connection;
 use serde::Serialize;
 
 use super::{steps, triggers};
+use crate::catalog::invocations;
 use crate::catalog::skills::UptakeRef;
+use crate::fsio;
+use crate::ingest;
 
-/// Reads the step keys of the workflow a skill was drafted from, by its candidate's id
-/// (`draft::candidates::workflow_steps`). Passed in: drafting sits above usage.
-pub type DraftedSteps = fn(&Connection, i64) -> Result<Option<Vec<String>>>;
+/// Reads the step keys of the workflow a skill was drafted from, by its candidate's id. Drafting
+/// owns the candidates and sits above usage, so usage's callers hand in its reader
+/// (`draft::candidates::workflow_steps`: any such function is one).
+pub trait DraftedSteps: Copy {
+    fn drafted_steps(self, conn: &Connection, candidate_id: i64) -> Result<Option<Vec<String>>>;
+}
+
+impl<F> DraftedSteps for F
+where
+    F: Fn(&Connection, i64) -> Result<Option<Vec<String>>> + Copy,
+{
+    fn drafted_steps(self, conn: &Connection, candidate_id: i64) -> Result<Option<Vec<String>>> {
+        self(conn, candidate_id)
+    }
+}
 
 /// Misses before a skill can be called not triggering.
 pub const NOT_TRIGGERING_MIN: usize = 3;
@@ -53,33 +68,28 @@ pub struct Uptake {
 pub fn workflow_of(
     conn: &Connection,
     skill: &UptakeRef,
-    drafted: DraftedSteps,
+    drafted: impl DraftedSteps,
 ) -> Result<(Vec<String>, &'static str)> {
     if let Some(id) = skill.candidate_id
-        && let Some(keys) = drafted(conn, id)?
+        && let Some(keys) = drafted.drafted_steps(conn, id)?
         && !steps::specific(&keys).is_empty()
     {
         return Ok((keys, "workflow"));
     }
     // Capped, and a FIFO or device in its place is refused rather than read (`fsio`).
-    let body = crate::fsio::read_skill_md_text(&std::path::Path::new(&skill.path).join("SKILL.md"))
+    let body = fsio::read_skill_md_text(&std::path::Path::new(&skill.path).join("SKILL.md"))
         .unwrap_or_default();
     Ok((steps::of_body(&body), "body"))
 }
 
 /// Uses and missed triggers of `skill` since it went live.
-pub fn uptake(conn: &Connection, skill: &UptakeRef, drafted: DraftedSteps) -> Result<Uptake> {
+pub fn uptake(conn: &Connection, skill: &UptakeRef, drafted: impl DraftedSteps) -> Result<Uptake> {
     let (workflow, workflow_from) = workflow_of(conn, skill, drafted)?;
-    let (used_turns, use_sessions) = crate::catalog::invocations::uses_since(
-        conn,
-        skill.id,
-        &skill.agent,
-        &skill.name,
-        &skill.since,
-    )?;
+    let (used_turns, use_sessions) =
+        invocations::uses_since(conn, skill.id, &skill.agent, &skill.name, &skill.since)?;
     let mut missed = Vec::new();
     if !steps::specific(&workflow).is_empty() {
-        for turn in crate::ingest::turn_steps_since(conn, &skill.agent, &skill.since)? {
+        for turn in ingest::turn_steps_since(conn, &skill.agent, &skill.since)? {
             if used_turns.contains(&turn.turn_id) || !triggers::repeats(&workflow, &turn.steps) {
                 continue;
             }

@@ -15,6 +15,8 @@
 //! - `effect`: runs of a skill's workflow with the skill against runs without it, measure by
 //!   measure, with 95% intervals from `interval`; `effects` keeps each skill's last result.
 
+use crate::workspace;
+
 pub mod consolidate;
 pub mod effect;
 pub mod effects;
@@ -29,6 +31,6 @@ pub mod triggers;
 /// Whether `name` is skilldeck's own lessons playbook (`lessons.playbook_name`): written from the
 /// approved lessons and meant for every workflow rather than one, so it is never judged for
 /// triggering, proposed a fix, or paired for a merge.
-pub fn is_own_playbook(ws: &crate::workspace::Workspace, name: &str) -> bool {
+pub fn is_own_playbook(ws: &workspace::Workspace, name: &str) -> bool {
     name == ws.config.lessons.playbook_name
 }

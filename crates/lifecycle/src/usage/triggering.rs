@@ -6,11 +6,12 @@
 
 use anyhow::Result;
 
-use super::missed;
+use super::missed::{self, DraftedSteps};
 use crate::catalog::events::{self, EventKind};
 use crate::catalog::skills;
 use crate::lifecycle::TriggerChange;
 use crate::store::now_rfc3339;
+use crate::text::safe;
 use crate::workspace::Workspace;
 
 /// Judges every live skill's uptake and records the transitions. `flagged_only`: judge only the
@@ -19,7 +20,7 @@ use crate::workspace::Workspace;
 pub fn record_transitions(
     ws: &Workspace,
     flagged_only: bool,
-    drafted: missed::DraftedSteps,
+    drafted: impl DraftedSteps,
 ) -> Result<Vec<TriggerChange>> {
     let conn = ws.store.conn();
     let mut out = Vec::new();
@@ -48,8 +49,8 @@ pub fn record_transitions(
                 .map(|m| {
                     format!(
                         "; e.g. session {}: “{}”",
-                        crate::text::safe::inline(&m.session_key),
-                        crate::text::safe::inline(&clip(&m.request, 120))
+                        safe::inline(&m.session_key),
+                        safe::inline(&clip(&m.request, 120))
                     )
                 })
                 .unwrap_or_default();
@@ -59,7 +60,7 @@ pub fn record_transitions(
                 u.missed.len(),
                 u.uses,
                 u.since,
-                crate::text::safe::inline(&clip(&u.description, 200)),
+                safe::inline(&clip(&u.description, 200)),
             )
         } else {
             format!("triggering again: {} uses vs {} missed triggers", u.uses, u.missed.len())

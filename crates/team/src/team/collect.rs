@@ -12,6 +12,8 @@ use serde::Serialize;
 
 use super::items::{CallItem, Hasher, Item, TurnItem, UseItem};
 use super::outbox;
+use crate::catalog::invocations;
+use crate::ingest;
 use crate::store::{meta_get, meta_set};
 
 /// Rows read per query.
@@ -59,7 +61,7 @@ pub fn collect(
     // after it are queued now, and read again harmlessly next time (their keys are queued).
     let mut first_open: Option<i64> = None;
     loop {
-        let page = crate::ingest::turns_after(conn, after, PAGE)?;
+        let page = ingest::turns_after(conn, after, PAGE)?;
         let Some(last) = page.last() else { break };
         after = last.id;
         for t in page {
@@ -71,7 +73,7 @@ pub fn collect(
                 continue;
             }
             let project = t.project.as_deref();
-            let calls = crate::ingest::tool_calls(conn, t.id)?
+            let calls = ingest::tool_calls(conn, t.id)?
                 .into_iter()
                 .map(|c| CallItem {
                     step: paths(&c.step, project, hasher),
@@ -110,7 +112,7 @@ pub fn collect(
     let uses_key = format!("team.{}.uses_read", hasher.team);
     let mut after = mark(conn, &uses_key)?;
     loop {
-        let page = crate::catalog::invocations::after(conn, after, PAGE)?;
+        let page = invocations::after(conn, after, PAGE)?;
         let Some(last) = page.last() else { break };
         after = last.id;
         for u in page.into_iter().filter(|u| team_skills.contains(&u.skill_name)) {

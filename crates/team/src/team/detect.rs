@@ -14,8 +14,11 @@ use super::items::{CallItem, Skipped};
 use super::server;
 use super::shared::{self, NewCandidate};
 use crate::config::DetectConfig;
+use crate::detect::mine;
 use crate::detect::mine::{RawCall, similarity};
 use crate::detect::workflows::{self, Judge, MinedTurn};
+use crate::draft::naming;
+use crate::draft::skill;
 use crate::store::{Store, now_rfc3339};
 use crate::text::hex::sha256_hex;
 use crate::workflow::WorkflowEvidence;
@@ -81,7 +84,7 @@ pub fn run(client: &mut Client, team: &str, cfg: &DetectConfig) -> Result<TeamDe
             success: p.turn.success,
         };
         let calls = raw_calls(p.turn.calls);
-        let seq = crate::detect::mine::turn_sequence(&calls);
+        let seq = mine::turn_sequence(&calls);
         workflows::count_steps(&tx, team, &seq)?;
         touched.extend(workflows::observe(
             &tx,
@@ -122,7 +125,7 @@ pub fn run(client: &mut Client, team: &str, cfg: &DetectConfig) -> Result<TeamDe
             .max_by(|a, b| a.0.total_cmp(&b.0))
             .map(|(_, f)| f.clone());
         let fingerprint = earlier.unwrap_or_else(|| sha256_hex(keys.join("\n").as_bytes()));
-        let base = crate::draft::naming::base_name(&ev);
+        let base = naming::base_name(&ev);
         let mut name = base.clone();
         let mut n = 2;
         while names.contains(&name) || shared::name_taken(client, team, &name, &fingerprint)? {
@@ -130,7 +133,7 @@ pub fn run(client: &mut Client, team: &str, cfg: &DetectConfig) -> Result<TeamDe
             n += 1;
         }
         names.insert(name.clone());
-        let skill_md = crate::draft::skill::skill_md(&ev, &name);
+        let skill_md = skill::skill_md(&ev, &name);
         let members: HashSet<&str> =
             ev.sightings.iter().map(|s| member_of(&s.session_key)).collect();
         let evidence = serde_json::to_string(&ev)?;

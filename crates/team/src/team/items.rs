@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::Outcome;
 use crate::text::hex::sha256_hex;
+use crate::text::safe;
 
 /// One tool call of a turn: its step keys (one per line), its redacted detail, whether it failed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -72,8 +73,8 @@ impl Skipped {
         column: &str,
         e: &dyn std::fmt::Display,
     ) -> Skipped {
-        let reason = crate::text::safe::inline(&format!("{column}: {e}")).into_owned();
-        Skipped { table, key: crate::text::safe::inline(&key.to_string()).into_owned(), reason }
+        let reason = safe::inline(&format!("{column}: {e}")).into_owned();
+        Skipped { table, key: safe::inline(&key.to_string()).into_owned(), reason }
     }
 }
 

@@ -24,7 +24,9 @@ use serde::Serialize;
 
 use crate::catalog::SkillStatus;
 use crate::config::TeamConfig;
+use crate::fsio;
 use crate::store::now_rfc3339;
+use crate::text::hex;
 use crate::workspace::Workspace;
 use collect::Collected;
 use items::Hasher;
@@ -153,7 +155,7 @@ pub fn send(conn: &mut Connection, client: &mut Client, t: &TeamConfig) -> Resul
 pub fn pull(ws: &mut Workspace, t: &TeamConfig) -> Result<pull::PullReport> {
     let mut client = connect(t)?;
     let mut skipped = Vec::new();
-    let skills = shared::skills(&mut client, &t.name, crate::fsio::SKILL_MD_CAP, &mut skipped)?;
+    let skills = shared::skills(&mut client, &t.name, fsio::SKILL_MD_CAP, &mut skipped)?;
     drop(client);
     let mut report = pull::pull(ws, &t.name, &skills)?;
     report.skipped.splice(0..0, skipped);
@@ -221,17 +223,17 @@ pub fn promote_seen(
     if let Some(why) = &c.problem {
         bail!("team candidate {} ({}) cannot go live: {why}", c.id, c.name);
     }
-    let sha = crate::text::hex::sha256_hex(c.skill_md.as_bytes());
+    let sha = hex::sha256_hex(c.skill_md.as_bytes());
     let sha = seen.map_or(sha, str::to_string);
     let name = shared::promote(&mut client, &t.name, &c.id.to_string(), &sha)?;
     if let Some(dir) = &ws.config.team.skills_dir
         && let Some(skill) =
-            shared::skills(&mut client, &t.name, crate::fsio::SKILL_MD_CAP, &mut Vec::new())?
+            shared::skills(&mut client, &t.name, fsio::SKILL_MD_CAP, &mut Vec::new())?
                 .into_iter()
                 .find(|s| s.name == name)
         && let Ok(text) = pull::gate(&skill)
     {
-        let sha = crate::text::hex::sha256_hex(text.as_bytes());
+        let sha = hex::sha256_hex(text.as_bytes());
         pull::place(None, dir, &t.name, &skill, &text, &sha)?;
     }
     Ok(name)

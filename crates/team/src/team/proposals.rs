@@ -10,6 +10,9 @@ use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
 use super::shared::TeamSkill;
+use crate::fsio;
+use crate::store;
+use crate::text::hex;
 use crate::workspace::Workspace;
 
 const META: &str = "proposal.json";
@@ -30,7 +33,7 @@ pub struct Proposal {
 
 fn root(ws: &Workspace, team: &str) -> Result<PathBuf> {
     let data = ws.paths.db.parent().unwrap_or(Path::new("."));
-    crate::fsio::child(&data.join("team-proposals"), "team", team)
+    fsio::child(&data.join("team-proposals"), "team", team)
 }
 
 fn rejected(dir: &Path) -> Vec<(String, String)> {
@@ -54,7 +57,7 @@ pub fn propose(
     if rejected(&dir).iter().any(|(n, h)| n == &skill.name && h == sha) {
         return Ok(false);
     }
-    let folder = crate::fsio::child(&dir, "team skill", &skill.name)?;
+    let folder = fsio::child(&dir, "team skill", &skill.name)?;
     if read(&folder).is_some_and(|(p, _)| p.sha256 == sha) {
         return Ok(false);
     }
@@ -65,19 +68,19 @@ pub fn propose(
         version: skill.version,
         sha256: sha.into(),
         reason: reason.into(),
-        proposed_at: crate::store::now_rfc3339(),
+        proposed_at: store::now_rfc3339(),
     };
-    crate::fsio::atomic_write(&folder.join("SKILL.md"), text.as_bytes())?;
-    crate::fsio::atomic_write(&folder.join(META), serde_json::to_string_pretty(&p)?.as_bytes())?;
+    fsio::atomic_write(&folder.join("SKILL.md"), text.as_bytes())?;
+    fsio::atomic_write(&folder.join(META), serde_json::to_string_pretty(&p)?.as_bytes())?;
     Ok(true)
 }
 
 /// A proposal whose text still hashes to what it records.
 fn read(folder: &Path) -> Option<(Proposal, String)> {
-    let meta = crate::fsio::read_capped(&folder.join(META), 64 * 1024).ok()?;
+    let meta = fsio::read_capped(&folder.join(META), 64 * 1024).ok()?;
     let p: Proposal = serde_json::from_slice(&meta).ok()?;
-    let text = crate::fsio::read_skill_md_text(&folder.join("SKILL.md")).ok()?;
-    (crate::text::hex::sha256_hex(text.as_bytes()) == p.sha256).then_some((p, text))
+    let text = fsio::read_skill_md_text(&folder.join("SKILL.md")).ok()?;
+    (hex::sha256_hex(text.as_bytes()) == p.sha256).then_some((p, text))
 }
 
 /// The team's open proposals with their text, by name.
@@ -92,7 +95,7 @@ pub fn list(ws: &Workspace, team: &str) -> Result<Vec<(Proposal, String)>> {
 
 /// The open proposal `name`.
 pub fn get(ws: &Workspace, team: &str, name: &str) -> Result<(Proposal, String)> {
-    let folder = crate::fsio::child(&root(ws, team)?, "team skill", name)?;
+    let folder = fsio::child(&root(ws, team)?, "team skill", name)?;
     match read(&folder) {
         Some(found) => Ok(found),
         None => bail!("no team proposal {name} (see `skilldeck team proposals`)"),
@@ -102,11 +105,11 @@ pub fn get(ws: &Workspace, team: &str, name: &str) -> Result<(Proposal, String)>
 /// Removes proposal `name`; `reject` remembers its text so it is not proposed again.
 pub fn close(ws: &Workspace, team: &str, name: &str, reject: bool) -> Result<()> {
     let dir = root(ws, team)?;
-    let folder = crate::fsio::child(&dir, "team skill", name)?;
+    let folder = fsio::child(&dir, "team skill", name)?;
     if reject && let Some((p, _)) = read(&folder) {
         let mut list = rejected(&dir);
         list.push((p.name, p.sha256));
-        crate::fsio::atomic_write(&dir.join(REJECTED), serde_json::to_string(&list)?.as_bytes())?;
+        fsio::atomic_write(&dir.join(REJECTED), serde_json::to_string(&list)?.as_bytes())?;
     }
     std::fs::remove_dir_all(&folder).with_context(|| format!("removing {}", folder.display()))
 }

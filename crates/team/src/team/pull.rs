@@ -24,8 +24,14 @@ use super::items::Skipped;
 use super::proposals;
 use super::shared::TeamSkill;
 use crate::catalog::EventKind;
+use crate::catalog::skills;
 use crate::catalog::{Scope, SkillStatus, VersionSource};
+use crate::draft::live;
+use crate::fsio;
+use crate::journal;
+use crate::lifecycle::files;
 use crate::lifecycle::register::{NewSkill, insert_in};
+use crate::store;
 use crate::text::hex::sha256_hex;
 use crate::workspace::Workspace;
 
@@ -45,7 +51,7 @@ pub struct Marker {
 }
 
 pub fn read_marker(folder: &Path) -> Option<Marker> {
-    let bytes = crate::fsio::read_capped(&folder.join(MARKER), 64 * 1024).ok()?;
+    let bytes = fsio::read_capped(&folder.join(MARKER), 64 * 1024).ok()?;
     serde_json::from_slice(&bytes).ok()
 }
 
@@ -124,7 +130,7 @@ pub fn gate(skill: &TeamSkill) -> std::result::Result<String, String> {
         return Err(format!(
             "skill_md: {} bytes, over the {} byte cap",
             skill.text_bytes,
-            crate::fsio::SKILL_MD_CAP
+            fsio::SKILL_MD_CAP
         ));
     };
     gate_text(&skill.name, text)
@@ -178,7 +184,7 @@ pub fn pull(ws: &mut Workspace, team: &str, skills: &[TeamSkill]) -> Result<Pull
             ));
             continue;
         }
-        let folder = crate::fsio::child(&skills_dir, "team skill", &skill.name)?;
+        let folder = fsio::child(&skills_dir, "team skill", &skill.name)?;
         if let Err(reason) = reviewed(skill, &sha) {
             let accepted =
                 read_marker(&folder).is_some_and(|m| m.team == team && m.source_sha256 == sha);
@@ -213,9 +219,9 @@ pub fn place(
     text: &str,
     sha: &str,
 ) -> Result<Pulled> {
-    let folder = crate::fsio::child(dir, "team skill", &skill.name)?;
-    let file = crate::lifecycle::files::skill_file(&folder);
-    let live = crate::draft::live::live_text(text, &skill.name);
+    let folder = fsio::child(dir, "team skill", &skill.name)?;
+    let file = files::skill_file(&folder);
+    let live = live::live_text(text, &skill.name);
     let marker = Marker {
         team: team.into(),
         name: skill.name.clone(),
@@ -227,7 +233,7 @@ pub fn place(
         let Some(old) = read_marker(&folder).filter(|m| m.team == team) else {
             return Ok(Pulled::PrivateWins);
         };
-        let here = crate::fsio::read_skill_md(&file).map(|b| sha256_hex(&b)).unwrap_or_default();
+        let here = fsio::read_skill_md(&file).map(|b| sha256_hex(&b)).unwrap_or_default();
         if here != old.sha256 {
             return Ok(Pulled::EditedHere);
         }
@@ -243,16 +249,16 @@ pub fn place(
         ("SKILL.md".to_string(), live.clone()),
         (MARKER.to_string(), serde_json::to_string_pretty(&marker)?),
     ];
-    let staged = crate::fsio::stage(&folder, &files)?;
+    let staged = fsio::stage(&folder, &files)?;
     let Some(ws) = ws else {
-        let mut scratch = crate::store::Store::open_in_memory()?;
-        crate::journal::install(scratch.conn_mut(), &staged, &folder, |_| Ok(()))?;
+        let mut scratch = store::Store::open_in_memory()?;
+        journal::install(scratch.conn_mut(), &staged, &folder, |_| Ok(()))?;
         return Ok(pulled);
     };
     let agent = ws.config.agent_id.clone();
     let path = folder.to_string_lossy().into_owned();
-    crate::journal::install(ws.store.conn_mut(), &staged, &folder, |tx| {
-        if crate::catalog::skills::knows_folder(tx, &agent, &skill.name, Scope::Account, &path)? {
+    journal::install(ws.store.conn_mut(), &staged, &folder, |tx| {
+        if skills::knows_folder(tx, &agent, &skill.name, Scope::Account, &path)? {
             return Ok(());
         }
         let new = NewSkill {
@@ -279,30 +285,30 @@ pub fn place(
 /// Takes a retired team skill out of the live folder (into the retired folder), when it is
 /// there with this team's marker and unedited; returns where it went.
 fn retire(ws: &mut Workspace, team: &str, name: &str) -> Result<Option<PathBuf>> {
-    let folder = crate::fsio::child(&ws.paths.skills_dir, "team skill", name)?;
+    let folder = fsio::child(&ws.paths.skills_dir, "team skill", name)?;
     let Some(marker) = read_marker(&folder).filter(|m| m.team == team) else { return Ok(None) };
-    let file = crate::lifecycle::files::skill_file(&folder);
-    let here = crate::fsio::read_skill_md(&file).map(|b| sha256_hex(&b)).unwrap_or_default();
+    let file = files::skill_file(&folder);
+    let here = fsio::read_skill_md(&file).map(|b| sha256_hex(&b)).unwrap_or_default();
     if here != marker.sha256 {
         // Edited here: the member's copy now, left where it is.
         return Ok(None);
     }
     std::fs::create_dir_all(&ws.paths.retired_dir)?;
-    let to = crate::fsio::child(&ws.paths.retired_dir, "retired skill", &format!("{team}.{name}"))?;
+    let to = fsio::child(&ws.paths.retired_dir, "retired skill", &format!("{team}.{name}"))?;
     let to = if to.exists() {
-        crate::fsio::child(
+        fsio::child(
             &ws.paths.retired_dir,
             "retired skill",
-            &format!("{team}.{name}.{}", crate::store::now_rfc3339().replace(':', "")),
+            &format!("{team}.{name}.{}", store::now_rfc3339().replace(':', "")),
         )?
     } else {
         to
     };
     let (from_s, to_s) = (folder.to_string_lossy().into_owned(), to.to_string_lossy().into_owned());
-    crate::journal::moved(ws.store.conn_mut(), &folder, &to, |tx| {
-        if let Some(id) = crate::catalog::skills::id_at_path(tx, &from_s)? {
-            let now = crate::store::now_rfc3339();
-            crate::catalog::skills::set_status_and_path(tx, id, SkillStatus::Retired, &to_s, &now)?;
+    journal::moved(ws.store.conn_mut(), &folder, &to, |tx| {
+        if let Some(id) = skills::id_at_path(tx, &from_s)? {
+            let now = store::now_rfc3339();
+            skills::set_status_and_path(tx, id, SkillStatus::Retired, &to_s, &now)?;
         }
         Ok(())
     })?;

@@ -14,6 +14,7 @@ use crate::catalog::SkillStatus;
 use crate::config::LifecycleConfig;
 use crate::lifecycle::{Judged, Tally, TallyBuilder, judge};
 use crate::usage::missed::NOT_TRIGGERING_MIN;
+use crate::usage::steps;
 use crate::usage::triggers::repeats;
 
 /// A team skill's pooled figures and what the rules say.
@@ -42,7 +43,7 @@ pub struct TeamScore {
 /// Missed triggers of one team skill: (turns, members).
 fn missed(client: &mut Client, team: &str, name: &str) -> Result<(usize, Vec<String>)> {
     let (workflow, since) = shared::workflow(client, team, name)?;
-    if crate::usage::steps::specific(&workflow).is_empty() {
+    if steps::specific(&workflow).is_empty() {
         return Ok((0, Vec::new()));
     }
     let used = shared::use_sessions(client, team, name)?;

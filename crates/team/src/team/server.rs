@@ -14,6 +14,7 @@ use super::items::{Item, Skipped, TurnItem};
 use super::outbox::Queued;
 use super::pg::Client;
 use crate::config::TeamConfig;
+use crate::fsio;
 
 /// Any fixed number: the advisory lock migrations take.
 const MIGRATION_LOCK: i64 = 0x5_6b11_dec6;
@@ -303,7 +304,7 @@ pub fn migrate(client: &mut Client, members: &[String]) -> Result<usize> {
     tx.execute("INSERT INTO team_schema (version) VALUES ($1)", &[&version])?;
     tx.batch_execute("CREATE UNIQUE INDEX IF NOT EXISTS team_schema_one ON team_schema ((true))")?;
     for m in members {
-        crate::fsio::check_component("member role", m)?;
+        fsio::check_component("member role", m)?;
         let ident = quote_ident(m);
         let exists: bool =
             tx.query_one("SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)", &[m])?.get(0);

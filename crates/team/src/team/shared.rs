@@ -12,6 +12,7 @@ use super::pg::Client;
 use crate::catalog::SkillStatus;
 use crate::draft::CandidateStatus;
 use crate::model::Outcome;
+use crate::workflow;
 
 /// A typed word read from the server: an unknown one is an error naming it.
 fn word<T: FromStr<Err = String>>(text: &str) -> Result<T> {
@@ -279,7 +280,7 @@ pub fn workflow(client: &mut Client, team: &str, name: &str) -> Result<(Vec<Stri
     let evidence: Option<String> = row.get(0);
     // Evidence that cannot be read gives no workflow (no missed triggers), not a failed sweep.
     let keys = evidence
-        .and_then(|text| serde_json::from_str::<crate::workflow::WorkflowEvidence>(&text).ok())
+        .and_then(|text| serde_json::from_str::<workflow::WorkflowEvidence>(&text).ok())
         .map(|ev| ev.steps.into_iter().map(|s| s.key).collect())
         .unwrap_or_default();
     Ok((keys, row.get(1)))
@@ -313,7 +314,7 @@ pub fn candidate_steps(
     )?;
     let mut out = Vec::with_capacity(rows.len());
     for r in rows {
-        match serde_json::from_str::<crate::workflow::WorkflowEvidence>(r.get::<_, &str>(2)) {
+        match serde_json::from_str::<workflow::WorkflowEvidence>(r.get::<_, &str>(2)) {
             Ok(ev) => out.push((r.get(1), ev.steps.into_iter().map(|s| s.key).collect())),
             Err(e) => {
                 skipped.push(Skipped::new("team_candidates", r.get::<_, i64>(0), "evidence", &e))

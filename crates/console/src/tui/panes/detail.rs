@@ -13,9 +13,13 @@ use super::queue::short_date;
 use super::skills::{rate_over, state_word};
 use crate::engine::snapshot::{SkillLine, Snapshot};
 use crate::packages::PackageDetail;
+use crate::text;
 use crate::text::safe::inline;
+use crate::trial;
+use crate::trial::verdict;
 use crate::tui::state::UiState;
 use crate::tui::theme::Theme;
+use crate::usage::effect;
 use crate::usage::effect::{Effect, Verdict};
 use crate::usage::missed::Uptake;
 
@@ -84,7 +88,7 @@ fn effect_lines(e: &Effect, theme: Theme, lines: &mut Vec<Line<'static>>) {
     let title = format!(
         "Effect: {} ({} with the skill, {} without)",
         c.verdict,
-        crate::text::count(c.runs_with as u64, "run"),
+        text::count(c.runs_with as u64, "run"),
         c.runs_without
     );
     let style = match c.verdict {
@@ -93,7 +97,7 @@ fn effect_lines(e: &Effect, theme: Theme, lines: &mut Vec<Line<'static>>) {
         _ => theme.title(),
     };
     lines.push(Line::styled(title, style));
-    lines.extend(crate::usage::effect::table(c).into_iter().map(|l| Line::from(format!("  {l}"))));
+    lines.extend(effect::table(c).into_iter().map(|l| Line::from(format!("  {l}"))));
     for (model, m) in &e.by_model {
         lines.push(Line::from(format!(
             "  model {}: {} ({} with, {} without)",
@@ -107,7 +111,7 @@ fn effect_lines(e: &Effect, theme: Theme, lines: &mut Vec<Line<'static>>) {
 
 /// The latest trial (`skilldeck trial`): the agent run on the user's tasks with the skill and
 /// without it.
-fn trial_lines(t: &crate::trial::TrialRow, theme: Theme, lines: &mut Vec<Line<'static>>) {
+fn trial_lines(t: &trial::TrialRow, theme: Theme, lines: &mut Vec<Line<'static>>) {
     let Some(trial) = &t.trial else {
         lines.push(Line::styled(format!("Trial: {}", t.headline()), theme.title()));
         return;
@@ -116,7 +120,7 @@ fn trial_lines(t: &crate::trial::TrialRow, theme: Theme, lines: &mut Vec<Line<'s
         Verdict::Hurts | Verdict::Mixed => theme.warning(),
         _ => theme.title(),
     };
-    let mut all = crate::trial::verdict::lines(trial).into_iter();
+    let mut all = verdict::lines(trial).into_iter();
     if let Some(first) = all.next() {
         lines.push(Line::styled(format!("Trial: {first}"), style));
     }
@@ -129,8 +133,8 @@ fn uptake_lines(u: &Uptake, theme: Theme, lines: &mut Vec<Line<'static>>) {
     let title = format!(
         "Uptake since {}: {} vs {}",
         short_date(&u.since),
-        crate::text::count(u.uses as u64, "use"),
-        crate::text::count(u.missed.len() as u64, "missed trigger")
+        text::count(u.uses as u64, "use"),
+        text::count(u.missed.len() as u64, "missed trigger")
     );
     lines.push(Line::styled(title, theme.title()));
     if u.workflow.is_empty() {

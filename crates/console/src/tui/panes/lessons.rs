@@ -8,13 +8,15 @@ use ratatui::widgets::{Block, List, ListItem, ListState, Paragraph, Wrap};
 
 use crate::engine::snapshot::Snapshot;
 use crate::lessons::{Lesson, LessonStatus};
+use crate::text;
 use crate::text::safe;
 use crate::tui::layout;
+use crate::tui::lessons;
 use crate::tui::state::UiState;
 use crate::tui::theme::Theme;
 
 pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: Theme) {
-    let title = format!(" Lessons ({} to review) ", crate::tui::lessons::to_review(snap));
+    let title = format!(" Lessons ({} to review) ", lessons::to_review(snap));
     if snap.lessons.is_empty() {
         let text = "No lessons yet. A lesson is proposed when the user corrects what the agent \
                     just did, or when a failing command is fixed the same way in two sessions.";
@@ -66,7 +68,7 @@ pub fn detail_lines(l: &Lesson, flags: Option<&Vec<String>>, theme: Theme) -> Ve
             "{} · {} · {} · confidence {:.2} · utility {:.2}{}",
             l.status,
             l.kind,
-            crate::text::count(l.sessions.len() as u64, "session"),
+            text::count(l.sessions.len() as u64, "session"),
             l.confidence,
             l.utility,
             if l.verified { " · verified" } else { "" }
@@ -86,7 +88,7 @@ pub fn detail_lines(l: &Lesson, flags: Option<&Vec<String>>, theme: Theme) -> Ve
         lines.push(Line::styled(format!("Flagged {}", safe::inline(flag)), theme.error()));
     }
     if l.status.is_live() {
-        lines.push(Line::from(crate::tui::lessons::measured(l)));
+        lines.push(Line::from(lessons::measured(l)));
     } else if l.status == LessonStatus::Proposed {
         lines.push(Line::styled(
             "Not in the playbook until approved (a) or pinned (P).",
@@ -104,9 +106,9 @@ pub fn detail_lines(l: &Lesson, flags: Option<&Vec<String>>, theme: Theme) -> Ve
             lines.push(field("User", c, theme));
         }
         if !e.fix.is_empty() {
-            lines.push(field("Fix", &crate::tui::lessons::fix_steps(e), theme));
+            lines.push(field("Fix", &lessons::fix_steps(e), theme));
         }
-        if let Some(next) = crate::tui::lessons::then_text(e) {
+        if let Some(next) = lessons::then_text(e) {
             lines.push(field("Then", &next, theme));
         }
     }

@@ -8,6 +8,8 @@ use ratatui::widgets::{Block, List, ListItem, ListState, Paragraph, Wrap};
 
 use super::diff::diff_lines;
 use crate::engine::snapshot::{CandidateView, QueueItem, Snapshot, Watching};
+use crate::text;
+use crate::text::safe;
 use crate::tui::layout;
 use crate::tui::state::UiState;
 use crate::tui::theme::Theme;
@@ -63,7 +65,7 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
             let room = |count: &str| inner.saturating_sub(8 + count.chars().count());
             // The agent tag gives way to the name, and the name to the count: it ends with `…`
             // rather than hiding `×N`.
-            let tag = format!(" · {}", crate::text::safe::inline(&c.agent));
+            let tag = format!(" · {}", safe::inline(&c.agent));
             if several && layout::ellipsize(name, room(&format!("{count}{tag}"))) == name {
                 count.push_str(&tag);
             }
@@ -152,8 +154,8 @@ fn evidence_lines(c: &CandidateView, theme: Theme, lines: &mut Vec<Line<'static>
     }
     lines.push(Line::from(format!(
         "Evidence: {} in {} (from {}, {})",
-        crate::text::count(c.occurrences.max(0) as u64, "occurrence"),
-        crate::text::count(c.sessions.len() as u64, "session"),
+        text::count(c.occurrences.max(0) as u64, "occurrence"),
+        text::count(c.sessions.len() as u64, "session"),
         c.source.map_or("", |s| s.as_str()),
         short_date(&c.created_at)
     )));

@@ -8,6 +8,9 @@ use ratatui::widgets::{Block, Paragraph, Row, Table, TableState};
 
 use super::queue::watching_lines;
 use crate::engine::snapshot::{Health, SkillLine, Snapshot};
+use crate::text;
+use crate::tui::layout;
+use crate::tui::state;
 use crate::tui::state::UiState;
 use crate::tui::theme::Theme;
 
@@ -30,7 +33,7 @@ pub fn flags(s: &SkillLine, health: Option<&Health>) -> String {
 pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: Theme) {
     let mut title =
         super::queue::list_title("Skills", ui.skill_rows.len(), snap.skills.len(), ui, true);
-    if ui.sort != crate::tui::state::Sort::Name {
+    if ui.sort != state::Sort::Name {
         title = format!("{}· by {} ", title, ui.sort.label());
     }
     if ui.skill_rows.is_empty() {
@@ -85,7 +88,7 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
             let cells = [
                 Line::styled(word.to_string(), theme.state(s.status)),
                 Line::styled(flags(s, health), theme.flag()),
-                Line::from(crate::tui::layout::ellipsize(&s.label(), name_width)),
+                Line::from(layout::ellipsize(&s.label(), name_width)),
                 Line::from(format!("v{}", s.version)),
                 Line::from(rate_text(health)),
                 Line::from(health.map_or("…".to_string(), |h| h.uses.to_string())),
@@ -125,11 +128,7 @@ pub fn rate_over(health: Option<&Health>, window: usize) -> String {
     match health {
         Some(h) if h.uses > 0 => {
             let n = (h.uses as usize).min(window);
-            format!(
-                "rate {} over the last {}",
-                rate_text(health),
-                crate::text::count(n as u64, "use")
-            )
+            format!("rate {} over the last {}", rate_text(health), text::count(n as u64, "use"))
         }
         Some(_) => "rate - (no outcomes yet)".to_string(),
         None => "rate …".to_string(),

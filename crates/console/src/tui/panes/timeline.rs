@@ -12,6 +12,7 @@ use ratatui::widgets::{
 use super::queue::short_date;
 use super::skills::rate_over;
 use crate::engine::snapshot::{DayOutcomes, Snapshot};
+use crate::text;
 use crate::tui::state::UiState;
 use crate::tui::theme::Theme;
 
@@ -77,7 +78,7 @@ fn draw_days(f: &mut Frame, area: Rect, days: &[DayOutcomes], theme: Theme) {
     let title = match (shown.len(), days.len()) {
         (_, 0) => " outcomes per day: no invocations yet ".to_string(),
         (s, n) if s < n => format!(" outcomes per day (last {s} of {n} days) "),
-        (_, n) => format!(" outcomes per day ({}) ", crate::text::count(n as u64, "day")),
+        (_, n) => format!(" outcomes per day ({}) ", text::count(n as u64, "day")),
     };
     let ok_total: u64 = shown.iter().filter_map(|d| d.success).sum();
     let fail_total: u64 = shown.iter().filter_map(|d| d.failure).sum();

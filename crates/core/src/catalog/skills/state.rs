@@ -11,6 +11,12 @@ pub fn set_protected(conn: &Connection, skill_id: i64, protected: bool, now: &st
     Ok(())
 }
 
+/// Marks a skill as written by skilldeck (auto-created: the sweep may archive it) or by hand.
+pub fn set_auto_created(conn: &Connection, skill_id: i64, auto: bool) -> Result<()> {
+    conn.execute("UPDATE skills SET is_auto_created = ?1 WHERE id = ?2", params![auto, skill_id])?;
+    Ok(())
+}
+
 /// Sets a status and clears the flag mark (a pinned or restored skill starts unflagged).
 pub fn set_status_unflagged(conn: &Connection, skill_id: i64, status: SkillStatus) -> Result<()> {
     conn.execute(
