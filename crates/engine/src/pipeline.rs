@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::catalog::{invocations, skills};
 use crate::detect::{self, DetectReport, learn};
-use crate::draft::{self, candidates, finish, fixes, stage};
+use crate::draft::{self, CandidateSource, CandidateStatus, candidates, finish, fixes, stage};
 use crate::fsio;
 use crate::identity;
 use crate::ingest::{self, IngestReport, Progress};
@@ -22,6 +22,8 @@ use crate::lifecycle::{self, SweepReport};
 use crate::team;
 use crate::usage::{effects, triggering};
 use crate::workspace::Workspace;
+
+pub use crate::detect::learn::{Learned, Pick};
 
 /// What a pass runs. Every door builds one and hands it to [`run`]: `skilldeck ingest`, the
 /// agents' hook, the console's engine, the demo; team sync is one of its steps.
@@ -282,7 +284,6 @@ fn stage_drafts(ws: &Workspace, drafts: &detect::PendingDrafts) -> Result<()> {
 /// `detect.auto_promote`: candidates this run created or fed, still open, not a proposed version,
 /// with enough evidence, go live without review.
 fn auto_promote(ws: &mut Workspace, ids: &[i64], report: &mut DetectReport) -> Result<()> {
-    use crate::draft::{CandidateSource, CandidateStatus};
     let cfg = ws.config.detect.clone();
     let mut done = HashSet::new();
     for &id in ids {
@@ -488,8 +489,6 @@ pub fn upkeep_and_judge(ws: &mut Workspace, full: bool, evolve: bool) -> Result<
     report.elapsed_ms = lifecycle::ms(started);
     Ok(report)
 }
-
-pub use crate::detect::learn::{Learned, Pick};
 
 /// `skilldeck learn`: a detection pass over what was ingested (so the session's work sits in a
 /// workflow), then the session drafted as a candidate for review (`detect::learn`).

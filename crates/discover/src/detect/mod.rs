@@ -13,7 +13,16 @@ pub mod mine;
 pub mod requests;
 pub mod sequence;
 mod sightings;
+use crate::catalog::prompts;
+use crate::config;
+use crate::draft::{finish, render::DRAFT_SCORE, render::DRAFT_SCORER};
+use crate::ingest;
+use crate::journal;
+use crate::step;
+use crate::store::now_rfc3339;
 use crate::text::signature;
+use crate::workflow;
+use crate::workspace::Workspace;
 mod streak;
 pub mod workflows;
 
@@ -26,9 +35,6 @@ use serde::Serialize;
 use crate::draft::candidates::{
     self, CandidateSource, CandidateStatus, Evidence, Recorded, StagedDraft,
 };
-use crate::draft::render::{DRAFT_SCORE, DRAFT_SCORER};
-use crate::store::now_rfc3339;
-use crate::workspace::Workspace;
 use sequence::{Call, Skip, Step};
 pub use signature::{is_control_prompt, is_steering, task_signature};
 
@@ -65,7 +71,7 @@ pub struct DetectReport {
     pub turns_left: bool,
     /// Flags, and `draft.command` drafts, of the candidates this run drafted (filled by the
     /// pipeline's model-drafting stage).
-    pub finish: crate::draft::finish::FinishReport,
+    pub finish: finish::FinishReport,
 }
 
 /// What a detection run recorded, for the pipeline's later stages (staging the drafts, model
@@ -112,10 +118,10 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
         let room =
             limit.map_or(BATCH, |l| BATCH.min(l.saturating_sub(report.turns_processed as usize)));
         if room == 0 {
-            report.turns_left = !crate::ingest::pending_turns(&tx, 1)?.is_empty();
+            report.turns_left = !ingest::pending_turns(&tx, 1)?.is_empty();
             break;
         }
-        let turns = crate::ingest::pending_turns(&tx, room)?;
+        let turns = ingest::pending_turns(&tx, room)?;
         if turns.is_empty() {
             break;
         }
@@ -130,7 +136,7 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
         for turn in &turns {
             // A steering reply ("oui", "1", "CR") is part of the task before it, not a task.
             let earlier = if !turn.is_sidechain && signature::short_reply(&turn.user_input) {
-                crate::ingest::earlier_turns(&tx, turn.id, MAX_STEERING_RUN)?
+                ingest::earlier_turns(&tx, turn.id, MAX_STEERING_RUN)?
             } else {
                 Vec::new()
             };
@@ -232,7 +238,7 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
                 }
             }
         }
-        crate::ingest::mark_detected(&tx, &marks)?;
+        ingest::mark_detected(&tx, &marks)?;
         let mut ctx =
             Ctx { conn: &tx, staging: &staging, now: &now, drafts: &mut drafts, stale: &mut stale };
         // Workflows first: a sequence row whose turns a proposed workflow holds stays evidence.
@@ -256,7 +262,7 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
             }
         }
         if drafts_intent.is_none() && !drafts.is_empty() {
-            drafts_intent = Some(crate::journal::drafts_pending(&tx)?);
+            drafts_intent = Some(journal::drafts_pending(&tx)?);
         }
         tx.commit().context("committing detection batch")?;
     }
@@ -282,9 +288,9 @@ struct Prepared {
 fn prepare(conn: &Connection, turns: &[Turn]) -> Result<Vec<Prepared>> {
     let mut rows = Vec::with_capacity(turns.len());
     for turn in turns {
-        rows.push(crate::ingest::tool_calls(conn, turn.id)?);
+        rows.push(ingest::tool_calls(conn, turn.id)?);
     }
-    let one = |(turn, rows): (&Turn, Vec<crate::ingest::ToolCallRow>)| {
+    let one = |(turn, rows): (&Turn, Vec<ingest::ToolCallRow>)| {
         let smoke = sequence::is_smoke_test(&turn.user_input);
         let calls = as_calls(&rows);
         let mined = (!turn.is_sidechain && !smoke).then(|| {
@@ -334,7 +340,7 @@ fn task_unit(
     conn: &Connection,
     turn: &Turn,
     steering: bool,
-    earlier: &[crate::ingest::EarlierTurn],
+    earlier: &[ingest::EarlierTurn],
     calls: Vec<mine::RawCall>,
     recent: &Recent,
 ) -> Result<TaskUnit> {
@@ -402,7 +408,7 @@ const MAX_LEAD_TURNS: usize = 4;
 /// did nothing at all is passed over but never opens it. A steering reply, a smoke test or a
 /// turn that changed something ends the walk.
 fn lead_in(conn: &Connection, mut unit: TaskUnit, recent: &Recent) -> Result<TaskUnit> {
-    let earlier = crate::ingest::earlier_turns(conn, unit.head, MAX_LEAD_TURNS)?;
+    let earlier = ingest::earlier_turns(conn, unit.head, MAX_LEAD_TURNS)?;
     let mut passed: Vec<(i64, Vec<mine::RawCall>)> = Vec::new();
     let mut opened: Option<usize> = None;
     for (i, prev) in earlier.iter().enumerate() {
@@ -438,8 +444,7 @@ fn lead_in(conn: &Connection, mut unit: TaskUnit, recent: &Recent) -> Result<Tas
             false
         } else {
             let small = work.len() < 2;
-            let looked =
-                work.len() == steps.len() && work.iter().all(|k| crate::step::only_looks(k));
+            let looked = work.len() == steps.len() && work.iter().all(|k| step::only_looks(k));
             if !(small || looked) {
                 break;
             }
@@ -472,7 +477,7 @@ fn lead_in(conn: &Connection, mut unit: TaskUnit, recent: &Recent) -> Result<Tas
 /// Whether the reply after `earlier[i]` answers the agent: it asked something at the end of that
 /// turn, or that turn was itself a reply in the same exchange (a menu code, then "oui", then a
 /// story path). `earlier` is latest first.
-fn answers(earlier: &[crate::ingest::EarlierTurn], i: usize) -> bool {
+fn answers(earlier: &[ingest::EarlierTurn], i: usize) -> bool {
     // From the oldest turn of the window forward, each turn's own standing as a reply.
     let mut replying = false;
     for k in (i..earlier.len()).rev() {
@@ -519,10 +524,10 @@ impl Ctx<'_> {
 }
 
 fn load_calls(conn: &Connection, turn_id: i64) -> Result<Vec<Call>> {
-    Ok(as_calls(&crate::ingest::tool_calls(conn, turn_id)?))
+    Ok(as_calls(&ingest::tool_calls(conn, turn_id)?))
 }
 
-fn as_calls(rows: &[crate::ingest::ToolCallRow]) -> Vec<Call> {
+fn as_calls(rows: &[ingest::ToolCallRow]) -> Vec<Call> {
     rows.iter()
         .map(|c| Call {
             name: c.name.clone(),
@@ -543,7 +548,7 @@ struct Fresh {
 /// candidate id.
 fn observe_streak(
     ctx: &mut Ctx,
-    cfg: &crate::config::DetectConfig,
+    cfg: &config::DetectConfig,
     turn: &Turn,
     signature: &str,
     workflow: Option<i64>,
@@ -642,7 +647,7 @@ fn observe_streak(
     report.streak_drafts += 1;
     // The prompt store keeps one row per draft, under a fresh UUID v4 key.
     if let Some((name, skill_md)) = candidates::draft_text(ctx.conn, id)? {
-        crate::catalog::prompts::add(
+        prompts::add(
             ctx.conn,
             &turn.agent_id,
             &name,
@@ -660,16 +665,16 @@ fn streak_evidence(
     conn: &Connection,
     turn: &Turn,
     examples: &[streak::Example],
-) -> Result<crate::workflow::WorkflowEvidence> {
+) -> Result<workflow::WorkflowEvidence> {
     let mut turns: Vec<(String, Vec<mine::RawCall>)> = Vec::new();
     for e in examples {
         turns.push((e.session_key.clone(), workflows::load_calls(conn, e.turn_id)?));
     }
     let requests = distinct_inputs(examples.iter().map(|e| e.user_input.as_str()));
-    let mut sightings: Vec<crate::workflow::Sighting> = Vec::new();
+    let mut sightings: Vec<workflow::Sighting> = Vec::new();
     for e in examples {
         if !sightings.iter().any(|s| s.session_key == e.session_key) {
-            sightings.push(crate::workflow::Sighting {
+            sightings.push(workflow::Sighting {
                 session_key: e.session_key.clone(),
                 // A streak is consecutive turns of the agent: the project of its last.
                 project: turn.project.clone(),
@@ -690,7 +695,7 @@ fn sequence_candidate(
     agent: &str,
     hash: &str,
     seen: &Fresh,
-    cfg: &crate::config::DetectConfig,
+    cfg: &config::DetectConfig,
     report: &mut DetectReport,
 ) -> Result<Option<i64>> {
     let min_sessions = cfg.min_sessions;
@@ -794,7 +799,7 @@ fn workflow_candidate(
 }
 
 /// The step keys that make a workflow what it is: its consensus without the change marker.
-fn identity_keys(ev: &crate::workflow::WorkflowEvidence) -> Vec<String> {
+fn identity_keys(ev: &workflow::WorkflowEvidence) -> Vec<String> {
     ev.steps.iter().map(|s| s.key.clone()).filter(|k| k != mine::CHANGE_STEP).collect()
 }
 
@@ -806,7 +811,7 @@ fn record_workflow(
     ctx: &mut Ctx,
     agent: &str,
     wid: i64,
-    ev: crate::workflow::WorkflowEvidence,
+    ev: workflow::WorkflowEvidence,
     evidence_only: bool,
     joined: Option<&[i64]>,
     report: &mut DetectReport,

@@ -19,10 +19,11 @@ use serde::Serialize;
 
 use super::folder;
 use super::render::{self, DraftDoc};
+use crate::catalog::skills;
 use crate::model::ToolStep;
 use crate::store::Store;
 use crate::text::injection::Flag;
-use crate::workflow::{Reason, WorkflowEvidence};
+use crate::workflow::{self, Reason, WorkflowEvidence};
 
 crate::text_enum! {
     /// Where a candidate stands in review.
@@ -162,7 +163,7 @@ fn with_target_name(conn: &Connection, mut c: CandidateView) -> Result<Candidate
         }
     }
     if let Some(id) = c.target_skill_id {
-        c.target_skill_name = crate::catalog::skills::by_id(conn, id).ok().map(|s| s.header.name);
+        c.target_skill_name = skills::by_id(conn, id).ok().map(|s| s.header.name);
     }
     Ok(c)
 }
@@ -274,7 +275,7 @@ pub fn proposed_workflow_reasons(
     conn: &Connection,
     agent: &str,
     except: i64,
-) -> Result<Vec<(i64, CandidateStatus, crate::workflow::Reason)>> {
+) -> Result<Vec<(i64, CandidateStatus, workflow::Reason)>> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, status, reason FROM skill_candidates
          WHERE agent_id = ?1 AND source = 'workflow' AND evidence_only = 0
@@ -632,7 +633,7 @@ pub fn workflow_steps(conn: &Connection, candidate_id: i64) -> Result<Option<Vec
         .optional()?
         .flatten();
     let Some(json) = json else { return Ok(None) };
-    let evidence: crate::workflow::WorkflowEvidence = match serde_json::from_str(&json) {
+    let evidence: workflow::WorkflowEvidence = match serde_json::from_str(&json) {
         Ok(e) => e,
         Err(_) => return Ok(None),
     };

@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use crate::step;
 use crate::text::slug::slug_within;
-use crate::workflow::{StepKind, WorkflowEvidence};
+use crate::workflow::{CheckKind, StepKind, WorkflowEvidence};
 
 const STOPWORDS_TEXT: &str = include_str!("../../../../assets/stopwords.txt");
 
@@ -604,7 +604,6 @@ pub fn base_name(ev: &WorkflowEvidence) -> String {
 
 /// `run-tests-and-lint`: the kinds of checks a workflow runs, in order.
 fn checks_name(ev: &WorkflowEvidence) -> Option<String> {
-    use crate::workflow::CheckKind;
     let mut kinds: Vec<&str> = Vec::new();
     for kind in ev.steps.iter().filter_map(|s| s.check) {
         let word = match kind {

@@ -15,9 +15,9 @@ use super::{
     AntiMatch, Evidence, LessonKind, LessonStatus, LessonsReport, command, cues, guard, measure,
 };
 use crate::config::LessonsConfig;
-use crate::ingest::{SessionTurn, ToolCallRow};
+use crate::ingest::{self, SessionTurn, ToolCallRow};
 use crate::step;
-use crate::text::redact;
+use crate::text::{hex, redact, signature};
 use crate::workspace::Workspace;
 
 /// Calls after a failure within which its passing run must come to count as a fix.
@@ -42,7 +42,7 @@ pub fn run(ws: &mut Workspace, sessions: &[i64], report: &mut LessonsReport) -> 
     let mut known = Known::default();
     for &sid in sessions {
         let cursor = db::progress(&tx, sid)?;
-        let turns = crate::ingest::session_turns(&tx, sid, cursor.unwrap_or(0))?;
+        let turns = ingest::session_turns(&tx, sid, cursor.unwrap_or(0))?;
         let mut prev: Option<&SessionTurn> = None;
         let mut last = None;
         for t in &turns {
@@ -221,14 +221,13 @@ fn action(call: &ToolCallRow) -> String {
 }
 
 fn hash(parts: &[&str]) -> String {
-    crate::text::hex::sha256_hex(parts.join("\u{1f}").as_bytes())[..16].to_string()
+    hex::sha256_hex(parts.join("\u{1f}").as_bytes())[..16].to_string()
 }
 
 /// (a) `t` corrects what the agent did in `p`, the turn before it.
 fn correction(p: &SessionTurn, t: &SessionTurn) -> Option<Sighting> {
     let cue = cues::correction_cue(&t.user_input)?;
-    if crate::text::signature::is_control_prompt(&t.user_input) || redact::is_opaque(&t.user_input)
-    {
+    if signature::is_control_prompt(&t.user_input) || redact::is_opaque(&t.user_input) {
         return None;
     }
     let corrected = p.calls.iter().rev().find(|c| is_specific(last_key(c))).or(p.calls.last())?;
@@ -241,7 +240,7 @@ fn correction(p: &SessionTurn, t: &SessionTurn) -> Option<Sighting> {
         clip(cues::cue_sentence(&t.user_input, &cue))
     };
     let words = corrected.detail.as_deref().and_then(|d| command::segment_words(d, &key));
-    let task = crate::text::signature::task_signature(&p.user_input).replace('-', " ");
+    let task = signature::task_signature(&p.user_input).replace('-', " ");
     let trigger = if task.is_empty() {
         format!("before {}", step_words(&key))
     } else {

@@ -14,6 +14,7 @@ use super::items::{CallItem, Skipped};
 use super::server;
 use super::shared::{self, NewCandidate};
 use crate::config::DetectConfig;
+use crate::detect::memo::Memo;
 use crate::detect::mine;
 use crate::detect::mine::{RawCall, similarity};
 use crate::detect::workflows::{self, Judge, MinedTurn};
@@ -68,7 +69,7 @@ pub fn run(client: &mut Client, team: &str, cfg: &DetectConfig) -> Result<TeamDe
     let tx = scratch.conn_mut().transaction()?;
     let mut touched: BTreeSet<i64> = BTreeSet::new();
     let mut skipped = Vec::new();
-    let mut memo = crate::detect::memo::Memo::default();
+    let mut memo = Memo::default();
     let turns = server::for_each_turn(client, team, &mut skipped, |p| {
         let session_key = format!("{}/{}", p.member, p.turn.session);
         let project = p.turn.project.clone();
