@@ -25,8 +25,12 @@ impl Drop for Session {
     }
 }
 
+/// How long a real terminal may take to show something under a loaded test run (a failure guard:
+/// the pane is read every 50 ms and the wait ends as soon as it shows).
+const PANE_DEADLINE: Duration = Duration::from_secs(45);
+
 pub(crate) fn wait_for_pane(session: &str, text: &str) -> String {
-    let deadline = Instant::now() + Duration::from_secs(15);
+    let deadline = Instant::now() + PANE_DEADLINE;
     loop {
         let screen = tmux(&["capture-pane", "-p", "-t", session]);
         if screen.contains(text) {
@@ -101,13 +105,13 @@ fn console_in_tmux_promotes_by_keypress() {
     wait_for_pane(&session.0, "keys (Esc closes)");
     tmux(&["send-keys", "-t", &session.0, "Escape"]);
     // Escape read together with the q after it is Alt-q: q goes once the help has closed.
-    let deadline = Instant::now() + Duration::from_secs(15);
+    let deadline = Instant::now() + PANE_DEADLINE;
     while tmux(&["capture-pane", "-p", "-t", &session.0]).contains("keys (Esc closes)") {
         assert!(Instant::now() < deadline, "Escape did not close the help");
         std::thread::sleep(Duration::from_millis(50));
     }
     tmux(&["send-keys", "-t", &session.0, "q"]);
-    let deadline = Instant::now() + Duration::from_secs(5);
+    let deadline = Instant::now() + PANE_DEADLINE;
     while tmux(&["list-sessions", "-F", "#{session_name}"]).contains(&session.0) {
         assert!(Instant::now() < deadline, "the console did not quit on q");
         std::thread::sleep(Duration::from_millis(50));
