@@ -118,9 +118,9 @@ pub struct PassReport {
 
 /// Runs `pass`: recover, ingest, register, detect, lessons, stage drafts, model drafting,
 /// auto-promote, evolve, judge, team sync — each step the pass asks for, once. The database's
-/// write-ahead log is copied into it once, after the pass (at the next commit that finds it long,
-/// or at close), rather than at every commit of the pass that finds it long (detection commits
-/// every few hundred turns and rewrites the same pages each time).
+/// write-ahead log is copied into it only when it holds `store::PASS_CHECKPOINT_PAGES` pages, not
+/// SQLite's default thousand (detection commits every few hundred turns and rewrites the same
+/// pages each time).
 pub fn run(
     ws: &mut Workspace,
     pass: &Pass,
