@@ -94,13 +94,30 @@ pub fn is_control_prompt(input: &str) -> bool {
     if text.starts_with('/') && !text.contains(char::is_whitespace) {
         return true;
     }
-    let words: Vec<String> = text
-        .to_lowercase()
-        .split(|c: char| c.is_whitespace() || c.is_ascii_punctuation())
-        .filter(|w| !w.is_empty())
-        .map(str::to_string)
-        .collect();
-    words.is_empty() || CONTROL.contains(&words.join(" ").as_str())
+    // Lowercasing never shortens a word nor turns a letter into a separator, so a text with more
+    // word characters than the longest control prompt is none (the usual case, read cheaply).
+    let longest = CONTROL.iter().map(|c| c.len()).max().unwrap_or(0);
+    if text.chars().filter(|&c| !is_separator(c)).nth(longest).is_some() {
+        return false;
+    }
+    let words = joined_words(&text.to_lowercase());
+    words.is_empty() || CONTROL.contains(&words.as_str())
+}
+
+fn is_separator(c: char) -> bool {
+    c.is_whitespace() || c.is_ascii_punctuation()
+}
+
+/// The words of `text` (split on whitespace and ASCII punctuation) joined by single spaces.
+pub fn joined_words(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for word in text.split(is_separator).filter(|w| !w.is_empty()) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
 }
 
 /// Letters a word needs to carry content in most languages; replies made only of shorter words,
@@ -211,6 +228,13 @@ mod tests {
         for p in ["continue the migration work", "/release 1.2.0", "yes, add the flag"] {
             assert!(!is_control_prompt(p), "{p}");
         }
+        // Punctuation and spacing are not words, however long; the longest prompt still counts.
+        let loud = format!("OK{}", "!".repeat(500));
+        for p in [loud.as_str(), "Continue  from where you LEFT off...", "...---...   "] {
+            assert!(is_control_prompt(p), "{p}");
+        }
+        assert!(!is_control_prompt("continue from where you left off now"));
+        assert!(!is_control_prompt(&"continue ".repeat(200)));
     }
 
     #[test]

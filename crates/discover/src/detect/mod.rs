@@ -146,8 +146,9 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
             let typed = mined.as_ref().is_some_and(|(_, own)| {
                 requests::command_key(&turn.user_input, &own.all_keys).is_some()
             });
+            let exchange = Exchange::of(&earlier);
             let steering =
-                !turn.is_sidechain && !typed && is_steering(&turn.user_input, answers(&earlier, 0));
+                !turn.is_sidechain && !typed && is_steering(&turn.user_input, exchange.answers(0));
             let signature = if steering { String::new() } else { signature };
             // Written with the batch: nothing in it reads a turn's mark or signature.
             marks.push((turn.id, signature.clone()));
@@ -156,7 +157,7 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
             if let Some((raw, own)) = mined {
                 workflows::count_steps(&tx, &turn.agent_id, &own)?;
                 recent.insert(turn.id, (raw.clone(), own.clone()));
-                let unit = task_unit(&tx, turn, steering, &earlier, raw, &recent)?;
+                let unit = task_unit(&tx, turn, steering, (&earlier, &exchange), raw, &recent)?;
                 // A turn that is its own task is mined once.
                 let seq =
                     if unit.turns.len() == 1 { own } else { mine::turn_sequence(&unit.calls) };
@@ -340,7 +341,7 @@ fn task_unit(
     conn: &Connection,
     turn: &Turn,
     steering: bool,
-    earlier: &[ingest::EarlierTurn],
+    (earlier, exchange): (&[ingest::EarlierTurn], &Exchange),
     calls: Vec<mine::RawCall>,
     recent: &Recent,
 ) -> Result<TaskUnit> {
@@ -357,7 +358,7 @@ fn task_unit(
     let mut chain: Vec<(i64, String)> = Vec::new();
     let mut head: Option<(i64, String)> = None;
     for (i, e) in earlier.iter().enumerate() {
-        if is_steering(&e.user_input, answers(earlier, i + 1)) {
+        if exchange.replying[i] {
             chain.push((e.id, e.user_input.clone()));
         } else {
             head = Some((e.id, e.user_input.clone()));
@@ -411,6 +412,7 @@ fn lead_in(conn: &Connection, mut unit: TaskUnit, recent: &Recent) -> Result<Tas
     let earlier = ingest::earlier_turns(conn, unit.head, MAX_LEAD_TURNS)?;
     let mut passed: Vec<(i64, Vec<mine::RawCall>)> = Vec::new();
     let mut opened: Option<usize> = None;
+    let mut exchange: Option<Exchange> = None;
     for (i, prev) in earlier.iter().enumerate() {
         if sequence::is_smoke_test(&prev.user_input) {
             break;
@@ -426,7 +428,7 @@ fn lead_in(conn: &Connection, mut unit: TaskUnit, recent: &Recent) -> Result<Tas
             }
         };
         let typed = requests::command_key(&prev.user_input, &seq.all_keys).is_some();
-        if !typed && is_steering(&prev.user_input, answers(&earlier, i + 1)) {
+        if !typed && exchange.get_or_insert_with(|| Exchange::of(&earlier)).replying[i] {
             break;
         }
         // A turn that edited files changed something, whatever else it ran.
@@ -474,18 +476,33 @@ fn lead_in(conn: &Connection, mut unit: TaskUnit, recent: &Recent) -> Result<Tas
     Ok(unit)
 }
 
-/// Whether the reply after `earlier[i]` answers the agent: it asked something at the end of that
-/// turn, or that turn was itself a reply in the same exchange (a menu code, then "oui", then a
-/// story path). `earlier` is latest first.
-fn answers(earlier: &[ingest::EarlierTurn], i: usize) -> bool {
-    // From the oldest turn of the window forward, each turn's own standing as a reply.
-    let mut replying = false;
-    for k in (i..earlier.len()).rev() {
-        let before = k + 1 < earlier.len()
-            && (replying || earlier[k + 1].summary.as_deref().is_some_and(signature::asks));
-        replying = is_steering(&earlier[k].user_input, before);
+/// How the earlier turns of a session (latest first) stand as an exchange with the agent.
+struct Exchange {
+    /// Whether the agent's last message in that turn asks the user something.
+    asked: Vec<bool>,
+    /// Whether that turn is itself a steering reply, judged from the oldest turn of the window
+    /// forward (a menu code, then "oui", then a story path: each answers the one before).
+    replying: Vec<bool>,
+}
+
+impl Exchange {
+    fn of(earlier: &[ingest::EarlierTurn]) -> Self {
+        let asked: Vec<bool> =
+            earlier.iter().map(|e| e.summary.as_deref().is_some_and(signature::asks)).collect();
+        let mut replying = vec![false; earlier.len()];
+        for k in (0..earlier.len()).rev() {
+            let before = k + 1 < earlier.len() && (replying[k + 1] || asked[k + 1]);
+            replying[k] = is_steering(&earlier[k].user_input, before);
+        }
+        Exchange { asked, replying }
     }
-    earlier.get(i).is_some_and(|e| e.summary.as_deref().is_some_and(signature::asks)) || replying
+
+    /// Whether the reply after `earlier[i]` answers the agent: it asked something at the end of
+    /// that turn, or that turn was itself a reply in the same exchange.
+    fn answers(&self, i: usize) -> bool {
+        self.asked.get(i).copied().unwrap_or(false)
+            || self.replying.get(i).copied().unwrap_or(false)
+    }
 }
 
 struct Ctx<'a> {

@@ -5,6 +5,7 @@ use sha2::{Digest, Sha256};
 
 pub use crate::model::ToolStep as Step;
 use crate::step;
+use crate::text::signature;
 
 /// A tool call as stored by ingestion.
 #[derive(Debug, Clone)]
@@ -103,13 +104,7 @@ pub fn is_smoke_test(user_input: &str) -> bool {
         "list your tools",
         "what tools do you have",
     ];
-    let words: Vec<String> = user_input
-        .to_lowercase()
-        .split(|c: char| c.is_whitespace() || c.is_ascii_punctuation())
-        .filter(|w| !w.is_empty())
-        .map(str::to_string)
-        .collect();
-    let text = words.join(" ");
+    let text = signature::joined_words(&user_input.to_lowercase());
     if EXACT.contains(&text.as_str()) {
         return true;
     }
