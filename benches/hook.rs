@@ -7,6 +7,8 @@
 //! replicated with fresh ids per copy, as ../shared/tools/make-bench-corpus does for trees).
 //! Measured: a `SessionEnd` into a fresh database (the whole file is new: the worst case), and a
 //! `Stop` after one more copy of a turn was appended to an already ingested file (the usual case).
+//! `SKILLDECK_BENCH_BEFORE` (another `skilldeck` binary, say a release build of the commit before
+//! a change) adds its hook runs to the same rounds, on its own copy of the session.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -34,7 +36,25 @@ fn main() {
     let mut no_detect = Vec::new();
     let mut hook_end = Vec::new();
     let mut hook_stop = Vec::new();
+    let before = std::env::var_os("SKILLDECK_BENCH_BEFORE").map(PathBuf::from);
+    let before_session =
+        dir.path().join("before/projects/-bench/0b5e55ed-0000-4000-8000-000000000000.jsonl");
+    if before.is_some() {
+        std::fs::create_dir_all(before_session.parent().unwrap()).unwrap();
+        std::fs::copy(&session, &before_session).unwrap();
+    }
+    let (mut before_end, mut before_stop) = (Vec::new(), Vec::new());
     for round in 0..ROUNDS {
+        if let Some(bin) = &before {
+            let db = dir.path().join(format!("before/hook-{round}/skilldeck.db"));
+            let end = payload(&before_session, "SessionEnd");
+            before_end
+                .push(timed(|| run_bin(bin, &db_args(&db, &["ingest", "--hook"]), Some(&end))));
+            append(&before_session, &tail, round);
+            let stop = payload(&before_session, "Stop");
+            before_stop
+                .push(timed(|| run_bin(bin, &db_args(&db, &["ingest", "--hook"]), Some(&stop))));
+        }
         floor.push(timed(|| run(&["--version"], None)));
         let db = dir.path().join(format!("plain-{round}/skilldeck.db"));
         plain.push(timed(|| run(&db_args(&db, &["ingest", session.to_str().unwrap()]), None)));
@@ -56,6 +76,13 @@ fn main() {
     report("`ingest --hook` Stop after one appended turn", &hook_stop);
     let ratio = median(&hook_end).as_secs_f64() / median(&plain).as_secs_f64();
     println!("hook / plain ingest of the same file: {ratio:.2}");
+    if !before_end.is_empty() {
+        report("before: `ingest --hook` SessionEnd", &before_end);
+        report("before: `ingest --hook` Stop after an appended turn", &before_stop);
+        let end = median(&hook_end).as_secs_f64() / median(&before_end).as_secs_f64();
+        let stop = median(&hook_stop).as_secs_f64() / median(&before_stop).as_secs_f64();
+        println!("this build / before: SessionEnd {end:.2}, Stop {stop:.2}");
+    }
 }
 
 fn db_args<'a>(db: &'a Path, rest: &[&'a str]) -> Vec<&'a str> {
@@ -91,7 +118,11 @@ fn payload(session: &Path, event: &str) -> String {
 }
 
 fn run(args: &[&str], stdin: Option<&str>) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_skilldeck"))
+    run_bin(Path::new(env!("CARGO_BIN_EXE_skilldeck")), args, stdin)
+}
+
+fn run_bin(bin: &Path, args: &[&str], stdin: Option<&str>) {
+    let mut child = Command::new(bin)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
