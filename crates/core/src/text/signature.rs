@@ -20,19 +20,25 @@ fn stopwords() -> &'static HashSet<&'static str> {
 /// stopwords, dedupe keeping the first sighting, keep the 3 longest (ties: first seen), sort, join
 /// with `-`. Empty when nothing is left.
 pub fn task_signature(input: &str) -> String {
+    const KEEP: usize = 3;
     let lower = input.to_lowercase();
     let stop = stopwords();
-    let mut seen = HashSet::new();
-    let mut tokens: Vec<&str> = Vec::new();
-    for token in lower.split(|c: char| c.is_whitespace() || c.is_ascii_punctuation()) {
-        if token.chars().count() < 2 || stop.contains(token) || !seen.insert(token) {
+    // The longest so far with their lengths, longest first (ties: first seen). A token no longer
+    // than the last of a full list never enters it, nor does a later sighting of one in it.
+    let mut top: Vec<(usize, &str)> = Vec::with_capacity(KEEP + 1);
+    for token in lower.split(is_separator) {
+        let len = token.chars().count();
+        if len < 2 || (top.len() == KEEP && len <= top[KEEP - 1].0) {
             continue;
         }
-        tokens.push(token);
+        if stop.contains(token) || top.iter().any(|(_, t)| *t == token) {
+            continue;
+        }
+        let at = top.iter().position(|(l, _)| *l < len).unwrap_or(top.len());
+        top.insert(at, (len, token));
+        top.truncate(KEEP);
     }
-    // A stable sort keeps first-seen order among tokens of equal length.
-    tokens.sort_by_key(|t| std::cmp::Reverse(t.chars().count()));
-    tokens.truncate(3);
+    let mut tokens: Vec<&str> = top.into_iter().map(|(_, t)| t).collect();
     tokens.sort_unstable();
     tokens.join("-")
 }
@@ -235,6 +241,56 @@ mod tests {
         }
         assert!(!is_control_prompt("continue from where you left off now"));
         assert!(!is_control_prompt(&"continue ".repeat(200)));
+    }
+
+    #[test]
+    fn the_three_longest_are_kept_as_a_full_sort_keeps_them() {
+        // The rule as stated: every distinct token, a stable sort by length, the first three.
+        fn reference(input: &str) -> String {
+            let lower = input.to_lowercase();
+            let mut seen = HashSet::new();
+            let mut tokens: Vec<&str> = lower
+                .split(is_separator)
+                .filter(|t| t.chars().count() >= 2 && !stopwords().contains(t) && seen.insert(*t))
+                .collect();
+            tokens.sort_by_key(|t| std::cmp::Reverse(t.chars().count()));
+            tokens.truncate(3);
+            tokens.sort_unstable();
+            tokens.join("-")
+        }
+        let pool = [
+            "the",
+            "a",
+            "fix",
+            "fixes",
+            "build",
+            "deploy",
+            "staging",
+            "Über",
+            "ÉCOLE",
+            "db",
+            "x",
+            "migrate",
+            "release",
+            "rollback",
+            "ab",
+            "cd",
+            "ef",
+            "tests",
+            "lint",
+            "and",
+            "ΣΟΦΙΑΣ",
+        ];
+        let mut state = 0x2545_f491_u64;
+        for _ in 0..2000 {
+            let mut text = String::new();
+            for _ in 0..(state % 17) {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                text.push_str(pool[(state >> 33) as usize % pool.len()]);
+                text.push(if state & 1 == 0 { ' ' } else { ',' });
+            }
+            assert_eq!(task_signature(&text), reference(&text), "{text}");
+        }
     }
 
     #[test]

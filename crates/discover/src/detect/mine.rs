@@ -363,6 +363,41 @@ pub fn consensus_by(members: &[Member], keep: impl Fn(usize, usize) -> bool) -> 
     out.into_iter().map(|(_, s)| s).collect()
 }
 
+/// The keys of [`consensus`], in its order, without gathering each step's details (a workflow's
+/// core is recomputed whenever a member joins).
+pub fn consensus_keys(members: &[Member], min_sessions: usize, min_members: usize) -> Vec<&str> {
+    struct Acc<'a> {
+        sessions: HashSet<&'a str>,
+        pos_sum: f64,
+        pos_n: usize,
+    }
+    let mut acc: BTreeMap<&str, Acc> = BTreeMap::new();
+    for m in members {
+        let n = m.steps.len().max(1) as f64;
+        let mut seen: HashSet<&str> = HashSet::new();
+        for (i, obs) in m.steps.iter().enumerate() {
+            if !seen.insert(&obs.0) {
+                continue;
+            }
+            let a = acc.entry(&obs.0).or_insert_with(|| Acc {
+                sessions: HashSet::new(),
+                pos_sum: 0.0,
+                pos_n: 0,
+            });
+            a.sessions.insert(&m.session_key);
+            a.pos_sum += (i as f64 + 0.5) / n;
+            a.pos_n += 1;
+        }
+    }
+    let mut out: Vec<(f64, &str)> = acc
+        .into_iter()
+        .filter(|(_, a)| a.sessions.len() >= min_sessions.max(1) && a.pos_n >= min_members)
+        .map(|(key, a)| (a.pos_sum / a.pos_n as f64, key))
+        .collect();
+    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    out.into_iter().map(|(_, k)| k).collect()
+}
+
 /// Sessions a command's argument must recur in to name a step of its own.
 const VARIANT_SESSIONS: usize = 3;
 
@@ -814,5 +849,14 @@ mod tests {
         let c = consensus(&members, 2, 1);
         let keys: Vec<_> = c.iter().map(|s| (s.key.as_str(), s.sessions)).collect();
         assert_eq!(keys, [("a", 3), ("b", 3), ("c", 2), ("d", 3)]);
+        // The keys alone come out the same, ties in position included.
+        let tied = [m("s1", &["b", "a"]), m("s2", &["a", "b"]), m("s1", &["x", "x", "y"])];
+        for set in [&members[..], &tied[..]] {
+            for (sessions, times) in [(1, 1), (2, 1), (1, 2), (3, 3)] {
+                let full: Vec<String> =
+                    consensus(set, sessions, times).into_iter().map(|c| c.key).collect();
+                assert_eq!(consensus_keys(set, sessions, times), full);
+            }
+        }
     }
 }

@@ -112,6 +112,7 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
     // the next command's recovery, which writes them from the rows.
     let mut drafts_intent: Option<i64> = None;
     let mut memo = memo::Memo::default();
+    let mut recent = Recent::default();
     loop {
         let now = now_rfc3339();
         let tx = ws.store.conn_mut().transaction()?;
@@ -132,7 +133,6 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
         let mut fresh_at: HashMap<(String, String), usize> = HashMap::new();
         // Each workflow a turn of this batch joined, with those turns.
         let mut touched_workflows: BTreeMap<(String, i64), Vec<i64>> = BTreeMap::new();
-        let mut recent: Recent = HashMap::new();
         for turn in &turns {
             // A steering reply ("oui", "1", "CR") is part of the task before it, not a task.
             let earlier = if !turn.is_sidechain && signature::short_reply(&turn.user_input) {
@@ -395,9 +395,33 @@ fn task_unit(
     lead_in(conn, unit, recent)
 }
 
-/// The calls and own sequence of each turn this run mined, by turn id: a task that grows back
-/// over earlier turns reads them from here rather than from the database again.
-type Recent = HashMap<i64, (Vec<mine::RawCall>, mine::TurnSeq)>;
+/// The calls and own sequence of the turns this run mined last, by turn id: a task that grows
+/// back over earlier turns reads them from here rather than from the database again. Bounded
+/// (the oldest go first): a session's earlier turns were mostly mined shortly before.
+#[derive(Default)]
+struct Recent {
+    by_turn: HashMap<i64, (Vec<mine::RawCall>, mine::TurnSeq)>,
+    order: std::collections::VecDeque<i64>,
+}
+
+impl Recent {
+    const KEEP: usize = 1024;
+
+    fn insert(&mut self, turn: i64, mined: (Vec<mine::RawCall>, mine::TurnSeq)) {
+        if self.by_turn.insert(turn, mined).is_none() {
+            self.order.push_back(turn);
+        }
+        if self.order.len() > Self::KEEP
+            && let Some(old) = self.order.pop_front()
+        {
+            self.by_turn.remove(&old);
+        }
+    }
+
+    fn get(&self, turn: &i64) -> Option<&(Vec<mine::RawCall>, mine::TurnSeq)> {
+        self.by_turn.get(turn)
+    }
+}
 
 /// Most turns walked back to find where a task's investigation began.
 const MAX_LEAD_TURNS: usize = 4;

@@ -128,10 +128,10 @@ pub fn observe(
             .enumerate()
             .map(|(i, p)| Member { session_key: i.to_string(), steps: p.steps.clone() })
             .collect();
-        mine::consensus(&members, parts.len().div_ceil(2), 1)
+        mine::consensus_keys(&members, parts.len().div_ceil(2), 1)
             .into_iter()
-            .map(|c| c.key)
-            .filter(|k| k != mine::CHANGE_STEP)
+            .filter(|k| *k != mine::CHANGE_STEP)
+            .map(str::to_string)
             .collect()
     });
     // Tasks asked the same way are one piece of work, whatever their steps: the request's
@@ -479,10 +479,10 @@ fn add_member(
 
 /// The steps at least two sessions of `members` share, without the change marker.
 fn core_of(members: &[Member]) -> Vec<String> {
-    mine::consensus(members, 2, 1)
+    mine::consensus_keys(members, 2, 1)
         .into_iter()
-        .map(|c| c.key)
-        .filter(|k| k != mine::CHANGE_STEP)
+        .filter(|k| *k != mine::CHANGE_STEP)
+        .map(str::to_string)
         .collect()
 }
 
