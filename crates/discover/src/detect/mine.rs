@@ -322,56 +322,41 @@ pub fn consensus(
 /// The steps whose count of distinct sessions and of members `keep` accepts, ordered by their
 /// mean relative position in the members.
 pub fn consensus_by(members: &[Member], keep: impl Fn(usize, usize) -> bool) -> Vec<ConsensusStep> {
-    struct Acc {
-        sessions: HashSet<String>,
-        pos_sum: f64,
-        pos_n: usize,
-        details: Vec<String>,
-    }
-    let mut acc: BTreeMap<String, Acc> = BTreeMap::new();
-    for m in members {
-        let n = m.steps.len().max(1) as f64;
-        let mut seen: HashSet<&str> = HashSet::new();
-        for (i, obs) in m.steps.iter().enumerate() {
-            if !seen.insert(&obs.0) {
-                continue;
-            }
-            let a = acc.entry(obs.0.clone()).or_insert_with(|| Acc {
-                sessions: HashSet::new(),
-                pos_sum: 0.0,
-                pos_n: 0,
-                details: Vec::new(),
-            });
-            a.sessions.insert(m.session_key.clone());
-            a.pos_sum += (i as f64 + 0.5) / n;
-            a.pos_n += 1;
-            if let Some(d) = &obs.1 {
-                a.details.push(d.clone());
-            }
-        }
-    }
-    let mut out: Vec<(f64, ConsensusStep)> = acc
+    tally(members, keep)
         .into_iter()
-        .filter(|(_, a)| keep(a.sessions.len(), a.pos_n))
-        .map(|(key, a)| {
-            let pos = a.pos_sum / a.pos_n as f64;
-            let sessions = a.sessions.len();
-            (pos, ConsensusStep { key, sessions, members: a.pos_n, details: a.details })
+        .map(|(key, t)| ConsensusStep {
+            key: key.to_string(),
+            sessions: t.sessions.len(),
+            members: t.members,
+            details: t.details.into_iter().map(str::to_string).collect(),
         })
-        .collect();
-    out.sort_by(|a, b| a.0.total_cmp(&b.0));
-    out.into_iter().map(|(_, s)| s).collect()
+        .collect()
 }
 
-/// The keys of [`consensus`], in its order, without gathering each step's details (a workflow's
+/// The keys of [`consensus`], in its order, without copying each step's details (a workflow's
 /// core is recomputed whenever a member joins).
 pub fn consensus_keys(members: &[Member], min_sessions: usize, min_members: usize) -> Vec<&str> {
-    struct Acc<'a> {
-        sessions: HashSet<&'a str>,
-        pos_sum: f64,
-        pos_n: usize,
-    }
-    let mut acc: BTreeMap<&str, Acc> = BTreeMap::new();
+    tally(members, |sessions, times| sessions >= min_sessions.max(1) && times >= min_members)
+        .into_iter()
+        .map(|(key, _)| key)
+        .collect()
+}
+
+/// One step's count over the members (once per member).
+struct Tally<'a> {
+    sessions: HashSet<&'a str>,
+    pos_sum: f64,
+    members: usize,
+    details: Vec<&'a str>,
+}
+
+/// Each step's tally, those `keep` accepts (by distinct sessions and members), ordered by their
+/// mean relative position.
+fn tally<'a>(
+    members: &'a [Member],
+    keep: impl Fn(usize, usize) -> bool,
+) -> Vec<(&'a str, Tally<'a>)> {
+    let mut acc: BTreeMap<&str, Tally> = BTreeMap::new();
     for m in members {
         let n = m.steps.len().max(1) as f64;
         let mut seen: HashSet<&str> = HashSet::new();
@@ -379,23 +364,27 @@ pub fn consensus_keys(members: &[Member], min_sessions: usize, min_members: usiz
             if !seen.insert(&obs.0) {
                 continue;
             }
-            let a = acc.entry(&obs.0).or_insert_with(|| Acc {
+            let a = acc.entry(&obs.0).or_insert_with(|| Tally {
                 sessions: HashSet::new(),
                 pos_sum: 0.0,
-                pos_n: 0,
+                members: 0,
+                details: Vec::new(),
             });
             a.sessions.insert(&m.session_key);
             a.pos_sum += (i as f64 + 0.5) / n;
-            a.pos_n += 1;
+            a.members += 1;
+            if let Some(d) = &obs.1 {
+                a.details.push(d);
+            }
         }
     }
-    let mut out: Vec<(f64, &str)> = acc
+    let mut out: Vec<(f64, (&str, Tally))> = acc
         .into_iter()
-        .filter(|(_, a)| a.sessions.len() >= min_sessions.max(1) && a.pos_n >= min_members)
-        .map(|(key, a)| (a.pos_sum / a.pos_n as f64, key))
+        .filter(|(_, a)| keep(a.sessions.len(), a.members))
+        .map(|(key, a)| (a.pos_sum / a.members as f64, (key, a)))
         .collect();
     out.sort_by(|a, b| a.0.total_cmp(&b.0));
-    out.into_iter().map(|(_, k)| k).collect()
+    out.into_iter().map(|(_, s)| s).collect()
 }
 
 /// Sessions a command's argument must recur in to name a step of its own.
