@@ -156,7 +156,8 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
             let mut joined: Option<i64> = None;
             if let Some((raw, own)) = mined {
                 workflows::count_steps(&tx, &turn.agent_id, &own)?;
-                recent.insert(turn.id, (raw.clone(), own.clone()));
+                let kept = MinedCalls { calls: calls.clone(), raw: raw.clone(), seq: own.clone() };
+                recent.insert(turn.id, kept);
                 let unit = task_unit(&tx, turn, steering, (&earlier, &exchange), raw, &recent)?;
                 // A turn that is its own task is mined once.
                 let seq =
@@ -196,6 +197,7 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
                 } else {
                     let mut ctx = Ctx {
                         conn: &tx,
+                        recent: &recent,
                         staging: &staging,
                         now: &now,
                         drafts: &mut drafts,
@@ -240,8 +242,14 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
             }
         }
         ingest::mark_detected(&tx, &marks)?;
-        let mut ctx =
-            Ctx { conn: &tx, staging: &staging, now: &now, drafts: &mut drafts, stale: &mut stale };
+        let mut ctx = Ctx {
+            conn: &tx,
+            recent: &recent,
+            staging: &staging,
+            now: &now,
+            drafts: &mut drafts,
+            stale: &mut stale,
+        };
         // Workflows first: a sequence row whose turns a proposed workflow holds stays evidence.
         let judge = workflows::Judge {
             min_sessions: cfg.min_sessions,
@@ -375,12 +383,7 @@ fn task_unit(
         asks: vec![head.1],
         calls: Vec::new(),
     };
-    let calls_of = |id: i64| -> Result<Vec<mine::RawCall>> {
-        match recent.get(&id) {
-            Some((calls, _)) => Ok(calls.clone()),
-            None => workflows::load_calls(conn, id),
-        }
-    };
+    let calls_of = |id: i64| recent.raw(conn, id);
     unit.calls.extend(calls_of(head.0)?);
     for (id, said) in chain.into_iter().rev() {
         unit.turns.push(id);
@@ -400,14 +403,21 @@ fn task_unit(
 /// (the oldest go first): a session's earlier turns were mostly mined shortly before.
 #[derive(Default)]
 struct Recent {
-    by_turn: HashMap<i64, (Vec<mine::RawCall>, mine::TurnSeq)>,
+    by_turn: HashMap<i64, MinedCalls>,
     order: std::collections::VecDeque<i64>,
+}
+
+/// A turn's calls as sequences, mining and its own step sequence read them.
+struct MinedCalls {
+    calls: Vec<Call>,
+    raw: Vec<mine::RawCall>,
+    seq: mine::TurnSeq,
 }
 
 impl Recent {
     const KEEP: usize = 1024;
 
-    fn insert(&mut self, turn: i64, mined: (Vec<mine::RawCall>, mine::TurnSeq)) {
+    fn insert(&mut self, turn: i64, mined: MinedCalls) {
         if self.by_turn.insert(turn, mined).is_none() {
             self.order.push_back(turn);
         }
@@ -418,8 +428,32 @@ impl Recent {
         }
     }
 
-    fn get(&self, turn: &i64) -> Option<&(Vec<mine::RawCall>, mine::TurnSeq)> {
+    fn get(&self, turn: &i64) -> Option<&MinedCalls> {
         self.by_turn.get(turn)
+    }
+
+    /// Turn `id`'s calls as sequences read them, kept or read again.
+    fn calls(&self, conn: &Connection, id: i64) -> Result<Vec<Call>> {
+        match self.get(&id) {
+            Some(m) => Ok(m.calls.clone()),
+            None => load_calls(conn, id),
+        }
+    }
+
+    /// Turn `id`'s calls as mining reads them, kept or read again.
+    fn raw(&self, conn: &Connection, id: i64) -> Result<Vec<mine::RawCall>> {
+        match self.get(&id) {
+            Some(m) => Ok(m.raw.clone()),
+            None => workflows::load_calls(conn, id),
+        }
+    }
+
+    /// Turn `id`'s own step sequence, kept or mined again.
+    fn seq(&self, conn: &Connection, id: i64) -> Result<mine::TurnSeq> {
+        match self.get(&id) {
+            Some(m) => Ok(m.seq.clone()),
+            None => Ok(mine::turn_sequence(&workflows::load_calls(conn, id)?)),
+        }
     }
 }
 
@@ -443,7 +477,7 @@ fn lead_in(conn: &Connection, mut unit: TaskUnit, recent: &Recent) -> Result<Tas
         }
         let loaded;
         let (calls, seq) = match recent.get(&prev.id) {
-            Some((calls, seq)) => (calls, seq),
+            Some(m) => (&m.raw, &m.seq),
             None => {
                 let calls = workflows::load_calls(conn, prev.id)?;
                 let seq = mine::turn_sequence(&calls);
@@ -531,6 +565,7 @@ impl Exchange {
 
 struct Ctx<'a> {
     conn: &'a Connection,
+    recent: &'a Recent,
     staging: &'a std::path::Path,
     now: &'a str,
     /// Draft folders to write after the transactions commit, latest text per candidate.
@@ -620,13 +655,13 @@ fn observe_streak(
         streak::Step::Triggered(examples) => examples,
     };
     let last_turn = examples.last().map(|e| e.turn_id).unwrap_or(turn.id);
-    let steps: Vec<Step> = sequence::fold(&load_calls(ctx.conn, last_turn)?);
+    let steps: Vec<Step> = sequence::fold(&ctx.recent.calls(ctx.conn, last_turn)?);
     // Proposed only when the streak's turns did the same specific steps (at least
     // `min_specific_steps` shared by all) and no mined workflow holds the work: a workflow seen
     // in enough sessions, or one already proposed, says the same with the commands.
     let mut shared: Option<BTreeSet<String>> = None;
     for e in &examples {
-        let seq = mine::turn_sequence(&workflows::load_calls(ctx.conn, e.turn_id)?);
+        let seq = ctx.recent.seq(ctx.conn, e.turn_id)?;
         let keys: BTreeSet<String> = seq.keys().into_iter().map(str::to_string).collect();
         shared = Some(match shared {
             Some(s) => s.intersection(&keys).cloned().collect(),
@@ -662,7 +697,7 @@ fn observe_streak(
         workflow: if evidence_only {
             None
         } else {
-            Some(streak_evidence(ctx.conn, turn, &examples)?)
+            Some(streak_evidence(ctx.conn, ctx.recent, turn, &examples)?)
         },
         workflow_id: workflow,
     };
@@ -704,12 +739,13 @@ fn observe_streak(
 /// The concrete steps a streak's turns share, as workflow evidence for its draft.
 fn streak_evidence(
     conn: &Connection,
+    recent: &Recent,
     turn: &Turn,
     examples: &[streak::Example],
 ) -> Result<workflow::WorkflowEvidence> {
     let mut turns: Vec<(String, Vec<mine::RawCall>)> = Vec::new();
     for e in examples {
-        turns.push((e.session_key.clone(), workflows::load_calls(conn, e.turn_id)?));
+        turns.push((e.session_key.clone(), recent.raw(conn, e.turn_id)?));
     }
     let requests = distinct_inputs(examples.iter().map(|e| e.user_input.as_str()));
     let mut sightings: Vec<workflow::Sighting> = Vec::new();
