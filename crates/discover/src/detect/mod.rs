@@ -195,14 +195,7 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
                 } else if signature.is_empty() {
                     report.empty_signatures += 1;
                 } else {
-                    let mut ctx = Ctx {
-                        conn: &tx,
-                        recent: &recent,
-                        staging: &staging,
-                        now: &now,
-                        drafts: &mut drafts,
-                        stale: &mut stale,
-                    };
+                    let mut ctx = Ctx::new(&tx, &recent, &staging, &now, (&mut drafts, &mut stale));
                     let id = observe_streak(&mut ctx, &cfg, turn, &signature, joined, &mut report)?;
                     touched_ids.extend(id);
                 }
@@ -242,14 +235,7 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
             }
         }
         ingest::mark_detected(&tx, &marks)?;
-        let mut ctx = Ctx {
-            conn: &tx,
-            recent: &recent,
-            staging: &staging,
-            now: &now,
-            drafts: &mut drafts,
-            stale: &mut stale,
-        };
+        let mut ctx = Ctx::new(&tx, &recent, &staging, &now, (&mut drafts, &mut stale));
         // Workflows first: a sequence row whose turns a proposed workflow holds stays evidence.
         let judge = workflows::Judge {
             min_sessions: cfg.min_sessions,
@@ -574,7 +560,17 @@ struct Ctx<'a> {
     stale: &'a mut Vec<std::path::PathBuf>,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    fn new(
+        conn: &'a Connection,
+        recent: &'a Recent,
+        staging: &'a std::path::Path,
+        now: &'a str,
+        (drafts, stale): (&'a mut BTreeMap<i64, StagedDraft>, &'a mut Vec<std::path::PathBuf>),
+    ) -> Self {
+        Ctx { conn, recent, staging, now, drafts, stale }
+    }
+
     /// Candidate `id` is evidence now: its draft is not written, and a folder staged earlier goes.
     fn retire_draft(&mut self, id: i64) -> Result<()> {
         self.drafts.remove(&id);
