@@ -15,13 +15,15 @@ pub fn is_failing_output(request: &str) -> bool {
         return false;
     }
     let shaped: Vec<&&str> = lines.iter().filter(|l| output_line(l)).collect();
-    let failing = shaped.iter().any(|l| {
+    if 5 * shaped.len() < 3 * lines.len() {
+        return false;
+    }
+    shaped.iter().any(|l| {
         let lower = l.to_lowercase();
         ["fail", "error", "exception", "traceback", "assert", "panicked", "✗", "×"]
             .iter()
             .any(|w| lower.contains(w))
-    });
-    failing && 5 * shaped.len() >= 3 * lines.len()
+    })
 }
 
 /// A line shaped like a tool's output rather than a sentence or a markdown list.

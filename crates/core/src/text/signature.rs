@@ -169,10 +169,9 @@ pub fn is_steering(input: &str, asked: bool) -> bool {
 /// Whether the agent's last message asks the user something: a question, a yes/no prompt, or a
 /// menu of numbered or coded choices near its end.
 pub fn asks(summary: &str) -> bool {
-    let tail: String = {
-        let chars: Vec<char> = summary.trim_end().chars().collect();
-        chars[chars.len().saturating_sub(400)..].iter().collect()
-    };
+    // The last 400 characters.
+    let text = summary.trim_end();
+    let tail = text.char_indices().rev().nth(399).map_or(text, |(at, _)| &text[at..]);
     if tail.contains('?') || tail.contains("y/n") || tail.contains("(y)") {
         return true;
     }
@@ -224,6 +223,11 @@ mod tests {
         assert!(asks("Continuer vers l'étape 2 (plan d'attaque review) ? `(y/n/edit)`"));
         assert!(asks("Que veux-tu faire ?\n1. Corriger\n2. Créer des action items\n3. Autre"));
         assert!(!asks("Done: the tests pass and the change is committed."));
+        // Only the last 400 characters count, however many bytes they take.
+        let within = format!("?{}  ", "é".repeat(399));
+        let before = format!("?{}", "é".repeat(400));
+        assert!(asks(&within));
+        assert!(!asks(&before));
     }
 
     #[test]

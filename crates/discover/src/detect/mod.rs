@@ -458,11 +458,13 @@ fn lead_in(conn: &Connection, mut unit: TaskUnit, recent: &Recent) -> Result<Tas
     let mut opened: Option<usize> = None;
     let mut exchange: Option<Exchange> = None;
     for (i, prev) in earlier.iter().enumerate() {
-        if sequence::is_smoke_test(&prev.user_input) {
+        // A turn kept as mined was no smoke test.
+        let kept = recent.get(&prev.id);
+        if kept.is_none() && sequence::is_smoke_test(&prev.user_input) {
             break;
         }
         let loaded;
-        let (calls, seq) = match recent.get(&prev.id) {
+        let (calls, seq) = match kept {
             Some(m) => (&m.raw, &m.seq),
             None => {
                 let calls = workflows::load_calls(conn, prev.id)?;
