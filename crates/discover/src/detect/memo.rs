@@ -26,7 +26,13 @@ const ASK_MEMBERS: usize = 8;
 pub struct Memo {
     latest: HashMap<i64, Latest>,
     asks: HashMap<i64, Ask>,
+    /// The keys of requests read lately, by the request's text: a task's later turns and an ask
+    /// repeated read the same request again.
+    request_keys: HashMap<String, Vec<String>>,
 }
+
+/// Requests whose keys are kept (all are dropped when the count is reached).
+const REQUESTS_KEPT: usize = 1024;
 
 struct Ask {
     shared: Option<BTreeSet<String>>,
@@ -41,6 +47,19 @@ struct Latest {
 }
 
 impl Memo {
+    /// The keys of `request` (`requests::keys`), computed once while it is kept.
+    pub fn request_keys(&mut self, request: &str) -> Vec<String> {
+        if let Some(keys) = self.request_keys.get(request) {
+            return keys.clone();
+        }
+        let keys = super::requests::keys(request);
+        if self.request_keys.len() >= REQUESTS_KEPT {
+            self.request_keys.clear();
+        }
+        self.request_keys.insert(request.to_string(), keys.clone());
+        keys
+    }
+
     /// Workflow `id`'s latest members, read from the database the first time.
     pub fn members(&mut self, conn: &Connection, id: i64) -> Result<&[Member]> {
         let latest = match self.latest.entry(id) {

@@ -136,7 +136,7 @@ pub fn observe(
     });
     // Tasks asked the same way are one piece of work, whatever their steps: the request's
     // workflow takes every part.
-    let mut asked = super::requests::keys(turn.request);
+    let mut asked = memo.request_keys(turn.request);
     for said in turn.asks {
         if let Some(key) = super::requests::command_key(said, &seq_keys)
             && !asked.contains(&key)
