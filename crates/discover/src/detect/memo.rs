@@ -111,21 +111,21 @@ impl Memo {
                 Ok(((r.get(0)?, r.get(1)?), r.get(2)?, r.get(3)?))
             })?
             .collect::<rusqlite::Result<_>>()?;
-        let shared = shared_ask(&rows);
+        let shared = self.shared_ask(&rows);
         let last = rows.last().map_or((i64::MIN, i64::MIN), |r| r.0);
         self.asks.insert(id, Ask { shared: shared.clone(), read: rows.len(), last });
         Ok(shared)
     }
-}
 
-/// The keys the first request and the first one of another session share.
-fn shared_ask(rows: &[((i64, i64), String, String)]) -> Option<BTreeSet<String>> {
-    let (_, first_session, first) = rows.first()?;
-    let (_, _, second) = rows.iter().find(|(_, s, _)| s != first_session)?;
-    let a: BTreeSet<String> = super::requests::keys(first).into_iter().collect();
-    let shared: BTreeSet<String> =
-        super::requests::keys(second).into_iter().filter(|k| a.contains(k)).collect();
-    (!shared.is_empty()).then_some(shared)
+    /// The keys the first request and the first one of another session share.
+    fn shared_ask(&mut self, rows: &[((i64, i64), String, String)]) -> Option<BTreeSet<String>> {
+        let (_, first_session, first) = rows.first()?;
+        let (_, _, second) = rows.iter().find(|(_, s, _)| s != first_session)?;
+        let a: BTreeSet<String> = self.request_keys(first).into_iter().collect();
+        let shared: BTreeSet<String> =
+            self.request_keys(second).into_iter().filter(|k| a.contains(k)).collect();
+        (!shared.is_empty()).then_some(shared)
+    }
 }
 
 fn read(conn: &Connection, id: i64) -> Result<Latest> {

@@ -438,9 +438,16 @@ impl Recent {
     fn seq(&self, conn: &Connection, id: i64) -> Result<mine::TurnSeq> {
         match self.get(&id) {
             Some(m) => Ok(m.seq.clone()),
-            None => Ok(mine::turn_sequence(&workflows::load_calls(conn, id)?)),
+            None => Ok(mine_again(conn, id)?.1),
         }
     }
+}
+
+/// Turn `id`'s calls as mining reads them and its own step sequence, from the database.
+fn mine_again(conn: &Connection, id: i64) -> Result<(Vec<mine::RawCall>, mine::TurnSeq)> {
+    let calls = workflows::load_calls(conn, id)?;
+    let seq = mine::turn_sequence(&calls);
+    Ok((calls, seq))
 }
 
 /// Most turns walked back to find where a task's investigation began.
@@ -467,9 +474,7 @@ fn lead_in(conn: &Connection, mut unit: TaskUnit, recent: &Recent) -> Result<Tas
         let (calls, seq) = match kept {
             Some(m) => (&m.raw, &m.seq),
             None => {
-                let calls = workflows::load_calls(conn, prev.id)?;
-                let seq = mine::turn_sequence(&calls);
-                loaded = (calls, seq);
+                loaded = mine_again(conn, prev.id)?;
                 (&loaded.0, &loaded.1)
             }
         };
