@@ -6,6 +6,7 @@
 //! workflow tables (`workflows`); reads turns through `ingest` and records candidates through
 //! `draft::candidates`.
 
+mod feed;
 pub mod learn;
 mod loops;
 pub mod memo;
@@ -35,6 +36,7 @@ use serde::Serialize;
 use crate::draft::candidates::{
     self, CandidateSource, CandidateStatus, Evidence, Recorded, StagedDraft,
 };
+use feed::Prepared;
 use sequence::{Call, Skip, Step};
 pub use signature::{is_control_prompt, is_steering, task_signature};
 
@@ -102,46 +104,85 @@ use crate::ingest::PendingTurn as Turn;
 /// candidates; the drafts they describe are returned for the pipeline to stage. Running it again
 /// with nothing new changes nothing.
 pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected> {
-    let cfg = ws.config.detect.clone();
-    let staging = ws.paths.staging_dir.clone();
-    let mut report = DetectReport::default();
-    let mut touched_ids: Vec<i64> = Vec::new();
-    let mut drafts: BTreeMap<i64, StagedDraft> = BTreeMap::new();
-    let mut stale: Vec<std::path::PathBuf> = Vec::new();
-    // Set in the first batch that drafts: a crash before the drafts are written leaves it for
-    // the next command's recovery, which writes them from the rows.
-    let mut drafts_intent: Option<i64> = None;
-    let mut memo = memo::Memo::default();
-    let mut recent = Recent::default();
+    let mut run = Run {
+        cfg: ws.config.detect.clone(),
+        staging: ws.paths.staging_dir.clone(),
+        report: DetectReport::default(),
+        touched: Vec::new(),
+        drafts: BTreeMap::new(),
+        stale: Vec::new(),
+        intent: None,
+        memo: memo::Memo::default(),
+        recent: Recent::default(),
+    };
     loop {
+        let done = run.report.turns_processed;
+        let room = limit.map(|l| l.saturating_sub(done as usize));
+        if room == Some(0) {
+            let left = ingest::pending_turn_ids(ws.store.conn(), Some(1))?;
+            run.report.turns_left = !left.is_empty();
+            break;
+        }
+        // Turns that arrive meanwhile are read in the next round.
+        let ids = ingest::pending_turn_ids(ws.store.conn(), room)?;
+        feed::each_batch(&mut ws.store, &ids, BATCH, |conn, batch| run.batch(conn, batch))?;
+        if run.report.turns_processed == done {
+            break;
+        }
+    }
+    Ok(Detected {
+        report: run.report,
+        drafts: PendingDrafts { staged: run.drafts, stale: run.stale, intent: run.intent },
+        touched: run.touched,
+    })
+}
+
+/// What a detection run carries from one batch to the next.
+struct Run {
+    cfg: config::DetectConfig,
+    staging: std::path::PathBuf,
+    report: DetectReport,
+    /// Candidates created or fed, in the order they were touched.
+    touched: Vec<i64>,
+    /// The latest text of each candidate drafted, by candidate id.
+    drafts: BTreeMap<i64, StagedDraft>,
+    stale: Vec<std::path::PathBuf>,
+    /// Set in the first batch that drafts: a crash before the drafts are written leaves it for
+    /// the next command's recovery, which writes them from the rows.
+    intent: Option<i64>,
+    memo: memo::Memo,
+    recent: Recent,
+}
+
+impl Run {
+    /// Walks one batch in its own transaction.
+    fn batch(&mut self, conn: &mut Connection, mut batch: feed::Batch) -> Result<()> {
+        let Run { cfg, staging, report, touched, drafts, stale, intent, memo, recent } = self;
+        let cfg = &*cfg;
         let now = now_rfc3339();
-        let tx = ws.store.conn_mut().transaction()?;
-        let room =
-            limit.map_or(BATCH, |l| BATCH.min(l.saturating_sub(report.turns_processed as usize)));
-        if room == 0 {
-            report.turns_left = !ingest::pending_turns(&tx, 1)?.is_empty();
-            break;
-        }
-        let turns = ingest::pending_turns(&tx, room)?;
-        if turns.is_empty() {
-            break;
-        }
-        let mut prepared = prepare(&tx, &turns)?.into_iter();
-        let mut marks: Vec<(i64, String)> = Vec::with_capacity(turns.len());
+        let tx = conn.transaction()?;
+        // Another pass may have detected some of them since they were read.
+        let pending = ingest::still_pending(&tx, batch.iter().map(|(t, _)| t.id))?;
+        let mut at = 0;
+        batch.retain(|_| {
+            at += 1;
+            pending[at - 1]
+        });
+        let mut marks: Vec<(i64, String)> = Vec::with_capacity(batch.len());
         // Sequences seen in a new session in this batch, in first-seen order, with those sessions.
         let mut fresh: Vec<((String, String), Fresh)> = Vec::new();
         let mut fresh_at: HashMap<(String, String), usize> = HashMap::new();
         // Each workflow a turn of this batch joined, with those turns.
         let mut touched_workflows: BTreeMap<(String, i64), Vec<i64>> = BTreeMap::new();
-        for turn in &turns {
+        for (turn, prepared) in &mut batch {
+            let turn = &*turn;
             // A steering reply ("oui", "1", "CR") is part of the task before it, not a task.
             let earlier = if !turn.is_sidechain && signature::short_reply(&turn.user_input) {
                 ingest::earlier_turns(&tx, turn.id, MAX_STEERING_RUN)?
             } else {
                 Vec::new()
             };
-            let Prepared { signature, calls, smoke, mined } =
-                prepared.next().context("a prepared turn for each pending turn")?;
+            let Prepared { signature, calls, smoke, mined } = std::mem::take(prepared);
             // A command typed for the agent to run (`gt enable`) asks for work, even as a reply.
             let typed = mined.as_ref().is_some_and(|(_, own)| {
                 requests::command_key(&turn.user_input, &own.all_keys).is_some()
@@ -158,7 +199,7 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
                 workflows::count_steps(&tx, &turn.agent_id, &own)?;
                 let kept = MinedCalls { calls: calls.clone(), raw: raw.clone(), seq: own.clone() };
                 recent.insert(turn.id, kept);
-                let unit = task_unit(&tx, turn, steering, (&earlier, &exchange), raw, &recent)?;
+                let unit = task_unit(&tx, turn, steering, (&earlier, &exchange), raw, recent)?;
                 // A turn that is its own task is mined once.
                 let seq =
                     if unit.turns.len() == 1 { own } else { mine::turn_sequence(&unit.calls) };
@@ -173,8 +214,14 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
                     at: turn.ended_at.as_deref(),
                     success: turn.success,
                 };
-                let ids =
-                    workflows::observe(&tx, &mut memo, &mined, seq, cfg.workflow_similarity, &now)?;
+                let ids = workflows::observe(
+                    &tx,
+                    &mut *memo,
+                    &mined,
+                    seq,
+                    cfg.workflow_similarity,
+                    &now,
+                )?;
                 if !ids.is_empty() {
                     report.workflow_turns += 1;
                 }
@@ -195,9 +242,9 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
                 } else if signature.is_empty() {
                     report.empty_signatures += 1;
                 } else {
-                    let mut ctx = Ctx::new(&tx, &recent, &staging, &now, (&mut drafts, &mut stale));
-                    let id = observe_streak(&mut ctx, &cfg, turn, &signature, joined, &mut report)?;
-                    touched_ids.extend(id);
+                    let mut ctx = Ctx::new(&tx, recent, staging, &now, (&mut *drafts, &mut *stale));
+                    let id = observe_streak(&mut ctx, cfg, turn, &signature, joined, &mut *report)?;
+                    touched.extend(id);
                 }
             }
             if smoke {
@@ -235,7 +282,7 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
             }
         }
         ingest::mark_detected(&tx, &marks)?;
-        let mut ctx = Ctx::new(&tx, &recent, &staging, &now, (&mut drafts, &mut stale));
+        let mut ctx = Ctx::new(&tx, recent, staging, &now, (&mut *drafts, &mut *stale));
         // Workflows first: a sequence row whose turns a proposed workflow holds stays evidence.
         let judge = workflows::Judge {
             min_sessions: cfg.min_sessions,
@@ -246,71 +293,22 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
         };
         for ((agent, wid), turns) in touched_workflows {
             if let Some(id) =
-                workflow_candidate(&mut ctx, &mut memo, &agent, wid, &turns, &judge, &mut report)?
+                workflow_candidate(&mut ctx, &mut *memo, &agent, wid, &turns, &judge, &mut *report)?
             {
-                touched_ids.push(id);
+                touched.push(id);
             }
         }
         for ((agent, hash), seen) in &fresh {
-            if let Some(id) = sequence_candidate(&mut ctx, agent, hash, seen, &cfg, &mut report)? {
-                touched_ids.push(id);
+            if let Some(id) = sequence_candidate(&mut ctx, agent, hash, seen, cfg, &mut *report)? {
+                touched.push(id);
             }
         }
-        if drafts_intent.is_none() && !drafts.is_empty() {
-            drafts_intent = Some(journal::drafts_pending(&tx)?);
+        if intent.is_none() && !drafts.is_empty() {
+            *intent = Some(journal::drafts_pending(&tx)?);
         }
         tx.commit().context("committing detection batch")?;
+        Ok(())
     }
-    Ok(Detected {
-        report,
-        drafts: PendingDrafts { staged: drafts, stale, intent: drafts_intent },
-        touched: touched_ids,
-    })
-}
-
-/// A pending turn's work that needs no order: its signature (used unless it is a steering
-/// reply), its calls, whether its prompt is a smoke test, and for a main-stream turn that is not
-/// one, its calls as mining reads them and its own step sequence.
-struct Prepared {
-    signature: String,
-    calls: Vec<Call>,
-    smoke: bool,
-    mined: Option<(Vec<mine::RawCall>, mine::TurnSeq)>,
-}
-
-/// Reads the batch's tool calls, then does each turn's text work on the cores available (at
-/// most two threads: the order-dependent walk over the batch waits for all of it).
-fn prepare(conn: &Connection, turns: &[Turn]) -> Result<Vec<Prepared>> {
-    let mut rows = Vec::with_capacity(turns.len());
-    for turn in turns {
-        rows.push(ingest::tool_calls(conn, turn.id)?);
-    }
-    let one = |(turn, rows): (&Turn, Vec<ingest::ToolCallRow>)| {
-        let smoke = sequence::is_smoke_test(&turn.user_input);
-        let calls = as_calls(&rows);
-        let mined = (!turn.is_sidechain && !smoke).then(|| {
-            let raw = workflows::as_raw_calls(rows);
-            let own = mine::turn_sequence(&raw);
-            (raw, own)
-        });
-        Prepared { signature: task_signature(&turn.user_input), calls, smoke, mined }
-    };
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(2);
-    if threads < 2 || turns.len() < 16 {
-        return Ok(turns.iter().zip(rows).map(one).collect());
-    }
-    let half = turns.len() / 2;
-    let mut rest = rows.split_off(half);
-    let (first, second) = std::thread::scope(|scope| {
-        let later = scope.spawn(|| {
-            turns[half..].iter().zip(std::mem::take(&mut rest)).map(one).collect::<Vec<_>>()
-        });
-        let first: Vec<Prepared> = turns[..half].iter().zip(rows).map(one).collect();
-        (first, later.join())
-    });
-    let mut all = first;
-    all.extend(second.map_err(|_| anyhow::anyhow!("a detection thread panicked"))?);
-    Ok(all)
 }
 
 /// Longest run of steering replies walked back to find the request they steer.
