@@ -202,6 +202,10 @@ fn hand_on(
 /// Replaces each byte of `buf` that is not valid UTF-8 with `?` (one byte for one, so offsets
 /// stay), so the line is read rather than dropped; whether any was.
 pub fn mend_utf8(buf: &mut [u8]) -> bool {
+    // Nearly every line is valid: a vectorised check answers that at a fraction of the cost.
+    if simdutf8::basic::from_utf8(buf).is_ok() {
+        return false;
+    }
     let (mut i, mut mended) = (0, false);
     while let Err(e) = std::str::from_utf8(&buf[i..]) {
         let at = i + e.valid_up_to();
