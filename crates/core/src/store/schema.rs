@@ -25,6 +25,7 @@ pub const MIGRATIONS: &[&str] = &[
     V_PROPOSED_WORKFLOWS,
     V_ASKED_SESSIONS,
     V_SESSION_TITLES,
+    V_CALLS_IN_ORDER,
 ];
 
 const V1: &str = r#"
@@ -619,4 +620,11 @@ CREATE INDEX IF NOT EXISTS turns_signature_session
 /// The agent's own title of a session (Claude Code's `ai-title` lines), evidence of what was asked.
 const V_SESSION_TITLES: &str = r#"
 ALTER TABLE sessions ADD COLUMN title TEXT;
+"#;
+
+/// A turn's calls read in their order (detection and lessons read every turn's): the index hands
+/// them over sorted, where a sort of its own ran for each turn.
+const V_CALLS_IN_ORDER: &str = r#"
+DROP INDEX IF EXISTS tool_calls_turn;
+CREATE INDEX tool_calls_turn_order ON tool_calls(turn_id, ordinal);
 "#;
