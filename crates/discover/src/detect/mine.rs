@@ -322,7 +322,7 @@ pub fn consensus(
 /// The steps whose count of distinct sessions and of members `keep` accepts, ordered by their
 /// mean relative position in the members.
 pub fn consensus_by(members: &[Member], keep: impl Fn(usize, usize) -> bool) -> Vec<ConsensusStep> {
-    tally(members, keep)
+    tally(members, true, keep)
         .into_iter()
         .map(|(key, t)| ConsensusStep {
             key: key.to_string(),
@@ -336,7 +336,7 @@ pub fn consensus_by(members: &[Member], keep: impl Fn(usize, usize) -> bool) -> 
 /// The keys of [`consensus`], in its order, without copying each step's details (a workflow's
 /// core is recomputed whenever a member joins).
 pub fn consensus_keys(members: &[Member], min_sessions: usize, min_members: usize) -> Vec<&str> {
-    tally(members, |sessions, times| sessions >= min_sessions.max(1) && times >= min_members)
+    tally(members, false, |sessions, times| sessions >= min_sessions.max(1) && times >= min_members)
         .into_iter()
         .map(|(key, _)| key)
         .collect()
@@ -350,16 +350,18 @@ struct Tally<'a> {
     details: Vec<&'a str>,
 }
 
-/// Each step's tally, those `keep` accepts (by distinct sessions and members), ordered by their
-/// mean relative position.
+/// Each step's tally (with its details when `details`), those `keep` accepts (by distinct
+/// sessions and members), ordered by their mean relative position.
 fn tally<'a>(
     members: &'a [Member],
+    details: bool,
     keep: impl Fn(usize, usize) -> bool,
 ) -> Vec<(&'a str, Tally<'a>)> {
     let mut acc: BTreeMap<&str, Tally> = BTreeMap::new();
+    let mut seen: HashSet<&str> = HashSet::new();
     for m in members {
         let n = m.steps.len().max(1) as f64;
-        let mut seen: HashSet<&str> = HashSet::new();
+        seen.clear();
         for (i, obs) in m.steps.iter().enumerate() {
             if !seen.insert(&obs.0) {
                 continue;
@@ -373,7 +375,7 @@ fn tally<'a>(
             a.sessions.insert(&m.session_key);
             a.pos_sum += (i as f64 + 0.5) / n;
             a.members += 1;
-            if let Some(d) = &obs.1 {
+            if let Some(d) = obs.1.as_deref().filter(|_| details) {
                 a.details.push(d);
             }
         }
