@@ -450,3 +450,44 @@ fn the_same_workflow_inside_longer_turns_with_other_extras_is_one_candidate() {
         "the extras of one session are not steps of the workflow: {c:#}"
     );
 }
+
+#[test]
+fn a_turn_another_pass_detected_after_the_list_was_read_is_not_walked_again() {
+    let tw = TestWorkspace::new();
+    let mut feed = Feed::new(&tw);
+    let ids: Vec<i64> = ["a", "b", "c"]
+        .iter()
+        .map(|s| feed.turn("default", s, "run the tests", true, &[BASH]))
+        .collect();
+    let conn = feed.ws.store.conn();
+    assert_eq!(skilldeck::ingest::pending_turn_ids(conn, None).unwrap(), ids);
+    assert_eq!(skilldeck::ingest::pending_turn_ids(conn, Some(2)).unwrap(), ids[..2]);
+    // Another pass, on its own connection, detects the second turn after this one listed them.
+    let other = skilldeck::store::Store::open(&tw.db()).unwrap();
+    skilldeck::ingest::mark_detected(other.conn(), &[(ids[1], String::new())]).unwrap();
+    let still = skilldeck::ingest::still_pending(conn, ids.iter().copied()).unwrap();
+    assert_eq!(still, [true, false, true]);
+    assert_eq!(feed.detect().turns_processed, 2, "a turn another pass detected is done");
+    let conn = feed.ws.store.conn();
+    assert!(skilldeck::ingest::pending_turn_ids(conn, None).unwrap().is_empty());
+}
+
+#[test]
+fn step_counts_kept_through_a_batch_are_all_written() {
+    let tw = TestWorkspace::new();
+    let mut feed = Feed::new(&tw);
+    for s in ["a", "b", "c"] {
+        feed.turn("default", s, "close the ticket", true, &[SHOW, EDIT, CLOSE]);
+    }
+    feed.detect();
+    let turns = |f: &Feed, step: &str| {
+        f.count(&format!(
+            "SELECT COALESCE(SUM(turns), 0) FROM workflow_step_df WHERE step = '{step}'"
+        ))
+    };
+    assert_eq!(turns(&feed, ""), 3, "every mined turn is counted");
+    assert_eq!(turns(&feed, "mcp:mcp__tracker__show"), 3);
+    feed.turn("default", "d", "close the ticket", true, &[SHOW, CLOSE]);
+    feed.detect();
+    assert_eq!((turns(&feed, ""), turns(&feed, "mcp:mcp__tracker__close")), (4, 4));
+}

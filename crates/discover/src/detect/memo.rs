@@ -4,14 +4,15 @@
 //! members' steps back as JSON for every session added was a large share of detection on a long
 //! first run), and the ask its first sessions share. A member added goes into the kept members
 //! in the order the database would return them, and drops the kept ask when it is one of the
-//! first members; a workflow whose members leave or move is read again.
+//! first members; a workflow whose members leave or move is read again. The step counts of the
+//! turns walked wait here too, and are written once a batch.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use anyhow::Result;
 use rusqlite::{Connection, params};
 
-use super::mine::Member;
+use super::mine::{Member, TurnSeq};
 
 /// Members of a workflow read for its core, latest first.
 pub const CORE_MEMBERS: usize = 60;
@@ -29,6 +30,9 @@ pub struct Memo {
     /// The keys of requests read lately, by the request's text: a task's later turns and an ask
     /// repeated read the same request again.
     request_keys: HashMap<String, Vec<String>>,
+    /// Step counts (document frequencies) of the turns walked since they were last written, by
+    /// agent and step key: written once a batch rather than once for each turn.
+    uncounted: BTreeMap<String, BTreeMap<String, u64>>,
 }
 
 /// Requests whose keys are kept (all are dropped when the count is reached).
@@ -58,6 +62,32 @@ impl Memo {
         }
         self.request_keys.insert(request.to_string(), keys.clone());
         keys
+    }
+
+    /// Counts one turn's steps for `agent` (the empty key counts the turn).
+    pub fn count_steps(&mut self, agent: &str, seq: &TurnSeq) {
+        let counts = match self.uncounted.get_mut(agent) {
+            Some(counts) => counts,
+            None => self.uncounted.entry(agent.to_string()).or_default(),
+        };
+        for key in std::iter::once("").chain(seq.all_keys.iter().map(String::as_str)) {
+            match counts.get_mut(key) {
+                Some(n) => *n += 1,
+                None => {
+                    counts.insert(key.to_string(), 1);
+                }
+            }
+        }
+    }
+
+    /// The turns counted for `agent` and `key` that are not written yet.
+    pub fn uncounted(&self, agent: &str, key: &str) -> u64 {
+        self.uncounted.get(agent).and_then(|c| c.get(key)).copied().unwrap_or(0)
+    }
+
+    /// The counts not written yet, by agent and key, handed over to be written.
+    pub fn take_uncounted(&mut self) -> BTreeMap<String, BTreeMap<String, u64>> {
+        std::mem::take(&mut self.uncounted)
     }
 
     /// Workflow `id`'s latest members, read from the database the first time.

@@ -196,7 +196,7 @@ impl Run {
             report.turns_processed += 1;
             let mut joined: Option<i64> = None;
             if let Some((raw, own)) = mined {
-                workflows::count_steps(&tx, &turn.agent_id, &own)?;
+                workflows::count_steps(memo, &turn.agent_id, &own);
                 let kept = MinedCalls { calls: calls.clone(), raw: raw.clone(), seq: own.clone() };
                 recent.insert(turn.id, kept);
                 let unit = task_unit(&tx, turn, steering, (&earlier, &exchange), raw, recent)?;
@@ -243,7 +243,8 @@ impl Run {
                     report.empty_signatures += 1;
                 } else {
                     let mut ctx = Ctx::new(&tx, recent, staging, &now, (&mut *drafts, &mut *stale));
-                    let id = observe_streak(&mut ctx, cfg, turn, &signature, joined, &mut *report)?;
+                    let id =
+                        observe_streak(&mut ctx, memo, cfg, (turn, &signature), joined, report)?;
                     touched.extend(id);
                 }
             }
@@ -282,6 +283,7 @@ impl Run {
             }
         }
         ingest::mark_detected(&tx, &marks)?;
+        workflows::write_counts(&tx, memo)?;
         let mut ctx = Ctx::new(&tx, recent, staging, &now, (&mut *drafts, &mut *stale));
         // Workflows first: a sequence row whose turns a proposed workflow holds stays evidence.
         let judge = workflows::Judge {
@@ -625,9 +627,9 @@ struct Fresh {
 /// candidate id.
 fn observe_streak(
     ctx: &mut Ctx,
+    memo: &mut memo::Memo,
     cfg: &config::DetectConfig,
-    turn: &Turn,
-    signature: &str,
+    (turn, signature): (&Turn, &str),
     workflow: Option<i64>,
     report: &mut DetectReport,
 ) -> Result<Option<i64>> {
@@ -698,6 +700,8 @@ fn observe_streak(
         workflow: if evidence_only {
             None
         } else {
+            // The evidence weighs steps by their stored counts: the walk's are written first.
+            workflows::write_counts(ctx.conn, memo)?;
             Some(streak_evidence(ctx.conn, ctx.recent, turn, &examples)?)
         },
         workflow_id: workflow,

@@ -59,6 +59,8 @@ pub fn as_raw_calls(rows: Vec<ingest::ToolCallRow>) -> Vec<RawCall> {
         .collect()
 }
 
+/// The turns of `agent` whose steps hold `key`, as stored: counts still in a memo are not in it
+/// (see [`write_counts`]).
 fn df(conn: &Connection, agent: &str, key: &str) -> Result<u64> {
     Ok(conn
         .prepare_cached("SELECT turns FROM workflow_step_df WHERE agent_id = ?1 AND step = ?2")?
@@ -73,15 +75,22 @@ fn turns(conn: &Connection, agent: &str) -> Result<u64> {
 }
 
 /// Counts one turn's steps in the agent's document frequencies (each turn once, whatever task
-/// it is part of).
-pub fn count_steps(conn: &Connection, agent: &str, seq: &mine::TurnSeq) -> Result<()> {
+/// it is part of). The counts wait in `memo` until [`write_counts`]; the walk reads them there
+/// meanwhile, and a workflow's or a streak's evidence is taken after they are written.
+pub fn count_steps(memo: &mut Memo, agent: &str, seq: &mine::TurnSeq) {
+    memo.count_steps(agent, seq);
+}
+
+/// Writes the step counts `memo` holds.
+pub fn write_counts(conn: &Connection, memo: &mut Memo) -> Result<()> {
     let mut bump = conn.prepare_cached(
-        "INSERT INTO workflow_step_df (agent_id, step, turns) VALUES (?1, ?2, 1)
-         ON CONFLICT(agent_id, step) DO UPDATE SET turns = turns + 1",
+        "INSERT INTO workflow_step_df (agent_id, step, turns) VALUES (?1, ?2, ?3)
+         ON CONFLICT(agent_id, step) DO UPDATE SET turns = turns + excluded.turns",
     )?;
-    bump.execute(params![agent, ""])?;
-    for key in &seq.all_keys {
-        bump.execute(params![agent, key])?;
+    for (agent, counts) in memo.take_uncounted() {
+        for (key, n) in counts {
+            bump.execute(params![agent, key, n as i64])?;
+        }
     }
     Ok(())
 }
@@ -270,7 +279,7 @@ fn best_workflow(
     // The rarest distinct steps find the workflows worth aligning with.
     let mut distinct: Vec<(u64, &str)> = Vec::new();
     for k in keys.iter().collect::<BTreeSet<_>>() {
-        distinct.push((df(conn, agent, k)?, k));
+        distinct.push((df(conn, agent, k)? + memo.uncounted(agent, k), k));
     }
     distinct.sort();
     let mut lookup = conn.prepare_cached(

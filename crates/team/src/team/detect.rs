@@ -86,7 +86,7 @@ pub fn run(client: &mut Client, team: &str, cfg: &DetectConfig) -> Result<TeamDe
         };
         let calls = raw_calls(p.turn.calls);
         let seq = mine::turn_sequence(&calls);
-        workflows::count_steps(&tx, team, &seq)?;
+        workflows::count_steps(&mut memo, team, &seq);
         touched.extend(workflows::observe(
             &tx,
             &mut memo,
@@ -104,6 +104,7 @@ pub fn run(client: &mut Client, team: &str, cfg: &DetectConfig) -> Result<TeamDe
         min_evidence: cfg.min_evidence,
         propose: cfg.specific_only,
     };
+    workflows::write_counts(&tx, &mut memo)?;
     let mut proposed: Vec<WorkflowEvidence> = Vec::new();
     for id in &touched {
         if let Some((ev, evidence_only)) = workflows::evidence(&tx, team, *id, &judge)?
