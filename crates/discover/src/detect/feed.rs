@@ -4,7 +4,7 @@
 use anyhow::Result;
 use rusqlite::Connection;
 
-use super::sequence::{self, Call};
+use super::sequence::{self, Call, Skip, Step};
 use super::{Turn, as_calls, mine, workflows};
 use crate::ingest;
 use crate::store::Store;
@@ -19,6 +19,17 @@ pub(super) struct Prepared {
     pub calls: Vec<Call>,
     pub smoke: bool,
     pub mined: Option<(Vec<mine::RawCall>, mine::TurnSeq)>,
+    /// Unless it is a smoke test: the tool sequences it ran and the runs of one tool repeated
+    /// (polling) left out of them.
+    pub sequences: Vec<Found>,
+    pub polling_runs: u64,
+}
+
+/// A tool sequence a turn ran: its steps, their hash and their JSON as a sighting stores it.
+pub(super) struct Found {
+    pub steps: Vec<Step>,
+    pub hash: String,
+    pub json: String,
 }
 
 /// Turns in detection order, each with its prepared work.
@@ -29,26 +40,26 @@ pub(super) type Batch = Vec<(Turn, Prepared)>;
 /// on another while `walk` works on the batch before (the first batch is shared between both).
 pub(super) fn each_batch(
     store: &mut Store,
-    ids: &[i64],
-    size: usize,
+    (ids, size): (&[i64], usize),
+    min_sequence_len: usize,
     mut walk: impl FnMut(&mut Connection, Batch) -> Result<()>,
 ) -> Result<()> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut chunks = ids.chunks(size);
     let Some(first) = chunks.next() else { return Ok(()) };
     if cores < 2 {
-        let mut batch = prepared(read(store.conn(), first)?, 1)?;
+        let mut batch = prepared(read(store.conn(), first)?, min_sequence_len, 1)?;
         for chunk in chunks {
             walk(store.conn_mut(), batch)?;
-            batch = prepared(read(store.conn(), chunk)?, 1)?;
+            batch = prepared(read(store.conn(), chunk)?, min_sequence_len, 1)?;
         }
         return walk(store.conn_mut(), batch);
     }
-    let mut batch = prepared(read(store.conn(), first)?, 2)?;
+    let mut batch = prepared(read(store.conn(), first)?, min_sequence_len, 2)?;
     std::thread::scope(|scope| {
         for chunk in chunks {
             let rows = read(store.conn(), chunk)?;
-            let next = scope.spawn(move || prepared(rows, 1));
+            let next = scope.spawn(move || prepared(rows, min_sequence_len, 1));
             walk(store.conn_mut(), batch)?;
             batch = next.join().map_err(|_| anyhow::anyhow!("a detection thread panicked"))??;
         }
@@ -69,22 +80,30 @@ fn read(conn: &Connection, ids: &[i64]) -> Result<Vec<(Turn, Vec<ingest::ToolCal
 }
 
 /// Each turn's text work, on `threads` threads (at most two).
-fn prepared(mut rows: Vec<(Turn, Vec<ingest::ToolCallRow>)>, threads: usize) -> Result<Batch> {
+fn prepared(
+    mut rows: Vec<(Turn, Vec<ingest::ToolCallRow>)>,
+    min_len: usize,
+    threads: usize,
+) -> Result<Batch> {
+    let one = |row| prepare(row, min_len);
     if threads < 2 || rows.len() < 16 {
-        return Ok(rows.into_iter().map(prepare).collect());
+        return rows.into_iter().map(one).collect();
     }
     let rest = rows.split_off(rows.len() / 2);
     let (first, second) = std::thread::scope(|scope| {
-        let later = scope.spawn(|| rest.into_iter().map(prepare).collect::<Vec<_>>());
-        let first: Batch = rows.into_iter().map(prepare).collect();
+        let later = scope.spawn(|| rest.into_iter().map(one).collect::<Result<Batch>>());
+        let first = rows.into_iter().map(one).collect::<Result<Batch>>();
         (first, later.join())
     });
-    let mut all = first;
-    all.extend(second.map_err(|_| anyhow::anyhow!("a detection thread panicked"))?);
+    let mut all = first?;
+    all.extend(second.map_err(|_| anyhow::anyhow!("a detection thread panicked"))??);
     Ok(all)
 }
 
-fn prepare((turn, rows): (Turn, Vec<ingest::ToolCallRow>)) -> (Turn, Prepared) {
+fn prepare(
+    (turn, rows): (Turn, Vec<ingest::ToolCallRow>),
+    min_len: usize,
+) -> Result<(Turn, Prepared)> {
     let smoke = sequence::is_smoke_test(&turn.user_input);
     let calls = as_calls(&rows);
     let mined = (!turn.is_sidechain && !smoke).then(|| {
@@ -92,6 +111,15 @@ fn prepare((turn, rows): (Turn, Vec<ingest::ToolCallRow>)) -> (Turn, Prepared) {
         let own = mine::turn_sequence(&raw);
         (raw, own)
     });
-    let prepared = Prepared { signature: task_signature(&turn.user_input), calls, smoke, mined };
-    (turn, prepared)
+    let (mut sequences, mut polling_runs) = (Vec::new(), 0);
+    if !smoke {
+        let (found, skipped) = sequence::sequences(&calls, min_len);
+        polling_runs = skipped.iter().filter(|s| **s == Skip::OneTool).count() as u64;
+        for steps in found {
+            let (hash, json) = (sequence::hash(&steps), serde_json::to_string(&steps)?);
+            sequences.push(Found { steps, hash, json });
+        }
+    }
+    let signature = task_signature(&turn.user_input);
+    Ok((turn, Prepared { signature, calls, smoke, mined, sequences, polling_runs }))
 }

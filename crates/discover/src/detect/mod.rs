@@ -37,7 +37,7 @@ use crate::draft::candidates::{
     self, CandidateSource, CandidateStatus, Evidence, Recorded, StagedDraft,
 };
 use feed::Prepared;
-use sequence::{Call, Skip, Step};
+use sequence::{Call, Step};
 pub use signature::{is_control_prompt, is_steering, task_signature};
 
 /// Turns handled per transaction.
@@ -125,7 +125,10 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
         }
         // Turns that arrive meanwhile are read in the next round.
         let ids = ingest::pending_turn_ids(ws.store.conn(), room)?;
-        feed::each_batch(&mut ws.store, &ids, BATCH, |conn, batch| run.batch(conn, batch))?;
+        let min_len = run.cfg.min_sequence_len;
+        feed::each_batch(&mut ws.store, (&ids, BATCH), min_len, |conn, batch| {
+            run.batch(conn, batch)
+        })?;
         if run.report.turns_processed == done {
             break;
         }
@@ -182,7 +185,8 @@ impl Run {
             } else {
                 Vec::new()
             };
-            let Prepared { signature, calls, smoke, mined } = std::mem::take(prepared);
+            let Prepared { signature, calls, smoke, mined, sequences, polling_runs } =
+                std::mem::take(prepared);
             // A command typed for the agent to run (`gt enable`) asks for work, even as a reply.
             let typed = mined.as_ref().is_some_and(|(_, own)| {
                 requests::command_key(&turn.user_input, &own.all_keys).is_some()
@@ -197,7 +201,7 @@ impl Run {
             let mut joined: Option<i64> = None;
             if let Some((raw, own)) = mined {
                 workflows::count_steps(memo, &turn.agent_id, &own);
-                let kept = MinedCalls { calls: calls.clone(), raw: raw.clone(), seq: own.clone() };
+                let kept = MinedCalls { calls, raw: raw.clone(), seq: own.clone() };
                 recent.insert(turn.id, kept);
                 let unit = task_unit(&tx, turn, steering, (&earlier, &exchange), raw, recent)?;
                 // A turn that is its own task is mined once.
@@ -252,18 +256,15 @@ impl Run {
                 report.smoke_turns_skipped += 1;
                 continue;
             }
-            let (found, skipped) = sequence::sequences(&calls, cfg.min_sequence_len);
-            report.polling_runs_skipped +=
-                skipped.iter().filter(|s| **s == Skip::OneTool).count() as u64;
-            for steps in found {
-                let hash = sequence::hash(&steps);
+            report.polling_runs_skipped += polling_runs;
+            for feed::Found { steps, hash, json } in sequences {
                 let sighting = sightings::Sighting {
                     agent_id: &turn.agent_id,
                     hash: &hash,
                     session_key: &turn.session_key,
                     turn_id: turn.id,
                     user_input: clip(&turn.user_input),
-                    tool_sequence: &serde_json::to_string(&steps)?,
+                    tool_sequence: &json,
                     seen_at: &now,
                 };
                 if sightings::add(&tx, &sighting)? {
