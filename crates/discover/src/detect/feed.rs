@@ -7,13 +7,11 @@ use rusqlite::Connection;
 use super::sequence::{self, Call, Skip, Step};
 use super::{Turn, as_calls, mine, workflows};
 use crate::ingest;
-use crate::store::Store;
 use crate::text::signature::task_signature;
 
 /// A pending turn's work that needs no order: its signature (used unless it is a steering
 /// reply), its calls, whether its prompt is a smoke test, and for a main-stream turn that is not
 /// one, its calls as mining reads them and its own step sequence.
-#[derive(Default)]
 pub(super) struct Prepared {
     pub signature: String,
     pub calls: Vec<Call>,
@@ -35,34 +33,18 @@ pub(super) struct Found {
 /// Turns in detection order, each with its prepared work.
 pub(super) type Batch = Vec<(Turn, Prepared)>;
 
-/// Calls `walk` with the batches of `ids` (`size` turns each), in order, each read and prepared
-/// just before it is walked, and the store's connection to write with. (Preparing the next batch
-/// on a second thread while the walk ran, or half of each batch, gained no time and cost about a
-/// tenth more CPU: the walk, not this work, is what detection waits on.)
-pub(super) fn each_batch(
-    store: &mut Store,
-    (ids, size): (&[i64], usize),
-    min_sequence_len: usize,
-    mut walk: impl FnMut(&mut Connection, Batch) -> Result<()>,
-) -> Result<()> {
-    for chunk in ids.chunks(size) {
-        let rows = read(store.conn(), chunk)?;
-        let batch = rows.into_iter().map(|row| prepare(row, min_sequence_len));
-        walk(store.conn_mut(), batch.collect::<Result<Batch>>()?)?;
+/// The next `room` pending turns, in detection order, with their calls, each turn's order-free
+/// work done. Read inside the batch's own transaction: a turn another pass detected is no
+/// longer pending. (Preparing the next batch on a second thread while the walk ran, or half of
+/// each batch, gained no time and cost about a tenth more CPU: the walk, not this work, is what
+/// detection waits on.)
+pub(super) fn next_batch(conn: &Connection, room: usize, min_sequence_len: usize) -> Result<Batch> {
+    let mut batch = Vec::new();
+    for turn in ingest::pending_turns(conn, room)? {
+        let calls = ingest::tool_calls(conn, turn.id)?;
+        batch.push(prepare((turn, calls), min_sequence_len)?);
     }
-    Ok(())
-}
-
-/// Turns `ids` (those still there) and their calls.
-fn read(conn: &Connection, ids: &[i64]) -> Result<Vec<(Turn, Vec<ingest::ToolCallRow>)>> {
-    let mut rows = Vec::with_capacity(ids.len());
-    for &id in ids {
-        if let Some(turn) = ingest::pending_turn(conn, id)? {
-            let calls = ingest::tool_calls(conn, id)?;
-            rows.push((turn, calls));
-        }
-    }
-    Ok(rows)
+    Ok(batch)
 }
 
 fn prepare(

@@ -116,20 +116,13 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
         recent: Recent::default(),
     };
     loop {
-        let done = run.report.turns_processed;
-        let room = limit.map(|l| l.saturating_sub(done as usize));
-        if room == Some(0) {
-            let left = ingest::pending_turn_ids(ws.store.conn(), Some(1))?;
-            run.report.turns_left = !left.is_empty();
+        let done = run.report.turns_processed as usize;
+        let room = limit.map_or(BATCH, |l| BATCH.min(l.saturating_sub(done)));
+        if room == 0 {
+            run.report.turns_left = !ingest::pending_turns(ws.store.conn(), 1)?.is_empty();
             break;
         }
-        // Turns that arrive meanwhile are read in the next round.
-        let ids = ingest::pending_turn_ids(ws.store.conn(), room)?;
-        let min_len = run.cfg.min_sequence_len;
-        feed::each_batch(&mut ws.store, (&ids, BATCH), min_len, |conn, batch| {
-            run.batch(conn, batch)
-        })?;
-        if run.report.turns_processed == done {
+        if !run.batch(ws.store.conn_mut(), room)? {
             break;
         }
     }
@@ -158,35 +151,31 @@ struct Run {
 }
 
 impl Run {
-    /// Walks one batch in its own transaction.
-    fn batch(&mut self, conn: &mut Connection, mut batch: feed::Batch) -> Result<()> {
+    /// Walks the next `room` pending turns in their own transaction; false when none was left.
+    fn batch(&mut self, conn: &mut Connection, room: usize) -> Result<bool> {
         let Run { cfg, staging, report, touched, drafts, stale, intent, memo, recent } = self;
         let cfg = &*cfg;
         let now = now_rfc3339();
         let tx = conn.transaction()?;
-        // Another pass may have detected some of them since they were read.
-        let pending = ingest::still_pending(&tx, batch.iter().map(|(t, _)| t.id))?;
-        let mut at = 0;
-        batch.retain(|_| {
-            at += 1;
-            pending[at - 1]
-        });
+        let batch = feed::next_batch(&tx, room, cfg.min_sequence_len)?;
+        if batch.is_empty() {
+            return Ok(false);
+        }
         let mut marks: Vec<(i64, String)> = Vec::with_capacity(batch.len());
         // Sequences seen in a new session in this batch, in first-seen order, with those sessions.
         let mut fresh: Vec<((String, String), Fresh)> = Vec::new();
         let mut fresh_at: HashMap<(String, String), usize> = HashMap::new();
         // Each workflow a turn of this batch joined, with those turns.
         let mut touched_workflows: BTreeMap<(String, i64), Vec<i64>> = BTreeMap::new();
-        for (turn, prepared) in &mut batch {
-            let turn = &*turn;
+        for (turn, prepared) in batch {
+            let turn = &turn;
             // A steering reply ("oui", "1", "CR") is part of the task before it, not a task.
             let earlier = if !turn.is_sidechain && signature::short_reply(&turn.user_input) {
                 ingest::earlier_turns(&tx, turn.id, MAX_STEERING_RUN)?
             } else {
                 Vec::new()
             };
-            let Prepared { signature, calls, smoke, mined, sequences, polling_runs } =
-                std::mem::take(prepared);
+            let Prepared { signature, calls, smoke, mined, sequences, polling_runs } = prepared;
             // A command typed for the agent to run (`gt enable`) asks for work, even as a reply.
             let typed = mined.as_ref().is_some_and(|(_, own)| {
                 requests::command_key(&turn.user_input, &own.all_keys).is_some()
@@ -310,7 +299,7 @@ impl Run {
             *intent = Some(journal::drafts_pending(&tx)?);
         }
         tx.commit().context("committing detection batch")?;
-        Ok(())
+        Ok(true)
     }
 }
 

@@ -427,34 +427,16 @@ pub struct PendingTurn {
     pub ended_at: Option<String>,
 }
 
-/// The ids of the complete turns not yet detected, in (ended_at, id) order: at most `limit`.
-pub fn pending_turn_ids(conn: &Connection, limit: Option<usize>) -> Result<Vec<i64>> {
-    let limit = limit.map_or(i64::MAX, |l| i64::try_from(l).unwrap_or(i64::MAX));
-    let mut stmt = conn.prepare_cached(
-        "SELECT t.id FROM turns t JOIN sessions s ON s.id = t.session_id
-         WHERE t.complete = 1 AND t.detected = 0
-         ORDER BY t.ended_at, t.id LIMIT ?1",
-    )?;
-    let ids = stmt.query_map([limit], |r| r.get(0))?;
-    ids.collect::<rusqlite::Result<Vec<i64>>>().context("reading pending turns")
-}
-
-/// Whether each of turns `ids` is still waiting for detection, in order.
-pub fn still_pending(conn: &Connection, ids: impl Iterator<Item = i64>) -> Result<Vec<bool>> {
-    let mut stmt =
-        conn.prepare_cached("SELECT 1 FROM turns WHERE id = ?1 AND complete = 1 AND detected = 0")?;
-    ids.map(|id| stmt.exists([id]).context("reading whether a turn is detected")).collect()
-}
-
-/// Turn `id` as detection reads it (`None` once it is gone).
-pub fn pending_turn(conn: &Connection, id: i64) -> Result<Option<PendingTurn>> {
-    let mut stmt = conn.prepare_cached(
+/// Up to `limit` complete turns not yet detected, in (ended_at, id) order.
+pub fn pending_turns(conn: &Connection, limit: usize) -> Result<Vec<PendingTurn>> {
+    let mut stmt = conn.prepare(
         "SELECT t.id, t.agent_id, s.session_key, t.user_input, t.outcome, t.summary, t.is_sidechain,
                 s.project, t.ended_at
          FROM turns t JOIN sessions s ON s.id = t.session_id
-         WHERE t.id = ?1",
+         WHERE t.complete = 1 AND t.detected = 0
+         ORDER BY t.ended_at, t.id LIMIT ?1",
     )?;
-    let turn = stmt.query_row([id], |r| {
+    let rows = stmt.query_map([i64::try_from(limit).unwrap_or(i64::MAX)], |r| {
         Ok(PendingTurn {
             id: r.get(0)?,
             agent_id: r.get(1)?,
@@ -466,8 +448,8 @@ pub fn pending_turn(conn: &Connection, id: i64) -> Result<Option<PendingTurn>> {
             project: r.get(7)?,
             ended_at: r.get(8)?,
         })
-    });
-    turn.optional().with_context(|| format!("reading pending turn {id}"))
+    })?;
+    rows.collect::<rusqlite::Result<Vec<_>>>().context("reading pending turns")
 }
 
 /// One earlier turn of a session: its id, request and the agent's last message.
