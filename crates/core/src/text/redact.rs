@@ -571,10 +571,8 @@ fn redact(text: &str, literals: bool) -> Cow<'_, str> {
     let shadow = ascii_shadow(&out);
     let hit = if literals { literal_hits(&shadow) } else { every_hit(&shadow) };
     drop(shadow);
-    for (i, rule) in ALL.iter().enumerate() {
-        if !hit[i] {
-            continue;
-        }
+    for i in hit {
+        let rule = &ALL[i];
         let re = REGEXES[i].get_or_init(|| Regex::new(rule.pattern).expect("rule compiles"));
         let mut changed = false;
         let replaced = re.replace_all(&out, |c: &Captures| {
@@ -600,37 +598,46 @@ fn redact(text: &str, literals: bool) -> Cow<'_, str> {
 
 /// The rules (indexes in `ALL`) that may match `shadow`, with no literal prefilter: every token
 /// format when their loosened union matches, and the rules with context the set matches.
-fn every_hit(shadow: &str) -> Vec<bool> {
+fn every_hit(shadow: &str) -> Vec<usize> {
     let tokens = ANY_TOKEN.is_match(shadow);
     let set = ASCII_SET.matches(shadow);
-    (0..ALL.len()).map(|i| i.checked_sub(TOKENS.len()).map_or(tokens, |r| set.matched(r))).collect()
+    (0..ALL.len())
+        .filter(|&i| i.checked_sub(TOKENS.len()).map_or(tokens, |r| set.matched(r)))
+        .collect()
 }
 
 /// The rules that may match `shadow`, through the literals: a token format whose literal is
 /// there (when the loosened union matches), a rule with context whose literal is there and whose
 /// ASCII form matches (what the set says of it, without running the whole set). A rule whose
 /// literal is absent cannot match: every match holds one.
-fn literal_hits(shadow: &str) -> Vec<bool> {
+fn literal_hits(shadow: &str) -> Vec<usize> {
     let lit = &*LITERALS;
-    let mut hit = vec![false; ALL.len()];
     // Most text holds no literal: the plain search says so faster than listing every one.
-    if lit.tokens.is_match(shadow) {
+    let tokens = lit.tokens.is_match(shadow);
+    let discord = discord_shaped(shadow);
+    let rules = lit.rules.is_match(shadow);
+    let pgpass = pgpass_shaped(shadow);
+    if !(tokens || discord || rules || pgpass) {
+        return Vec::new();
+    }
+    let mut hit = vec![false; ALL.len()];
+    if tokens {
         for m in lit.tokens.find_overlapping_iter(shadow) {
             hit[lit.token_of[m.pattern().as_usize()]] = true;
         }
     }
-    if discord_shaped(shadow) {
+    if discord {
         hit[*DISCORD] = true;
     }
     if hit[..TOKENS.len()].iter().any(|h| *h) && !ANY_TOKEN.is_match(shadow) {
         hit[..TOKENS.len()].fill(false);
     }
-    if lit.rules.is_match(shadow) {
+    if rules {
         for m in lit.rules.find_overlapping_iter(shadow) {
             hit[lit.rule_of[m.pattern().as_usize()]] = true;
         }
     }
-    if pgpass_shaped(shadow) {
+    if pgpass {
         hit[*PGPASS] = true;
     }
     for (r, rule) in RULES.iter().enumerate() {
@@ -641,7 +648,7 @@ fn literal_hits(shadow: &str) -> Vec<bool> {
             hit[i] = re.is_match(shadow);
         }
     }
-    hit
+    (0..ALL.len()).filter(|&i| hit[i]).collect()
 }
 
 /// `text` with every non-ASCII character replaced by an ASCII one the rules treat alike: a
@@ -654,18 +661,25 @@ fn ascii_shadow(text: &str) -> Cow<'_, str> {
     if text.is_ascii() {
         return Cow::Borrowed(text);
     }
-    Cow::Owned(
-        text.chars()
-            .map(|c| match c {
-                _ if c.is_ascii() => c,
+    let mut shadow = String::with_capacity(text.len());
+    let mut rest = text;
+    // Runs of ASCII are copied whole; only the characters beyond it are looked at one by one.
+    while !rest.is_empty() {
+        let ascii = rest.bytes().position(|b| !b.is_ascii()).unwrap_or(rest.len());
+        shadow.push_str(&rest[..ascii]);
+        let mut chars = rest[ascii..].chars();
+        if let Some(c) = chars.next() {
+            shadow.push(match c {
                 '\u{212A}' => 'k',
                 '\u{17F}' => 's',
                 _ if c.is_whitespace() => ' ',
                 _ if regex_syntax::is_word_character(c) => 'a',
                 _ => '#',
-            })
-            .collect(),
-    )
+            });
+        }
+        rest = chars.as_str();
+    }
+    Cow::Owned(shadow)
 }
 
 /// Unlabelled values found by their shape alone, in one pass over the bytes (a regex with long
@@ -676,13 +690,20 @@ fn unlabelled(text: &str) -> Option<String> {
     let b = text.as_bytes();
     let token = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'_' | b'-');
     let mut found: Vec<(usize, usize, &str)> = Vec::new();
+    // Only runs of 32 or more matter: a run that long holding `i..i + 32` ends at or after
+    // `i + 31`, so when that byte is no token character the whole window is skipped. `i` is
+    // never inside a run it did not start at.
     let mut i = 0;
-    while i < b.len() {
-        if !token(b[i]) {
-            i += 1;
+    while i + 32 <= b.len() {
+        if !token(b[i + 31]) {
+            i += 32;
             continue;
         }
-        let start = i;
+        let mut start = i + 31;
+        while start > i && token(b[start - 1]) {
+            start -= 1;
+        }
+        i += 32;
         while i < b.len() && token(b[i]) {
             i += 1;
         }
@@ -784,9 +805,8 @@ fn marker(kind: &str) -> String {
 /// A dotenv dump: at least three `KEY=value` lines making most of the non-comment lines. Every
 /// value is replaced (a dump of settings is not what a skill needs, and any of them may be a key).
 fn dotenv(text: &str) -> Option<String> {
-    if text.bytes().filter(|&b| b == b'=').count() < 3 {
-        return None;
-    }
+    // Fewer than three `=`: no dump.
+    memchr::memchr_iter(b'=', text.as_bytes()).nth(2)?;
     let lines: Vec<&str> =
         text.lines().filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#')).collect();
     let assignments = lines.iter().filter(|l| DOTENV_LINE.is_match(l)).count();
@@ -1158,6 +1178,26 @@ mod tests {
             "secret sharing",
         ] {
             assert_eq!(r(keep), keep, "{keep}");
+        }
+    }
+
+    #[test]
+    fn unlabelled_values_are_found_wherever_they_start_and_end() {
+        let hex = "3f9a0c7e5b21d84f6a0e9c3b7d15f2a8";
+        let base64 = "Q2hhbmdlTWVQbGVhc2VJdHNBU2VjcmV0VmFsdWVYeXo5";
+        for pad in 0..70 {
+            let lead: String = "ab ".chars().cycle().take(pad).collect();
+            for (value, kind) in [(hex, "hex-secret"), (base64, "high-entropy")] {
+                for tail in ["", " done", "=", "==.", "\n"] {
+                    let text = format!("{lead}{value}{tail}");
+                    let out = unlabelled(&text).unwrap_or_else(|| panic!("kept: {text:?}"));
+                    assert!(out.contains(&format!("<redacted:{kind}>")), "{text:?} -> {out:?}");
+                    assert!(!out.contains(value), "{text:?} -> {out:?}");
+                }
+                // One character short of the shortest run read: kept.
+                let short = format!("{}{} x", ". ".repeat(pad), &hex[..31]);
+                assert_eq!(unlabelled(&short), None, "{short:?}");
+            }
         }
     }
 

@@ -514,7 +514,7 @@ fn assistant(
         super::parse::set_reusing(&mut turn.open.model, model);
     }
     if let Some(usage) = message.usage {
-        turn.count_tokens(super::turn::tokens_of(usage), same_message);
+        turn.count_tokens(super::usage::tokens_of(usage), same_message);
     }
     let Some(Content::Blocks(blocks)) = &message.content else {
         if let Some(Content::Text(text)) = &message.content {

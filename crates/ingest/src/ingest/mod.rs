@@ -22,6 +22,7 @@ pub mod shape;
 mod skill_use;
 mod stream;
 mod turn;
+mod usage;
 mod write;
 
 use std::collections::BTreeMap;

@@ -128,22 +128,6 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-/// Total tokens of an API message's `usage` object: input (fresh, cache writes and cache reads)
-/// and output. `None` when it names none.
-pub fn tokens_of(usage: &[u8]) -> Option<u64> {
-    #[derive(Deserialize)]
-    struct Usage {
-        input_tokens: Option<u64>,
-        output_tokens: Option<u64>,
-        cache_creation_input_tokens: Option<u64>,
-        cache_read_input_tokens: Option<u64>,
-    }
-    let u: Usage = serde_json::from_slice(usage).ok()?;
-    let parts =
-        [u.input_tokens, u.output_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens];
-    parts.iter().any(Option::is_some).then(|| parts.iter().flatten().sum())
-}
-
 /// Parser state carried between runs in `ingested_files.state` (JSON).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct FileState {
