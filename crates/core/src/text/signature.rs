@@ -20,27 +20,41 @@ fn stopwords() -> &'static HashSet<&'static str> {
 /// stopwords, dedupe keeping the first sighting, keep the 3 longest (ties: first seen), sort, join
 /// with `-`. Empty when nothing is left.
 pub fn task_signature(input: &str) -> String {
-    const KEEP: usize = 3;
+    if input.is_ascii() {
+        // A character is a byte: split the bytes, and a token's length is its character count.
+        let lower = input.to_ascii_lowercase();
+        let tokens = lower.as_bytes().split(|&b| is_ascii_separator(b));
+        return longest(tokens.map(|t| (t.len(), t)), |t| std::str::from_utf8(t).ok());
+    }
     let lower = input.to_lowercase();
+    longest(lower.split(is_separator).map(|t| (t.chars().count(), t)), Some)
+}
+
+/// The signature of `tokens` (each with its length in characters), read as text by `text`
+/// only when it may be kept.
+fn longest<'a, T: Copy + PartialEq>(
+    tokens: impl Iterator<Item = (usize, T)>,
+    text: impl Fn(T) -> Option<&'a str>,
+) -> String {
+    const KEEP: usize = 3;
     let stop = stopwords();
     // The longest so far with their lengths, longest first (ties: first seen). A token no longer
     // than the last of a full list never enters it, nor does a later sighting of one in it.
-    let mut top: Vec<(usize, &str)> = Vec::with_capacity(KEEP + 1);
-    for token in lower.split(is_separator) {
-        let len = token.chars().count();
+    let mut top: Vec<(usize, T)> = Vec::with_capacity(KEEP + 1);
+    for (len, token) in tokens {
         if len < 2 || (top.len() == KEEP && len <= top[KEEP - 1].0) {
             continue;
         }
-        if stop.contains(token) || top.iter().any(|(_, t)| *t == token) {
+        if top.iter().any(|(_, t)| *t == token) || text(token).is_none_or(|t| stop.contains(t)) {
             continue;
         }
         let at = top.iter().position(|(l, _)| *l < len).unwrap_or(top.len());
         top.insert(at, (len, token));
         top.truncate(KEEP);
     }
-    let mut tokens: Vec<&str> = top.into_iter().map(|(_, t)| t).collect();
-    tokens.sort_unstable();
-    tokens.join("-")
+    let mut words: Vec<&str> = top.into_iter().filter_map(|(_, t)| text(t)).collect();
+    words.sort_unstable();
+    words.join("-")
 }
 
 /// Prompts that steer the work under way rather than ask for a task: "continue", "go on",
@@ -112,6 +126,12 @@ pub fn is_control_prompt(input: &str) -> bool {
 
 fn is_separator(c: char) -> bool {
     c.is_whitespace() || c.is_ascii_punctuation()
+}
+
+/// `is_separator` for an ASCII character: `char::is_whitespace` holds for tab to carriage
+/// return (with the vertical tab, which `u8::is_ascii_whitespace` leaves out) and space.
+fn is_ascii_separator(b: u8) -> bool {
+    matches!(b, b'\t'..=b'\r' | b' ') || b.is_ascii_punctuation()
 }
 
 /// The words of `text` (split on whitespace and ASCII punctuation) joined by single spaces.
@@ -265,6 +285,10 @@ mod tests {
         let pool = [
             "the",
             "a",
+            "tab\x0bbed",
+            "line\x0cfeed",
+            "node.js_v2",
+            "nbsp\u{a0}word",
             "fix",
             "fixes",
             "build",
@@ -319,5 +343,8 @@ mod tests {
         assert_eq!(task_signature("please do it for me"), "");
         assert_eq!(task_signature(""), "");
         assert_eq!(task_signature("run_tests/now"), "run-tests");
+        // Every character `char::is_whitespace` holds for separates, in ASCII text or not.
+        assert_eq!(task_signature("vertical\x0btab\x0cfeed"), "feed-tab-vertical");
+        assert_eq!(task_signature("vertical\x0btab\u{a0}feed"), "feed-tab-vertical");
     }
 }

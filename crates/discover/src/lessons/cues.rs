@@ -22,6 +22,8 @@ enum Kind {
 struct Cue {
     kind: Kind,
     words: Vec<String>,
+    /// The words joined by single spaces.
+    phrase: String,
 }
 
 fn cues() -> &'static [Cue] {
@@ -38,7 +40,8 @@ fn cues() -> &'static [Cue] {
                     "not" => Kind::Not,
                     _ => Kind::Any,
                 };
-                Some(Cue { kind, words: words(phrase) })
+                let words = words(phrase);
+                Some(Cue { kind, phrase: words.join(" "), words })
             })
             .collect()
     })
@@ -105,23 +108,22 @@ pub fn correction_cue(text: &str) -> Option<String> {
     }
     let mut folded = fold_text(text.trim());
     for cue in cues().iter().filter(|c| c.kind == Kind::Not) {
-        folded = folded.replace(&cue.words.join(" "), " ");
+        if folded.contains(&cue.phrase) {
+            folded = folded.replace(&cue.phrase, " ");
+        }
     }
     let all = words(&folded);
     let sentences: Vec<Vec<String>> = sentences(&folded).into_iter().map(words).collect();
     cues().iter().find_map(|cue| {
         let hit = match cue.kind {
-            Kind::Start => {
-                let phrase = cue.words.join(" ");
-                folded
-                    .strip_prefix(&phrase)
-                    .is_some_and(|rest| rest.starts_with([',', '.', '!', ':', ';', '-', '—']))
-            }
+            Kind::Start => folded
+                .strip_prefix(&cue.phrase)
+                .is_some_and(|rest| rest.starts_with([',', '.', '!', ':', ';', '-', '—'])),
             Kind::Sentence => sentences.iter().any(|s| opens(s, &cue.words)),
             Kind::Any => contains(&all, &cue.words),
             Kind::Not => false,
         };
-        hit.then(|| cue.words.join(" "))
+        hit.then(|| cue.phrase.clone())
     })
 }
 

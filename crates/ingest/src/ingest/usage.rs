@@ -1,10 +1,27 @@
 //! An API message's `usage` object, read for its token counts.
 
+use std::cell::RefCell;
+
 use serde::Deserialize;
 
 /// Total tokens of an API message's `usage` object: input (fresh, cache writes and cache reads)
 /// and output. `None` when it names none, or when serde_json would refuse it.
 pub fn tokens_of(usage: &[u8]) -> Option<u64> {
+    thread_local! {
+        /// The last object read and its total: the lines of one API message repeat its usage.
+        static LAST: RefCell<(Vec<u8>, Option<u64>)> = const { RefCell::new((Vec::new(), None)) };
+    }
+    LAST.with_borrow_mut(|(bytes, total)| {
+        if bytes.as_slice() != usage {
+            *total = read(usage);
+            bytes.clear();
+            bytes.extend_from_slice(usage);
+        }
+        *total
+    })
+}
+
+fn read(usage: &[u8]) -> Option<u64> {
     let parts = match plain(usage) {
         Some(parts) => parts,
         None => by_serde(usage)?,
