@@ -399,15 +399,27 @@ pub fn command_words(command: &str) -> Vec<String> {
 /// plan.md`, `du -sh ~/Downloads`, `rg -n x src/lib/agents`), as (key, path as written): see
 /// [`read_path`].
 pub fn shell_reads(segment: &str) -> Vec<(String, String)> {
+    let looks_at = |p: &str| matches!(p, "ls" | "du" | "find" | "tree" | "wc" | "stat" | "file");
+    let searches = |p: &str| matches!(p, "rg" | "grep" | "ag");
+    let reads = |p: &str| {
+        looks_at(p)
+            || searches(p)
+            || matches!(p, "cat" | "sed" | "head" | "tail" | "less" | "more" | "nl" | "bat")
+    };
+    // Most commands read no file. The program is the first word as the shell splits the line,
+    // or as whitespace splits it when the shell cannot: when neither reads, the line is not
+    // split at all.
+    let first = shlex::Shlex::new(segment).next();
+    if !first.as_deref().is_some_and(|w| reads(base(w)))
+        && !segment.split_whitespace().next().is_some_and(|w| reads(base(w)))
+    {
+        return Vec::new();
+    }
     let words = shlex::split(segment)
         .unwrap_or_else(|| segment.split_whitespace().map(str::to_string).collect());
     let Some(program) = words.first().map(|w| base(w)) else { return Vec::new() };
-    let looks_at = matches!(program, "ls" | "du" | "find" | "tree" | "wc" | "stat" | "file");
-    let searches = matches!(program, "rg" | "grep" | "ag");
-    if !looks_at
-        && !searches
-        && !matches!(program, "cat" | "sed" | "head" | "tail" | "less" | "more" | "nl" | "bat")
-    {
+    let searches = searches(program);
+    if !reads(program) {
         return Vec::new();
     }
     // `sed -i` changes the file: not a read.
@@ -1144,6 +1156,21 @@ mod tests {
         assert_eq!(s.detail.as_deref(), Some("docs/PLAN.md"));
         let s = shell(r#"pip3 install openpyxl && python3 -c "import openpyxl""#);
         assert_eq!(s.step, "sh:pip3 install\nsh:python import openpyxl");
+    }
+
+    #[test]
+    fn a_command_reads_files_by_its_program_however_its_words_split() {
+        let paths = |segment: &str| -> Vec<String> {
+            shell_reads(segment).into_iter().map(|(key, _)| key).collect()
+        };
+        assert_eq!(paths("cat docs/a.md"), ["docs/a.md"]);
+        assert_eq!(paths("'cat' docs/a.md"), ["docs/a.md"]);
+        assert_eq!(paths("/bin/c'at' docs/a.md"), ["docs/a.md"]);
+        // The shell cannot split these: the words are split on whitespace instead.
+        assert_eq!(paths("cat docs/a.md 'docs/b.md"), ["docs/a.md"]);
+        assert!(paths("c'at docs/a.md \"x").is_empty());
+        assert!(paths("echo cat docs/a.md").is_empty());
+        assert!(paths("").is_empty());
     }
 
     #[test]

@@ -104,7 +104,12 @@ pub fn is_smoke_test(user_input: &str) -> bool {
         "list your tools",
         "what tools do you have",
     ];
-    let text = signature::joined_words(&user_input.to_lowercase());
+    let lower = if user_input.is_ascii() {
+        user_input.to_ascii_lowercase()
+    } else {
+        user_input.to_lowercase()
+    };
+    let text = signature::joined_words(&lower);
     if EXACT.contains(&text.as_str()) {
         return true;
     }
