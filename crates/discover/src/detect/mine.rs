@@ -344,7 +344,7 @@ pub fn consensus_keys(members: &[Member], min_sessions: usize, min_members: usiz
 
 /// One step's count over the members (once per member).
 struct Tally<'a> {
-    sessions: HashSet<&'a str>,
+    sessions: foldhash::HashSet<&'a str>,
     pos_sum: f64,
     members: usize,
     details: Vec<&'a str>,
@@ -358,7 +358,7 @@ fn tally<'a>(
     keep: impl Fn(usize, usize) -> bool,
 ) -> Vec<(&'a str, Tally<'a>)> {
     let mut acc: BTreeMap<&str, Tally> = BTreeMap::new();
-    let mut seen: HashSet<&str> = HashSet::new();
+    let mut seen = foldhash::HashSet::<&str>::default();
     for m in members {
         let n = m.steps.len().max(1) as f64;
         seen.clear();
@@ -367,7 +367,7 @@ fn tally<'a>(
                 continue;
             }
             let a = acc.entry(&obs.0).or_insert_with(|| Tally {
-                sessions: HashSet::new(),
+                sessions: foldhash::HashSet::default(),
                 pos_sum: 0.0,
                 members: 0,
                 details: Vec::new(),
