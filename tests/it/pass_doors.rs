@@ -118,17 +118,22 @@ fn the_demo_runs_each_step_once_a_pass() {
     assert_eq!(steps_of(&demo["second_pass"]["steps"]), first);
 }
 
-#[test]
-fn the_consoles_passes_run_each_step_once() {
-    let tmp = tempfile::tempdir().unwrap();
+/// A workspace whose configuration watches the transcript written under `dir`, as the console's.
+fn watching_workspace(dir: &std::path::Path) -> skilldeck::workspace::Workspace {
     let mut config = skilldeck::config::Config::default();
     config.transcripts = vec![skilldeck::config::TranscriptRoot {
-        path: tmp.path().join("projects"),
+        path: dir.join("projects"),
         format: "auto".into(),
         agent: None,
     }];
-    transcript(tmp.path());
-    let mut ws = library_workspace(config, tmp.path());
+    transcript(dir);
+    library_workspace(config, dir)
+}
+
+#[test]
+fn the_consoles_passes_run_each_step_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut ws = watching_workspace(tmp.path());
     let timed = pipeline::run(&mut ws, &skilldeck::engine::plan(true, true), &mut |_| {}).unwrap();
     let mut all: Vec<Step> = vec![
         Step::Recover,
@@ -152,4 +157,22 @@ fn the_consoles_passes_run_each_step_once() {
     // A sweep alone: evolution runs inside the upkeep, not as a detection step.
     let sweep = pipeline::run(&mut ws, &skilldeck::engine::plan(false, true), &mut |_| {}).unwrap();
     assert_eq!(sweep.steps, [Step::Recover, Step::Judge]);
+}
+
+#[test]
+fn a_pass_gives_its_connection_back_as_it_found_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut ws = watching_workspace(tmp.path());
+    // A cache smaller than the one detection and lessons are given, and SQLite's checkpoints.
+    ws.store.conn().pragma_update(None, "cache_size", -500).unwrap();
+    let pragma = |ws: &skilldeck::workspace::Workspace, name: &str| -> i64 {
+        ws.store.conn().query_row(&format!("PRAGMA {name}"), [], |r| r.get(0)).unwrap()
+    };
+    let names = ["cache_size", "wal_autocheckpoint", "foreign_keys"];
+    let before: Vec<i64> = names.iter().map(|n| pragma(&ws, n)).collect();
+    assert_eq!(before, [-500, 1000, 1]);
+    let pass = pipeline::run(&mut ws, &skilldeck::engine::plan(true, false), &mut |_| {}).unwrap();
+    assert!(pass.steps.contains(&Step::Lessons), "{:?}", pass.steps);
+    let after: Vec<i64> = names.iter().map(|n| pragma(&ws, n)).collect();
+    assert_eq!(after, before);
 }

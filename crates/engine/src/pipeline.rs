@@ -219,14 +219,30 @@ fn after_ingest_steps(
     line.done(Step::Register);
     // The sessions whose turns detection is about to read: lessons read the same turns after.
     let sessions = ingest::pending_session_ids(ws.store.conn())?;
-    let detected = detect::run_limited(ws, limit)?;
-    line.done(Step::Detect);
-    let lessons = lessons::after_detect(ws, &sessions)?;
-    line.done(Step::Lessons);
+    let cache = ws.store.widen_cache()?;
+    let revisits = detect_and_learn(ws, limit, &sessions, line);
+    let restored = ws.store.restore_cache(cache);
+    let (detected, lessons) = revisits?;
+    restored?;
     let detect = draft_stages(ws, detected, line)?;
     let proposed_versions = draft::link_evolutions(ws)?;
     line.done(Step::Evolve);
     Ok(AfterIngest { skills_registered, detect, proposed_versions, lessons })
+}
+
+/// Detection, then lessons over the sessions it read: the two steps that read back what ingest
+/// and detection just wrote.
+fn detect_and_learn(
+    ws: &mut Workspace,
+    limit: Option<usize>,
+    sessions: &[i64],
+    line: &mut Timeline,
+) -> Result<(detect::Detected, lessons::LessonsReport)> {
+    let detected = detect::run_limited(ws, limit)?;
+    line.done(Step::Detect);
+    let lessons = lessons::after_detect(ws, sessions)?;
+    line.done(Step::Lessons);
+    Ok((detected, lessons))
 }
 
 /// Detection alone with the stages that turn its candidates into drafts on disk (what the
