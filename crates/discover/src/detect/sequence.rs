@@ -104,12 +104,7 @@ pub fn is_smoke_test(user_input: &str) -> bool {
         "list your tools",
         "what tools do you have",
     ];
-    let lower = if user_input.is_ascii() {
-        user_input.to_ascii_lowercase()
-    } else {
-        user_input.to_lowercase()
-    };
-    let text = signature::joined_words(&lower);
+    let text = signature::joined_words(&user_input.to_lowercase());
     if EXACT.contains(&text.as_str()) {
         return true;
     }
