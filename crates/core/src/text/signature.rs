@@ -117,11 +117,18 @@ pub fn is_control_prompt(input: &str) -> bool {
     // Lowercasing never shortens a word nor turns a letter into a separator, so a text with more
     // word characters than the longest control prompt is none (the usual case, read cheaply).
     let longest = CONTROL.iter().map(|c| c.len()).max().unwrap_or(0);
-    if text.chars().filter(|&c| !is_separator(c)).nth(longest).is_some() {
+    if word_chars_exceed(text, longest) {
         return false;
     }
     let words = joined_words(&text.to_lowercase());
     words.is_empty() || CONTROL.contains(&words.as_str())
+}
+
+/// Whether `text` has more than `n` word characters (neither whitespace nor ASCII punctuation).
+/// Lowercasing never turns a word character into a separator nor drops one, so `joined_words` of
+/// the lowercased text is then longer than `n` characters too.
+pub fn word_chars_exceed(text: &str, n: usize) -> bool {
+    text.chars().filter(|&c| !is_separator(c)).nth(n).is_some()
 }
 
 fn is_separator(c: char) -> bool {

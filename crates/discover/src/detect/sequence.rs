@@ -86,6 +86,14 @@ pub fn hash(steps: &[Step]) -> String {
 
 pub use crate::text::hex::hex;
 
+/// Longest prompt that "hello world" marks as a smoke test.
+const SHORT_CHARS: usize = 200;
+
+/// Whether `text` holds "smo" in any ASCII case.
+fn mentions_smo(text: &str) -> bool {
+    text.as_bytes().windows(3).any(|w| w.eq_ignore_ascii_case(b"smo"))
+}
+
 /// Prompts that only check the agent is alive: their tool calls are not work worth a skill.
 pub fn is_smoke_test(user_input: &str) -> bool {
     const EXACT: &[&str] = &[
@@ -104,11 +112,18 @@ pub fn is_smoke_test(user_input: &str) -> bool {
         "list your tools",
         "what tools do you have",
     ];
+    let longest = EXACT.iter().map(|e| e.len()).max().unwrap_or(0);
+    let short = user_input.chars().count() <= SHORT_CHARS;
+    // The rest reads the whole prompt lowercased. A long prompt can only be a smoke test by
+    // saying "smoke", and only an ASCII "smo" in any case lowercases to "smo"; nor is it one of
+    // `EXACT` once it has more word characters than the longest of them.
+    if !short && !mentions_smo(user_input) && signature::word_chars_exceed(user_input, longest) {
+        return false;
+    }
     let text = signature::joined_words(&user_input.to_lowercase());
     if EXACT.contains(&text.as_str()) {
         return true;
     }
-    let short = user_input.chars().count() <= 200;
     text.contains("smoke test")
         || text.contains("smoketest")
         || (short && (text.contains("hello world") || text.contains("hello hello")))
@@ -178,5 +193,21 @@ mod tests {
         assert!(is_smoke_test("Write a script hello.sh that prints \"Hello world\""));
         assert!(is_smoke_test("quick smoke-test of the setup"));
         assert!(!is_smoke_test("refactor the parser and run the tests"));
+        let long = "refactor the parser and run the tests again, ".repeat(6);
+        assert!(is_smoke_test(&format!("{long} then a SMOKE_TEST")));
+        assert!(is_smoke_test(&format!("{long} then a SmokeTest")));
+        assert!(!is_smoke_test(&format!("{long} then hello world")));
+        assert!(is_smoke_test(&format!("Hi!{}", " ".repeat(300))));
+    }
+
+    /// The long-prompt shortcut rests on this: no character but an ASCII one lowercases to an
+    /// ASCII `s`, `m` or `o`.
+    #[test]
+    fn only_ascii_lowercases_to_s_m_or_o() {
+        let odd: Vec<char> = (0..=u32::from(char::MAX))
+            .filter_map(char::from_u32)
+            .filter(|c| !c.is_ascii() && c.to_lowercase().any(|l| matches!(l, 's' | 'm' | 'o')))
+            .collect();
+        assert!(odd.is_empty(), "{odd:?}");
     }
 }

@@ -40,32 +40,53 @@ pub fn run(ws: &mut Workspace, sessions: &[i64], report: &mut LessonsReport) -> 
     let tx = ws.store.conn_mut().transaction()?;
     let mut live = measure::Live::load(&tx)?;
     let mut known = Known::default();
+    // A turn's calls are read only when something looks at them: a turn where a call failed
+    // (fixes), both turns of a correction, and every turn while a live lesson is measured.
+    let every = !live.is_empty();
     for &sid in sessions {
         let cursor = db::progress(&tx, sid)?;
-        let turns = ingest::session_turns(&tx, sid, cursor.unwrap_or(0))?;
-        let mut prev: Option<&SessionTurn> = None;
+        let mut turns = ingest::session_turns_without_calls(&tx, sid, cursor.unwrap_or(0))?;
+        let mut read = vec![false; turns.len()];
+        let mut calls_of = |turns: &mut [SessionTurn], i: usize| -> Result<()> {
+            if !std::mem::replace(&mut read[i], true) {
+                turns[i].calls = ingest::tool_calls(&tx, turns[i].id)?;
+            }
+            Ok(())
+        };
+        let mut prev: Option<usize> = None;
         let mut last = None;
-        for t in &turns {
-            if Some(t.id) == cursor {
-                prev = (!t.is_sidechain).then_some(t);
+        for i in 0..turns.len() {
+            if Some(turns[i].id) == cursor {
+                prev = (!turns[i].is_sidechain).then_some(i);
                 continue;
             }
-            if !t.detected {
+            if !turns[i].detected {
                 break;
             }
-            last = Some(t.id);
+            last = Some(turns[i].id);
             report.turns_read += 1;
-            report.retrievals += live.on_turn(&tx, t, prev)?;
+            if every || turns[i].failed {
+                calls_of(&mut turns, i)?;
+            }
+            if every && let Some(p) = prev {
+                calls_of(&mut turns, p)?;
+            }
+            let t = &turns[i];
+            report.retrievals += live.on_turn(&tx, t, prev.map(|p| &turns[p]))?;
             for s in fixes(t, &cfg) {
                 record(&tx, s, &cfg, &mut known, report)?;
             }
             if !t.is_sidechain {
                 if let Some(p) = prev
-                    && let Some(s) = correction(p, t)
+                    && let Some(cue) = cues::correction_cue(&t.user_input)
                 {
-                    record(&tx, s, &cfg, &mut known, report)?;
+                    calls_of(&mut turns, p)?;
+                    calls_of(&mut turns, i)?;
+                    if let Some(s) = correction(&turns[p], &turns[i], &cue) {
+                        record(&tx, s, &cfg, &mut known, report)?;
+                    }
                 }
-                prev = Some(t);
+                prev = Some(i);
             }
         }
         if let Some(last) = last {
@@ -225,8 +246,8 @@ fn hash(parts: &[&str]) -> String {
 }
 
 /// (a) `t` corrects what the agent did in `p`, the turn before it.
-fn correction(p: &SessionTurn, t: &SessionTurn) -> Option<Sighting> {
-    let cue = cues::correction_cue(&t.user_input)?;
+/// `cue`: the correction cue `t` holds (`cues::correction_cue`).
+fn correction(p: &SessionTurn, t: &SessionTurn, cue: &str) -> Option<Sighting> {
     if signature::is_control_prompt(&t.user_input) || redact::is_opaque(&t.user_input) {
         return None;
     }
@@ -237,7 +258,7 @@ fn correction(p: &SessionTurn, t: &SessionTurn) -> Option<Sighting> {
     let sentence = if t.user_input.chars().count() <= CLIP {
         clip(&t.user_input)
     } else {
-        clip(cues::cue_sentence(&t.user_input, &cue))
+        clip(cues::cue_sentence(&t.user_input, cue))
     };
     let words = corrected.detail.as_deref().and_then(|d| command::segment_words(d, &key));
     let task = signature::task_signature(&p.user_input).replace('-', " ");

@@ -679,14 +679,33 @@ pub struct SessionTurn {
     pub started_at: Option<String>,
     /// Complete and consumed by detection.
     pub detected: bool,
+    /// One of its calls failed.
+    pub failed: bool,
+    /// Its tool calls in order; empty until read when the turn came from
+    /// `session_turns_without_calls`.
     pub calls: Vec<ToolCallRow>,
 }
 
 /// A session's turns with id `from_id` or above, in id order, with their tool calls.
 pub fn session_turns(conn: &Connection, session_id: i64, from_id: i64) -> Result<Vec<SessionTurn>> {
+    let mut turns = session_turns_without_calls(conn, session_id, from_id)?;
+    for t in &mut turns {
+        t.calls = tool_calls(conn, t.id)?;
+    }
+    Ok(turns)
+}
+
+/// A session's turns with id `from_id` or above, in id order, with whether a call failed but
+/// without the calls: for a reader that needs the calls of a few turns only (`tool_calls`).
+pub fn session_turns_without_calls(
+    conn: &Connection,
+    session_id: i64,
+    from_id: i64,
+) -> Result<Vec<SessionTurn>> {
     let mut stmt = conn.prepare_cached(
         "SELECT t.id, t.agent_id, s.session_key, s.project, t.user_input, t.is_sidechain,
-                COALESCE(t.started_at, t.ended_at), t.complete = 1 AND t.detected = 1
+                COALESCE(t.started_at, t.ended_at), t.complete = 1 AND t.detected = 1,
+                EXISTS (SELECT 1 FROM tool_calls c WHERE c.turn_id = t.id AND c.is_error)
          FROM turns t JOIN sessions s ON s.id = t.session_id
          WHERE t.session_id = ?1 AND t.id >= ?2 ORDER BY t.id",
     )?;
@@ -700,14 +719,11 @@ pub fn session_turns(conn: &Connection, session_id: i64, from_id: i64) -> Result
             is_sidechain: r.get(5)?,
             started_at: r.get(6)?,
             detected: r.get(7)?,
+            failed: r.get(8)?,
             calls: Vec::new(),
         })
     })?;
-    let mut turns: Vec<SessionTurn> = rows.collect::<rusqlite::Result<_>>()?;
-    for t in &mut turns {
-        t.calls = tool_calls(conn, t.id)?;
-    }
-    Ok(turns)
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// The main-stream turns of `agent` up to `max_id` that ran a call with step `step`, with the
