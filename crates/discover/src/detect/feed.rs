@@ -39,9 +39,12 @@ pub(super) type Batch = Vec<(Turn, Prepared)>;
 /// each batch, gained no time and cost about a tenth more CPU: the walk, not this work, is what
 /// detection waits on.)
 pub(super) fn next_batch(conn: &Connection, room: usize, min_sequence_len: usize) -> Result<Batch> {
-    let mut batch = Vec::new();
-    for turn in ingest::pending_turns(conn, room)? {
-        let calls = ingest::tool_calls(conn, turn.id)?;
+    let turns = ingest::pending_turns(conn, room)?;
+    let ids: Vec<i64> = turns.iter().map(|t| t.id).collect();
+    let mut calls = ingest::tool_calls_of(conn, &ids)?;
+    let mut batch = Vec::with_capacity(turns.len());
+    for turn in turns {
+        let calls = calls.remove(&turn.id).unwrap_or_default();
         batch.push(prepare((turn, calls), min_sequence_len)?);
     }
     Ok(batch)

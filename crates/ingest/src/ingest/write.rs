@@ -538,25 +538,49 @@ pub struct ToolCallRow {
     pub detail: Option<String>,
 }
 
+/// The columns of a `ToolCallRow`, from `tool_calls`.
+const CALL_COLUMNS: &str = "name, input_shape, is_error,
+    coalesce(step, CASE WHEN substr(name, 1, 5) = 'mcp__' THEN 'mcp:' || name
+                        ELSE 'tool:' || name END),
+    detail";
+
+fn call_row(r: &rusqlite::Row, at: usize) -> rusqlite::Result<ToolCallRow> {
+    Ok(ToolCallRow {
+        name: r.get(at)?,
+        input_shape: r.get(at + 1)?,
+        is_error: r.get(at + 2)?,
+        step: r.get(at + 3)?,
+        detail: r.get(at + 4)?,
+    })
+}
+
 /// A turn's tool calls in order.
 pub fn tool_calls(conn: &Connection, turn_id: i64) -> Result<Vec<ToolCallRow>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT name, input_shape, is_error,
-                coalesce(step, CASE WHEN substr(name, 1, 5) = 'mcp__' THEN 'mcp:' || name
-                                    ELSE 'tool:' || name END),
-                detail
-         FROM tool_calls WHERE turn_id = ?1 ORDER BY ordinal, id",
-    )?;
-    let rows = stmt.query_map([turn_id], |r| {
-        Ok(ToolCallRow {
-            name: r.get(0)?,
-            input_shape: r.get(1)?,
-            is_error: r.get(2)?,
-            step: r.get(3)?,
-            detail: r.get(4)?,
-        })
-    })?;
+    let sql =
+        format!("SELECT {CALL_COLUMNS} FROM tool_calls WHERE turn_id = ?1 ORDER BY ordinal, id");
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map([turn_id], |r| call_row(r, 0))?;
     rows.collect::<rusqlite::Result<Vec<_>>>().context("reading tool calls")
+}
+
+/// The tool calls of each turn of `turn_ids`, in order, in one statement: the index is walked
+/// once in turn order rather than sought once per turn.
+pub fn tool_calls_of(
+    conn: &Connection,
+    turn_ids: &[i64],
+) -> Result<HashMap<i64, Vec<ToolCallRow>>> {
+    let sql = format!(
+        "SELECT turn_id, {CALL_COLUMNS} FROM tool_calls
+         WHERE turn_id IN (SELECT value FROM json_each(?1)) ORDER BY turn_id, ordinal, id"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let ids = serde_json::to_string(turn_ids)?;
+    let mut out: HashMap<i64, Vec<ToolCallRow>> = HashMap::with_capacity(turn_ids.len());
+    let mut rows = stmt.query([ids])?;
+    while let Some(r) = rows.next()? {
+        out.entry(r.get(0)?).or_default().push(call_row(r, 1)?);
+    }
+    Ok(out)
 }
 
 /// The stored steps and details of the calls made in the agent's sessions `session_keys` (main
