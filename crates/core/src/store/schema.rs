@@ -26,6 +26,7 @@ pub const MIGRATIONS: &[&str] = &[
     V_ASKED_SESSIONS,
     V_SESSION_TITLES,
     V_CALLS_IN_ORDER,
+    V_PENDING_ONLY,
 ];
 
 const V1: &str = r#"
@@ -627,4 +628,12 @@ ALTER TABLE sessions ADD COLUMN title TEXT;
 const V_CALLS_IN_ORDER: &str = r#"
 DROP INDEX IF EXISTS tool_calls_turn;
 CREATE INDEX tool_calls_turn_order ON tool_calls(turn_id, ordinal);
+"#;
+
+/// Only pending turns in the order detection reads them: marking a turn detected takes it out of
+/// this index rather than moving its entry to the other end of a whole-table one, and the index
+/// stays the size of the backlog.
+const V_PENDING_ONLY: &str = r#"
+DROP INDEX IF EXISTS turns_pending_order;
+CREATE INDEX turns_pending_only ON turns(ended_at, id) WHERE complete = 1 AND detected = 0;
 "#;

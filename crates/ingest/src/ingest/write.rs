@@ -427,15 +427,20 @@ pub struct PendingTurn {
     pub ended_at: Option<String>,
 }
 
+/// Pending turns in detection's order, read from the index that holds only them.
+const PENDING_TURNS: &str = "SELECT t.id, t.agent_id, s.session_key, t.user_input, t.outcome,
+        t.summary, t.is_sidechain, s.project, t.ended_at
+    FROM turns t JOIN sessions s ON s.id = t.session_id
+    WHERE t.complete = 1 AND t.detected = 0
+    ORDER BY t.ended_at, t.id LIMIT ?1";
+
+/// Sessions with pending turns. Named, or the planner walks every turn by session for the order.
+const PENDING_SESSIONS: &str = "SELECT DISTINCT session_id FROM turns INDEXED BY turns_pending_only
+    WHERE complete = 1 AND detected = 0 ORDER BY 1";
+
 /// Up to `limit` complete turns not yet detected, in (ended_at, id) order.
 pub fn pending_turns(conn: &Connection, limit: usize) -> Result<Vec<PendingTurn>> {
-    let mut stmt = conn.prepare(
-        "SELECT t.id, t.agent_id, s.session_key, t.user_input, t.outcome, t.summary, t.is_sidechain,
-                s.project, t.ended_at
-         FROM turns t JOIN sessions s ON s.id = t.session_id
-         WHERE t.complete = 1 AND t.detected = 0
-         ORDER BY t.ended_at, t.id LIMIT ?1",
-    )?;
+    let mut stmt = conn.prepare(PENDING_TURNS)?;
     let rows = stmt.query_map([i64::try_from(limit).unwrap_or(i64::MAX)], |r| {
         Ok(PendingTurn {
             id: r.get(0)?,
@@ -684,9 +689,7 @@ pub fn turns_after(conn: &Connection, after: i64, limit: usize) -> Result<Vec<Tu
 /// Sessions with complete turns detection has not consumed yet (what the next detection pass
 /// reads), so later passes over those turns know which sessions to look at.
 pub fn pending_session_ids(conn: &Connection) -> Result<Vec<i64>> {
-    let mut stmt = conn.prepare(
-        "SELECT DISTINCT session_id FROM turns WHERE detected = 0 AND complete = 1 ORDER BY 1",
-    )?;
+    let mut stmt = conn.prepare(PENDING_SESSIONS)?;
     let rows = stmt.query_map([], |r| r.get(0))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
@@ -837,4 +840,29 @@ pub fn turn_runs(conn: &rusqlite::Connection, agent: &str) -> Result<Vec<TurnRun
     })?;
     let all: Vec<TurnRun> = rows.collect::<rusqlite::Result<_>>()?;
     Ok(all.into_iter().filter(|t| t.tool_calls > 0).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    fn plan(conn: &Connection, sql: &str) -> String {
+        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).expect("plan");
+        let params = rusqlite::params_from_iter(std::iter::repeat_n(1, stmt.parameter_count()));
+        let rows = stmt.query_map(params, |r| r.get::<_, String>(3)).expect("plan rows");
+        rows.map(|r| r.expect("plan row")).collect::<Vec<_>>().join("; ")
+    }
+
+    /// Detection reads its batches and the sessions it will touch from the index of pending
+    /// turns alone: a scan of every turn, or a sort of every pending one, made it quadratic.
+    #[test]
+    fn pending_turns_come_from_their_own_index_in_order() {
+        let store = Store::open_in_memory().expect("store");
+        let turns = plan(store.conn(), PENDING_TURNS);
+        assert!(turns.contains("USING INDEX turns_pending_only"), "{turns}");
+        assert!(!turns.contains("ORDER BY"), "{turns}");
+        let sessions = plan(store.conn(), PENDING_SESSIONS);
+        assert!(sessions.contains("USING INDEX turns_pending_only"), "{sessions}");
+    }
 }
