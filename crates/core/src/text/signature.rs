@@ -26,8 +26,37 @@ pub fn task_signature(input: &str) -> String {
         let tokens = lower.as_bytes().split(|&b| is_ascii_separator(b));
         return longest(tokens.map(|t| (t.len(), t)), |t| std::str::from_utf8(t).ok());
     }
-    let lower = input.to_lowercase();
-    longest(lower.split(is_separator).map(|t| (t.chars().count(), t)), Some)
+    // Σ lowercases by what surrounds it and İ into two characters: read those whole.
+    if input.contains(['Σ', 'İ']) {
+        let lower = input.to_lowercase();
+        return longest(lower.split(is_separator).map(|t| (t.chars().count(), t)), Some);
+    }
+    // Otherwise a token lowercases alone to as many characters, and never into a separator:
+    // lowercase only the tokens long enough to be kept.
+    longest_lowered(input.split(is_separator))
+}
+
+/// `longest` over tokens not lowercased yet, each lowercased once it is long enough to enter.
+fn longest_lowered<'a>(tokens: impl Iterator<Item = &'a str>) -> String {
+    const KEEP: usize = 3;
+    let stop = stopwords();
+    let mut top: Vec<(usize, String)> = Vec::with_capacity(KEEP + 1);
+    for token in tokens {
+        let len = token.chars().count();
+        if len < 2 || (top.len() == KEEP && len <= top[KEEP - 1].0) {
+            continue;
+        }
+        let lower = token.to_lowercase();
+        if top.iter().any(|(_, t)| *t == lower) || stop.contains(lower.as_str()) {
+            continue;
+        }
+        let at = top.iter().position(|(l, _)| *l < len).unwrap_or(top.len());
+        top.insert(at, (len, lower));
+        top.truncate(KEEP);
+    }
+    let mut words: Vec<String> = top.into_iter().map(|(_, t)| t).collect();
+    words.sort_unstable();
+    words.join("-")
 }
 
 /// The signature of `tokens` (each with its length in characters), read as text by `text`
@@ -325,6 +354,12 @@ mod tests {
             "lint",
             "and",
             "ΣΟΦΙΑΣ",
+            "İstanbul",
+            "Deploy",
+            "DEPLOY",
+            "Straße",
+            "Ärger",
+            "ärger",
         ];
         let mut state = 0x2545_f491_u64;
         for _ in 0..2000 {
@@ -365,5 +400,17 @@ mod tests {
         // Every character `char::is_whitespace` holds for separates, in ASCII text or not.
         assert_eq!(task_signature("vertical\x0btab\x0cfeed"), "feed-tab-vertical");
         assert_eq!(task_signature("vertical\x0btab\u{a0}feed"), "feed-tab-vertical");
+    }
+
+    /// `task_signature` lowercases tokens one by one, which rests on this: apart from İ, a
+    /// character lowercases to one character, and never a word character into a separator.
+    #[test]
+    fn a_character_lowercases_alone_to_one_word_character() {
+        let odd: Vec<char> = (0..=u32::from(char::MAX))
+            .filter_map(char::from_u32)
+            .filter(|&c| c != 'İ' && !is_separator(c))
+            .filter(|&c| c.to_lowercase().count() != 1 || c.to_lowercase().any(is_separator))
+            .collect();
+        assert!(odd.is_empty(), "{odd:?}");
     }
 }
