@@ -33,20 +33,39 @@ pub(super) struct Found {
 /// Turns in detection order, each with its prepared work.
 pub(super) type Batch = Vec<(Turn, Prepared)>;
 
+/// Fewest turns worth handing half of to a second thread.
+const SPLIT_FROM: usize = 64;
+
 /// The next `room` pending turns, in detection order, with their calls, each turn's order-free
 /// work done. Read inside the batch's own transaction: a turn another pass detected is no
-/// longer pending. (Preparing the next batch on a second thread while the walk ran, or half of
-/// each batch, gained no time and cost about a tenth more CPU: the walk, not this work, is what
-/// detection waits on.)
+/// longer pending. The second half of a large batch is prepared on a second thread while this
+/// one prepares the first: the walk after it runs on one thread and leaves the other core idle.
+/// (With glibc's allocator that was slower: its arenas made both threads' allocations dearer.)
 pub(super) fn next_batch(conn: &Connection, room: usize, min_sequence_len: usize) -> Result<Batch> {
     let turns = ingest::pending_turns(conn, room)?;
     let ids: Vec<i64> = turns.iter().map(|t| t.id).collect();
     let mut calls = ingest::tool_calls_of(conn, &ids)?;
-    let mut batch = Vec::with_capacity(turns.len());
-    for turn in turns {
-        let calls = calls.remove(&turn.id).unwrap_or_default();
-        batch.push(prepare((turn, calls), min_sequence_len)?);
+    let mut read: Vec<(Turn, Vec<ingest::ToolCallRow>)> = turns
+        .into_iter()
+        .map(|t| {
+            let c = calls.remove(&t.id).unwrap_or_default();
+            (t, c)
+        })
+        .collect();
+    let prepare_all = |part: Vec<(Turn, Vec<ingest::ToolCallRow>)>| -> Result<Batch> {
+        part.into_iter().map(|item| prepare(item, min_sequence_len)).collect()
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if read.len() < SPLIT_FROM || cores < 2 {
+        return prepare_all(read);
     }
+    let back = read.split_off(read.len() / 2);
+    let (front, back) = std::thread::scope(|s| {
+        let helper = s.spawn(|| prepare_all(back));
+        (prepare_all(read), helper.join())
+    });
+    let mut batch = front?;
+    batch.extend(back.unwrap_or_else(|panic| std::panic::resume_unwind(panic))?);
     Ok(batch)
 }
 
