@@ -24,6 +24,7 @@ mod danger;
 mod db_access;
 mod demo;
 mod detect;
+mod detect_ahead;
 mod determinism;
 mod discovery;
 mod draft;

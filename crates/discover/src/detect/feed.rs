@@ -7,6 +7,7 @@ use rusqlite::Connection;
 use super::sequence::{self, Call, Skip, Step};
 use super::{Turn, as_calls, mine, workflows};
 use crate::ingest;
+use crate::store::BUSY_TIMEOUT;
 use crate::text::signature::task_signature;
 
 /// A pending turn's work that needs no order: its signature (used unless it is a steering
@@ -37,26 +38,33 @@ pub(super) type Batch = Vec<(Turn, Prepared)>;
 const SPLIT_FROM: usize = 64;
 
 /// The next `room` pending turns, in detection order, with their calls, each turn's order-free
-/// work done. Read inside the batch's own transaction: a turn another pass detected is no
-/// longer pending. The second half of a large batch is prepared on a second thread while this
-/// one prepares the first: the walk after it runs on one thread and leaves the other core idle.
-/// (With glibc's allocator that was slower: its arenas made both threads' allocations dearer.)
-pub(super) fn next_batch(conn: &Connection, room: usize, min_sequence_len: usize) -> Result<Batch> {
-    let turns = ingest::pending_turns(conn, room)?;
-    let ids: Vec<i64> = turns.iter().map(|t| t.id).collect();
-    let mut calls = ingest::tool_calls_of(conn, &ids)?;
-    let mut read: Vec<(Turn, Vec<ingest::ToolCallRow>)> = turns
-        .into_iter()
-        .map(|t| {
-            let c = calls.remove(&t.id).unwrap_or_default();
-            (t, c)
-        })
-        .collect();
+/// work done, and whether they were read ahead. Checked inside the batch's own transaction: a
+/// turn another pass detected is no longer pending. `ahead`, read while the batch before was
+/// walked, is taken when the next pending turns are still the ones it holds; otherwise the batch
+/// is read now.
+pub(super) fn next_batch(
+    conn: &Connection,
+    room: usize,
+    min_sequence_len: usize,
+    ahead: Option<Ahead>,
+) -> Result<(Batch, bool)> {
+    if let Some(ahead) = ahead
+        && ingest::pending_turn_ids(conn, room)? == ahead.ids
+    {
+        return Ok((ahead.batch, true));
+    }
+    Ok((read_now(conn, room, min_sequence_len)?, false))
+}
+
+/// The next `room` pending turns, read and prepared now. The second half of a large batch is
+/// prepared on a second thread while this one prepares the first. (With glibc's allocator that
+/// was slower: its arenas made both threads' allocations dearer.)
+fn read_now(conn: &Connection, room: usize, min_sequence_len: usize) -> Result<Batch> {
+    let mut read = read_turns(conn, ingest::pending_turns(conn, room)?)?;
     let prepare_all = |part: Vec<(Turn, Vec<ingest::ToolCallRow>)>| -> Result<Batch> {
         part.into_iter().map(|item| prepare(item, min_sequence_len)).collect()
     };
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if read.len() < SPLIT_FROM || cores < 2 {
+    if read.len() < SPLIT_FROM || cores() < 2 {
         return prepare_all(read);
     }
     let back = read.split_off(read.len() / 2);
@@ -67,6 +75,94 @@ pub(super) fn next_batch(conn: &Connection, room: usize, min_sequence_len: usize
     let mut batch = front?;
     batch.extend(back.unwrap_or_else(|panic| std::panic::resume_unwind(panic))?);
     Ok(batch)
+}
+
+/// `turns` with their calls, read in one statement.
+fn read_turns(
+    conn: &Connection,
+    turns: Vec<Turn>,
+) -> Result<Vec<(Turn, Vec<ingest::ToolCallRow>)>> {
+    let ids: Vec<i64> = turns.iter().map(|t| t.id).collect();
+    let mut calls = ingest::tool_calls_of(conn, &ids)?;
+    Ok(turns
+        .into_iter()
+        .map(|t| {
+            let c = calls.remove(&t.id).unwrap_or_default();
+            (t, c)
+        })
+        .collect())
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The batch after the one being walked, read and prepared on a second connection and thread.
+pub(super) struct Ahead {
+    ids: Vec<i64>,
+    batch: Batch,
+}
+
+/// A read-only connection to the database, for reading ahead.
+pub(super) struct Reader(Connection);
+
+/// Its page cache, KiB: the file's pages are in the system's cache, and the walk's connection
+/// keeps the larger one.
+const READER_CACHE_KIB: i64 = 256;
+
+impl Reader {
+    /// A second connection to the database at `path`; `None` where there is one core, or the
+    /// database cannot be opened again (reading ahead is then skipped).
+    pub(super) fn open(path: &std::path::Path) -> Option<Reader> {
+        use rusqlite::OpenFlags;
+        if cores() < 2 {
+            return None;
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).ok()?;
+        conn.busy_timeout(BUSY_TIMEOUT).ok()?;
+        conn.pragma_update(None, "cache_size", -READER_CACHE_KIB).ok()?;
+        Some(Reader(conn))
+    }
+
+    /// Reads and prepares, on a thread of its own, the `room` pending turns after `current`
+    /// (the batch about to be walked). Gives the connection back with them, or with none when
+    /// the read failed; the walk takes them only if they are still the next pending turns.
+    pub(super) fn read_ahead(
+        self,
+        current: Vec<i64>,
+        room: usize,
+        min_sequence_len: usize,
+    ) -> std::thread::JoinHandle<(Reader, Option<Ahead>)> {
+        std::thread::spawn(move || {
+            let Reader(mut conn) = self;
+            let ahead = read_after(&mut conn, &current, room, min_sequence_len).ok().flatten();
+            (Reader(conn), ahead)
+        })
+    }
+}
+
+fn read_after(
+    conn: &mut Connection,
+    current: &[i64],
+    room: usize,
+    min_sequence_len: usize,
+) -> Result<Option<Ahead>> {
+    // One read transaction: the turns and their calls from the same snapshot.
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Deferred)?;
+    // Before the walk commits, `current` is still pending here; after, it is not.
+    let mut after = ingest::pending_turns(&tx, current.len() + room)?;
+    after.retain(|t| !current.contains(&t.id));
+    after.truncate(room);
+    if after.is_empty() {
+        return Ok(None);
+    }
+    let ids: Vec<i64> = after.iter().map(|t| t.id).collect();
+    let read = read_turns(&tx, after)?;
+    tx.finish()?;
+    let batch =
+        read.into_iter().map(|item| prepare(item, min_sequence_len)).collect::<Result<_>>()?;
+    Ok(Some(Ahead { ids, batch }))
 }
 
 fn prepare(

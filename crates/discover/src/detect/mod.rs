@@ -71,6 +71,8 @@ pub struct DetectReport {
     pub auto_promote_errors: Vec<String>,
     /// A bounded run (`run_limited`) stopped with turns still pending.
     pub turns_left: bool,
+    /// Batches read and prepared on a second connection while the batch before was walked.
+    pub batches_read_ahead: u64,
     /// Flags, and `draft.command` drafts, of the candidates this run drafted (filled by the
     /// pipeline's model-drafting stage).
     pub finish: finish::FinishReport,
@@ -114,18 +116,23 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
         intent: None,
         memo: memo::Memo::default(),
         recent: Recent::default(),
+        ahead: ReadAhead {
+            db: ws.store.path().map(std::path::Path::to_path_buf),
+            ..ReadAhead::default()
+        },
     };
+    let room_after = |done: usize| limit.map_or(BATCH, |l| BATCH.min(l.saturating_sub(done)));
     loop {
-        let done = run.report.turns_processed as usize;
-        let room = limit.map_or(BATCH, |l| BATCH.min(l.saturating_sub(done)));
+        let room = room_after(run.report.turns_processed as usize);
         if room == 0 {
             run.report.turns_left = !ingest::pending_turns(ws.store.conn(), 1)?.is_empty();
             break;
         }
-        if !run.batch(ws.store.conn_mut(), room)? {
+        if !run.batch(ws.store.conn_mut(), room, room_after)? {
             break;
         }
     }
+    run.ahead.wait();
     Ok(Detected {
         report: run.report,
         drafts: PendingDrafts { staged: run.drafts, stale: run.stale, intent: run.intent },
@@ -148,19 +155,64 @@ struct Run {
     intent: Option<i64>,
     memo: memo::Memo,
     recent: Recent,
+    ahead: ReadAhead,
+}
+
+/// Reading the next batch ahead, on a second connection, while this one is walked: the walk runs
+/// on one thread and reading and preparing a batch was a quarter of detection.
+#[derive(Default)]
+struct ReadAhead {
+    /// The database file; none in memory, where there is no second connection.
+    db: Option<std::path::PathBuf>,
+    reader: Option<feed::Reader>,
+    /// The read under way, with the connection it gives back.
+    running: Option<std::thread::JoinHandle<(feed::Reader, Option<feed::Ahead>)>>,
+}
+
+impl ReadAhead {
+    /// The batch read ahead, once its read is over.
+    fn wait(&mut self) -> Option<feed::Ahead> {
+        let (reader, ahead) = self.running.take()?.join().ok()?;
+        self.reader = Some(reader);
+        ahead
+    }
+
+    /// Starts reading the `room` turns after `batch`, when it is full (more are likely pending).
+    fn start(&mut self, batch: &[i64], full: bool, room: usize, min_sequence_len: usize) {
+        if !full || room == 0 {
+            return;
+        }
+        if self.reader.is_none() {
+            self.reader = self.db.take().and_then(|db| feed::Reader::open(&db));
+        }
+        if let Some(reader) = self.reader.take() {
+            self.running = Some(reader.read_ahead(batch.to_vec(), room, min_sequence_len));
+        }
+    }
 }
 
 impl Run {
     /// Walks the next `room` pending turns in their own transaction; false when none was left.
-    fn batch(&mut self, conn: &mut Connection, room: usize) -> Result<bool> {
-        let Run { cfg, staging, report, touched, drafts, stale, intent, memo, recent } = self;
+    /// `room_after(done)`: the room of the batch after `done` turns.
+    fn batch(
+        &mut self,
+        conn: &mut Connection,
+        room: usize,
+        room_after: impl Fn(usize) -> usize,
+    ) -> Result<bool> {
+        let Run { cfg, staging, report, touched, drafts, stale, intent, memo, recent, ahead } =
+            self;
         let cfg = &*cfg;
         let now = now_rfc3339();
         let tx = conn.transaction()?;
-        let batch = feed::next_batch(&tx, room, cfg.min_sequence_len)?;
+        let (batch, was_ahead) = feed::next_batch(&tx, room, cfg.min_sequence_len, ahead.wait())?;
         if batch.is_empty() {
             return Ok(false);
         }
+        report.batches_read_ahead += u64::from(was_ahead);
+        let ids: Vec<i64> = batch.iter().map(|(t, _)| t.id).collect();
+        let next = room_after(report.turns_processed as usize + batch.len());
+        ahead.start(&ids, batch.len() == room, next, cfg.min_sequence_len);
         let mut marks: Vec<(i64, String)> = Vec::with_capacity(batch.len());
         // Sequences seen in a new session in this batch, in first-seen order, with those sessions.
         let mut fresh: Vec<((String, String), Fresh)> = Vec::new();
@@ -391,7 +443,10 @@ struct MinedCalls {
 }
 
 impl Recent {
-    const KEEP: usize = 1024;
+    /// Turns kept. A task grows back over a session's latest turns, mostly mined just before;
+    /// keeping 1,024 made detection of the 1.5 GB benchmark tree 4% faster but held 2.5 MiB more
+    /// at the peak of a 302 MB ingest, with a batch read ahead beside the one walked.
+    const KEEP: usize = 256;
 
     fn insert(&mut self, turn: i64, mined: MinedCalls) {
         if self.by_turn.insert(turn, mined).is_none() {

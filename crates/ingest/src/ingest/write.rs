@@ -438,6 +438,15 @@ const PENDING_TURNS: &str = "SELECT t.id, t.agent_id, s.session_key, t.user_inpu
 const PENDING_SESSIONS: &str = "SELECT DISTINCT session_id FROM turns INDEXED BY turns_pending_only
     WHERE complete = 1 AND detected = 0 ORDER BY 1";
 
+/// The ids of `pending_turns`, from the index alone.
+pub fn pending_turn_ids(conn: &Connection, limit: usize) -> Result<Vec<i64>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id FROM turns WHERE complete = 1 AND detected = 0 ORDER BY ended_at, id LIMIT ?1",
+    )?;
+    let rows = stmt.query_map([i64::try_from(limit).unwrap_or(i64::MAX)], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// Up to `limit` complete turns not yet detected, in (ended_at, id) order.
 pub fn pending_turns(conn: &Connection, limit: usize) -> Result<Vec<PendingTurn>> {
     let mut stmt = conn.prepare(PENDING_TURNS)?;
