@@ -67,13 +67,20 @@ fn read_now(conn: &Connection, room: usize, min_sequence_len: usize) -> Result<B
     if read.len() < SPLIT_FROM || cores() < 2 {
         return prepare_all(read);
     }
-    let back = read.split_off(read.len() / 2);
+    // Taken by the helper, or here when no thread could be started.
+    let back = std::sync::Mutex::new(Some(read.split_off(read.len() / 2)));
+    let take = || back.lock().map(|mut b| b.take().unwrap_or_default()).unwrap_or_default();
     let (front, back) = std::thread::scope(|s| {
-        let helper = s.spawn(|| prepare_all(back));
-        (prepare_all(read), helper.join())
+        let helper = std::thread::Builder::new().spawn_scoped(s, || prepare_all(take()));
+        let front = prepare_all(read);
+        let back = match helper {
+            Ok(helper) => helper.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => prepare_all(take()),
+        };
+        (front, back)
     });
     let mut batch = front?;
-    batch.extend(back.unwrap_or_else(|panic| std::panic::resume_unwind(panic))?);
+    batch.extend(back?);
     Ok(batch)
 }
 
@@ -128,17 +135,20 @@ impl Reader {
     /// Reads and prepares, on a thread of its own, the `room` pending turns after `current`
     /// (the batch about to be walked). Gives the connection back with them, or with none when
     /// the read failed; the walk takes them only if they are still the next pending turns.
+    /// `None` when no thread could be started.
     pub(super) fn read_ahead(
         self,
         current: Vec<i64>,
         room: usize,
         min_sequence_len: usize,
-    ) -> std::thread::JoinHandle<(Reader, Option<Ahead>)> {
-        std::thread::spawn(move || {
+    ) -> Option<std::thread::JoinHandle<(Reader, Option<Ahead>)>> {
+        let read = move || {
             let Reader(mut conn) = self;
             let ahead = read_after(&mut conn, &current, room, min_sequence_len).ok().flatten();
             (Reader(conn), ahead)
-        })
+        };
+        // No thread, no reading ahead: the walk reads each batch itself.
+        std::thread::Builder::new().name("detect-read-ahead".into()).spawn(read).ok()
     }
 }
 

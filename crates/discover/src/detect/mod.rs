@@ -186,7 +186,7 @@ impl ReadAhead {
             self.reader = self.db.take().and_then(|db| feed::Reader::open(&db));
         }
         if let Some(reader) = self.reader.take() {
-            self.running = Some(reader.read_ahead(batch.to_vec(), room, min_sequence_len));
+            self.running = reader.read_ahead(batch.to_vec(), room, min_sequence_len);
         }
     }
 }
