@@ -100,8 +100,10 @@ fn read_turns(
         .collect())
 }
 
+/// The cores this process may use, asked once (the answer reads the cgroup's files).
 fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// The batch after the one being walked, read and prepared on a second connection and thread.
@@ -162,6 +164,7 @@ fn read_after(
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Deferred)?;
     // Before the walk commits, `current` is still pending here; after, it is not.
     let mut after = ingest::pending_turns(&tx, current.len() + room)?;
+    let current: std::collections::HashSet<i64> = current.iter().copied().collect();
     after.retain(|t| !current.contains(&t.id));
     after.truncate(room);
     if after.is_empty() {

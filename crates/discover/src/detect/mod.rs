@@ -125,7 +125,7 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
     loop {
         let room = room_after(run.report.turns_processed as usize);
         if room == 0 {
-            run.report.turns_left = !ingest::pending_turns(ws.store.conn(), 1)?.is_empty();
+            run.report.turns_left = !ingest::pending_turn_ids(ws.store.conn(), 1)?.is_empty();
             break;
         }
         if !run.batch(ws.store.conn_mut(), room, room_after)? {

@@ -50,13 +50,13 @@ impl Live {
         Ok(Live { lessons })
     }
 
-    /// Measures turn `t` (and, for correction lessons, `prev`, whose next turn `t` is) against
-    /// every live lesson that went live before it. Returns the retrievals recorded.
     /// No lesson is measured.
     pub fn is_empty(&self) -> bool {
         self.lessons.is_empty()
     }
 
+    /// Measures turn `t` (and, for correction lessons, `prev`, whose next turn `t` is) against
+    /// every live lesson that went live before it. Returns the retrievals recorded.
     pub fn on_turn(
         &mut self,
         conn: &Connection,

@@ -438,18 +438,20 @@ const PENDING_TURNS: &str = "SELECT t.id, t.agent_id, s.session_key, t.user_inpu
 const PENDING_SESSIONS: &str = "SELECT DISTINCT session_id FROM turns INDEXED BY turns_pending_only
     WHERE complete = 1 AND detected = 0 ORDER BY 1";
 
+/// Their ids alone, in the same order: read from the index, no row.
+const PENDING_IDS: &str =
+    "SELECT id FROM turns WHERE complete = 1 AND detected = 0 ORDER BY ended_at, id LIMIT ?1";
+
 /// The ids of `pending_turns`, from the index alone.
 pub fn pending_turn_ids(conn: &Connection, limit: usize) -> Result<Vec<i64>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT id FROM turns WHERE complete = 1 AND detected = 0 ORDER BY ended_at, id LIMIT ?1",
-    )?;
+    let mut stmt = conn.prepare_cached(PENDING_IDS)?;
     let rows = stmt.query_map([i64::try_from(limit).unwrap_or(i64::MAX)], |r| r.get(0))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// Up to `limit` complete turns not yet detected, in (ended_at, id) order.
 pub fn pending_turns(conn: &Connection, limit: usize) -> Result<Vec<PendingTurn>> {
-    let mut stmt = conn.prepare(PENDING_TURNS)?;
+    let mut stmt = conn.prepare_cached(PENDING_TURNS)?;
     let rows = stmt.query_map([i64::try_from(limit).unwrap_or(i64::MAX)], |r| {
         Ok(PendingTurn {
             id: r.get(0)?,
@@ -552,11 +554,16 @@ pub struct ToolCallRow {
     pub detail: Option<String>,
 }
 
-/// The columns of a `ToolCallRow`, from `tool_calls`.
-const CALL_COLUMNS: &str = "name, input_shape, is_error,
-    coalesce(step, CASE WHEN substr(name, 1, 5) = 'mcp__' THEN 'mcp:' || name
-                        ELSE 'tool:' || name END),
-    detail";
+/// The columns of a `ToolCallRow`, from `tool_calls` (a macro, so each statement is one literal
+/// rather than text formatted on every read).
+macro_rules! call_columns {
+    () => {
+        "name, input_shape, is_error,
+         coalesce(step, CASE WHEN substr(name, 1, 5) = 'mcp__' THEN 'mcp:' || name
+                             ELSE 'tool:' || name END),
+         detail"
+    };
+}
 
 fn call_row(r: &rusqlite::Row, at: usize) -> rusqlite::Result<ToolCallRow> {
     Ok(ToolCallRow {
@@ -570,9 +577,11 @@ fn call_row(r: &rusqlite::Row, at: usize) -> rusqlite::Result<ToolCallRow> {
 
 /// A turn's tool calls in order.
 pub fn tool_calls(conn: &Connection, turn_id: i64) -> Result<Vec<ToolCallRow>> {
-    let sql =
-        format!("SELECT {CALL_COLUMNS} FROM tool_calls WHERE turn_id = ?1 ORDER BY ordinal, id");
-    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut stmt = conn.prepare_cached(concat!(
+        "SELECT ",
+        call_columns!(),
+        " FROM tool_calls WHERE turn_id = ?1 ORDER BY ordinal, id"
+    ))?;
     let rows = stmt.query_map([turn_id], |r| call_row(r, 0))?;
     rows.collect::<rusqlite::Result<Vec<_>>>().context("reading tool calls")
 }
@@ -583,11 +592,12 @@ pub fn tool_calls_of(
     conn: &Connection,
     turn_ids: &[i64],
 ) -> Result<HashMap<i64, Vec<ToolCallRow>>> {
-    let sql = format!(
-        "SELECT turn_id, {CALL_COLUMNS} FROM tool_calls
-         WHERE turn_id IN (SELECT value FROM json_each(?1)) ORDER BY turn_id, ordinal, id"
-    );
-    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut stmt = conn.prepare_cached(concat!(
+        "SELECT turn_id, ",
+        call_columns!(),
+        " FROM tool_calls WHERE turn_id IN (SELECT value FROM json_each(?1))
+          ORDER BY turn_id, ordinal, id"
+    ))?;
     let ids = serde_json::to_string(turn_ids)?;
     let mut out: HashMap<i64, Vec<ToolCallRow>> = HashMap::with_capacity(turn_ids.len());
     let mut rows = stmt.query([ids])?;
@@ -871,6 +881,9 @@ mod tests {
         let turns = plan(store.conn(), PENDING_TURNS);
         assert!(turns.contains("USING INDEX turns_pending_only"), "{turns}");
         assert!(!turns.contains("ORDER BY"), "{turns}");
+        let ids = plan(store.conn(), PENDING_IDS);
+        assert!(ids.contains("USING COVERING INDEX turns_pending_only"), "{ids}");
+        assert!(!ids.contains("ORDER BY"), "{ids}");
         let sessions = plan(store.conn(), PENDING_SESSIONS);
         assert!(sessions.contains("USING INDEX turns_pending_only"), "{sessions}");
     }
