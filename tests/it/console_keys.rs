@@ -229,7 +229,7 @@ async fn a_new_transcript_file_is_ingested_detected_and_drafted() {
     live.wait_for("read 1 file, 3 new turns; 1 new candidate").await;
     live.wait_for("Review queue (4)").await;
     assert_eq!(
-        live.query("SELECT COUNT(*) || '' FROM turns WHERE complete = 1 AND detected = 1"),
+        live.query("SELECT COUNT(*) || '' FROM turns t WHERE complete = 1 AND NOT EXISTS (SELECT 1 FROM pending_turns p WHERE p.turn_id = t.id)"),
         "3"
     );
     assert_eq!(

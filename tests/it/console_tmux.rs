@@ -126,7 +126,7 @@ fn console_in_tmux_promotes_by_keypress() {
     assert!(root.join("skills/summarize-pr/SKILL.md").is_file());
     let detected: i64 = store
         .conn()
-        .query_row("SELECT COUNT(*) FROM turns WHERE complete = 1 AND detected = 1", [], |r| {
+        .query_row("SELECT COUNT(*) FROM turns t WHERE complete = 1 AND NOT EXISTS (SELECT 1 FROM pending_turns p WHERE p.turn_id = t.id)", [], |r| {
             r.get(0)
         })
         .unwrap();

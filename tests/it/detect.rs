@@ -211,7 +211,7 @@ fn running_twice_changes_nothing() {
             f.count("SELECT COUNT(*) FROM skill_candidates"),
             f.count("SELECT SUM(occurrences) FROM skill_candidates"),
             f.count("SELECT COUNT(*) FROM evolved_prompts"),
-            f.count("SELECT COUNT(*) FROM turns WHERE detected = 1"),
+            f.count("SELECT COUNT(*) FROM turns t WHERE complete = 1 AND NOT EXISTS (SELECT 1 FROM pending_turns p WHERE p.turn_id = t.id)"),
         )
     };
     let before = snapshot(&feed);

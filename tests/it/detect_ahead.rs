@@ -85,7 +85,7 @@ fn recorded(ws: &Workspace, root: &std::path::Path) -> Vec<String> {
         }
     }
     let conn = ws.store.conn();
-    let mut stmt = conn.prepare("SELECT id, signature, detected FROM turns ORDER BY id").unwrap();
+    let mut stmt = conn.prepare("SELECT id, signature, NOT EXISTS (SELECT 1 FROM pending_turns p WHERE p.turn_id = t.id) FROM turns t ORDER BY id").unwrap();
     let turns = stmt
         .query_map([], |r| {
             Ok(format!(

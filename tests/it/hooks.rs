@@ -442,8 +442,8 @@ fn a_hook_detects_a_bounded_slice_of_a_long_backlog_and_later_runs_finish_it() {
     let db = Connection::open(ws.db()).unwrap();
     let first = run();
     assert_eq!(first["detection_deferred"], true, "{first:#}");
-    let pending = "SELECT count(*) FROM turns WHERE complete = 1 AND detected = 0";
-    let detected = "SELECT count(*) FROM turns WHERE detected = 1";
+    let pending = "SELECT count(*) FROM pending_turns";
+    let detected = "SELECT count(*) FROM turns t WHERE complete = 1 AND NOT EXISTS (SELECT 1 FROM pending_turns p WHERE p.turn_id = t.id)";
     let left = count(&db, pending);
     assert!(left > 2, "the session has more turns than one slice: {left}");
     assert_eq!(count(&db, detected), 2);

@@ -35,8 +35,11 @@ fn claude_code_real_projects_match_sources_counts_and_reingest_adds_nothing() {
     assert_eq!(count(&db, "SELECT count(*) FROM tool_calls"), 889);
     assert_eq!(count(&db, "SELECT sum(is_error) FROM tool_calls"), 77);
     assert_eq!(count(&db, "SELECT count(*) FROM sessions WHERE source = 'claude'"), 42);
-    // `--no-detect`: ingestion alone leaves signatures and the detected flag to detection.
-    assert_eq!(count(&db, "SELECT count(*) FROM turns WHERE signature IS NOT NULL OR detected"), 0);
+    // `--no-detect`: every turn is stored with its signature, and every complete one waits in
+    // detection's queue.
+    assert_eq!(count(&db, "SELECT count(*) FROM turns WHERE signature IS NULL"), 0);
+    let queued = "SELECT count(*) FROM turns t JOIN pending_turns p ON p.turn_id = t.id";
+    assert_eq!(count(&db, queued), count(&db, "SELECT count(*) FROM turns WHERE complete = 1"));
     assert!(count(&db, "SELECT count(*) FROM turns WHERE is_sidechain = 1") > 0);
     // Only the last turn of a file's stream may stay open (its end not shown, the file not quiet).
     assert!(count(&db, "SELECT count(*) FROM turns WHERE complete = 1") > 80);

@@ -14,8 +14,14 @@ fn real_transcripts_flow_through_detection_into_valid_drafts() {
 
     let db = Connection::open(ws.db()).unwrap();
     // Every complete turn was consumed by detection; no open one was.
-    assert_eq!(count(&db, "SELECT count(*) FROM turns WHERE complete = 1 AND detected = 0"), 0);
-    assert_eq!(count(&db, "SELECT count(*) FROM turns WHERE complete = 0 AND detected = 1"), 0);
+    assert_eq!(count(&db, "SELECT count(*) FROM pending_turns"), 0);
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(*) FROM pending_turns p JOIN turns t ON t.id = p.turn_id WHERE t.complete = 0"
+        ),
+        0
+    );
     // Local slash commands (/clear and friends) are not a person's task: no streak from them.
     // (A sequence of Codex's `shell_command` tool is named after it; it is no streak.)
     assert_eq!(

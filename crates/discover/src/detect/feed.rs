@@ -198,6 +198,7 @@ fn prepare(
             sequences.push(Found { steps, hash, json });
         }
     }
-    let signature = task_signature(&turn.user_input);
+    // Stored with the turn by the parse; a database from before that has none for it.
+    let signature = turn.signature.clone().unwrap_or_else(|| task_signature(&turn.user_input));
     Ok((turn, Prepared { signature, calls, smoke, mined, sequences, polling_runs }))
 }

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use super::parse::{Sink, for_each_line, json_reason};
 use super::turn::{InvocationRec, RowRef, TurnRec, clip};
 use crate::model::Outcome;
-use crate::text::redact;
+use crate::text::{redact, signature};
 
 #[derive(Deserialize)]
 struct Line<'a> {
@@ -64,11 +64,13 @@ pub fn line(sink: &mut Sink, bytes: &[u8], offset: u64, line_no: u64) {
         })
         .into_iter()
         .collect();
+    let user_input = clip(&redact::secrets(user_input.trim()));
     sink.out.turns.push(TurnRec {
         row: RowRef::New,
         session_key: session,
         start_offset: offset,
-        user_input: clip(&redact::secrets(user_input.trim())),
+        signature: Some(signature::task_signature(&user_input)),
+        user_input,
         picked_skill: picked.map(str::to_string),
         outcome,
         failure_reason: (outcome == Outcome::Failure).then(|| "reported".to_string()),

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::Outcome;
 use crate::step::CallStep;
-use crate::text::redact;
+use crate::text::{redact, signature};
 
 /// Longest text kept for a turn's user input or summary.
 const MAX_TEXT: usize = 4000;
@@ -59,6 +59,9 @@ pub struct TurnRec {
     pub session_key: String,
     pub start_offset: u64,
     pub user_input: String,
+    /// The prompt's task signature, for a turn not stored yet (`text::signature::task_signature`
+    /// of `user_input`): worked out here, on a parser thread, and stored with the turn.
+    pub signature: Option<String>,
     pub picked_skill: Option<String>,
     pub outcome: Outcome,
     pub failure_reason: Option<String>,
@@ -395,6 +398,7 @@ impl TurnBuilder {
             session_key: o.session_key.clone(),
             start_offset: o.start_offset,
             user_input: o.user_input.clone(),
+            signature: (o.row == RowRef::New).then(|| signature::task_signature(&o.user_input)),
             picked_skill: None,
             outcome,
             failure_reason,

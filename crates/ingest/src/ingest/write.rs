@@ -1,8 +1,9 @@
 //! Storing what a file's new bytes produced. Rows and the file's new offset go into the same
 //! transaction, so a crash never leaves an offset ahead of the rows it promises.
 //!
-//! Owns the tables `ingested_files`, `sessions`, `turns` and `tool_calls`: detection and the
-//! lifecycle read turns and tool calls through the functions at the end of this file.
+//! Owns the tables `ingested_files`, `sessions`, `turns`, `pending_turns` (the complete turns
+//! detection has not consumed, in its order) and `tool_calls`: detection and the lifecycle read
+//! turns and tool calls through the functions at the end of this file.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -17,6 +18,15 @@ use super::parse::SessionRec;
 use super::turn::{RowRef, TurnRec};
 use crate::catalog::invocations;
 use crate::store::now_rfc3339;
+use crate::text::signature::task_signature;
+
+/// The condition that turn `t` was consumed by detection: complete and out of its queue
+/// (`pending_turns`). A macro, so the statements holding it stay literals.
+macro_rules! detected {
+    () => {
+        "t.complete = 1 AND NOT EXISTS (SELECT 1 FROM pending_turns p WHERE p.turn_id = t.id)"
+    };
+}
 
 /// What a run's writes share: session row ids already looked up, by agent and session key,
 /// and the run's time stamp.
@@ -242,6 +252,10 @@ fn write_turn(
 ) -> Result<i64> {
     let updated = match turn.row {
         RowRef::Stored(id) => {
+            let was_complete: Option<bool> = tx
+                .prepare_cached("SELECT complete FROM turns WHERE id = ?1")?
+                .query_row([id], |r| r.get(0))
+                .optional()?;
             let n = tx
                 .prepare_cached(
                     "UPDATE turns SET outcome = ?2, failure_reason = ?3, summary = ?4,
@@ -259,6 +273,9 @@ fn write_turn(
                     turn.model,
                     turn.tokens.map(|n| n as i64),
                 ])?;
+            if n == 1 {
+                queue_on_update(tx, id, turn, was_complete == Some(true))?;
+            }
             (n == 1).then_some(id)
         }
         RowRef::New => None,
@@ -273,8 +290,8 @@ fn write_turn(
             tx.prepare_cached(
                 "INSERT INTO turns(session_id, agent_id, file_path, start_offset, user_input,
                     picked_skill, outcome, failure_reason, summary, started_at, ended_at,
-                    is_sidechain, complete, model, tokens)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                    is_sidechain, complete, model, tokens, signature)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
             )?
             .execute(params![
                 session,
@@ -292,8 +309,13 @@ fn write_turn(
                 turn.complete,
                 turn.model,
                 turn.tokens.map(|n| n as i64),
+                turn.signature.clone().unwrap_or_else(|| task_signature(&turn.user_input)),
             ])?;
-            tx.last_insert_rowid()
+            let id = tx.last_insert_rowid();
+            if turn.complete {
+                queue(tx, id, turn.ended_at.as_deref())?;
+            }
+            id
         }
     };
     let mut insert_call = tx.prepare_cached(
@@ -412,6 +434,32 @@ pub fn load_stored(conn: &rusqlite::Connection) -> Result<HashMap<String, Stored
     Ok(map)
 }
 
+/// Puts complete turn `id` in the queue detection reads (`pending_turns`), in its order.
+fn queue(tx: &Transaction, id: i64, ended_at: Option<&str>) -> Result<()> {
+    tx.prepare_cached("INSERT OR IGNORE INTO pending_turns (turn_id, ended_at) VALUES (?1, ?2)")?
+        .execute(params![id, ended_at])?;
+    Ok(())
+}
+
+/// Keeps the queue in step with a stored turn just updated: a turn that became complete joins
+/// it, a pending one keeps its place by its new end, one no longer complete leaves it. A turn
+/// detection consumed stays out.
+fn queue_on_update(tx: &Transaction, id: i64, turn: &TurnRec, was_complete: bool) -> Result<()> {
+    match (was_complete, turn.complete) {
+        (false, true) => queue(tx, id, turn.ended_at.as_deref()),
+        (true, true) => {
+            tx.prepare_cached("UPDATE pending_turns SET ended_at = ?2 WHERE turn_id = ?1")?
+                .execute(params![id, turn.ended_at])?;
+            Ok(())
+        }
+        (true, false) => {
+            tx.prepare_cached("DELETE FROM pending_turns WHERE turn_id = ?1")?.execute([id])?;
+            Ok(())
+        }
+        (false, false) => Ok(()),
+    }
+}
+
 /// A complete turn detection has not consumed yet.
 #[derive(Debug, Clone)]
 pub struct PendingTurn {
@@ -425,22 +473,24 @@ pub struct PendingTurn {
     /// The session's project (working directory), when known.
     pub project: Option<String>,
     pub ended_at: Option<String>,
+    /// Its prompt's task signature as stored with it (none in a database older than that).
+    pub signature: Option<String>,
 }
 
-/// Pending turns in detection's order, read from the index that holds only them.
+/// Pending turns in detection's order, read from the queue's index. `CROSS JOIN` keeps the
+/// queue the outer loop: the planner may otherwise walk every turn and look each one up in it.
 const PENDING_TURNS: &str = "SELECT t.id, t.agent_id, s.session_key, t.user_input, t.outcome,
-        t.summary, t.is_sidechain, s.project, t.ended_at
-    FROM turns t JOIN sessions s ON s.id = t.session_id
-    WHERE t.complete = 1 AND t.detected = 0
-    ORDER BY t.ended_at, t.id LIMIT ?1";
+        t.summary, t.is_sidechain, s.project, t.ended_at, t.signature
+    FROM pending_turns p CROSS JOIN turns t ON t.id = p.turn_id
+        JOIN sessions s ON s.id = t.session_id
+    ORDER BY p.ended_at, p.turn_id LIMIT ?1";
 
-/// Sessions with pending turns. Named, or the planner walks every turn by session for the order.
-const PENDING_SESSIONS: &str = "SELECT DISTINCT session_id FROM turns INDEXED BY turns_pending_only
-    WHERE complete = 1 AND detected = 0 ORDER BY 1";
+/// Sessions with pending turns, the queue again the outer loop.
+const PENDING_SESSIONS: &str = "SELECT DISTINCT t.session_id
+    FROM pending_turns p CROSS JOIN turns t ON t.id = p.turn_id ORDER BY 1";
 
 /// Their ids alone, in the same order: read from the index, no row.
-const PENDING_IDS: &str =
-    "SELECT id FROM turns WHERE complete = 1 AND detected = 0 ORDER BY ended_at, id LIMIT ?1";
+const PENDING_IDS: &str = "SELECT turn_id FROM pending_turns ORDER BY ended_at, turn_id LIMIT ?1";
 
 /// The ids of `pending_turns`, from the index alone.
 pub fn pending_turn_ids(conn: &Connection, limit: usize) -> Result<Vec<i64>> {
@@ -463,6 +513,7 @@ pub fn pending_turns(conn: &Connection, limit: usize) -> Result<Vec<PendingTurn>
             is_sidechain: r.get(6)?,
             project: r.get(7)?,
             ended_at: r.get(8)?,
+            signature: r.get(9)?,
         })
     })?;
     rows.collect::<rusqlite::Result<Vec<_>>>().context("reading pending turns")
@@ -510,34 +561,42 @@ pub fn session_titles(conn: &Connection, agent: &str, keys: &[&str]) -> Result<V
 /// `cap`); `None` when that turn has no signature (a steering reply, not detected yet).
 pub fn sessions_asking_as(conn: &Connection, turn_id: i64, cap: usize) -> Result<Option<usize>> {
     let signature: Option<String> = conn
-        .prepare_cached("SELECT signature FROM turns WHERE id = ?1")?
+        .prepare_cached(concat!("SELECT signature FROM turns t WHERE id = ?1 AND ", detected!()))?
         .query_row([turn_id], |r| r.get(0))
         .optional()?
         .flatten();
     let Some(signature) = signature.filter(|s| !s.is_empty()) else { return Ok(None) };
     let n: i64 = conn
-        .prepare_cached(
-            "SELECT count(*) FROM (SELECT DISTINCT session_id FROM turns
-             WHERE signature = ?1 AND signature <> '' LIMIT ?2)",
-        )?
+        .prepare_cached(concat!(
+            "SELECT count(*) FROM (SELECT DISTINCT session_id FROM turns t
+             WHERE signature = ?1 AND signature <> '' AND ",
+            detected!(),
+            " LIMIT ?2)"
+        ))?
         .query_row(params![signature, cap as i64], |r| r.get(0))?;
     Ok(Some(n as usize))
 }
 
-/// Marks turns consumed by detection, each with its task signature (`""` when empty): one
+/// Marks turns consumed by detection, each with its task signature (`""` when empty): they
+/// leave the queue, and a signature is written only where it differs from the one stored with
+/// the turn (a steering reply's is emptied), so marking does not rewrite every turn's row. One
 /// statement per few hundred turns rather than one per turn.
 pub fn mark_detected(conn: &Connection, marks: &[(i64, String)]) -> Result<()> {
     const CHUNK: usize = 400;
     for chunk in marks.chunks(CHUNK) {
         let values = vec!["(?, ?)"; chunk.len()].join(", ");
-        let sql = format!(
-            "UPDATE turns SET signature = v.column2, detected = 1 FROM (VALUES {values}) AS v
-             WHERE turns.id = v.column1"
+        let sign = format!(
+            "UPDATE turns SET signature = v.column2 FROM (VALUES {values}) AS v
+             WHERE turns.id = v.column1 AND turns.signature IS NOT v.column2"
         );
-        let mut stmt = conn.prepare_cached(&sql)?;
         let params: Vec<&dyn rusqlite::ToSql> =
             chunk.iter().flat_map(|(id, sig)| [id as &dyn rusqlite::ToSql, sig]).collect();
-        stmt.execute(params.as_slice())?;
+        conn.prepare_cached(&sign)?.execute(params.as_slice())?;
+        let ids = vec!["?"; chunk.len()].join(", ");
+        let dequeue = format!("DELETE FROM pending_turns WHERE turn_id IN ({ids})");
+        let params: Vec<&dyn rusqlite::ToSql> =
+            chunk.iter().map(|(id, _)| id as &dyn rusqlite::ToSql).collect();
+        conn.prepare_cached(&dequeue)?.execute(params.as_slice())?;
     }
     Ok(())
 }
@@ -644,10 +703,12 @@ pub struct SignedTurn {
 
 /// Every turn with a non-empty signature, in id order.
 pub fn signed_turns(conn: &Connection) -> Result<Vec<SignedTurn>> {
-    let mut stmt = conn.prepare(
-        "SELECT id, session_id, signature, COALESCE(started_at, ended_at) FROM turns
-         WHERE signature IS NOT NULL AND signature <> '' ORDER BY id",
-    )?;
+    let mut stmt = conn.prepare(concat!(
+        "SELECT id, session_id, signature, COALESCE(started_at, ended_at) FROM turns t
+             WHERE signature IS NOT NULL AND signature <> '' AND ",
+        detected!(),
+        " ORDER BY id"
+    ))?;
     let rows = stmt.query_map([], |r| {
         Ok(SignedTurn { id: r.get(0)?, session_id: r.get(1)?, signature: r.get(2)?, at: r.get(3)? })
     })?;
@@ -748,13 +809,14 @@ pub fn session_turns_without_calls(
     session_id: i64,
     from_id: i64,
 ) -> Result<Vec<SessionTurn>> {
-    let mut stmt = conn.prepare_cached(
+    let mut stmt = conn.prepare_cached(concat!(
         "SELECT t.id, t.agent_id, s.session_key, s.project, t.user_input, t.is_sidechain,
-                COALESCE(t.started_at, t.ended_at), t.complete = 1 AND t.detected = 1,
-                EXISTS (SELECT 1 FROM tool_calls c WHERE c.turn_id = t.id AND c.is_error)
+                COALESCE(t.started_at, t.ended_at), ",
+        detected!(),
+        ", EXISTS (SELECT 1 FROM tool_calls c WHERE c.turn_id = t.id AND c.is_error)
          FROM turns t JOIN sessions s ON s.id = t.session_id
-         WHERE t.session_id = ?1 AND t.id >= ?2 ORDER BY t.id",
-    )?;
+         WHERE t.session_id = ?1 AND t.id >= ?2 ORDER BY t.id"
+    ))?;
     let rows = stmt.query_map(params![session_id, from_id], |r| {
         Ok(SessionTurn {
             id: r.get(0)?,
@@ -873,18 +935,44 @@ mod tests {
         rows.map(|r| r.expect("plan row")).collect::<Vec<_>>().join("; ")
     }
 
-    /// Detection reads its batches and the sessions it will touch from the index of pending
-    /// turns alone: a scan of every turn, or a sort of every pending one, made it quadratic.
+    /// Detection reads its batches from the queue's index, in order: a scan of every turn, or a
+    /// sort of every pending one, made it quadratic. The sessions come from the queue alone.
     #[test]
-    fn pending_turns_come_from_their_own_index_in_order() {
+    fn pending_turns_come_from_the_queue_index_in_order() {
         let store = Store::open_in_memory().expect("store");
         let turns = plan(store.conn(), PENDING_TURNS);
-        assert!(turns.contains("USING INDEX turns_pending_only"), "{turns}");
+        assert!(turns.contains("USING COVERING INDEX pending_turns_order"), "{turns}");
         assert!(!turns.contains("ORDER BY"), "{turns}");
         let ids = plan(store.conn(), PENDING_IDS);
-        assert!(ids.contains("USING COVERING INDEX turns_pending_only"), "{ids}");
+        assert!(ids.contains("USING COVERING INDEX pending_turns_order"), "{ids}");
         assert!(!ids.contains("ORDER BY"), "{ids}");
         let sessions = plan(store.conn(), PENDING_SESSIONS);
-        assert!(sessions.contains("USING INDEX turns_pending_only"), "{sessions}");
+        assert!(sessions.contains("SCAN p"), "{sessions}");
+        assert!(!sessions.contains("SCAN t"), "{sessions}");
+    }
+
+    /// A turn is stored with its signature and queued when complete; marking it takes it out of
+    /// the queue and rewrites its row only when the signature detection settled on differs.
+    #[test]
+    fn marking_dequeues_and_writes_only_a_changed_signature() {
+        let store = Store::open_in_memory().expect("store");
+        let conn = store.conn();
+        conn.execute_batch(
+            "INSERT INTO sessions (id, agent_id, session_key, source) VALUES (1, 'a', 's', 'native');
+             INSERT INTO turns (id, session_id, file_path, user_input, signature, outcome, complete)
+                 VALUES (1, 1, 'f', 'fix the build', 'build fix', 'success', 1),
+                        (2, 1, 'f', 'oui', 'oui', 'success', 1);
+             INSERT INTO pending_turns (turn_id, ended_at) VALUES (1, NULL), (2, NULL);",
+        )
+        .expect("rows");
+        assert_eq!(pending_turn_ids(conn, 10).expect("ids"), [1, 2]);
+        let changes = conn.total_changes();
+        mark_detected(conn, &[(1, "build fix".into()), (2, String::new())]).expect("mark");
+        // One signature rewritten (the steering reply's), two turns out of the queue.
+        assert_eq!(conn.total_changes() - changes, 3);
+        assert!(pending_turn_ids(conn, 10).expect("ids").is_empty());
+        let sig: String =
+            conn.query_row("SELECT signature FROM turns WHERE id = 2", [], |r| r.get(0)).unwrap();
+        assert_eq!(sig, "");
     }
 }
