@@ -351,6 +351,55 @@ mod tests {
         assert_eq!(store.meta_get("k").unwrap().as_deref(), Some("v"));
     }
 
+    /// A database from before the queue of pending turns: its complete turns detection had not
+    /// consumed join the queue with their end, the consumed ones and an open one stay out, the
+    /// signatures stored stay, and the `detected` column goes.
+    #[test]
+    fn an_older_database_queues_what_detection_had_not_consumed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db");
+        let queue = schema::MIGRATIONS.len() - 1;
+        {
+            let conn = Connection::open(&path).unwrap();
+            for sql in &schema::MIGRATIONS[..queue] {
+                conn.execute_batch(sql).unwrap();
+            }
+            conn.pragma_update(None, "user_version", queue as i64).unwrap();
+            conn.execute_batch(
+                "INSERT INTO sessions (id, session_key, source) VALUES (1, 's', 'native');
+                 INSERT INTO turns (id, session_id, file_path, user_input, signature, outcome,
+                                    ended_at, complete, detected)
+                 VALUES (1, 1, 'f', 'fix the build', 'build fix', 'success', 'T3', 1, 1),
+                        (2, 1, 'f', 'add a test', NULL, 'success', 'T2', 1, 0),
+                        (3, 1, 'f', 'ship it', NULL, 'success', 'T1', 1, 0),
+                        (4, 1, 'f', 'still going', NULL, 'success', NULL, 0, 0);",
+            )
+            .unwrap();
+        }
+        let store = Store::open(&path).unwrap();
+        let conn = store.conn();
+        let queued: Vec<(i64, String)> = conn
+            .prepare("SELECT turn_id, ended_at FROM pending_turns ORDER BY ended_at, turn_id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(queued, [(3, "T1".to_string()), (2, "T2".to_string())]);
+        let signature: String =
+            conn.query_row("SELECT signature FROM turns WHERE id = 1", [], |r| r.get(0)).unwrap();
+        assert_eq!(signature, "build fix");
+        let columns: Vec<String> = conn
+            .prepare("SELECT name FROM pragma_table_info('turns')")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert!(columns.contains(&"signature".to_string()), "{columns:?}");
+        assert!(!columns.contains(&"detected".to_string()), "{columns:?}");
+    }
+
     #[test]
     fn a_revisiting_pass_gets_a_cache_that_grows_with_the_database_and_gives_it_back() {
         let dir = tempfile::tempdir().unwrap();
