@@ -33,55 +33,34 @@ pub fn task_signature(input: &str) -> String {
     }
     // Otherwise a token lowercases alone to as many characters, and never into a separator:
     // lowercase only the tokens long enough to be kept.
-    longest_lowered(input.split(is_separator))
+    let tokens = input.split(is_separator).map(|t| (t.chars().count(), t));
+    longest(tokens, |t| Some(t.to_lowercase()))
 }
 
-/// `longest` over tokens not lowercased yet, each lowercased once it is long enough to enter.
-fn longest_lowered<'a>(tokens: impl Iterator<Item = &'a str>) -> String {
-    const KEEP: usize = 3;
-    let stop = stopwords();
-    let mut top: Vec<(usize, String)> = Vec::with_capacity(KEEP + 1);
-    for token in tokens {
-        let len = token.chars().count();
-        if len < 2 || (top.len() == KEEP && len <= top[KEEP - 1].0) {
-            continue;
-        }
-        let lower = token.to_lowercase();
-        if top.iter().any(|(_, t)| *t == lower) || stop.contains(lower.as_str()) {
-            continue;
-        }
-        let at = top.iter().position(|(l, _)| *l < len).unwrap_or(top.len());
-        top.insert(at, (len, lower));
-        top.truncate(KEEP);
-    }
-    let mut words: Vec<String> = top.into_iter().map(|(_, t)| t).collect();
-    words.sort_unstable();
-    words.join("-")
-}
-
-/// The signature of `tokens` (each with its length in characters), read as text by `text`
-/// only when it may be kept.
-fn longest<'a, T: Copy + PartialEq>(
+/// The signature of `tokens` (each with its length in characters), each read as its lowercase
+/// word by `word` only when it may be kept.
+fn longest<T, W: PartialEq + AsRef<str>>(
     tokens: impl Iterator<Item = (usize, T)>,
-    text: impl Fn(T) -> Option<&'a str>,
+    word: impl Fn(T) -> Option<W>,
 ) -> String {
     const KEEP: usize = 3;
     let stop = stopwords();
     // The longest so far with their lengths, longest first (ties: first seen). A token no longer
     // than the last of a full list never enters it, nor does a later sighting of one in it.
-    let mut top: Vec<(usize, T)> = Vec::with_capacity(KEEP + 1);
+    let mut top: Vec<(usize, W)> = Vec::with_capacity(KEEP + 1);
     for (len, token) in tokens {
         if len < 2 || (top.len() == KEEP && len <= top[KEEP - 1].0) {
             continue;
         }
-        if top.iter().any(|(_, t)| *t == token) || text(token).is_none_or(|t| stop.contains(t)) {
+        let Some(w) = word(token) else { continue };
+        if top.iter().any(|(_, t)| *t == w) || stop.contains(w.as_ref()) {
             continue;
         }
         let at = top.iter().position(|(l, _)| *l < len).unwrap_or(top.len());
-        top.insert(at, (len, token));
+        top.insert(at, (len, w));
         top.truncate(KEEP);
     }
-    let mut words: Vec<&str> = top.into_iter().filter_map(|(_, t)| text(t)).collect();
+    let mut words: Vec<&str> = top.iter().map(|(_, w)| w.as_ref()).collect();
     words.sort_unstable();
     words.join("-")
 }

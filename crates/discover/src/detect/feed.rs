@@ -179,7 +179,7 @@ fn read_after(
 }
 
 fn prepare(
-    (turn, rows): (Turn, Vec<ingest::ToolCallRow>),
+    (mut turn, rows): (Turn, Vec<ingest::ToolCallRow>),
     min_len: usize,
 ) -> Result<(Turn, Prepared)> {
     let smoke = sequence::is_smoke_test(&turn.user_input);
@@ -199,6 +199,6 @@ fn prepare(
         }
     }
     // Stored with the turn by the parse; a database from before that has none for it.
-    let signature = turn.signature.clone().unwrap_or_else(|| task_signature(&turn.user_input));
+    let signature = turn.signature.take().unwrap_or_else(|| task_signature(&turn.user_input));
     Ok((turn, Prepared { signature, calls, smoke, mined, sequences, polling_runs }))
 }

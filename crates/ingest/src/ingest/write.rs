@@ -287,6 +287,14 @@ fn write_turn(
         }
         None => {
             report.turns += 1;
+            let computed;
+            let signature = match turn.signature.as_deref() {
+                Some(s) => s,
+                None => {
+                    computed = task_signature(&turn.user_input);
+                    &computed
+                }
+            };
             tx.prepare_cached(
                 "INSERT INTO turns(session_id, agent_id, file_path, start_offset, user_input,
                     picked_skill, outcome, failure_reason, summary, started_at, ended_at,
@@ -309,7 +317,7 @@ fn write_turn(
                 turn.complete,
                 turn.model,
                 turn.tokens.map(|n| n as i64),
-                turn.signature.clone().unwrap_or_else(|| task_signature(&turn.user_input)),
+                signature,
             ])?;
             let id = tx.last_insert_rowid();
             if turn.complete {
@@ -592,12 +600,12 @@ pub fn mark_detected(conn: &Connection, marks: &[(i64, String)]) -> Result<()> {
         let params: Vec<&dyn rusqlite::ToSql> =
             chunk.iter().flat_map(|(id, sig)| [id as &dyn rusqlite::ToSql, sig]).collect();
         conn.prepare_cached(&sign)?.execute(params.as_slice())?;
-        let ids = vec!["?"; chunk.len()].join(", ");
-        let dequeue = format!("DELETE FROM pending_turns WHERE turn_id IN ({ids})");
-        let params: Vec<&dyn rusqlite::ToSql> =
-            chunk.iter().map(|(id, _)| id as &dyn rusqlite::ToSql).collect();
-        conn.prepare_cached(&dequeue)?.execute(params.as_slice())?;
     }
+    let ids: Vec<i64> = marks.iter().map(|(id, _)| *id).collect();
+    conn.prepare_cached(
+        "DELETE FROM pending_turns WHERE turn_id IN (SELECT value FROM json_each(?1))",
+    )?
+    .execute([serde_json::to_string(&ids)?])?;
     Ok(())
 }
 
