@@ -15,15 +15,13 @@ const TURNS: usize = 30;
 
 /// Writes the same sessions under `tw` and ingests them without detecting.
 fn backlog(tw: &TestWorkspace) -> Workspace {
-    let config = Config::load(&tw.config()).expect("config");
-    let mut ws = crate::support::library_workspace(config, tw.root());
     let tasks: [(&str, &[&str]); 4] = [
         ("deploy the staging stack", &["mcp__tracker__show", "mcp__tracker__close"]),
         ("triage the new tracker issues", &["mcp__tracker__list", "mcp__tracker__show"]),
         ("publish the release notes", &["mcp__docs__render", "mcp__docs__publish"]),
         ("look at the flaky job", &["mcp__ci__logs"]),
     ];
-    let mut paths = Vec::new();
+    let mut sessions = Vec::new();
     for s in 0..SESSIONS {
         // Sessions overlap in time, so detection's order interleaves them.
         let at = Utc.with_ymd_and_hms(2026, 11, 1, 0, 0, 0).unwrap()
@@ -42,7 +40,17 @@ fn backlog(tw: &TestWorkspace) -> Workspace {
                 Turn { prompt: format!("{prompt} ({t})"), calls, reply: "Done." }
             })
             .collect();
-        let text = transcripts::claude_session(&mut clock, &format!("s{s}"), "/work/p", &turns);
+        sessions.push(transcripts::claude_session(&mut clock, &format!("s{s}"), "/work/p", &turns));
+    }
+    ingested(tw, &sessions)
+}
+
+/// A workspace under `tw` that ingested `sessions` (transcript texts) without detecting.
+pub(crate) fn ingested(tw: &TestWorkspace, sessions: &[String]) -> Workspace {
+    let config = Config::load(&tw.config()).expect("config");
+    let mut ws = crate::support::library_workspace(config, tw.root());
+    let mut paths = Vec::new();
+    for (s, text) in sessions.iter().enumerate() {
         let path = tw.root().join("feed").join(format!("s{s}.jsonl"));
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, text).unwrap();
@@ -55,7 +63,7 @@ fn backlog(tw: &TestWorkspace) -> Workspace {
 }
 
 /// What detection recorded, timestamps and the workspace's folder left out.
-fn recorded(ws: &Workspace, root: &std::path::Path) -> Vec<String> {
+pub(crate) fn recorded(ws: &Workspace, root: &std::path::Path) -> Vec<String> {
     let root = root.to_string_lossy().to_string();
     let stamp = regex::Regex::new(r"\d{4}-\d{2}-\d{2}T[0-9:.]+(Z|[+-][0-9:]+)?").unwrap();
     let mut out = Vec::new();

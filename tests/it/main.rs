@@ -25,6 +25,7 @@ mod db_access;
 mod demo;
 mod detect;
 mod detect_ahead;
+mod detect_walk;
 mod determinism;
 mod discovery;
 mod draft;

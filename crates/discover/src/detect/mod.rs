@@ -19,12 +19,12 @@ use crate::config;
 use crate::draft::{finish, render::DRAFT_SCORE, render::DRAFT_SCORER};
 use crate::ingest;
 use crate::journal;
-use crate::step;
 use crate::store::now_rfc3339;
 use crate::text::signature;
 use crate::workflow;
 use crate::workspace::Workspace;
 mod streak;
+mod walked;
 pub mod workflows;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -39,6 +39,7 @@ use crate::draft::candidates::{
 use feed::Prepared;
 use sequence::{Call, Step};
 pub use signature::{is_control_prompt, is_steering, task_signature};
+use walked::{Earlier, Lead, Seen, Walked};
 
 /// Turns handled per transaction.
 const BATCH: usize = 500;
@@ -116,6 +117,7 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
         intent: None,
         memo: memo::Memo::default(),
         recent: Recent::default(),
+        walked: Walked::default(),
         ahead: ReadAhead {
             db: ws.store.path().map(std::path::Path::to_path_buf),
             ..ReadAhead::default()
@@ -155,6 +157,7 @@ struct Run {
     intent: Option<i64>,
     memo: memo::Memo,
     recent: Recent,
+    walked: Walked,
     ahead: ReadAhead,
 }
 
@@ -200,8 +203,19 @@ impl Run {
         room: usize,
         room_after: impl Fn(usize) -> usize,
     ) -> Result<bool> {
-        let Run { cfg, staging, report, touched, drafts, stale, intent, memo, recent, ahead } =
-            self;
+        let Run {
+            cfg,
+            staging,
+            report,
+            touched,
+            drafts,
+            stale,
+            intent,
+            memo,
+            recent,
+            walked,
+            ahead,
+        } = self;
         let cfg = &*cfg;
         let now = now_rfc3339();
         let tx = conn.transaction()?;
@@ -223,11 +237,21 @@ impl Run {
             let turn = &turn;
             // A steering reply ("oui", "1", "CR") is part of the task before it, not a task.
             let earlier = if !turn.is_sidechain && signature::short_reply(&turn.user_input) {
-                ingest::earlier_turns(&tx, turn.id, MAX_STEERING_RUN)?
+                walked.earlier(&tx, turn.id, MAX_STEERING_RUN)?
             } else {
                 Vec::new()
             };
             let Prepared { signature, calls, smoke, mined, sequences, polling_runs } = prepared;
+            if turn.is_sidechain {
+                walked.side(turn.id);
+            } else {
+                let seen = Seen::of(&turn.user_input, turn.summary.as_deref());
+                let lead = match &mined {
+                    Some((_, own)) => Lead::of(&turn.user_input, smoke, own),
+                    None => Lead::Ends,
+                };
+                walked.main(turn.id, seen, lead);
+            }
             // A command typed for the agent to run (`gt enable`) asks for work, even as a reply.
             let typed = mined.as_ref().is_some_and(|(_, own)| {
                 requests::command_key(&turn.user_input, &own.all_keys).is_some()
@@ -244,7 +268,8 @@ impl Run {
                 workflows::count_steps(memo, &turn.agent_id, &own);
                 let kept = MinedCalls { calls, raw: raw.clone(), seq: own.clone() };
                 recent.insert(turn.id, kept);
-                let unit = task_unit(&tx, turn, steering, (&earlier, &exchange), raw, recent)?;
+                let unit =
+                    task_unit(&tx, turn, steering, (&earlier, &exchange), raw, (recent, walked))?;
                 // A turn that is its own task is mined once.
                 let seq =
                     if unit.turns.len() == 1 { own } else { mine::turn_sequence(&unit.calls) };
@@ -377,9 +402,9 @@ fn task_unit(
     conn: &Connection,
     turn: &Turn,
     steering: bool,
-    (earlier, exchange): (&[ingest::EarlierTurn], &Exchange),
+    (earlier, exchange): (&[Earlier], &Exchange),
     calls: Vec<mine::RawCall>,
-    recent: &Recent,
+    (recent, walked): (&Recent, &Walked),
 ) -> Result<TaskUnit> {
     let alone = |calls| TaskUnit {
         head: turn.id,
@@ -389,20 +414,20 @@ fn task_unit(
         calls,
     };
     if !steering {
-        return lead_in(conn, alone(calls), recent);
+        return lead_in(conn, alone(calls), (recent, walked));
     }
     let mut chain: Vec<(i64, String)> = Vec::new();
     let mut head: Option<(i64, String)> = None;
     for (i, e) in earlier.iter().enumerate() {
         if exchange.replying[i] {
-            chain.push((e.id, e.user_input.clone()));
+            chain.push((e.id, e.user_input(conn)?));
         } else {
-            head = Some((e.id, e.user_input.clone()));
+            head = Some((e.id, e.user_input(conn)?));
             break;
         }
     }
     let Some(head) = head.or_else(|| chain.pop()) else {
-        return lead_in(conn, alone(calls), recent);
+        return lead_in(conn, alone(calls), (recent, walked));
     };
     let mut unit = TaskUnit {
         head: head.0,
@@ -423,16 +448,19 @@ fn task_unit(
     unit.asks.push(turn.user_input.clone());
     unit.calls.push(mine::turn_break());
     unit.calls.extend(calls);
-    lead_in(conn, unit, recent)
+    lead_in(conn, unit, (recent, walked))
 }
 
 /// The calls and own sequence of the turns this run mined last, by turn id: a task that grows
-/// back over earlier turns reads them from here rather than from the database again. Bounded
-/// (the oldest go first): a session's earlier turns were mostly mined shortly before.
-#[derive(Default)]
-struct Recent {
-    by_turn: HashMap<i64, MinedCalls>,
-    order: std::collections::VecDeque<i64>,
+/// back over earlier turns, and a streak's examples, read them from here rather than from the
+/// database again. Bounded (the oldest go first): a session's earlier turns were mostly mined
+/// shortly before.
+struct Recent(walked::ByTurn<MinedCalls>);
+
+impl Default for Recent {
+    fn default() -> Self {
+        Recent(walked::ByTurn::new(Self::KEEP))
+    }
 }
 
 /// A turn's calls as sequences, mining and its own step sequence read them.
@@ -443,24 +471,16 @@ struct MinedCalls {
 }
 
 impl Recent {
-    /// Turns kept. A task grows back over a session's latest turns, mostly mined just before;
-    /// keeping 1,024 made detection of the 1.5 GB benchmark tree 4% faster but held 2.5 MiB more
-    /// at the peak of a 302 MB ingest, with a batch read ahead beside the one walked.
+    /// Turns kept: 1,024 held 2.5 MiB more at the peak of a 302 MB ingest, with a batch read
+    /// ahead beside the one walked.
     const KEEP: usize = 256;
 
     fn insert(&mut self, turn: i64, mined: MinedCalls) {
-        if self.by_turn.insert(turn, mined).is_none() {
-            self.order.push_back(turn);
-        }
-        if self.order.len() > Self::KEEP
-            && let Some(old) = self.order.pop_front()
-        {
-            self.by_turn.remove(&old);
-        }
+        self.0.insert(turn, mined);
     }
 
     fn get(&self, turn: &i64) -> Option<&MinedCalls> {
-        self.by_turn.get(turn)
+        self.0.get(turn)
     }
 
     /// Turn `id`'s calls as sequences read them, kept or read again.
@@ -504,65 +524,36 @@ const MAX_LEAD_TURNS: usize = 4;
 /// with phase 0"). The first of them asked for the work, which spans all those turns; a turn that
 /// did nothing at all is passed over but never opens it. A steering reply, a smoke test or a
 /// turn that changed something ends the walk.
-fn lead_in(conn: &Connection, mut unit: TaskUnit, recent: &Recent) -> Result<TaskUnit> {
-    let earlier = ingest::earlier_turns(conn, unit.head, MAX_LEAD_TURNS)?;
-    let mut passed: Vec<(i64, Vec<mine::RawCall>)> = Vec::new();
+fn lead_in(
+    conn: &Connection,
+    mut unit: TaskUnit,
+    (recent, walked): (&Recent, &Walked),
+) -> Result<TaskUnit> {
+    let earlier = walked.earlier(conn, unit.head, MAX_LEAD_TURNS)?;
+    // How many of the earlier turns the walk went past, and how many of those open the task.
+    let mut passed = 0;
     let mut opened: Option<usize> = None;
     let mut exchange: Option<Exchange> = None;
     for (i, prev) in earlier.iter().enumerate() {
-        // A turn kept as mined was no smoke test.
-        let kept = recent.get(&prev.id);
-        if kept.is_none() && sequence::is_smoke_test(&prev.user_input) {
-            break;
-        }
-        let loaded;
-        let (calls, seq) = match kept {
-            Some(m) => (&m.raw, &m.seq),
-            None => {
-                loaded = mine_again(conn, prev.id)?;
-                (&loaded.0, &loaded.1)
-            }
-        };
-        let typed = requests::command_key(&prev.user_input, &seq.all_keys).is_some();
+        let Lead::Passes { typed, prepared } = prev.lead(conn)? else { break };
         if !typed && exchange.get_or_insert_with(|| Exchange::of(&earlier)).replying[i] {
             break;
         }
-        // A turn that edited files changed something, whatever else it ran.
-        if seq.steps.is_empty() && seq.all_keys.iter().any(|k| k.starts_with("file:Edit:")) {
-            break;
-        }
-        let steps = &seq.steps;
-        let work: Vec<&str> =
-            steps.iter().map(|o| o.0.as_str()).filter(|k| *k != mine::CHANGE_STEP).collect();
-        // A skill used does a whole procedure: that turn stood alone.
-        if steps.iter().any(|o| o.0.starts_with("skill:")) {
-            break;
-        }
-        let prepared = if steps.is_empty() {
-            false
-        } else {
-            let small = work.len() < 2;
-            let looked = work.len() == steps.len() && work.iter().all(|k| step::only_looks(k));
-            if !(small || looked) {
-                break;
-            }
-            true
-        };
-        passed.push((prev.id, calls.clone()));
+        passed += 1;
         if prepared {
-            opened = Some(passed.len());
+            opened = Some(passed);
         }
     }
     let Some(n) = opened else { return Ok(unit) };
     let head = earlier[n - 1].id;
-    let request = earlier[n - 1].user_input.clone();
+    let request = earlier[n - 1].user_input(conn)?;
     let mut turns = Vec::new();
     let mut asks = Vec::new();
     let mut calls = Vec::new();
-    for (k, (id, c)) in passed.into_iter().take(n).enumerate().rev() {
-        turns.push(id);
-        asks.push(earlier[k].user_input.clone());
-        calls.extend(c);
+    for prev in earlier[..n].iter().rev() {
+        turns.push(prev.id);
+        asks.push(if prev.id == head { request.clone() } else { prev.user_input(conn)? });
+        calls.extend(recent.raw(conn, prev.id)?);
         calls.push(mine::turn_break());
     }
     turns.append(&mut unit.turns);
@@ -582,13 +573,12 @@ struct Exchange {
 }
 
 impl Exchange {
-    fn of(earlier: &[ingest::EarlierTurn]) -> Self {
-        let asked: Vec<bool> =
-            earlier.iter().map(|e| e.summary.as_deref().is_some_and(signature::asks)).collect();
+    fn of(earlier: &[Earlier]) -> Self {
+        let asked: Vec<bool> = earlier.iter().map(|e| e.seen.asked).collect();
         let mut replying = vec![false; earlier.len()];
         for k in (0..earlier.len()).rev() {
             let before = k + 1 < earlier.len() && (replying[k + 1] || asked[k + 1]);
-            replying[k] = is_steering(&earlier[k].user_input, before);
+            replying[k] = earlier[k].seen.steering(before);
         }
         Exchange { asked, replying }
     }

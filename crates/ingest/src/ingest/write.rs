@@ -535,18 +535,33 @@ pub struct EarlierTurn {
     pub summary: Option<String>,
 }
 
-/// Up to `limit` turns of `turn_id`'s session before it (not a subagent's), latest first.
-pub fn earlier_turns(conn: &Connection, turn_id: i64, limit: usize) -> Result<Vec<EarlierTurn>> {
+/// Ids of up to `limit` turns of turn `of`'s session before turn `before`, subagents' too,
+/// latest first: read from the session's index alone.
+pub fn session_turn_ids_before(
+    conn: &Connection,
+    of: i64,
+    before: i64,
+    limit: usize,
+) -> Result<Vec<i64>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT t.id, t.user_input, t.summary FROM turns t
-         WHERE t.session_id = (SELECT session_id FROM turns WHERE id = ?1)
-           AND t.id < ?1 AND t.is_sidechain = 0
-         ORDER BY t.id DESC LIMIT ?2",
+        "SELECT id FROM turns WHERE session_id = (SELECT session_id FROM turns WHERE id = ?1)
+           AND id < ?2 ORDER BY id DESC LIMIT ?3",
     )?;
-    let rows = stmt.query_map(params![turn_id, limit as i64], |r| {
-        Ok(EarlierTurn { id: r.get(0)?, user_input: r.get(1)?, summary: r.get(2)? })
-    })?;
-    rows.collect::<rusqlite::Result<Vec<_>>>().context("reading a session's earlier turns")
+    let ids = stmt.query_map(params![of, before, limit as i64], |r| r.get(0))?;
+    ids.collect::<rusqlite::Result<Vec<_>>>().context("reading a session's earlier turn ids")
+}
+
+/// Turn `id` as an earlier turn of its session: its request and the agent's last message, and
+/// whether it is a subagent's; `None` when it is gone.
+pub fn earlier_turn(conn: &Connection, id: i64) -> Result<Option<(bool, EarlierTurn)>> {
+    let mut stmt =
+        conn.prepare_cached("SELECT is_sidechain, user_input, summary FROM turns WHERE id = ?1")?;
+    let turn = stmt
+        .query_row([id], |r| {
+            Ok((r.get(0)?, EarlierTurn { id, user_input: r.get(1)?, summary: r.get(2)? }))
+        })
+        .optional()?;
+    Ok(turn)
 }
 
 /// The agent's titles of sessions `keys` of `agent` (those that have one), in order.
