@@ -51,3 +51,44 @@ fn real_transcripts_flow_through_detection_into_valid_drafts() {
     assert_eq!(again["pipeline"]["detect"]["turns_processed"], 0);
     assert_eq!(ws.run_json(&["candidates"]), candidates);
 }
+
+/// A pass that read transcripts copies the write-ahead log into the database behind the steps
+/// after ingest (which writes with automatic checkpoints off), and waits for the copy before it
+/// ends: the database file then holds every page, with no commit after ingest to copy them.
+#[test]
+fn a_pass_that_read_transcripts_ends_with_its_log_copied_into_the_database() {
+    use skilldeck::pipeline::{Detect, Pass, Read};
+    use skilldeck::synth::transcripts::{self, Clock, Turn};
+
+    let tw = TestWorkspace::new();
+    let config = skilldeck::config::Config::load(&tw.config()).expect("config");
+    let mut ws = crate::support::library_workspace(config, tw.root());
+    let at = chrono::TimeZone::with_ymd_and_hms(&chrono::Utc, 2026, 11, 1, 0, 0, 0).unwrap();
+    let turns: Vec<Turn> = (0..200)
+        .map(|t| Turn {
+            prompt: format!("check the build of module {t} and report what failed"),
+            calls: vec![transcripts::call("Bash", serde_json::json!({"command": "cargo build"}))],
+            reply: "It builds.",
+        })
+        .collect();
+    let text = transcripts::claude_session(&mut Clock::starting(at), "s1", "/work/p", &turns);
+    let file = tw.root().join("feed/s1.jsonl");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, text).unwrap();
+    let db = ws.store.path().expect("a database file").to_path_buf();
+    let size = |conn: &Connection| -> u64 {
+        let pages: i64 = conn.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap();
+        let page: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap();
+        (pages * page) as u64
+    };
+    let before = std::fs::metadata(&db).unwrap().len();
+
+    let read = Read { paths: vec![file], ..Read::default() };
+    let pass = Pass { read: Some(read), detect: Detect::Off, judge: false, team: false };
+    let report = skilldeck::pipeline::run(&mut ws, &pass, &mut |_| {}).expect("pass");
+    assert_eq!(report.ingest.expect("ingested").turns, 200);
+
+    let grown = size(ws.store.conn());
+    assert!(grown > before, "ingest added pages: {before} -> {grown}");
+    assert_eq!(std::fs::metadata(&db).unwrap().len(), grown, "the file holds every page");
+}

@@ -148,6 +148,10 @@ fn run_steps(
             Some(ingest::run_with_threads(ws, &read.paths, &agent, read.threads, progress)?);
         line.done(Step::Ingest);
     }
+    // Ingest copies nothing into the database as it goes: the log it leaves is copied behind
+    // the steps that follow, and waited for when the pass ends.
+    let wrote = report.ingest.as_ref().is_some_and(|r| r.bytes_read > 0);
+    let _checkpoint = if wrote { ws.store.checkpoint_behind() } else { None };
     let limit = match pass.detect {
         Detect::Off => None,
         Detect::All => Some(None),

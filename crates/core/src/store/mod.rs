@@ -26,6 +26,17 @@ pub struct Store {
     path: Option<PathBuf>,
 }
 
+/// A checkpoint started by [`Store::checkpoint_behind`]; dropping it waits for it to end.
+pub struct Behind(Option<std::thread::JoinHandle<()>>);
+
+impl Drop for Behind {
+    fn drop(&mut self) {
+        if let Some(thread) = self.0.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
 /// Write-ahead log pages (4 KiB each) a pass lets pile up before a commit copies them into the
 /// database. SQLite's default, 1000, copied detection's rewritten pages every few batches; with
 /// no automatic checkpoint the log kept growing through detection on the 1.5 GB benchmark tree,
@@ -213,6 +224,26 @@ impl Store {
         let old: i64 = self.conn.query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0))?;
         self.conn.pragma_update(None, "wal_autocheckpoint", PASS_CHECKPOINT_PAGES)?;
         Ok(old)
+    }
+
+    /// Starts copying the write-ahead log into the database on a connection and thread of their
+    /// own: a passive checkpoint, which waits for no one and no commit waits for. After a first
+    /// ingest the log holds most of the database, and the first commit after it (detection's
+    /// first batch) copied it all while the pass waited; behind, it runs on a core the walk leaves
+    /// idle. `None` for a database in memory, or when no thread could be started. A checkpoint
+    /// that fails is left to the next commit or the close, as before.
+    pub fn checkpoint_behind(&self) -> Option<Behind> {
+        let path = self.path.clone()?;
+        let run = move || {
+            let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE
+                | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+            let Ok(conn) = Connection::open_with_flags(&path, flags) else { return };
+            let _ = conn.busy_timeout(BUSY_TIMEOUT);
+            let _ = conn.execute_batch("PRAGMA synchronous = FULL");
+            let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+        };
+        let thread = std::thread::Builder::new().name("checkpoint".into()).spawn(run).ok()?;
+        Some(Behind(Some(thread)))
     }
 
     /// Puts automatic checkpoints back as they were: the next commit that finds the log long
