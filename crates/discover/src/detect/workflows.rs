@@ -408,14 +408,14 @@ fn unobserve(conn: &Connection, memo: &mut Memo, agent: &str, turn_id: i64) -> R
              WHERE id = ?1",
         )?
         .execute(params![id, n, i64::from(!still_there)])?;
-        let (members, judged): (i64, bool) = conn.query_row(
-            "SELECT members, candidate_id IS NOT NULL FROM workflows WHERE id = ?1",
-            [id],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )?;
+        let (members, judged): (i64, bool) = conn
+            .prepare_cached(
+                "SELECT members, candidate_id IS NOT NULL FROM workflows WHERE id = ?1",
+            )?
+            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
         if members == 0 && !judged {
             unindex(conn, agent, id)?;
-            conn.execute("DELETE FROM workflows WHERE id = ?1", [id])?;
+            conn.prepare_cached("DELETE FROM workflows WHERE id = ?1")?.execute([id])?;
             gone.push(id);
         }
     }
@@ -425,8 +425,9 @@ fn unobserve(conn: &Connection, memo: &mut Memo, agent: &str, turn_id: i64) -> R
 /// Removes workflow `id`'s index rows: its representative steps', one seek each (a delete by
 /// workflow id alone walked the whole index).
 fn unindex(conn: &Connection, agent: &str, id: i64) -> Result<()> {
-    let steps: String =
-        conn.query_row("SELECT steps FROM workflows WHERE id = ?1", [id], |r| r.get(0))?;
+    let steps: String = conn
+        .prepare_cached("SELECT steps FROM workflows WHERE id = ?1")?
+        .query_row([id], |r| r.get(0))?;
     let mut unindex = conn.prepare_cached(
         "DELETE FROM workflow_index WHERE agent_id = ?1 AND step = ?2 AND workflow_id = ?3",
     )?;
@@ -511,18 +512,17 @@ fn absorb(conn: &Connection, memo: &mut Memo, agent: &str, from: i64, into: i64)
         .flat_map(|r| super::requests::keys(r))
         .collect();
     // Counted as they move (a recount would read the whole of a large workflow each time).
-    let new_sessions: i64 = conn.query_row(
-        "SELECT count(DISTINCT f.session_key) FROM workflow_members f
+    let new_sessions: i64 = conn.prepare_cached("SELECT count(DISTINCT f.session_key) FROM workflow_members f
          WHERE f.workflow_id = ?1 AND NOT EXISTS (
-            SELECT 1 FROM workflow_members i WHERE i.workflow_id = ?2 AND i.session_key = f.session_key)",
-        params![from, into],
+            SELECT 1 FROM workflow_members i WHERE i.workflow_id = ?2 AND i.session_key = f.session_key)")?.query_row(params![from, into],
         |r| r.get(0),
     )?;
-    let moved = conn.execute(
-        "UPDATE OR IGNORE workflow_members SET workflow_id = ?2 WHERE workflow_id = ?1",
-        params![from, into],
-    )?;
-    conn.execute("DELETE FROM workflow_members WHERE workflow_id = ?1", [from])?;
+    let moved = conn
+        .prepare_cached(
+            "UPDATE OR IGNORE workflow_members SET workflow_id = ?2 WHERE workflow_id = ?1",
+        )?
+        .execute(params![from, into])?;
+    conn.prepare_cached("DELETE FROM workflow_members WHERE workflow_id = ?1")?.execute([from])?;
     candidates::move_workflow_links(conn, from, into)?;
     let mut repoint = conn.prepare_cached(
         "UPDATE OR IGNORE workflow_index SET workflow_id = ?3
@@ -532,7 +532,7 @@ fn absorb(conn: &Connection, memo: &mut Memo, agent: &str, from: i64, into: i64)
         repoint.execute(params![agent, key, into, from])?;
     }
     unindex(conn, agent, from)?;
-    conn.execute("DELETE FROM workflows WHERE id = ?1", [from])?;
+    conn.prepare_cached("DELETE FROM workflows WHERE id = ?1")?.execute([from])?;
     conn.prepare_cached(
         "UPDATE workflows SET members = members + ?2, sessions = sessions + ?3 WHERE id = ?1",
     )?
@@ -550,8 +550,9 @@ fn absorb_fragments(
     core: &[String],
     similarity: f64,
 ) -> Result<bool> {
-    let agent: String =
-        conn.query_row("SELECT agent_id FROM workflows WHERE id = ?1", [id], |r| r.get(0))?;
+    let agent: String = conn
+        .prepare_cached("SELECT agent_id FROM workflows WHERE id = ?1")?
+        .query_row([id], |r| r.get(0))?;
     let mut found: BTreeSet<i64> = BTreeSet::new();
     {
         let mut lookup = conn.prepare_cached(
@@ -648,10 +649,8 @@ pub fn set_candidate(
     candidate: i64,
     consensus: &[String],
 ) -> Result<()> {
-    conn.execute(
-        "UPDATE workflows SET candidate_id = ?2, consensus = ?3 WHERE id = ?1",
-        params![id, candidate, serde_json::to_string(consensus)?],
-    )?;
+    conn.prepare_cached("UPDATE workflows SET candidate_id = ?2, consensus = ?3 WHERE id = ?1")?
+        .execute(params![id, candidate, serde_json::to_string(consensus)?])?;
     Ok(())
 }
 
@@ -664,8 +663,9 @@ pub fn merge_into_similar(
     id: i64,
     consensus: &[String],
 ) -> Result<Option<i64>> {
-    let recorded: Option<i64> =
-        conn.query_row("SELECT candidate_id FROM workflows WHERE id = ?1", [id], |r| r.get(0))?;
+    let recorded: Option<i64> = conn
+        .prepare_cached("SELECT candidate_id FROM workflows WHERE id = ?1")?
+        .query_row([id], |r| r.get(0))?;
     if recorded.is_some() {
         return Ok(None);
     }
@@ -683,8 +683,9 @@ pub fn merge_into_similar(
         }
     }
     for other in found {
-        let text: Option<String> =
-            conn.query_row("SELECT consensus FROM workflows WHERE id = ?1", [other], |r| r.get(0))?;
+        let text: Option<String> = conn
+            .prepare_cached("SELECT consensus FROM workflows WHERE id = ?1")?
+            .query_row([other], |r| r.get(0))?;
         let Some(text) = text else { continue };
         let theirs: Vec<String> = serde_json::from_str(&text)?;
         if mine::similarity(consensus, &theirs) >= MERGE_SIMILARITY {

@@ -251,10 +251,10 @@ pub fn list_with_evidence(
 
 pub fn get_candidate(conn: &Connection, id: i64) -> Result<CandidateView> {
     let sql = format!("SELECT {COLUMNS} FROM skill_candidates WHERE id = ?1");
-    let c = conn
-        .query_row(&sql, [id], view)
-        .optional()?
-        .with_context(|| format!("no candidate with id {id} (see `skilldeck candidates --all`)"))?;
+    let c =
+        conn.prepare_cached(&sql)?.query_row([id], view).optional()?.with_context(|| {
+            format!("no candidate with id {id} (see `skilldeck candidates --all`)")
+        })?;
     with_target_name(conn, c)
 }
 
