@@ -49,7 +49,12 @@ fn cues() -> &'static [Cue] {
 
 /// Lowercase words without accents; an apostrophe joins (`n'utilise`, `don't`).
 pub fn words(text: &str) -> Vec<String> {
-    fold_text(text)
+    folded_words(&fold_text(text))
+}
+
+/// [`words`] of a text already folded (`fold_text` of its fold is itself).
+fn folded_words(folded: &str) -> Vec<String> {
+    folded
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .map(|w| w.trim_matches('\''))
         .filter(|w| !w.is_empty())
@@ -112,8 +117,8 @@ pub fn correction_cue(text: &str) -> Option<String> {
             folded = folded.replace(&cue.phrase, " ");
         }
     }
-    let all = words(&folded);
-    let sentences: Vec<Vec<String>> = sentences(&folded).into_iter().map(words).collect();
+    let all = folded_words(&folded);
+    let sentences: Vec<Vec<String>> = sentences(&folded).into_iter().map(folded_words).collect();
     cues().iter().find_map(|cue| {
         let hit = match cue.kind {
             Kind::Start => folded
@@ -136,6 +141,18 @@ pub fn cue_sentence<'a>(text: &'a str, cue: &str) -> &'a str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A folded text folds to itself, so its words need no second fold: checked on every
+    /// character, alone and after a letter.
+    #[test]
+    fn folding_twice_is_folding_once() {
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            for text in [c.to_string(), format!("A{c}")] {
+                let once = fold_text(&text);
+                assert_eq!(fold_text(&once), once, "{:?}", c);
+            }
+        }
+    }
 
     #[test]
     fn cues_in_english_and_french() {
