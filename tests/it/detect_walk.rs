@@ -1,7 +1,7 @@
 //! A session's earlier turns are judged from what the walk kept of them (where a task's
 //! investigation began, whether the agent had asked something), even with hundreds of other
-//! sessions' turns walked in between: one pass records what passes of a few turns each record,
-//! which read those turns back from the database.
+//! sessions' turns walked in between: one pass records what passes of one batch each record,
+//! which read the turns an earlier pass walked back from the database.
 
 use chrono::{TimeZone, Utc};
 use skilldeck::synth::transcripts::{self, Clock, Turn};
