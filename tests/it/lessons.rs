@@ -496,3 +496,67 @@ fn managed_block_keeps_the_projects_the_lessons_came_from() {
     assert!(text.starts_with(agents) && text.contains("--set-upstream origin <branch>"), "{text}");
     assert!(!project.join("CLAUDE.md").exists(), "the existing instruction file is used");
 }
+
+/// The rows of the lesson tables, timestamps left out.
+fn lesson_rows(ws: &skilldeck::workspace::Workspace) -> Vec<String> {
+    let stamp = regex::Regex::new(r"\d{4}-\d{2}-\d{2}T[0-9:.]+(Z|[+-][0-9:]+)?").unwrap();
+    let mut out = Vec::new();
+    for table in ["lessons", "lesson_sessions", "lesson_progress"] {
+        let conn = ws.store.conn();
+        let mut stmt = conn.prepare(&format!("SELECT * FROM {table} ORDER BY 1, 2")).unwrap();
+        let columns = stmt.column_count();
+        let rows = stmt
+            .query_map([], |r| {
+                let row: Vec<String> = (0..columns)
+                    .map(|i| format!("{:?}", r.get::<_, rusqlite::types::Value>(i).unwrap()))
+                    .collect();
+                Ok(format!("{table}: {}", row.join("|")))
+            })
+            .unwrap();
+        out.extend(rows.map(|r| stamp.replace_all(&r.unwrap(), "T").into_owned()));
+    }
+    out
+}
+
+/// Many sessions are read for lessons on two threads and stored in their order: what that
+/// stores is what reading them one session at a time stores.
+#[test]
+fn lessons_read_on_two_threads_store_what_one_session_at_a_time_stores() {
+    let run = |one_at_a_time: bool| {
+        let tw = TestWorkspace::new();
+        let dir = tw.root().join("sessions");
+        let mut paths = Vec::new();
+        for n in 0..24 {
+            let turns = if n % 3 == 0 {
+                vec![
+                    turn(&format!("run the billing tests, part {n}"), vec![bash("pytest tests/")]),
+                    turn("No, use uv run pytest instead", vec![bash("uv run pytest tests/")]),
+                    thanks(),
+                ]
+            } else {
+                release_session(&format!("topic-{n}"))
+            };
+            paths.push(claude(&dir, n, &turns));
+        }
+        let config = skilldeck::config::Config::load(&tw.config()).expect("config");
+        let mut ws = crate::support::library_workspace(config, tw.root());
+        skilldeck::ingest::run_as(&mut ws, &paths, "default", &mut |_| {}).expect("ingest");
+        if one_at_a_time {
+            let sessions = skilldeck::ingest::pending_session_ids(ws.store.conn()).unwrap();
+            assert_eq!(sessions.len(), 24);
+            skilldeck::detect::run_limited(&mut ws, None).expect("detect");
+            for sid in sessions {
+                skilldeck::lessons::after_detect(&mut ws, &[sid]).expect("lessons");
+            }
+        } else {
+            let after = skilldeck::pipeline::after_ingest(&mut ws).expect("pass");
+            assert_eq!(after.lessons.sessions_read, 24);
+        }
+        (lesson_rows(&ws), tw)
+    };
+    let (together, _a) = run(false);
+    let (apart, _b) = run(true);
+    assert!(together.iter().any(|r| r.contains("git push")), "a recurring fix: {together:#?}");
+    assert!(together.iter().any(|r| r.contains("uv run pytest")), "a correction: {together:#?}");
+    assert_eq!(together, apart);
+}

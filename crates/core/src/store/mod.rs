@@ -26,6 +26,25 @@ pub struct Store {
     path: Option<PathBuf>,
 }
 
+/// A read-only connection to the database at `path` (see [`Store::reader`]).
+pub fn reader(path: &Path, cache_kib: i64) -> Option<Connection> {
+    use rusqlite::OpenFlags;
+    if cores() < 2 {
+        return None;
+    }
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags).ok()?;
+    conn.busy_timeout(BUSY_TIMEOUT).ok()?;
+    conn.pragma_update(None, "cache_size", -cache_kib).ok()?;
+    Some(conn)
+}
+
+/// The cores this process may use, asked once (the answer reads the cgroup's files).
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// A checkpoint started by [`Store::checkpoint_behind`]; dropping it waits for it to end.
 pub struct Behind(Option<std::thread::JoinHandle<()>>);
 
@@ -224,6 +243,13 @@ impl Store {
         let old: i64 = self.conn.query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0))?;
         self.conn.pragma_update(None, "wal_autocheckpoint", PASS_CHECKPOINT_PAGES)?;
         Ok(old)
+    }
+
+    /// A second, read-only connection to this database with a page cache of `cache_kib`, for a
+    /// step that reads on another thread; `None` where one core is all there is, for a database
+    /// in memory, or when the file cannot be opened again (the step then reads on one thread).
+    pub fn reader(&self, cache_kib: i64) -> Option<Connection> {
+        reader(self.path.as_deref()?, cache_kib)
     }
 
     /// Starts copying the write-ahead log into the database on a connection and thread of their

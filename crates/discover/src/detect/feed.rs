@@ -7,7 +7,7 @@ use rusqlite::Connection;
 use super::sequence::{self, Call, Skip, Step};
 use super::{Turn, as_calls, mine, workflows};
 use crate::ingest;
-use crate::store::BUSY_TIMEOUT;
+use crate::store::cores;
 use crate::text::signature::task_signature;
 
 /// A pending turn's work that needs no order: its signature (used unless it is a steering
@@ -100,12 +100,6 @@ fn read_turns(
         .collect())
 }
 
-/// The cores this process may use, asked once (the answer reads the cgroup's files).
-fn cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}
-
 /// The batch after the one being walked, read and prepared on a second connection and thread.
 pub(super) struct Ahead {
     ids: Vec<i64>,
@@ -123,15 +117,7 @@ impl Reader {
     /// A second connection to the database at `path`; `None` where there is one core, or the
     /// database cannot be opened again (reading ahead is then skipped).
     pub(super) fn open(path: &std::path::Path) -> Option<Reader> {
-        use rusqlite::OpenFlags;
-        if cores() < 2 {
-            return None;
-        }
-        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags).ok()?;
-        conn.busy_timeout(BUSY_TIMEOUT).ok()?;
-        conn.pragma_update(None, "cache_size", -READER_CACHE_KIB).ok()?;
-        Some(Reader(conn))
+        crate::store::reader(path, READER_CACHE_KIB).map(Reader)
     }
 
     /// Reads and prepares, on a thread of its own, the `room` pending turns after `current`

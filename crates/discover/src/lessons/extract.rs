@@ -35,67 +35,152 @@ struct Sighting {
     needs: usize,
 }
 
+/// What reading one session found, in the order it is stored.
+struct SessionRead {
+    id: i64,
+    found: Vec<Found>,
+    /// The last turn read: the session's progress.
+    last: Option<i64>,
+    turns_read: usize,
+}
+
+enum Found {
+    /// A live lesson retrieved: (lesson, helpful, at).
+    Retrieval(i64, bool, String),
+    Sighting(Box<Sighting>),
+}
+
+/// Sessions from which reading them on a second thread is worth its connection.
+const SPLIT_FROM: usize = 16;
+
+/// Page cache of the second thread's connection, KiB: each session's turns are read once.
+const READER_CACHE_KIB: i64 = 256;
+
 pub fn run(ws: &mut Workspace, sessions: &[i64], report: &mut LessonsReport) -> Result<()> {
     let cfg = ws.config.lessons.clone();
+    let mut unique = std::collections::HashSet::new();
+    let sessions: Vec<i64> = sessions.iter().copied().filter(|s| unique.insert(*s)).collect();
+    let reader = (sessions.len() >= SPLIT_FROM).then(|| ws.store.reader(READER_CACHE_KIB));
+    // The write lock is taken first: no other pass can store between the reads and the writes,
+    // and a second connection reads the same snapshot as this one.
     let tx = ws.store.conn_mut().transaction()?;
-    let mut live = measure::Live::load(&tx)?;
+    let live = measure::Live::load(&tx)?;
+    let read = read_sessions(&tx, reader.flatten(), &sessions, &cfg, &live)?;
     let mut known = Known::default();
-    // A turn's calls are read only when something looks at them: a turn where a call failed
-    // (fixes), both turns of a correction, and every turn while a live lesson is measured.
-    let every = !live.is_empty();
-    for &sid in sessions {
-        let cursor = db::progress(&tx, sid)?;
-        let mut turns = ingest::session_turns_without_calls(&tx, sid, cursor.unwrap_or(0))?;
-        let mut read = vec![false; turns.len()];
-        let mut calls_of = |turns: &mut [SessionTurn], i: usize| -> Result<()> {
-            if !std::mem::replace(&mut read[i], true) {
-                turns[i].calls = ingest::tool_calls(&tx, turns[i].id)?;
-            }
-            Ok(())
-        };
-        let mut prev: Option<usize> = None;
-        let mut last = None;
-        for i in 0..turns.len() {
-            if Some(turns[i].id) == cursor {
-                prev = (!turns[i].is_sidechain).then_some(i);
-                continue;
-            }
-            if !turns[i].detected {
-                break;
-            }
-            last = Some(turns[i].id);
-            report.turns_read += 1;
-            if every || turns[i].failed {
-                calls_of(&mut turns, i)?;
-            }
-            if every && let Some(p) = prev {
-                calls_of(&mut turns, p)?;
-            }
-            let t = &turns[i];
-            report.retrievals += live.on_turn(&tx, t, prev.map(|p| &turns[p]))?;
-            for s in fixes(t, &cfg) {
-                record(&tx, s, &cfg, &mut known, report)?;
-            }
-            if !t.is_sidechain {
-                if let Some(p) = prev
-                    && let Some(cue) = cues::correction_cue(&t.user_input)
-                {
-                    calls_of(&mut turns, p)?;
-                    calls_of(&mut turns, i)?;
-                    if let Some(s) = correction(&turns[p], &turns[i], &cue) {
-                        record(&tx, s, &cfg, &mut known, report)?;
-                    }
+    for session in read {
+        for found in session.found {
+            match found {
+                Found::Retrieval(id, helpful, at) => {
+                    db::record_retrieval(&tx, id, helpful, &at)?;
+                    report.retrievals += 1;
                 }
-                prev = Some(i);
+                Found::Sighting(s) => record(&tx, *s, &cfg, &mut known, report)?,
             }
         }
-        if let Some(last) = last {
-            db::set_progress(&tx, sid, last)?;
+        report.turns_read += session.turns_read;
+        if let Some(last) = session.last {
+            db::set_progress(&tx, session.id, last)?;
             report.sessions_read += 1;
         }
     }
     tx.commit()?;
     Ok(())
+}
+
+/// Each of `sessions` read, in their order: on this connection alone, or shared with a second
+/// thread reading on `other` (the text work per turn was most of the step, on one core).
+fn read_sessions(
+    conn: &Connection,
+    other: Option<Connection>,
+    sessions: &[i64],
+    cfg: &LessonsConfig,
+    live: &measure::Live,
+) -> Result<Vec<SessionRead>> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = |conn: &Connection| -> Result<Vec<(usize, SessionRead)>> {
+        let mut out = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(&sid) = sessions.get(i) else { return Ok(out) };
+            out.push((i, read_session(conn, sid, cfg, live)?));
+        }
+    };
+    let Some(other) = other else {
+        return Ok(work(conn)?.into_iter().map(|(_, r)| r).collect());
+    };
+    let (mine, theirs) = std::thread::scope(|s| {
+        let helper = std::thread::Builder::new().spawn_scoped(s, move || work(&other));
+        let mine = work(conn);
+        let theirs = match helper {
+            Ok(helper) => helper.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => Ok(Vec::new()),
+        };
+        (mine, theirs)
+    });
+    let mut all = mine?;
+    all.extend(theirs?);
+    all.sort_unstable_by_key(|(i, _)| *i);
+    Ok(all.into_iter().map(|(_, r)| r).collect())
+}
+
+/// What session `sid` holds after its progress: its turns' retrievals of live lessons, and the
+/// lessons they show.
+fn read_session(
+    conn: &Connection,
+    sid: i64,
+    cfg: &LessonsConfig,
+    live: &measure::Live,
+) -> Result<SessionRead> {
+    let mut read_out = SessionRead { id: sid, found: Vec::new(), last: None, turns_read: 0 };
+    // A turn's calls are read only when something looks at them: a turn where a call failed
+    // (fixes), both turns of a correction, and every turn while a live lesson is measured.
+    let every = !live.is_empty();
+    let cursor = db::progress(conn, sid)?;
+    let mut turns = ingest::session_turns_without_calls(conn, sid, cursor.unwrap_or(0))?;
+    let mut read = vec![false; turns.len()];
+    let mut calls_of = |turns: &mut [SessionTurn], i: usize| -> Result<()> {
+        if !std::mem::replace(&mut read[i], true) {
+            turns[i].calls = ingest::tool_calls(conn, turns[i].id)?;
+        }
+        Ok(())
+    };
+    let mut prev: Option<usize> = None;
+    for i in 0..turns.len() {
+        if Some(turns[i].id) == cursor {
+            prev = (!turns[i].is_sidechain).then_some(i);
+            continue;
+        }
+        if !turns[i].detected {
+            break;
+        }
+        read_out.last = Some(turns[i].id);
+        read_out.turns_read += 1;
+        if every || turns[i].failed {
+            calls_of(&mut turns, i)?;
+        }
+        if every && let Some(p) = prev {
+            calls_of(&mut turns, p)?;
+        }
+        let t = &turns[i];
+        let found = &mut read_out.found;
+        for (id, helpful, at) in live.retrievals(t, prev.map(|p| &turns[p])) {
+            found.push(Found::Retrieval(id, helpful, at));
+        }
+        found.extend(fixes(t, cfg).into_iter().map(|s| Found::Sighting(Box::new(s))));
+        if !t.is_sidechain {
+            if let Some(p) = prev
+                && let Some(cue) = cues::correction_cue(&t.user_input)
+            {
+                calls_of(&mut turns, p)?;
+                calls_of(&mut turns, i)?;
+                if let Some(s) = correction(&turns[p], &turns[i], &cue) {
+                    read_out.found.push(Found::Sighting(Box::new(s)));
+                }
+            }
+            prev = Some(i);
+        }
+    }
+    Ok(read_out)
 }
 
 /// Each lesson's evidence this run has read, in turn order: a new sighting extends it rather than

@@ -56,14 +56,14 @@ impl Live {
     }
 
     /// Measures turn `t` (and, for correction lessons, `prev`, whose next turn `t` is) against
-    /// every live lesson that went live before it. Returns the retrievals recorded.
-    pub fn on_turn(
-        &mut self,
-        conn: &Connection,
+    /// every live lesson that went live before it: the retrievals to record, as (lesson, helpful,
+    /// at).
+    pub fn retrievals(
+        &self,
         t: &SessionTurn,
         prev: Option<&SessionTurn>,
-    ) -> Result<usize> {
-        let mut n = 0;
+    ) -> Vec<(i64, bool, String)> {
+        let mut out = Vec::new();
         let at = t.started_at.clone().unwrap_or_else(store::now_rfc3339);
         for (id, _, anti, after) in &self.lessons {
             let (turn, next) = match anti {
@@ -77,10 +77,9 @@ impl Live {
             if turn.id <= *after || turn.is_sidechain || !applies {
                 continue;
             }
-            db::record_retrieval(conn, *id, !repeats(anti, &turn.calls, next), &at)?;
-            n += 1;
+            out.push((*id, !repeats(anti, &turn.calls, next), at.clone()));
         }
-        Ok(n)
+        out
     }
 }
 
