@@ -7,7 +7,7 @@ use rusqlite::Connection;
 use super::sequence::{self, Call, Skip, Step};
 use super::{Turn, as_calls, mine, workflows};
 use crate::ingest;
-use crate::store::cores;
+use crate::store::{cores, reader};
 use crate::text::signature::task_signature;
 
 /// A pending turn's work that needs no order: its signature (used unless it is a steering
@@ -117,7 +117,7 @@ impl Reader {
     /// A second connection to the database at `path`; `None` where there is one core, or the
     /// database cannot be opened again (reading ahead is then skipped).
     pub(super) fn open(path: &std::path::Path) -> Option<Reader> {
-        crate::store::reader(path, READER_CACHE_KIB).map(Reader)
+        reader(path, READER_CACHE_KIB).map(Reader)
     }
 
     /// Reads and prepares, on a thread of its own, the `room` pending turns after `current`
