@@ -134,6 +134,11 @@ pub fn run(
     Ok(report)
 }
 
+/// Transcript bytes read from which the log ingest leaves is copied behind the later steps. Below
+/// it the copy is a few milliseconds, which a second thread and connection cost as much as (a
+/// hook's pass after one appended turn took 2 to 3 ms longer with it).
+const CHECKPOINT_BEHIND_FROM: u64 = 64 << 20;
+
 fn run_steps(
     ws: &mut Workspace,
     pass: &Pass,
@@ -148,10 +153,10 @@ fn run_steps(
             Some(ingest::run_with_threads(ws, &read.paths, &agent, read.threads, progress)?);
         line.done(Step::Ingest);
     }
-    // Ingest copies nothing into the database as it goes: the log it leaves is copied behind
-    // the steps that follow, and waited for when the pass ends.
-    let wrote = report.ingest.as_ref().is_some_and(|r| r.bytes_read > 0);
-    let _checkpoint = if wrote { ws.store.checkpoint_behind() } else { None };
+    // Ingest copies nothing into the database as it goes: after a large read, the log it leaves
+    // is copied behind the steps that follow, and waited for when the pass ends.
+    let large = report.ingest.as_ref().is_some_and(|r| r.bytes_read >= CHECKPOINT_BEHIND_FROM);
+    let _checkpoint = if large { ws.store.checkpoint_behind() } else { None };
     let limit = match pass.detect {
         Detect::Off => None,
         Detect::All => Some(None),

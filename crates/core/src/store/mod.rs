@@ -254,9 +254,9 @@ impl Store {
 
     /// Starts copying the write-ahead log into the database on a connection and thread of their
     /// own: a passive checkpoint, which waits for no one and no commit waits for. After a first
-    /// ingest the log holds most of the database, and the first commit after it (detection's
-    /// first batch) copied it all while the pass waited; behind, it runs on a core the walk leaves
-    /// idle. `None` for a database in memory, or when no thread could be started. A checkpoint
+    /// ingest the log holds most of the database, and the first commit that found it long
+    /// (detection's first batch after a large ingest), or else the close, copied it all while the
+    /// pass waited; behind, it runs on a core the walk leaves idle. `None` for a database in memory, or when no thread could be started. A checkpoint
     /// that fails is left to the next commit or the close, as before.
     pub fn checkpoint_behind(&self) -> Option<Behind> {
         let path = self.path.clone()?;
@@ -393,6 +393,43 @@ fn is_busy(error: &anyhow::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a pass's writes with automatic checkpoints off leave in the log is copied into the
+    /// database file by a checkpoint behind, done when it is dropped; without it, the file keeps
+    /// its size until a later commit or the close copies the log.
+    #[test]
+    fn a_checkpoint_behind_copies_the_log_into_the_database_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db");
+        let mut store = Store::open(&path).unwrap();
+        let file_len = || std::fs::metadata(&path).unwrap().len();
+        let pages = |store: &Store| -> u64 {
+            let count: i64 = store.conn().query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap();
+            let size: i64 = store.conn().query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap();
+            (count * size) as u64
+        };
+        let write = |store: &mut Store, from: i64| {
+            store
+                .with_settings(&[("wal_autocheckpoint", 0)], |conn| {
+                    let tx = conn.transaction()?;
+                    for i in from..from + 500 {
+                        tx.execute(
+                            "INSERT INTO meta (key, value) VALUES (?1, ?2)",
+                            params![format!("k{i}"), "v".repeat(200)],
+                        )?;
+                    }
+                    tx.commit()?;
+                    Ok(())
+                })
+                .unwrap();
+        };
+        let before = file_len();
+        write(&mut store, 0);
+        assert_eq!(file_len(), before, "the pages wait in the log");
+        assert!(pages(&store) > before);
+        drop(store.checkpoint_behind().expect("a file database"));
+        assert_eq!(file_len(), pages(&store), "the file holds every page");
+    }
 
     #[test]
     fn opens_in_wal_mode_at_latest_schema() {

@@ -108,7 +108,8 @@ impl Earlier {
         if let Some(text) = &self.user_input {
             return Ok(text.clone());
         }
-        Ok(ingest::earlier_turn(conn, self.id)?.map(|(_, t)| t.user_input).unwrap_or_default())
+        let mut read = ingest::earlier_turns(conn, &[self.id])?;
+        Ok(read.remove(&self.id).map(|(_, t)| t.user_input).unwrap_or_default())
     }
 }
 
@@ -155,7 +156,7 @@ impl Default for Walked {
     }
 }
 
-/// Turn ids the session's index is read in at a time, for the turns before one.
+/// Fewest turn ids the session's index is read in at a time, for the turns before one.
 const IDS_AT_A_TIME: usize = 8;
 
 impl Walked {
@@ -177,15 +178,24 @@ impl Walked {
     pub fn earlier(&self, conn: &Connection, id: i64, limit: usize) -> Result<Vec<Earlier>> {
         let mut out = Vec::new();
         let mut before = id;
+        let at_a_time = limit.max(IDS_AT_A_TIME);
         while out.len() < limit {
-            let ids = ingest::session_turn_ids_before(conn, id, before, IDS_AT_A_TIME)?;
+            let ids = ingest::session_turn_ids_before(conn, id, before, at_a_time)?;
+            // Those not kept are read back together.
+            let unknown: Vec<i64> =
+                ids.iter().copied().filter(|prev| self.0.get(prev).is_none()).collect();
+            let mut read = if unknown.is_empty() {
+                Default::default()
+            } else {
+                ingest::earlier_turns(conn, &unknown)?
+            };
             for &prev in &ids {
                 let earlier = match self.0.get(&prev) {
                     Some(Kept::Side) => None,
                     Some(&Kept::Main(seen, lead)) => {
                         Some(Earlier { id: prev, seen, lead: Some(lead), user_input: None })
                     }
-                    None => match ingest::earlier_turn(conn, prev)? {
+                    None => match read.remove(&prev) {
                         Some((false, t)) => Some(Earlier {
                             id: prev,
                             seen: Seen::of(&t.user_input, t.summary.as_deref()),
@@ -201,7 +211,7 @@ impl Walked {
                 }
             }
             match ids.last() {
-                Some(&last) if ids.len() == IDS_AT_A_TIME => before = last,
+                Some(&last) if ids.len() == at_a_time => before = last,
                 _ => break,
             }
         }

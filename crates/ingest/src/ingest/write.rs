@@ -551,17 +551,18 @@ pub fn session_turn_ids_before(
     ids.collect::<rusqlite::Result<Vec<_>>>().context("reading a session's earlier turn ids")
 }
 
-/// Turn `id` as an earlier turn of its session: its request and the agent's last message, and
-/// whether it is a subagent's; `None` when it is gone.
-pub fn earlier_turn(conn: &Connection, id: i64) -> Result<Option<(bool, EarlierTurn)>> {
-    let mut stmt =
-        conn.prepare_cached("SELECT is_sidechain, user_input, summary FROM turns WHERE id = ?1")?;
-    let turn = stmt
-        .query_row([id], |r| {
-            Ok((r.get(0)?, EarlierTurn { id, user_input: r.get(1)?, summary: r.get(2)? }))
-        })
-        .optional()?;
-    Ok(turn)
+/// Turns `ids` as earlier turns of their session, in one statement: each one's request and the
+/// agent's last message, and whether it is a subagent's, by id (a turn gone is left out).
+pub fn earlier_turns(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, (bool, EarlierTurn)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, is_sidechain, user_input, summary FROM turns
+         WHERE id IN (SELECT value FROM json_each(?1))",
+    )?;
+    let rows = stmt.query_map([serde_json::to_string(ids)?], |r| {
+        let id = r.get(0)?;
+        Ok((id, (r.get(1)?, EarlierTurn { id, user_input: r.get(2)?, summary: r.get(3)? })))
+    })?;
+    rows.collect::<rusqlite::Result<_>>().context("reading a session's earlier turns")
 }
 
 /// The agent's titles of sessions `keys` of `agent` (those that have one), in order.
