@@ -242,23 +242,21 @@ impl Run {
                 Vec::new()
             };
             let Prepared { signature, calls, smoke, mined, sequences, polling_runs } = prepared;
-            if turn.is_sidechain {
-                walked.side(turn.id);
-            } else {
-                let seen = Seen::of(&turn.user_input, turn.summary.as_deref());
-                let lead = match &mined {
-                    Some((_, own)) => Lead::of(&turn.user_input, smoke, own),
-                    None => Lead::Ends,
-                };
-                walked.main(turn.id, seen, lead);
-            }
             // A command typed for the agent to run (`gt enable`) asks for work, even as a reply.
             let typed = mined.as_ref().is_some_and(|(_, own)| {
                 requests::command_key(&turn.user_input, &own.all_keys).is_some()
             });
             let exchange = Exchange::of(&earlier);
-            let steering =
-                !turn.is_sidechain && !typed && is_steering(&turn.user_input, exchange.answers(0));
+            let steering = if turn.is_sidechain {
+                walked.side(turn.id);
+                false
+            } else {
+                let seen = Seen::of(&turn.user_input, turn.summary.as_deref());
+                // A main-stream turn is mined unless it is a smoke test.
+                let lead = mined.as_ref().map_or(Lead::Ends, |(_, own)| Lead::of(own, typed));
+                walked.main(turn.id, seen, lead);
+                !typed && seen.steering(exchange.answers(0))
+            };
             let signature = if steering { String::new() } else { signature };
             // Written with the batch: nothing in it reads a turn's mark or signature.
             marks.push((turn.id, signature.clone()));

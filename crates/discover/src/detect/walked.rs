@@ -52,11 +52,9 @@ pub(super) enum Lead {
 }
 
 impl Lead {
-    /// A main-stream turn's standing, from its prompt and its own step sequence.
-    pub fn of(user_input: &str, smoke: bool, seq: &mine::TurnSeq) -> Lead {
-        if smoke {
-            return Lead::Ends;
-        }
+    /// A main-stream turn's standing (not a smoke test's), from its own step sequence and
+    /// whether its prompt is a command typed for the agent to run (`requests::command_key`).
+    pub fn of(seq: &mine::TurnSeq, typed: bool) -> Lead {
         // A turn that edited files changed something, whatever else it ran.
         if seq.steps.is_empty() && seq.all_keys.iter().any(|k| k.starts_with("file:Edit:")) {
             return Lead::Ends;
@@ -74,7 +72,6 @@ impl Lead {
                 return Lead::Ends;
             }
         }
-        let typed = requests::command_key(user_input, &seq.all_keys).is_some();
         Lead::Passes { typed, prepared }
     }
 }
@@ -95,12 +92,12 @@ impl Earlier {
             return Ok(lead);
         }
         let text = self.user_input.as_deref().unwrap_or_default();
-        let smoke = sequence::is_smoke_test(text);
-        if smoke {
+        if sequence::is_smoke_test(text) {
             return Ok(Lead::Ends);
         }
-        let calls = super::workflows::load_calls(conn, self.id)?;
-        Ok(Lead::of(text, smoke, &mine::turn_sequence(&calls)))
+        let seq = mine::turn_sequence(&super::workflows::load_calls(conn, self.id)?);
+        let typed = requests::command_key(text, &seq.all_keys).is_some();
+        Ok(Lead::of(&seq, typed))
     }
 
     /// Its prompt, read back when it was not.

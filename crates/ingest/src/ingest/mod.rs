@@ -45,7 +45,7 @@ pub use write::{
     tool_calls_of, tool_set, turn_runs, turn_steps_since, turns_after, turns_with_step,
 };
 
-use crate::store::{rusqlite, rusqlite::TransactionBehavior};
+use crate::store::{cores, rusqlite, rusqlite::TransactionBehavior};
 use crate::workspace::Workspace;
 use files::{FileRead, Job, Target};
 
@@ -328,9 +328,7 @@ fn quiet(mtime_ns: i64) -> bool {
 
 /// Parser threads: `threads`, else the cores available (at most 4).
 fn parse_threads(threads: Option<usize>) -> usize {
-    threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(4))
-        .max(1)
+    threads.unwrap_or_else(|| cores().min(4)).max(1)
 }
 
 fn store_all(
