@@ -826,6 +826,16 @@ pub fn session_turns(conn: &Connection, session_id: i64, from_id: i64) -> Result
     Ok(turns)
 }
 
+/// Whether a call of the turn failed is one seek in the index of failed calls.
+const SESSION_TURNS: &str = concat!(
+    "SELECT t.id, t.agent_id, s.session_key, s.project, t.user_input, t.is_sidechain,
+            COALESCE(t.started_at, t.ended_at), ",
+    detected!(),
+    ", EXISTS (SELECT 1 FROM tool_calls c WHERE c.turn_id = t.id AND c.is_error)
+     FROM turns t JOIN sessions s ON s.id = t.session_id
+     WHERE t.session_id = ?1 AND t.id >= ?2 ORDER BY t.id"
+);
+
 /// A session's turns with id `from_id` or above, in id order, with whether a call failed but
 /// without the calls: for a reader that needs the calls of a few turns only (`tool_calls`).
 pub fn session_turns_without_calls(
@@ -833,14 +843,7 @@ pub fn session_turns_without_calls(
     session_id: i64,
     from_id: i64,
 ) -> Result<Vec<SessionTurn>> {
-    let mut stmt = conn.prepare_cached(concat!(
-        "SELECT t.id, t.agent_id, s.session_key, s.project, t.user_input, t.is_sidechain,
-                COALESCE(t.started_at, t.ended_at), ",
-        detected!(),
-        ", EXISTS (SELECT 1 FROM tool_calls c WHERE c.turn_id = t.id AND c.is_error)
-         FROM turns t JOIN sessions s ON s.id = t.session_id
-         WHERE t.session_id = ?1 AND t.id >= ?2 ORDER BY t.id"
-    ))?;
+    let mut stmt = conn.prepare_cached(SESSION_TURNS)?;
     let rows = stmt.query_map(params![session_id, from_id], |r| {
         Ok(SessionTurn {
             id: r.get(0)?,
@@ -973,6 +976,16 @@ mod tests {
         let sessions = plan(store.conn(), PENDING_SESSIONS);
         assert!(sessions.contains("SCAN p"), "{sessions}");
         assert!(!sessions.contains("SCAN t"), "{sessions}");
+    }
+
+    /// Lessons ask of each turn they read whether a call failed: one seek in the index of failed
+    /// calls, not a walk over every call of the turn.
+    #[test]
+    fn a_failed_call_is_found_through_its_own_index() {
+        let store = Store::open_in_memory().expect("store");
+        let turns = plan(store.conn(), SESSION_TURNS);
+        assert!(turns.contains("USING INDEX tool_calls_failed"), "{turns}");
+        assert!(!turns.contains("tool_calls_turn_order"), "{turns}");
     }
 
     /// A turn is stored with its signature and queued when complete; marking it takes it out of
