@@ -326,6 +326,12 @@ pub fn procedure_path(path: &str) -> Option<&str> {
     {
         return None;
     }
+    // Most files named are code: their extension alone says no, without the whole role.
+    let name = path.trim_end_matches('/').rsplit(['/', '\\']).next().unwrap_or(path);
+    let (stem, ext) = name.rsplit_once('.')?;
+    if stem.is_empty() || !PROCEDURE_EXTS.iter().any(|e| e.eq_ignore_ascii_case(ext)) {
+        return None;
+    }
     let role = file_role(path);
     let ext = role.strip_prefix("*.")?;
     PROCEDURE_EXTS.contains(&ext).then_some(path)
@@ -1147,6 +1153,72 @@ pub fn lcs<T: PartialEq>(a: &[T], b: &[T]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The extension checked first gives what the whole role gives, on every kind of path.
+    #[test]
+    fn a_procedure_file_is_told_by_its_extension_first_as_by_its_role() {
+        let by_role = |path: &str| -> Option<String> {
+            let path = path.trim().strip_prefix("./").unwrap_or(path.trim());
+            let excluded = path.is_empty()
+                || path.starts_with(['/', '~', '$', '-'])
+                || path.contains(['*', '?', '{', ' ', '\\', '`', '\'', '"', '<', '>', '|', '\n'])
+                || path.split('/').any(|c| {
+                    matches!(
+                        c,
+                        ".." | "node_modules" | "target" | "dist" | "build" | ".git" | "vendor"
+                    )
+                });
+            let role = file_role(path);
+            let ext = role.strip_prefix("*.")?;
+            (!excluded && PROCEDURE_EXTS.contains(&ext)).then(|| path.to_string())
+        };
+        let names = [
+            "tasks.md",
+            "TASKS.MD",
+            "workflow.yaml",
+            "notes.Txt",
+            "a.rs",
+            "main.py",
+            "Makefile",
+            "README.md",
+            "Cargo.toml",
+            "package.json",
+            ".md",
+            ".env",
+            "x.",
+            "plan.markdown",
+            "data.tar.gz",
+            "sprint-status.yaml",
+            "test_plan.md",
+            "a.spec.json",
+            "docs.md",
+            "weird.MdX",
+            "f.verylongext",
+            "status.json/",
+            "index.html",
+            "settings.toml",
+        ];
+        let dirs = [
+            "",
+            "./",
+            "docs/",
+            "tests/",
+            "src/",
+            ".github/workflows/",
+            "migrations/",
+            "node_modules/x/",
+            "plan/steps/",
+            "a\\b/",
+            "Test/",
+            "../up/",
+        ];
+        for dir in dirs {
+            for name in names {
+                let path = format!("{dir}{name}");
+                assert_eq!(procedure_path(&path).map(str::to_string), by_role(&path), "{path}");
+            }
+        }
+    }
 
     #[test]
     fn a_patch_sent_through_the_shell_is_the_edit_and_an_inline_script_its_library() {
