@@ -456,37 +456,41 @@ static ASCII_SET: LazyLock<RegexSet> =
 /// such text was most of the cost of redaction). A Discord token and a `.pgpass` line have no
 /// literal: their shapes are looked for (`discord_shaped`, `pgpass_shaped`).
 struct Literals {
-    tokens: AhoCorasick,
-    rules: AhoCorasick,
-    /// For each literal of `tokens`, then of `rules`, the index in `ALL` of the rule it is for.
-    token_of: Vec<usize>,
-    rule_of: Vec<usize>,
+    /// Every literal, token formats' and rules', in one automaton that ignores ASCII case: one
+    /// pass over clean text, where one for each kind was most of redaction's cost at ingest.
+    any: AhoCorasick,
+    /// For each literal: the index in `ALL` of the rule it is for, and, for a token format's,
+    /// the literal itself, whose case must match too.
+    owner: Vec<usize>,
+    exact: Vec<Option<&'static str>>,
 }
 
 static LITERALS: LazyLock<Literals> = LazyLock::new(|| {
-    let owners = |needs: &mut dyn Iterator<Item = &'static [&'static str]>, base: usize| {
-        let mut literals = Vec::new();
-        let mut owner = Vec::new();
-        for (i, needs) in needs.enumerate() {
-            literals.extend(needs.iter().copied());
-            owner.extend(needs.iter().map(|_| base + i));
+    let mut literals: Vec<&'static str> = Vec::new();
+    let mut owner = Vec::new();
+    let mut exact = Vec::new();
+    for (i, t) in TOKENS.iter().enumerate() {
+        for &l in t.needs {
+            literals.push(l);
+            owner.push(i);
+            exact.push(Some(l));
         }
-        (literals, owner)
-    };
-    let (token_literals, token_of) = owners(&mut TOKENS.iter().map(|t| t.needs), 0);
-    let (rule_literals, rule_of) = owners(&mut RULES.iter().map(|r| r.needs), TOKENS.len());
+    }
+    for (r, rule) in RULES.iter().enumerate() {
+        for &l in rule.needs {
+            literals.push(l);
+            owner.push(TOKENS.len() + r);
+            exact.push(None);
+        }
+    }
     Literals {
-        tokens: AhoCorasick::builder()
-            .kind(Some(AhoCorasickKind::DFA))
-            .build(token_literals)
-            .expect("token literals build"),
-        rules: AhoCorasick::builder()
+        any: AhoCorasick::builder()
             .ascii_case_insensitive(true)
             .kind(Some(AhoCorasickKind::DFA))
-            .build(rule_literals)
-            .expect("rule literals build"),
-        token_of,
-        rule_of,
+            .build(literals)
+            .expect("literals build"),
+        owner,
+        exact,
     }
 });
 
@@ -613,17 +617,20 @@ fn every_hit(shadow: &str) -> Vec<usize> {
 fn literal_hits(shadow: &str) -> Vec<usize> {
     let lit = &*LITERALS;
     // Most text holds no literal: the plain search says so faster than listing every one.
-    let tokens = lit.tokens.is_match(shadow);
+    let any = lit.any.is_match(shadow);
     let discord = discord_shaped(shadow);
-    let rules = lit.rules.is_match(shadow);
     let pgpass = pgpass_shaped(shadow);
-    if !(tokens || discord || rules || pgpass) {
+    if !(any || discord || pgpass) {
         return Vec::new();
     }
     let mut hit = vec![false; ALL.len()];
-    if tokens {
-        for m in lit.tokens.find_overlapping_iter(shadow) {
-            hit[lit.token_of[m.pattern().as_usize()]] = true;
+    if any {
+        for m in lit.any.find_overlapping_iter(shadow) {
+            let p = m.pattern().as_usize();
+            if lit.exact[p].is_some_and(|l| shadow.as_bytes()[m.range()] != *l.as_bytes()) {
+                continue;
+            }
+            hit[lit.owner[p]] = true;
         }
     }
     if discord {
@@ -631,11 +638,6 @@ fn literal_hits(shadow: &str) -> Vec<usize> {
     }
     if hit[..TOKENS.len()].iter().any(|h| *h) && !ANY_TOKEN.is_match(shadow) {
         hit[..TOKENS.len()].fill(false);
-    }
-    if rules {
-        for m in lit.rules.find_overlapping_iter(shadow) {
-            hit[lit.rule_of[m.pattern().as_usize()]] = true;
-        }
     }
     if pgpass {
         hit[*PGPASS] = true;
@@ -1204,7 +1206,16 @@ mod tests {
     #[test]
     fn text_without_any_rule_s_literal_skips_the_rules_and_keeps_every_secret() {
         let clean = "refactor the parser module and run the whole test suite, then open a PR";
-        assert!(!LITERALS.tokens.is_match(clean) && !LITERALS.rules.is_match(clean));
+        assert!(!LITERALS.any.is_match(clean));
+        // The literals share one automaton that ignores case; a token format's literal must
+        // still match its case (`GHP_` is no GitHub token's prefix), a rule's need not.
+        let github = TOKENS.iter().position(|t| t.kind == "github-token").expect("github");
+        assert!(literal_hits("use ghp_1234567890abcdefghijABCDEFGHIJ123456").contains(&github));
+        assert!(!literal_hits("use GHP_1234567890abcdefghijABCDEFGHIJ123456").contains(&github));
+        assert!(!literal_hits("use Ghp_1234567890abcdefghijABCDEFGHIJ123456").contains(&github));
+        let bearer =
+            TOKENS.len() + RULES.iter().position(|r| r.kind == "bearer-token").expect("bearer");
+        assert!(literal_hits("Authorization: BEARER abcdefghijklmnop1234567890").contains(&bearer));
         assert!(!discord_shaped(clean) && !pgpass_shaped(clean));
         // Clock times have colons and digits, not a `.pgpass` line's fields.
         assert!(!pgpass_shaped("at 2026-11-26T10:23:45Z, then 10:24:01 again"));

@@ -137,10 +137,13 @@ impl<'a> Value<'a> {
                 let inner = &quoted[1..quoted.len() - 1];
                 // One pass without early exit, which the compiler vectorizes.
                 let plain = !inner.iter().fold(false, |odd, c| odd | (*c < 0x20) | (*c == b'\\'));
+                // Checked as UTF-8 at once (vectorized); serde_json then reads a `str` without
+                // checking each run between escapes again.
                 let text = if plain {
-                    Cow::Borrowed(std::str::from_utf8(inner).ok()?)
+                    Cow::Borrowed(simdutf8::basic::from_utf8(inner).ok()?)
                 } else {
-                    Cow::Owned(serde_json::from_slice::<String>(quoted).ok()?)
+                    let quoted = simdutf8::basic::from_utf8(quoted).ok()?;
+                    Cow::Owned(serde_json::from_str::<String>(quoted).ok()?)
                 };
                 Some((Some(text), end))
             }
