@@ -616,23 +616,22 @@ fn every_hit(shadow: &str) -> Vec<usize> {
 /// literal is absent cannot match: every match holds one.
 fn literal_hits(shadow: &str) -> Vec<usize> {
     let lit = &*LITERALS;
-    // Most text holds no literal: the plain search says so faster than listing every one.
-    let any = lit.any.is_match(shadow);
+    // One pass lists every literal (most text holding one holds it early, so a first search
+    // for any would only read that much of it twice).
+    let mut found: Option<Vec<bool>> = None;
+    for m in lit.any.find_overlapping_iter(shadow) {
+        let p = m.pattern().as_usize();
+        if lit.exact[p].is_some_and(|l| shadow.as_bytes()[m.range()] != *l.as_bytes()) {
+            continue;
+        }
+        found.get_or_insert_with(|| vec![false; ALL.len()])[lit.owner[p]] = true;
+    }
     let discord = discord_shaped(shadow);
     let pgpass = pgpass_shaped(shadow);
-    if !(any || discord || pgpass) {
+    if found.is_none() && !discord && !pgpass {
         return Vec::new();
     }
-    let mut hit = vec![false; ALL.len()];
-    if any {
-        for m in lit.any.find_overlapping_iter(shadow) {
-            let p = m.pattern().as_usize();
-            if lit.exact[p].is_some_and(|l| shadow.as_bytes()[m.range()] != *l.as_bytes()) {
-                continue;
-            }
-            hit[lit.owner[p]] = true;
-        }
-    }
+    let mut hit = found.unwrap_or_else(|| vec![false; ALL.len()]);
     if discord {
         hit[*DISCORD] = true;
     }
@@ -811,6 +810,11 @@ fn dotenv(text: &str) -> Option<String> {
     memchr::memchr_iter(b'=', text.as_bytes()).nth(2)?;
     let lines: Vec<&str> =
         text.lines().filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#')).collect();
+    // Code has many `=` too: too few lines that may be assignments says no before any regex.
+    let may_assign = lines.iter().filter(|l| may_assign(l)).count();
+    if may_assign < 3 || may_assign * 10 < lines.len() * 6 {
+        return None;
+    }
     let assignments = lines.iter().filter(|l| DOTENV_LINE.is_match(l)).count();
     if assignments < 3 || assignments * 10 < lines.len() * 6 {
         return None;
@@ -829,6 +833,16 @@ fn dotenv(text: &str) -> Option<String> {
         }
     }
     Some(out)
+}
+
+/// Whether `line` may be a `KEY=value` line (`DOTENV_LINE`): its first `=` comes after a name's
+/// last character (a capital, a digit or `_`), spaces aside. Every such line passes this.
+fn may_assign(line: &str) -> bool {
+    memchr::memchr(b'=', line.as_bytes()).is_some_and(|at| {
+        line[..at]
+            .trim_end()
+            .ends_with(|c: char| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    })
 }
 
 /// Not empty, not a reference to a secret held elsewhere (`$VAR`, `${VAR}`, `<token>`), not a
@@ -1157,6 +1171,31 @@ mod tests {
         // Near-miss: one assignment in a paragraph is not a dump.
         let prose = "Set RUST_LOG=debug and run\nthe tests again\nthen report back";
         assert_eq!(r(prose), prose);
+        // The cheap look before the regex passes every line the regex takes.
+        for line in [
+            "A=1",
+            "  export  FOO_1 =  x",
+            "A=B=C",
+            "X=",
+            "FOO\u{2003}= x",
+            "\tPATH = /bin",
+            "export X9=y",
+            "a=b",
+            "x == y",
+            "let v = 3;",
+            "FOO-BAR=1",
+            "= x",
+            "é=1",
+            "",
+        ] {
+            if DOTENV_LINE.is_match(line) {
+                assert!(may_assign(line), "{line:?}");
+            }
+        }
+        assert!(!may_assign("let v = 3;") && !may_assign("x == y") && !may_assign("a=b"));
+        // Code with many `=` is no dump, and still gets no value replaced.
+        let code = "let a = 1;\nlet b = 2;\nlet c = a + b;\nassert!(c == 3);\n";
+        assert_eq!(r(code), code);
     }
 
     #[test]
