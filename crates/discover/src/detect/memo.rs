@@ -7,7 +7,7 @@
 //! first members; a workflow whose members leave or move is read again. The step counts of the
 //! turns walked wait here too, and are written once a batch.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use anyhow::Result;
 use rusqlite::{Connection, params};
@@ -33,6 +33,15 @@ pub struct Memo {
     /// Step counts (document frequencies) of the turns walked since they were last written, by
     /// agent and step key: written once a batch rather than once for each turn.
     uncounted: BTreeMap<String, BTreeMap<String, u64>>,
+    /// Which turns may be members of a workflow: none above the highest one that was when this
+    /// was first asked, but those added since. A task's head placed nowhere (most are) has
+    /// nothing to take back, and asking the database said so once per task.
+    placed: Option<Placed>,
+}
+
+struct Placed {
+    highest: i64,
+    since: HashSet<i64>,
 }
 
 /// Requests whose keys are kept (all are dropped when the count is reached).
@@ -116,6 +125,28 @@ impl Memo {
         latest.members.truncate(CORE_MEMBERS);
     }
 
+    /// Whether turn `turn_id` may be a member of some workflow (`false`: it is not).
+    pub fn may_be_placed(&mut self, conn: &Connection, turn_id: i64) -> Result<bool> {
+        let placed = match &mut self.placed {
+            Some(placed) => placed,
+            None => {
+                let highest: Option<i64> = conn
+                    .prepare_cached("SELECT max(turn_id) FROM workflow_members")?
+                    .query_row([], |r| r.get(0))?;
+                let highest = highest.unwrap_or(i64::MIN);
+                self.placed.insert(Placed { highest, since: HashSet::new() })
+            }
+        };
+        Ok(turn_id <= placed.highest || placed.since.contains(&turn_id))
+    }
+
+    /// Turn `turn_id` was just stored as a member of a workflow.
+    pub fn placed(&mut self, turn_id: i64) {
+        if let Some(placed) = &mut self.placed {
+            placed.since.insert(turn_id);
+        }
+    }
+
     /// Workflow `id`'s members changed otherwise (removed, moved, or the id is new): read again.
     pub fn forget(&mut self, id: i64) {
         self.latest.remove(&id);
@@ -178,4 +209,37 @@ fn read(conn: &Connection, id: i64) -> Result<Latest> {
         latest.members.push(Member { session_key, steps: serde_json::from_str(&steps)? });
     }
     Ok(latest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    /// A turn is known to be in no workflow only above the highest member when first asked and
+    /// when not added since; a member stored after that is seen.
+    #[test]
+    fn a_turn_is_placed_nowhere_only_when_it_cannot_be_a_member() {
+        let store = Store::open_in_memory().expect("store");
+        let conn = store.conn();
+        conn.execute_batch(
+            "INSERT INTO workflows (id, agent_id, steps, members, sessions, updated_at)
+                 VALUES (1, 'a', '[]', 1, 1, 'T');
+             INSERT INTO workflow_members (workflow_id, turn_id, iteration, session_key, steps,
+                                           request, success)
+                 VALUES (1, 5, 0, 's', '[]', 'r', 1);",
+        )
+        .expect("rows");
+        let mut memo = Memo::default();
+        assert!(memo.may_be_placed(conn, 5).unwrap());
+        assert!(memo.may_be_placed(conn, 3).unwrap(), "below the highest: asked of the database");
+        assert!(!memo.may_be_placed(conn, 6).unwrap());
+        memo.placed(9);
+        assert!(memo.may_be_placed(conn, 9).unwrap());
+        assert!(!memo.may_be_placed(conn, 8).unwrap());
+        // Placed before it was first asked: the highest member read then covers it.
+        let mut fresh = Memo::default();
+        fresh.placed(5);
+        assert!(fresh.may_be_placed(conn, 5).unwrap());
+    }
 }

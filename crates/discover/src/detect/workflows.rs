@@ -382,6 +382,9 @@ fn start_workflow(conn: &Connection, agent: &str, keys: &[&str], now: &str) -> R
 /// again. A workflow left without members and not yet judged goes with them; their ids are
 /// returned.
 fn unobserve(conn: &Connection, memo: &mut Memo, agent: &str, turn_id: i64) -> Result<Vec<i64>> {
+    if !memo.may_be_placed(conn, turn_id)? {
+        return Ok(Vec::new());
+    }
     // Each workflow the task's members were in, with how many and the session they came from:
     // the counts go down by as much (recounting a large workflow would cost its size).
     let placed: Vec<(i64, i64, String)> = conn
@@ -472,6 +475,7 @@ fn add_member(
             turn.at,
             turn.success
         ])?;
+    memo.placed(turn.id);
     conn.prepare_cached(
         "UPDATE workflows SET members = members + ?2, sessions = sessions + ?3, updated_at = ?4
          WHERE id = ?1",
