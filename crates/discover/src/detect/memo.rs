@@ -5,7 +5,8 @@
 //! first run), and the ask its first sessions share. A member added goes into the kept members
 //! in the order the database would return them, and drops the kept ask when it is one of the
 //! first members; a workflow whose members leave or move is read again. The step counts of the
-//! turns walked wait here too, and are written once a batch.
+//! turns walked wait here too, and are written once a batch; and which turns may be members of
+//! a workflow at all (the highest member turn when first asked, and the turns placed since).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
