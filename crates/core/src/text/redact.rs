@@ -810,12 +810,13 @@ fn dotenv(text: &str) -> Option<String> {
     memchr::memchr_iter(b'=', text.as_bytes()).nth(2)?;
     let lines: Vec<&str> =
         text.lines().filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#')).collect();
-    // Code has many `=` too: too few lines that may be assignments says no before any regex.
-    let may_assign = lines.iter().filter(|l| may_assign(l)).count();
-    if may_assign < 3 || may_assign * 10 < lines.len() * 6 {
+    // Code has many `=` too: too few lines that may be assignments says no before any regex,
+    // and the regex reads only those lines (every line it takes may be one).
+    let may: Vec<&str> = lines.iter().copied().filter(|l| may_assign(l)).collect();
+    if may.len() < 3 || may.len() * 10 < lines.len() * 6 {
         return None;
     }
-    let assignments = lines.iter().filter(|l| DOTENV_LINE.is_match(l)).count();
+    let assignments = may.iter().filter(|l| DOTENV_LINE.is_match(l)).count();
     if assignments < 3 || assignments * 10 < lines.len() * 6 {
         return None;
     }

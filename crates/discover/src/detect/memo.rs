@@ -141,7 +141,8 @@ impl Memo {
         Ok(turn_id <= placed.highest || placed.since.contains(&turn_id))
     }
 
-    /// Turn `turn_id` was just stored as a member of a workflow.
+    /// Turn `turn_id` was just stored as a member of a workflow. Before the first question there
+    /// is nothing to note: the highest member read then covers it.
     pub fn placed(&mut self, turn_id: i64) {
         if let Some(placed) = &mut self.placed {
             placed.since.insert(turn_id);
