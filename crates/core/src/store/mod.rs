@@ -35,8 +35,18 @@ pub fn reader(path: &Path, cache_kib: i64) -> Option<Connection> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(path, flags).ok()?;
     conn.busy_timeout(BUSY_TIMEOUT).ok()?;
+    reuse_statements(&conn).ok()?;
     conn.pragma_update(None, "cache_size", -cache_kib).ok()?;
     Some(conn)
+}
+
+/// Lets `conn` keep reusing its cached statements: a cache as large as a step cycles through,
+/// and plans that do not depend on bound values. Otherwise SQLite re-prepares a cached
+/// statement whenever a `LIMIT ?` or a small integer it planned with gets another value.
+fn reuse_statements(conn: &Connection) -> rusqlite::Result<()> {
+    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+    conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
+    Ok(())
 }
 
 /// The cores this process may use, asked once (the answer reads the cgroup's files).
@@ -145,6 +155,7 @@ impl Store {
             drop(store);
             return Store::open(path);
         }
+        reuse_statements(&store.conn)?;
         store.conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;")?;
         Ok(store)
     }
@@ -179,12 +190,8 @@ impl Store {
     fn configure(&mut self) -> Result<()> {
         self.conn.busy_timeout(BUSY_TIMEOUT)?;
         // Detection alone cycles through more than rusqlite's default 16 cached statements per
-        // turn: a smaller cache re-parses them all the time.
-        self.conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
-        // Plans that do not depend on bound values: otherwise SQLite re-prepares a cached
-        // statement whenever a `LIMIT ?` or a small integer it planned with gets another value,
-        // which made re-parsing a large share of detection.
-        self.conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
+        // turn, and re-parsing them was a large share of it.
+        reuse_statements(&self.conn)?;
         // Every write transaction takes the write lock when it begins. A deferred one that read
         // first could not wait for another process's commit (SQLITE_BUSY at once, whatever the
         // busy timeout), and the agent, the console and `skilldeck record` write concurrently.
@@ -429,6 +436,42 @@ mod tests {
         assert!(pages(&store) > before);
         drop(store.checkpoint_behind().expect("a file database"));
         assert_eq!(file_len(), pages(&store), "the file holds every page");
+    }
+
+    /// Every connection a pass reads through keeps a cached statement's plan when a `LIMIT ?`
+    /// gets another value: the writer's, a read-only open's and a reader thread's. Readers once
+    /// re-prepared detection's queue read and lessons' reads on every batch.
+    #[test]
+    fn cached_statements_are_not_prepared_again_for_new_values() {
+        use rusqlite::StatementStatus;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db");
+        let store = Store::open(&path).unwrap();
+        for i in 0..5 {
+            store.meta_set(&format!("k{i}"), "v").unwrap();
+        }
+        let reprepared = |conn: &Connection| -> i32 {
+            let sql = "SELECT key FROM meta WHERE key >= ?1 ORDER BY key LIMIT ?2";
+            for limit in 1..=4i64 {
+                let mut stmt = conn.prepare_cached(sql).unwrap();
+                let keys: Vec<String> = stmt
+                    .query_map(params!["k", limit], |r| r.get(0))
+                    .unwrap()
+                    .map(Result::unwrap)
+                    .collect();
+                assert_eq!(keys.len(), limit as usize);
+            }
+            conn.prepare_cached(sql).unwrap().get_status(StatementStatus::RePrepare)
+        };
+        assert_eq!(reprepared(store.conn()), 0, "the writer's connection");
+        assert_eq!(reprepared(Store::open_read_only(&path).unwrap().conn()), 0, "a read-only open");
+        if cores() >= 2 {
+            let reader = store.reader(1024).expect("a reader on a file database");
+            assert_eq!(reprepared(&reader), 0, "a reader thread's connection");
+        }
+        // What the settings prevent: a connection without them plans with the bound value.
+        let plain = Connection::open(&path).unwrap();
+        assert!(reprepared(&plain) > 0, "a plain connection re-prepares for a new LIMIT");
     }
 
     #[test]
