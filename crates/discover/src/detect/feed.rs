@@ -5,10 +5,11 @@ use anyhow::Result;
 use rusqlite::Connection;
 
 use super::sequence::{self, Call, Skip, Step};
-use super::{Turn, as_calls, mine, workflows};
+use super::walked::Seen;
+use super::{Turn, as_calls, mine, requests, workflows};
 use crate::ingest;
 use crate::store::{cores, reader};
-use crate::text::signature::task_signature;
+use crate::text::signature::{short_reply, task_signature};
 
 /// A pending turn's work that needs no order: its signature (used unless it is a steering
 /// reply), its calls, whether its prompt is a smoke test, and for a main-stream turn that is not
@@ -18,6 +19,12 @@ pub(super) struct Prepared {
     pub calls: Vec<Call>,
     pub smoke: bool,
     pub mined: Option<(Vec<mine::RawCall>, mine::TurnSeq)>,
+    /// A main-stream turn's prompt and last message as an exchange reads them, and whether the
+    /// prompt is a short reply (`signature::short_reply`); `None` for a subagent's turn.
+    pub main: Option<(Seen, bool)>,
+    /// Its prompt is a command typed for the agent to run (`requests::command_key`, over the
+    /// steps it ran); false for a turn not mined.
+    pub typed: bool,
     /// Unless it is a smoke test: the tool sequences it ran and the runs of one tool repeated
     /// (polling) left out of them.
     pub sequences: Vec<Found>,
@@ -184,7 +191,15 @@ fn prepare(
             sequences.push(Found { steps, hash, json });
         }
     }
+    let main = (!turn.is_sidechain).then(|| {
+        (Seen::of(&turn.user_input, turn.summary.as_deref()), short_reply(&turn.user_input))
+    });
+    let typed = mined
+        .as_ref()
+        .is_some_and(|(_, own)| requests::command_key(&turn.user_input, &own.all_keys).is_some());
     // Stored with the turn by the parse; a database from before that has none for it.
     let signature = turn.signature.take().unwrap_or_else(|| task_signature(&turn.user_input));
-    Ok((turn, Prepared { signature, calls, smoke, mined, sequences, polling_runs }))
+    let prepared =
+        Prepared { signature, calls, smoke, mined, main, typed, sequences, polling_runs };
+    Ok((turn, prepared))
 }

@@ -39,7 +39,7 @@ use crate::draft::candidates::{
 use feed::Prepared;
 use sequence::{Call, Step};
 pub use signature::{is_control_prompt, is_steering, task_signature};
-use walked::{Earlier, Lead, Seen, Walked};
+use walked::{Earlier, Lead, Walked};
 
 /// Turns handled per transaction.
 const BATCH: usize = 500;
@@ -116,6 +116,7 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
         stale: Vec::new(),
         intent: None,
         memo: memo::Memo::default(),
+        streaks: streak::Buckets::default(),
         recent: Recent::default(),
         walked: Walked::default(),
         ahead: ReadAhead {
@@ -156,6 +157,7 @@ struct Run {
     /// the next command's recovery, which writes them from the rows.
     intent: Option<i64>,
     memo: memo::Memo,
+    streaks: streak::Buckets,
     recent: Recent,
     walked: Walked,
     ahead: ReadAhead,
@@ -212,6 +214,7 @@ impl Run {
             stale,
             intent,
             memo,
+            streaks,
             recent,
             walked,
             ahead,
@@ -219,6 +222,7 @@ impl Run {
         let cfg = &*cfg;
         let now = now_rfc3339();
         let tx = conn.transaction()?;
+        streaks.check(&tx)?;
         let (batch, was_ahead) = feed::next_batch(&tx, room, cfg.min_sequence_len, ahead.wait())?;
         if batch.is_empty() {
             return Ok(false);
@@ -235,27 +239,28 @@ impl Run {
         let mut touched_workflows: BTreeMap<(String, i64), Vec<i64>> = BTreeMap::new();
         for (turn, prepared) in batch {
             let turn = &turn;
+            let Prepared { signature, calls, smoke, mined, main, typed, sequences, polling_runs } =
+                prepared;
             // A steering reply ("oui", "1", "CR") is part of the task before it, not a task.
-            let earlier = if !turn.is_sidechain && signature::short_reply(&turn.user_input) {
+            let earlier = if main.is_some_and(|(_, short)| short) {
                 walked.earlier(&tx, turn.id, MAX_STEERING_RUN)?
             } else {
                 Vec::new()
             };
-            let Prepared { signature, calls, smoke, mined, sequences, polling_runs } = prepared;
-            // A command typed for the agent to run (`gt enable`) asks for work, even as a reply.
-            let typed = mined.as_ref().is_some_and(|(_, own)| {
-                requests::command_key(&turn.user_input, &own.all_keys).is_some()
-            });
             let exchange = Exchange::of(&earlier);
-            let steering = if turn.is_sidechain {
-                walked.side(turn.id);
-                false
-            } else {
-                let seen = Seen::of(&turn.user_input, turn.summary.as_deref());
-                // A main-stream turn is mined unless it is a smoke test.
-                let lead = mined.as_ref().map_or(Lead::Ends, |(_, own)| Lead::of(own, typed));
-                walked.main(turn.id, seen, lead);
-                !typed && seen.steering(exchange.answers(0))
+            let steering = match main {
+                None => {
+                    walked.side(turn.id);
+                    false
+                }
+                Some((seen, _)) => {
+                    // A main-stream turn is mined unless it is a smoke test.
+                    let lead = mined.as_ref().map_or(Lead::Ends, |(_, own)| Lead::of(own, typed));
+                    walked.main(turn.id, seen, lead);
+                    // A command typed for the agent to run (`gt enable`) asks for work, even as
+                    // a reply.
+                    !typed && seen.steering(exchange.answers(0))
+                }
             };
             let signature = if steering { String::new() } else { signature };
             // Written with the batch: nothing in it reads a turn's mark or signature.
@@ -311,8 +316,14 @@ impl Run {
                     report.empty_signatures += 1;
                 } else {
                     let mut ctx = Ctx::new(&tx, recent, staging, &now, (&mut *drafts, &mut *stale));
-                    let id =
-                        observe_streak(&mut ctx, memo, cfg, (turn, &signature), joined, report)?;
+                    let id = observe_streak(
+                        &mut ctx,
+                        (memo, streaks),
+                        cfg,
+                        (turn, &signature),
+                        joined,
+                        report,
+                    )?;
                     touched.extend(id);
                 }
             }
@@ -349,6 +360,7 @@ impl Run {
         }
         ingest::mark_detected(&tx, &marks)?;
         workflows::write_counts(&tx, memo)?;
+        streaks.write(&tx, &now)?;
         let mut ctx = Ctx::new(&tx, recent, staging, &now, (&mut *drafts, &mut *stale));
         // Workflows first: a sequence row whose turns a proposed workflow holds stays evidence.
         let judge = workflows::Judge {
@@ -660,7 +672,7 @@ struct Fresh {
 /// candidate id.
 fn observe_streak(
     ctx: &mut Ctx,
-    memo: &mut memo::Memo,
+    (memo, streaks): (&mut memo::Memo, &mut streak::Buckets),
     cfg: &config::DetectConfig,
     (turn, signature): (&Turn, &str),
     workflow: Option<i64>,
@@ -675,12 +687,11 @@ fn observe_streak(
     };
     let step = streak::observe(
         ctx.conn,
-        &turn.agent_id,
-        signature,
+        streaks,
+        (&turn.agent_id, signature),
         turn.success,
         example,
         threshold,
-        ctx.now,
     )?;
     let examples = match step {
         streak::Step::Reset => {
