@@ -467,7 +467,7 @@ fn a_turn_another_pass_detected_is_not_walked_again() {
     assert_eq!(pending(&feed, 2), ids[..2]);
     // Another pass, on its own connection, detects the second turn.
     let other = skilldeck::store::Store::open(&tw.db()).unwrap();
-    skilldeck::ingest::mark_detected(other.conn(), &[(ids[1], String::new())]).unwrap();
+    skilldeck::ingest::mark_detected(other.conn(), &[ids[1]], &[]).unwrap();
     assert_eq!(pending(&feed, 10), [ids[0], ids[2]]);
     assert_eq!(feed.detect().turns_processed, 2, "a turn another pass detected is done");
     assert!(pending(&feed, 10).is_empty());
@@ -491,4 +491,35 @@ fn step_counts_kept_through_a_batch_are_all_written() {
     feed.turn("default", "d", "close the ticket", true, &[SHOW, CLOSE]);
     feed.detect();
     assert_eq!((turns(&feed, ""), turns(&feed, "mcp:mcp__tracker__close")), (4, 4));
+}
+
+/// Detection writes the signature it settles on where it differs from the one stored with the
+/// turn: a steering reply's is emptied, a turn stored before signatures gets one, and a task's
+/// stays as the parse stored it.
+#[test]
+fn detection_stores_only_the_signatures_it_changes() {
+    let tw = TestWorkspace::new();
+    let mut feed = Feed::new(&tw);
+    let task = feed.turn("default", "s1", "refactor the code", true, &[BASH]);
+    let reply = feed.turn("default", "s1", "continue until all are done", true, &[BASH]);
+    let older = feed.turn("default", "s2", "release the crate", true, &[BASH]);
+    let conn = feed.ws.store.conn();
+    let stored = |id: i64| -> Option<String> {
+        conn.query_row("SELECT signature FROM turns WHERE id = ?1", [id], |r| r.get(0)).unwrap()
+    };
+    assert_ne!(stored(reply).as_deref(), Some(""), "the parse signs every prompt");
+    let task_signature = stored(task);
+    conn.execute("UPDATE turns SET signature = NULL WHERE id = ?1", [older]).unwrap();
+    feed.detect();
+    let conn = feed.ws.store.conn();
+    let stored = |id: i64| -> Option<String> {
+        conn.query_row("SELECT signature FROM turns WHERE id = ?1", [id], |r| r.get(0)).unwrap()
+    };
+    assert_eq!(stored(task), task_signature);
+    assert_eq!(stored(reply).as_deref(), Some(""), "a steering reply is no task");
+    assert_eq!(
+        stored(older).as_deref(),
+        Some(skilldeck::text::signature::task_signature("release the crate").as_str())
+    );
+    assert_eq!(feed.count("SELECT count(*) FROM pending_turns"), 0);
 }

@@ -16,6 +16,8 @@ use crate::text::signature::{short_reply, task_signature};
 /// one, its calls as mining reads them and its own step sequence.
 pub(super) struct Prepared {
     pub signature: String,
+    /// The signature stored with the turn, as read.
+    pub stored: Option<String>,
     pub calls: Vec<Call>,
     pub smoke: bool,
     pub mined: Option<(Vec<mine::RawCall>, mine::TurnSeq)>,
@@ -198,8 +200,9 @@ fn prepare(
         .as_ref()
         .is_some_and(|(_, own)| requests::command_key(&turn.user_input, &own.all_keys).is_some());
     // Stored with the turn by the parse; a database from before that has none for it.
-    let signature = turn.signature.take().unwrap_or_else(|| task_signature(&turn.user_input));
+    let stored = turn.signature.take();
+    let signature = stored.clone().unwrap_or_else(|| task_signature(&turn.user_input));
     let prepared =
-        Prepared { signature, calls, smoke, mined, main, typed, sequences, polling_runs };
+        Prepared { signature, stored, calls, smoke, mined, main, typed, sequences, polling_runs };
     Ok((turn, prepared))
 }

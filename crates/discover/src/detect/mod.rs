@@ -231,7 +231,9 @@ impl Run {
         let ids: Vec<i64> = batch.iter().map(|(t, _)| t.id).collect();
         let next = room_after(report.turns_processed as usize + batch.len());
         ahead.start(&ids, batch.len() == room, next, cfg.min_sequence_len);
-        let mut marks: Vec<(i64, String)> = Vec::with_capacity(batch.len());
+        let mut consumed: Vec<i64> = Vec::with_capacity(batch.len());
+        // The signatures to write: those that differ from the one stored with the turn.
+        let mut signed: Vec<(i64, String)> = Vec::new();
         // Sequences seen in a new session in this batch, in first-seen order, with those sessions.
         let mut fresh: Vec<((String, String), Fresh)> = Vec::new();
         let mut fresh_at: HashMap<(String, String), usize> = HashMap::new();
@@ -239,8 +241,17 @@ impl Run {
         let mut touched_workflows: BTreeMap<(String, i64), Vec<i64>> = BTreeMap::new();
         for (turn, prepared) in batch {
             let turn = &turn;
-            let Prepared { signature, calls, smoke, mined, main, typed, sequences, polling_runs } =
-                prepared;
+            let Prepared {
+                signature,
+                stored,
+                calls,
+                smoke,
+                mined,
+                main,
+                typed,
+                sequences,
+                polling_runs,
+            } = prepared;
             // A steering reply ("oui", "1", "CR") is part of the task before it, not a task.
             let earlier = if main.is_some_and(|(_, short)| short) {
                 walked.earlier(&tx, turn.id, MAX_STEERING_RUN)?
@@ -264,7 +275,10 @@ impl Run {
             };
             let signature = if steering { String::new() } else { signature };
             // Written with the batch: nothing in it reads a turn's mark or signature.
-            marks.push((turn.id, signature.clone()));
+            consumed.push(turn.id);
+            if stored.as_deref() != Some(signature.as_str()) {
+                signed.push((turn.id, signature.clone()));
+            }
             report.turns_processed += 1;
             let mut joined: Option<i64> = None;
             if let Some((raw, own)) = mined {
@@ -358,7 +372,7 @@ impl Run {
                 }
             }
         }
-        ingest::mark_detected(&tx, &marks)?;
+        ingest::mark_detected(&tx, &consumed, &signed)?;
         workflows::write_counts(&tx, memo)?;
         streaks.write(&tx, &now)?;
         let mut ctx = Ctx::new(&tx, recent, staging, &now, (&mut *drafts, &mut *stale));

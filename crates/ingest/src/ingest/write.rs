@@ -601,13 +601,15 @@ pub fn sessions_asking_as(conn: &Connection, turn_id: i64, cap: usize) -> Result
     Ok(Some(n as usize))
 }
 
-/// Marks turns consumed by detection, each with its task signature (`""` when empty): they
-/// leave the queue, and a signature is written only where it differs from the one stored with
-/// the turn (a steering reply's is emptied), so marking does not rewrite every turn's row. One
-/// statement per few hundred turns rather than one per turn.
-pub fn mark_detected(conn: &Connection, marks: &[(i64, String)]) -> Result<()> {
+/// Marks turns `ids` consumed by detection: they leave the queue. `signatures` holds the task
+/// signature detection settled on (`""` when empty) for each turn whose stored one may differ (a
+/// steering reply's is emptied; a turn stored before signatures has none): a row is rewritten
+/// only where it does differ. Detection passes only those turns, since reading a turn's stored
+/// signature walks past its prompt, and marking is one statement per few hundred turns rather
+/// than one per turn.
+pub fn mark_detected(conn: &Connection, ids: &[i64], signatures: &[(i64, String)]) -> Result<()> {
     const CHUNK: usize = 400;
-    for chunk in marks.chunks(CHUNK) {
+    for chunk in signatures.chunks(CHUNK) {
         let values = vec!["(?, ?)"; chunk.len()].join(", ");
         let sign = format!(
             "UPDATE turns SET signature = v.column2 FROM (VALUES {values}) AS v
@@ -617,11 +619,10 @@ pub fn mark_detected(conn: &Connection, marks: &[(i64, String)]) -> Result<()> {
             chunk.iter().flat_map(|(id, sig)| [id as &dyn rusqlite::ToSql, sig]).collect();
         conn.prepare_cached(&sign)?.execute(params.as_slice())?;
     }
-    let ids: Vec<i64> = marks.iter().map(|(id, _)| *id).collect();
     conn.prepare_cached(
         "DELETE FROM pending_turns WHERE turn_id IN (SELECT value FROM json_each(?1))",
     )?
-    .execute([serde_json::to_string(&ids)?])?;
+    .execute([serde_json::to_string(ids)?])?;
     Ok(())
 }
 
@@ -1004,7 +1005,8 @@ mod tests {
         .expect("rows");
         assert_eq!(pending_turn_ids(conn, 10).expect("ids"), [1, 2]);
         let changes = conn.total_changes();
-        mark_detected(conn, &[(1, "build fix".into()), (2, String::new())]).expect("mark");
+        let signatures = [(1, "build fix".to_string()), (2, String::new())];
+        mark_detected(conn, &[1, 2], &signatures).expect("mark");
         // One signature rewritten (the steering reply's), two turns out of the queue.
         assert_eq!(conn.total_changes() - changes, 3);
         assert!(pending_turn_ids(conn, 10).expect("ids").is_empty());
