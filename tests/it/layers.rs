@@ -484,6 +484,7 @@ const RAW_WRITES: &[(&str, usize, &str)] = &[
     ("console_agree.rs", 1, "another process holds the write lock"),
     ("console_db_locked.rs", 1, "another process holds the write lock"),
     ("console_tmux.rs", 1, "another process holds the write lock"),
+    ("detect.rs", 1, "a turn stored before signatures existed"),
     ("ingest_incremental.rs", 1, "a past run's stored file stamp"),
     ("layers.rs", 3, "this reader's own samples"),
     ("packages_run.rs", 1, "a stored module import refuses to write"),
