@@ -231,7 +231,6 @@ impl Run {
         let ids: Vec<i64> = batch.iter().map(|(t, _)| t.id).collect();
         let next = room_after(report.turns_processed as usize + batch.len());
         ahead.start(&ids, batch.len() == room, next, cfg.min_sequence_len);
-        let mut consumed: Vec<i64> = Vec::with_capacity(batch.len());
         // The signatures to write: those that differ from the one stored with the turn.
         let mut signed: Vec<(i64, String)> = Vec::new();
         // Sequences seen in a new session in this batch, in first-seen order, with those sessions.
@@ -275,7 +274,6 @@ impl Run {
             };
             let signature = if steering { String::new() } else { signature };
             // Written with the batch: nothing in it reads a turn's mark or signature.
-            consumed.push(turn.id);
             if stored.as_deref() != Some(signature.as_str()) {
                 signed.push((turn.id, signature.clone()));
             }
@@ -372,7 +370,7 @@ impl Run {
                 }
             }
         }
-        ingest::mark_detected(&tx, &consumed, &signed)?;
+        ingest::mark_detected(&tx, &ids, &signed)?;
         workflows::write_counts(&tx, memo)?;
         streaks.write(&tx, &now)?;
         let mut ctx = Ctx::new(&tx, recent, staging, &now, (&mut *drafts, &mut *stale));

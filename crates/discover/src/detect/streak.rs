@@ -125,22 +125,22 @@ fn entry<'a>(
     agent: &str,
     signature: &str,
 ) -> Result<&'a mut Known> {
-    let key = (agent.to_string(), signature.to_string());
-    if let std::collections::hash_map::Entry::Vacant(slot) = known.entry(key.clone()) {
-        let row: Option<(i64, String)> = conn
-            .prepare_cached(
-                "SELECT count, examples FROM signature_streaks
-                 WHERE agent_id = ?1 AND signature = ?2",
-            )?
-            .query_row(params![agent, signature], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()?;
-        let bucket = match row {
-            Some((count, text)) => Some((count, serde_json::from_str::<Vec<Example>>(&text)?)),
-            None => None,
-        };
-        slot.insert(Known { stored: bucket.is_some(), bucket, ..Known::default() });
-    }
-    Ok(known.get_mut(&key).expect("just inserted"))
+    use std::collections::hash_map::Entry;
+    let slot = match known.entry((agent.to_string(), signature.to_string())) {
+        Entry::Occupied(kept) => return Ok(kept.into_mut()),
+        Entry::Vacant(slot) => slot,
+    };
+    let row: Option<(i64, String)> = conn
+        .prepare_cached(
+            "SELECT count, examples FROM signature_streaks WHERE agent_id = ?1 AND signature = ?2",
+        )?
+        .query_row(params![agent, signature], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    let bucket = match row {
+        Some((count, text)) => Some((count, serde_json::from_str::<Vec<Example>>(&text)?)),
+        None => None,
+    };
+    Ok(slot.insert(Known { stored: bucket.is_some(), bucket, ..Known::default() }))
 }
 
 impl Known {
