@@ -518,24 +518,11 @@ fn lesson_rows(ws: &skilldeck::workspace::Workspace) -> Vec<String> {
     out
 }
 
-/// How a pass reads many sessions for lessons.
-#[derive(Clone, Copy, PartialEq)]
-enum LessonsRead {
-    /// The pass's plan: read beside detection, on a connection of their own.
-    Beside,
-    /// Read beside detection, but another connection commits before lessons store: read again
-    /// under the write lock, on two threads.
-    BesideThenAnotherCommit,
-    /// One session at a time after detection.
-    OneAtATime,
-}
-
-/// Many sessions are read for lessons beside detection, or on two threads after it, and stored
-/// in their order: what that stores is what reading them one session at a time stores. A read
-/// beside detection is dropped when another connection committed since it began.
+/// Many sessions are read for lessons on two threads and stored in their order: what that
+/// stores is what reading them one session at a time stores.
 #[test]
-fn lessons_read_beside_detection_or_on_two_threads_store_what_one_session_at_a_time_stores() {
-    let run = |how: LessonsRead| {
+fn lessons_read_on_two_threads_store_what_one_session_at_a_time_stores() {
+    let run = |one_at_a_time: bool| {
         let tw = TestWorkspace::new();
         let dir = tw.root().join("sessions");
         let mut paths = Vec::new();
@@ -554,40 +541,22 @@ fn lessons_read_beside_detection_or_on_two_threads_store_what_one_session_at_a_t
         let config = skilldeck::config::Config::load(&tw.config()).expect("config");
         let mut ws = crate::support::library_workspace(config, tw.root());
         skilldeck::ingest::run_as(&mut ws, &paths, "default", &mut |_| {}).expect("ingest");
-        let sessions = skilldeck::ingest::pending_session_ids(ws.store.conn()).unwrap();
-        assert_eq!(sessions.len(), 24);
-        match how {
-            LessonsRead::Beside => {
-                let after = skilldeck::pipeline::after_ingest(&mut ws).expect("pass");
-                assert_eq!(after.lessons.sessions_read, 24);
-                assert!(after.lessons.read_beside_detection, "{:?}", after.lessons);
+        if one_at_a_time {
+            let sessions = skilldeck::ingest::pending_session_ids(ws.store.conn()).unwrap();
+            assert_eq!(sessions.len(), 24);
+            skilldeck::detect::run_limited(&mut ws, None).expect("detect");
+            for sid in sessions {
+                skilldeck::lessons::after_detect(&mut ws, &[sid]).expect("lessons");
             }
-            LessonsRead::BesideThenAnotherCommit => {
-                let beside = skilldeck::lessons::read_beside(&ws, &sessions).expect("read");
-                assert!(beside.is_some(), "a database file and 24 sessions are read beside");
-                skilldeck::detect::run_limited(&mut ws, None).expect("detect");
-                let other = skilldeck::store::Store::open(ws.store.path().unwrap()).unwrap();
-                other.meta_set("another.pass", "1").expect("another connection commits");
-                let report = skilldeck::lessons::after_detect_with(&mut ws, &sessions, beside)
-                    .expect("lessons");
-                assert_eq!(report.sessions_read, 24);
-                assert!(!report.read_beside_detection, "{report:?}");
-            }
-            LessonsRead::OneAtATime => {
-                skilldeck::detect::run_limited(&mut ws, None).expect("detect");
-                for sid in sessions {
-                    let report = skilldeck::lessons::after_detect(&mut ws, &[sid]).unwrap();
-                    assert!(!report.read_beside_detection);
-                }
-            }
+        } else {
+            let after = skilldeck::pipeline::after_ingest(&mut ws).expect("pass");
+            assert_eq!(after.lessons.sessions_read, 24);
         }
         (lesson_rows(&ws), tw)
     };
-    let (beside, _a) = run(LessonsRead::Beside);
-    let (again, _b) = run(LessonsRead::BesideThenAnotherCommit);
-    let (apart, _c) = run(LessonsRead::OneAtATime);
-    assert!(beside.iter().any(|r| r.contains("git push")), "a recurring fix: {beside:#?}");
-    assert!(beside.iter().any(|r| r.contains("uv run pytest")), "a correction: {beside:#?}");
-    assert_eq!(beside, apart);
-    assert_eq!(again, apart);
+    let (together, _a) = run(false);
+    let (apart, _b) = run(true);
+    assert!(together.iter().any(|r| r.contains("git push")), "a recurring fix: {together:#?}");
+    assert!(together.iter().any(|r| r.contains("uv run pytest")), "a correction: {together:#?}");
+    assert_eq!(together, apart);
 }

@@ -247,12 +247,9 @@ fn detect_and_learn(
     sessions: &[i64],
     line: &mut Timeline,
 ) -> Result<(detect::Detected, lessons::LessonsReport)> {
-    // A run over every pending turn consumes every complete one: lessons read beside it.
-    let beside = if limit.is_none() { lessons::read_beside(ws, sessions)? } else { None };
     let detected = detect::run_limited(ws, limit)?;
     line.done(Step::Detect);
-    let beside = beside.filter(|_| !detected.report.turns_left);
-    let lessons = lessons::after_detect_with(ws, sessions, beside)?;
+    let lessons = lessons::after_detect(ws, sessions)?;
     line.done(Step::Lessons);
     Ok((detected, lessons))
 }

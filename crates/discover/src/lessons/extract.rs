@@ -17,7 +17,6 @@ use super::{
 use crate::config::LessonsConfig;
 use crate::ingest::{self, SessionTurn, ToolCallRow};
 use crate::step;
-use crate::store;
 use crate::text::{hex, redact, signature};
 use crate::workspace::Workspace;
 
@@ -57,35 +56,16 @@ const SPLIT_FROM: usize = 16;
 /// Page cache of the second thread's connection, KiB: each session's turns are read once.
 const READER_CACHE_KIB: i64 = 256;
 
-pub fn run(
-    ws: &mut Workspace,
-    sessions: &[i64],
-    beside: Option<Beside>,
-    report: &mut LessonsReport,
-) -> Result<()> {
+pub fn run(ws: &mut Workspace, sessions: &[i64], report: &mut LessonsReport) -> Result<()> {
     let cfg = ws.config.lessons.clone();
-    let sessions = distinct(sessions);
-    let path = ws.store.path().map(std::path::Path::to_path_buf);
-    // The write lock is taken first: no other pass can store between the reads and the writes.
+    let mut unique = std::collections::HashSet::new();
+    let sessions: Vec<i64> = sessions.iter().copied().filter(|s| unique.insert(*s)).collect();
+    let reader = (sessions.len() >= SPLIT_FROM).then(|| ws.store.reader(READER_CACHE_KIB));
+    // The write lock is taken first: no other pass can store between the reads and the writes,
+    // and a second connection reads the same snapshot as this one.
     let tx = ws.store.conn_mut().transaction()?;
-    let early = match beside {
-        Some(beside) => beside.finish(&tx, &sessions)?,
-        None => None,
-    };
-    let read = match early {
-        Some(read) => {
-            report.read_beside_detection = true;
-            read
-        }
-        None => {
-            // A second connection reads the same snapshot as this one.
-            let reader = (sessions.len() >= SPLIT_FROM)
-                .then(|| store::reader(path.as_deref()?, READER_CACHE_KIB))
-                .flatten();
-            let live = measure::Live::load(&tx)?;
-            read_sessions(&tx, reader, &sessions, &cfg, &live, Detected::AsStored)?
-        }
-    };
+    let live = measure::Live::load(&tx)?;
+    let read = read_sessions(&tx, reader.flatten(), &sessions, &cfg, &live)?;
     let mut known = Known::default();
     for session in read {
         for found in session.found {
@@ -107,82 +87,6 @@ pub fn run(
     Ok(())
 }
 
-/// Each session once, in the order first given.
-fn distinct(sessions: &[i64]) -> Vec<i64> {
-    let mut unique = std::collections::HashSet::new();
-    sessions.iter().copied().filter(|s| unique.insert(*s)).collect()
-}
-
-/// Which of a session's turns lessons may read: those detection consumed.
-#[derive(Clone, Copy)]
-enum Detected {
-    /// As the database says now.
-    AsStored,
-    /// Every complete turn, as a detection run that consumes every pending turn leaves them.
-    OnceAllAre,
-}
-
-/// Lessons' reading of the sessions a detection run is about to consume, done on a read-only
-/// connection and a thread of their own while detection walks: detection's walk runs on one
-/// core, and reading the sessions after it was a step of its own. What lessons read of a turn
-/// (its prompt, its calls, whether one failed, the lessons' own rows) is what ingest and
-/// earlier passes wrote, never what detection writes, except whether the turn was consumed;
-/// a run that consumes every pending turn consumes every complete one, so the read counts
-/// complete turns as consumed. It is used only when no other connection committed since it
-/// started (`PRAGMA data_version`); otherwise the sessions are read again, under the write lock.
-pub struct Beside {
-    /// The database's version as the writer saw it before the read began.
-    version: i64,
-    sessions: Vec<i64>,
-    thread: Option<std::thread::JoinHandle<Result<Vec<SessionRead>>>>,
-}
-
-impl Beside {
-    /// Starts reading `sessions` beside a detection run that will consume every pending turn;
-    /// `None` for fewer sessions than a second thread is worth, a database in memory, or one core.
-    pub fn start(ws: &Workspace, sessions: &[i64]) -> Result<Option<Beside>> {
-        let sessions = distinct(sessions);
-        if sessions.len() < SPLIT_FROM {
-            return Ok(None);
-        }
-        let version = ws.store.data_version()?;
-        let Some(mut conn) = ws.store.reader(READER_CACHE_KIB) else { return Ok(None) };
-        let (cfg, list) = (ws.config.lessons.clone(), sessions.clone());
-        let read = move || -> Result<Vec<SessionRead>> {
-            // One snapshot for the live lessons and every session.
-            let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Deferred)?;
-            let live = measure::Live::load(&tx)?;
-            read_sessions(&tx, None, &list, &cfg, &live, Detected::OnceAllAre)
-        };
-        let thread = std::thread::Builder::new().name("lessons".into()).spawn(read).ok();
-        Ok(thread.map(|t| Beside { version, sessions, thread: Some(t) }))
-    }
-
-    /// What was read, when it still holds for `sessions` inside the write transaction `tx`:
-    /// the same sessions, and no other connection committed since the read began.
-    fn finish(mut self, tx: &Connection, sessions: &[i64]) -> Result<Option<Vec<SessionRead>>> {
-        let read = self.wait();
-        let now: i64 = tx.query_row("PRAGMA data_version", [], |r| r.get(0))?;
-        if now != self.version || sessions != self.sessions {
-            return Ok(None);
-        }
-        // A read that failed is done again on the writer, which reports its own error.
-        Ok(read.and_then(Result::ok))
-    }
-
-    fn wait(&mut self) -> Option<Result<Vec<SessionRead>>> {
-        let thread = self.thread.take()?;
-        Some(thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-    }
-}
-
-impl Drop for Beside {
-    /// A run that stopped early (detection failed) does not leave the read behind it.
-    fn drop(&mut self) {
-        let _ = self.wait();
-    }
-}
-
 /// Each of `sessions` read, in their order: on this connection alone, or shared with a second
 /// thread reading on `other` (the text work per turn was most of the step, on one core).
 fn read_sessions(
@@ -191,7 +95,6 @@ fn read_sessions(
     sessions: &[i64],
     cfg: &LessonsConfig,
     live: &measure::Live,
-    detected: Detected,
 ) -> Result<Vec<SessionRead>> {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let work = |conn: &Connection| -> Result<Vec<(usize, SessionRead)>> {
@@ -199,7 +102,7 @@ fn read_sessions(
         loop {
             let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let Some(&sid) = sessions.get(i) else { return Ok(out) };
-            out.push((i, read_session(conn, sid, cfg, live, detected)?));
+            out.push((i, read_session(conn, sid, cfg, live)?));
         }
     };
     let Some(other) = other else {
@@ -227,18 +130,13 @@ fn read_session(
     sid: i64,
     cfg: &LessonsConfig,
     live: &measure::Live,
-    detected: Detected,
 ) -> Result<SessionRead> {
     let mut read_out = SessionRead { id: sid, found: Vec::new(), last: None, turns_read: 0 };
     // A turn's calls are read only when something looks at them: a turn where a call failed
     // (fixes), both turns of a correction, and every turn while a live lesson is measured.
     let every = !live.is_empty();
     let cursor = db::progress(conn, sid)?;
-    let from = cursor.unwrap_or(0);
-    let mut turns = match detected {
-        Detected::AsStored => ingest::session_turns_without_calls(conn, sid, from)?,
-        Detected::OnceAllAre => ingest::session_turns_once_detected(conn, sid, from)?,
-    };
+    let mut turns = ingest::session_turns_without_calls(conn, sid, cursor.unwrap_or(0))?;
     let mut read = vec![false; turns.len()];
     let mut calls_of = |turns: &mut [SessionTurn], i: usize| -> Result<()> {
         if !std::mem::replace(&mut read[i], true) {

@@ -12,7 +12,6 @@ mod command;
 pub mod cues;
 pub mod db;
 mod extract;
-pub use extract::Beside;
 pub mod guard;
 mod measure;
 pub mod playbook;
@@ -151,8 +150,6 @@ pub struct Lesson {
 /// What one extraction pass did.
 #[derive(Debug, Default, Clone, Serialize)]
 pub struct LessonsReport {
-    /// The sessions were read while detection ran (`read_beside`).
-    pub read_beside_detection: bool,
     pub sessions_read: usize,
     pub turns_read: usize,
     /// Lessons newly proposed for review.
@@ -173,22 +170,12 @@ pub struct LessonsReport {
 /// corrections and recurring fixes, measure live lessons on those turns, prune, and rewrite
 /// the playbook when the live set changed.
 pub fn after_detect(ws: &mut Workspace, sessions: &[i64]) -> Result<LessonsReport> {
-    after_detect_with(ws, sessions, None)
-}
-
-/// [`after_detect`] with the sessions' reading done beside detection (`read_beside`), used
-/// when it still holds.
-pub fn after_detect_with(
-    ws: &mut Workspace,
-    sessions: &[i64],
-    beside: Option<Beside>,
-) -> Result<LessonsReport> {
     let mut report = LessonsReport::default();
     if sessions.is_empty() {
         return Ok(report);
     }
     let before = playbook::live_stamp(ws.store.conn())?;
-    extract::run(ws, sessions, beside, &mut report)?;
+    extract::run(ws, sessions, &mut report)?;
     let cfg = ws.config.lessons.clone();
     report.pruned = retention::prune_low_utility(
         ws.store.conn_mut(),
@@ -202,12 +189,6 @@ pub fn after_detect_with(
         report.playbook_written = playbook::write_all(ws)?.changed();
     }
     Ok(report)
-}
-
-/// Starts reading `sessions` for lessons beside a detection run that will consume every pending
-/// turn, for [`after_detect_with`] (see [`Beside`]); `None` where it is not worth a thread.
-pub fn read_beside(ws: &Workspace, sessions: &[i64]) -> Result<Option<Beside>> {
-    Beside::start(ws, sessions)
 }
 
 /// Every lesson with the given statuses (all when empty), newest first, with utility.

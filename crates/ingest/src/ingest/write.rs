@@ -828,22 +828,14 @@ pub fn session_turns(conn: &Connection, session_id: i64, from_id: i64) -> Result
 }
 
 /// Whether a call of the turn failed is one seek in the index of failed calls.
-macro_rules! session_turns {
-    ($detected:expr) => {
-        concat!(
-            "SELECT t.id, t.agent_id, s.session_key, s.project, t.user_input, t.is_sidechain,
-                    COALESCE(t.started_at, t.ended_at), ",
-            $detected,
-            ", EXISTS (SELECT 1 FROM tool_calls c WHERE c.turn_id = t.id AND c.is_error)
-             FROM turns t JOIN sessions s ON s.id = t.session_id
-             WHERE t.session_id = ?1 AND t.id >= ?2 ORDER BY t.id"
-        )
-    };
-}
-const SESSION_TURNS: &str = session_turns!(detected!());
-/// The same, with every complete turn counted as detected: what a detection run that consumes
-/// every pending turn leaves.
-const SESSION_TURNS_ONCE_DETECTED: &str = session_turns!("t.complete = 1");
+const SESSION_TURNS: &str = concat!(
+    "SELECT t.id, t.agent_id, s.session_key, s.project, t.user_input, t.is_sidechain,
+            COALESCE(t.started_at, t.ended_at), ",
+    detected!(),
+    ", EXISTS (SELECT 1 FROM tool_calls c WHERE c.turn_id = t.id AND c.is_error)
+     FROM turns t JOIN sessions s ON s.id = t.session_id
+     WHERE t.session_id = ?1 AND t.id >= ?2 ORDER BY t.id"
+);
 
 /// A session's turns with id `from_id` or above, in id order, with whether a call failed but
 /// without the calls: for a reader that needs the calls of a few turns only (`tool_calls`).
@@ -852,26 +844,7 @@ pub fn session_turns_without_calls(
     session_id: i64,
     from_id: i64,
 ) -> Result<Vec<SessionTurn>> {
-    read_session_turns(conn, SESSION_TURNS, session_id, from_id)
-}
-
-/// [`session_turns_without_calls`] as it will read once detection has consumed every pending
-/// turn: each complete turn counts as detected. For a reader that works beside such a run.
-pub fn session_turns_once_detected(
-    conn: &Connection,
-    session_id: i64,
-    from_id: i64,
-) -> Result<Vec<SessionTurn>> {
-    read_session_turns(conn, SESSION_TURNS_ONCE_DETECTED, session_id, from_id)
-}
-
-fn read_session_turns(
-    conn: &Connection,
-    sql: &str,
-    session_id: i64,
-    from_id: i64,
-) -> Result<Vec<SessionTurn>> {
-    let mut stmt = conn.prepare_cached(sql)?;
+    let mut stmt = conn.prepare_cached(SESSION_TURNS)?;
     let rows = stmt.query_map(params![session_id, from_id], |r| {
         Ok(SessionTurn {
             id: r.get(0)?,
@@ -1011,11 +984,9 @@ mod tests {
     #[test]
     fn a_failed_call_is_found_through_its_own_index() {
         let store = Store::open_in_memory().expect("store");
-        for sql in [SESSION_TURNS, SESSION_TURNS_ONCE_DETECTED] {
-            let turns = plan(store.conn(), sql);
-            assert!(turns.contains("USING INDEX tool_calls_failed"), "{turns}");
-            assert!(!turns.contains("tool_calls_turn_order"), "{turns}");
-        }
+        let turns = plan(store.conn(), SESSION_TURNS);
+        assert!(turns.contains("USING INDEX tool_calls_failed"), "{turns}");
+        assert!(!turns.contains("tool_calls_turn_order"), "{turns}");
     }
 
     /// A turn is stored with its signature and queued when complete; marking it takes it out of
