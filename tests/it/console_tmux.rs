@@ -13,6 +13,31 @@ pub(crate) fn tmux(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Runs `command` in a new detached tmux session named `name`, `width`×`height`. tmux's server
+/// exits when its last session ends: a session started as another test's last one is killed can
+/// reach that server as it goes and fail to start, so a start that failed is tried again.
+pub(crate) fn start_session(name: &str, width: u16, height: u16, command: &str) -> Session {
+    let (w, h) = (width.to_string(), height.to_string());
+    let mut said = String::new();
+    for _ in 0..5 {
+        let out = Command::new("tmux")
+            .args(["new-session", "-d", "-s", name, "-x", &w, "-y", &h, command])
+            .output()
+            .expect("start tmux");
+        let started = out.status.success()
+            || Command::new("tmux")
+                .args(["has-session", "-t", name])
+                .status()
+                .is_ok_and(|s| s.success());
+        if started {
+            return Session(name.to_string());
+        }
+        said = String::from_utf8_lossy(&out.stderr).into_owned();
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    panic!("tmux could not start session {name}: {said}");
+}
+
 pub(crate) fn tmux_available() -> bool {
     Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success())
 }
@@ -79,12 +104,7 @@ fn console_in_tmux_promotes_by_keypress() {
         root.join("skills").display(),
         root.join("config.toml").display(),
     );
-    let status = Command::new("tmux")
-        .args(["new-session", "-d", "-s", &name, "-x", "100", "-y", "30", &command])
-        .status()
-        .expect("start tmux");
-    assert!(status.success());
-    let session = Session(name);
+    let session = start_session(&name, 100, 30, &command);
 
     wait_for_pane(&session.0, "summarize-pr");
     // The start-up pass (ingest, detect, sweep) must finish before the person's keys queue up.
@@ -167,12 +187,7 @@ fn e_hands_the_terminal_to_the_editor_and_takes_it_back() {
         root.join("skills").display(),
         root.join("config.toml").display(),
     );
-    let status = Command::new("tmux")
-        .args(["new-session", "-d", "-s", &name, "-x", "100", "-y", "30", &command])
-        .status()
-        .expect("start tmux");
-    assert!(status.success());
-    let session = Session(name);
+    let session = start_session(&name, 100, 30, &command);
     wait_for_pane(&session.0, "summarize-pr");
     wait_for_pane(&session.0, "Review queue (3)");
     tmux(&["send-keys", "-t", &session.0, "e"]);
@@ -220,12 +235,7 @@ fn a_locked_database_at_start_is_said_at_once_and_the_console_opens_once_it_is_f
         root.join("skills").display(),
         root.join("config.toml").display(),
     );
-    let status = Command::new("tmux")
-        .args(["new-session", "-d", "-s", &name, "-x", "120", "-y", "30", &command])
-        .status()
-        .expect("start tmux");
-    assert!(status.success());
-    let session = Session(name);
+    let session = start_session(&name, 120, 30, &command);
     let started = Instant::now();
     let screen = wait_for_pane(&session.0, "is locked by another process");
     assert!(started.elapsed() < Duration::from_secs(5), "said late:\n{screen}");

@@ -143,7 +143,7 @@ fn an_effect_side_never_measured_reads_no_data_not_zero() {
 
 /// The demo's console in tmux at `width`×`height`, on the Review queue once it is drawn.
 fn demo_console(d: &Demo, width: u16, height: u16) -> Option<crate::console_tmux::Session> {
-    use crate::console_tmux::{Session, tmux_available, wait_for_pane};
+    use crate::console_tmux::{start_session, tmux_available, wait_for_pane};
     if !tmux_available() {
         assert!(std::env::var_os("CI").is_none(), "tmux is required in CI (.ci/run installs it)");
         crate::support::skip("tmux is not installed");
@@ -158,13 +158,7 @@ fn demo_console(d: &Demo, width: u16, height: u16) -> Option<crate::console_tmux
         d.dir.join("skills").display(),
         d.dir.join("config.toml").display(),
     );
-    let (w, h) = (width.to_string(), height.to_string());
-    let status = Command::new("tmux")
-        .args(["new-session", "-d", "-s", &name, "-x", &w, "-y", &h, &command])
-        .status()
-        .expect("start tmux");
-    assert!(status.success());
-    let session = Session(name);
+    let session = start_session(&name, width, height, &command);
     wait_for_pane(&session.0, "Review queue");
     Some(session)
 }
