@@ -543,7 +543,12 @@ fn the_raw_write_reader_sees_every_spelling() {
 /// each, and why. Every other wait blocks on a signal: the console's "drawn" frames
 /// (`Live::wait_for`, `Live::wait_drawn`), the engine's updates or its judged file events.
 const SLEEPS: &[(&str, usize, &str)] = &[
-    ("console_tmux.rs", 3, "drives a real terminal in tmux: only capture-pane shows the screen"),
+    (
+        "console_tmux.rs",
+        4,
+        "drives a real terminal in tmux: only capture-pane shows the screen; a session start \
+         that met tmux's server exiting is tried again after a pause",
+    ),
     ("team.rs", 2, "a frozen server's thread holds its sockets; a CLI push polls its outbox"),
 ];
 
