@@ -2,18 +2,22 @@
 //! what it just wrote: each workflow's latest members, which its core is computed from before
 //! it is judged (a workflow that gains a session gets its core again, and reading its latest
 //! members' steps back as JSON for every session added was a large share of detection on a long
-//! first run), and the ask its first sessions share. A member added goes into the kept members
-//! in the order the database would return them, and drops the kept ask when it is one of the
-//! first members; a workflow whose members leave or move is read again. The step counts of the
-//! turns walked wait here too, and are written once a batch; and which turns may be members of
-//! a workflow at all (the highest member turn when first asked, and the turns placed since).
+//! first run), and the ask its first sessions share. Members are kept as numbers (their session
+//! and their steps' keys), which the core is tallied over without hashing a string. A member
+//! added goes into the kept members in the order the database would return them, and drops the
+//! kept ask when it is one of the first members; a task's members taken back leave the kept ones
+//! (a full window is topped up from the members before it); a workflow whose members move is
+//! read again. The step counts of the turns walked wait here too, and are written once a batch;
+//! the counts the table holds are read once each; and which turns may be members of a workflow
+//! at all (the highest member turn when first asked, and the turns placed since). When another
+//! connection committed between batches, everything read is read again.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use anyhow::Result;
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
-use super::mine::{Member, TurnSeq};
+use super::mine::{CHANGE_STEP, Obs, TurnSeq, consensus_numbered};
 
 /// Members of a workflow read for its core, latest first.
 pub const CORE_MEMBERS: usize = 60;
@@ -27,6 +31,9 @@ const ASK_MEMBERS: usize = 8;
 #[derive(Default)]
 pub struct Memo {
     latest: HashMap<i64, Latest>,
+    /// The step keys and session keys of the kept members, numbered.
+    keys: Numbers,
+    sessions: Numbers,
     asks: HashMap<i64, Ask>,
     /// The keys of requests read lately, by the request's text: a task's later turns and an ask
     /// repeated read the same request again.
@@ -34,6 +41,11 @@ pub struct Memo {
     /// Step counts (document frequencies) of the turns walked since they were last written, by
     /// agent and step key: written once a batch rather than once for each turn.
     uncounted: BTreeMap<String, BTreeMap<String, u64>>,
+    /// Step counts as the table holds them, by agent and step key, read once each: a turn's
+    /// lookup weighs each of its steps by its count, and the same few hundred keys recur in every
+    /// turn. Kept in step with what [`Memo::counted`] says was written.
+    stored: HashMap<String, HashMap<String, u64>>,
+    stored_len: usize,
     /// Which turns may be members of a workflow: none above the highest one that was when this
     /// was first asked, but those added since. A task's head placed nowhere (most are) has
     /// nothing to take back, and asking the database said so once per task.
@@ -48,17 +60,44 @@ struct Placed {
 /// Requests whose keys are kept (all are dropped when the count is reached).
 const REQUESTS_KEPT: usize = 1024;
 
+/// Stored step counts kept (all are dropped when the count is reached).
+const COUNTS_KEPT: usize = 16_384;
+
 struct Ask {
     shared: Option<BTreeSet<String>>,
     read: usize,
     last: (i64, i64),
 }
 
+/// Each member's session and steps' keys, by number.
 #[derive(Default)]
 struct Latest {
     at: Vec<(i64, i64)>,
-    members: Vec<Member>,
+    members: Vec<(u32, Vec<u32>)>,
 }
+
+/// Numbers for strings: the same string, the same number, for as long as they are kept.
+#[derive(Default)]
+struct Numbers {
+    of: HashMap<String, u32>,
+    names: Vec<String>,
+}
+
+impl Numbers {
+    fn number(&mut self, name: &str) -> u32 {
+        if let Some(&n) = self.of.get(name) {
+            return n;
+        }
+        let n = self.names.len() as u32;
+        self.of.insert(name.to_string(), n);
+        self.names.push(name.to_string());
+        n
+    }
+}
+
+/// Step keys and session keys numbered before the kept members are dropped and read again
+/// (a long history's distinct file paths would otherwise only grow).
+const NUMBERED: usize = 1 << 16;
 
 impl Memo {
     /// The keys of `request` (`requests::keys`), computed once while it is kept.
@@ -100,28 +139,105 @@ impl Memo {
         std::mem::take(&mut self.uncounted)
     }
 
-    /// Workflow `id`'s latest members, read from the database the first time.
-    pub fn members(&mut self, conn: &Connection, id: i64) -> Result<&[Member]> {
-        let latest = match self.latest.entry(id) {
-            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => e.insert(read(conn, id)?),
-        };
-        Ok(&latest.members)
+    /// `n` more turns of `agent` holding `key` were written to the table.
+    pub fn counted(&mut self, agent: &str, key: &str, n: u64) {
+        if let Some(stored) = self.stored.get_mut(agent).and_then(|s| s.get_mut(key)) {
+            *stored += n;
+        }
     }
 
-    /// A member stored for workflow `id` at (`turn_id`, `iteration`).
-    pub fn added(&mut self, id: i64, turn_id: i64, iteration: i64, member: Member) {
+    /// The turns of `agent` whose steps hold `key`: those the table holds and those counted
+    /// since it was last written.
+    pub fn df(&mut self, conn: &Connection, agent: &str, key: &str) -> Result<u64> {
+        Ok(self.stored_df(conn, agent, key)? + self.uncounted(agent, key))
+    }
+
+    fn stored_df(&mut self, conn: &Connection, agent: &str, key: &str) -> Result<u64> {
+        if let Some(n) = self.stored.get(agent).and_then(|s| s.get(key)) {
+            return Ok(*n);
+        }
+        let n = conn
+            .prepare_cached("SELECT turns FROM workflow_step_df WHERE agent_id = ?1 AND step = ?2")?
+            .query_row(params![agent, key], |r| r.get::<_, i64>(0))
+            .optional()?
+            .unwrap_or(0) as u64;
+        if self.stored_len >= COUNTS_KEPT {
+            self.stored.clear();
+            self.stored_len = 0;
+        }
+        let counts = match self.stored.get_mut(agent) {
+            Some(counts) => counts,
+            None => self.stored.entry(agent.to_string()).or_default(),
+        };
+        counts.insert(key.to_string(), n);
+        self.stored_len += 1;
+        Ok(n)
+    }
+
+    /// Another connection committed since the last batch: what was read may have changed, so
+    /// all of it is read again (the counts not written yet are this run's own and stay).
+    pub fn changed_elsewhere(&mut self) {
+        self.latest.clear();
+        self.keys = Numbers::default();
+        self.sessions = Numbers::default();
+        self.asks.clear();
+        self.stored.clear();
+        self.stored_len = 0;
+        self.placed = None;
+    }
+
+    /// Workflow `id`'s core: the steps at least two sessions of its latest members share, without
+    /// the change marker (`mine::consensus_keys`). Its members are read from the database the
+    /// first time.
+    pub fn core(&mut self, conn: &Connection, id: i64) -> Result<Vec<String>> {
+        if !self.latest.contains_key(&id) {
+            self.keep_numbers_bounded();
+            let latest = read(conn, id, (&mut self.keys, &mut self.sessions))?;
+            self.latest.insert(id, latest);
+        }
+        let latest = &self.latest[&id];
+        let members: Vec<(u32, &[u32])> =
+            latest.members.iter().map(|(session, keys)| (*session, keys.as_slice())).collect();
+        Ok(consensus_numbered(&members, &self.keys.names, 2, 1)
+            .into_iter()
+            .filter(|k| *k != CHANGE_STEP)
+            .map(str::to_string)
+            .collect())
+    }
+
+    /// Drops the kept members and their numbers once too many strings are numbered.
+    fn keep_numbers_bounded(&mut self) {
+        if self.keys.names.len() + self.sessions.names.len() >= NUMBERED {
+            self.latest.clear();
+            self.keys = Numbers::default();
+            self.sessions = Numbers::default();
+        }
+    }
+
+    /// A member stored for workflow `id` at (`turn_id`, `iteration`), from session `session_key`
+    /// with `steps`.
+    pub fn added(
+        &mut self,
+        id: i64,
+        (turn_id, iteration): (i64, i64),
+        session_key: &str,
+        steps: &[Obs],
+    ) {
         if self.asks.get(&id).is_some_and(|a| a.read < ASK_MEMBERS || (turn_id, iteration) < a.last)
         {
             self.asks.remove(&id);
         }
-        let Some(latest) = self.latest.get_mut(&id) else { return };
+        let Some(latest) = self.latest.get(&id) else { return };
         let at = latest.at.partition_point(|&k| k > (turn_id, iteration));
         if at >= CORE_MEMBERS {
             return;
         }
+        self.keep_numbers_bounded();
+        let session = self.sessions.number(session_key);
+        let keys: Vec<u32> = steps.iter().map(|o| self.keys.number(&o.0)).collect();
+        let Some(latest) = self.latest.get_mut(&id) else { return };
         latest.at.insert(at, (turn_id, iteration));
-        latest.members.insert(at, member);
+        latest.members.insert(at, (session, keys));
         latest.at.truncate(CORE_MEMBERS);
         latest.members.truncate(CORE_MEMBERS);
     }
@@ -147,6 +263,34 @@ impl Memo {
         if let Some(placed) = &mut self.placed {
             placed.since.insert(turn_id);
         }
+    }
+
+    /// Task `turn_id`'s members left workflow `id` (already deleted from the table). The kept
+    /// members lose theirs; a full window of members is filled again from the ones before it,
+    /// rather than read whole again (a task that grows is taken back and placed again, often
+    /// in the same workflow).
+    pub fn removed(&mut self, conn: &Connection, id: i64, turn_id: i64) -> Result<()> {
+        self.asks.remove(&id);
+        let Some(latest) = self.latest.get_mut(&id) else { return Ok(()) };
+        let full = latest.at.len() >= CORE_MEMBERS;
+        let before = latest.at.len();
+        let mut keep = latest.at.iter().map(|k| k.0 != turn_id);
+        latest.members.retain(|_| keep.next().unwrap_or(true));
+        latest.at.retain(|k| k.0 != turn_id);
+        let gone = before - latest.at.len();
+        if !full || gone == 0 {
+            return Ok(());
+        }
+        let Some(&oldest) = latest.at.last() else {
+            self.latest.remove(&id);
+            return Ok(());
+        };
+        self.keep_numbers_bounded();
+        let Some(latest) = self.latest.get_mut(&id) else { return Ok(()) };
+        let older = read_rows(conn, id, Some(oldest), gone, (&mut self.keys, &mut self.sessions))?;
+        latest.at.extend(older.at);
+        latest.members.extend(older.members);
+        Ok(())
     }
 
     /// Workflow `id`'s members changed otherwise (removed, moved, or the id is new): read again.
@@ -191,13 +335,27 @@ impl Memo {
     }
 }
 
-fn read(conn: &Connection, id: i64) -> Result<Latest> {
+fn read(conn: &Connection, id: i64, numbers: (&mut Numbers, &mut Numbers)) -> Result<Latest> {
+    read_rows(conn, id, None, CORE_MEMBERS, numbers)
+}
+
+/// Workflow `id`'s latest `limit` members before (`turn_id`, `iteration`) `below` (all when
+/// `None`), latest first.
+fn read_rows(
+    conn: &Connection,
+    id: i64,
+    below: Option<(i64, i64)>,
+    limit: usize,
+    (keys, sessions): (&mut Numbers, &mut Numbers),
+) -> Result<Latest> {
     let mut stmt = conn.prepare_cached(
         "SELECT turn_id, iteration, session_key, steps FROM workflow_members
-         WHERE workflow_id = ?1 ORDER BY turn_id DESC, iteration DESC LIMIT ?2",
+         WHERE workflow_id = ?1 AND (turn_id, iteration) < (?2, ?3)
+         ORDER BY turn_id DESC, iteration DESC LIMIT ?4",
     )?;
+    let (turn, iteration) = below.unwrap_or((i64::MAX, i64::MAX));
     let mut latest = Latest::default();
-    let rows = stmt.query_map(params![id, CORE_MEMBERS as i64], |r| {
+    let rows = stmt.query_map(params![id, turn, iteration, limit as i64], |r| {
         Ok((
             r.get::<_, i64>(0)?,
             r.get::<_, i64>(1)?,
@@ -207,8 +365,12 @@ fn read(conn: &Connection, id: i64) -> Result<Latest> {
     })?;
     for row in rows {
         let (turn_id, iteration, session_key, steps) = row?;
+        let steps: Vec<Obs> = serde_json::from_str(&steps)?;
         latest.at.push((turn_id, iteration));
-        latest.members.push(Member { session_key, steps: serde_json::from_str(&steps)? });
+        latest.members.push((
+            sessions.number(&session_key),
+            steps.iter().map(|o| keys.number(&o.0)).collect(),
+        ));
     }
     Ok(latest)
 }
@@ -243,5 +405,64 @@ mod tests {
         let mut fresh = Memo::default();
         fresh.placed(5);
         assert!(fresh.may_be_placed(conn, 5).unwrap());
+    }
+
+    /// The kept members after a task's members leave are what reading them afresh gives: a
+    /// full window is filled again from the members before it, a partial one only loses them.
+    #[test]
+    fn members_taken_back_leave_what_a_fresh_read_gives() {
+        let store = Store::open_in_memory().expect("store");
+        let conn = store.conn();
+        conn.execute(
+            "INSERT INTO workflows (id, agent_id, steps, members, sessions, updated_at)
+             VALUES (1, 'a', '[]', 0, 0, 'T'), (2, 'a', '[]', 0, 0, 'T')",
+            [],
+        )
+        .expect("workflows");
+        let mut add = conn
+            .prepare(
+                "INSERT INTO workflow_members (workflow_id, turn_id, iteration, session_key, steps,
+                                               request, success) VALUES (?1, ?2, ?3, ?4, ?5, 'r', 1)",
+            )
+            .expect("prepare");
+        let steps =
+            |turn: i64| format!(r#"[["sh:a",null],["sh:b{}",null],["sh:c",null]]"#, turn % 3);
+        // Workflow 1 holds more members than are kept; workflow 2 fewer. Turn 70 has two
+        // iterations in workflow 1.
+        for turn in 1..=(CORE_MEMBERS as i64 + 12) {
+            add.execute(params![1, turn, 0, format!("s{}", turn % 7), steps(turn)]).unwrap();
+        }
+        add.execute(params![1, 70, 1, "s0", steps(1)]).unwrap();
+        for turn in 1..=5 {
+            add.execute(params![2, turn, 0, format!("s{turn}"), steps(turn)]).unwrap();
+        }
+        let mut memo = Memo::default();
+        memo.core(conn, 1).unwrap();
+        memo.core(conn, 2).unwrap();
+        for (id, turn) in [(1, 70), (1, 71), (2, 3), (1, 5)] {
+            conn.execute(
+                "DELETE FROM workflow_members WHERE workflow_id = ?1 AND turn_id = ?2",
+                params![id, turn],
+            )
+            .unwrap();
+            memo.removed(conn, id, turn).unwrap();
+            let mut fresh = Memo::default();
+            assert_eq!(memo.core(conn, id).unwrap(), fresh.core(conn, id).unwrap());
+            let names = |m: &Memo| -> Vec<(i64, i64, String, Vec<String>)> {
+                let latest = &m.latest[&id];
+                latest
+                    .at
+                    .iter()
+                    .zip(&latest.members)
+                    .map(|(&(t, i), (s, keys))| {
+                        let keys = keys.iter().map(|k| m.keys.names[*k as usize].clone());
+                        (t, i, m.sessions.names[*s as usize].clone(), keys.collect())
+                    })
+                    .collect()
+            };
+            assert_eq!(names(&memo), names(&fresh), "after turn {turn} left workflow {id}");
+        }
+        assert_eq!(memo.latest[&1].at.len(), CORE_MEMBERS);
+        assert_eq!(memo.latest[&2].at.len(), 4);
     }
 }

@@ -342,56 +342,78 @@ pub fn consensus_keys(members: &[Member], min_sessions: usize, min_members: usiz
         .collect()
 }
 
+/// The keys of [`consensus_keys`], in its order, for members given by number: each member's
+/// session and its steps' keys, numbers into `names` (a workflow's core is tallied again
+/// whenever a session joins it, and hashing numbers is cheaper than hashing the keys). Counts
+/// and orders as [`consensus_keys`] does, so both give the same keys for the same members.
+pub fn consensus_numbered<'a>(
+    members: &[(u32, &[u32])],
+    names: &'a [String],
+    min_sessions: usize,
+    min_members: usize,
+) -> Vec<&'a str> {
+    let counts = count(members, |&(session, steps)| (session, steps), |&key| key, |_, _| {});
+    let mut out: Vec<(f64, &str)> = counts
+        .into_iter()
+        .filter(|c| c.sessions >= min_sessions.max(1) && c.members >= min_members)
+        .map(|c| (c.pos_sum / c.members as f64, names[c.key as usize].as_str()))
+        .collect();
+    out.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+    out.into_iter().map(|(_, key)| key).collect()
+}
+
 /// One step's count over the members (once per member).
-struct Tally<'a> {
+struct Count<K> {
+    key: K,
     /// Distinct sessions it was seen in.
     sessions: usize,
     pos_sum: f64,
     members: usize,
-    details: Vec<&'a str>,
     /// The last member counted, so a step repeated within one member counts once.
     last_member: usize,
 }
 
-/// Each step's tally (with its details when `details`), those `keep` accepts (by distinct
-/// sessions and members), ordered by their mean relative position, then by key.
+/// Each step's count over `members` (each member's session and steps given by `parts`, a step's
+/// key by `key`), in the order the steps were first seen; `counted(i, step)` is told each step
+/// counted for the `i`th count.
 ///
 /// A workflow's core is tallied again whenever a session joins it, over its latest members, and
-/// this was most of placing turns on a long history: each step key and each session key is
-/// hashed once per member here, the sessions a step was seen in are bits, and each step's
-/// positions are summed in the members' order (the mean, and so the order, is the same as
-/// summing them in any one fixed order would give for that order).
-fn tally<'a>(
-    members: &'a [Member],
-    details: bool,
-    keep: impl Fn(usize, usize) -> bool,
-) -> Vec<(&'a str, Tally<'a>)> {
+/// this was most of placing turns on a long history: each key and each session is hashed once
+/// per member here, the sessions a step was seen in are bits, and each step's positions are
+/// summed in the members' order (the mean, and so the order, is the same as summing them in any
+/// one fixed order would give for that order).
+fn count<'m, M, T: 'm, S: Copy + Eq + std::hash::Hash, K: Copy + Eq + std::hash::Hash>(
+    members: &'m [M],
+    parts: impl Fn(&'m M) -> (S, &'m [T]),
+    key: impl Fn(&'m T) -> K,
+    mut counted: impl FnMut(usize, &'m T),
+) -> Vec<Count<K>> {
     // Each member's session as a small number, the first member of each session first.
-    let mut session_no = foldhash::HashMap::<&str, usize>::default();
+    let mut session_no = foldhash::HashMap::<S, usize>::default();
     let sessions: Vec<usize> = members
         .iter()
         .map(|m| {
             let next = session_no.len();
-            *session_no.entry(m.session_key.as_str()).or_insert(next)
+            *session_no.entry(parts(m).0).or_insert(next)
         })
         .collect();
     let words = session_no.len().div_ceil(64).max(1);
-    let mut at = foldhash::HashMap::<&str, usize>::default();
-    let mut keys: Vec<&str> = Vec::new();
-    let mut acc: Vec<Tally> = Vec::new();
+    let mut at = foldhash::HashMap::<K, usize>::default();
+    let mut acc: Vec<Count<K>> = Vec::new();
     // The sessions each step was seen in, `words` bits a step.
     let mut seen_in: Vec<u64> = Vec::new();
     for (mi, m) in members.iter().enumerate() {
-        let n = m.steps.len().max(1) as f64;
+        let steps = parts(m).1;
+        let n = steps.len().max(1) as f64;
         let (word, bit) = (sessions[mi] / 64, 1u64 << (sessions[mi] % 64));
-        for (i, obs) in m.steps.iter().enumerate() {
-            let t = *at.entry(obs.0.as_str()).or_insert_with(|| {
-                keys.push(&obs.0);
-                acc.push(Tally {
+        for (i, step) in steps.iter().enumerate() {
+            let k = key(step);
+            let t = *at.entry(k).or_insert_with(|| {
+                acc.push(Count {
+                    key: k,
                     sessions: 0,
                     pos_sum: 0.0,
                     members: 0,
-                    details: Vec::new(),
                     last_member: usize::MAX,
                 });
                 seen_in.resize(seen_in.len() + words, 0);
@@ -409,16 +431,48 @@ fn tally<'a>(
             }
             a.pos_sum += (i as f64 + 0.5) / n;
             a.members += 1;
-            if let Some(d) = obs.1.as_deref().filter(|_| details) {
-                a.details.push(d);
-            }
+            counted(t, step);
         }
     }
-    let mut out: Vec<(f64, (&str, Tally))> = keys
+    acc
+}
+
+/// One step's tally: its count and, when asked for, its details.
+struct Tally<'a> {
+    sessions: usize,
+    members: usize,
+    details: Vec<&'a str>,
+}
+
+/// Each step's tally (with its details when `details`), those `keep` accepts (by distinct
+/// sessions and members), ordered by their mean relative position, then by key.
+fn tally<'a>(
+    members: &'a [Member],
+    details: bool,
+    keep: impl Fn(usize, usize) -> bool,
+) -> Vec<(&'a str, Tally<'a>)> {
+    let mut seen: Vec<Vec<&str>> = Vec::new();
+    let counts = count(
+        members,
+        |m| (m.session_key.as_str(), m.steps.as_slice()),
+        |o| o.0.as_str(),
+        |t, o| {
+            if t == seen.len() {
+                seen.push(Vec::new());
+            }
+            if let Some(d) = o.1.as_deref().filter(|_| details) {
+                seen[t].push(d);
+            }
+        },
+    );
+    let mut out: Vec<(f64, (&str, Tally))> = counts
         .into_iter()
-        .zip(acc)
-        .filter(|(_, a)| keep(a.sessions, a.members))
-        .map(|(key, a)| (a.pos_sum / a.members as f64, (key, a)))
+        .zip(seen)
+        .filter(|(c, _)| keep(c.sessions, c.members))
+        .map(|(c, details)| {
+            let tally = Tally { sessions: c.sessions, members: c.members, details };
+            (c.pos_sum / c.members as f64, (c.key, tally))
+        })
         .collect();
     out.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.0.cmp(b.1.0)));
     out.into_iter().map(|(_, s)| s).collect()
@@ -977,7 +1031,41 @@ mod tests {
                 assert_eq!(view(&got), view(&want), "round {round}");
                 let keys: Vec<String> = want.into_iter().map(|c| c.key).collect();
                 assert_eq!(consensus_keys(&members, min_sessions, min_members), keys);
+                assert_eq!(
+                    numbered(&members, |numbered, names| consensus_numbered(
+                        numbered,
+                        names,
+                        min_sessions,
+                        min_members
+                    )
+                    .into_iter()
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()),
+                    keys,
+                    "round {round}"
+                );
             }
         }
+    }
+
+    /// `members` given by number (keys numbered in an order of their own, not first seen), to
+    /// `f` with the names of the keys.
+    fn numbered<T>(members: &[Member], f: impl Fn(&[(u32, &[u32])], &[String]) -> T) -> T {
+        let mut names: Vec<String> =
+            members.iter().flat_map(|m| m.steps.iter().map(|o| o.0.clone())).collect();
+        names.sort();
+        names.dedup();
+        names.reverse();
+        let number = |key: &str| names.iter().position(|n| n == key).unwrap() as u32;
+        let sessions: Vec<String> = members.iter().map(|m| m.session_key.clone()).collect();
+        let steps: Vec<(u32, Vec<u32>)> = members
+            .iter()
+            .map(|m| {
+                let session = sessions.iter().rposition(|s| *s == m.session_key).unwrap() as u32;
+                (session, m.steps.iter().map(|o| number(&o.0)).collect())
+            })
+            .collect();
+        let view: Vec<(u32, &[u32])> = steps.iter().map(|(s, k)| (*s, k.as_slice())).collect();
+        f(&view, &names)
     }
 }

@@ -222,7 +222,9 @@ impl Run {
         let cfg = &*cfg;
         let now = now_rfc3339();
         let tx = conn.transaction()?;
-        streaks.check(&tx)?;
+        if streaks.check(&tx)? {
+            memo.changed_elsewhere();
+        }
         let (batch, was_ahead) = feed::next_batch(&tx, room, cfg.min_sequence_len, ahead.wait())?;
         if batch.is_empty() {
             return Ok(false);

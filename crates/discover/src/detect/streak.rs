@@ -63,15 +63,16 @@ struct Known {
 
 impl Buckets {
     /// Forgets what it keeps when another connection committed since the last check (another
-    /// pass may have changed the buckets). Call at the start of each batch's transaction, with
-    /// everything written.
-    pub fn check(&mut self, conn: &Connection) -> Result<()> {
+    /// pass may have changed the buckets); returns whether one did. Call at the start of each
+    /// batch's transaction, with everything written.
+    pub fn check(&mut self, conn: &Connection) -> Result<bool> {
         let version: i64 = conn.query_row("PRAGMA data_version", [], |r| r.get(0))?;
-        if self.version.is_some_and(|v| v != version) {
+        let changed = self.version.is_some_and(|v| v != version);
+        if changed {
             self.known.clear();
         }
         self.version = Some(version);
-        Ok(())
+        Ok(changed)
     }
 
     /// Writes every bucket changed since the last write: dropped rows first, then the rows kept

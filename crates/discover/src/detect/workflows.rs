@@ -90,6 +90,7 @@ pub fn write_counts(conn: &Connection, memo: &mut Memo) -> Result<()> {
     for (agent, counts) in memo.take_uncounted() {
         for (key, n) in counts {
             bump.execute(params![agent, key, n as i64])?;
+            memo.counted(&agent, &key, n);
         }
     }
     Ok(())
@@ -279,7 +280,7 @@ fn best_workflow(
     // The rarest distinct steps find the workflows worth aligning with.
     let mut distinct: Vec<(u64, &str)> = Vec::new();
     for k in keys.iter().collect::<BTreeSet<_>>() {
-        distinct.push((df(conn, agent, k)? + memo.uncounted(agent, k), k));
+        distinct.push((memo.df(conn, agent, k)?, k));
     }
     distinct.sort();
     let mut lookup = conn.prepare_cached(
@@ -400,7 +401,7 @@ fn unobserve(conn: &Connection, memo: &mut Memo, agent: &str, turn_id: i64) -> R
     }
     conn.prepare_cached("DELETE FROM workflow_members WHERE turn_id = ?1")?.execute([turn_id])?;
     for (id, n, session) in placed {
-        memo.forget(id);
+        memo.removed(conn, id, turn_id)?;
         let still_there: bool = conn
             .prepare_cached(
                 "SELECT EXISTS(SELECT 1 FROM workflow_members WHERE workflow_id = ?1 AND session_key = ?2)",
@@ -419,6 +420,7 @@ fn unobserve(conn: &Connection, memo: &mut Memo, agent: &str, turn_id: i64) -> R
         if members == 0 && !judged {
             unindex(conn, agent, id)?;
             conn.prepare_cached("DELETE FROM workflows WHERE id = ?1")?.execute([id])?;
+            memo.forget(id);
             gone.push(id);
         }
     }
@@ -482,22 +484,12 @@ fn add_member(
     )?
     .execute(params![id, added as i64, i64::from(new_session && added > 0), now])?;
     if added > 0 {
-        let member = Member { session_key: turn.session_key.to_string(), steps: steps.clone() };
-        memo.added(id, turn.id, iteration, member);
+        memo.added(id, (turn.id, iteration), turn.session_key, steps);
     }
     if new_session && added > 0 {
         update_core(conn, memo, id, similarity)?;
     }
     Ok(())
-}
-
-/// The steps at least two sessions of `members` share, without the change marker.
-fn core_of(members: &[Member]) -> Vec<String> {
-    mine::consensus_keys(members, 2, 1)
-        .into_iter()
-        .filter(|k| *k != mine::CHANGE_STEP)
-        .map(str::to_string)
-        .collect()
 }
 
 /// Moves workflow `from`'s members, index entries and candidate links into `into`, deletes
@@ -612,10 +604,10 @@ fn update_core(conn: &Connection, memo: &mut Memo, id: i64, similarity: f64) -> 
     if judged {
         return Ok(());
     }
-    let core = core_of(memo.members(conn, id)?);
+    let core = memo.core(conn, id)?;
     if store_core(conn, id, &core)? && absorb_fragments(conn, memo, id, &core, similarity)? {
         // The absorbed members may change the core; once, without looking for more.
-        store_core(conn, id, &core_of(memo.members(conn, id)?))?;
+        store_core(conn, id, &memo.core(conn, id)?)?;
     }
     Ok(())
 }
@@ -1152,8 +1144,16 @@ fn requests_of(rows: &[MemberRow]) -> Vec<String> {
     // The asks most sessions said first (ties in the order they were said).
     let mut order: Vec<&MemberRow> = rows.iter().collect();
     order.sort_by_key(|m| std::cmp::Reverse(sessions_of[m.request.trim()].len()));
+    // A request said again is judged once: what it gives is already taken or refused.
+    let mut judged: HashSet<&str> = HashSet::new();
     for m in order {
         let r = m.request.trim();
+        if requests.len() >= QUOTED {
+            break;
+        }
+        if !judged.insert(r) {
+            continue;
+        }
         if r.chars().count() > TEMPLATE_CHARS && sessions_of[r].len() >= 2 {
             continue;
         }
@@ -1165,7 +1165,7 @@ fn requests_of(rows: &[MemberRow]) -> Vec<String> {
         } else {
             r
         };
-        if !opaque && !r.is_empty() && requests.len() < 5 && !requests.iter().any(|x| x == r) {
+        if !opaque && !r.is_empty() && !requests.iter().any(|x| x == r) {
             requests.push(r.chars().take(400).collect());
         }
     }
@@ -1174,6 +1174,9 @@ fn requests_of(rows: &[MemberRow]) -> Vec<String> {
 
 /// Sessions whose titles a workflow's evidence reads.
 const TITLED: usize = 8;
+
+/// Requests a workflow's evidence quotes.
+const QUOTED: usize = 5;
 
 /// A prompt this long said word for word in two sessions is a template, not a request.
 const TEMPLATE_CHARS: usize = 160;
