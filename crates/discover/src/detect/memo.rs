@@ -30,6 +30,8 @@ const ASK_MEMBERS: usize = 8;
 /// sessions share, with how many members that was read from and the last one's place.
 #[derive(Default)]
 pub struct Memo {
+    /// `workflow_index` as read and written this run.
+    pub index: super::index::Index,
     latest: HashMap<i64, Latest>,
     /// The step keys and session keys of the kept members, numbered.
     keys: Numbers,
@@ -177,6 +179,7 @@ impl Memo {
     /// Another connection committed since the last batch: what was read may have changed, so
     /// all of it is read again (the counts not written yet are this run's own and stay).
     pub fn changed_elsewhere(&mut self) {
+        self.index.clear();
         self.latest.clear();
         self.keys = Numbers::default();
         self.sessions = Numbers::default();

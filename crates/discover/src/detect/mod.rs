@@ -7,6 +7,7 @@
 //! `draft::candidates`.
 
 mod feed;
+mod index;
 pub mod learn;
 mod loops;
 pub mod memo;

@@ -18,7 +18,7 @@ use crate::workflow::{FailureFix, RERUN_AS, Reason, Sighting, WorkflowEvidence, 
 
 /// Rarest steps of a turn used to look up workflows, and workflows read per step.
 const LOOKUP_STEPS: usize = 5;
-const LOOKUP_PER_STEP: i64 = 16;
+const LOOKUP_PER_STEP: usize = 16;
 /// Most recent members read to judge a workflow: a long loop's iterations fill the core's
 /// window within a few sessions.
 const JUDGED_MEMBERS: i64 = 240;
@@ -154,7 +154,7 @@ pub fn observe(
             asked.push(key);
         }
     }
-    let mut loop_workflow: Option<i64> = by_request(conn, turn.agent_id, &asked)?;
+    let mut loop_workflow: Option<i64> = by_request(conn, memo, turn.agent_id, &asked)?;
     let asked_for = loop_workflow.is_some();
     for (iteration, mut part) in parts.into_iter().enumerate() {
         part.steps.truncate(mine::MAX_STEPS);
@@ -181,7 +181,7 @@ pub fn observe(
                 match by_steps {
                     Some(id) => id,
                     None => {
-                        let id = start_workflow(conn, turn.agent_id, &keys, now)?;
+                        let id = start_workflow(conn, memo, turn.agent_id, &keys, now)?;
                         memo.forget(id);
                         id
                     }
@@ -193,7 +193,7 @@ pub fn observe(
         }
         add_member(conn, memo, id, turn, iteration as i64, &part, similarity, now)?;
         if !joined.contains(&id) {
-            index_requests(conn, turn.agent_id, id, &asked)?;
+            index_requests(conn, memo, turn.agent_id, id, &asked)?;
             joined.push(id);
         }
     }
@@ -210,20 +210,20 @@ pub fn observe(
 /// one of whose requests' keys this one holds all (a template typed once in full and once as
 /// its own sentence). A frame some templates share ("follow the activation instructions") is
 /// not enough: the sentence that says which agent or which milestone must match too.
-fn by_request(conn: &Connection, agent: &str, asked: &[String]) -> Result<Option<i64>> {
+fn by_request(
+    conn: &Connection,
+    memo: &mut Memo,
+    agent: &str,
+    asked: &[String],
+) -> Result<Option<i64>> {
     if asked.is_empty() {
         return Ok(None);
     }
-    let mut lookup = conn.prepare_cached(
-        "SELECT i.workflow_id FROM workflow_index i JOIN workflows w ON w.id = i.workflow_id
-         WHERE i.agent_id = ?1 AND i.step = ?2 ORDER BY i.workflow_id DESC LIMIT ?3",
-    )?;
     let mut hits: HashMap<i64, usize> = HashMap::new();
     // The first workflow found under a command typed as the ask.
     let mut typed: Option<i64> = None;
     for key in asked {
-        for id in lookup.query_map(params![agent, key, LOOKUP_PER_STEP], |r| r.get(0))? {
-            let id = id?;
+        for id in memo.index.latest_existing(conn, agent, key, LOOKUP_PER_STEP)? {
             *hits.entry(id).or_default() += 1;
             if typed.is_none() && super::requests::is_command_key(key) {
                 typed = Some(id);
@@ -252,12 +252,19 @@ fn by_request(conn: &Connection, agent: &str, asked: &[String]) -> Result<Option
 }
 
 /// Indexes a request's keys under workflow `id`, so later tasks asked the same way find it.
-fn index_requests(conn: &Connection, agent: &str, id: i64, asked: &[String]) -> Result<()> {
+fn index_requests(
+    conn: &Connection,
+    memo: &mut Memo,
+    agent: &str,
+    id: i64,
+    asked: &[String],
+) -> Result<()> {
     let mut index = conn.prepare_cached(
         "INSERT OR IGNORE INTO workflow_index (agent_id, step, workflow_id) VALUES (?1, ?2, ?3)",
     )?;
     for key in asked {
         index.execute(params![agent, key, id])?;
+        memo.index.inserted(agent, key, id);
     }
     Ok(())
 }
@@ -283,18 +290,11 @@ fn best_workflow(
         distinct.push((memo.df(conn, agent, k)?, k));
     }
     distinct.sort();
-    let mut lookup = conn.prepare_cached(
-        "SELECT workflow_id FROM workflow_index WHERE agent_id = ?1 AND step = ?2
-         ORDER BY workflow_id DESC LIMIT ?3",
-    )?;
     let mut found: BTreeSet<i64> = BTreeSet::new();
     // A step no other turn had finds nothing; skipping those keeps a workflow done inside a
     // turn with one-off extras findable through its own steps.
     for (_, k) in distinct.iter().filter(|(df, _)| recurring || *df > 1).take(LOOKUP_STEPS) {
-        let ids = lookup.query_map(params![agent, k, LOOKUP_PER_STEP], |r| r.get(0))?;
-        for id in ids {
-            found.insert(id?);
-        }
+        found.extend(memo.index.latest(conn, agent, k, LOOKUP_PER_STEP)?);
     }
     let mut aligned: Vec<(f64, i64)> = Vec::new();
     let mut read = conn.prepare_cached("SELECT steps, consensus FROM workflows WHERE id = ?1")?;
@@ -363,18 +363,26 @@ fn asked_apart(conn: &Connection, memo: &mut Memo, id: i64, asked: &[String]) ->
         .is_some_and(|theirs| !asked.iter().any(|k| theirs.contains(k))))
 }
 
-fn start_workflow(conn: &Connection, agent: &str, keys: &[&str], now: &str) -> Result<i64> {
+fn start_workflow(
+    conn: &Connection,
+    memo: &mut Memo,
+    agent: &str,
+    keys: &[&str],
+    now: &str,
+) -> Result<i64> {
     conn.prepare_cached(
         "INSERT INTO workflows (agent_id, steps, members, sessions, updated_at)
          VALUES (?1, ?2, 0, 0, ?3)",
     )?
     .execute(params![agent, serde_json::to_string(keys)?, now])?;
     let id = conn.last_insert_rowid();
+    memo.index.workflow(id, true);
     let mut index = conn.prepare_cached(
         "INSERT OR IGNORE INTO workflow_index (agent_id, step, workflow_id) VALUES (?1, ?2, ?3)",
     )?;
     for k in keys.iter().collect::<BTreeSet<_>>() {
         index.execute(params![agent, k, id])?;
+        memo.index.inserted(agent, k, id);
     }
     Ok(id)
 }
@@ -418,8 +426,9 @@ fn unobserve(conn: &Connection, memo: &mut Memo, agent: &str, turn_id: i64) -> R
             )?
             .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
         if members == 0 && !judged {
-            unindex(conn, agent, id)?;
+            unindex(conn, memo, agent, id)?;
             conn.prepare_cached("DELETE FROM workflows WHERE id = ?1")?.execute([id])?;
+            memo.index.workflow(id, false);
             memo.forget(id);
             gone.push(id);
         }
@@ -429,7 +438,7 @@ fn unobserve(conn: &Connection, memo: &mut Memo, agent: &str, turn_id: i64) -> R
 
 /// Removes workflow `id`'s index rows: its representative steps', one seek each (a delete by
 /// workflow id alone walked the whole index).
-fn unindex(conn: &Connection, agent: &str, id: i64) -> Result<()> {
+fn unindex(conn: &Connection, memo: &mut Memo, agent: &str, id: i64) -> Result<()> {
     let steps: String = conn
         .prepare_cached("SELECT steps FROM workflows WHERE id = ?1")?
         .query_row([id], |r| r.get(0))?;
@@ -438,6 +447,7 @@ fn unindex(conn: &Connection, agent: &str, id: i64) -> Result<()> {
     )?;
     for step in serde_json::from_str::<Vec<String>>(&steps)? {
         unindex.execute(params![agent, step, id])?;
+        memo.index.deleted(agent, &step, id);
     }
     Ok(())
 }
@@ -526,9 +536,11 @@ fn absorb(conn: &Connection, memo: &mut Memo, agent: &str, from: i64, into: i64)
     )?;
     for key in &asked {
         repoint.execute(params![agent, key, into, from])?;
+        memo.index.repointed(agent, key, from, into);
     }
-    unindex(conn, agent, from)?;
+    unindex(conn, memo, agent, from)?;
     conn.prepare_cached("DELETE FROM workflows WHERE id = ?1")?.execute([from])?;
+    memo.index.workflow(from, false);
     conn.prepare_cached(
         "UPDATE workflows SET members = members + ?2, sessions = sessions + ?3 WHERE id = ?1",
     )?
@@ -550,18 +562,10 @@ fn absorb_fragments(
         .prepare_cached("SELECT agent_id FROM workflows WHERE id = ?1")?
         .query_row([id], |r| r.get(0))?;
     let mut found: BTreeSet<i64> = BTreeSet::new();
-    {
-        let mut lookup = conn.prepare_cached(
-            // The most recent workflows per step, as a turn's lookup reads them: a filter on
-            // judged ones here would walk every judged workflow holding a common step.
-            "SELECT workflow_id FROM workflow_index WHERE agent_id = ?1 AND step = ?2
-             ORDER BY workflow_id DESC LIMIT ?3",
-        )?;
-        for k in core.iter().collect::<BTreeSet<_>>() {
-            for wid in lookup.query_map(params![agent, k, LOOKUP_PER_STEP], |r| r.get(0))? {
-                found.insert(wid?);
-            }
-        }
+    // The most recent workflows per step, as a turn's lookup reads them: a filter on judged
+    // ones here would walk every judged workflow holding a common step.
+    for k in core.iter().collect::<BTreeSet<_>>() {
+        found.extend(memo.index.latest(conn, &agent, k, LOOKUP_PER_STEP)?);
     }
     found.remove(&id);
     let ours = memo.recurring_ask(conn, id)?;
@@ -673,7 +677,9 @@ pub fn merge_into_similar(
              ORDER BY i.workflow_id DESC LIMIT ?4",
         )?;
         for k in consensus.iter().collect::<BTreeSet<_>>() {
-            for wid in lookup.query_map(params![agent, k, id, LOOKUP_PER_STEP], |r| r.get(0))? {
+            for wid in
+                lookup.query_map(params![agent, k, id, LOOKUP_PER_STEP as i64], |r| r.get(0))?
+            {
                 found.insert(wid?);
             }
         }
