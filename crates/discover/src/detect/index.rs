@@ -32,7 +32,8 @@ impl Index {
         key: &str,
         limit: usize,
     ) -> Result<Vec<i64>> {
-        Ok(self.filed(conn, agent, key)?.iter().rev().take(limit).copied().collect())
+        self.load(conn, agent, key)?;
+        Ok(self.filed[agent][key].iter().rev().take(limit).copied().collect())
     }
 
     /// As [`Index::latest`], of the workflows that still exist (the index joined with
@@ -44,54 +45,43 @@ impl Index {
         key: &str,
         limit: usize,
     ) -> Result<Vec<i64>> {
-        let ids: Vec<i64> = self.filed(conn, agent, key)?.iter().rev().copied().collect();
+        self.load(conn, agent, key)?;
+        let Index { filed, exists, .. } = self;
         let mut out = Vec::new();
-        for id in ids {
+        for &id in filed[agent][key].iter().rev() {
             if out.len() >= limit {
                 break;
             }
-            if self.exists(conn, id)? {
+            if still_exists(conn, exists, id)? {
                 out.push(id);
             }
         }
         Ok(out)
     }
 
-    fn filed(&mut self, conn: &Connection, agent: &str, key: &str) -> Result<&[i64]> {
-        if !self.filed.get(agent).is_some_and(|f| f.contains_key(key)) {
-            if self.held >= IDS_KEPT {
-                self.filed.clear();
-                self.held = 0;
-            }
-            let ids: Vec<i64> = conn
-                .prepare_cached(
-                    "SELECT workflow_id FROM workflow_index WHERE agent_id = ?1 AND step = ?2
-                     ORDER BY workflow_id",
-                )?
-                .query_map(params![agent, key], |r| r.get(0))?
-                .collect::<rusqlite::Result<_>>()?;
-            self.held += ids.len();
-            let by_key = match self.filed.get_mut(agent) {
-                Some(by_key) => by_key,
-                None => self.filed.entry(agent.to_string()).or_default(),
-            };
-            by_key.insert(key.to_string(), ids);
+    /// Reads the workflows filed under `key` for `agent` unless they are kept.
+    fn load(&mut self, conn: &Connection, agent: &str, key: &str) -> Result<()> {
+        if self.filed.get(agent).is_some_and(|f| f.contains_key(key)) {
+            return Ok(());
         }
-        Ok(&self.filed[agent][key])
-    }
-
-    fn exists(&mut self, conn: &Connection, id: i64) -> Result<bool> {
-        if let Some(&e) = self.exists.get(&id) {
-            return Ok(e);
+        if self.held >= IDS_KEPT {
+            self.filed.clear();
+            self.held = 0;
         }
-        if self.exists.len() >= IDS_KEPT {
-            self.exists.clear();
-        }
-        let e: bool = conn
-            .prepare_cached("SELECT EXISTS(SELECT 1 FROM workflows WHERE id = ?1)")?
-            .query_row([id], |r| r.get(0))?;
-        self.exists.insert(id, e);
-        Ok(e)
+        let ids: Vec<i64> = conn
+            .prepare_cached(
+                "SELECT workflow_id FROM workflow_index WHERE agent_id = ?1 AND step = ?2
+                 ORDER BY workflow_id",
+            )?
+            .query_map(params![agent, key], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        self.held += ids.len();
+        let by_key = match self.filed.get_mut(agent) {
+            Some(by_key) => by_key,
+            None => self.filed.entry(agent.to_string()).or_default(),
+        };
+        by_key.insert(key.to_string(), ids);
+        Ok(())
     }
 
     fn list(&mut self, agent: &str, key: &str) -> Option<&mut Vec<i64>> {
@@ -139,22 +129,34 @@ impl Index {
     }
 }
 
+/// Whether workflow `id` exists, as kept in `exists` or read (and then kept).
+fn still_exists(conn: &Connection, exists: &mut HashMap<i64, bool>, id: i64) -> Result<bool> {
+    if let Some(&e) = exists.get(&id) {
+        return Ok(e);
+    }
+    if exists.len() >= IDS_KEPT {
+        exists.clear();
+    }
+    let e: bool = conn
+        .prepare_cached("SELECT EXISTS(SELECT 1 FROM workflows WHERE id = ?1)")?
+        .query_row([id], |r| r.get(0))?;
+    exists.insert(id, e);
+    Ok(e)
+}
+
 #[cfg(test)]
 mod tests {
+    use super::super::store_with_workflows;
     use super::*;
-    use crate::store::Store;
 
     /// After each write the walk makes (and mirrors), the kept lists and existence answer what
     /// reading the table afresh answers.
     #[test]
     fn kept_lookups_answer_what_the_table_answers() {
-        let store = Store::open_in_memory().expect("store");
+        let store = store_with_workflows(&[1, 2, 3]);
         let conn = store.conn();
         conn.execute_batch(
-            "INSERT INTO workflows (id, agent_id, steps, members, sessions, updated_at)
-                 VALUES (1, 'a', '[]', 1, 1, 'T'), (2, 'a', '[]', 1, 1, 'T'),
-                        (3, 'a', '[]', 1, 1, 'T');
-             INSERT INTO workflow_index (agent_id, step, workflow_id)
+            "INSERT INTO workflow_index (agent_id, step, workflow_id)
                  VALUES ('a', 'k', 1), ('a', 'k', 2), ('a', 'k', 3), ('a', 'j', 2),
                         ('a', 'j', 9), ('b', 'k', 4);",
         )

@@ -8,14 +8,14 @@
 //! kept ask when it is one of the first members; a task's members taken back leave the kept ones
 //! (a full window is topped up from the members before it); a workflow whose members move is
 //! read again. The step counts of the turns walked wait here too, and are written once a batch;
-//! the counts the table holds are read once each; and which turns may be members of a workflow
-//! at all (the highest member turn when first asked, and the turns placed since). When another
-//! connection committed between batches, everything read is read again.
+//! and which turns may be members of a workflow at all (the highest member turn when first
+//! asked, and the turns placed since). When another connection committed between batches,
+//! everything read is read again.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use anyhow::Result;
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 
 use super::mine::{CHANGE_STEP, Obs, TurnSeq, consensus_numbered};
 
@@ -43,11 +43,6 @@ pub struct Memo {
     /// Step counts (document frequencies) of the turns walked since they were last written, by
     /// agent and step key: written once a batch rather than once for each turn.
     uncounted: BTreeMap<String, BTreeMap<String, u64>>,
-    /// Step counts as the table holds them, by agent and step key, read once each: a turn's
-    /// lookup weighs each of its steps by its count, and the same few hundred keys recur in every
-    /// turn. Kept in step with what [`Memo::counted`] says was written.
-    stored: HashMap<String, HashMap<String, u64>>,
-    stored_len: usize,
     /// Which turns may be members of a workflow: none above the highest one that was when this
     /// was first asked, but those added since. A task's head placed nowhere (most are) has
     /// nothing to take back, and asking the database said so once per task.
@@ -61,9 +56,6 @@ struct Placed {
 
 /// Requests whose keys are kept (all are dropped when the count is reached).
 const REQUESTS_KEPT: usize = 1024;
-
-/// Stored step counts kept (all are dropped when the count is reached).
-const COUNTS_KEPT: usize = 16_384;
 
 struct Ask {
     shared: Option<BTreeSet<String>>,
@@ -141,41 +133,6 @@ impl Memo {
         std::mem::take(&mut self.uncounted)
     }
 
-    /// `n` more turns of `agent` holding `key` were written to the table.
-    pub fn counted(&mut self, agent: &str, key: &str, n: u64) {
-        if let Some(stored) = self.stored.get_mut(agent).and_then(|s| s.get_mut(key)) {
-            *stored += n;
-        }
-    }
-
-    /// The turns of `agent` whose steps hold `key`: those the table holds and those counted
-    /// since it was last written.
-    pub fn df(&mut self, conn: &Connection, agent: &str, key: &str) -> Result<u64> {
-        Ok(self.stored_df(conn, agent, key)? + self.uncounted(agent, key))
-    }
-
-    fn stored_df(&mut self, conn: &Connection, agent: &str, key: &str) -> Result<u64> {
-        if let Some(n) = self.stored.get(agent).and_then(|s| s.get(key)) {
-            return Ok(*n);
-        }
-        let n = conn
-            .prepare_cached("SELECT turns FROM workflow_step_df WHERE agent_id = ?1 AND step = ?2")?
-            .query_row(params![agent, key], |r| r.get::<_, i64>(0))
-            .optional()?
-            .unwrap_or(0) as u64;
-        if self.stored_len >= COUNTS_KEPT {
-            self.stored.clear();
-            self.stored_len = 0;
-        }
-        let counts = match self.stored.get_mut(agent) {
-            Some(counts) => counts,
-            None => self.stored.entry(agent.to_string()).or_default(),
-        };
-        counts.insert(key.to_string(), n);
-        self.stored_len += 1;
-        Ok(n)
-    }
-
     /// Another connection committed since the last batch: what was read may have changed, so
     /// all of it is read again (the counts not written yet are this run's own and stay).
     pub fn changed_elsewhere(&mut self) {
@@ -184,8 +141,6 @@ impl Memo {
         self.keys = Numbers::default();
         self.sessions = Numbers::default();
         self.asks.clear();
-        self.stored.clear();
-        self.stored_len = 0;
         self.placed = None;
     }
 
@@ -380,21 +335,20 @@ fn read_rows(
 
 #[cfg(test)]
 mod tests {
+    use super::super::store_with_workflows;
     use super::*;
-    use crate::store::Store;
 
     /// A turn is known to be in no workflow only above the highest member when first asked and
     /// when not added since; a member stored after that is seen.
     #[test]
     fn a_turn_is_placed_nowhere_only_when_it_cannot_be_a_member() {
-        let store = Store::open_in_memory().expect("store");
+        let store = store_with_workflows(&[1]);
         let conn = store.conn();
-        conn.execute_batch(
-            "INSERT INTO workflows (id, agent_id, steps, members, sessions, updated_at)
-                 VALUES (1, 'a', '[]', 1, 1, 'T');
-             INSERT INTO workflow_members (workflow_id, turn_id, iteration, session_key, steps,
+        conn.execute(
+            "INSERT INTO workflow_members (workflow_id, turn_id, iteration, session_key, steps,
                                            request, success)
-                 VALUES (1, 5, 0, 's', '[]', 'r', 1);",
+                 VALUES (1, 5, 0, 's', '[]', 'r', 1)",
+            [],
         )
         .expect("rows");
         let mut memo = Memo::default();
@@ -414,14 +368,8 @@ mod tests {
     /// full window is filled again from the members before it, a partial one only loses them.
     #[test]
     fn members_taken_back_leave_what_a_fresh_read_gives() {
-        let store = Store::open_in_memory().expect("store");
+        let store = store_with_workflows(&[1, 2]);
         let conn = store.conn();
-        conn.execute(
-            "INSERT INTO workflows (id, agent_id, steps, members, sessions, updated_at)
-             VALUES (1, 'a', '[]', 0, 0, 'T'), (2, 'a', '[]', 0, 0, 'T')",
-            [],
-        )
-        .expect("workflows");
         let mut add = conn
             .prepare(
                 "INSERT INTO workflow_members (workflow_id, turn_id, iteration, session_key, steps,

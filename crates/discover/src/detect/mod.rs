@@ -20,6 +20,8 @@ use crate::config;
 use crate::draft::{finish, render::DRAFT_SCORE, render::DRAFT_SCORER};
 use crate::ingest;
 use crate::journal;
+#[cfg(test)]
+use crate::store::Store;
 use crate::store::now_rfc3339;
 use crate::text::signature;
 use crate::workflow;
@@ -1029,6 +1031,24 @@ fn distinct_inputs<'a>(inputs: impl Iterator<Item = &'a str>) -> Vec<String> {
         }
     }
     out
+}
+
+/// A private database holding workflows `ids` of agent `a`, for the tests of what the walk
+/// keeps of them.
+#[cfg(test)]
+fn store_with_workflows(ids: &[i64]) -> Store {
+    let store = Store::open_in_memory().expect("store");
+    for id in ids {
+        store
+            .conn()
+            .execute(
+                "INSERT INTO workflows (id, agent_id, steps, members, sessions, updated_at)
+                 VALUES (?1, 'a', '[]', 1, 1, 'T')",
+                [id],
+            )
+            .expect("workflow");
+    }
+    store
 }
 
 #[cfg(test)]

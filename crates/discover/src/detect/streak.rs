@@ -299,7 +299,7 @@ mod tests {
             session_key: "k".into(),
         };
         let mut buckets = Buckets::default();
-        buckets.check(mine.conn()).unwrap();
+        assert!(!buckets.check(mine.conn()).unwrap(), "nothing read yet, nothing to read again");
         let step = observe(mine.conn(), &mut buckets, ("a", "s"), true, example(1), 3).unwrap();
         assert_eq!(step, Step::Nothing);
         buckets.write(mine.conn(), "T").unwrap();
@@ -308,7 +308,8 @@ mod tests {
             observe_at_once(theirs.conn(), ("a", "s"), false, example(2), 3, "T"),
             Step::Reset
         );
-        buckets.check(mine.conn()).unwrap();
+        assert!(buckets.check(mine.conn()).unwrap(), "another connection committed");
+        assert!(!buckets.check(mine.conn()).unwrap(), "and nothing since");
         let step = observe(mine.conn(), &mut buckets, ("a", "s"), true, example(3), 2).unwrap();
         assert_eq!(step, Step::Nothing, "the streak starts again from the table's state");
     }

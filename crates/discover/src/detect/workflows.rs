@@ -90,7 +90,6 @@ pub fn write_counts(conn: &Connection, memo: &mut Memo) -> Result<()> {
     for (agent, counts) in memo.take_uncounted() {
         for (key, n) in counts {
             bump.execute(params![agent, key, n as i64])?;
-            memo.counted(&agent, &key, n);
         }
     }
     Ok(())
@@ -287,7 +286,7 @@ fn best_workflow(
     // The rarest distinct steps find the workflows worth aligning with.
     let mut distinct: Vec<(u64, &str)> = Vec::new();
     for k in keys.iter().collect::<BTreeSet<_>>() {
-        distinct.push((memo.df(conn, agent, k)?, k));
+        distinct.push((df(conn, agent, k)? + memo.uncounted(agent, k), k));
     }
     distinct.sort();
     let mut found: BTreeSet<i64> = BTreeSet::new();
