@@ -1,6 +1,8 @@
 //! Pending turns handed to detection in batches, with each turn's order-free work done before
 //! the walk that needs their order.
 
+use std::sync::Arc;
+
 use anyhow::Result;
 use rusqlite::Connection;
 
@@ -20,7 +22,7 @@ pub(super) struct Prepared {
     pub stored: Option<String>,
     pub calls: Vec<Call>,
     pub smoke: bool,
-    pub mined: Option<(Vec<mine::RawCall>, mine::TurnSeq)>,
+    pub mined: Option<(Arc<mine::Expanded>, mine::TurnSeq)>,
     /// A main-stream turn's prompt and last message as an exchange reads them, and whether the
     /// prompt is a short reply (`signature::short_reply`); `None` for a subagent's turn.
     pub main: Option<(Seen, bool)>,
@@ -180,9 +182,9 @@ fn prepare(
     let smoke = sequence::is_smoke_test(&turn.user_input);
     let calls = as_calls(&rows);
     let mined = (!turn.is_sidechain && !smoke).then(|| {
-        let raw = workflows::as_raw_calls(rows);
-        let own = mine::turn_sequence(&raw);
-        (raw, own)
+        let expanded = mine::expand(&workflows::as_raw_calls(rows));
+        let own = mine::sequence_of(&[&expanded]);
+        (Arc::new(expanded), own)
     });
     let (mut sequences, mut polling_runs) = (Vec::new(), 0);
     if !smoke {

@@ -126,9 +126,26 @@ pub fn turn_break() -> RawCall {
 
 /// A turn's (or a task's) calls as a sequence of specific steps.
 pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
-    let mut expanded: Vec<(Obs, bool)> = Vec::new();
-    // The turn of the task each expanded step came from.
-    let mut turn_of: Vec<usize> = Vec::new();
+    sequence_of(&[&expand(calls)])
+}
+
+/// Calls expanded into the steps mining reads, and the paths each of their turns edits: the part
+/// of [`turn_sequence`] each turn does alone. A task spanning turns joins its turns' expansions
+/// ([`sequence_of`]) instead of splitting every earlier command again.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Expanded {
+    /// Each step, whether its call failed, and the turn among these calls it came from.
+    steps: Vec<(Obs, bool, usize)>,
+    /// Distinct step keys, generic ones too, sorted.
+    all: Vec<String>,
+    /// Each path a turn among these calls edits, with that turn.
+    edited: HashSet<(usize, String)>,
+}
+
+/// `calls` expanded: a step per key of each call (a compound shell line's commands apart, a
+/// procedure file by its path), a failed call's last step marked failed.
+pub fn expand(calls: &[RawCall]) -> Expanded {
+    let mut steps: Vec<(Obs, bool, usize)> = Vec::new();
     let mut turn = 0;
     let mut all: HashSet<String> = HashSet::new();
     for call in calls {
@@ -138,7 +155,7 @@ pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
         }
         let keys: Vec<&str> = call.step.lines().filter(|k| !k.is_empty()).collect();
         let details = split_detail(&keys, call.detail.as_deref());
-        let start = expanded.len();
+        let start = steps.len();
         for (key, detail) in keys.iter().zip(details) {
             if is_transparent(key) {
                 all.insert(key.to_string());
@@ -146,32 +163,49 @@ pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
             }
             for obs in procedure_steps(key, detail) {
                 all.insert(obs.0.clone());
-                expanded.push((obs, false));
-                turn_of.push(turn);
+                steps.push((obs, false, turn));
             }
         }
         // A compound line that failed failed at its last command (`git add x && git commit`
         // refused by a hook is the commit's failure).
-        if call.is_error && expanded.len() > start {
-            expanded.last_mut().expect("not empty").1 = true;
+        if call.is_error && steps.len() > start {
+            steps.last_mut().expect("not empty").1 = true;
         }
+    }
+    let edited: HashSet<(usize, String)> = steps
+        .iter()
+        .filter(|(o, _, _)| o.0.starts_with("file:Edit:"))
+        .filter_map(|(o, _, t)| o.1.as_deref().map(|d| (*t, d)))
+        .flat_map(|(t, d)| d.split(' ').filter_map(read_path).map(move |p| (t, p)))
+        .collect();
+    let mut all: Vec<String> = all.into_iter().collect();
+    all.sort();
+    Expanded { steps, all, edited }
+}
+
+/// The sequence of specific steps of the calls expanded in `parts`, in order, each part's turns
+/// after the turns of the parts before it (as their calls would be with a turn break between).
+pub fn sequence_of(parts: &[&Expanded]) -> TurnSeq {
+    // Each step with the part it came from and its turn there: the turn that identifies it.
+    let mut expanded: Vec<(&Obs, bool, (usize, usize))> = Vec::new();
+    for (p, part) in parts.iter().enumerate() {
+        expanded.extend(part.steps.iter().map(|(o, e, t)| (o, *e, (p, *t))));
     }
     // A failed step retried later: the failure, what was done in between (the fix) and the
     // retry fold into the retry.
     let mut failures: Vec<Failure> = Vec::new();
-    let mut kept: Vec<(Obs, bool)> = Vec::new();
-    let mut kept_turn: Vec<usize> = Vec::new();
+    let mut kept: Vec<(&Obs, (usize, usize))> = Vec::new();
     let mut i = 0;
     while i < expanded.len() {
-        let (obs, err) = &expanded[i];
+        let (obs, err, turn) = expanded[i];
         // A retry is the same command: `gt daemon logs` after a failed `gt daemon start` is not.
-        let retry = |(o, e): &(Obs, bool)| {
+        let retry = |(o, e, _): &(&Obs, bool, _)| {
             o.0 == obs.0 && !e && !other_variant(&obs.0, obs.1.as_deref(), o.1.as_deref())
         };
-        if *err && let Some(j) = expanded[i + 1..].iter().position(retry) {
+        if err && let Some(j) = expanded[i + 1..].iter().position(retry) {
             let j = i + 1 + j;
             let mut fix: Vec<String> = Vec::new();
-            for (o, _) in &expanded[i + 1..j] {
+            for (o, _, _) in &expanded[i + 1..j] {
                 if o.0 != obs.0 && !fix.contains(&o.0) {
                     fix.push(o.0.clone());
                 }
@@ -186,27 +220,20 @@ pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
             i = j;
             continue;
         }
-        kept.push(expanded[i].clone());
-        kept_turn.push(turn_of[i]);
+        kept.push((obs, turn));
         i += 1;
     }
     // Reading a file the same turn edits is looking before the change, not a step of its own
     // (a file read while the request was discussed, and changed a turn later, is both).
-    let edited: HashSet<(usize, String)> = expanded
-        .iter()
-        .zip(&turn_of)
-        .filter(|((o, _), _)| o.0.starts_with("file:Edit:"))
-        .filter_map(|((o, _), t)| o.1.as_deref().map(|d| (*t, d)))
-        .flat_map(|(t, d)| d.split(' ').filter_map(read_path).map(move |p| (t, p)))
-        .collect();
+    let edited = |(p, t): (usize, usize), path: &str| parts[p].edited.contains(&(t, path.into()));
     let mut steps: Vec<Obs> = Vec::new();
-    let mut read: HashSet<String> = HashSet::new();
-    for ((obs, _), t) in kept.into_iter().zip(kept_turn) {
-        if obs.0.strip_prefix("file:Read:").is_some_and(|p| edited.contains(&(t, p.to_string()))) {
+    let mut read: HashSet<&str> = HashSet::new();
+    for (obs, t) in kept {
+        if obs.0.strip_prefix("file:Read:").is_some_and(|p| edited(t, p)) {
             continue;
         }
         // Reading a procedure file again is not a new step.
-        if obs.0.starts_with("file:Read:") && !is_generic(&obs.0) && !read.insert(obs.0.clone()) {
+        if obs.0.starts_with("file:Read:") && !is_generic(&obs.0) && !read.insert(&obs.0) {
             continue;
         }
         if is_generic(&obs.0) {
@@ -214,7 +241,7 @@ pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
             // the request asked for (edits before it are usually part of exploring).
             let code_edit = obs.0.starts_with("file:Edit:") && !steps.is_empty();
             if code_edit && steps.last().is_none_or(|l| l.0 != CHANGE_STEP) {
-                steps.push(Obs(CHANGE_STEP.to_string(), obs.1));
+                steps.push(Obs(CHANGE_STEP.to_string(), obs.1.clone()));
             }
             continue;
         }
@@ -224,14 +251,20 @@ pub fn turn_sequence(calls: &[RawCall]) -> TurnSeq {
         {
             continue;
         }
-        steps.push(obs);
+        steps.push(obs.clone());
     }
     if steps.last().is_some_and(|l| l.0 == CHANGE_STEP) {
         // Edits after the last specific step are follow-ups, not a step of the workflow.
         steps.pop();
     }
-    let mut all_keys: Vec<String> = all.into_iter().collect();
-    all_keys.sort();
+    let all_keys = match parts {
+        [one] => one.all.clone(),
+        _ => {
+            let all: std::collections::BTreeSet<&String> =
+                parts.iter().flat_map(|p| &p.all).collect();
+            all.into_iter().cloned().collect()
+        }
+    };
     TurnSeq { all_keys, steps, failures }
 }
 
@@ -829,6 +862,57 @@ mod tests {
             seq.keys(),
             ["file:Read:09-agent/README.md", "file:Read:agents/types.ts", "file:Read:~/Downloads"]
         );
+    }
+
+    #[test]
+    fn a_task_joined_from_its_turns_expansions_is_what_its_calls_give() {
+        // Calls that fold across turns (a failure fixed a turn later), read what the same or
+        // another turn edits, read a procedure again, and split compound lines.
+        let vocabulary = [
+            ("file:Read:*.md", "docs/plan.md", false),
+            ("file:Edit:*.md", "docs/plan.md", false),
+            ("file:Read:*.rs", "src/a.rs", false),
+            ("file:Edit:*.rs", "src/a.rs src/b.rs", false),
+            ("sh:cargo test", "cargo test", true),
+            ("sh:cargo test", "cargo test --release", false),
+            ("sh:cargo test", "cargo test", false),
+            ("sh:git add\nsh:git commit", "git add x && git commit -m y", true),
+            ("sh:git add\nsh:git commit", "git add x && git commit -m z", false),
+            ("sh:gt daemon start", "gt daemon start", true),
+            ("sh:gt daemon logs", "gt daemon logs", false),
+            ("mcp:mcp__t__show", "", false),
+            ("file:Read:*.yaml", "_bmad/x/workflow.yaml", false),
+            ("sh:cat", "cat _bmad/x/workflow.yaml", false),
+        ];
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |below: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % below
+        };
+        for _ in 0..400 {
+            let turns: Vec<Vec<RawCall>> = (0..1 + next(4))
+                .map(|_| {
+                    (0..next(7))
+                        .map(|_| {
+                            let (step, detail, err) = vocabulary[next(14) as usize];
+                            call(step, detail, err)
+                        })
+                        .collect()
+                })
+                .collect();
+            let mut joined: Vec<RawCall> = Vec::new();
+            for (i, calls) in turns.iter().enumerate() {
+                if i > 0 {
+                    joined.push(turn_break());
+                }
+                joined.extend(calls.iter().cloned());
+            }
+            let parts: Vec<Expanded> = turns.iter().map(|c| expand(c)).collect();
+            let got = sequence_of(&parts.iter().collect::<Vec<_>>());
+            assert_eq!(got, turn_sequence(&joined), "{turns:?}");
+        }
     }
 
     #[test]

@@ -31,6 +31,7 @@ mod walked;
 pub mod workflows;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use rusqlite::Connection;
@@ -284,15 +285,24 @@ impl Run {
             }
             report.turns_processed += 1;
             let mut joined: Option<i64> = None;
-            if let Some((raw, own)) = mined {
+            if let Some((expanded, own)) = mined {
                 workflows::count_steps(memo, &turn.agent_id, &own);
-                let kept = MinedCalls { calls, raw: raw.clone(), seq: own.clone() };
+                let kept = MinedCalls { calls, expanded: expanded.clone(), seq: own.clone() };
                 recent.insert(turn.id, kept);
-                let unit =
-                    task_unit(&tx, turn, steering, (&earlier, &exchange), raw, (recent, walked))?;
+                let unit = task_unit(
+                    &tx,
+                    turn,
+                    steering,
+                    (&earlier, &exchange),
+                    expanded,
+                    (recent, walked),
+                )?;
                 // A turn that is its own task is mined once.
-                let seq =
-                    if unit.turns.len() == 1 { own } else { mine::turn_sequence(&unit.calls) };
+                let seq = if unit.turns.len() == 1 {
+                    own
+                } else {
+                    mine::sequence_of(&unit.parts.iter().map(|p| &**p).collect::<Vec<_>>())
+                };
                 let mined = workflows::MinedTurn {
                     id: unit.head,
                     agent_id: &turn.agent_id,
@@ -419,7 +429,8 @@ struct TaskUnit {
     turns: Vec<i64>,
     /// What each turn of the task said, in order: a command typed in any of them asks for it.
     asks: Vec<String>,
-    calls: Vec<mine::RawCall>,
+    /// Each turn's calls expanded, in the order of `turns`.
+    parts: Vec<Arc<mine::Expanded>>,
 }
 
 /// The task `turn` belongs to: itself when it asks for something; for a steering reply, the
@@ -430,18 +441,18 @@ fn task_unit(
     turn: &Turn,
     steering: bool,
     (earlier, exchange): (&[Earlier], &Exchange),
-    calls: Vec<mine::RawCall>,
+    expanded: Arc<mine::Expanded>,
     (recent, walked): (&Recent, &Walked),
 ) -> Result<TaskUnit> {
-    let alone = |calls| TaskUnit {
+    let alone = |part| TaskUnit {
         head: turn.id,
         request: turn.user_input.clone(),
         turns: vec![turn.id],
         asks: vec![turn.user_input.clone()],
-        calls,
+        parts: vec![part],
     };
     if !steering {
-        return lead_in(conn, alone(calls), (recent, walked));
+        return lead_in(conn, alone(expanded), (recent, walked));
     }
     let mut chain: Vec<(i64, String)> = Vec::new();
     let mut head: Option<(i64, String)> = None;
@@ -454,27 +465,23 @@ fn task_unit(
         }
     }
     let Some(head) = head.or_else(|| chain.pop()) else {
-        return lead_in(conn, alone(calls), (recent, walked));
+        return lead_in(conn, alone(expanded), (recent, walked));
     };
     let mut unit = TaskUnit {
         head: head.0,
         request: head.1.clone(),
         turns: vec![head.0],
         asks: vec![head.1],
-        calls: Vec::new(),
+        parts: vec![recent.expanded(conn, head.0)?],
     };
-    let calls_of = |id: i64| recent.raw(conn, id);
-    unit.calls.extend(calls_of(head.0)?);
     for (id, said) in chain.into_iter().rev() {
         unit.turns.push(id);
         unit.asks.push(said);
-        unit.calls.push(mine::turn_break());
-        unit.calls.extend(calls_of(id)?);
+        unit.parts.push(recent.expanded(conn, id)?);
     }
     unit.turns.push(turn.id);
     unit.asks.push(turn.user_input.clone());
-    unit.calls.push(mine::turn_break());
-    unit.calls.extend(calls);
+    unit.parts.push(expanded);
     lead_in(conn, unit, (recent, walked))
 }
 
@@ -493,7 +500,7 @@ impl Default for Recent {
 /// A turn's calls as sequences, mining and its own step sequence read them.
 struct MinedCalls {
     calls: Vec<Call>,
-    raw: Vec<mine::RawCall>,
+    expanded: Arc<mine::Expanded>,
     seq: mine::TurnSeq,
 }
 
@@ -518,11 +525,11 @@ impl Recent {
         }
     }
 
-    /// Turn `id`'s calls as mining reads them, kept or read again.
-    fn raw(&self, conn: &Connection, id: i64) -> Result<Vec<mine::RawCall>> {
+    /// Turn `id`'s calls expanded as mining reads them, kept or read again.
+    fn expanded(&self, conn: &Connection, id: i64) -> Result<Arc<mine::Expanded>> {
         match self.get(&id) {
-            Some(m) => Ok(m.raw.clone()),
-            None => workflows::load_calls(conn, id),
+            Some(m) => Ok(m.expanded.clone()),
+            None => Ok(Arc::new(mine::expand(&workflows::load_calls(conn, id)?))),
         }
     }
 
@@ -576,17 +583,16 @@ fn lead_in(
     let request = earlier[n - 1].user_input(conn)?;
     let mut turns = Vec::new();
     let mut asks = Vec::new();
-    let mut calls = Vec::new();
+    let mut parts = Vec::new();
     for prev in earlier[..n].iter().rev() {
         turns.push(prev.id);
         asks.push(if prev.id == head { request.clone() } else { prev.user_input(conn)? });
-        calls.extend(recent.raw(conn, prev.id)?);
-        calls.push(mine::turn_break());
+        parts.push(recent.expanded(conn, prev.id)?);
     }
     turns.append(&mut unit.turns);
     asks.append(&mut unit.asks);
-    calls.append(&mut unit.calls);
-    unit = TaskUnit { head, request, turns, asks, calls };
+    parts.append(&mut unit.parts);
+    unit = TaskUnit { head, request, turns, asks, parts };
     Ok(unit)
 }
 
@@ -809,9 +815,9 @@ fn streak_evidence(
     turn: &Turn,
     examples: &[streak::Example],
 ) -> Result<workflow::WorkflowEvidence> {
-    let mut turns: Vec<(String, Vec<mine::RawCall>)> = Vec::new();
+    let mut turns: Vec<(String, mine::TurnSeq)> = Vec::new();
     for e in examples {
-        turns.push((e.session_key.clone(), recent.raw(conn, e.turn_id)?));
+        turns.push((e.session_key.clone(), recent.seq(conn, e.turn_id)?));
     }
     let requests = distinct_inputs(examples.iter().map(|e| e.user_input.as_str()));
     let mut sightings: Vec<workflow::Sighting> = Vec::new();

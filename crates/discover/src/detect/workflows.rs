@@ -1020,16 +1020,15 @@ fn weigh(conn: &Connection, agent: &str, consensus: &[mine::ConsensusStep]) -> R
 pub fn evidence_of_turns(
     conn: &Connection,
     agent: &str,
-    done: &[(String, Vec<RawCall>)],
+    done: &[(String, mine::TurnSeq)],
     requests: Vec<String>,
     sightings: Vec<Sighting>,
 ) -> Result<WorkflowEvidence> {
     let members: Vec<Member> = done
         .iter()
-        .map(|(session_key, calls)| {
-            let mut seq = mine::turn_sequence(calls);
-            seq.steps.truncate(mine::MAX_STEPS);
-            Member { session_key: session_key.clone(), steps: seq.steps }
+        .map(|(session_key, seq)| {
+            let steps = seq.steps[..seq.steps.len().min(mine::MAX_STEPS)].to_vec();
+            Member { session_key: session_key.clone(), steps }
         })
         .collect();
     let support = members.iter().map(|m| m.session_key.as_str()).collect::<HashSet<_>>().len();
