@@ -319,7 +319,7 @@ pub fn procedure_path(path: &str) -> Option<&str> {
     let path = path.trim().strip_prefix("./").unwrap_or(path.trim());
     if path.is_empty()
         || path.starts_with(['/', '~', '$', '-'])
-        || path.contains(['*', '?', '{', ' ', '\\', '`', '\'', '"', '<', '>', '|', '\n'])
+        || holds_any(path, &NOT_IN_PROCEDURE_PATH)
         || path.split('/').any(|c| {
             matches!(c, ".." | "node_modules" | "target" | "dist" | "build" | ".git" | "vendor")
         })
@@ -503,7 +503,7 @@ pub fn read_path(word: &str) -> Option<String> {
     }
     let word = word.strip_prefix("./").unwrap_or(word);
     if word.is_empty()
-        || word.contains(['*', '?', '{', '$', '`', '\'', '"', '<', '>', '|', '\n', '(', '='])
+        || holds_any(word, &NOT_IN_READ_PATH)
         || word.split('/').any(|c| {
             matches!(
                 c,
@@ -531,6 +531,28 @@ pub fn read_path(word: &str) -> Option<String> {
         parts[parts.len().saturating_sub(2)..].join("/")
     };
     Some(tail)
+}
+
+/// Bytes no procedure file's path holds: a glob, a brace, a space, a quote, a redirection.
+const NOT_IN_PROCEDURE_PATH: [bool; 256] = byte_set(b"*?{ \\`'\"<>|\n");
+/// Bytes no path a command reads holds: a glob, a variable, a quote, a redirection, an
+/// assignment.
+const NOT_IN_READ_PATH: [bool; 256] = byte_set(b"*?{$`'\"<>|\n(=");
+
+const fn byte_set(bytes: &[u8]) -> [bool; 256] {
+    let mut set = [false; 256];
+    let mut i = 0;
+    while i < bytes.len() {
+        set[bytes[i] as usize] = true;
+        i += 1;
+    }
+    set
+}
+
+/// Whether `text` holds a byte of `set` (ASCII bytes only: a byte scan, where `str::contains`
+/// over a char array decodes each char and compares it with every one).
+fn holds_any(text: &str, set: &[bool; 256]) -> bool {
+    text.bytes().any(|b| set[b as usize])
 }
 
 /// One shell command line: a step per command of a compound line.
@@ -1153,6 +1175,23 @@ pub fn lcs<T: PartialEq>(a: &[T], b: &[T]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn byte_sets_answer_what_the_char_sets_answer() {
+        let texts =
+            ["src/a.rs", "a b", "é/ü.md", "x=1", "$HOME/x", "ok/ñ(1)", "tab\there", "q'\"`"];
+        let procedure = ['*', '?', '{', ' ', '\\', '`', '\'', '"', '<', '>', '|', '\n'];
+        let read = ['*', '?', '{', '$', '`', '\'', '"', '<', '>', '|', '\n', '(', '='];
+        for text in texts {
+            assert_eq!(holds_any(text, &NOT_IN_PROCEDURE_PATH), text.contains(procedure), "{text}");
+            assert_eq!(holds_any(text, &NOT_IN_READ_PATH), text.contains(read), "{text}");
+        }
+        for b in 0u8..128 {
+            let text = (b as char).to_string();
+            assert_eq!(holds_any(&text, &NOT_IN_PROCEDURE_PATH), text.contains(procedure));
+            assert_eq!(holds_any(&text, &NOT_IN_READ_PATH), text.contains(read));
+        }
+    }
 
     /// The extension checked first gives what the whole role gives, on every kind of path.
     #[test]

@@ -212,6 +212,7 @@ pub fn sequence_of(parts: &[&Expanded]) -> TurnSeq {
             }
             // The passing run was another command (other flags, other arguments): that is the fix.
             if let (Some(failed), Some(passed)) = (&obs.1, &expanded[j].0.1)
+                && failed != passed
                 && run_shape(failed) != run_shape(passed)
             {
                 fix.push(format!("{RERUN_AS}{passed}"));
@@ -572,6 +573,10 @@ pub fn split_variants(members: &mut [Member], min_sessions: usize) {
 /// Whether two runs of step `key` name different variants (`gt daemon start`, `gt daemon
 /// logs`): other commands of one CLI, not a repeat or a retry.
 fn other_variant(key: &str, a: Option<&str>, b: Option<&str>) -> bool {
+    // The same text has the same word.
+    if a == b {
+        return false;
+    }
     match (variant_word(key, a), variant_word(key, b)) {
         (Some(x), Some(y)) => x != y,
         _ => false,
