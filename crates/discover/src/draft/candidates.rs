@@ -169,13 +169,17 @@ fn with_target_name(conn: &Connection, mut c: CandidateView) -> Result<Candidate
 }
 
 /// Adds sessions to a sequence or streak row (a session it already has is left alone).
+/// Adds `keys` to candidate `id`'s sessions, in order, in one statement (a streak's record
+/// lists every session it has seen again each time it grows).
 fn add_sessions(conn: &Connection, id: i64, keys: &[String]) -> Result<()> {
-    let mut stmt = conn.prepare_cached(
-        "INSERT OR IGNORE INTO candidate_sessions (candidate_id, session_key) VALUES (?1, ?2)",
-    )?;
-    for key in keys {
-        stmt.execute(params![id, key])?;
+    if keys.is_empty() {
+        return Ok(());
     }
+    conn.prepare_cached(
+        "INSERT OR IGNORE INTO candidate_sessions (candidate_id, session_key)
+         SELECT ?1, value FROM json_each(?2)",
+    )?
+    .execute(params![id, serde_json::to_string(keys)?])?;
     Ok(())
 }
 
