@@ -91,7 +91,9 @@ const SHORT_CHARS: usize = 200;
 
 /// Whether `text` holds "smo" in any ASCII case.
 fn mentions_smo(text: &str) -> bool {
-    text.as_bytes().windows(3).any(|w| w.eq_ignore_ascii_case(b"smo"))
+    let b = text.as_bytes();
+    memchr::memchr2_iter(b's', b'S', b)
+        .any(|at| b.get(at + 1..at + 3).is_some_and(|mo| mo.eq_ignore_ascii_case(b"mo")))
 }
 
 /// Prompts that only check the agent is alive: their tool calls are not work worth a skill.
@@ -113,7 +115,8 @@ pub fn is_smoke_test(user_input: &str) -> bool {
         "what tools do you have",
     ];
     let longest = EXACT.iter().map(|e| e.len()).max().unwrap_or(0);
-    let short = user_input.chars().count() <= SHORT_CHARS;
+    // No character after the first `SHORT_CHARS` (without counting a long prompt's every one).
+    let short = user_input.chars().nth(SHORT_CHARS).is_none();
     // The rest reads the whole prompt lowercased. A long prompt can only be a smoke test by
     // saying "smoke", and only an ASCII "smo" in any case lowercases to "smo"; nor is it one of
     // `EXACT` once it has more word characters than the longest of them.
@@ -135,6 +138,33 @@ mod tests {
 
     fn call(name: &str, shape: &str) -> Call {
         Call { name: name.into(), input_shape: shape.into(), is_error: false }
+    }
+
+    #[test]
+    fn the_quick_checks_answer_what_the_whole_scans_answer() {
+        let texts = [
+            "",
+            "s",
+            "sm",
+            "smo",
+            "SMOKE",
+            "a sMo",
+            "ends with s",
+            "ends with sm",
+            "ßsmo",
+            "émo s m o",
+            "ssmo",
+            "sSmO",
+            "smö",
+        ];
+        for text in texts {
+            let whole = text.as_bytes().windows(3).any(|w| w.eq_ignore_ascii_case(b"smo"));
+            assert_eq!(mentions_smo(text), whole, "{text}");
+        }
+        // "hello world" marks a prompt of at most `SHORT_CHARS` characters, counted as chars.
+        let prompt = |chars: usize| format!("say hello world {}", "é".repeat(chars - 16));
+        assert!(is_smoke_test(&prompt(SHORT_CHARS)));
+        assert!(!is_smoke_test(&prompt(SHORT_CHARS + 1)));
     }
 
     #[test]
