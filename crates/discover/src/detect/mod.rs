@@ -485,9 +485,9 @@ fn task_unit(
     lead_in(conn, unit, (recent, walked))
 }
 
-/// The calls and own sequence of the turns this run mined last, by turn id: a task that grows
-/// back over earlier turns, and a streak's examples, read them from here rather than from the
-/// database again. Bounded (the oldest go first): a session's earlier turns were mostly mined
+/// The calls, their expansion and own sequence of the turns this run mined last, by turn id: a
+/// task that grows back over earlier turns, and a streak's examples, take them from here rather
+/// than from the database again. Bounded (the oldest go first): a session's earlier turns were mostly mined
 /// shortly before.
 struct Recent(walked::ByTurn<MinedCalls>);
 
@@ -497,7 +497,8 @@ impl Default for Recent {
     }
 }
 
-/// A turn's calls as sequences, mining and its own step sequence read them.
+/// A turn's calls as sequences read them, expanded as mining reads them, and its own step
+/// sequence.
 struct MinedCalls {
     calls: Vec<Call>,
     expanded: Arc<mine::Expanded>,
