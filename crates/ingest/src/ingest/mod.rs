@@ -182,9 +182,13 @@ fn ingest_targets(
     write::canonical_keys(ws.store.conn_mut()).context("rewriting file keys to canonical paths")?;
     let mut stored = write::load_stored(ws.store.conn()).context("reading ingested files")?;
     let mut jobs = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = foldhash::HashSet::with_capacity_and_hasher(targets.len(), Default::default());
     for target in targets {
-        let key = target.path.to_string_lossy().into_owned();
+        // `to_str` first: checking UTF-8 is cheaper than the lossy conversion's scan.
+        let key = match target.path.to_str() {
+            Some(path) => path.to_owned(),
+            None => target.path.to_string_lossy().into_owned(),
+        };
         if !seen.insert(key.clone()) {
             continue;
         }

@@ -414,8 +414,9 @@ pub fn turn_steps_since(
     Ok(all.into_iter().filter(|t| !t.steps.is_empty()).collect())
 }
 
-/// Stored rows of every file ingested before, by path.
-pub fn load_stored(conn: &rusqlite::Connection) -> Result<HashMap<String, Stored>> {
+/// Stored rows of every file ingested before, by path (with a fast hash: a pass with nothing
+/// new looks up every transcript file here).
+pub fn load_stored(conn: &rusqlite::Connection) -> Result<foldhash::HashMap<String, Stored>> {
     let mut stmt = conn.prepare(
         "SELECT path, format, size, mtime_ns, offset, head_hash, lines, state FROM ingested_files",
     )?;
@@ -434,7 +435,7 @@ pub fn load_stored(conn: &rusqlite::Connection) -> Result<HashMap<String, Stored
             },
         ))
     })?;
-    let mut map = HashMap::new();
+    let mut map = foldhash::HashMap::default();
     for row in rows {
         let (path, stored) = row?;
         map.insert(path, stored);
