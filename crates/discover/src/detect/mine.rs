@@ -823,6 +823,17 @@ mod tests {
 
     use super::*;
 
+    /// A fixed pseudo-random sequence from `seed` (xorshift): `next(below)` is in `0..below`.
+    fn xorshift(seed: u64) -> impl FnMut(u64) -> u64 {
+        let mut x = seed;
+        move |below| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % below
+        }
+    }
+
     fn call(step: &str, detail: &str, is_error: bool) -> RawCall {
         RawCall { step: step.into(), detail: Some(detail.into()), is_error }
     }
@@ -889,13 +900,7 @@ mod tests {
             ("file:Read:*.yaml", "_bmad/x/workflow.yaml", false),
             ("sh:cat", "cat _bmad/x/workflow.yaml", false),
         ];
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = |below: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % below
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         for _ in 0..400 {
             let turns: Vec<Vec<RawCall>> = (0..1 + next(4))
                 .map(|_| {
@@ -1086,13 +1091,7 @@ mod tests {
     fn consensus_gives_what_the_plain_tally_gives() {
         // A fixed pseudo-random walk over many shapes of workflow: up to 130 members (past one
         // word of session bits), sessions repeated, steps repeated within a member, ties.
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = |below: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % below
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for round in 0..300 {
             let count = 1 + next(if round % 10 == 0 { 130 } else { 24 }) as usize;
             let sessions = 1 + next(70);
