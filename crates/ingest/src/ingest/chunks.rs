@@ -15,9 +15,9 @@ const LONG_LINE: usize = 1 << 20;
 
 /// One complete line of the bytes read.
 pub struct Line<'a> {
-    /// Without its `\n` (and a `\r` before it); invalid UTF-8 read as `?`, one byte for one.
-    /// Empty for a line over the cap.
-    pub bytes: &'a [u8],
+    /// Without its `\n` (and a `\r` before it); invalid UTF-8 read as `?`, one byte for one,
+    /// so always text. Empty for a line over the cap.
+    pub text: &'a str,
     /// Where the line starts in the file.
     pub offset: u64,
     /// 1-based among the lines of this read.
@@ -172,7 +172,7 @@ impl Carried {
         f: &mut impl FnMut(Line) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
         let flow = match self.skipped.take() {
-            Some(len) => f(Line { bytes: &[], offset, index, mended: false, over_cap: Some(len) }),
+            Some(len) => f(Line { text: "", offset, index, mended: false, over_cap: Some(len) }),
             None => hand_on(&mut self.bytes, offset, index, self.cap, f),
         };
         self.bytes.clear();
@@ -189,32 +189,30 @@ fn hand_on(
     f: &mut impl FnMut(Line) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
     if line.len() > cap {
-        return f(Line { bytes: &[], offset, index, mended: false, over_cap: Some(line.len()) });
+        return f(Line { text: "", offset, index, mended: false, over_cap: Some(line.len()) });
     }
-    let mended = mend_utf8(line);
-    let bytes = match line {
+    let line = match line {
         [rest @ .., b'\r'] => rest,
         all => all,
     };
-    f(Line { bytes, offset, index, mended, over_cap: None })
+    // Nearly every line is valid: a vectorised check answers that at a fraction of the cost.
+    match simdutf8::basic::from_utf8(line) {
+        Ok(text) => f(Line { text, offset, index, mended: false, over_cap: None }),
+        Err(_) => f(Line { text: mend_utf8(line), offset, index, mended: true, over_cap: None }),
+    }
 }
 
-/// Replaces each byte of `buf` that is not valid UTF-8 with `?` (one byte for one, so offsets
-/// stay), so the line is read rather than dropped; whether any was.
-pub fn mend_utf8(buf: &mut [u8]) -> bool {
-    // Nearly every line is valid: a vectorised check answers that at a fraction of the cost.
-    if simdutf8::basic::from_utf8(buf).is_ok() {
-        return false;
-    }
-    let (mut i, mut mended) = (0, false);
+/// `buf` as text, each byte that is not valid UTF-8 replaced with `?` (one byte for one, so
+/// offsets stay), so the line is read rather than dropped.
+pub fn mend_utf8(buf: &mut [u8]) -> &str {
+    let mut i = 0;
     while let Err(e) = std::str::from_utf8(&buf[i..]) {
         let at = i + e.valid_up_to();
         let n = e.error_len().unwrap_or(buf.len() - at);
         buf[at..at + n].fill(b'?');
-        mended = true;
         i = at + n;
     }
-    mended
+    std::str::from_utf8(buf).unwrap_or_default()
 }
 
 /// Reads until `buf` is full or the file ends; returns the bytes read.
@@ -247,7 +245,7 @@ mod tests {
         let mut seen = Vec::new();
         let len = text.len() as u64 - start;
         let scan = lines(&mut file, start, len, Limits { chunk, cap }, false, |l| {
-            seen.push((l.bytes.to_vec(), l.offset, l.index, l.mended, l.over_cap));
+            seen.push((l.text.as_bytes().to_vec(), l.offset, l.index, l.mended, l.over_cap));
             ControlFlow::Continue(())
         })
         .unwrap();

@@ -146,7 +146,21 @@ impl Parser {
     }
 
     pub fn line(&mut self, sink: &mut Sink, bytes: &[u8], offset: u64, line_no: u64) {
-        line(sink, &mut self.streams, bytes, &mut self.quotes, offset, line_no);
+        let text = simdutf8::basic::from_utf8(bytes).ok();
+        line(sink, &mut self.streams, bytes, text, &mut self.quotes, offset, line_no);
+    }
+
+    /// `line` for a line already read as text (the chunked reader checks each line's UTF-8).
+    pub fn line_str(&mut self, sink: &mut Sink, text: &str, offset: u64, line_no: u64) {
+        line(
+            sink,
+            &mut self.streams,
+            text.as_bytes(),
+            Some(text),
+            &mut self.quotes,
+            offset,
+            line_no,
+        );
     }
 
     pub fn finish(self, sink: &mut Sink) {
@@ -171,6 +185,7 @@ fn line(
     sink: &mut Sink,
     streams: &mut [Option<TurnBuilder>; 2],
     bytes: &[u8],
+    text: Option<&str>,
     quotes: &mut scan::Quotes,
     offset: u64,
     line_no: u64,
@@ -180,7 +195,7 @@ fn line(
     }
     quotes.index(bytes);
     let mut repaired = Vec::new();
-    let parsed = match read_line(bytes, quotes, &mut repaired) {
+    let parsed = match read_line(bytes, text, quotes, &mut repaired) {
         Ok(l) => l,
         Err(reason) => return sink.bad(line_no, reason),
     };
@@ -329,10 +344,15 @@ pub(super) fn apply(
 /// surrogate escape is read as U+FFFD: those lines are rewritten into `repaired` and read again.
 fn read_line<'a>(
     bytes: &'a [u8],
+    text: Option<&'a str>,
     quotes: &'a scan::Quotes,
     repaired: &'a mut Vec<u8>,
 ) -> Result<Line<'a>, String> {
-    if let Some(line) = fast_line(bytes, quotes) {
+    let top = match text {
+        Some(text) => scan::Value::top_str(text, quotes),
+        None => scan::Value::top(bytes, quotes),
+    };
+    if let Some(line) = fast_line(top) {
         return Ok(line);
     }
     if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
@@ -365,10 +385,10 @@ fn normalized(bytes: &[u8]) -> Option<Vec<u8>> {
 /// thirds of the bytes are tool results, repeated in `toolUseResult`) without decoding them.
 /// `None` for anything it does not read exactly as serde_json would (escaped or repeated keys,
 /// a field of an unexpected kind, broken structure): serde_json reads those lines instead.
-fn fast_line<'a>(bytes: &'a [u8], quotes: &'a scan::Quotes) -> Option<Line<'a>> {
+fn fast_line(top: scan::Value<'_>) -> Option<Line<'_>> {
     let mut line = Line::default();
     let mut seen = Seen::default();
-    scan::Value::top(bytes, quotes).whole(|v| {
+    top.whole(|v| {
         let end = v.members(|key, v| match key {
             b"type" => seen.read(0, &mut line.kind, v.lenient_str()),
             b"sessionId" => seen.read(1, &mut line.session_id, v.lenient_str()),
@@ -653,7 +673,13 @@ mod tests {
         let slow = serde_json::from_slice::<Line>(line).ok();
         let mut quotes = scan::Quotes::default();
         quotes.index(line);
-        match fast_line(line, &quotes) {
+        let fast = fast_line(scan::Value::top(line, &quotes));
+        // Read as text already checked, the line reads the same.
+        if let Ok(text) = std::str::from_utf8(line) {
+            let from_text = fast_line(scan::Value::top_str(text, &quotes));
+            assert_eq!(from_text, fast, "{}", String::from_utf8_lossy(line));
+        }
+        match fast {
             Some(fast) => {
                 assert_eq!(Some(&fast), slow.as_ref(), "{}", String::from_utf8_lossy(line));
                 true
@@ -939,7 +965,12 @@ mod property {
         let mut quotes = scan::Quotes::default();
         quotes.index(bytes);
         let mut repaired = Vec::new();
-        let read = read_line(bytes, &quotes, &mut repaired);
+        let read = read_line(bytes, None, &quotes, &mut repaired);
+        if let Ok(text) = std::str::from_utf8(bytes) {
+            let mut again = Vec::new();
+            let from_text = read_line(bytes, Some(text), &quotes, &mut again);
+            assert_eq!(from_text, read, "{}", String::from_utf8_lossy(bytes));
+        }
         let fixed = super::super::parse::without_lone_surrogates(bytes);
         match serde_json::from_slice::<Value>(fixed.as_deref().unwrap_or(bytes)) {
             Ok(Value::Object(o)) => {
@@ -989,7 +1020,7 @@ mod property {
         let lone = br#"{"type":"user","message":{"content":"a \ud800 b"}}"#;
         quotes.index(lone);
         let mut repaired = Vec::new();
-        let read = read_line(lone, &quotes, &mut repaired).unwrap();
+        let read = read_line(lone, None, &quotes, &mut repaired).unwrap();
         assert_eq!(
             read.message,
             Some(Lenient(Some(Message {

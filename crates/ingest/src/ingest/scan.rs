@@ -20,6 +20,9 @@ const MAX_DEPTH: usize = 120;
 #[derive(Clone, Copy)]
 pub struct Value<'a> {
     b: &'a [u8],
+    /// `b` as text, when the whole of it is known to be UTF-8: a string read is then a slice of
+    /// it, not checked again.
+    text: Option<&'a str>,
     quotes: &'a Quotes,
     at: usize,
     depth: usize,
@@ -30,7 +33,21 @@ impl<'a> Value<'a> {
     /// `quotes` has indexed; read it with `whole` to check that nothing follows it.
     pub fn top(text: &'a [u8], quotes: &'a Quotes) -> Value<'a> {
         debug_assert!(quotes.bits.len() == text.len().div_ceil(64));
-        Value { b: text, quotes, at: skip_ws(text, 0), depth: 0 }
+        Value { b: text, text: None, quotes, at: skip_ws(text, 0), depth: 0 }
+    }
+
+    /// `top` over text already known to be UTF-8 (a line the reader checked as it was read).
+    pub fn top_str(text: &'a str, quotes: &'a Quotes) -> Value<'a> {
+        Value { text: Some(text), ..Value::top(text.as_bytes(), quotes) }
+    }
+
+    /// The bytes `from..to` as UTF-8 text. Both ends are at ASCII bytes (quotes), so slicing
+    /// known text cannot split a character.
+    fn utf8(&self, from: usize, to: usize) -> Option<&'a str> {
+        match self.text {
+            Some(text) => text.get(from..to),
+            None => simdutf8::basic::from_utf8(&self.b[from..to]).ok(),
+        }
     }
 
     fn string_end(&self) -> Option<usize> {
@@ -133,16 +150,15 @@ impl<'a> Value<'a> {
             b'n' => Some((None, self.literal(b"null")?)),
             b'"' => {
                 let end = self.string_end()?;
-                let quoted = &self.b[self.at..end];
-                let inner = &quoted[1..quoted.len() - 1];
+                let inner = &self.b[self.at + 1..end - 1];
                 // One pass without early exit, which the compiler vectorizes.
                 let plain = !inner.iter().fold(false, |odd, c| odd | (*c < 0x20) | (*c == b'\\'));
-                // Checked as UTF-8 at once (vectorized); serde_json then reads a `str` without
-                // checking each run between escapes again.
+                // Checked as UTF-8 at once (vectorized), unless the line was; serde_json then
+                // reads a `str` without checking each run between escapes again.
                 let text = if plain {
-                    Cow::Borrowed(simdutf8::basic::from_utf8(inner).ok()?)
+                    Cow::Borrowed(self.utf8(self.at + 1, end - 1)?)
                 } else {
-                    let quoted = simdutf8::basic::from_utf8(quoted).ok()?;
+                    let quoted = self.utf8(self.at, end)?;
                     Cow::Owned(serde_json::from_str::<String>(quoted).ok()?)
                 };
                 Some((Some(text), end))
