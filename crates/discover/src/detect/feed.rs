@@ -111,7 +111,7 @@ fn read_turns(
         .collect())
 }
 
-/// The batch after the one being walked, read and prepared on a second connection and thread.
+/// A batch read and prepared ahead of the walk.
 pub(super) struct Ahead {
     ids: Vec<i64>,
     batch: Batch,
@@ -124,6 +124,35 @@ pub(super) struct Reader(Connection);
 /// keeps the larger one.
 const READER_CACHE_KIB: i64 = 256;
 
+/// Batches the read-ahead may hold prepared, waiting for the walk, besides the one it is handing
+/// over: some batches take longer to prepare than to walk (a turn with hundreds of calls), and
+/// with one batch ahead the walk waited for them (a seventh of detection on the 1.5 GB tree).
+const QUEUED: usize = 1;
+
+/// The read-ahead under way: its batches in order, and its thread, which gives the connection
+/// back when it stops.
+pub(super) struct Reading {
+    batches: std::sync::mpsc::Receiver<Ahead>,
+    thread: std::thread::JoinHandle<Reader>,
+}
+
+impl Reading {
+    /// The next batch read ahead; `None` once the read-ahead has stopped (no more turns, a
+    /// short batch, a failed read), with the connection given back.
+    pub(super) fn next(self) -> (Option<Ahead>, Result<Reading, Option<Reader>>) {
+        match self.batches.recv() {
+            Ok(ahead) => (Some(ahead), Ok(self)),
+            Err(_) => (None, Err(self.thread.join().ok())),
+        }
+    }
+
+    /// Stops reading ahead (what was read is dropped) and gives the connection back.
+    pub(super) fn stop(self) -> Option<Reader> {
+        drop(self.batches);
+        self.thread.join().ok()
+    }
+}
+
 impl Reader {
     /// A second connection to the database at `path`; `None` where there is one core, or the
     /// database cannot be opened again (reading ahead is then skipped).
@@ -131,43 +160,76 @@ impl Reader {
         reader(path, READER_CACHE_KIB).map(Reader)
     }
 
-    /// Reads and prepares, on a thread of its own, the `room` pending turns after `current`
-    /// (the batch about to be walked). Gives the connection back with them, or with none when
-    /// the read failed; the walk takes them only if they are still the next pending turns.
-    /// `None` when no thread could be started.
+    /// Reads and prepares, on a thread of its own, the pending turns after `current` (the batch
+    /// about to be walked), batch after batch, `room(done)` turns each once `done` are walked
+    /// or read (`done` counts `current`), until a batch is short or room is none. The walk takes
+    /// each only if it holds the next pending turns then. `None` when no thread could be
+    /// started (the walk then reads each batch itself).
     pub(super) fn read_ahead(
         self,
         current: Vec<i64>,
-        room: usize,
+        mut done: usize,
+        room: impl Fn(usize) -> usize + Send + 'static,
         min_sequence_len: usize,
-    ) -> Option<std::thread::JoinHandle<(Reader, Option<Ahead>)>> {
+    ) -> Option<Reading> {
+        let (send, batches) = std::sync::mpsc::sync_channel(QUEUED);
         let read = move || {
             let Reader(mut conn) = self;
-            let ahead = read_after(&mut conn, &current, room, min_sequence_len).ok().flatten();
-            (Reader(conn), ahead)
+            // The batches not yet walked, or being walked: those sent and not taken, the one the
+            // walk holds. A batch is read only once the one before it is sent, so no more than
+            // `QUEUED + 1` batches before it can still be pending.
+            let mut unwalked = std::collections::VecDeque::from([current]);
+            loop {
+                let room = room(done);
+                if room == 0 {
+                    break;
+                }
+                let Ok(Some(ahead)) = read_after(&mut conn, &unwalked, room, min_sequence_len)
+                else {
+                    break;
+                };
+                let full = ahead.ids.len() == room;
+                done += ahead.ids.len();
+                unwalked.push_back(ahead.ids.clone());
+                if unwalked.len() > QUEUED + 2 {
+                    unwalked.pop_front();
+                }
+                if send.send(ahead).is_err() || !full {
+                    break;
+                }
+            }
+            Reader(conn)
         };
-        // No thread, no reading ahead: the walk reads each batch itself.
-        std::thread::Builder::new().name("detect-read-ahead".into()).spawn(read).ok()
+        let thread =
+            std::thread::Builder::new().name("detect-read-ahead".into()).spawn(read).ok()?;
+        Some(Reading { batches, thread })
     }
 }
 
+/// The `room` pending turns after those of `unwalked`, read in one transaction and prepared.
+/// The batches not yet walked are the head of the queue: the turns after them are read from
+/// that offset. When another writer put a turn among them, none are read (the walk then reads
+/// its batch itself).
 fn read_after(
     conn: &mut Connection,
-    current: &[i64],
+    unwalked: &std::collections::VecDeque<Vec<i64>>,
     room: usize,
     min_sequence_len: usize,
 ) -> Result<Option<Ahead>> {
     // One read transaction: the turns and their calls from the same snapshot.
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Deferred)?;
-    // Before the walk commits, `current` is still pending here; after, it is not.
-    let mut after = ingest::pending_turns(&tx, current.len() + room)?;
-    let current: std::collections::HashSet<i64> = current.iter().copied().collect();
-    after.retain(|t| !current.contains(&t.id));
-    after.truncate(room);
-    if after.is_empty() {
+    let skip: std::collections::HashSet<i64> = unwalked.iter().flatten().copied().collect();
+    // A walked batch is committed and out of the queue: only the head still pending is skipped.
+    let queued = ingest::pending_turn_ids(&tx, skip.len() + room)?;
+    let head = queued.iter().take_while(|id| skip.contains(id)).count();
+    let ids: Vec<i64> = queued[head..].iter().take(room).copied().collect();
+    if ids.is_empty() || ids.iter().any(|id| skip.contains(id)) {
         return Ok(None);
     }
-    let ids: Vec<i64> = after.iter().map(|t| t.id).collect();
+    let after = ingest::pending_turns_from(&tx, head, room)?;
+    if after.iter().map(|t| t.id).ne(ids.iter().copied()) {
+        return Ok(None);
+    }
     let read = read_turns(&tx, after)?;
     tx.finish()?;
     let batch =

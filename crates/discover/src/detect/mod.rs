@@ -125,21 +125,24 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
         walked: Walked::default(),
         ahead: ReadAhead {
             db: ws.store.path().map(std::path::Path::to_path_buf),
+            limit,
             ..ReadAhead::default()
         },
     };
-    let room_after = |done: usize| limit.map_or(BATCH, |l| BATCH.min(l.saturating_sub(done)));
-    loop {
-        let room = room_after(run.report.turns_processed as usize);
+    let walked = loop {
+        let room = room_after(limit, run.report.turns_processed as usize);
         if room == 0 {
             run.report.turns_left = !ingest::pending_turn_ids(ws.store.conn(), 1)?.is_empty();
-            break;
+            break Ok(());
         }
-        if !run.batch(ws.store.conn_mut(), room, room_after)? {
-            break;
+        match run.batch(ws.store.conn_mut(), room) {
+            Ok(true) => {}
+            Ok(false) => break Ok(()),
+            Err(e) => break Err(e),
         }
-    }
-    run.ahead.wait();
+    };
+    run.ahead.stop();
+    walked?;
     Ok(Detected {
         report: run.report,
         drafts: PendingDrafts { staged: run.drafts, stale: run.stale, intent: run.intent },
@@ -167,35 +170,55 @@ struct Run {
     ahead: ReadAhead,
 }
 
-/// Reading the next batch ahead, on a second connection, while this one is walked: the walk runs
-/// on one thread and reading and preparing a batch was a quarter of detection.
+/// Reading the next batches ahead, on a second connection, while this one is walked: the walk
+/// runs on one thread and reading and preparing a batch was a quarter of detection.
 #[derive(Default)]
 struct ReadAhead {
     /// The database file; none in memory, where there is no second connection.
     db: Option<std::path::PathBuf>,
+    /// The most turns the run walks (`run_limited`'s limit).
+    limit: Option<usize>,
     reader: Option<feed::Reader>,
-    /// The read under way, with the connection it gives back.
-    running: Option<std::thread::JoinHandle<(feed::Reader, Option<feed::Ahead>)>>,
+    /// The read-ahead under way, which has the connection until it stops.
+    running: Option<feed::Reading>,
+}
+
+/// The room of the batch after `done` turns, within `limit`.
+fn room_after(limit: Option<usize>, done: usize) -> usize {
+    limit.map_or(BATCH, |l| BATCH.min(l.saturating_sub(done)))
 }
 
 impl ReadAhead {
-    /// The batch read ahead, once its read is over.
-    fn wait(&mut self) -> Option<feed::Ahead> {
-        let (reader, ahead) = self.running.take()?.join().ok()?;
-        self.reader = Some(reader);
+    /// The next batch read ahead, if one is under way and not over.
+    fn next(&mut self) -> Option<feed::Ahead> {
+        let (ahead, rest) = self.running.take()?.next();
+        match rest {
+            Ok(running) => self.running = Some(running),
+            Err(reader) => self.reader = reader,
+        }
         ahead
     }
 
-    /// Starts reading the `room` turns after `batch`, when it is full (more are likely pending).
-    fn start(&mut self, batch: &[i64], full: bool, room: usize, min_sequence_len: usize) {
-        if !full || room == 0 {
+    /// Stops reading ahead (the walk read its batch itself, or is over).
+    fn stop(&mut self) {
+        if let Some(running) = self.running.take() {
+            self.reader = running.stop();
+        }
+    }
+
+    /// Starts reading the turns after `batch` when it is full (more are likely pending) and none
+    /// are being read ahead already; `done` turns walked or read so far, `batch` among them.
+    fn start(&mut self, batch: &[i64], full: bool, done: usize, min_sequence_len: usize) {
+        if !full || self.running.is_some() || room_after(self.limit, done) == 0 {
             return;
         }
         if self.reader.is_none() {
             self.reader = self.db.take().and_then(|db| feed::Reader::open(&db));
         }
         if let Some(reader) = self.reader.take() {
-            self.running = reader.read_ahead(batch.to_vec(), room, min_sequence_len);
+            let limit = self.limit;
+            let room = move |done| room_after(limit, done);
+            self.running = reader.read_ahead(batch.to_vec(), done, room, min_sequence_len);
         }
     }
 }
@@ -203,12 +226,7 @@ impl ReadAhead {
 impl Run {
     /// Walks the next `room` pending turns in their own transaction; false when none was left.
     /// `room_after(done)`: the room of the batch after `done` turns.
-    fn batch(
-        &mut self,
-        conn: &mut Connection,
-        room: usize,
-        room_after: impl Fn(usize) -> usize,
-    ) -> Result<bool> {
+    fn batch(&mut self, conn: &mut Connection, room: usize) -> Result<bool> {
         let Run {
             cfg,
             staging,
@@ -229,14 +247,20 @@ impl Run {
         if streaks.check(&tx)? {
             memo.changed_elsewhere();
         }
-        let (batch, was_ahead) = feed::next_batch(&tx, room, cfg.min_sequence_len, ahead.wait())?;
+        let offered = ahead.next();
+        let was_offered = offered.is_some();
+        let (batch, was_ahead) = feed::next_batch(&tx, room, cfg.min_sequence_len, offered)?;
+        if was_offered && !was_ahead {
+            // Another writer changed the queue: what is read ahead is not what comes next.
+            ahead.stop();
+        }
         if batch.is_empty() {
             return Ok(false);
         }
         report.batches_read_ahead += u64::from(was_ahead);
         let ids: Vec<i64> = batch.iter().map(|(t, _)| t.id).collect();
-        let next = room_after(report.turns_processed as usize + batch.len());
-        ahead.start(&ids, batch.len() == room, next, cfg.min_sequence_len);
+        let done = report.turns_processed as usize + batch.len();
+        ahead.start(&ids, batch.len() == room, done, cfg.min_sequence_len);
         // The signatures to write: those that differ from the one stored with the turn.
         let mut signed: Vec<(i64, String)> = Vec::new();
         // Sequences seen in a new session in this batch, in first-seen order, with those sessions.

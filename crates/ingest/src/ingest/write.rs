@@ -492,7 +492,7 @@ const PENDING_TURNS: &str = "SELECT t.id, t.agent_id, s.session_key, t.user_inpu
         t.summary, t.is_sidechain, s.project, t.ended_at, t.signature
     FROM pending_turns p CROSS JOIN turns t ON t.id = p.turn_id
         JOIN sessions s ON s.id = t.session_id
-    ORDER BY p.ended_at, p.turn_id LIMIT ?1";
+    ORDER BY p.ended_at, p.turn_id LIMIT ?1 OFFSET ?2";
 
 /// Sessions with pending turns, the queue again the outer loop.
 const PENDING_SESSIONS: &str = "SELECT DISTINCT t.session_id
@@ -510,8 +510,18 @@ pub fn pending_turn_ids(conn: &Connection, limit: usize) -> Result<Vec<i64>> {
 
 /// Up to `limit` complete turns not yet detected, in (ended_at, id) order.
 pub fn pending_turns(conn: &Connection, limit: usize) -> Result<Vec<PendingTurn>> {
+    pending_turns_from(conn, 0, limit)
+}
+
+/// `pending_turns` after the first `skip` of the queue (stepped over in the queue's index).
+pub fn pending_turns_from(
+    conn: &Connection,
+    skip: usize,
+    limit: usize,
+) -> Result<Vec<PendingTurn>> {
+    let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
     let mut stmt = conn.prepare_cached(PENDING_TURNS)?;
-    let rows = stmt.query_map([i64::try_from(limit).unwrap_or(i64::MAX)], |r| {
+    let rows = stmt.query_map([count(limit), count(skip)], |r| {
         Ok(PendingTurn {
             id: r.get(0)?,
             agent_id: r.get(1)?,
