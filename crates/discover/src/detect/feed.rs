@@ -138,12 +138,9 @@ pub(super) struct Reading {
 
 impl Reading {
     /// The next batch read ahead; `None` once the read-ahead has stopped (no more turns, a
-    /// short batch, a failed read), with the connection given back.
-    pub(super) fn next(self) -> (Option<Ahead>, Result<Reading, Option<Reader>>) {
-        match self.batches.recv() {
-            Ok(ahead) => (Some(ahead), Ok(self)),
-            Err(_) => (None, Err(self.thread.join().ok())),
-        }
+    /// short batch, a failed read).
+    pub(super) fn next(&self) -> Option<Ahead> {
+        self.batches.recv().ok()
     }
 
     /// Stops reading ahead (what was read is dropped) and gives the connection back.
@@ -222,14 +219,11 @@ fn read_after(
     // A walked batch is committed and out of the queue: only the head still pending is skipped.
     let queued = ingest::pending_turn_ids(&tx, skip.len() + room)?;
     let head = queued.iter().take_while(|id| skip.contains(id)).count();
-    let ids: Vec<i64> = queued[head..].iter().take(room).copied().collect();
-    if ids.is_empty() || ids.iter().any(|id| skip.contains(id)) {
-        return Ok(None);
-    }
     let after = ingest::pending_turns_from(&tx, head, room)?;
-    if after.iter().map(|t| t.id).ne(ids.iter().copied()) {
+    if after.is_empty() || after.iter().any(|t| skip.contains(&t.id)) {
         return Ok(None);
     }
+    let ids: Vec<i64> = after.iter().map(|t| t.id).collect();
     let read = read_turns(&tx, after)?;
     tx.finish()?;
     let batch =

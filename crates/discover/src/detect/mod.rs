@@ -189,12 +189,12 @@ fn room_after(limit: Option<usize>, done: usize) -> usize {
 }
 
 impl ReadAhead {
-    /// The next batch read ahead, if one is under way and not over.
+    /// The next batch read ahead, if one is under way and not over (once over, the connection
+    /// comes back for the next read-ahead).
     fn next(&mut self) -> Option<feed::Ahead> {
-        let (ahead, rest) = self.running.take()?.next();
-        match rest {
-            Ok(running) => self.running = Some(running),
-            Err(reader) => self.reader = reader,
+        let ahead = self.running.as_ref()?.next();
+        if ahead.is_none() {
+            self.stop();
         }
         ahead
     }
@@ -225,7 +225,6 @@ impl ReadAhead {
 
 impl Run {
     /// Walks the next `room` pending turns in their own transaction; false when none was left.
-    /// `room_after(done)`: the room of the batch after `done` turns.
     fn batch(&mut self, conn: &mut Connection, room: usize) -> Result<bool> {
         let Run {
             cfg,
