@@ -19,6 +19,7 @@ use crate::ingest::{self, IngestReport, Progress};
 use crate::journal;
 use crate::lessons::{self, playbook};
 use crate::lifecycle::{self, SweepReport};
+use crate::store;
 use crate::team;
 use crate::usage::{effects, triggering};
 use crate::workspace::Workspace;
@@ -117,31 +118,26 @@ pub struct PassReport {
 }
 
 /// Runs `pass`: recover, ingest, register, detect, lessons, stage drafts, model drafting,
-/// auto-promote, evolve, judge, team sync — each step the pass asks for, once. The database's
-/// write-ahead log is copied into it only when it holds `store::PASS_CHECKPOINT_PAGES` pages, not
-/// SQLite's default thousand (detection commits every few hundred turns and rewrites the same
-/// pages each time).
+/// auto-promote, evolve, judge, team sync — each step the pass asks for, once. The pass's commits
+/// copy nothing of the write-ahead log into the database: a long log is copied alongside, on a
+/// connection and thread of their own, while the pass goes on (`Store::checkpoint_alongside`).
 pub fn run(
     ws: &mut Workspace,
     pass: &Pass,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<PassReport> {
-    let paused = ws.store.pause_checkpoints()?;
-    let report = run_steps(ws, pass, progress);
-    let resumed = ws.store.resume_checkpoints(paused);
+    let alongside = ws.store.checkpoint_alongside()?;
+    let report = run_steps(ws, pass, &alongside, progress);
+    let finished = alongside.finish(&mut ws.store);
     let report = report?;
-    resumed?;
+    finished?;
     Ok(report)
 }
-
-/// Transcript bytes read from which the log ingest leaves is copied behind the later steps. Below
-/// it the copy is a few milliseconds, which a second thread and connection cost as much as (a
-/// hook's pass after one appended turn took 2 to 3 ms longer with it).
-const CHECKPOINT_BEHIND_FROM: u64 = 64 << 20;
 
 fn run_steps(
     ws: &mut Workspace,
     pass: &Pass,
+    alongside: &store::Alongside,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<PassReport> {
     let mut line = Timeline::start();
@@ -152,11 +148,9 @@ fn run_steps(
         report.ingest =
             Some(ingest::run_with_threads(ws, &read.paths, &agent, read.threads, progress)?);
         line.done(Step::Ingest);
+        // What ingest left in the log is copied beside detection.
+        alongside.copy_now();
     }
-    // Ingest copies nothing into the database as it goes: after a large read, the log it leaves
-    // is copied behind the steps that follow, and waited for when the pass ends.
-    let large = report.ingest.as_ref().is_some_and(|r| r.bytes_read >= CHECKPOINT_BEHIND_FROM);
-    let _checkpoint = if large { ws.store.checkpoint_behind() } else { None };
     let limit = match pass.detect {
         Detect::Off => None,
         Detect::All => Some(None),

@@ -4,6 +4,7 @@
 //! marks such as the sweep's watermark). Every other table has one owner module that the rest of
 //! skilldeck goes through; `docs/architecture.md` lists them.
 
+mod alongside;
 mod schema;
 pub mod trouble;
 
@@ -13,6 +14,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use rusqlite::{Connection, OptionalExtension, params};
 
+pub use alongside::Alongside;
 pub use rusqlite;
 
 /// Prepared statements kept per connection (`prepare_cached`).
@@ -24,6 +26,8 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct Store {
     conn: Connection,
     path: Option<PathBuf>,
+    /// A pass copies the log alongside ([`Store::checkpoint_alongside`]) until it finishes.
+    alongside: bool,
 }
 
 /// A read-only connection to the database at `path` (see [`Store::reader`]).
@@ -54,23 +58,6 @@ pub fn cores() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
-
-/// A checkpoint started by [`Store::checkpoint_behind`]; dropping it waits for it to end.
-pub struct Behind(Option<std::thread::JoinHandle<()>>);
-
-impl Drop for Behind {
-    fn drop(&mut self) {
-        if let Some(thread) = self.0.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
-/// Write-ahead log pages (4 KiB each) a pass lets pile up before a commit copies them into the
-/// database. SQLite's default, 1000, copied detection's rewritten pages every few batches; with
-/// no automatic checkpoint the log kept growing through detection on the 1.5 GB benchmark tree,
-/// and reading through it cost more than the copies saved.
-pub const PASS_CHECKPOINT_PAGES: i64 = 10_000;
 
 /// Largest page cache a pass that revisits what it wrote is given ([`Store::widen_cache`]), KiB.
 pub const REVISIT_CACHE_MAX_KIB: i64 = 16 * 1024;
@@ -106,7 +93,7 @@ impl Store {
         }
         let conn = Connection::open(path)
             .with_context(|| format!("opening database {}", path.display()))?;
-        let mut store = Store { conn, path: Some(path.to_path_buf()) };
+        let mut store = Store { conn, path: Some(path.to_path_buf()), alongside: false };
         store.configure().with_context(|| format!("configuring database {}", path.display()))?;
         store.migrate().with_context(|| format!("migrating database {}", path.display()))?;
         Ok(store)
@@ -150,7 +137,7 @@ impl Store {
                 .and_then(usable)
                 .map_err(|e| trouble::explained(path, e))?,
         };
-        let store = Store { conn, path: Some(path.to_path_buf()) };
+        let store = Store { conn, path: Some(path.to_path_buf()), alongside: false };
         if store.version_checked(schema::MIGRATIONS.len())? < schema::MIGRATIONS.len() {
             drop(store);
             return Store::open(path);
@@ -181,7 +168,7 @@ impl Store {
 
     /// A private in-memory database, for tests and benchmarks.
     pub fn open_in_memory() -> Result<Self> {
-        let mut store = Store { conn: Connection::open_in_memory()?, path: None };
+        let mut store = Store { conn: Connection::open_in_memory()?, path: None, alongside: false };
         store.configure()?;
         store.migrate()?;
         Ok(store)
@@ -243,47 +230,11 @@ impl Store {
         &mut self.conn
     }
 
-    /// Spaces this connection's automatic checkpoints out to [`PASS_CHECKPOINT_PAGES`] (a
-    /// pass's many commits would each copy the pages it keeps rewriting into the database
-    /// again); returns the setting to give back to [`Store::resume_checkpoints`].
-    pub fn pause_checkpoints(&self) -> Result<i64> {
-        let old: i64 = self.conn.query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0))?;
-        self.conn.pragma_update(None, "wal_autocheckpoint", PASS_CHECKPOINT_PAGES)?;
-        Ok(old)
-    }
-
     /// A second, read-only connection to this database with a page cache of `cache_kib`, for a
     /// step that reads on another thread; `None` where one core is all there is, for a database
     /// in memory, or when the file cannot be opened again (the step then reads on one thread).
     pub fn reader(&self, cache_kib: i64) -> Option<Connection> {
         reader(self.path.as_deref()?, cache_kib)
-    }
-
-    /// Starts copying the write-ahead log into the database on a connection and thread of their
-    /// own: a passive checkpoint, which waits for no one and no commit waits for. After a first
-    /// ingest the log holds most of the database, and the first commit that found it long
-    /// (detection's first batch after a large ingest), or else the close, copied it all while the
-    /// pass waited; behind, it runs on a core the walk leaves idle. `None` for a database in memory, or when no thread could be started. A checkpoint
-    /// that fails is left to the next commit or the close, as before.
-    pub fn checkpoint_behind(&self) -> Option<Behind> {
-        let path = self.path.clone()?;
-        let run = move || {
-            let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE
-                | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
-            let Ok(conn) = Connection::open_with_flags(&path, flags) else { return };
-            let _ = conn.busy_timeout(BUSY_TIMEOUT);
-            let _ = conn.execute_batch("PRAGMA synchronous = FULL");
-            let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
-        };
-        let thread = std::thread::Builder::new().name("checkpoint".into()).spawn(run).ok()?;
-        Some(Behind(Some(thread)))
-    }
-
-    /// Puts automatic checkpoints back as they were: the next commit that finds the log long
-    /// (or the last connection's close) copies it into the database, once.
-    pub fn resume_checkpoints(&self, old: i64) -> Result<()> {
-        self.conn.pragma_update(None, "wal_autocheckpoint", old)?;
-        Ok(())
     }
 
     /// Widens this connection's page cache for a pass that revisits what it has just written
@@ -401,41 +352,47 @@ fn is_busy(error: &anyhow::Error) -> bool {
 mod tests {
     use super::*;
 
-    /// What a pass's writes with automatic checkpoints off leave in the log is copied into the
-    /// database file by a checkpoint behind, done when it is dropped; without it, the file keeps
-    /// its size until a later commit or the close copies the log.
+    /// While a pass copies the log alongside, its commits copy nothing themselves; once the log
+    /// is long a second connection copies it after each commit, and finishing copies what is
+    /// left: the database file then holds every page. A short log is left to the close.
     #[test]
-    fn a_checkpoint_behind_copies_the_log_into_the_database_file() {
+    fn a_pass_copies_its_log_alongside_once_it_is_long() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db");
         let mut store = Store::open(&path).unwrap();
         let file_len = || std::fs::metadata(&path).unwrap().len();
-        let pages = |store: &Store| -> u64 {
+        let bytes = |store: &Store| -> u64 {
             let count: i64 = store.conn().query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap();
             let size: i64 = store.conn().query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap();
             (count * size) as u64
         };
-        let write = |store: &mut Store, from: i64| {
-            store
-                .with_settings(&[("wal_autocheckpoint", 0)], |conn| {
-                    let tx = conn.transaction()?;
-                    for i in from..from + 500 {
-                        tx.execute(
-                            "INSERT INTO meta (key, value) VALUES (?1, ?2)",
-                            params![format!("k{i}"), "v".repeat(200)],
-                        )?;
-                    }
-                    tx.commit()?;
-                    Ok(())
-                })
+        let write = |store: &mut Store, from: i64, rows: i64| {
+            let tx = store.conn_mut().transaction().unwrap();
+            for i in from..from + rows {
+                tx.execute(
+                    "INSERT INTO meta (key, value) VALUES (?1, ?2)",
+                    params![format!("k{i}"), "v".repeat(2000)],
+                )
                 .unwrap();
+            }
+            tx.commit().unwrap();
         };
         let before = file_len();
-        write(&mut store, 0);
-        assert_eq!(file_len(), before, "the pages wait in the log");
-        assert!(pages(&store) > before);
-        drop(store.checkpoint_behind().expect("a file database"));
-        assert_eq!(file_len(), pages(&store), "the file holds every page");
+        let short = store.checkpoint_alongside().unwrap();
+        assert!(store.checkpoints_alongside());
+        write(&mut store, 0, 20);
+        short.finish(&mut store).unwrap();
+        assert!(!store.checkpoints_alongside());
+        assert_eq!(file_len(), before, "a short log waits for the close");
+        let long = store.checkpoint_alongside().unwrap();
+        // Over the threshold in one commit, then more commits after the copier started.
+        write(&mut store, 100, 9_000);
+        write(&mut store, 20_000, 200);
+        long.finish(&mut store).unwrap();
+        assert_eq!(file_len(), bytes(&store), "the file holds every page");
+        let autocheckpoint: i64 =
+            store.conn().query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0)).unwrap();
+        assert_eq!(autocheckpoint, 1000, "SQLite's own checkpoints are back");
     }
 
     /// Every connection a pass reads through keeps a cached statement's plan when a `LIMIT ?`

@@ -350,15 +350,20 @@ fn store_all(
     // - no per-row foreign-key checks: every row written references a row this run just looked
     //   up or inserted, and a file read again deletes its turns' tool calls itself (the pragma
     //   is a no-op inside a transaction, so it is set before the first one);
-    // - no automatic checkpoint: SQLite copies the write-ahead log into the database (and syncs
-    //   both) at every commit that finds the log over 1000 pages, during a first run once per
-    //   commit, each time with the pages the run keeps rewriting. Off, the log is copied once, at
-    //   the first commit after the run (by whichever connection writes next) or at close.
-    let settings =
-        [("cache_size", -INGEST_CACHE_KIB), ("foreign_keys", 0), ("wal_autocheckpoint", 0)];
-    ws.store.with_settings(&settings, |conn| {
+    // The write-ahead log is copied alongside (`Store::checkpoint_alongside`: a pass's, else
+    // this run's own): SQLite's automatic checkpoint copied it at every commit that found it over
+    // 1000 pages, on this thread, each time with the pages the run keeps rewriting.
+    let settings = [("cache_size", -INGEST_CACHE_KIB), ("foreign_keys", 0)];
+    let own = match ws.store.checkpoints_alongside() {
+        true => None,
+        false => Some(ws.store.checkpoint_alongside()?),
+    };
+    let stored = ws.store.with_settings(&settings, |conn| {
         store_in_transactions(conn, batches, give_back, report, done, progress)
-    })
+    });
+    let finished = own.map_or(Ok(()), |own| own.finish(&mut ws.store));
+    stored?;
+    finished
 }
 
 fn store_in_transactions(
