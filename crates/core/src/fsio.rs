@@ -371,6 +371,17 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     Ok(file)
 }
 
+/// `open_regular` for a path a folder listing just showed as a regular file: opened at once
+/// without blocking (a FIFO put there since opens without waiting for a writer) and the open file
+/// checked, one path lookup instead of two.
+pub fn open_listed_regular(path: &Path) -> io::Result<File> {
+    let file = OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(not_regular());
+    }
+    Ok(file)
+}
+
 fn not_regular() -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, "not a regular file (a FIFO, device or socket)")
 }

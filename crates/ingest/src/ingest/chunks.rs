@@ -4,7 +4,6 @@
 
 use std::cell::RefCell;
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 use std::ops::ControlFlow;
 
 /// Bytes read from the file at a time.
@@ -40,13 +39,6 @@ pub struct Scan {
     pub peak_held: usize,
 }
 
-/// How a pass reads: its chunk size and line cap.
-#[derive(Debug, Clone, Copy)]
-pub struct Limits {
-    pub chunk: usize,
-    pub cap: usize,
-}
-
 thread_local! {
     /// Each thread's chunk buffer, kept from one file to the next: zeroing (and mapping) a
     /// fresh chunk for every file read was about a tenth of a parse thread's work.
@@ -74,59 +66,108 @@ impl Drop for ChunkBuf {
     }
 }
 
-/// Calls `f` for each complete line of the `len` bytes of `file` from `start`, read `chunk`
-/// bytes at a time; `f` may stop the pass early. With `partial_too`, a last line without its
-/// newline is handed on as well (not counted in [`Scan`]).
-pub fn lines(
-    file: &mut File,
+/// A file's new bytes, the `len` from `start`, read a chunk at a time with positioned reads. The
+/// first chunk is read once, when the bytes are opened: what tells the file's format, its head and
+/// the first lines of every pass over it come from there, so most files (under a chunk) are read
+/// with one system call. A pass that reads past the first chunk reuses its buffer; a later pass
+/// reads the first chunk again.
+pub struct Bytes<'f> {
+    file: &'f File,
     start: u64,
     len: u64,
-    limits: Limits,
-    partial_too: bool,
-    mut f: impl FnMut(Line) -> ControlFlow<()>,
-) -> std::io::Result<Scan> {
-    file.seek(SeekFrom::Start(start))?;
-    let size = limits.chunk.max(1).min(usize::try_from(len).unwrap_or(usize::MAX));
-    let mut kept = ChunkBuf::take(size);
-    let buf = &mut kept.0[..size];
-    let mut carried = Carried { bytes: Vec::new(), skipped: None, cap: limits.cap };
-    let mut scan = Scan { next: start, lines: 0, bytes_read: 0, peak_held: buf.len() };
-    // The file offset of buf[0], and what is still to read.
-    let (mut at_file, mut remaining) = (start, len);
-    while remaining > 0 {
-        let want = buf.len().min(usize::try_from(remaining).unwrap_or(usize::MAX));
-        let got = read_full(file, &mut buf[..want])?;
-        if got == 0 {
-            break;
+    buf: ChunkBuf,
+    /// Bytes read at a time (the buffer, kept from file to file, may be longer).
+    chunk: usize,
+    /// Bytes of the first chunk read, from `start`.
+    got: usize,
+    /// The buffer still holds the first chunk (no pass has read past it).
+    first_held: bool,
+}
+
+impl<'f> Bytes<'f> {
+    /// Reads the first `chunk` bytes (or all `len`, when fewer) of `file` from `start`.
+    pub fn open(file: &'f File, start: u64, len: u64, chunk: usize) -> std::io::Result<Bytes<'f>> {
+        let size = chunk.max(1).min(usize::try_from(len).unwrap_or(usize::MAX));
+        let mut buf = ChunkBuf::take(size);
+        let got = read_full_at(file, start, &mut buf.0[..size])?;
+        Ok(Bytes { file, start, len, buf, chunk: size, got, first_held: true })
+    }
+
+    /// The first chunk's bytes (read again if a pass read past it). Fewer than asked for when
+    /// the file was shorter than planned.
+    pub fn first(&mut self) -> std::io::Result<&[u8]> {
+        if !self.first_held {
+            let size = self.size();
+            self.got = read_full_at(self.file, self.start, &mut self.buf.0[..size])?;
+            self.first_held = true;
         }
-        remaining -= got as u64;
-        scan.bytes_read += got as u64;
-        let data = &mut buf[..got];
-        let mut from = 0;
-        while let Some(pos) = memchr::memchr(b'\n', &data[from..]) {
-            let end = from + pos;
-            scan.lines += 1;
-            let (offset, index) = (scan.next, scan.lines);
-            let flow = if carried.is_empty() {
-                hand_on(&mut data[from..end], offset, index, limits.cap, &mut f)
+        Ok(&self.buf.0[..self.got])
+    }
+
+    fn size(&self) -> usize {
+        self.chunk
+    }
+
+    /// Calls `f` for each complete line of the bytes; `f` may stop the pass early. With
+    /// `partial_too`, a last line without its newline is handed on as well (not counted in
+    /// [`Scan`]). Lines longer than `cap` are counted as they stream past, never held.
+    pub fn lines(
+        &mut self,
+        cap: usize,
+        partial_too: bool,
+        mut f: impl FnMut(Line) -> ControlFlow<()>,
+    ) -> std::io::Result<Scan> {
+        let size = self.size();
+        let mut carried = Carried { bytes: Vec::new(), skipped: None, cap };
+        let mut scan = Scan { next: self.start, lines: 0, bytes_read: 0, peak_held: size };
+        // The file offset of buf[0], and what is still to read.
+        let (mut at_file, mut remaining) = (self.start, self.len);
+        let mut first = true;
+        while remaining > 0 {
+            let want = size.min(usize::try_from(remaining).unwrap_or(usize::MAX));
+            let got = if first && self.first_held {
+                self.got.min(want)
             } else {
-                carried.push(&data[from..end]);
-                carried.hand_on(offset, index, &mut f)
+                self.first_held = false;
+                read_full_at(self.file, at_file, &mut self.buf.0[..want])?
             };
-            from = end + 1;
-            scan.next = at_file + from as u64;
-            if flow.is_break() {
-                return Ok(scan);
+            first = false;
+            if got == 0 {
+                break;
+            }
+            remaining -= got as u64;
+            scan.bytes_read += got as u64;
+            let data = &self.buf.0[..got];
+            let mut from = 0;
+            while let Some(pos) = memchr::memchr(b'\n', &data[from..]) {
+                let end = from + pos;
+                scan.lines += 1;
+                let (offset, index) = (scan.next, scan.lines);
+                let flow = if carried.is_empty() {
+                    hand_on(&data[from..end], offset, index, cap, &mut f)
+                } else {
+                    carried.push(&data[from..end]);
+                    carried.hand_on(offset, index, &mut f)
+                };
+                from = end + 1;
+                scan.next = at_file + from as u64;
+                if flow.is_break() {
+                    return Ok(scan);
+                }
+            }
+            carried.push(&data[from..]);
+            scan.peak_held = scan.peak_held.max(size + carried.bytes.capacity());
+            at_file += got as u64;
+            // A short read: the file ended before the planned length.
+            if got < want {
+                break;
             }
         }
-        carried.push(&data[from..]);
-        scan.peak_held = scan.peak_held.max(buf.len() + carried.bytes.capacity());
-        at_file += got as u64;
+        if partial_too && !carried.is_empty() {
+            let _ = carried.hand_on(scan.next, scan.lines + 1, &mut f);
+        }
+        Ok(scan)
     }
-    if partial_too && !carried.is_empty() {
-        let _ = carried.hand_on(scan.next, scan.lines + 1, &mut f);
-    }
-    Ok(scan)
 }
 
 /// The start of a line that continues in the next chunk: its bytes, or once past the cap only
@@ -173,16 +214,18 @@ impl Carried {
     ) -> ControlFlow<()> {
         let flow = match self.skipped.take() {
             Some(len) => f(Line { text: "", offset, index, mended: false, over_cap: Some(len) }),
-            None => hand_on(&mut self.bytes, offset, index, self.cap, f),
+            None => hand_on(&self.bytes, offset, index, self.cap, f),
         };
         self.bytes.clear();
         flow
     }
 }
 
-/// Mends, caps and trims one complete line, then hands it to `f`.
+/// Mends, caps and trims one complete line, then hands it to `f`. The bytes themselves are left
+/// as read (a later pass over the same chunk sees them again): a line that is not valid UTF-8 is
+/// mended in a copy.
 fn hand_on(
-    line: &mut [u8],
+    line: &[u8],
     offset: u64,
     index: u64,
     cap: usize,
@@ -198,7 +241,10 @@ fn hand_on(
     // Nearly every line is valid: a vectorised check answers that at a fraction of the cost.
     match simdutf8::basic::from_utf8(line) {
         Ok(text) => f(Line { text, offset, index, mended: false, over_cap: None }),
-        Err(_) => f(Line { text: mend_utf8(line), offset, index, mended: true, over_cap: None }),
+        Err(_) => {
+            let mut copy = line.to_vec();
+            f(Line { text: mend_utf8(&mut copy), offset, index, mended: true, over_cap: None })
+        }
     }
 }
 
@@ -215,11 +261,12 @@ pub fn mend_utf8(buf: &mut [u8]) -> &str {
     std::str::from_utf8(buf).unwrap_or_default()
 }
 
-/// Reads until `buf` is full or the file ends; returns the bytes read.
-pub(super) fn read_full(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+/// Reads from `offset` until `buf` is full or the file ends; returns the bytes read.
+pub(super) fn read_full_at(file: &File, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+    use std::os::unix::fs::FileExt;
     let mut filled = 0;
     while filled < buf.len() {
-        match file.read(&mut buf[filled..]) {
+        match file.read_at(&mut buf[filled..], offset + filled as u64) {
             Ok(0) => break,
             Ok(n) => filled += n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
@@ -241,14 +288,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
         std::fs::write(&path, text).unwrap();
-        let mut file = File::open(&path).unwrap();
+        let file = File::open(&path).unwrap();
         let mut seen = Vec::new();
         let len = text.len() as u64 - start;
-        let scan = lines(&mut file, start, len, Limits { chunk, cap }, false, |l| {
-            seen.push((l.text.as_bytes().to_vec(), l.offset, l.index, l.mended, l.over_cap));
-            ControlFlow::Continue(())
-        })
-        .unwrap();
+        let scan = Bytes::open(&file, start, len, chunk)
+            .unwrap()
+            .lines(cap, false, |l| {
+                seen.push((l.text.as_bytes().to_vec(), l.offset, l.index, l.mended, l.over_cap));
+                ControlFlow::Continue(())
+            })
+            .unwrap();
         (seen, scan)
     }
 
@@ -275,6 +324,37 @@ mod tests {
         };
         assert_eq!(places(&from_9), places(&whole[1..]));
         assert_eq!((s.next, s.lines), (51, 4));
+    }
+
+    /// The first chunk is read once and every pass over the bytes sees the same lines: a pass
+    /// that read past the first chunk leaves it to be read again, and a line mended for one pass
+    /// is mended again for the next (the bytes are never changed in place).
+    #[test]
+    fn every_pass_over_the_same_bytes_sees_the_same_lines() {
+        let text = b"{\"a\":1}\nbad \xff\xfe here\nxxxxxxxxxxxxxxxxxxxxxxxx\nfine\n{\"tail\"";
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        std::fs::write(&path, text).unwrap();
+        let file = File::open(&path).unwrap();
+        for chunk in [5, 16, 1 << 20] {
+            let mut bytes = Bytes::open(&file, 0, text.len() as u64, chunk).unwrap();
+            let pass = |bytes: &mut Bytes| {
+                let mut seen: Vec<Seen> = Vec::new();
+                let scan = bytes
+                    .lines(1 << 20, true, |l| {
+                        seen.push((l.text.as_bytes().to_vec(), l.offset, l.index, l.mended, None));
+                        ControlFlow::Continue(())
+                    })
+                    .unwrap();
+                (seen, scan.next)
+            };
+            let one = pass(&mut bytes);
+            assert_eq!(bytes.first().unwrap(), &text[..chunk.min(text.len())], "chunk {chunk}");
+            let two = pass(&mut bytes);
+            assert_eq!(one, two, "chunk {chunk}");
+            assert_eq!(one.0[1], (b"bad ?? here".to_vec(), 8, 2, true, None));
+            assert_eq!(one.0.last().unwrap().0, b"{\"tail\"".to_vec(), "the partial line too");
+        }
     }
 
     #[test]

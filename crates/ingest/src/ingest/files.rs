@@ -1,7 +1,6 @@
 //! Finding transcript files, deciding what to read of each, and reading it.
 
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::Read;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -29,12 +28,6 @@ const DETECT_LINES: usize = 64;
 /// and reported as skipped; the offset moves past it, so no later run (a hook at every session
 /// end) reads it again.
 pub const LINE_CAP: usize = 64 << 20;
-const LIMITS: chunks::Limits = chunks::Limits { chunk: chunks::CHUNK_BYTES, cap: LINE_CAP };
-/// How the first lines are read to tell the format: a small chunk (grown only for a long first
-/// line), since the whole pass reads them again. A chunk the size of the pass's read all of a
-/// typical file twice: 3.7 % of a whole ingest was the kernel copying it the first time.
-const PROBE_LIMITS: chunks::Limits = chunks::Limits { chunk: NUL_SNIFF as usize, cap: LINE_CAP };
-
 /// A file untouched this long has its last turn closed (the session has gone quiet).
 pub const IDLE_CLOSE: Duration = Duration::from_secs(3600);
 
@@ -277,7 +270,9 @@ pub fn read(job: Job, now: SystemTime) -> FileRead {
 }
 
 fn read_into(job: &Job, now: SystemTime, read: &mut FileRead) -> Result<()> {
-    let mut file = fsio::open_regular(&job.target.path).context("opening")?;
+    // The walk saw a regular file: opened without stat-ing its path first (the open does not
+    // block on a FIFO put there since, and the open file is checked).
+    let file = fsio::open_listed_regular(&job.target.path).context("opening")?;
     let mut state = FileState::default();
     let mut start = 0u64;
     // The bytes before `start` that belong to the head (only when the stored offset is short).
@@ -285,7 +280,7 @@ fn read_into(job: &Job, now: SystemTime, read: &mut FileRead) -> Result<()> {
     if let Some(stored) = &job.stored {
         let want = stored.offset.min(HEAD_BYTES) as usize;
         head.resize(want, 0);
-        let got = read_at(&mut file, 0, &mut head).context("reading")?;
+        let got = chunks::read_full_at(&file, 0, &mut head).context("reading")?;
         let same_file = job.size >= stored.offset
             && got == want
             && stored.head_hash.as_deref().is_none_or(|h| h == head_hash(&head));
@@ -305,35 +300,42 @@ fn read_into(job: &Job, now: SystemTime, read: &mut FileRead) -> Result<()> {
         .duration_since(UNIX_EPOCH + Duration::from_nanos(job.mtime_ns.max(0) as u64))
         .is_ok_and(|age| age >= IDLE_CLOSE);
     // The bytes up to the size seen when planning are read (what is appended later is for the
-    // next run), a chunk at a time.
+    // next run), a chunk at a time; the first chunk once, for every look below.
     let len = job.size.saturating_sub(start);
+    let mut bytes =
+        chunks::Bytes::open(&file, start, len, chunks::CHUNK_BYTES).context("reading")?;
+    // The head's bytes past `start` (the file's first bytes up to the offset stored), as they
+    // are on disk.
+    let head_rest: Vec<u8> = {
+        let first = bytes.first().context("reading")?;
+        let room = (HEAD_BYTES as usize).saturating_sub(head.len());
+        first[..first.len().min(room)].to_vec()
+    };
     if start == 0 {
         // A binary file (NUL bytes at its start) is no transcript: one problem, not a bad line
         // for every chunk between newline bytes.
-        let mut sniff = vec![0; len.min(NUL_SNIFF) as usize];
-        let got = read_at(&mut file, 0, &mut sniff).context("reading")?;
-        if memchr::memchr(0, &sniff[..got]).is_some() {
+        let first = bytes.first().context("reading")?;
+        if memchr::memchr(0, &first[..first.len().min(NUL_SNIFF as usize)]).is_some() {
             anyhow::bail!("not text (NUL bytes, as in a binary file): skipped");
         }
     }
     if read.format.is_none() {
         let mut seen = 0;
-        chunks::lines(&mut file, start, len, PROBE_LIMITS, true, |l| {
-            seen += 1;
-            read.format = probe(l.text.as_bytes());
-            match read.format.is_some() || seen == DETECT_LINES {
-                true => ControlFlow::Break(()),
-                false => ControlFlow::Continue(()),
-            }
-        })
-        .context("reading")?;
-        if read.format.is_none() {
-            let mut head = vec![0; len.min(chunks::CHUNK_BYTES as u64) as usize];
-            let got = read_at(&mut file, start, &mut head).context("reading")?;
-            if let Some(agent) = other::other_agent(&head[..got]) {
-                read.unsupported = true;
-                anyhow::bail!(other::unsupported_reason(agent));
-            }
+        bytes
+            .lines(LINE_CAP, true, |l| {
+                seen += 1;
+                read.format = probe(l.text.as_bytes());
+                match read.format.is_some() || seen == DETECT_LINES {
+                    true => ControlFlow::Break(()),
+                    false => ControlFlow::Continue(()),
+                }
+            })
+            .context("reading")?;
+        if read.format.is_none()
+            && let Some(agent) = other::other_agent(bytes.first().context("reading")?)
+        {
+            read.unsupported = true;
+            anyhow::bail!(other::unsupported_reason(agent));
         }
     }
     let mut sink = Sink::new(&job.key, read.lines, idle, state);
@@ -342,36 +344,38 @@ fn read_into(job: &Job, now: SystemTime, read: &mut FileRead) -> Result<()> {
         Format::StreamJson => {
             // Times are placed from the last line back: a first pass gathers what that needs.
             let mut times = stream::Times::default();
-            chunks::lines(&mut file, start, len, LIMITS, false, |l| {
-                times.see(l.text.as_bytes());
-                ControlFlow::Continue(())
-            })
-            .context("reading")?;
+            bytes
+                .lines(LINE_CAP, false, |l| {
+                    times.see(l.text.as_bytes());
+                    ControlFlow::Continue(())
+                })
+                .context("reading")?;
             Parser::Stream(stream::Parser::new(&mut sink, times, job.mtime_ns))
         }
         Format::Codex => Parser::Codex(codex::Parser::new(&mut sink)),
         Format::Native => Parser::Native,
     };
     let lines_before = read.lines;
-    let scan = chunks::lines(&mut file, start, len, LIMITS, false, |l| {
-        let line_no = lines_before + l.index;
-        if l.mended {
-            sink.note(line_no, "invalid UTF-8: the bad bytes were read as '?'");
-        }
-        if let Some(len) = l.over_cap {
-            sink.bad(
-                line_no,
-                format!(
-                    "{} MiB on one line, over the {} MiB line cap: skipped",
-                    len >> 20,
-                    LINE_CAP >> 20
-                ),
-            );
-        }
-        parser.line(&mut sink, l.text, l.offset, line_no);
-        ControlFlow::Continue(())
-    })
-    .context("reading")?;
+    let scan = bytes
+        .lines(LINE_CAP, false, |l| {
+            let line_no = lines_before + l.index;
+            if l.mended {
+                sink.note(line_no, "invalid UTF-8: the bad bytes were read as '?'");
+            }
+            if let Some(len) = l.over_cap {
+                sink.bad(
+                    line_no,
+                    format!(
+                        "{} MiB on one line, over the {} MiB line cap: skipped",
+                        len >> 20,
+                        LINE_CAP >> 20
+                    ),
+                );
+            }
+            parser.line(&mut sink, l.text, l.offset, line_no);
+            ControlFlow::Continue(())
+        })
+        .context("reading")?;
     parser.finish(&mut sink);
     read.bytes_read = scan.bytes_read;
     if read.format.is_none() && scan.lines > 0 {
@@ -379,11 +383,7 @@ fn read_into(job: &Job, now: SystemTime, read: &mut FileRead) -> Result<()> {
     }
     // The head is the file's first bytes up to the offset stored, read as they are on disk.
     let head_len = (scan.next.min(HEAD_BYTES) as usize).saturating_sub(head.len());
-    if head_len > 0 {
-        let mut more = vec![0; head_len];
-        let got = read_at(&mut file, head.len() as u64, &mut more).context("reading")?;
-        head.extend_from_slice(&more[..got]);
-    }
+    head.extend_from_slice(&head_rest[..head_len.min(head_rest.len())]);
     read.output = sink.into_output();
     read.minable = read.output.turns.iter().any(other::minable);
     read.output.lines_read = scan.lines;
@@ -421,12 +421,6 @@ impl Parser {
             Parser::Native => {}
         }
     }
-}
-
-/// Reads from `offset` until `buf` is full or the file ends; returns the bytes read.
-fn read_at(file: &mut File, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
-    file.seek(SeekFrom::Start(offset))?;
-    super::chunks::read_full(file, buf)
 }
 
 #[derive(Deserialize)]
