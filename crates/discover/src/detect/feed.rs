@@ -172,25 +172,21 @@ impl Reader {
         let (send, batches) = std::sync::mpsc::sync_channel(QUEUED);
         let read = move || {
             let Reader(mut conn) = self;
-            // The batches not yet walked, or being walked: those sent and not taken, the one the
-            // walk holds. A batch is read only once the one before it is sent, so no more than
-            // `QUEUED + 1` batches before it can still be pending.
+            // The batches read that may still be pending: those sent and not taken, the one the
+            // walk holds, and those walked since the walk last committed.
             let mut unwalked = std::collections::VecDeque::from([current]);
             loop {
                 let room = room(done);
                 if room == 0 {
                     break;
                 }
-                let Ok(Some(ahead)) = read_after(&mut conn, &unwalked, room, min_sequence_len)
+                let Ok(Some(ahead)) = read_after(&mut conn, &mut unwalked, room, min_sequence_len)
                 else {
                     break;
                 };
                 let full = ahead.ids.len() == room;
                 done += ahead.ids.len();
                 unwalked.push_back(ahead.ids.clone());
-                if unwalked.len() > QUEUED + 2 {
-                    unwalked.pop_front();
-                }
                 if send.send(ahead).is_err() || !full {
                     break;
                 }
@@ -204,20 +200,26 @@ impl Reader {
 }
 
 /// The `room` pending turns after those of `unwalked`, read in one transaction and prepared.
-/// The batches not yet walked are the head of the queue: the turns after them are read from
-/// that offset. When another writer put a turn among them, none are read (the walk then reads
-/// its batch itself).
+/// The batches still pending are the head of the queue: the turns after them are read from
+/// that offset. A batch the walk has committed is out of the queue, and out of `unwalked` once
+/// seen so. When another writer put a turn among them, none are read (the walk then reads its
+/// batch itself).
 fn read_after(
     conn: &mut Connection,
-    unwalked: &std::collections::VecDeque<Vec<i64>>,
+    unwalked: &mut std::collections::VecDeque<Vec<i64>>,
     room: usize,
     min_sequence_len: usize,
 ) -> Result<Option<Ahead>> {
     // One read transaction: the turns and their calls from the same snapshot.
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Deferred)?;
+    let held: usize = unwalked.iter().map(Vec::len).sum();
+    let queued = ingest::pending_turn_ids(&tx, held + room)?;
+    let in_queue: std::collections::HashSet<i64> = queued.iter().copied().collect();
+    // Walked and committed: none of its turns is pending any more.
+    while unwalked.front().is_some_and(|b| !b.iter().any(|id| in_queue.contains(id))) {
+        unwalked.pop_front();
+    }
     let skip: std::collections::HashSet<i64> = unwalked.iter().flatten().copied().collect();
-    // A walked batch is committed and out of the queue: only the head still pending is skipped.
-    let queued = ingest::pending_turn_ids(&tx, skip.len() + room)?;
     let head = queued.iter().take_while(|id| skip.contains(id)).count();
     let after = ingest::pending_turns_from(&tx, head, room)?;
     if after.is_empty() || after.iter().any(|t| skip.contains(&t.id)) {

@@ -488,11 +488,15 @@ pub struct PendingTurn {
 
 /// Pending turns in detection's order, read from the queue's index. `CROSS JOIN` keeps the
 /// queue the outer loop: the planner may otherwise walk every turn and look each one up in it.
+/// The queue's rows are skipped in its index alone, before any turn is read: with the offset on
+/// the join, every skipped turn's row and session were read first.
 const PENDING_TURNS: &str = "SELECT t.id, t.agent_id, s.session_key, t.user_input, t.outcome,
         t.summary, t.is_sidechain, s.project, t.ended_at, t.signature
-    FROM pending_turns p CROSS JOIN turns t ON t.id = p.turn_id
+    FROM (SELECT turn_id, ended_at FROM pending_turns
+          ORDER BY ended_at, turn_id LIMIT ?1 OFFSET ?2) p
+        CROSS JOIN turns t ON t.id = p.turn_id
         JOIN sessions s ON s.id = t.session_id
-    ORDER BY p.ended_at, p.turn_id LIMIT ?1 OFFSET ?2";
+    ORDER BY p.ended_at, p.turn_id";
 
 /// Sessions with pending turns, the queue again the outer loop.
 const PENDING_SESSIONS: &str = "SELECT DISTINCT t.session_id
