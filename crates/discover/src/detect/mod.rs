@@ -357,14 +357,8 @@ impl Run {
                     at: turn.ended_at.as_deref(),
                     success: turn.success,
                 };
-                let ids = workflows::observe(
-                    tx,
-                    &mut *memo,
-                    &mined,
-                    seq,
-                    cfg.workflow_similarity,
-                    &now,
-                )?;
+                let ids =
+                    workflows::observe(tx, &mut *memo, &mined, seq, cfg.workflow_similarity, &now)?;
                 if !ids.is_empty() {
                     report.workflow_turns += 1;
                 }

@@ -111,8 +111,9 @@ pub struct FileRead {
 }
 
 /// Every transcript file under `path` (`transcript_ext`; or `path` itself when it is a file),
-/// sorted. `path` must exist; a folder below it that cannot be listed becomes a problem, and the
-/// walk goes on.
+/// handed to `found` one at a time in the byte order of their paths, as the walk finds them (so
+/// files can be read while the walk goes on). `path` must exist; a folder below it that cannot be
+/// listed becomes a problem, and the walk goes on.
 ///
 /// Files of another agent's format met on the walk (SWE-agent's `*.traj`, a `*.json` holding
 /// SWE-agent's or OpenHands' log) are named in one problem per format; returns how many.
@@ -120,7 +121,7 @@ pub fn collect(
     path: &Path,
     agent: &str,
     format: Option<Format>,
-    out: &mut Vec<Target>,
+    found: &mut dyn FnMut(Target),
     problems: &mut Vec<Problem>,
 ) -> Result<u64> {
     let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
@@ -137,47 +138,30 @@ pub fn collect(
     }
     if !meta.is_dir() {
         let stat = stat_of(Ok(meta));
-        out.push(Target { path: path.to_path_buf(), agent: agent.to_string(), format, stat });
+        found(Target { path: path.to_path_buf(), agent: agent.to_string(), format, stat });
         return Ok(0);
     }
-    let mut stack = vec![path.to_path_buf()];
-    let mut found = Vec::new();
     let mut foreign: Vec<(&'static str, PathBuf, u64)> = Vec::new();
-    while let Some(dir) = stack.pop() {
-        let listed = std::fs::read_dir(&dir).and_then(|entries| {
-            for entry in entries {
-                let entry = entry?;
-                let kind = entry.file_type()?;
-                let p = entry.path();
-                if kind.is_dir() {
-                    stack.push(p);
-                } else if kind.is_file() && p.extension().is_some_and(|e| transcript_ext(e, format))
-                {
-                    // Relative to the open folder: cheaper than a stat by the whole path.
-                    found.push((p, stat_of(entry.metadata())));
-                } else if kind.is_file()
-                    && let Some(agent) = foreign_file(&p)
-                {
-                    // The first path in byte order is the example, whatever the listing order.
-                    match foreign.iter_mut().find(|f| f.0 == agent) {
-                        Some(f) => {
-                            f.2 += 1;
-                            if p.as_os_str() < f.1.as_os_str() {
-                                f.1 = p;
-                            }
-                        }
-                        None => foreign.push((agent, p, 1)),
-                    }
+    let top = listing(path, format, &mut foreign)
+        .with_context(|| format!("listing {}", path.display()))?;
+    // Each folder's entries, sorted so that the last is the next in byte order of full paths.
+    let mut stack = vec![top];
+    while let Some(level) = stack.last_mut() {
+        let Some(entry) = level.pop() else {
+            stack.pop();
+            continue;
+        };
+        match entry.stat {
+            None => match listing(&entry.path, format, &mut foreign) {
+                Ok(entries) => stack.push(entries),
+                Err(e) => {
+                    let path = entry.path.to_string_lossy().into_owned();
+                    problems.push(Problem { path, line: 0, reason: format!("listing: {e}") });
                 }
+            },
+            Some(stat) => {
+                found(Target { path: entry.path, agent: agent.to_string(), format, stat });
             }
-            Ok(())
-        });
-        if let Err(e) = listed {
-            if dir == path {
-                return Err(e).with_context(|| format!("listing {}", dir.display()));
-            }
-            let path = dir.to_string_lossy().into_owned();
-            problems.push(Problem { path, line: 0, reason: format!("listing: {e}") });
         }
     }
     let skipped = foreign.iter().map(|f| f.2).sum();
@@ -192,15 +176,56 @@ pub fn collect(
             )),
         });
     }
-    // Byte order of the paths: as stable as component order, without parsing components.
-    found.sort_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
-    out.extend(found.into_iter().map(|(path, stat)| Target {
-        path,
-        agent: agent.to_string(),
-        format,
-        stat,
-    }));
     Ok(skipped)
+}
+
+/// A folder's entry on the walk: a folder to list (no stat), or a transcript file with its stat.
+struct Entry {
+    /// The name, with a `/` after a folder's: sorted by it, entries come in the byte order of
+    /// the full paths below them (`a-b/x` before `a.jsonl` before `a/x`).
+    key: Vec<u8>,
+    path: PathBuf,
+    stat: Option<Result<(u64, i64), String>>,
+}
+
+/// The folders and transcript files in `dir`, sorted last-first; other agents' files are
+/// counted in `foreign` (the first path in byte order is the example, whatever the order).
+fn listing(
+    dir: &Path,
+    format: Option<Format>,
+    foreign: &mut Vec<(&'static str, PathBuf, u64)>,
+) -> std::io::Result<Vec<Entry>> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut entries = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let p = entry.path();
+        let name = entry.file_name();
+        if kind.is_dir() {
+            let mut key = name.as_bytes().to_vec();
+            key.push(b'/');
+            entries.push(Entry { key, path: p, stat: None });
+        } else if kind.is_file() && p.extension().is_some_and(|e| transcript_ext(e, format)) {
+            // Relative to the open folder: cheaper than a stat by the whole path.
+            let stat = Some(stat_of(entry.metadata()));
+            entries.push(Entry { key: name.as_bytes().to_vec(), path: p, stat });
+        } else if kind.is_file()
+            && let Some(agent) = foreign_file(&p)
+        {
+            match foreign.iter_mut().find(|f| f.0 == agent) {
+                Some(f) => {
+                    f.2 += 1;
+                    if p.as_os_str() < f.1.as_os_str() {
+                        f.1 = p;
+                    }
+                }
+                None => foreign.push((agent, p, 1)),
+            }
+        }
+    }
+    entries.sort_unstable_by(|a, b| b.key.cmp(&a.key));
+    Ok(entries)
 }
 
 /// The other agent whose log a file met on a walk is: a `*.traj` is SWE-agent's, a `*.json` is
@@ -466,4 +491,43 @@ fn probe(line: &[u8]) -> Option<Format> {
         return Some(Format::Claude);
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The walk hands files on in the byte order of their full paths, whatever the order the
+    /// folders list them in: names that sort one way as names and another once a `/` follows
+    /// (`a-b/`, `a.jsonl`, `a/`) are where a per-folder sort by name alone would differ.
+    #[test]
+    fn the_walk_hands_files_on_in_the_byte_order_of_their_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let files = [
+            "a/x.jsonl",
+            "a.jsonl",
+            "a-b/y.jsonl",
+            "a-b/c/z.jsonl",
+            "a0.jsonl",
+            "b/a/b/c.jsonl",
+            "b/a.jsonl",
+            "B.jsonl",
+            "a/x/deeper.jsonl",
+            "notes.txt",
+        ];
+        for f in files {
+            let p = root.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, "{}\n").unwrap();
+        }
+        let mut walked = Vec::new();
+        let mut problems = Vec::new();
+        collect(&root, "a", None, &mut |t| walked.push(t.path), &mut problems).unwrap();
+        let mut sorted: Vec<PathBuf> =
+            files.iter().filter(|f| f.ends_with(".jsonl")).map(|f| root.join(f)).collect();
+        sorted.sort_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
+        assert_eq!(walked, sorted);
+        assert!(problems.is_empty());
+    }
 }
