@@ -265,6 +265,7 @@ impl Run {
         let now = now_rfc3339();
         if streaks.check(tx)? {
             memo.changed_elsewhere();
+            walked.changed_elsewhere();
         }
         let offered = ahead.next();
         let was_offered = offered.is_some();

@@ -5,7 +5,9 @@
 //! of turns back in the walk's order: these few flags are kept for many more turns than the
 //! calls `Recent` keeps. A turn not kept is read from the database and judged the same way.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
 
 use anyhow::Result;
 use rusqlite::Connection;
@@ -144,21 +146,58 @@ impl<V> ByTurn<V> {
     }
 }
 
-/// The turns walked lately, by id.
-pub(super) struct Walked(ByTurn<Kept>);
+/// The turns walked lately, by id, and the turn ids of the sessions they belong to.
+pub(super) struct Walked(ByTurn<Kept>, RefCell<Sessions>);
 
 impl Default for Walked {
     fn default() -> Self {
-        Walked(ByTurn::new(Self::KEEP))
+        Walked(ByTurn::new(Self::KEEP), RefCell::default())
     }
 }
 
-/// Fewest turn ids the session's index is read in at a time, for the turns before one.
+/// Every turn id of the sessions whose earlier turns were asked for, read once a session: the
+/// walk asks for a turn's session's earlier turns at nearly every turn, and reading the ids
+/// from the session's index each time was a twentieth of the walk on the 1.5 GB tree. Read
+/// again after another connection's commit (a turn may have been added).
+#[derive(Default)]
+struct Sessions {
+    lists: Vec<Rc<Vec<i64>>>,
+    /// Each turn id of the lists, with its list.
+    of: HashMap<i64, usize>,
+}
+
+/// Turn ids kept in [`Sessions`] before all are dropped and read again.
+const SESSION_IDS_KEPT: usize = 1 << 16;
+
+impl Sessions {
+    fn ids(&mut self, conn: &Connection, turn: i64) -> Result<Rc<Vec<i64>>> {
+        if let Some(&at) = self.of.get(&turn) {
+            return Ok(self.lists[at].clone());
+        }
+        if self.of.len() >= SESSION_IDS_KEPT {
+            *self = Sessions::default();
+        }
+        let ids = Rc::new(ingest::session_turn_ids(conn, turn)?);
+        let at = self.lists.len();
+        for &id in ids.iter() {
+            self.of.insert(id, at);
+        }
+        self.lists.push(ids.clone());
+        Ok(ids)
+    }
+}
+
+/// Fewest earlier turns looked at at a time (those not kept are read back together).
 const IDS_AT_A_TIME: usize = 8;
 
 impl Walked {
     /// Turns kept: a few bytes each.
     const KEEP: usize = 16_384;
+
+    /// Another connection committed: the sessions' turn ids are read again.
+    pub fn changed_elsewhere(&self) {
+        *self.1.borrow_mut() = Sessions::default();
+    }
 
     /// A subagent's turn walked.
     pub fn side(&mut self, id: i64) {
@@ -174,10 +213,11 @@ impl Walked {
     /// their ids from the session's index, the rest from what is kept where it can.
     pub fn earlier(&self, conn: &Connection, id: i64, limit: usize) -> Result<Vec<Earlier>> {
         let mut out = Vec::new();
-        let mut before = id;
+        let session = self.1.borrow_mut().ids(conn, id)?;
+        let mut before = session[..session.partition_point(|&t| t < id)].iter().rev();
         let at_a_time = limit.max(IDS_AT_A_TIME);
         while out.len() < limit {
-            let ids = ingest::session_turn_ids_before(conn, id, before, at_a_time)?;
+            let ids: Vec<i64> = before.by_ref().take(at_a_time).copied().collect();
             // Those not kept are read back together.
             let unknown: Vec<i64> =
                 ids.iter().copied().filter(|prev| self.0.get(prev).is_none()).collect();
@@ -207,9 +247,8 @@ impl Walked {
                     break;
                 }
             }
-            match ids.last() {
-                Some(&last) if ids.len() == at_a_time => before = last,
-                _ => break,
+            if ids.len() < at_a_time {
+                break;
             }
         }
         Ok(out)

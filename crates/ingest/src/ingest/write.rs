@@ -550,20 +550,15 @@ pub struct EarlierTurn {
     pub summary: Option<String>,
 }
 
-/// Ids of up to `limit` turns of turn `of`'s session before turn `before`, subagents' too,
-/// latest first: read from the session's index alone.
-pub fn session_turn_ids_before(
-    conn: &Connection,
-    of: i64,
-    before: i64,
-    limit: usize,
-) -> Result<Vec<i64>> {
+/// The ids of every turn of turn `of`'s session, subagents' too, in order: read from the
+/// session's index alone.
+pub fn session_turn_ids(conn: &Connection, of: i64) -> Result<Vec<i64>> {
     let mut stmt = conn.prepare_cached(
         "SELECT id FROM turns WHERE session_id = (SELECT session_id FROM turns WHERE id = ?1)
-           AND id < ?2 ORDER BY id DESC LIMIT ?3",
+         ORDER BY id",
     )?;
-    let ids = stmt.query_map(params![of, before, limit as i64], |r| r.get(0))?;
-    ids.collect::<rusqlite::Result<Vec<_>>>().context("reading a session's earlier turn ids")
+    let ids = stmt.query_map([of], |r| r.get(0))?;
+    ids.collect::<rusqlite::Result<Vec<_>>>().context("reading a session's turn ids")
 }
 
 /// Turns `ids` as earlier turns of their session, in one statement: each one's request and the
