@@ -187,12 +187,12 @@ fn measure(sessions: usize) -> (f64, f64) {
     let (start, cpu_start) = (Instant::now(), cpu());
     let report = skilldeck::pipeline::detect(&mut ws).unwrap();
     let (full, full_cpu) = (start.elapsed(), cpu() - cpu_start);
-    assert_eq!(report.turns_processed as usize, turns);
+    assert_eq!(report.detected.turns_processed as usize, turns);
 
     let start = Instant::now();
     let again = skilldeck::pipeline::detect(&mut ws).unwrap();
     let idle = start.elapsed();
-    assert_eq!(again.turns_processed, 0);
+    assert_eq!(again.detected.turns_processed, 0);
 
     println!("turns: {turns} in {sessions} sessions");
     println!(
@@ -211,10 +211,10 @@ fn measure(sessions: usize) -> (f64, f64) {
     println!("idle re-run:   {:>8.1} ms", idle.as_secs_f64() * 1e3);
     println!(
         "candidates created: {}, evidence only: {}, workflow turns: {}, sequences seen: {}",
-        report.candidates_created,
-        report.evidence_only,
-        report.workflow_turns,
-        report.sequences_seen
+        report.detected.candidates_created,
+        report.detected.evidence_only,
+        report.detected.workflow_turns,
+        report.detected.sequences_seen
     );
     if std::env::var_os("DETECT_BENCH_KEEP").is_some() {
         println!("database kept in {}", dir.keep().display());

@@ -8,23 +8,6 @@ use std::collections::{BTreeMap, BTreeSet};
 /// (file under `src/`, word): why that comparison stays, for now.
 const ALLOWED: &[(&str, &str, &str)] = &[
     (
-        "detect/workflows.rs",
-        "sequence",
-        "a documented join of detect::workflows over skill_candidates (docs/architecture.md); \
-         src/detect is being reworked this round",
-    ),
-    (
-        "detect/workflows.rs",
-        "signature",
-        "a documented join of detect::workflows over skill_candidates (docs/architecture.md); \
-         src/detect is being reworked this round",
-    ),
-    (
-        "detect/workflows.rs",
-        "candidate",
-        "the same documented join of detect::workflows over skill_candidates",
-    ),
-    (
         "config.rs",
         "codex",
         "a transcript root's format word, `auto` or one of ingest::Format's, checked where the \

@@ -8,6 +8,7 @@ use chrono::{Duration, TimeZone, Utc};
 use serde_json::Value;
 use skilldeck::config::Config;
 use skilldeck::detect::DetectReport;
+use skilldeck::pipeline::Drafted;
 use skilldeck::synth::transcripts::{self, Clock, Turn};
 use skilldeck::workspace::Workspace;
 
@@ -93,6 +94,11 @@ impl Feed {
     }
 
     pub fn detect(&mut self) -> DetectReport {
+        self.drafted().detected
+    }
+
+    /// Detection with the stages after it, as the pipeline reports them.
+    pub fn drafted(&mut self) -> Drafted {
         skilldeck::pipeline::detect(&mut self.ws).expect("detect")
     }
 
@@ -372,7 +378,7 @@ fn auto_promotion_puts_a_candidate_live_when_switched_on() {
     for s in ["s1", "s2", "s3"] {
         feed.turn("default", s, "deploy the staging stack", true, &[SHOW, EDIT, CLOSE]);
     }
-    let report = feed.detect();
+    let report = feed.drafted();
     assert_eq!(report.auto_promoted, 1, "{report:?}");
     let live = tw.skills_dir().join(FLOW);
     let md = std::fs::read_to_string(live.join("SKILL.md")).unwrap();
@@ -401,7 +407,7 @@ fn auto_promotion_is_off_by_default() {
     for s in ["s1", "s2", "s3"] {
         feed.turn("default", s, "deploy the staging stack", true, &[SHOW, EDIT, CLOSE]);
     }
-    assert_eq!(feed.detect().auto_promoted, 0);
+    assert_eq!(feed.drafted().auto_promoted, 0);
     assert!(!tw.skills_dir().join(FLOW).exists());
     assert_eq!(feed.count("SELECT COUNT(*) FROM skills"), 0);
 }

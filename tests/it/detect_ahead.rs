@@ -113,18 +113,18 @@ fn a_backlog_read_ahead_records_what_batch_by_batch_passes_record() {
 
     let one = TestWorkspace::new();
     let mut ws = backlog(&one);
-    let whole = skilldeck::detect::run_limited(&mut ws, None).expect("detect");
-    assert_eq!(whole.report.turns_processed as usize, pending);
-    assert!(whole.report.batches_read_ahead >= 2, "{:?}", whole.report);
+    let whole = skilldeck::pipeline::detect_limited(&mut ws, None).expect("detect");
+    assert_eq!(whole.detected.turns_processed as usize, pending);
+    assert!(whole.detected.batches_read_ahead >= 2, "{:?}", whole.detected);
 
     let other = TestWorkspace::new();
     let mut by_batch = backlog(&other);
     let mut passes = 0;
     loop {
-        let pass = skilldeck::detect::run_limited(&mut by_batch, Some(500)).expect("detect");
-        assert_eq!(pass.report.batches_read_ahead, 0, "one batch a pass reads nothing ahead");
+        let pass = skilldeck::pipeline::detect_limited(&mut by_batch, Some(500)).expect("detect");
+        assert_eq!(pass.detected.batches_read_ahead, 0, "one batch a pass reads nothing ahead");
         passes += 1;
-        if !pass.report.turns_left {
+        if !pass.detected.turns_left {
             break;
         }
     }

@@ -55,15 +55,15 @@ fn side_by_side(tw: &TestWorkspace) -> Workspace {
 fn earlier_turns_kept_by_the_walk_are_judged_as_when_read_back() {
     let one = TestWorkspace::new();
     let mut ws = side_by_side(&one);
-    let whole = skilldeck::detect::run_limited(&mut ws, None).expect("detect");
-    assert!(!whole.report.turns_left);
+    let whole = skilldeck::pipeline::detect_limited(&mut ws, None).expect("detect");
+    assert!(!whole.detected.turns_left);
 
     let other = TestWorkspace::new();
     let mut by_batch = side_by_side(&other);
     // One batch a pass: a session's earlier turns walked by the pass before are read back.
-    while skilldeck::detect::run_limited(&mut by_batch, Some(500))
+    while skilldeck::pipeline::detect_limited(&mut by_batch, Some(500))
         .expect("detect")
-        .report
+        .detected
         .turns_left
     {}
 

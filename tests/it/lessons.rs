@@ -544,7 +544,7 @@ fn lessons_read_on_two_threads_store_what_one_session_at_a_time_stores() {
         if one_at_a_time {
             let sessions = skilldeck::ingest::pending_session_ids(ws.store.conn()).unwrap();
             assert_eq!(sessions.len(), 24);
-            skilldeck::detect::run_limited(&mut ws, None).expect("detect");
+            skilldeck::pipeline::detect_limited(&mut ws, None).expect("detect");
             for sid in sessions {
                 skilldeck::lessons::after_detect(&mut ws, &[sid]).expect("lessons");
             }

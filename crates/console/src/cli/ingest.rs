@@ -103,10 +103,10 @@ pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
         if let Some(p) = &pipeline {
             crate::out!(
                 "detection: {} turns, {} new candidates ({} updated), {} streak drafts, {} proposed versions",
-                p.detect.turns_processed,
-                p.detect.candidates_created,
-                p.detect.candidates_updated,
-                p.detect.streak_drafts,
+                p.detect.detected.turns_processed,
+                p.detect.detected.candidates_created,
+                p.detect.detected.candidates_updated,
+                p.detect.detected.streak_drafts,
                 p.proposed_versions
             );
             let l = &p.lessons;

@@ -7,6 +7,10 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod candidates;
+
+pub use candidates::{CandidateEvidence, Candidates, EvidenceKind, Recorded, SequenceTally};
+
 /// What kind of work a step is, by the tool that did it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -1,30 +1,26 @@
-//! Detection of repeated work: task-signature streaks and tool sequences recurring
-//! across sessions. Both become `skill_candidates` rows with a staged draft.
+//! Detection of repeated work: task-signature streaks, tool sequences recurring across sessions
+//! and mined workflows. Each batch's evidence is handed to the candidates the pipeline gives the
+//! run (`workflow::Candidates`: `draft`'s table and drafts); detection writes only its own tables.
 
 //!
 //! Owns the tables `signature_streaks` (`streak`), `sequence_sightings` (`sightings`) and the
-//! workflow tables (`workflows`); reads turns through `ingest` and records candidates through
-//! `draft::candidates`.
+//! workflow tables (`workflows`); reads turns through `ingest`.
 
 mod feed;
 mod index;
-pub mod learn;
 mod loops;
 pub mod memo;
 pub mod mine;
 pub mod requests;
 pub mod sequence;
 mod sightings;
-use crate::catalog::prompts;
 use crate::config;
-use crate::draft::{finish, render::DRAFT_SCORE, render::DRAFT_SCORER};
 use crate::ingest;
-use crate::journal;
 #[cfg(test)]
 use crate::store::Store;
 use crate::store::now_rfc3339;
 use crate::text::signature;
-use crate::workflow;
+use crate::workflow::{self, CandidateEvidence as Evidence, Candidates, EvidenceKind, Recorded};
 use crate::workspace::Workspace;
 mod streak;
 mod walked;
@@ -37,9 +33,6 @@ use anyhow::{Context, Result};
 use rusqlite::Connection;
 use serde::Serialize;
 
-use crate::draft::candidates::{
-    self, CandidateSource, CandidateStatus, Evidence, Recorded, StagedDraft,
-};
 use feed::Prepared;
 use sequence::{Call, Step};
 pub use signature::{is_control_prompt, is_steering, task_signature};
@@ -71,36 +64,18 @@ pub struct DetectReport {
     pub evidence_only: u64,
     pub candidates_created: u64,
     pub candidates_updated: u64,
-    pub auto_promoted: u64,
-    /// Candidates auto-promotion could not promote, with the reason.
-    pub auto_promote_errors: Vec<String>,
     /// A bounded run (`run_limited`) stopped with turns still pending.
     pub turns_left: bool,
     /// Batches read and prepared on a second connection while the batch before was walked.
     pub batches_read_ahead: u64,
-    /// Flags, and `draft.command` drafts, of the candidates this run drafted (filled by the
-    /// pipeline's model-drafting stage).
-    pub finish: finish::FinishReport,
 }
 
-/// What a detection run recorded, for the pipeline's later stages (staging the drafts, model
-/// drafting, auto-promotion): detection itself writes no file.
+/// What a detection run did, for the pipeline's later stages: the candidates it recorded are in
+/// the recorder it was given, with their drafts.
 pub struct Detected {
     pub report: DetectReport,
-    pub drafts: PendingDrafts,
     /// Candidates this run created or fed, in the order it touched them.
     pub touched: Vec<i64>,
-}
-
-/// Draft folders the committed candidate rows describe and that are not on disk yet.
-#[derive(Default)]
-pub struct PendingDrafts {
-    /// The latest text of each candidate drafted, by candidate id.
-    pub staged: BTreeMap<i64, StagedDraft>,
-    /// Staged folders of candidates that became evidence: removed unless drafted again.
-    pub stale: Vec<std::path::PathBuf>,
-    /// The intent a crash before the folders are written leaves for recovery.
-    pub intent: Option<i64>,
 }
 
 use crate::ingest::PendingTurn as Turn;
@@ -108,17 +83,18 @@ use crate::ingest::PendingTurn as Turn;
 /// Consumes pending turns (complete, not yet detected) in (ended_at, id) order, one transaction
 /// per batch, over at most `limit` of them (oldest first; the rest stay pending for the next
 /// run, and `turns_left` says whether any do: a hook stays quick on a long backlog). Records
-/// candidates; the drafts they describe are returned for the pipeline to stage. Running it again
-/// with nothing new changes nothing.
-pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected> {
+/// candidates through `candidates` at the end of each batch. Running it again with nothing new
+/// changes nothing.
+pub fn run_limited(
+    ws: &mut Workspace,
+    limit: Option<usize>,
+    candidates: &mut dyn Candidates,
+) -> Result<Detected> {
     let mut run = Run {
         cfg: ws.config.detect.clone(),
-        staging: ws.paths.staging_dir.clone(),
+        candidates,
         report: DetectReport::default(),
         touched: Vec::new(),
-        drafts: BTreeMap::new(),
-        stale: Vec::new(),
-        intent: None,
         memo: memo::Memo::default(),
         streaks: streak::Buckets::default(),
         recent: Recent::default(),
@@ -132,11 +108,7 @@ pub fn run_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Detected>
     let walked = walk(&mut run, ws.store.conn_mut(), limit);
     run.ahead.stop();
     walked?;
-    Ok(Detected {
-        report: run.report,
-        drafts: PendingDrafts { staged: run.drafts, stale: run.stale, intent: run.intent },
-        touched: run.touched,
-    })
+    Ok(Detected { report: run.report, touched: run.touched })
 }
 
 /// Batches walked in one transaction. Each batch is the unit of the walk's work (its candidates
@@ -148,7 +120,7 @@ const BATCHES_PER_COMMIT: usize = 4;
 
 /// Walks batches until none is left or `limit` turns were walked, committing every
 /// [`BATCHES_PER_COMMIT`] batches and at the end.
-fn walk(run: &mut Run, conn: &mut Connection, limit: Option<usize>) -> Result<()> {
+fn walk(run: &mut Run<'_>, conn: &mut Connection, limit: Option<usize>) -> Result<()> {
     let mut tx = conn.transaction()?;
     let mut uncommitted = 0;
     loop {
@@ -172,18 +144,13 @@ fn walk(run: &mut Run, conn: &mut Connection, limit: Option<usize>) -> Result<()
 }
 
 /// What a detection run carries from one batch to the next.
-struct Run {
+struct Run<'c> {
     cfg: config::DetectConfig,
-    staging: std::path::PathBuf,
+    /// Where the evidence is recorded.
+    candidates: &'c mut dyn Candidates,
     report: DetectReport,
     /// Candidates created or fed, in the order they were touched.
     touched: Vec<i64>,
-    /// The latest text of each candidate drafted, by candidate id.
-    drafts: BTreeMap<i64, StagedDraft>,
-    stale: Vec<std::path::PathBuf>,
-    /// Set in the first batch that drafts: a crash before the drafts are written leaves it for
-    /// the next command's recovery, which writes them from the rows.
-    intent: Option<i64>,
     memo: memo::Memo,
     streaks: streak::Buckets,
     recent: Recent,
@@ -244,23 +211,10 @@ impl ReadAhead {
     }
 }
 
-impl Run {
+impl Run<'_> {
     /// Walks the next `room` pending turns in transaction `tx`; false when none was left.
     fn batch(&mut self, tx: &Connection, room: usize) -> Result<bool> {
-        let Run {
-            cfg,
-            staging,
-            report,
-            touched,
-            drafts,
-            stale,
-            intent,
-            memo,
-            streaks,
-            recent,
-            walked,
-            ahead,
-        } = self;
+        let Run { cfg, candidates, report, touched, memo, streaks, recent, walked, ahead } = self;
         let cfg = &*cfg;
         let now = now_rfc3339();
         if streaks.check(tx)? {
@@ -358,8 +312,15 @@ impl Run {
                     at: turn.ended_at.as_deref(),
                     success: turn.success,
                 };
-                let ids =
-                    workflows::observe(tx, &mut *memo, &mined, seq, cfg.workflow_similarity, &now)?;
+                let ids = workflows::observe(
+                    tx,
+                    &mut *memo,
+                    &**candidates,
+                    &mined,
+                    seq,
+                    cfg.workflow_similarity,
+                    &now,
+                )?;
                 if !ids.is_empty() {
                     report.workflow_turns += 1;
                 }
@@ -380,7 +341,7 @@ impl Run {
                 } else if signature.is_empty() {
                     report.empty_signatures += 1;
                 } else {
-                    let mut ctx = Ctx::new(tx, recent, staging, &now, (&mut *drafts, &mut *stale));
+                    let mut ctx = Ctx { conn: tx, recent, candidates: &mut **candidates };
                     let id = observe_streak(
                         &mut ctx,
                         (memo, streaks),
@@ -426,7 +387,7 @@ impl Run {
         ingest::mark_detected(tx, &ids, &signed)?;
         workflows::write_counts(tx, memo)?;
         streaks.write(tx, &now)?;
-        let mut ctx = Ctx::new(tx, recent, staging, &now, (&mut *drafts, &mut *stale));
+        let mut ctx = Ctx { conn: tx, recent, candidates: &mut **candidates };
         // Workflows first: a sequence row whose turns a proposed workflow holds stays evidence.
         let judge = workflows::Judge {
             min_sessions: cfg.min_sessions,
@@ -446,9 +407,6 @@ impl Run {
             if let Some(id) = sequence_candidate(&mut ctx, agent, hash, seen, cfg, &mut *report)? {
                 touched.push(id);
             }
-        }
-        if intent.is_none() && !drafts.is_empty() {
-            *intent = Some(journal::drafts_pending(tx)?);
         }
         Ok(true)
     }
@@ -662,50 +620,11 @@ impl Exchange {
     }
 }
 
+/// What recording a batch's evidence reads and writes through.
 struct Ctx<'a> {
     conn: &'a Connection,
     recent: &'a Recent,
-    staging: &'a std::path::Path,
-    now: &'a str,
-    /// Draft folders to write after the transactions commit, latest text per candidate.
-    drafts: &'a mut BTreeMap<i64, StagedDraft>,
-    /// Staged folders of candidates that became evidence: removed after the commits.
-    stale: &'a mut Vec<std::path::PathBuf>,
-}
-
-impl<'a> Ctx<'a> {
-    fn new(
-        conn: &'a Connection,
-        recent: &'a Recent,
-        staging: &'a std::path::Path,
-        now: &'a str,
-        (drafts, stale): (&'a mut BTreeMap<i64, StagedDraft>, &'a mut Vec<std::path::PathBuf>),
-    ) -> Self {
-        Ctx { conn, recent, staging, now, drafts, stale }
-    }
-
-    /// Candidate `id` is evidence now: its draft is not written, and a folder staged earlier goes.
-    fn retire_draft(&mut self, id: i64) -> Result<()> {
-        self.drafts.remove(&id);
-        if let Some(path) = candidates::staged_path(self.conn, id)? {
-            let path = std::path::PathBuf::from(path);
-            if path.starts_with(self.staging) {
-                self.stale.push(path);
-            }
-        }
-        Ok(())
-    }
-
-    fn record(&mut self, evidence: &Evidence) -> Result<Recorded> {
-        let (recorded, draft) = candidates::record(self.conn, self.staging, evidence, self.now)?;
-        if let (Recorded::Created(id) | Recorded::Redrafted(id), Some(draft)) = (&recorded, draft) {
-            self.drafts.insert(*id, draft);
-        }
-        if let Recorded::Evidence(id) = recorded {
-            self.retire_draft(id)?;
-        }
-        Ok(recorded)
-    }
+    candidates: &'a mut dyn Candidates,
 }
 
 fn load_calls(conn: &Connection, turn_id: i64) -> Result<Vec<Call>> {
@@ -780,7 +699,7 @@ fn observe_streak(
     let acts = shared.as_ref().is_some_and(|s| s.iter().any(|k| !k.starts_with("file:Read:")));
     let specific = if acts { shared.map_or(0, |s| s.len()) } else { 0 };
     let covered = match workflow {
-        Some(wid) => workflows::is_covering(ctx.conn, wid, cfg.min_sessions)?,
+        Some(wid) => workflows::is_covering(ctx.conn, &*ctx.candidates, wid, cfg.min_sessions)?,
         None => false,
     };
     let evidence_only = cfg.specific_only && (specific < cfg.min_specific_steps || covered);
@@ -793,7 +712,7 @@ fn observe_streak(
     let evidence = Evidence {
         agent_id: turn.agent_id.clone(),
         hash: format!("sig:{signature}"),
-        source: CandidateSource::Signature,
+        kind: EvidenceKind::Signature,
         signature: Some(signature.to_string()),
         steps,
         session_keys,
@@ -811,7 +730,7 @@ fn observe_streak(
         },
         workflow_id: workflow,
     };
-    let recorded = ctx.record(&evidence)?;
+    let recorded = ctx.candidates.record(ctx.conn, &evidence)?;
     let id = match recorded {
         Recorded::Created(id) => {
             report.candidates_created += 1;
@@ -831,18 +750,6 @@ fn observe_streak(
         }
     };
     report.streak_drafts += 1;
-    // The prompt store keeps one row per draft, under a fresh UUID v4 key.
-    if let Some((name, skill_md)) = candidates::draft_text(ctx.conn, id)? {
-        prompts::add(
-            ctx.conn,
-            &turn.agent_id,
-            &name,
-            &skill_md,
-            DRAFT_SCORE,
-            DRAFT_SCORER,
-            ctx.now,
-        )?;
-    }
     Ok(Some(id))
 }
 
@@ -887,7 +794,7 @@ fn sequence_candidate(
 ) -> Result<Option<i64>> {
     let min_sessions = cfg.min_sessions;
     let (steps, occurrences, session_keys, examples) =
-        match candidates::sequence_tally(ctx.conn, agent, hash)? {
+        match ctx.candidates.sequence_tally(ctx.conn, agent, hash)? {
             Some(tally) => {
                 // The first three distinct requests never change once there are three.
                 let examples = if tally.examples.len() >= 3 {
@@ -913,19 +820,19 @@ fn sequence_candidate(
     let evidence = Evidence {
         agent_id: agent.to_string(),
         hash: hash.to_string(),
-        source: CandidateSource::Sequence,
+        kind: EvidenceKind::Sequence,
         signature: None,
         session_keys,
         occurrences,
         examples,
         evidence_only: cfg.specific_only
             && (sequence_is_generic(&steps, cfg.min_specific_steps)
-                || workflows::covers_sequence(ctx.conn, agent, hash)?),
+                || workflows::covers_sequence(ctx.conn, &*ctx.candidates, agent, hash)?),
         workflow_id: None,
         workflow: None,
         steps,
     };
-    Ok(Some(counted(ctx.record(&evidence)?, report)))
+    Ok(Some(counted(ctx.candidates.record(ctx.conn, &evidence)?, report)))
 }
 
 fn counted(recorded: Recorded, report: &mut DetectReport) -> i64 {
@@ -971,12 +878,15 @@ fn workflow_candidate(
     judge: &workflows::Judge,
     report: &mut DetectReport,
 ) -> Result<Option<i64>> {
-    let Some((ev, evidence_only)) = workflows::evidence(ctx.conn, agent, wid, judge)? else {
+    let cands = &*ctx.candidates;
+    let Some((ev, evidence_only)) = workflows::evidence(ctx.conn, cands, agent, wid, judge)? else {
         return Ok(None);
     };
     let keys = identity_keys(&ev);
-    if let Some(target) = workflows::merge_into_similar(ctx.conn, memo, agent, wid, &keys)? {
-        let Some((ev, evidence_only)) = workflows::evidence(ctx.conn, agent, target, judge)? else {
+    if let Some(target) = workflows::merge_into_similar(ctx.conn, (memo, cands), agent, wid, &keys)?
+    {
+        let Some((ev, evidence_only)) = workflows::evidence(ctx.conn, cands, agent, target, judge)?
+        else {
             return Ok(None);
         };
         // The merged members are not new to it: look at all of them.
@@ -1003,52 +913,30 @@ fn record_workflow(
     joined: Option<&[i64]>,
     report: &mut DetectReport,
 ) -> Result<i64> {
-    let was_proposed = workflows::is_proposed(ctx.conn, wid)?;
-    let keys = identity_keys(&ev);
-    let steps: Vec<Step> = ev
-        .steps
-        .iter()
-        .filter(|s| s.key != mine::CHANGE_STEP)
-        .map(|s| Step { name: s.tool.clone(), input_shape: s.key.clone() })
-        .collect();
-    let mut evidence = Evidence {
-        agent_id: agent.to_string(),
-        hash: format!("wf:{wid}"),
-        source: CandidateSource::Workflow,
-        signature: None,
-        steps,
-        session_keys: ev.sightings.iter().map(|s| s.session_key.clone()).collect(),
-        occurrences: ev.reason.support as i64,
-        examples: ev.requests.iter().take(3).cloned().collect(),
-        evidence_only,
-        workflow: Some(ev),
-        workflow_id: Some(wid),
-    };
-    let id = counted(ctx.record(&evidence)?, report);
+    let was_proposed = workflows::is_proposed(ctx.conn, &*ctx.candidates, wid)?;
+    let (mut evidence, keys) =
+        workflows::as_candidate(agent, wid, ev, evidence_only, EvidenceKind::Workflow);
+    let id = counted(ctx.candidates.record(ctx.conn, &evidence)?, report);
     workflows::set_candidate(ctx.conn, wid, id, &keys)?;
     if !evidence_only {
         // The workflow of a promoted candidate whose consensus changed (a step was added or
         // dropped in later sessions) is drafted again under its own hash; evolution then links
         // that draft to the live skill as a proposed new version.
-        let promoted = candidates::get_candidate(ctx.conn, id)?;
-        if promoted.status == CandidateStatus::Promoted
-            && promoted.tool_sequence != serde_json::to_value(&evidence.steps)?
-        {
+        if ctx.candidates.promoted_otherwise(ctx.conn, id, &evidence.steps)? {
             evidence.hash = format!("wf:{wid}:{}", sequence::hash(&evidence.steps));
-            counted(ctx.record(&evidence)?, report);
+            counted(ctx.candidates.record(ctx.conn, &evidence)?, report);
         }
         let joined = joined.filter(|_| was_proposed);
         let reason = evidence.workflow.as_ref().map(|w| w.reason.clone());
-        let mut superseded = workflows::supersede_sequences(ctx.conn, agent, wid, joined)?;
+        let cands = &*ctx.candidates;
+        let mut superseded = workflows::sequences_under(ctx.conn, cands, agent, wid, joined)?;
         // Pieces judged before it are made evidence once, when it is first proposed; later ones
         // are judged pieces as they come (`workflows::evidence`).
         if let Some(reason) = reason.filter(|_| !was_proposed) {
-            superseded.extend(workflows::supersede_pieces(ctx.conn, agent, wid, &reason)?);
+            superseded.extend(workflows::pieces_of(ctx.conn, cands, agent, wid, &reason)?);
         }
-        superseded.extend(workflows::supersede_streaks(ctx.conn, wid)?);
-        for superseded in superseded {
-            ctx.retire_draft(superseded)?;
-        }
+        superseded.extend(cands.open_streaks(ctx.conn, wid)?);
+        ctx.candidates.supersede(ctx.conn, &superseded)?;
     }
     Ok(id)
 }

@@ -10,11 +10,14 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::memo::Memo;
 use super::mine::{self, Failure, Member, Obs, RawCall};
-use crate::draft::candidates;
 use crate::ingest;
+use crate::model::ToolStep;
 use crate::step;
 use crate::text::{paste, redact};
-use crate::workflow::{FailureFix, RERUN_AS, Reason, Sighting, WorkflowEvidence, WorkflowStep};
+use crate::workflow::{
+    CandidateEvidence, Candidates, EvidenceKind, FailureFix, RERUN_AS, Reason, Sighting,
+    WorkflowEvidence, WorkflowStep,
+};
 
 /// Rarest steps of a turn used to look up workflows, and workflows read per step.
 const LOOKUP_STEPS: usize = 5;
@@ -102,6 +105,7 @@ pub fn write_counts(conn: &Connection, memo: &mut Memo) -> Result<()> {
 pub fn observe(
     conn: &Connection,
     memo: &mut Memo,
+    cands: &dyn Candidates,
     turn: &MinedTurn,
     seq: mine::TurnSeq,
     similarity: f64,
@@ -190,7 +194,7 @@ pub fn observe(
         if loop_core.is_some() || asked_for {
             loop_workflow = Some(id);
         }
-        add_member(conn, memo, id, turn, iteration as i64, &part, similarity, now)?;
+        add_member(conn, (memo, cands), id, turn, iteration as i64, &part, similarity, now)?;
         if !joined.contains(&id) {
             index_requests(conn, memo, turn.agent_id, id, &asked)?;
             joined.push(id);
@@ -199,7 +203,7 @@ pub fn observe(
     // A streak recorded while the task was smaller points at the workflow it held then.
     if let Some(&into) = joined.first() {
         for old in gone {
-            candidates::move_workflow_links(conn, old, into)?;
+            cands.move_workflow_links(conn, old, into)?;
         }
     }
     Ok(joined)
@@ -454,7 +458,7 @@ fn unindex(conn: &Connection, memo: &mut Memo, agent: &str, id: i64) -> Result<(
 #[allow(clippy::too_many_arguments)]
 fn add_member(
     conn: &Connection,
-    memo: &mut Memo,
+    (memo, cands): (&mut Memo, &dyn Candidates),
     id: i64,
     turn: &MinedTurn,
     iteration: i64,
@@ -496,14 +500,20 @@ fn add_member(
         memo.added(id, (turn.id, iteration), turn.session_key, steps);
     }
     if new_session && added > 0 {
-        update_core(conn, memo, id, similarity)?;
+        update_core(conn, (memo, cands), id, similarity)?;
     }
     Ok(())
 }
 
 /// Moves workflow `from`'s members, index entries and candidate links into `into`, deletes
 /// `from` and recounts `into`.
-fn absorb(conn: &Connection, memo: &mut Memo, agent: &str, from: i64, into: i64) -> Result<()> {
+fn absorb(
+    conn: &Connection,
+    (memo, cands): (&mut Memo, &dyn Candidates),
+    agent: &str,
+    from: i64,
+    into: i64,
+) -> Result<()> {
     memo.forget(from);
     memo.forget(into);
     // Tasks asked like the absorbed workflow's must find the one that holds them: its members'
@@ -528,7 +538,7 @@ fn absorb(conn: &Connection, memo: &mut Memo, agent: &str, from: i64, into: i64)
         )?
         .execute(params![from, into])?;
     conn.prepare_cached("DELETE FROM workflow_members WHERE workflow_id = ?1")?.execute([from])?;
-    candidates::move_workflow_links(conn, from, into)?;
+    cands.move_workflow_links(conn, from, into)?;
     let mut repoint = conn.prepare_cached(
         "UPDATE OR IGNORE workflow_index SET workflow_id = ?3
          WHERE agent_id = ?1 AND step = ?2 AND workflow_id = ?4",
@@ -552,7 +562,7 @@ fn absorb(conn: &Connection, memo: &mut Memo, agent: &str, from: i64, into: i64)
 /// Returns whether any was.
 fn absorb_fragments(
     conn: &Connection,
-    memo: &mut Memo,
+    (memo, cands): (&mut Memo, &dyn Candidates),
     id: i64,
     core: &[String],
     similarity: f64,
@@ -590,7 +600,7 @@ fn absorb_fragments(
             })
         };
         if aligns && !apart()? {
-            absorb(conn, memo, &agent, other, id)?;
+            absorb(conn, (memo, cands), &agent, other, id)?;
             absorbed = true;
         }
     }
@@ -600,7 +610,12 @@ fn absorb_fragments(
 /// Before a workflow is judged, its `consensus` column holds its core: the steps at least two of
 /// its sessions share, so a later turn that did the same work with other extras still aligns
 /// (the first member's steps keep its own extras). Judging replaces it with the consensus.
-fn update_core(conn: &Connection, memo: &mut Memo, id: i64, similarity: f64) -> Result<()> {
+fn update_core(
+    conn: &Connection,
+    (memo, cands): (&mut Memo, &dyn Candidates),
+    id: i64,
+    similarity: f64,
+) -> Result<()> {
     let judged: bool = conn
         .prepare_cached("SELECT candidate_id IS NOT NULL FROM workflows WHERE id = ?1")?
         .query_row([id], |r| r.get(0))?;
@@ -608,7 +623,8 @@ fn update_core(conn: &Connection, memo: &mut Memo, id: i64, similarity: f64) -> 
         return Ok(());
     }
     let core = memo.core(conn, id)?;
-    if store_core(conn, id, &core)? && absorb_fragments(conn, memo, id, &core, similarity)? {
+    if store_core(conn, id, &core)? && absorb_fragments(conn, (memo, cands), id, &core, similarity)?
+    {
         // The absorbed members may change the core; once, without looking for more.
         store_core(conn, id, &memo.core(conn, id)?)?;
     }
@@ -641,6 +657,35 @@ fn members(conn: &Connection, id: i64) -> Result<usize> {
     Ok(n.unwrap_or(0) as usize)
 }
 
+/// Workflow `id`'s evidence `ev` as a candidate of `kind` (its consensus without the change
+/// marker as steps), and the step keys that make it what it is.
+pub fn as_candidate(
+    agent: &str,
+    id: i64,
+    ev: WorkflowEvidence,
+    evidence_only: bool,
+    kind: EvidenceKind,
+) -> (CandidateEvidence, Vec<String>) {
+    let kept = || ev.steps.iter().filter(|s| s.key != mine::CHANGE_STEP);
+    let keys: Vec<String> = kept().map(|s| s.key.clone()).collect();
+    let steps: Vec<ToolStep> =
+        kept().map(|s| ToolStep { name: s.tool.clone(), input_shape: s.key.clone() }).collect();
+    let evidence = CandidateEvidence {
+        agent_id: agent.to_string(),
+        hash: format!("wf:{id}"),
+        kind,
+        signature: None,
+        steps,
+        session_keys: ev.sightings.iter().map(|s| s.session_key.clone()).collect(),
+        occurrences: ev.reason.support as i64,
+        examples: ev.requests.iter().take(3).cloned().collect(),
+        evidence_only,
+        workflow: Some(ev),
+        workflow_id: Some(id),
+    };
+    (evidence, keys)
+}
+
 /// Records the candidate a workflow's evidence became.
 pub fn set_candidate(
     conn: &Connection,
@@ -657,7 +702,7 @@ pub fn set_candidate(
 /// of one workflow are one candidate. Its members are moved into it, and its id returned.
 pub fn merge_into_similar(
     conn: &Connection,
-    memo: &mut Memo,
+    (memo, cands): (&mut Memo, &dyn Candidates),
     agent: &str,
     id: i64,
     consensus: &[String],
@@ -690,7 +735,7 @@ pub fn merge_into_similar(
         let Some(text) = text else { continue };
         let theirs: Vec<String> = serde_json::from_str(&text)?;
         if mine::similarity(consensus, &theirs) >= MERGE_SIMILARITY {
-            absorb(conn, memo, agent, id, other)?;
+            absorb(conn, (memo, cands), agent, id, other)?;
             return Ok(Some(other));
         }
     }
@@ -724,6 +769,7 @@ pub struct Judge {
 /// while it has fewer than `min_sessions` sessions.
 pub fn evidence(
     conn: &Connection,
+    cands: &dyn Candidates,
     agent: &str,
     id: i64,
     judge: &Judge,
@@ -839,7 +885,7 @@ pub fn evidence(
         || doing < judge.min_specific_steps
         || weight_support * specific.len() < judge.min_evidence
         || asked_otherwise(conn, &rows, support)?
-        || piece_of_bigger(conn, agent, id, support, &specific)?;
+        || piece_of_bigger(conn, cands, agent, id, support, &specific)?;
     let mut sessions_seen: HashSet<&str> = HashSet::new();
     let sightings: Vec<Sighting> = rows
         .iter()
@@ -884,12 +930,14 @@ pub fn evidence(
 /// not a procedure of its own. Commands compare without their split-off arguments.
 fn piece_of_bigger(
     conn: &Connection,
+    cands: &dyn Candidates,
     agent: &str,
     id: i64,
     support: usize,
     specific: &[String],
 ) -> Result<bool> {
-    Ok(candidates::proposed_workflow_reasons(conn, agent, id)?
+    Ok(cands
+        .proposed_workflows(conn, agent, id)?
         .iter()
         .any(|(_, _, r)| is_piece(specific, support, &r.specific_steps, r.support)))
 }
@@ -915,23 +963,22 @@ fn is_piece(small: &[String], small_support: usize, big: &[String], big_support:
 }
 
 /// The open proposed workflow candidates that are pieces of workflow `id` (proposed with
-/// `reason`), made evidence now: they were judged before it was proposed. Returns their ids.
-pub fn supersede_pieces(
+/// `reason`), to be made evidence now: they were judged before it was proposed.
+pub fn pieces_of(
     conn: &Connection,
+    cands: &dyn Candidates,
     agent: &str,
     id: i64,
     reason: &Reason,
 ) -> Result<Vec<i64>> {
-    let pieces: Vec<i64> = candidates::proposed_workflow_reasons(conn, agent, id)?
+    Ok(cands
+        .proposed_workflows(conn, agent, id)?
         .into_iter()
-        .filter(|(_, status, r)| {
-            *status == candidates::CandidateStatus::Candidate
-                && is_piece(&r.specific_steps, r.support, &reason.specific_steps, reason.support)
+        .filter(|(_, open, r)| {
+            *open && is_piece(&r.specific_steps, r.support, &reason.specific_steps, reason.support)
         })
         .map(|(cid, _, _)| cid)
-        .collect();
-    candidates::make_evidence(conn, &pieces)?;
-    Ok(pieces)
+        .collect())
 }
 
 /// The checks behind a person's pasted failures: the test, lint, build and format commands run
@@ -1274,104 +1321,102 @@ fn workflow_step(c: &mine::ConsensusStep, always: usize, times: usize) -> Workfl
 
 /// Whether a proposed workflow already holds a turn of the sequence `hash`: the workflow says
 /// the same with the commands, so the sequence row stays evidence.
-pub fn covers_sequence(conn: &Connection, agent: &str, hash: &str) -> Result<bool> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT EXISTS(
-                SELECT 1 FROM sequence_sightings q
-                JOIN workflow_members m ON m.turn_id = q.turn_id
-                JOIN workflows w ON w.id = m.workflow_id
-                JOIN skill_candidates c ON c.id = w.candidate_id
-                WHERE q.agent_id = ?1 AND q.hash = ?2 AND c.evidence_only = 0)",
-        )?
-        .query_row(params![agent, hash], |r| r.get(0))?)
+pub fn covers_sequence(
+    conn: &Connection,
+    cands: &dyn Candidates,
+    agent: &str,
+    hash: &str,
+) -> Result<bool> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT w.candidate_id FROM sequence_sightings q
+         JOIN workflow_members m ON m.turn_id = q.turn_id
+         JOIN workflows w ON w.id = m.workflow_id
+         WHERE q.agent_id = ?1 AND q.hash = ?2 AND w.candidate_id IS NOT NULL",
+    )?;
+    let mut rows = stmt.query(params![agent, hash])?;
+    let mut asked: HashSet<i64> = HashSet::new();
+    while let Some(row) = rows.next()? {
+        let candidate: i64 = row.get(0)?;
+        if asked.insert(candidate) && cands.is_proposed(conn, candidate)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
-/// Open sequence candidates whose sightings are turns of workflow `id`: made evidence only
-/// (the workflow proposes the same work with its commands). With `turns`, only the sightings of
-/// those turns (members that just joined) are looked at; without, those of every member. Returns
-/// their ids.
-pub fn supersede_sequences(
+/// The open sequence candidates whose sightings are turns of workflow `id`, to be made evidence
+/// only (the workflow proposes the same work with its commands). With `turns`, only the
+/// sightings of those turns (members that just joined) are looked at; without, those of every
+/// member.
+pub fn sequences_under(
     conn: &Connection,
+    cands: &dyn Candidates,
     agent: &str,
     id: i64,
     turns: Option<&[i64]>,
 ) -> Result<Vec<i64>> {
-    let mut ids: Vec<i64> = Vec::new();
+    let mut hashes: Vec<String> = Vec::new();
+    let mut add = |hash: String| {
+        if !hashes.contains(&hash) {
+            hashes.push(hash);
+        }
+    };
     match turns {
         Some(turns) => {
             let mut stmt = conn.prepare_cached(
-                "SELECT DISTINCT c.id FROM sequence_sightings q
-                 JOIN skill_candidates c ON c.agent_id = q.agent_id AND c.hash = q.hash
-                 WHERE q.turn_id = ?2 AND q.agent_id = ?1 AND c.source = 'sequence'
-                   AND c.status = 'candidate' AND c.evidence_only = 0
-                   AND c.target_skill_id IS NULL",
+                "SELECT DISTINCT hash FROM sequence_sightings WHERE turn_id = ?2 AND agent_id = ?1",
             )?;
             for turn in turns {
-                for c in stmt.query_map(params![agent, turn], |r| r.get(0))? {
-                    let c = c?;
-                    if !ids.contains(&c) {
-                        ids.push(c);
-                    }
+                for hash in stmt.query_map(params![agent, turn], |r| r.get(0))? {
+                    add(hash?);
                 }
             }
         }
         None => {
-            ids = conn
-                .prepare_cached(
-                    // From the workflow's members (CROSS JOIN keeps that order): the planner
-                    // would otherwise walk every sighting of the agent.
-                    "SELECT DISTINCT c.id FROM workflow_members m
-                     CROSS JOIN sequence_sightings q CROSS JOIN skill_candidates c
-                     WHERE m.workflow_id = ?2 AND q.turn_id = m.turn_id AND q.agent_id = ?1
-                       AND c.agent_id = q.agent_id AND c.hash = q.hash AND c.source = 'sequence'
-                       AND c.status = 'candidate' AND c.evidence_only = 0
-                       AND c.target_skill_id IS NULL",
-                )?
-                .query_map(params![agent, id], |r| r.get(0))?
-                .collect::<rusqlite::Result<_>>()?;
+            // From the workflow's members (CROSS JOIN keeps that order): the planner would
+            // otherwise walk every sighting of the agent.
+            let mut stmt = conn.prepare_cached(
+                "SELECT DISTINCT q.hash FROM workflow_members m CROSS JOIN sequence_sightings q
+                 WHERE m.workflow_id = ?2 AND q.turn_id = m.turn_id AND q.agent_id = ?1",
+            )?;
+            for hash in stmt.query_map(params![agent, id], |r| r.get(0))? {
+                add(hash?);
+            }
         }
     }
-    candidates::make_evidence(conn, &ids)?;
-    Ok(ids)
+    cands.open_sequences(conn, agent, &hashes)
+}
+
+/// Workflow `id`'s candidate, once judged.
+fn candidate_and_sessions(conn: &Connection, id: i64) -> Result<Option<(Option<i64>, i64)>> {
+    Ok(conn
+        .prepare_cached("SELECT candidate_id, sessions FROM workflows WHERE id = ?1")?
+        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?)
 }
 
 /// Whether workflow `id`'s candidate is proposed (recorded, not as evidence only).
-pub fn is_proposed(conn: &Connection, id: i64) -> Result<bool> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT EXISTS(SELECT 1 FROM workflows w JOIN skill_candidates c ON c.id = w.candidate_id
-                WHERE w.id = ?1 AND c.evidence_only = 0)",
-        )?
-        .query_row([id], |r| r.get(0))?)
+pub fn is_proposed(conn: &Connection, cands: &dyn Candidates, id: i64) -> Result<bool> {
+    match candidate_and_sessions(conn, id)? {
+        Some((Some(candidate), _)) => cands.is_proposed(conn, candidate),
+        _ => Ok(false),
+    }
 }
 
 /// Whether workflow `id` holds its turns' work for a streak: seen in `min_sessions` sessions or
 /// already proposed.
-pub fn is_covering(conn: &Connection, id: i64, min_sessions: usize) -> Result<bool> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT w.sessions >= ?2 OR EXISTS(SELECT 1 FROM skill_candidates c
-                WHERE c.id = w.candidate_id AND c.evidence_only = 0)
-             FROM workflows w WHERE w.id = ?1",
-        )?
-        .query_row(params![id, min_sessions.max(1) as i64], |r| r.get(0))
-        .optional()?
-        .unwrap_or(false))
-}
-
-/// Open streak candidates whose last turn workflow `id` holds: made evidence only once the
-/// workflow is proposed. Returns their ids.
-pub fn supersede_streaks(conn: &Connection, id: i64) -> Result<Vec<i64>> {
-    let ids: Vec<i64> = conn
-        .prepare_cached(
-            "SELECT id FROM skill_candidates WHERE workflow_id = ?1 AND source = 'signature'
-               AND status = 'candidate' AND evidence_only = 0 AND target_skill_id IS NULL",
-        )?
-        .query_map([id], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
-    candidates::make_evidence(conn, &ids)?;
-    Ok(ids)
+pub fn is_covering(
+    conn: &Connection,
+    cands: &dyn Candidates,
+    id: i64,
+    min_sessions: usize,
+) -> Result<bool> {
+    match candidate_and_sessions(conn, id)? {
+        None => Ok(false),
+        Some((_, sessions)) if sessions >= min_sessions.max(1) as i64 => Ok(true),
+        Some((Some(candidate), _)) => cands.is_proposed(conn, candidate),
+        Some((None, _)) => Ok(false),
+    }
 }
 
 /// The workflow holding `turn_id` as a member, if detection placed it in one.

@@ -20,10 +20,11 @@ use serde::Serialize;
 use super::folder;
 use super::render::{self, DraftDoc};
 use crate::catalog::skills;
-use crate::model::ToolStep;
 use crate::store::Store;
 use crate::text::injection::Flag;
-use crate::workflow::{self, Reason, WorkflowEvidence};
+use crate::workflow::{
+    self, CandidateEvidence as Evidence, EvidenceKind, Reason, Recorded, WorkflowEvidence,
+};
 
 crate::text_enum! {
     /// Where a candidate stands in review.
@@ -56,6 +57,18 @@ crate::text_enum! {
         Restore = "restore",
         /// Drafted from one session a person pointed at (`skilldeck learn`).
         Learn = "learn",
+    }
+}
+
+impl CandidateSource {
+    /// The source of a candidate recorded from detection's evidence of `kind`.
+    pub fn of(kind: EvidenceKind) -> CandidateSource {
+        match kind {
+            EvidenceKind::Sequence => CandidateSource::Sequence,
+            EvidenceKind::Signature => CandidateSource::Signature,
+            EvidenceKind::Workflow => CandidateSource::Workflow,
+            EvidenceKind::Learn => CandidateSource::Learn,
+        }
     }
 }
 
@@ -305,6 +318,51 @@ pub fn move_workflow_links(conn: &Connection, from: i64, into: i64) -> Result<()
     Ok(())
 }
 
+/// Whether candidate `id` is proposed: recorded, not as evidence only (a missing row is not).
+pub fn is_proposal(conn: &Connection, id: i64) -> Result<bool> {
+    Ok(conn
+        .prepare_cached("SELECT evidence_only = 0 FROM skill_candidates WHERE id = ?1")?
+        .query_row([id], |r| r.get(0))
+        .optional()?
+        .unwrap_or(false))
+}
+
+/// The open, proposed candidates of `agent`'s sequences `hashes` that are no skill's new
+/// version, in the order of `hashes`, each once.
+pub fn open_sequences(conn: &Connection, agent: &str, hashes: &[String]) -> Result<Vec<i64>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id FROM skill_candidates WHERE agent_id = ?1 AND hash = ?2 AND source = ?3
+           AND status = ?4 AND evidence_only = 0 AND target_skill_id IS NULL",
+    )?;
+    let mut ids: Vec<i64> = Vec::new();
+    for hash in hashes {
+        let params = params![agent, hash, CandidateSource::Sequence, CandidateStatus::Candidate];
+        for id in stmt.query_map(params, |r| r.get(0))? {
+            let id = id?;
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+    }
+    Ok(ids)
+}
+
+/// The open, proposed streak candidates whose last turn mined workflow `workflow` holds, that
+/// are no skill's new version.
+pub fn open_streaks(conn: &Connection, workflow: i64) -> Result<Vec<i64>> {
+    let ids = conn
+        .prepare_cached(
+            "SELECT id FROM skill_candidates WHERE workflow_id = ?1 AND source = ?2
+               AND status = ?3 AND evidence_only = 0 AND target_skill_id IS NULL",
+        )?
+        .query_map(
+            params![workflow, CandidateSource::Signature, CandidateStatus::Candidate],
+            |r| r.get(0),
+        )?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(ids)
+}
+
 /// Candidates `ids` become evidence only: a proposed workflow says the same work with its steps.
 pub fn make_evidence(conn: &Connection, ids: &[i64]) -> Result<()> {
     let mut set =
@@ -356,28 +414,6 @@ pub fn set_drafted(
     Ok(())
 }
 
-/// What detection found for one candidate-to-be.
-pub struct Evidence {
-    pub agent_id: String,
-    pub hash: String,
-    pub source: CandidateSource,
-    pub signature: Option<String>,
-    pub steps: Vec<ToolStep>,
-    /// A workflow's sessions (they replace the recorded ones); for a sequence or a streak, the
-    /// sessions to add (those it already has are skipped).
-    pub session_keys: Vec<String>,
-    /// For a sequence, the distinct sessions so far; for a streak, the successes in this streak
-    /// (added to what earlier streaks of the same signature counted).
-    pub occurrences: i64,
-    pub examples: Vec<String>,
-    /// Too few specific steps: recorded, never drafted nor queued.
-    pub evidence_only: bool,
-    /// The mined workflow (source `workflow`).
-    pub workflow: Option<WorkflowEvidence>,
-    /// The mined workflow that holds this evidence's (last) turn, if any.
-    pub workflow_id: Option<i64>,
-}
-
 /// A draft folder to write once the database transaction that describes it has committed.
 pub struct StagedDraft {
     pub folder: std::path::PathBuf,
@@ -389,17 +425,6 @@ impl StagedDraft {
     pub fn write(&self) -> Result<()> {
         folder::write_draft_unsynced(&self.folder, &self.skill_md, self.manifest.as_deref())
     }
-}
-
-pub enum Recorded {
-    /// A new candidate with a staged draft.
-    Created(i64),
-    /// An open candidate whose draft was rewritten with the new evidence.
-    Redrafted(i64),
-    /// A promoted, dismissed or version-proposing candidate: only its counts changed.
-    Counted(i64),
-    /// A row recorded as evidence only: no draft, not queued.
-    Evidence(i64),
 }
 
 struct Existing {
@@ -434,14 +459,14 @@ pub fn record(
             })
         })
         .optional()?;
-    let accumulate = ev.source == CandidateSource::Signature;
+    let accumulate = ev.kind == EvidenceKind::Signature;
     let occurrences = match (&existing, accumulate) {
         (Some(e), true) => e.occurrences + ev.occurrences,
         _ => ev.occurrences,
     };
     // Sequence and streak rows add their sessions to `candidate_sessions`; a workflow row's
     // replace the JSON. `None` leaves the JSON as it is.
-    let listed = ev.source == CandidateSource::Workflow;
+    let listed = ev.kind == EvidenceKind::Workflow;
     let (id, recorded, draft) = write(conn, staging_dir, ev, now, existing, occurrences, listed)?;
     if !listed {
         add_sessions(conn, id, &ev.session_keys)?;
@@ -458,7 +483,7 @@ fn write(
     occurrences: i64,
     listed: bool,
 ) -> Result<(i64, Recorded, Option<StagedDraft>)> {
-    let accumulate = ev.source == CandidateSource::Signature;
+    let accumulate = ev.kind == EvidenceKind::Signature;
     let name = match &existing {
         Some(e) => e.name.clone(),
         None => unique_name(conn, ev)?,
@@ -518,7 +543,7 @@ fn write(
                     keys_json,
                     occurrences,
                     now,
-                    ev.source,
+                    CandidateSource::of(ev.kind),
                     ev.signature,
                     examples_json,
                     reason_json,
@@ -534,7 +559,7 @@ fn write(
     // The draft shows this streak's successes; a sequence shows its distinct sessions.
     let doc = DraftDoc {
         name: &name,
-        source: ev.source.as_str(),
+        source: CandidateSource::of(ev.kind).as_str(),
         signature: ev.signature.as_deref(),
         evidence_count: if accumulate { ev.occurrences } else { occurrences },
         examples: &ev.examples,
@@ -591,7 +616,7 @@ fn write(
                 keys_json,
                 occurrences,
                 now,
-                ev.source,
+                CandidateSource::of(ev.kind),
                 ev.signature,
                 examples_json,
                 skill_md,
@@ -613,10 +638,15 @@ fn unique_name(conn: &Connection, ev: &Evidence) -> Result<String> {
     // A streak keeps its `auto-<signature>` name whatever its draft shows.
     let base = match &ev.workflow {
         // A workflow, mined or learnt from one session, is named by its requests and steps.
-        Some(w) if matches!(ev.source, CandidateSource::Workflow | CandidateSource::Learn) => {
+        Some(w) if matches!(ev.kind, EvidenceKind::Workflow | EvidenceKind::Learn) => {
             render::workflow_name(w)
         }
-        _ => render::base_name(ev.source.as_str(), ev.signature.as_deref(), &ev.steps, &ev.hash),
+        _ => render::base_name(
+            CandidateSource::of(ev.kind).as_str(),
+            ev.signature.as_deref(),
+            &ev.steps,
+            &ev.hash,
+        ),
     };
     let taken: bool = conn
         .prepare_cached("SELECT EXISTS(SELECT 1 FROM skill_candidates WHERE name = ?1)")?

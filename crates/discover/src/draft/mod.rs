@@ -11,6 +11,7 @@ pub mod merge;
 pub mod model;
 pub mod naming;
 mod quote;
+pub mod recorder;
 pub mod render;
 mod review;
 pub mod skill;
@@ -22,6 +23,7 @@ pub use candidates::{
 };
 pub use evolve::{link_evolutions, sequence_overlap};
 pub use merge::{MergeReport, propose_merges};
+pub use recorder::{PendingDrafts, Recorder};
 pub use review::{
     Promoted, approval_text, approve, approve_current, decision_text, dismiss, draft_file,
     ensure_seen, finish_merge, promote, reject, staged_text, undo_approve, undo_dismiss,

@@ -497,8 +497,8 @@ fn ingested(r: &IngestReport) -> Option<String> {
 
 fn detected(a: &AfterIngest) -> Option<String> {
     let mut parts = Vec::new();
-    if a.detect.candidates_created > 0 {
-        parts.push(count(a.detect.candidates_created, "new candidate"));
+    if a.detect.detected.candidates_created > 0 {
+        parts.push(count(a.detect.detected.candidates_created, "new candidate"));
     }
     if a.proposed_versions > 0 {
         parts.push(count(a.proposed_versions as u64, "proposed version"));

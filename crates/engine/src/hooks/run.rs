@@ -154,8 +154,8 @@ pub fn handle(ws: &mut Workspace, payload: &Payload, now: SystemTime) -> Result<
         transcript,
         turns: report.turns + report.turns_updated,
         skill_invocations: report.skill_invocations,
-        candidates_created: after.detect.candidates_created,
-        detection_deferred: after.detect.turns_left,
+        candidates_created: after.detect.detected.candidates_created,
+        detection_deferred: after.detect.detected.turns_left,
         ms,
     })
 }

@@ -18,6 +18,7 @@ use crate::detect::memo::Memo;
 use crate::detect::mine;
 use crate::detect::mine::{RawCall, similarity};
 use crate::detect::workflows::{self, Judge, MinedTurn};
+use crate::draft::Recorder;
 use crate::draft::naming;
 use crate::draft::skill;
 use crate::store::{Store, now_rfc3339};
@@ -70,6 +71,8 @@ pub fn run(client: &mut Client, team: &str, cfg: &DetectConfig) -> Result<TeamDe
     let mut touched: BTreeSet<i64> = BTreeSet::new();
     let mut skipped = Vec::new();
     let mut memo = Memo::default();
+    // The scratch store records no candidate: these only read its (empty) table.
+    let cands = Recorder::new(std::path::PathBuf::new());
     let turns = server::for_each_turn(client, team, &mut skipped, |p| {
         let session_key = format!("{}/{}", p.member, p.turn.session);
         let project = p.turn.project.clone();
@@ -90,6 +93,7 @@ pub fn run(client: &mut Client, team: &str, cfg: &DetectConfig) -> Result<TeamDe
         touched.extend(workflows::observe(
             &tx,
             &mut memo,
+            &cands,
             &mined,
             seq,
             cfg.workflow_similarity,
@@ -107,7 +111,7 @@ pub fn run(client: &mut Client, team: &str, cfg: &DetectConfig) -> Result<TeamDe
     workflows::write_counts(&tx, &mut memo)?;
     let mut proposed: Vec<WorkflowEvidence> = Vec::new();
     for id in &touched {
-        if let Some((ev, evidence_only)) = workflows::evidence(&tx, team, *id, &judge)?
+        if let Some((ev, evidence_only)) = workflows::evidence(&tx, &cands, team, *id, &judge)?
             && !evidence_only
         {
             proposed.push(ev);

@@ -11,8 +11,11 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use crate::catalog::{invocations, skills};
-use crate::detect::{self, DetectReport, learn};
-use crate::draft::{self, CandidateSource, CandidateStatus, candidates, finish, fixes, stage};
+use crate::detect::{self, DetectReport};
+use crate::draft::{
+    self, CandidateSource, CandidateStatus, PendingDrafts, Recorder, candidates, finish, fixes,
+    stage,
+};
 use crate::fsio;
 use crate::identity;
 use crate::ingest::{self, IngestReport, Progress};
@@ -24,7 +27,9 @@ use crate::team;
 use crate::usage::{effects, triggering};
 use crate::workspace::Workspace;
 
-pub use crate::detect::learn::{Learned, Pick};
+mod learn;
+
+pub use learn::{Learned, Pick};
 
 /// What a pass runs. Every door builds one and hands it to [`run`]: `skilldeck ingest`, the
 /// agents' hook, the console's engine, the demo; team sync is one of its steps.
@@ -197,11 +202,24 @@ impl Timeline {
 pub struct AfterIngest {
     /// Skill folders found in the skills folders that were not registered yet.
     pub skills_registered: usize,
-    pub detect: DetectReport,
+    pub detect: Drafted,
     /// Open candidates that became proposed new versions of a live skill.
     pub proposed_versions: usize,
     /// Corrections and recurring fixes found in the turns detection read.
     pub lessons: lessons::LessonsReport,
+}
+
+/// What detection found and the stages after it made of it: its counts, then what model
+/// drafting and auto-promotion did with the candidates it recorded (one object in `--json`).
+#[derive(Debug, Default, Serialize)]
+pub struct Drafted {
+    #[serde(flatten)]
+    pub detected: DetectReport,
+    pub auto_promoted: u64,
+    /// Candidates auto-promotion could not promote, with the reason.
+    pub auto_promote_errors: Vec<String>,
+    /// Flags, and `draft.command` drafts, of the candidates this run drafted.
+    pub finish: finish::FinishReport,
 }
 
 /// Detection and what follows it over whatever ingestion stored and nothing has consumed yet,
@@ -223,11 +241,12 @@ fn after_ingest_steps(
     // The sessions whose turns detection is about to read: lessons read the same turns after.
     let sessions = ingest::pending_session_ids(ws.store.conn())?;
     let cache = ws.store.widen_cache()?;
-    let revisits = detect_and_learn(ws, limit, &sessions, line);
+    let mut recorder = Recorder::new(ws.paths.staging_dir.clone());
+    let revisits = detect_and_learn(ws, limit, &mut recorder, &sessions, line);
     let restored = ws.store.restore_cache(cache);
     let (detected, lessons) = revisits?;
     restored?;
-    let detect = draft_stages(ws, detected, line)?;
+    let detect = draft_stages(ws, detected, recorder, line)?;
     let proposed_versions = draft::link_evolutions(ws)?;
     line.done(Step::Evolve);
     Ok(AfterIngest { skills_registered, detect, proposed_versions, lessons })
@@ -238,10 +257,11 @@ fn after_ingest_steps(
 fn detect_and_learn(
     ws: &mut Workspace,
     limit: Option<usize>,
+    recorder: &mut Recorder,
     sessions: &[i64],
     line: &mut Timeline,
 ) -> Result<(detect::Detected, lessons::LessonsReport)> {
-    let detected = detect::run_limited(ws, limit)?;
+    let detected = detect::run_limited(ws, limit, recorder)?;
     line.done(Step::Detect);
     let lessons = lessons::after_detect(ws, sessions)?;
     line.done(Step::Lessons);
@@ -250,9 +270,15 @@ fn detect_and_learn(
 
 /// Detection alone with the stages that turn its candidates into drafts on disk (what the
 /// benchmarks and the detection tests run).
-pub fn detect(ws: &mut Workspace) -> Result<DetectReport> {
-    let detected = detect::run_limited(ws, None)?;
-    draft_stages(ws, detected, &mut Timeline::start())
+pub fn detect(ws: &mut Workspace) -> Result<Drafted> {
+    detect_limited(ws, None)
+}
+
+/// `detect` over at most `limit` pending turns (the hook's bounded pass).
+pub fn detect_limited(ws: &mut Workspace, limit: Option<usize>) -> Result<Drafted> {
+    let mut recorder = Recorder::new(ws.paths.staging_dir.clone());
+    let detected = detect::run_limited(ws, limit, &mut recorder)?;
+    draft_stages(ws, detected, recorder, &mut Timeline::start())
 }
 
 /// Stage drafts, model drafting, auto-promotion: the candidates detection recorded become draft
@@ -260,9 +286,12 @@ pub fn detect(ws: &mut Workspace) -> Result<DetectReport> {
 fn draft_stages(
     ws: &mut Workspace,
     detected: detect::Detected,
+    recorder: Recorder,
     line: &mut Timeline,
-) -> Result<DetectReport> {
-    let detect::Detected { mut report, drafts, touched } = detected;
+) -> Result<Drafted> {
+    let detect::Detected { report, touched } = detected;
+    let mut report = Drafted { detected: report, ..Drafted::default() };
+    let drafts = recorder.into_drafts();
     stage_drafts(ws, &drafts)?;
     line.done(Step::StageDrafts);
     let drafted: Vec<i64> = drafts.staged.keys().copied().collect();
@@ -278,7 +307,7 @@ fn draft_stages(
 /// Writes the draft folders of committed candidate rows and removes those of candidates that
 /// became evidence. After the commits: the rows hold each draft's text, so a crash here loses no
 /// evidence, and recovery (or `promote`) rewrites a missing draft from its row.
-fn stage_drafts(ws: &Workspace, drafts: &detect::PendingDrafts) -> Result<()> {
+fn stage_drafts(ws: &Workspace, drafts: &PendingDrafts) -> Result<()> {
     fsio::fault("drafts");
     for draft in drafts.staged.values() {
         draft.write()?;
@@ -302,7 +331,7 @@ fn stage_drafts(ws: &Workspace, drafts: &detect::PendingDrafts) -> Result<()> {
 
 /// `detect.auto_promote`: candidates this run created or fed, still open, not a proposed version,
 /// with enough evidence, go live without review.
-fn auto_promote(ws: &mut Workspace, ids: &[i64], report: &mut DetectReport) -> Result<()> {
+fn auto_promote(ws: &mut Workspace, ids: &[i64], report: &mut Drafted) -> Result<()> {
     let cfg = ws.config.detect.clone();
     let mut done = HashSet::new();
     for &id in ids {
@@ -510,7 +539,7 @@ pub fn upkeep_and_judge(ws: &mut Workspace, full: bool, evolve: bool) -> Result<
 }
 
 /// `skilldeck learn`: a detection pass over what was ingested (so the session's work sits in a
-/// workflow), then the session drafted as a candidate for review (`detect::learn`).
+/// workflow), then the session drafted as a candidate for review (`pipeline::learn`).
 pub fn learn(ws: &mut Workspace, pick: Pick) -> Result<Learned> {
     after_ingest(ws)?;
     learn::learn(ws, pick)

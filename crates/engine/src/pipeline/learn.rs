@@ -7,15 +7,13 @@
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
-use super::workflows::{self, Judge};
-use crate::draft::{
-    candidates, candidates::CandidateSource, candidates::Evidence, candidates::Recorded, finish,
-};
+use crate::detect::workflows::{self, Judge};
+use crate::draft::{Recorder, candidates, finish};
 use crate::ingest;
-use crate::model::ToolStep as Step;
 use crate::step;
 use crate::store::now_rfc3339;
 use crate::text::safe;
+use crate::workflow::{EvidenceKind, Recorded};
 use crate::workspace::Workspace;
 
 /// Which session to learn from.
@@ -93,42 +91,20 @@ pub fn learn(ws: &Workspace, pick: Pick) -> Result<Learned> {
         min_evidence: 0,
         propose: true,
     };
-    let (ev, evidence_only) =
-        workflows::evidence(conn, &agent, wid, &judge)?.context("the workflow has no members")?;
+    let cands = Recorder::new(ws.paths.staging_dir.clone());
+    let (ev, evidence_only) = workflows::evidence(conn, &cands, &agent, wid, &judge)?
+        .context("the workflow has no members")?;
     if evidence_only {
         bail!(
             "session {shown}: its work has fewer than {} specific steps, too few to draft a skill",
             cfg.min_specific_steps
         );
     }
-    let keys: Vec<String> =
-        ev.steps.iter().map(|s| s.key.clone()).filter(|k| k != super::mine::CHANGE_STEP).collect();
-    let steps: Vec<Step> = ev
-        .steps
-        .iter()
-        .filter(|s| s.key != super::mine::CHANGE_STEP)
-        .map(|s| Step { name: s.tool.clone(), input_shape: s.key.clone() })
-        .collect();
-    let evidence = Evidence {
-        agent_id: agent.clone(),
-        hash: format!("wf:{wid}"),
-        source: CandidateSource::Learn,
-        signature: None,
-        steps,
-        session_keys: ev.sightings.iter().map(|s| s.session_key.clone()).collect(),
-        occurrences: ev.reason.support as i64,
-        examples: ev.requests.iter().take(3).cloned().collect(),
-        evidence_only: false,
-        workflow: Some(ev),
-        workflow_id: Some(wid),
-    };
+    let (evidence, keys) = workflows::as_candidate(&agent, wid, ev, false, EvidenceKind::Learn);
     let tx = conn.unchecked_transaction()?;
     let (recorded, draft) =
         candidates::record(&tx, &ws.paths.staging_dir, &evidence, &now_rfc3339())?;
-    let id = match recorded {
-        Recorded::Created(id) | Recorded::Redrafted(id) | Recorded::Counted(id) => id,
-        Recorded::Evidence(id) => id,
-    };
+    let id = Recorded::id(recorded);
     workflows::set_candidate(&tx, wid, id, &keys)?;
     tx.commit()?;
     if let Some(draft) = draft {
