@@ -29,6 +29,7 @@ pub const MIGRATIONS: &[&str] = &[
     V_PENDING_ONLY,
     V_PENDING_QUEUE,
     V_FAILED_CALLS,
+    V_SIGHTINGS_BY_TURN,
 ];
 
 const V1: &str = r#"
@@ -665,4 +666,12 @@ ALTER TABLE turns DROP COLUMN detected;
 /// fails, so this index is small and cheap to keep.
 const V_FAILED_CALLS: &str = r#"
 CREATE INDEX tool_calls_failed ON tool_calls(turn_id) WHERE is_error;
+"#;
+
+/// A sighting's sequence by its turn, from the index alone: a proposed workflow asks which
+/// sequences its members' turns ran at every batch it is recorded in, and each sighting's row
+/// was read from the table for its hash.
+const V_SIGHTINGS_BY_TURN: &str = r#"
+DROP INDEX IF EXISTS sequence_sightings_turn;
+CREATE INDEX sequence_sightings_turn ON sequence_sightings(turn_id, agent_id, hash);
 "#;

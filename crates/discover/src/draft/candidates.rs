@@ -13,13 +13,14 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::Serialize;
 
 use super::folder;
 use super::render::{self, DraftDoc};
 use crate::catalog::skills;
+use crate::model::ToolStep;
 use crate::store::Store;
 use crate::text::injection::Flag;
 use crate::workflow::{
@@ -316,6 +317,22 @@ pub fn move_workflow_links(conn: &Connection, from: i64, into: i64) -> Result<()
     conn.prepare_cached("UPDATE skill_candidates SET workflow_id = ?2 WHERE workflow_id = ?1")?
         .execute(params![from, into])?;
     Ok(())
+}
+
+/// Whether candidate `id` went live with other steps than `steps` (its tool sequence as JSON).
+pub fn promoted_otherwise(conn: &Connection, id: i64, steps: &[ToolStep]) -> Result<bool> {
+    let row: Option<(CandidateStatus, String)> = conn
+        .prepare_cached("SELECT status, tool_sequence FROM skill_candidates WHERE id = ?1")?
+        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    let Some((status, sequence)) = row else {
+        bail!("no candidate with id {id} (see `skilldeck candidates --all`)")
+    };
+    if status != CandidateStatus::Promoted {
+        return Ok(false);
+    }
+    let recorded = serde_json::from_str(&sequence).unwrap_or(serde_json::Value::Null);
+    Ok(recorded != serde_json::to_value(steps)?)
 }
 
 /// Whether candidate `id` is proposed: recorded, not as evidence only (a missing row is not).

@@ -113,8 +113,7 @@ impl Candidates for Recorder {
     }
 
     fn promoted_otherwise(&self, conn: &Connection, id: i64, steps: &[ToolStep]) -> Result<bool> {
-        let c = candidates::get_candidate(conn, id)?;
-        Ok(c.status == CandidateStatus::Promoted && c.tool_sequence != serde_json::to_value(steps)?)
+        candidates::promoted_otherwise(conn, id, steps)
     }
 
     fn move_workflow_links(&self, conn: &Connection, from: i64, into: i64) -> Result<()> {
