@@ -202,9 +202,16 @@ impl Store {
         let tx = self.conn.transaction()?;
         let current: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         let current = usize::try_from(current).unwrap_or(usize::MAX);
-        for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(current) {
-            tx.execute_batch(sql).with_context(|| format!("applying migration {}", i + 1))?;
-            tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        let empty = current == 0
+            && tx.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0))? == 0;
+        if empty {
+            tx.execute_batch(schema::FRESH).context("creating the schema")?;
+            tx.pragma_update(None, "user_version", target as i64)?;
+        } else {
+            for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(current) {
+                tx.execute_batch(sql).with_context(|| format!("applying migration {}", i + 1))?;
+                tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+            }
         }
         tx.commit()?;
         Ok(())
@@ -429,6 +436,81 @@ mod tests {
         // What the settings prevent: a connection without them plans with the bound value.
         let plain = Connection::open(&path).unwrap();
         assert!(reprepared(&plain) > 0, "a plain connection re-prepares for a new LIMIT");
+    }
+
+    /// The schema and rows a database holds, as SQL that builds them again: each object's SQL in
+    /// the order it was made, then each table's rows.
+    fn built(conn: &Connection) -> String {
+        let mut out = String::new();
+        let mut stmt = conn
+            .prepare(
+                "SELECT type, name, sql FROM sqlite_master
+                 WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid",
+            )
+            .unwrap();
+        let objects: Vec<(String, String, String)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        for (_, _, sql) in &objects {
+            out.push_str(&format!("{sql};\n"));
+        }
+        let mut tables: Vec<&str> =
+            objects.iter().filter(|(ty, ..)| ty == "table").map(|(_, n, _)| n.as_str()).collect();
+        tables.sort_unstable();
+        for table in tables {
+            let texts = |sql: &str| -> Vec<String> {
+                let mut stmt = conn.prepare(sql).unwrap();
+                stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+            };
+            let columns =
+                texts(&format!("SELECT name FROM pragma_table_info('{table}') ORDER BY cid"));
+            let values = columns
+                .iter()
+                .map(|c| format!("quote(\"{c}\")"))
+                .collect::<Vec<_>>()
+                .join(" || ',' || ");
+            // Sorted: some tables have no rowid.
+            let mut rows = texts(&format!("SELECT {values} FROM \"{table}\""));
+            rows.sort_unstable();
+            for row in rows {
+                out.push_str(&format!("INSERT INTO \"{table}\" VALUES({row});\n"));
+            }
+        }
+        out
+    }
+
+    /// A new database is given in one batch what replaying every migration builds: the same
+    /// objects, made from the same SQL in the same order, the same rows and the same version.
+    #[test]
+    fn a_new_database_gets_what_the_migrations_build() {
+        let replayed = Connection::open_in_memory().unwrap();
+        for sql in schema::MIGRATIONS {
+            replayed.execute_batch(sql).unwrap();
+        }
+        let want = built(&replayed);
+        let file = format!(
+            "-- What the migrations of schema.rs build in an empty database. Written by\n\
+             -- SKILLDECK_BLESS_SCHEMA=1 cargo test -p skilldeck-core new_database: do not edit.\n{want}"
+        );
+        if std::env::var_os("SKILLDECK_BLESS_SCHEMA").is_some() {
+            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/store/fresh.sql");
+            std::fs::write(path, &file).unwrap();
+            return;
+        }
+        assert!(
+            schema::FRESH == file,
+            "crates/core/src/store/fresh.sql is not what the migrations build: run \
+             SKILLDECK_BLESS_SCHEMA=1 cargo test -p skilldeck-core new_database"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        for store in
+            [Store::open_in_memory().unwrap(), Store::open(&dir.path().join("db")).unwrap()]
+        {
+            assert_eq!(built(store.conn()), want);
+            assert_eq!(store.schema_version().unwrap(), schema::MIGRATIONS.len() as i64);
+        }
     }
 
     #[test]
