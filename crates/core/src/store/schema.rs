@@ -5,7 +5,7 @@
 
 /// What replaying every migration leaves in an empty database, applied to a new one in one batch:
 /// each object's SQL as SQLite keeps it, in the order they were made, then the rows migrations
-/// insert. Replaying them re-parses the whole schema at each `ALTER TABLE`, about 40 ms of a first
+/// insert. Replaying them re-parses the whole schema at each `ALTER TABLE`, about 18 ms of a first
 /// `skilldeck ingest` and of every test that opens a database. The store's test
 /// `a_new_database_gets_what_the_migrations_build` checks that the two agree; after appending a
 /// migration, `SKILLDECK_BLESS_SCHEMA=1 cargo test -p skilldeck-core new_database` rewrites it.
