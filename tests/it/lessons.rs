@@ -551,8 +551,6 @@ fn lessons_read_on_two_threads_store_what_one_session_at_a_time_stores() {
         } else {
             let after = skilldeck::pipeline::after_ingest(&mut ws).expect("pass");
             assert_eq!(after.lessons.sessions_read, 24);
-            let beside = skilldeck::store::cores() >= 2;
-            assert_eq!(after.lessons.read_beside, beside, "read while detection walked");
         }
         (lesson_rows(&ws), tw)
     };
@@ -561,93 +559,4 @@ fn lessons_read_on_two_threads_store_what_one_session_at_a_time_stores() {
     assert!(together.iter().any(|r| r.contains("git push")), "a recurring fix: {together:#?}");
     assert!(together.iter().any(|r| r.contains("uv run pytest")), "a correction: {together:#?}");
     assert_eq!(together, apart);
-}
-
-/// Sessions for the tests of reading beside detection: every third corrects a test command,
-/// the others ship a release; `longer` adds a second correction to session 0.
-fn beside_sessions(dir: &Path, longer: bool) -> Vec<PathBuf> {
-    (0..24)
-        .map(|n| {
-            let mut turns = if n % 3 == 0 {
-                vec![
-                    turn(&format!("run the billing tests, part {n}"), vec![bash("pytest tests/")]),
-                    turn("No, use uv run pytest instead", vec![bash("uv run pytest tests/")]),
-                ]
-            } else {
-                release_session(&format!("topic-{n}"))
-            };
-            if n == 0 && longer {
-                turns.push(turn("lint it", vec![bash("ruff check .")]));
-                turns.push(turn("No, use uv run ruff instead", vec![bash("uv run ruff check .")]));
-            }
-            turns.push(thanks());
-            claude(dir, n, &turns)
-        })
-        .collect()
-}
-
-/// The newest complete turn of session `id`.
-fn newest_complete(ws: &skilldeck::workspace::Workspace, id: i64) -> i64 {
-    let sql = "SELECT MAX(id) FROM turns WHERE session_id = ?1 AND complete = 1";
-    ws.store.conn().query_row(sql, [id], |r| r.get(0)).unwrap()
-}
-
-/// Lessons read beside a detection run are dropped, and the sessions read again under the write
-/// lock, when another connection stored while detection walked (here a hook's pass ingesting
-/// more of a session being read): what is stored is what reading after detection stores.
-#[test]
-fn lessons_read_beside_detection_are_read_again_when_another_pass_stored_meanwhile() {
-    if skilldeck::store::cores() < 2 {
-        crate::support::skip("one core: lessons are never read beside detection");
-        return;
-    }
-    let run = |beside: bool| {
-        let tw = TestWorkspace::new();
-        let dir = tw.root().join("sessions");
-        let config = skilldeck::config::Config::load(&tw.config()).expect("config");
-        let mut ws = crate::support::library_workspace(config.clone(), tw.root());
-        let paths = beside_sessions(&dir, false);
-        skilldeck::ingest::run_as(&mut ws, &paths, "default", &mut |_| {}).expect("ingest");
-        let sessions = skilldeck::ingest::pending_session_ids(ws.store.conn()).unwrap();
-        assert_eq!(sessions.len(), 24);
-        let session_zero: i64 = ws
-            .store
-            .conn()
-            .query_row(
-                "SELECT id FROM sessions WHERE session_key = '00000000-0000-4000-8000-000000000000'",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-        let stored_first = newest_complete(&ws, session_zero);
-        let reading = beside.then(|| {
-            skilldeck::lessons::ReadBeside::start(&ws, &sessions).expect("a reader beside")
-        });
-        // Another process stores more of session 0 before detection walks.
-        let mut other = crate::support::library_workspace(config, tw.root());
-        let longer = beside_sessions(&dir, true);
-        let more = skilldeck::ingest::run_as(&mut other, &longer[..1], "default", &mut |_| {})
-            .expect("the other pass");
-        assert!(more.turns >= 2, "the other pass stored the new turns: {more:?}");
-        skilldeck::pipeline::detect_limited(&mut ws, None).expect("detect");
-        let report =
-            skilldeck::lessons::after_detect_read(&mut ws, &sessions, reading).expect("lessons");
-        assert!(!report.read_beside, "what was read beside is stale");
-        // Session 0 was read up to the turns the other pass stored.
-        let read_to: i64 = ws
-            .store
-            .conn()
-            .query_row(
-                "SELECT last_turn_id FROM lesson_progress WHERE session_id = ?1",
-                [session_zero],
-                |r| r.get(0),
-            )
-            .expect("session 0's progress");
-        assert_eq!(read_to, newest_complete(&ws, session_zero));
-        assert!(read_to > stored_first, "{read_to} is one of the turns stored meanwhile");
-        (lesson_rows(&ws), tw)
-    };
-    let (beside, _a) = run(true);
-    let (after, _b) = run(false);
-    assert_eq!(beside, after);
 }

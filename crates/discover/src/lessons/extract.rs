@@ -15,7 +15,7 @@ use super::{
     AntiMatch, Evidence, LessonKind, LessonStatus, LessonsReport, command, cues, guard, measure,
 };
 use crate::config::LessonsConfig;
-use crate::ingest::{self, Consumed, SessionTurn, ToolCallRow};
+use crate::ingest::{self, SessionTurn, ToolCallRow};
 use crate::step;
 use crate::text::{hex, redact, signature};
 use crate::workspace::Workspace;
@@ -56,29 +56,16 @@ const SPLIT_FROM: usize = 16;
 /// Page cache of the second thread's connection, KiB: each session's turns are read once.
 const READER_CACHE_KIB: i64 = 256;
 
-pub fn run(
-    ws: &mut Workspace,
-    sessions: &[i64],
-    beside: Option<ReadBeside>,
-    report: &mut LessonsReport,
-) -> Result<()> {
+pub fn run(ws: &mut Workspace, sessions: &[i64], report: &mut LessonsReport) -> Result<()> {
     let cfg = ws.config.lessons.clone();
-    let sessions = distinct(sessions);
-    let reader = (beside.is_none() && sessions.len() >= SPLIT_FROM)
-        .then(|| ws.store.reader(READER_CACHE_KIB));
+    let mut unique = std::collections::HashSet::new();
+    let sessions: Vec<i64> = sessions.iter().copied().filter(|s| unique.insert(*s)).collect();
+    let reader = (sessions.len() >= SPLIT_FROM).then(|| ws.store.reader(READER_CACHE_KIB));
     // The write lock is taken first: no other pass can store between the reads and the writes,
     // and a second connection reads the same snapshot as this one.
     let tx = ws.store.conn_mut().transaction()?;
-    let read = match beside.and_then(|b| b.take(&tx, &sessions)) {
-        Some(read) => {
-            report.read_beside = true;
-            read
-        }
-        None => {
-            let live = measure::Live::load(&tx)?;
-            read_sessions(&tx, reader.flatten(), &sessions, &cfg, &live)?
-        }
-    };
+    let live = measure::Live::load(&tx)?;
+    let read = read_sessions(&tx, reader.flatten(), &sessions, &cfg, &live)?;
     let mut known = Known::default();
     for session in read {
         for found in session.found {
@@ -100,63 +87,6 @@ pub fn run(
     Ok(())
 }
 
-/// `sessions` without repeats, in their first order.
-fn distinct(sessions: &[i64]) -> Vec<i64> {
-    let mut unique = std::collections::HashSet::new();
-    sessions.iter().copied().filter(|s| unique.insert(*s)).collect()
-}
-
-/// Lessons' reading of some sessions under way on a thread of its own, on a read-only
-/// connection, while detection walks every pending turn: the walk runs on one thread and
-/// leaves most of the other core idle. Each turn is read as consumed once complete, which is
-/// what the table says once that walk has committed; nothing the reading looks at is written by
-/// detection (turns' text and calls, their failures, the lesson tables). What it read is used
-/// only if no other connection committed since it started ([`ReadBeside::take`]).
-pub struct ReadBeside {
-    sessions: Vec<i64>,
-    /// `PRAGMA data_version` of the pass's connection when the reading started.
-    version: i64,
-    thread: std::thread::JoinHandle<Result<Vec<SessionRead>>>,
-}
-
-impl ReadBeside {
-    /// Starts reading `sessions` beside a detection run over every pending turn; `None` where
-    /// no second connection or thread can be had, or too few sessions make it worth one.
-    pub fn start(ws: &Workspace, sessions: &[i64]) -> Option<ReadBeside> {
-        let sessions = distinct(sessions);
-        if sessions.len() < SPLIT_FROM {
-            return None;
-        }
-        let version = ws.store.data_version().ok()?;
-        let conn = ws.store.reader(READER_CACHE_KIB)?;
-        let cfg = ws.config.lessons.clone();
-        let list = sessions.clone();
-        let read = move || -> Result<Vec<SessionRead>> {
-            // One snapshot for every session, as the write lock gives the reading it replaces.
-            let tx = conn.unchecked_transaction()?;
-            let live = measure::Live::load(&tx)?;
-            let consumed = Consumed::OncePendingWalked;
-            let read = list
-                .iter()
-                .map(|&sid| read_session(&tx, sid, &cfg, &live, consumed))
-                .collect::<Result<Vec<_>>>()?;
-            tx.finish()?;
-            Ok(read)
-        };
-        let thread = std::thread::Builder::new().name("lessons-read".into()).spawn(read).ok()?;
-        Some(ReadBeside { sessions, version, thread })
-    }
-
-    /// What was read, when it still holds under the write lock `tx` holds: read for these
-    /// `sessions`, no other connection has committed since the reading started, and it ended
-    /// without error. Otherwise `None`, and the caller reads again.
-    fn take(self, tx: &Connection, sessions: &[i64]) -> Option<Vec<SessionRead>> {
-        let read = self.thread.join().ok()?.ok()?;
-        let version: i64 = tx.query_row("PRAGMA data_version", [], |r| r.get(0)).ok()?;
-        (version == self.version && self.sessions == sessions).then_some(read)
-    }
-}
-
 /// Each of `sessions` read, in their order: on this connection alone, or shared with a second
 /// thread reading on `other` (the text work per turn was most of the step, on one core).
 fn read_sessions(
@@ -172,7 +102,7 @@ fn read_sessions(
         loop {
             let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let Some(&sid) = sessions.get(i) else { return Ok(out) };
-            out.push((i, read_session(conn, sid, cfg, live, Consumed::AsStored)?));
+            out.push((i, read_session(conn, sid, cfg, live)?));
         }
     };
     let Some(other) = other else {
@@ -200,14 +130,13 @@ fn read_session(
     sid: i64,
     cfg: &LessonsConfig,
     live: &measure::Live,
-    consumed: Consumed,
 ) -> Result<SessionRead> {
     let mut read_out = SessionRead { id: sid, found: Vec::new(), last: None, turns_read: 0 };
     // A turn's calls are read only when something looks at them: a turn where a call failed
     // (fixes), both turns of a correction, and every turn while a live lesson is measured.
     let every = !live.is_empty();
     let cursor = db::progress(conn, sid)?;
-    let mut turns = ingest::session_turns_without_calls(conn, sid, cursor.unwrap_or(0), consumed)?;
+    let mut turns = ingest::session_turns_without_calls(conn, sid, cursor.unwrap_or(0))?;
     let mut read = vec![false; turns.len()];
     let mut calls_of = |turns: &mut [SessionTurn], i: usize| -> Result<()> {
         if !std::mem::replace(&mut read[i], true) {

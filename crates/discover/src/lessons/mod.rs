@@ -18,8 +18,6 @@ pub mod playbook;
 pub mod retention;
 pub mod utility;
 
-pub use extract::ReadBeside;
-
 use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
 
@@ -154,8 +152,6 @@ pub struct Lesson {
 pub struct LessonsReport {
     pub sessions_read: usize,
     pub turns_read: usize,
-    /// The sessions were read while detection walked ([`ReadBeside`]), not after it.
-    pub read_beside: bool,
     /// Lessons newly proposed for review.
     pub proposed: usize,
     /// Lessons the generalization guard refused this pass.
@@ -174,22 +170,12 @@ pub struct LessonsReport {
 /// corrections and recurring fixes, measure live lessons on those turns, prune, and rewrite
 /// the playbook when the live set changed.
 pub fn after_detect(ws: &mut Workspace, sessions: &[i64]) -> Result<LessonsReport> {
-    after_detect_read(ws, sessions, None)
-}
-
-/// [`after_detect`], taking what [`ReadBeside::start`] read of `sessions` during detection
-/// when that still holds (else reading them now).
-pub fn after_detect_read(
-    ws: &mut Workspace,
-    sessions: &[i64],
-    beside: Option<ReadBeside>,
-) -> Result<LessonsReport> {
     let mut report = LessonsReport::default();
     if sessions.is_empty() {
         return Ok(report);
     }
     let before = playbook::live_stamp(ws.store.conn())?;
-    extract::run(ws, sessions, beside, &mut report)?;
+    extract::run(ws, sessions, &mut report)?;
     let cfg = ws.config.lessons.clone();
     report.pruned = retention::prune_low_utility(
         ws.store.conn_mut(),

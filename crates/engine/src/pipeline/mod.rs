@@ -261,12 +261,9 @@ fn detect_and_learn(
     sessions: &[i64],
     line: &mut Timeline,
 ) -> Result<(detect::Detected, lessons::LessonsReport)> {
-    // A run over every pending turn leaves the turns lessons read as they will be after it, so
-    // lessons read them beside the walk; a bounded run leaves some pending.
-    let beside = limit.is_none().then(|| lessons::ReadBeside::start(ws, sessions)).flatten();
     let detected = detect::run_limited(ws, limit, recorder)?;
     line.done(Step::Detect);
-    let lessons = lessons::after_detect_read(ws, sessions, beside)?;
+    let lessons = lessons::after_detect(ws, sessions)?;
     line.done(Step::Lessons);
     Ok((detected, lessons))
 }

@@ -38,7 +38,7 @@ pub use files::{Format, IDLE_CLOSE};
 pub use memory::{RunTranscript, read_transcript};
 pub use parse::{MAX_PROBLEMS_PER_FILE, Problem};
 pub use write::{
-    Consumed, EarlierTurn, PendingTurn, SessionTurn, SignedTurn, ToolCallRow, TurnForTeam, TurnRun,
+    EarlierTurn, PendingTurn, SessionTurn, SignedTurn, ToolCallRow, TurnForTeam, TurnRun,
     TurnSteps, earlier_turns, literal_elsewhere, mark_detected, max_turn_id, pending_session_ids,
     pending_turn_ids, pending_turns, pending_turns_from, session_calls, session_titles,
     session_turn_ids, session_turns, session_turns_without_calls, sessions_asking_as, signed_turns,

@@ -830,44 +830,22 @@ pub struct SessionTurn {
 
 /// A session's turns with id `from_id` or above, in id order, with their tool calls.
 pub fn session_turns(conn: &Connection, session_id: i64, from_id: i64) -> Result<Vec<SessionTurn>> {
-    let mut turns = session_turns_without_calls(conn, session_id, from_id, Consumed::AsStored)?;
+    let mut turns = session_turns_without_calls(conn, session_id, from_id)?;
     for t in &mut turns {
         t.calls = tool_calls(conn, t.id)?;
     }
     Ok(turns)
 }
 
-/// A session's turns after a cursor, with whether each was consumed by detection (the
-/// condition given) and whether a call of it failed, which is one seek in the index of failed
-/// calls.
-macro_rules! session_turns_sql {
-    ($detected:expr) => {
-        concat!(
-            "SELECT t.id, t.agent_id, s.session_key, s.project, t.user_input, t.is_sidechain,
-                    COALESCE(t.started_at, t.ended_at), ",
-            $detected,
-            ", EXISTS (SELECT 1 FROM tool_calls c WHERE c.turn_id = t.id AND c.is_error)
-             FROM turns t JOIN sessions s ON s.id = t.session_id
-             WHERE t.session_id = ?1 AND t.id >= ?2 ORDER BY t.id"
-        )
-    };
-}
-
-const SESSION_TURNS: &str = session_turns_sql!(detected!());
-
-/// The same, with every complete turn taken as consumed: what the table will say once a
-/// detection run that consumes every pending turn has committed.
-const SESSION_TURNS_ALL_CONSUMED: &str = session_turns_sql!("t.complete = 1");
-
-/// Which turns [`session_turns_without_calls`] reports as consumed by detection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Consumed {
-    /// Those complete and out of the queue now.
-    AsStored,
-    /// Every complete turn, the pending ones too: a reader beside a detection run that walks
-    /// the whole queue reads what it will see after that run.
-    OncePendingWalked,
-}
+/// Whether a call of the turn failed is one seek in the index of failed calls.
+const SESSION_TURNS: &str = concat!(
+    "SELECT t.id, t.agent_id, s.session_key, s.project, t.user_input, t.is_sidechain,
+            COALESCE(t.started_at, t.ended_at), ",
+    detected!(),
+    ", EXISTS (SELECT 1 FROM tool_calls c WHERE c.turn_id = t.id AND c.is_error)
+     FROM turns t JOIN sessions s ON s.id = t.session_id
+     WHERE t.session_id = ?1 AND t.id >= ?2 ORDER BY t.id"
+);
 
 /// A session's turns with id `from_id` or above, in id order, with whether a call failed but
 /// without the calls: for a reader that needs the calls of a few turns only (`tool_calls`).
@@ -875,13 +853,8 @@ pub fn session_turns_without_calls(
     conn: &Connection,
     session_id: i64,
     from_id: i64,
-    consumed: Consumed,
 ) -> Result<Vec<SessionTurn>> {
-    let sql = match consumed {
-        Consumed::AsStored => SESSION_TURNS,
-        Consumed::OncePendingWalked => SESSION_TURNS_ALL_CONSUMED,
-    };
-    let mut stmt = conn.prepare_cached(sql)?;
+    let mut stmt = conn.prepare_cached(SESSION_TURNS)?;
     let rows = stmt.query_map(params![session_id, from_id], |r| {
         Ok(SessionTurn {
             id: r.get(0)?,
@@ -1021,11 +994,9 @@ mod tests {
     #[test]
     fn a_failed_call_is_found_through_its_own_index() {
         let store = Store::open_in_memory().expect("store");
-        for sql in [SESSION_TURNS, SESSION_TURNS_ALL_CONSUMED] {
-            let turns = plan(store.conn(), sql);
-            assert!(turns.contains("USING INDEX tool_calls_failed"), "{turns}");
-            assert!(!turns.contains("tool_calls_turn_order"), "{turns}");
-        }
+        let turns = plan(store.conn(), SESSION_TURNS);
+        assert!(turns.contains("USING INDEX tool_calls_failed"), "{turns}");
+        assert!(!turns.contains("tool_calls_turn_order"), "{turns}");
     }
 
     /// A turn is stored with its signature and queued when complete; marking it takes it out of
