@@ -1,6 +1,7 @@
-//! What a whole ingest makes of every real corpus in ../shared/data/transcripts, against a
-//! committed snapshot: the drafts (each staged or live SKILL.md and the files beside it, by folder
-//! name), every candidate (evidence rows too) and every lesson. A change to detection, drafting or
+//! What a whole ingest makes of every real corpus in ../shared/data/transcripts and
+//! transcripts-new, against a committed snapshot: the drafts (each staged or live SKILL.md and the
+//! files beside it, by folder name), every candidate (evidence rows too), every procedure and every
+//! lesson. A change to detection, drafting or
 //! lessons that alters any of them fails here; a change meant to alter them updates the snapshots
 //! (`cargo insta review`) in the same commit.
 //!
@@ -19,12 +20,12 @@ use crate::support::{TestWorkspace, copy_old, shared_data};
 #[test]
 fn every_real_corpus_gives_its_snapshotted_drafts_candidates_and_lessons() {
     let Some(root) = shared_data("transcripts") else { return };
-    let mut corpora: Vec<PathBuf> = std::fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    corpora.sort();
+    let mut corpora: Vec<PathBuf> = Vec::new();
+    for folder in std::iter::once(root.clone()).chain(shared_data("transcripts-new")) {
+        let inside = std::fs::read_dir(&folder).unwrap().map(|e| e.unwrap().path());
+        corpora.extend(inside.filter(|p| p.is_dir()));
+    }
+    corpora.sort_by_key(|p| p.file_name().map(|n| n.to_os_string()));
     assert!(corpora.len() >= 2, "the corpora are missing from {}", root.display());
     let mut failures = Vec::new();
     for corpus in &corpora {
@@ -63,6 +64,12 @@ fn outcome(corpus: &Path) -> String {
     out.push_str(&format!("## candidates ({})\n", candidates.len()));
     for c in &candidates {
         out.push_str(&serde_json::to_string_pretty(c).unwrap());
+        out.push('\n');
+    }
+    let procedures = rows(tw.run_json(&["procedures", "--json"]));
+    out.push_str(&format!("## procedures ({})\n", procedures.len()));
+    for p in &procedures {
+        out.push_str(&serde_json::to_string_pretty(p).unwrap());
         out.push('\n');
     }
     let mut lessons = rows(tw.run_json(&["lessons", "--all"]));

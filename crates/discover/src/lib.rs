@@ -17,4 +17,5 @@ pub use skilldeck_lifecycle::{acquire, identity, lifecycle, packages, usage};
 pub mod detect;
 pub mod draft;
 pub mod lessons;
+pub mod procedures;
 pub mod trial;

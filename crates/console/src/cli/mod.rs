@@ -19,6 +19,7 @@ mod import;
 pub mod learn;
 mod lessons;
 mod overlaps;
+mod procedures;
 pub mod pin;
 pub mod record;
 pub mod reject;
@@ -197,6 +198,9 @@ pub enum Command {
     Hooks(hooks::HooksArgs),
     /// Live skills whose workflows or descriptions overlap strongly (merge candidates)
     Overlaps(overlaps::OverlapsArgs),
+    /// Procedures the person already has (slash commands, prompt templates, skills, menu
+    /// workflows, loops) with their runs and outcomes: never drafted again
+    Procedures(procedures::ProceduresArgs),
     /// Lessons from corrections and recurring fixes: list, approve, pin, dismiss, edit, install
     Lessons(lessons::LessonsArgs),
     /// A team's shared store on PostgreSQL: init, status, push, pull, detect, review (docs/team.md)
@@ -243,6 +247,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Command::Hooks(args) => hooks::run(&cli.global, args),
             Command::Overlaps(args) => overlaps::run(&cli.global, args),
             Command::Lessons(args) => lessons::run(&cli.global, args),
+            Command::Procedures(args) => procedures::run(&cli.global, args),
             Command::Team(args) => team::run(&cli.global, args),
             Command::Trial(args) => trial::run(&cli.global, args),
             Command::Console(args) => console::run(&cli.global, &args),

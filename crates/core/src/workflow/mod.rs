@@ -108,6 +108,10 @@ pub struct Reason {
     /// One sentence for the console: "seen in 4 sessions of 3 projects; 3 specific steps
     /// (bd show, bd update, bd close)".
     pub summary: String,
+    /// The kind of procedure the person already has that drives this work (`prompt-template`,
+    /// `skill`, ...): such work is evidence, never drafted again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driven: Option<String>,
 }
 
 /// Everything drafting needs to write a skill for one workflow.

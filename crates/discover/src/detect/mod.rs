@@ -6,6 +6,7 @@
 //! Owns the tables `signature_streaks` (`streak`), `sequence_sightings` (`sightings`) and the
 //! workflow tables (`workflows`); reads turns through `ingest`.
 
+mod driven;
 mod feed;
 mod index;
 mod loops;
@@ -914,6 +915,8 @@ fn record_workflow(
     report: &mut DetectReport,
 ) -> Result<i64> {
     let was_proposed = workflows::is_proposed(ctx.conn, &*ctx.candidates, wid)?;
+    // Work a procedure drives stands for its pieces as proposed work does (its start-up ritual).
+    let driven = ev.reason.driven.is_some().then(|| ev.reason.clone());
     let (mut evidence, keys) =
         workflows::as_candidate(agent, wid, ev, evidence_only, EvidenceKind::Workflow);
     let id = counted(ctx.candidates.record(ctx.conn, &evidence)?, report);
@@ -935,6 +938,11 @@ fn record_workflow(
         if let Some(reason) = reason.filter(|_| !was_proposed) {
             superseded.extend(workflows::pieces_of(ctx.conn, cands, agent, wid, &reason)?);
         }
+        superseded.extend(cands.open_streaks(ctx.conn, wid)?);
+        ctx.candidates.supersede(ctx.conn, &superseded)?;
+    } else if let Some(reason) = driven {
+        let cands = &*ctx.candidates;
+        let mut superseded = workflows::pieces_of(ctx.conn, cands, agent, wid, &reason)?;
         superseded.extend(cands.open_streaks(ctx.conn, wid)?);
         ctx.candidates.supersede(ctx.conn, &superseded)?;
     }

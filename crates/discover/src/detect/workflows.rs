@@ -8,6 +8,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::driven;
 use super::memo::Memo;
 use super::mine::{self, Failure, Member, Obs, RawCall};
 use crate::ingest;
@@ -864,6 +865,7 @@ pub fn evidence(
         specific_steps: specific.clone(),
         score: weight_support as f64 * specificity * specific.len() as f64,
         summary,
+        driven: None,
     };
     // Work that changes nothing and runs nothing specific (read the plan, report done) is loop
     // noise, however often it recurs.
@@ -886,6 +888,23 @@ pub fn evidence(
         || weight_support * specific.len() < judge.min_evidence
         || asked_otherwise(conn, &rows, support)?
         || piece_of_bigger(conn, cands, agent, id, support, &specific)?;
+    // Work a procedure the person already has drives stays evidence: a draft would duplicate it.
+    let runs: Vec<driven::Run> = rows
+        .iter()
+        .map(|m| driven::Run {
+            session: &m.session_key,
+            request: &m.request,
+            steps: m.steps.iter().map(|o| o.0.as_str()).collect(),
+        })
+        .collect();
+    let driven_by = driven::by(conn, agent, &runs, &specific)?;
+    drop(runs);
+    let evidence_only = evidence_only || driven_by.is_some();
+    let mut reason = reason;
+    if let Some(kind) = driven_by {
+        reason.summary.push_str(&format!("; driven by a {} the person already has", kind.label()));
+        reason.driven = Some(kind.label().to_string());
+    }
     let mut sessions_seen: HashSet<&str> = HashSet::new();
     let sightings: Vec<Sighting> = rows
         .iter()
@@ -1101,6 +1120,7 @@ pub fn evidence_of_turns(
         ),
         score: members.len() as f64 * specific.len() as f64,
         specific_steps: specific,
+        driven: None,
     };
     Ok(WorkflowEvidence {
         agent_id: agent.to_string(),

@@ -296,7 +296,8 @@ pub fn proposed_workflow_reasons(
 ) -> Result<Vec<(i64, CandidateStatus, workflow::Reason)>> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, status, reason FROM skill_candidates
-         WHERE agent_id = ?1 AND source = 'workflow' AND evidence_only = 0
+         WHERE agent_id = ?1 AND source = 'workflow'
+           AND (evidence_only = 0 OR json_extract(reason, '$.driven') IS NOT NULL)
            AND status != 'dismissed' AND reason IS NOT NULL
            AND (workflow_id IS NULL OR workflow_id != ?2)",
     )?;

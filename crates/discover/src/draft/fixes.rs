@@ -221,6 +221,7 @@ fn record(
         specific_steps: Vec::new(),
         score: sessions.len() as f64,
         summary,
+        driven: None,
     };
     candidates::record_merge(
         conn,

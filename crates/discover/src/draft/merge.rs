@@ -165,6 +165,7 @@ fn propose(ws: &Workspace, pair: &Pair, hash: &str) -> Result<std::result::Resul
             .max(pair.overlap.workflow_jaccard)
             .max(pair.overlap.description),
         summary,
+        driven: None,
     };
     let sequence = skills::live_sequences(ws.store.conn())?
         .into_iter()

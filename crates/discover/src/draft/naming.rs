@@ -621,7 +621,7 @@ fn checks_name(ev: &WorkflowEvidence) -> Option<String> {
 
 /// A compound term every request names (`mol-witness-patrol`, `release-notes`): the procedure's
 /// own name, said by whoever asks for it. Values (`spotter-gqc`, `v1-2`) and short words are not.
-fn procedure_term(requests: &[String]) -> Option<String> {
+pub(crate) fn procedure_term(requests: &[String]) -> Option<String> {
     let terms = |r: &str| -> Vec<String> {
         r.split(|c: char| {
             c.is_whitespace() || matches!(c, ',' | ';' | ':' | '"' | '\'' | '`' | '(' | ')')

@@ -1,0 +1,124 @@
+//! Whether a workflow's runs are driven by a procedure the person already has: a slash command,
+//! a prompt template or a fixed prompt that asks for it, a skill the agent loads for it, or a skill
+//! the person had the agent write for this very work. Such work is recorded as evidence and never
+//! drafted again: a new skill would duplicate what the person already drives it with.
+
+use std::collections::HashSet;
+
+use anyhow::Result;
+use rusqlite::{Connection, params};
+
+use super::requests::{command_key, slash_command};
+use crate::procedures::{Kind, share_frame};
+use crate::step;
+use crate::text::signature::is_steering;
+
+/// One run of the work as the judge sees it: its session, its request, its step keys.
+pub struct Run<'a> {
+    pub session: &'a str,
+    pub request: &'a str,
+    pub steps: Vec<&'a str>,
+}
+
+/// Turns after the one that wrote a skill whose commands still count as the skill's own (the
+/// person's "update the skill to …" and the agent's trial run of it).
+const AFTER_WRITING: i64 = 3;
+
+/// Steps at the start of a run in which loading a skill means the skill drives the run.
+const SKILL_FIRST: usize = 3;
+
+/// What drives most sessions of the work, if anything does.
+pub fn by(conn: &Connection, agent: &str, runs: &[Run], specific: &[String]) -> Result<Option<Kind>> {
+    let sessions: HashSet<&str> = runs.iter().map(|r| r.session).collect();
+    let most = |driven: HashSet<&str>| driven.len() >= 2 && driven.len() * 2 >= sessions.len();
+    let slash: HashSet<&str> =
+        runs.iter().filter(|r| slash_command(r.request.trim()).is_some()).map(|r| r.session).collect();
+    if most(slash) {
+        return Ok(Some(Kind::SlashCommand));
+    }
+    let mut templated: HashSet<&str> = HashSet::new();
+    for (i, a) in runs.iter().enumerate() {
+        for b in &runs[i + 1..] {
+            if a.session != b.session && share_frame(a.request, b.request) {
+                templated.insert(a.session);
+                templated.insert(b.session);
+            }
+        }
+    }
+    if most(templated) {
+        return Ok(Some(Kind::PromptTemplate));
+    }
+    if most(fixed(runs)) {
+        return Ok(Some(Kind::FixedPrompt));
+    }
+    // A skill drives a run when the run loads it before the work: among its first steps.
+    let skilled: HashSet<&str> = runs
+        .iter()
+        .filter(|r| {
+            r.steps.iter().take(SKILL_FIRST).any(|k| k.starts_with("skill:") || k.ends_with("/SKILL.md"))
+        })
+        .map(|r| r.session)
+        .collect();
+    if most(skilled) || skill_written_for(conn, agent, specific)? {
+        return Ok(Some(Kind::Skill));
+    }
+    Ok(None)
+}
+
+/// Sessions whose request is said word for word in another session of the work: a prompt kept
+/// and pasted, or a daemon's. A command typed as the request is the person's own hands.
+fn fixed<'a>(runs: &[Run<'a>]) -> HashSet<&'a str> {
+    let said = |r: &Run| r.request.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut out = HashSet::new();
+    for (i, a) in runs.iter().enumerate() {
+        let text = said(a);
+        if text.split(' ').count() < 3 || is_steering(&text, false) || typed(a) {
+            continue;
+        }
+        for b in &runs[i + 1..] {
+            if a.session != b.session && said(b) == text {
+                out.insert(a.session);
+                out.insert(b.session);
+            }
+        }
+    }
+    out
+}
+
+fn typed(run: &Run) -> bool {
+    let ran: Vec<String> = run.steps.iter().map(|s| s.to_string()).collect();
+    command_key(run.request, &ran).is_some()
+        || step::head_key(run.request.trim())
+            .is_some_and(|k| run.steps.iter().any(|s| s.strip_prefix("sh:") == Some(k.as_str())))
+}
+
+/// Whether the person had the agent write a skill while doing this work: the task that wrote a
+/// `SKILL.md` (and the few turns after it) ran most of the work's specific commands.
+fn skill_written_for(conn: &Connection, agent: &str, specific: &[String]) -> Result<bool> {
+    let commands: HashSet<&str> =
+        specific.iter().map(String::as_str).filter(|k| k.starts_with("sh:")).collect();
+    if commands.is_empty() {
+        return Ok(false);
+    }
+    let mut writes = conn.prepare_cached(
+        "SELECT c.turn_id, t.session_id FROM tool_calls c JOIN turns t ON t.id = c.turn_id
+         WHERE t.agent_id = ?1 AND c.step LIKE 'file:Edit:%' AND c.detail LIKE '%SKILL.md'",
+    )?;
+    let written: Vec<(i64, i64)> =
+        writes.query_map([agent], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
+    let mut after = conn.prepare_cached(
+        "SELECT DISTINCT c.step FROM tool_calls c WHERE c.turn_id IN (
+             SELECT id FROM turns WHERE session_id = ?1 AND id >= ?2 ORDER BY id LIMIT ?3)",
+    )?;
+    for (turn, session) in written {
+        let ran: HashSet<String> = after
+            .query_map(params![session, turn, AFTER_WRITING + 1], |r| r.get::<_, Option<String>>(0))?
+            .filter_map(|s| s.ok().flatten())
+            .collect();
+        let shared = commands.iter().filter(|k| ran.contains(**k)).count();
+        if shared >= 2.min(commands.len()) && shared * 2 >= commands.len() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
