@@ -6,15 +6,16 @@
 use std::collections::HashSet;
 
 use anyhow::Result;
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use super::requests::{command_key, slash_command};
-use crate::procedures::{Kind, share_frame};
+use crate::procedures::{Kind, is_menu_code, share_frame};
 use crate::step;
 use crate::text::signature::is_steering;
 
 /// One run of the work as the judge sees it: its session, its request, its step keys.
 pub struct Run<'a> {
+    pub turn: i64,
     pub session: &'a str,
     pub request: &'a str,
     pub steps: Vec<&'a str>,
@@ -62,7 +63,60 @@ pub fn by(conn: &Connection, agent: &str, runs: &[Run], specific: &[String]) -> 
     if most(skilled) || skill_written_for(conn, agent, specific)? {
         return Ok(Some(Kind::Skill));
     }
+    let mut menu: HashSet<&str> = HashSet::new();
+    let mut looped: HashSet<&str> = HashSet::new();
+    for r in runs {
+        if after_menu_code(conn, r.turn)? {
+            menu.insert(r.session);
+        }
+        if in_loop(conn, r.turn)? {
+            looped.insert(r.session);
+        }
+    }
+    if most(menu) {
+        return Ok(Some(Kind::MenuWorkflow));
+    }
+    if most(looped) {
+        return Ok(Some(Kind::Loop));
+    }
     Ok(None)
+}
+
+/// Requests walked back from a run to find the menu code that picked it.
+const MENU_WALK: usize = 6;
+/// A request longer than this is an ask of the person's own, not an answer inside a workflow.
+const ANSWER_WORDS: usize = 24;
+
+/// Whether the run follows a menu code in its session with only answers in between: a framework
+/// workflow picked from a loaded menu is running, and the person only answers its questions.
+fn after_menu_code(conn: &Connection, turn: i64) -> Result<bool> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT user_input FROM turns WHERE session_id = (SELECT session_id FROM turns WHERE id = ?1)
+           AND id <= ?1 AND is_sidechain = 0 ORDER BY id DESC LIMIT ?2",
+    )?;
+    let asked: Vec<String> = stmt
+        .query_map(params![turn, MENU_WALK as i64 + 1], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for request in &asked {
+        if is_menu_code(request) {
+            return Ok(true);
+        }
+        if request.split_whitespace().count() > ANSWER_WORDS {
+            return Ok(false);
+        }
+    }
+    Ok(false)
+}
+
+/// Whether the run is a session a loop started with a prompt file: recorded from `claude -p`'s
+/// stream with no request typed in it. The iteration is the loop's; its prompt says how.
+fn in_loop(conn: &Connection, turn: i64) -> Result<bool> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT s.source = 'stream-json' AND NOT EXISTS (
+             SELECT 1 FROM turns o WHERE o.session_id = s.id AND trim(o.user_input) != '')
+         FROM turns t JOIN sessions s ON s.id = t.session_id WHERE t.id = ?1",
+    )?;
+    Ok(stmt.query_row([turn], |r| r.get::<_, bool>(0)).optional()?.unwrap_or(false))
 }
 
 /// Sessions whose request is said word for word in another session of the work: a prompt kept

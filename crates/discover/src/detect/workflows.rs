@@ -892,6 +892,7 @@ pub fn evidence(
     let runs: Vec<driven::Run> = rows
         .iter()
         .map(|m| driven::Run {
+            turn: m.turn_id,
             session: &m.session_key,
             request: &m.request,
             steps: m.steps.iter().map(|o| o.0.as_str()).collect(),

@@ -17,6 +17,7 @@ use rusqlite::Connection;
 use serde::Serialize;
 
 pub use history::History;
+pub use recognise::is_menu_code;
 pub use template::{frame_lines, share_frame};
 
 /// What drives a procedure's runs.

@@ -228,7 +228,7 @@ fn skills(h: &History) -> anyhow::Result<Vec<Procedure>> {
 }
 
 /// A lone menu code (`CR`, `ds`): one to four letters, perhaps a digit.
-fn is_menu_code(text: &str) -> bool {
+pub fn is_menu_code(text: &str) -> bool {
     let t = text.trim();
     let letters = t.chars().filter(|c| c.is_alphabetic()).count();
     (1..=4).contains(&letters)
@@ -277,11 +277,26 @@ fn menu_workflows(h: &History) -> anyhow::Result<Vec<Procedure>> {
     }
     let all: Vec<i64> = tasks.iter().flat_map(|(_, ids)| ids.iter().copied()).collect();
     let calls = h.calls(&all)?;
+    let definitions = |ids: &[i64]| -> Vec<String> {
+        ids.iter()
+            .flat_map(|id| calls.get(id).into_iter().flatten())
+            .flat_map(reads)
+            .filter(|p| step::is_definition_file(p) && step::procedure_path(p).is_some())
+            .collect()
+    };
+    // A file read after every code (the framework's engine) is not what one code picks.
+    let mut codes_of: HashMap<String, HashSet<String>> = HashMap::new();
+    for (t, ids) in &tasks {
+        for file in definitions(ids) {
+            codes_of.entry(file).or_default().insert(t.request.trim().to_uppercase());
+        }
+    }
     let mut runs: BTreeMap<(String, String), (Runs, HashSet<String>)> = BTreeMap::new();
     for (t, ids) in &tasks {
-        let file = ids.iter().flat_map(|id| calls.get(id).into_iter().flatten()).find_map(|c| {
-            reads(c).into_iter().find(|p| step::is_definition_file(p) && step::procedure_path(p).is_some())
-        });
+        let read = definitions(ids);
+        let spread = |f: &String| codes_of.get(f).map_or(0, HashSet::len);
+        let fewest = read.iter().map(spread).min();
+        let file = read.into_iter().find(|f| Some(spread(f)) == fewest);
         if let Some(file) = file {
             let entry = runs.entry((t.agent.clone(), file)).or_default();
             entry.0.add(t);
