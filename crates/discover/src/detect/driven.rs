@@ -15,6 +15,8 @@ use crate::text::signature::is_steering;
 
 /// One run of the work as the judge sees it: its session, its request, its step keys.
 pub struct Run<'a> {
+    /// A run of steps inside a longer task, not the whole task.
+    pub part: bool,
     pub turn: i64,
     pub session: &'a str,
     pub request: &'a str,
@@ -69,7 +71,7 @@ pub fn by(conn: &Connection, agent: &str, runs: &[Run], specific: &[String]) -> 
         if after_menu_code(conn, r.turn)? {
             menu.insert(r.session);
         }
-        if in_loop(conn, r.turn)? {
+        if !r.part && in_loop(conn, r.turn)? {
             looped.insert(r.session);
         }
     }

@@ -6,6 +6,7 @@
 //! Owns the tables `signature_streaks` (`streak`), `sequence_sightings` (`sightings`) and the
 //! workflow tables (`workflows`); reads turns through `ingest`.
 
+mod blocks;
 mod driven;
 mod feed;
 mod index;

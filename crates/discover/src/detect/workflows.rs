@@ -4,11 +4,12 @@
 //! distinct sessions becomes evidence for a candidate.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::ops::Range;
 
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::driven;
+use super::{blocks, driven};
 use super::memo::Memo;
 use super::mine::{self, Failure, Member, Obs, RawCall};
 use crate::ingest;
@@ -160,6 +161,7 @@ pub fn observe(
     }
     let mut loop_workflow: Option<i64> = by_request(conn, memo, turn.agent_id, &asked)?;
     let asked_for = loop_workflow.is_some();
+    let mut started: Option<i64> = None;
     for (iteration, mut part) in parts.into_iter().enumerate() {
         part.steps.truncate(mine::MAX_STEPS);
         let own = part.keys();
@@ -187,6 +189,7 @@ pub fn observe(
                     None => {
                         let id = start_workflow(conn, memo, turn.agent_id, &keys, now)?;
                         memo.forget(id);
+                        started = Some(id);
                         id
                     }
                 }
@@ -199,6 +202,14 @@ pub fn observe(
         if !joined.contains(&id) {
             index_requests(conn, memo, turn.agent_id, id, &asked)?;
             joined.push(id);
+        }
+        // Work that aligned with nothing may still share a run of steps with another session's.
+        if started.take() == Some(id)
+            && let Some(block) =
+                place_block(conn, memo, turn, (iteration as i64, &part), id, now)?
+            && !joined.contains(&block)
+        {
+            joined.push(block);
         }
     }
     // A streak recorded while the task was smaller points at the workflow it held then.
@@ -279,16 +290,14 @@ fn failures_in(failures: &[Failure], steps: &[Obs]) -> Vec<Failure> {
 }
 
 /// The workflow `keys` align with best, among those found through its rarest steps.
-fn best_workflow(
+/// The workflows worth aligning `keys` with: those indexed under its rarest distinct steps.
+fn lookup(
     conn: &Connection,
     memo: &mut Memo,
     agent: &str,
     keys: &[&str],
-    similarity: f64,
     recurring: bool,
-    asked: &[String],
-) -> Result<Option<i64>> {
-    // The rarest distinct steps find the workflows worth aligning with.
+) -> Result<BTreeSet<i64>> {
     let mut distinct: Vec<(u64, &str)> = Vec::new();
     for k in keys.iter().collect::<BTreeSet<_>>() {
         distinct.push((df(conn, agent, k)? + memo.uncounted(agent, k), k));
@@ -300,6 +309,19 @@ fn best_workflow(
     for (_, k) in distinct.iter().filter(|(df, _)| recurring || *df > 1).take(LOOKUP_STEPS) {
         found.extend(memo.index.latest(conn, agent, k, LOOKUP_PER_STEP)?);
     }
+    Ok(found)
+}
+
+fn best_workflow(
+    conn: &Connection,
+    memo: &mut Memo,
+    agent: &str,
+    keys: &[&str],
+    similarity: f64,
+    recurring: bool,
+    asked: &[String],
+) -> Result<Option<i64>> {
+    let found = lookup(conn, memo, agent, keys, recurring)?;
     let mut aligned: Vec<(f64, i64)> = Vec::new();
     let mut read = conn.prepare_cached("SELECT steps, consensus FROM workflows WHERE id = ?1")?;
     for id in found {
@@ -365,6 +387,110 @@ fn asked_apart(conn: &Connection, memo: &mut Memo, id: i64, asked: &[String]) ->
     Ok(memo
         .recurring_ask(conn, id)?
         .is_some_and(|theirs| !asked.iter().any(|k| theirs.contains(k))))
+}
+
+/// Whether workflow `id` is a block: its members are runs inside their tasks.
+fn is_block(conn: &Connection, id: i64) -> Result<bool> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT EXISTS(SELECT 1 FROM workflow_members WHERE workflow_id = ?1 AND iteration >= ?2)",
+        )?
+        .query_row(params![id, blocks::BLOCK_BASE], |r| r.get(0))?)
+}
+
+/// A member of another session's task as a block's other side reads it.
+struct Theirs {
+    workflow: i64,
+    turn_id: i64,
+    iteration: i64,
+    session_key: String,
+    project: Option<String>,
+    steps: Vec<Obs>,
+    request: String,
+    at: Option<String>,
+    success: bool,
+}
+
+/// Places the run of steps task `turn` (whose `part` started workflow `own`) shares with another
+/// session's task, when it shares one: in that run's workflow when the other side is already one,
+/// else in a new workflow of the two runs. Returns the workflow.
+fn place_block(
+    conn: &Connection,
+    memo: &mut Memo,
+    turn: &MinedTurn,
+    (iteration, part): (i64, &mine::TurnSeq),
+    own: i64,
+    now: &str,
+) -> Result<Option<i64>> {
+    let keys: Vec<&str> = part.steps.iter().map(|o| o.0.as_str()).collect();
+    if keys.len() <= blocks::MIN_BLOCK {
+        return Ok(None);
+    }
+    let found = lookup(conn, memo, turn.agent_id, &part.keys(), true)?;
+    let mut latest = conn.prepare_cached(
+        "SELECT turn_id, iteration, session_key, project, steps, request, at, success
+         FROM workflow_members WHERE workflow_id = ?1 AND session_key != ?2
+         ORDER BY turn_id DESC, iteration DESC LIMIT 1",
+    )?;
+    // The longest run, a block already recorded first on a tie.
+    let mut best: Option<((usize, bool), Range<usize>, Range<usize>, Theirs)> = None;
+    for id in found.into_iter().filter(|&id| id != own) {
+        let Some(theirs) = latest
+            .query_row(params![id, turn.session_key], |r| {
+                Ok(Theirs {
+                    workflow: id,
+                    turn_id: r.get(0)?,
+                    iteration: r.get(1)?,
+                    session_key: r.get(2)?,
+                    project: r.get(3)?,
+                    steps: serde_json::from_str(&r.get::<_, String>(4)?).unwrap_or_default(),
+                    request: r.get(5)?,
+                    at: r.get(6)?,
+                    success: r.get(7)?,
+                })
+            })
+            .optional()?
+        else {
+            continue;
+        };
+        let their_keys: Vec<&str> = theirs.steps.iter().map(|o| o.0.as_str()).collect();
+        let Some((mine_at, their_at, len)) = blocks::shared_run(&keys, &their_keys) else {
+            continue;
+        };
+        let rank = (len, is_block(conn, id)?);
+        if best.as_ref().is_none_or(|b| rank > b.0) {
+            best = Some((rank, mine_at, their_at, theirs));
+        }
+    }
+    let Some(((_, already), mine_at, their_at, theirs)) = best else { return Ok(None) };
+    let target = if already {
+        theirs.workflow
+    } else {
+        let run: Vec<&str> =
+            keys[mine_at.clone()].iter().copied().filter(|k| *k != mine::CHANGE_STEP).collect();
+        let id = start_workflow(conn, memo, turn.agent_id, &run, now)?;
+        memo.forget(id);
+        let other = MinedTurn {
+            id: theirs.turn_id,
+            agent_id: turn.agent_id,
+            session_key: &theirs.session_key,
+            project: theirs.project.as_deref(),
+            request: &theirs.request,
+            asks: &[],
+            turns: &[],
+            at: theirs.at.as_deref(),
+            success: theirs.success,
+        };
+        let steps = theirs.steps[their_at].to_vec();
+        let seq = mine::TurnSeq { all_keys: Vec::new(), failures: Vec::new(), steps };
+        let at = blocks::BLOCK_BASE + theirs.iteration % blocks::BLOCK_BASE;
+        store_member(conn, memo, id, &other, at, &seq, now)?;
+        id
+    };
+    let steps = part.steps[mine_at].to_vec();
+    let seq = mine::TurnSeq { all_keys: Vec::new(), failures: failures_in(&part.failures, &steps), steps };
+    store_member(conn, memo, target, turn, blocks::BLOCK_BASE + iteration, &seq, now)?;
+    Ok(Some(target))
 }
 
 fn start_workflow(
@@ -467,6 +593,24 @@ fn add_member(
     similarity: f64,
     now: &str,
 ) -> Result<()> {
+    if store_member(conn, memo, id, turn, iteration, seq, now)? {
+        update_core(conn, (memo, cands), id, similarity)?;
+    }
+    Ok(())
+}
+
+/// Stores one member and counts it; `true` when it brought a new session (the core may change).
+/// A block's members (runs inside their tasks) never change cores: whole tasks and runs of them
+/// are not absorbed into one another.
+fn store_member(
+    conn: &Connection,
+    memo: &mut Memo,
+    id: i64,
+    turn: &MinedTurn,
+    iteration: i64,
+    seq: &mine::TurnSeq,
+    now: &str,
+) -> Result<bool> {
     let (steps, failures) = (&seq.steps, &seq.failures);
     let new_session: bool = conn
         .prepare_cached(
@@ -500,10 +644,7 @@ fn add_member(
     if added > 0 {
         memo.added(id, (turn.id, iteration), turn.session_key, steps);
     }
-    if new_session && added > 0 {
-        update_core(conn, (memo, cands), id, similarity)?;
-    }
-    Ok(())
+    Ok(new_session && added > 0 && iteration < blocks::BLOCK_BASE)
 }
 
 /// Moves workflow `from`'s members, index entries and candidate links into `into`, deletes
@@ -590,6 +731,9 @@ fn absorb_fragments(
         else {
             continue;
         };
+        if is_block(conn, other)? {
+            continue;
+        }
         let aligns = std::iter::once(rep).chain(theirs).any(|text| {
             serde_json::from_str::<Vec<String>>(&text)
                 .is_ok_and(|steps| mine::alignment(core, &steps, similarity).is_some())
@@ -744,6 +888,8 @@ pub fn merge_into_similar(
 }
 
 struct MemberRow {
+    /// A run inside its task (`blocks`), not the whole task.
+    run: bool,
     turn_id: i64,
     session_key: String,
     project: Option<String>,
@@ -785,7 +931,7 @@ pub fn evidence(
     // Evidence weighs as if seen in enough sessions when it was done often enough.
     let weight_support = if looped { support.max(judge.min_sessions) } else { support };
     let mut stmt = conn.prepare_cached(
-        "SELECT turn_id, session_key, project, steps, failures, request, at, success
+        "SELECT turn_id, session_key, project, steps, failures, request, at, success, iteration
          FROM workflow_members WHERE workflow_id = ?1 ORDER BY turn_id DESC LIMIT ?2",
     )?;
     let rows: Vec<MemberRow> = stmt
@@ -799,11 +945,14 @@ pub fn evidence(
                 r.get::<_, String>(5)?,
                 r.get::<_, Option<String>>(6)?,
                 r.get::<_, bool>(7)?,
+                r.get::<_, i64>(8)?,
             ))
         })?
         .map(|row| {
-            let (turn_id, session_key, project, steps, failures, request, at, success) = row?;
+            let (turn_id, session_key, project, steps, failures, request, at, success, iteration) =
+                row?;
             Ok(MemberRow {
+                run: iteration >= blocks::BLOCK_BASE,
                 turn_id,
                 session_key,
                 project,
@@ -892,6 +1041,7 @@ pub fn evidence(
     let runs: Vec<driven::Run> = rows
         .iter()
         .map(|m| driven::Run {
+            part: m.run,
             turn: m.turn_id,
             session: &m.session_key,
             request: &m.request,
