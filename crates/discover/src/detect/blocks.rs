@@ -9,13 +9,27 @@ use std::ops::Range;
 pub const BLOCK_BASE: i64 = 1 << 20;
 /// Fewest steps a shared run holds.
 pub const MIN_BLOCK: usize = 6;
+/// Share of a recorded run's steps a task must do again, in order, to be another sighting of it.
+const AGAIN_SHARE: f64 = 0.6;
+/// Fewest steps of a recorded run a task must do again.
+const MIN_AGAIN: usize = 4;
+
+/// Fewest steps a task must share with a recorded run of `len` steps to be a sighting of it.
+pub fn again(len: usize) -> usize {
+    ((len as f64 * AGAIN_SHARE).ceil() as usize).max(MIN_AGAIN)
+}
+
 /// Most steps one side may skip between two steps of the run.
 const MAX_GAP: usize = 2;
 
 /// The longest dense run two step sequences share: steps of their longest common subsequence
 /// whose neighbours in the run are at most `MAX_GAP` steps apart on each side, as the ranges of
-/// `a` and `b` it spans and its length; `None` below `MIN_BLOCK` steps.
-pub fn shared_run<T: PartialEq>(a: &[T], b: &[T]) -> Option<(Range<usize>, Range<usize>, usize)> {
+/// `a` and `b` it spans and its length; `None` below `min` steps.
+pub fn shared_run<T: PartialEq>(
+    a: &[T],
+    b: &[T],
+    min: usize,
+) -> Option<(Range<usize>, Range<usize>, usize)> {
     let pairs = matched_pairs(a, b);
     let mut best: Option<(usize, usize, usize)> = None; // (first pair, last pair, length)
     let mut start = 0;
@@ -33,7 +47,7 @@ pub fn shared_run<T: PartialEq>(a: &[T], b: &[T]) -> Option<(Range<usize>, Range
         }
     }
     let (first, last, len) = best?;
-    (len >= MIN_BLOCK).then(|| {
+    (len >= min).then(|| {
         let (a0, b0) = pairs[first];
         let (a1, b1) = pairs[last];
         (a0..a1 + 1, b0..b1 + 1, len)
@@ -78,7 +92,7 @@ mod tests {
         let mut b = vec!["read plan", "firebase get", "edit", "edit plan"];
         b.extend(["build", "tar", "upload", "pgrep", "exec rm", "upload", "exec cp", "navigate"]);
         b.extend(["add", "commit"]);
-        let (ra, rb, len) = shared_run(&a, &b).expect("a shared run");
+        let (ra, rb, len) = shared_run(&a, &b, MIN_BLOCK).expect("a shared run");
         assert_eq!(len, deploy.len());
         assert_eq!(a[ra.clone()], deploy);
         assert_eq!(b[rb.start], "build");
@@ -89,7 +103,7 @@ mod tests {
     fn scattered_common_steps_are_no_run() {
         let a = ["x", "a", "y", "y", "y", "b", "z", "z", "z", "c", "w", "w", "w", "d", "e", "f"];
         let b = ["a", "b", "c", "d", "q", "q", "q", "q", "e", "f"];
-        assert_eq!(shared_run(&a, &b), None);
-        assert_eq!(shared_run(&["a", "b", "c"], &["a", "b", "c"]), None);
+        assert_eq!(shared_run(&a, &b, MIN_BLOCK), None);
+        assert_eq!(shared_run(&["a", "b", "c"], &["a", "b", "c"], MIN_BLOCK), None);
     }
 }

@@ -411,6 +411,20 @@ struct Theirs {
     success: bool,
 }
 
+fn their_row(workflow: i64, r: &rusqlite::Row) -> rusqlite::Result<Theirs> {
+    Ok(Theirs {
+        workflow,
+        turn_id: r.get(0)?,
+        iteration: r.get(1)?,
+        session_key: r.get(2)?,
+        project: r.get(3)?,
+        steps: serde_json::from_str(&r.get::<_, String>(4)?).unwrap_or_default(),
+        request: r.get(5)?,
+        at: r.get(6)?,
+        success: r.get(7)?,
+    })
+}
+
 /// Places the run of steps task `turn` (whose `part` started workflow `own`) shares with another
 /// session's task, when it shares one: in that run's workflow when the other side is already one,
 /// else in a new workflow of the two runs. Returns the workflow.
@@ -426,43 +440,48 @@ fn place_block(
     if keys.len() <= blocks::MIN_BLOCK {
         return Ok(None);
     }
-    let found = lookup(conn, memo, turn.agent_id, &part.keys(), true)?;
+    let found = lookup(conn, memo, turn.agent_id, &part.keys(), false)?;
     let mut latest = conn.prepare_cached(
         "SELECT turn_id, iteration, session_key, project, steps, request, at, success
          FROM workflow_members WHERE workflow_id = ?1 AND session_key != ?2
          ORDER BY turn_id DESC, iteration DESC LIMIT 1",
     )?;
-    // The longest run, a block already recorded first on a tie.
-    let mut best: Option<((usize, bool), Range<usize>, Range<usize>, Theirs)> = None;
+    // A block already recorded first (the same run seen again joins it), then the longest run.
+    let mut best: Option<((bool, usize), Range<usize>, Range<usize>, Theirs)> = None;
+    let mut rep = conn.prepare_cached("SELECT steps FROM workflows WHERE id = ?1")?;
     for id in found.into_iter().filter(|&id| id != own) {
+        // A recorded run is met again when a good share of it is done in order.
+        if is_block(conn, id)? {
+            let run: Vec<String> = serde_json::from_str(&rep.query_row([id], |r| r.get::<_, String>(0))?)?;
+            let run: Vec<&str> = run.iter().map(String::as_str).collect();
+            if let Some((mine_at, _, len)) = blocks::shared_run(&keys, &run, blocks::again(run.len()))
+                && best.as_ref().is_none_or(|b| (true, len) > b.0)
+                && let Some(theirs) = latest
+                    .query_row(params![id, turn.session_key], |r| their_row(id, r))
+                    .optional()?
+            {
+                best = Some(((true, len), mine_at, 0..0, theirs));
+            }
+            continue;
+        }
         let Some(theirs) = latest
-            .query_row(params![id, turn.session_key], |r| {
-                Ok(Theirs {
-                    workflow: id,
-                    turn_id: r.get(0)?,
-                    iteration: r.get(1)?,
-                    session_key: r.get(2)?,
-                    project: r.get(3)?,
-                    steps: serde_json::from_str(&r.get::<_, String>(4)?).unwrap_or_default(),
-                    request: r.get(5)?,
-                    at: r.get(6)?,
-                    success: r.get(7)?,
-                })
-            })
+            .query_row(params![id, turn.session_key], |r| their_row(id, r))
             .optional()?
         else {
             continue;
         };
         let their_keys: Vec<&str> = theirs.steps.iter().map(|o| o.0.as_str()).collect();
-        let Some((mine_at, their_at, len)) = blocks::shared_run(&keys, &their_keys) else {
+        let Some((mine_at, their_at, len)) =
+            blocks::shared_run(&keys, &their_keys, blocks::MIN_BLOCK)
+        else {
             continue;
         };
-        let rank = (len, is_block(conn, id)?);
+        let rank = (false, len);
         if best.as_ref().is_none_or(|b| rank > b.0) {
             best = Some((rank, mine_at, their_at, theirs));
         }
     }
-    let Some(((_, already), mine_at, their_at, theirs)) = best else { return Ok(None) };
+    let Some(((already, _), mine_at, their_at, theirs)) = best else { return Ok(None) };
     let target = if already {
         theirs.workflow
     } else {
@@ -873,13 +892,24 @@ pub fn merge_into_similar(
             }
         }
     }
+    let block = is_block(conn, id)?;
     for other in found {
         let text: Option<String> = conn
             .prepare_cached("SELECT consensus FROM workflows WHERE id = ?1")?
             .query_row([other], |r| r.get(0))?;
         let Some(text) = text else { continue };
         let theirs: Vec<String> = serde_json::from_str(&text)?;
-        if mine::similarity(consensus, &theirs) >= MERGE_SIMILARITY {
+        // Two runs recorded apart (met first in other pairs of tasks) are one when most of the
+        // shorter is done in order in the longer.
+        let same_run = block
+            && is_block(conn, other)?
+            && blocks::shared_run(
+                consensus,
+                &theirs,
+                blocks::again(consensus.len().min(theirs.len())),
+            )
+            .is_some();
+        if same_run || mine::similarity(consensus, &theirs) >= MERGE_SIMILARITY {
             absorb(conn, (memo, cands), agent, id, other)?;
             return Ok(Some(other));
         }
