@@ -56,6 +56,7 @@ mod packages_run;
 mod packages_validation;
 mod pass_doors;
 mod pipeline;
+mod procedures;
 mod reconcile;
 mod reliab_crash;
 mod reliab_debris;

@@ -65,9 +65,11 @@ pub fn by(conn: &Connection, agent: &str, runs: &[Run], specific: &[String]) -> 
     if most(skilled) || skill_written_for(conn, agent, specific)? {
         return Ok(Some(Kind::Skill));
     }
+    // One run a session answers for its session: what picked it, whether a loop started it.
     let mut menu: HashSet<&str> = HashSet::new();
     let mut looped: HashSet<&str> = HashSet::new();
-    for r in runs {
+    let mut asked: HashSet<&str> = HashSet::new();
+    for r in runs.iter().filter(|r| asked.insert(r.session)) {
         if after_menu_code(conn, r.turn)? {
             menu.insert(r.session);
         }

@@ -1078,7 +1078,8 @@ pub fn evidence(
             steps: m.steps.iter().map(|o| o.0.as_str()).collect(),
         })
         .collect();
-    let driven_by = driven::by(conn, agent, &runs, &specific)?;
+    // Asked only of work that would be proposed: it costs a few reads per session.
+    let driven_by = if evidence_only { None } else { driven::by(conn, agent, &runs, &specific)? };
     drop(runs);
     let evidence_only = evidence_only || driven_by.is_some();
     let mut reason = reason;

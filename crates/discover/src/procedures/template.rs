@@ -32,8 +32,27 @@ pub fn share_frame(a: &str, b: &str) -> bool {
     }
     let sa: std::collections::HashSet<&str> = la.iter().copied().collect();
     let sb: std::collections::HashSet<&str> = lb.iter().copied().collect();
-    let shared = sa.intersection(&sb).count();
-    shared >= MIN_LINES && shared * 2 >= sa.len() && shared * 2 >= sb.len()
+    let shared: Vec<&str> = sa.intersection(&sb).copied().collect();
+    // A prompt says what to do in sentences; a command pasted twice (its option lines) does not.
+    let prose = shared.iter().filter(|l| is_prose(l)).count();
+    shared.len() >= MIN_LINES
+        && prose >= MIN_PROSE
+        && shared.len() * 2 >= sa.len()
+        && shared.len() * 2 >= sb.len()
+}
+
+/// Sentences a frame needs: lines of three words or more.
+const MIN_PROSE: usize = 3;
+
+/// Whether a line is a sentence: three words or more made of letters.
+fn is_prose(line: &str) -> bool {
+    line.split_whitespace()
+        .filter(|w| {
+            let letters = w.chars().filter(|c| c.is_alphabetic()).count();
+            letters >= 2 && letters * 2 > w.chars().count()
+        })
+        .count()
+        >= 3
 }
 
 /// The first command a frame tells the agent to run: a backquoted text whose head is a command
@@ -65,6 +84,10 @@ mod tests {
         assert!(share_frame(&expanded("phase 1", ""), &expanded("T006~T011", "")));
         assert!(!share_frame(&expanded("x", "# Run the check"), &expanded("x", "# Change it")));
         assert!(!share_frame("fix the login bug", "fix the login bug"));
+        let pasted = |url: &str| {
+            format!("curl '{url}' \\\n  -H 'Accept: */*' \\\n  -H 'Accept-Language: ru-RU,ru;q=0.9' \\\n  -H 'Connection: keep-alive' \\\n  -H 'Origin: https://kinescope.io' \\\n  -H 'Range: bytes=0-' \\\n  -H 'Sec-Fetch-Mode: cors'")
+        };
+        assert!(!share_frame(&pasted("https://cdn/a.mp4"), &pasted("https://cdn/b.mp4")));
     }
 
     #[test]

@@ -1,0 +1,126 @@
+//! `skilldeck procedures`: the procedures a person already drives their repeated work with are
+//! listed with their runs, and the work they drive is never drafted again (it stays evidence).
+
+use serde_json::{Value, json};
+
+use crate::learn::session;
+use crate::support::TestWorkspace;
+
+const RELEASE: [&str; 4] =
+    ["cargo test --workspace", "cargo clippy -- -D warnings", "git tag v<n>", "cargo publish"];
+
+fn release_commands(n: usize) -> Vec<String> {
+    RELEASE.iter().map(|c| c.replace("<n>", &format!("1.{n}.0"))).collect()
+}
+
+fn write(tw: &TestWorkspace, name: &str, text: &str) -> std::path::PathBuf {
+    let dir = tw.root().join("transcripts");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(name), text).unwrap();
+    dir
+}
+
+fn procedures(tw: &TestWorkspace) -> Vec<Value> {
+    serde_json::from_str(&tw.run_ok(&["procedures", "--json"])).unwrap()
+}
+
+fn drafts(tw: &TestWorkspace) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(tw.root().join("staging")) else { return Vec::new() };
+    entries.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect()
+}
+
+#[test]
+fn a_slash_command_run_in_several_sessions_is_listed_and_its_work_not_drafted() {
+    let tw = TestWorkspace::new();
+    let mut dir = None;
+    for n in 1..=3 {
+        let ask = format!(
+            "<command-name>/release</command-name>\n<command-message>release</command-message>\n<command-args>1.{n}.0</command-args>"
+        );
+        let commands = release_commands(n);
+        let commands: Vec<&str> = commands.iter().map(String::as_str).collect();
+        let text = session(&format!("rel-{n}"), &format!("2026-03-0{n}T10:00:00Z"), &ask, &commands);
+        dir = Some(write(&tw, &format!("rel{n}.jsonl"), &text));
+    }
+    tw.run_ok(&["ingest", dir.unwrap().to_str().unwrap()]);
+    let listed = procedures(&tw);
+    let release = listed.iter().find(|p| p["name"] == "release").unwrap_or_else(|| {
+        panic!("the slash command is not listed: {listed:#?}");
+    });
+    assert_eq!(release["kind"], "slash-command");
+    assert_eq!(release["runs"], 3);
+    assert_eq!(release["succeeded"], 3);
+    assert_eq!(release["command"], "/release");
+    // The work is evidence, with the reason it is not drafted.
+    assert!(drafts(&tw).is_empty(), "{:?}", drafts(&tw));
+    let evidence: Vec<Value> =
+        serde_json::from_str(&tw.run_ok(&["candidates", "--all", "--evidence", "--json"])).unwrap();
+    let work = evidence.iter().find(|c| c["source"] == "workflow").expect("the work as evidence");
+    assert_eq!(work["evidence_only"], true);
+    assert_eq!(work["reason"]["driven"], "slash-command");
+    // The text listing says the same in words.
+    let text = tw.run_ok(&["procedures"]);
+    assert!(text.contains("slash-command") && text.contains("release"), "{text}");
+}
+
+#[test]
+fn the_same_work_asked_in_the_persons_own_words_is_still_drafted() {
+    let tw = TestWorkspace::new();
+    let mut dir = None;
+    let asks = ["cut the 1.1 release", "publish version 1.2 of the crate", "ship release 1.3 please"];
+    for (n, ask) in (1..=3).zip(asks) {
+        let commands = release_commands(n);
+        let commands: Vec<&str> = commands.iter().map(String::as_str).collect();
+        let text = session(&format!("own-{n}"), &format!("2026-03-0{n}T10:00:00Z"), ask, &commands);
+        dir = Some(write(&tw, &format!("own{n}.jsonl"), &text));
+    }
+    tw.run_ok(&["ingest", dir.unwrap().to_str().unwrap()]);
+    assert_eq!(drafts(&tw).len(), 1, "{:?}", drafts(&tw));
+    assert!(procedures(&tw).is_empty(), "{:#?}", procedures(&tw));
+    assert!(tw.run_ok(&["procedures"]).contains("no procedures seen"));
+}
+
+/// A Codex rollout whose request is a prompt file expanded with other details each time.
+fn codex_rollout(key: &str, at: &str, request: &str, commands: &[&str]) -> String {
+    let mut lines = vec![
+        json!({"timestamp": at, "type": "session_meta", "payload": {"id": key, "timestamp": at, "cwd": "/repo", "originator": "codex_cli_rs", "cli_version": "0.77.0"}}),
+        json!({"timestamp": at, "type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": request}]}}),
+        json!({"timestamp": at, "type": "event_msg", "payload": {"type": "user_message", "message": request}}),
+    ];
+    for (i, cmd) in commands.iter().enumerate() {
+        let id = format!("call_{key}_{i}");
+        let args = json!({"command": cmd, "workdir": "/repo"}).to_string();
+        lines.push(json!({"timestamp": at, "type": "response_item", "payload": {"type": "function_call", "name": "shell_command", "arguments": args, "call_id": id}}));
+        lines.push(json!({"timestamp": at, "type": "response_item", "payload": {"type": "function_call_output", "call_id": id, "output": "Exit code: 0\nOutput:\nok"}}));
+    }
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+#[test]
+fn a_prompt_template_expanded_in_two_sessions_is_listed_by_its_title() {
+    let tw = TestWorkspace::new();
+    let template = |input: &str| {
+        format!(
+            "# Run the requirements check\n\n## Purpose\n- Perform the requirements check and report whether all items are covered.\n\n## Behavior\n- Read docs/requirements.md and the sources it names.\n- Report OK or FAIL for every requirement with file and line.\n- Do not change any file.\n\n## User's Request\n{input}\n"
+        )
+    };
+    let mut dir = None;
+    for (n, input) in [(1, "check the alias commands"), (2, "check the help texts")] {
+        let text = codex_rollout(
+            &format!("019b2237-0000-0000-0000-00000000000{n}"),
+            &format!("2026-03-0{n}T10:00:00Z"),
+            &template(input),
+            &["cat docs/requirements.md", "sed -n '1,200p' src/core.py", "python3 -m pytest -q"],
+        );
+        dir = Some(write(&tw, &format!("rollout-2026-03-0{n}T10-00-00-{n}.jsonl"), &text));
+    }
+    tw.run_ok(&["ingest", dir.unwrap().to_str().unwrap()]);
+    let listed = procedures(&tw);
+    let check = listed.iter().find(|p| p["kind"] == "prompt-template").unwrap_or_else(|| {
+        panic!("the template is not listed: {listed:#?}");
+    });
+    assert_eq!(check["name"], "run-the-requirements-check");
+    assert_eq!(check["prompt"], "Run the requirements check");
+    assert_eq!(check["runs"], 2);
+    assert!(drafts(&tw).is_empty(), "{:?}", drafts(&tw));
+}
