@@ -1,5 +1,5 @@
-//! What the CLI says is true on the first day and the hundredth (issue 30), through the binary
-//! over the demo workspace: proposals that change the text once, figures never measured shown
+//! What the CLI says is true on the first day and the hundredth, through the binary over the
+//! demo workspace: proposals that change the text once, figures never measured shown
 //! as such, and the demo's own first impression.
 
 use std::path::PathBuf;

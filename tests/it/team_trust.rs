@@ -1,5 +1,5 @@
-//! The team store against a hostile server and hostile members (issue 28): rows written straight
-//! into every team table, by the server's owner and by a member's role, never put unreviewed
+//! The team store against a hostile server and hostile members: rows written straight into
+//! every team table, by the server's owner and by a member's role, never put unreviewed
 //! text in a member's live skills folder; bad rows are skipped and named while the rest
 //! proceed; members are their PostgreSQL role with least privilege; a silent or frozen server
 //! costs at most the deadline; a pull killed mid-way leaves no half-written folder.
