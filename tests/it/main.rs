@@ -51,6 +51,7 @@ mod lifecycle;
 mod lifecycle_router;
 mod lifecycle_versions;
 mod merges;
+mod names_agents;
 mod packages;
 mod packages_run;
 mod packages_validation;

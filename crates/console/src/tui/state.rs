@@ -63,6 +63,11 @@ impl Pane {
     fn index(self) -> usize {
         Pane::ALL.iter().position(|p| *p == self).unwrap_or(0)
     }
+
+    /// The key that opens it, as its tab shows it (`1` for the Queue).
+    pub fn number(self) -> usize {
+        self.index() + 1
+    }
 }
 
 /// A change waiting for y/n.
@@ -368,16 +373,10 @@ impl UiState {
     pub fn click(&mut self, snap: &Snapshot, x: u16, y: u16) {
         let [header, body, _] = layout::frame(self.area);
         if y == header.y {
-            // Tabs as the header draws them: " skilldeck " then " N Title (count) " each.
-            let mut left = header.x + 11;
-            for pane in Pane::tabs(snap, self.pane) {
-                let (n, count) = (pane.index() + 1, pane.count(snap));
-                let width = format!(" {n} {}{count} ", pane.title()).chars().count() as u16;
-                if (left..left + width).contains(&x) {
-                    self.go(pane);
-                    return;
-                }
-                left += width;
+            // Tabs as the header draws them at this width.
+            let bar = super::tabs::fit(snap, self.pane, usize::from(header.width));
+            if let Some(pane) = bar.pane_at(usize::from(x.saturating_sub(header.x))) {
+                self.go(pane);
             }
             return;
         }

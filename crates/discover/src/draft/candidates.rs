@@ -973,3 +973,20 @@ pub fn latest_approved(
         )
         .optional()?)
 }
+
+/// The newest candidate row's id (0 with none): the rows a pass creates come after it.
+pub fn last_id(conn: &Connection) -> Result<i64> {
+    Ok(conn.query_row("SELECT COALESCE(MAX(id), 0) FROM skill_candidates", [], |r| r.get(0))?)
+}
+
+/// The rows created after `after` that `candidates --all` lists (not evidence only): new skills
+/// and proposed versions of live skills.
+pub fn listed_after(conn: &Connection, after: i64) -> Result<(u64, u64)> {
+    let (new, versions): (i64, i64) = conn.query_row(
+        "SELECT COALESCE(SUM(target_skill_id IS NULL), 0), COALESCE(SUM(target_skill_id IS NOT NULL), 0)
+           FROM skill_candidates WHERE id > ?1 AND evidence_only = 0",
+        [after],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    Ok((new.max(0) as u64, versions.max(0) as u64))
+}

@@ -19,7 +19,7 @@ pub mod stage;
 
 pub use candidates::{
     CandidateSource, CandidateStatus, CandidateView, get_candidate, list_candidates,
-    list_with_evidence, open_candidate_named,
+    last_id, list_with_evidence, listed_after, open_candidate_named,
 };
 pub use evolve::{link_evolutions, sequence_overlap};
 pub use merge::{MergeReport, propose_merges};
