@@ -247,7 +247,10 @@ fn promote_takes_a_name_too() {
     let again = d.run(&["promote", "add-migration"]);
     assert!(!again.status.success());
     let err = String::from_utf8_lossy(&again.stderr);
-    assert!(err.contains("is promoted: no open new-skill candidate is named \"add-migration\""), "{err}");
+    assert!(
+        err.contains("is promoted: no open new-skill candidate is named \"add-migration\""),
+        "{err}"
+    );
 }
 
 #[test]

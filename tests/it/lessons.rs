@@ -175,8 +175,9 @@ fn a_correction_in_a_codex_session_is_paired_with_what_it_corrects() {
     assert_eq!((l["retrievals"].as_i64(), l["helpful"].as_i64()), (Some(2), Some(1)), "{l:#}");
 }
 
-#[test]
-fn the_guard_rejects_with_its_reason() {
+/// Three sessions whose corrections the guard refuses: a copied path one session had, a
+/// restated request, text aimed at the agent.
+fn refused_lessons() -> TestWorkspace {
     let ws = TestWorkspace::new();
     let dir = ws.root().join("projects/shop");
     claude(
@@ -213,6 +214,12 @@ fn the_guard_rejects_with_its_reason() {
         ],
     );
     ingest(&ws, &dir);
+    ws
+}
+
+#[test]
+fn the_guard_rejects_with_its_reason() {
+    let ws = refused_lessons();
     assert!(lessons(&ws, false).is_empty());
     let all = lessons(&ws, true);
     let reasons: Vec<&str> = all.iter().filter_map(|l| l["reject_reason"].as_str()).collect();
@@ -559,4 +566,28 @@ fn lessons_read_on_two_threads_store_what_one_session_at_a_time_stores() {
     assert!(together.iter().any(|r| r.contains("git push")), "a recurring fix: {together:#?}");
     assert!(together.iter().any(|r| r.contains("uv run pytest")), "a correction: {together:#?}");
     assert_eq!(together, apart);
+}
+
+/// The Lessons pane says why the guard refused a lesson, the reason apart from its label.
+#[test]
+fn the_lessons_pane_says_refused_with_a_space() {
+    use skilldeck::tui::Action;
+    let tw = refused_lessons();
+    let ws = skilldeck::workspace::Workspace::open(&skilldeck::workspace::Overrides {
+        config: Some(tw.config()),
+        db: Some(tw.db()),
+        skills_dir: Some(tw.skills_dir()),
+    })
+    .unwrap();
+    let mut keys = vec![Action::GoLessons];
+    let shown = loop {
+        let s = crate::console::screen(&ws, 120, 40, &keys);
+        if s.contains("copies `crates/only_here_42") {
+            break s;
+        }
+        assert!(keys.len() < 5, "no refused lesson shown:\n{s}");
+        keys.push(Action::Down);
+    };
+    assert!(shown.contains("Refused copies `crates/only_here_42/src/lib.rs`"), "{shown}");
+    assert!(shown.contains("When   "), "the other labels keep their column:\n{shown}");
 }

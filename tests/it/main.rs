@@ -20,6 +20,7 @@ mod console_tmux;
 mod console_trust;
 mod console_undo;
 mod corpora_snapshot;
+mod counts_words;
 mod danger;
 mod db_access;
 mod demo;

@@ -111,7 +111,11 @@ fn candidates_are_named_by_id_or_name_in_every_command() {
     assert!(!stderr(&typo).contains("invalid digit"), "{}", describe(&typo));
     let wrong = d.run(&["undo-dismiss", "fix-tracker-issue"]);
     assert!(!wrong.status.success());
-    assert!(stderr(&wrong).contains("a new skill) is open: no dismissed candidate"), "{}", describe(&wrong));
+    assert!(
+        stderr(&wrong).contains("a new skill) is open: no dismissed candidate"),
+        "{}",
+        describe(&wrong)
+    );
 }
 
 #[test]

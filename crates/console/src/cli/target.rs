@@ -56,8 +56,10 @@ pub fn candidate(ws: &Workspace, text: &str, kind: Kind) -> Result<i64> {
     match ids.as_slice() {
         [one] => Ok(one.0),
         many => {
-            let list: Vec<String> =
-                many.iter().map(|(id, agent)| format!("{id} ({})", ws.agent_label(agent))).collect();
+            let list: Vec<String> = many
+                .iter()
+                .map(|(id, agent)| format!("{id} ({})", ws.agent_label(agent)))
+                .collect();
             bail!(
                 "{} {}s are named {text:?}: {}; give the id",
                 many.len(),
@@ -76,13 +78,18 @@ pub fn candidates(ws: &Workspace, text: &str, kind: Kind) -> Result<Vec<(i64, St
     }
     let all = draft::list_candidates(&ws.store, None)?;
     let named = |c: &&CandidateView| c.name == text || c.target_skill_name.as_deref() == Some(text);
-    let fit: Vec<(i64, String)> =
-        all.iter().filter(named).filter(|c| kind.fits(c)).map(|c| (c.id, c.agent_id.clone())).collect();
+    let fit: Vec<(i64, String)> = all
+        .iter()
+        .filter(named)
+        .filter(|c| kind.fits(c))
+        .map(|c| (c.id, c.agent_id.clone()))
+        .collect();
     if !fit.is_empty() {
         return Ok(fit);
     }
     if let Some(other) = all.iter().filter(named).next_back() {
-        let what = if other.target_skill_id.is_some() { "a proposed version" } else { "a new skill" };
+        let what =
+            if other.target_skill_id.is_some() { "a proposed version" } else { "a new skill" };
         let state = match other.status {
             CandidateStatus::Candidate => "open".to_string(),
             status => status.to_string(),
@@ -115,5 +122,7 @@ pub fn lesson(text: &str) -> Result<i64, String> {
 /// `v3`.
 pub fn version(text: &str) -> Result<i64, String> {
     let number = text.strip_prefix('v').unwrap_or(text);
-    number.parse().map_err(|_| "give a version number, 3 or v3 (see `skilldeck versions NAME`)".into())
+    number
+        .parse()
+        .map_err(|_| "give a version number, 3 or v3 (see `skilldeck versions NAME`)".into())
 }

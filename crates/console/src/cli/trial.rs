@@ -9,10 +9,10 @@ use clap::Args;
 use super::target::{self, Kind};
 use super::{GlobalArgs, Outcome, print_json};
 use crate::lifecycle;
-use crate::workspace::Workspace;
 use crate::text::safe::inline;
 use crate::trial::{self, Plan, Request};
 use crate::usage::effect;
+use crate::workspace::Workspace;
 
 #[derive(Debug, Args)]
 pub struct TrialArgs {

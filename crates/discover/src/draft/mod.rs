@@ -18,8 +18,8 @@ pub mod skill;
 pub mod stage;
 
 pub use candidates::{
-    CandidateSource, CandidateStatus, CandidateView, get_candidate, list_candidates,
-    last_id, list_with_evidence, listed_after, open_candidate_named,
+    CandidateSource, CandidateStatus, CandidateView, get_candidate, last_id, list_candidates,
+    list_with_evidence, listed_after, open_candidate_named,
 };
 pub use evolve::{link_evolutions, sequence_overlap};
 pub use merge::{MergeReport, propose_merges};

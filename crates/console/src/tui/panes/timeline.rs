@@ -116,7 +116,8 @@ fn draw_chart(f: &mut Frame, area: Rect, rolling: &[(f64, f64)], snap: &Snapshot
     let title = format!(" rolling success rate (last {}) ", snap.rules.window);
     let (Some(first), Some(last)) = (rolling.first(), rolling.last()) else {
         // No use numbered yet: no axis of uses that never happened.
-        let said = Paragraph::new(Line::styled("no uses yet: the rate starts at the first", theme.dim()));
+        let said =
+            Paragraph::new(Line::styled("no uses yet: the rate starts at the first", theme.dim()));
         f.render_widget(said.block(Block::bordered().title(title)), area);
         return;
     };
@@ -156,7 +157,9 @@ fn draw_chart(f: &mut Frame, area: Rect, rolling: &[(f64, f64)], snap: &Snapshot
     ]);
     let chart = Chart::new(datasets)
         .block(Block::bordered().title(title).title_bottom(legend))
-        .x_axis(Axis::default().bounds([x0, n]).labels([format!("#{x0:.0}"), format!("#{last:.0}")]))
+        .x_axis(
+            Axis::default().bounds([x0, n]).labels([format!("#{x0:.0}"), format!("#{last:.0}")]),
+        )
         // Only the ends are labelled: a middle label lands on whatever row is nearest, which on
         // a short chart is a threshold's (the legend names those).
         .y_axis(Axis::default().bounds([0.0, 1.0]).labels(["0%", "100%"]))
