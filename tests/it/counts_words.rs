@@ -137,3 +137,39 @@ fn a_skill_never_used_has_no_axis_of_uses() {
     assert!(shown.contains("no uses yet"), "{shown}");
     assert!(!shown.contains("#0"), "{shown}");
 }
+
+/// The demo's two proposals for `db-backup` (a new version from its workflow, a trigger rewrite)
+/// compose: whichever is approved first, approving the other keeps what the first added.
+#[test]
+fn two_proposals_for_one_skill_both_survive_either_order() {
+    for first_trigger in [false, true] {
+        let d = Demo::new();
+        let open = d.json(&["candidates"]);
+        let for_backup = |source: &str| {
+            open.as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["target_skill_name"] == "db-backup" && c["source"] == source)
+                .map(|c| c["id"].as_i64().unwrap().to_string())
+                .unwrap_or_else(|| panic!("no {source} proposal for db-backup: {open:#}"))
+        };
+        let (workflow, trigger) = (for_backup("workflow"), for_backup("trigger"));
+        let order = if first_trigger { [&trigger, &workflow] } else { [&workflow, &trigger] };
+        d.ok(&["approve", order[0]]);
+        let diff = d.ok(&["diff", "--candidate", order[1]]);
+        if first_trigger {
+            // The new version keeps the approved rewrite's quotes in its description.
+            let added = diff.lines().find(|l| l.starts_with("+description:")).expect(&diff);
+            assert!(added.contains("Use it for requests like:"), "{diff}");
+        } else {
+            // The rewrite now changes only the description of the text the version made live.
+            let removed: Vec<&str> =
+                diff.lines().filter(|l| l.starts_with('-') && !l.starts_with("---")).collect();
+            assert!(removed.iter().all(|l| l.starts_with("-description:")), "{diff}");
+        }
+        d.ok(&["approve", order[1]]);
+        let live = std::fs::read_to_string(d.dir.join("skills/db-backup/SKILL.md")).unwrap();
+        assert!(live.contains("pg_dump"), "the workflow's steps stay:\n{live}");
+        assert!(live.contains("Use it for requests like:"), "the quoted requests stay:\n{live}");
+    }
+}

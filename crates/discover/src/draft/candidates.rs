@@ -735,6 +735,15 @@ pub fn set_base(conn: &Connection, candidate_id: i64, sha: &str) -> Result<()> {
     Ok(())
 }
 
+/// A proposal's text rewritten (`rebase`: it follows the skill's live text).
+pub fn set_skill_md(conn: &Connection, candidate_id: i64, text: &str) -> Result<()> {
+    conn.execute(
+        "UPDATE skill_candidates SET skill_md = ?2 WHERE id = ?1",
+        params![candidate_id, text],
+    )?;
+    Ok(())
+}
+
 /// Promoted (live, or approved as a version). `unstage`: its draft left the staging folder.
 pub fn set_promoted(conn: &Connection, candidate_id: i64, now: &str, unstage: bool) -> Result<()> {
     conn.execute(

@@ -11,6 +11,7 @@ pub mod merge;
 pub mod model;
 pub mod naming;
 mod quote;
+mod rebase;
 pub mod recorder;
 pub mod render;
 mod review;

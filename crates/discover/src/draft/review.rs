@@ -320,6 +320,7 @@ pub fn approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
         finish_merge(ws, candidate_id)?;
         journal::end(ws.store.conn(), intent)?;
     }
+    super::rebase::rebase_open(ws, skill.id, Some(candidate_id))?;
     Ok(())
 }
 
@@ -450,6 +451,7 @@ pub fn undo_approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
         finish_merge(ws, candidate_id)?;
         journal::end(ws.store.conn(), intent)?;
     }
+    super::rebase::rebase_open(ws, skill.id, None)?;
     Ok(())
 }
 
