@@ -597,7 +597,7 @@ fn the_lessons_pane_says_refused_with_a_space() {
 /// `docker-compose.yml`).
 #[test]
 fn a_new_request_caught_on_instead_is_no_lesson() {
-    let Some((ws, all)) = corpus_lessons("bricerising__specify-poker") else { return };
+    let Some((_ws, all)) = corpus_lessons("bricerising__specify-poker") else { return };
     let said: Vec<&str> =
         all.iter().filter_map(|l| l["evidence"][0]["correction"].as_str()).collect();
     assert!(!said.iter().any(|s| s.contains("instead of UUIDs")), "{said:#?}");

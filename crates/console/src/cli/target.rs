@@ -87,7 +87,7 @@ pub fn candidates(ws: &Workspace, text: &str, kind: Kind) -> Result<Vec<(i64, St
     if !fit.is_empty() {
         return Ok(fit);
     }
-    if let Some(other) = all.iter().filter(named).next_back() {
+    if let Some(other) = all.iter().rfind(named) {
         let what =
             if other.target_skill_id.is_some() { "a proposed version" } else { "a new skill" };
         let state = match other.status {
