@@ -4,8 +4,10 @@
 
 use std::path::PathBuf;
 
+use skilldeck::synth::transcripts::{Call, Clock, Turn, call, claude_session, codex_rollout};
+
 use crate::first_day::Demo;
-use crate::support::describe;
+use crate::support::{TestWorkspace, describe};
 
 /// The demo with a Codex skills folder configured: what `~/.agents/skills` is by default.
 fn demo_with_codex_folder() -> (Demo, PathBuf) {
@@ -137,4 +139,85 @@ fn skills_versions_and_lessons_are_named_as_they_are_listed() {
     let said = stderr(&lesson);
     assert!(said.contains("a lesson is named by its id"), "{said}");
     assert!(!said.contains("invalid digit"), "{said}");
+}
+
+/// Three sessions of the same release work, as the agent's own transcripts.
+fn release_turns(n: usize, call: &dyn Fn(&str) -> Call) -> Vec<Turn> {
+    let cmds = [
+        "cargo test --all-features".to_string(),
+        format!("git tag v0.{n}.0"),
+        "cargo publish".to_string(),
+        format!("gh release create v0.{n}.0 --generate-notes"),
+    ];
+    vec![
+        Turn {
+            prompt: format!("release the crate as 0.{n}.0"),
+            calls: cmds.iter().map(|c| call(c)).collect(),
+            reply: "Released.",
+        },
+        Turn { prompt: "thanks".into(), calls: Vec::new(), reply: "Done." },
+    ]
+}
+
+#[test]
+fn the_same_work_done_with_both_agents_goes_live_for_both() {
+    let tw = TestWorkspace::new();
+    let (claude, codex) = (tw.root().join("claude"), tw.root().join("codex"));
+    let codex_skills = tw.root().join("agents-skills");
+    std::fs::write(
+        tw.config(),
+        format!(
+            "[[transcripts]]\npath = {claude:?}\nformat = \"claude\"\n\n[[transcripts]]\n\
+             path = {codex:?}\nformat = \"codex\"\nagent = \"codex\"\n\n[codex]\n\
+             skills_dirs = [{codex_skills:?}]\n"
+        ),
+    )
+    .unwrap();
+    let at = |n: usize| {
+        let start = chrono::DateTime::parse_from_rfc3339("2026-03-02T09:00:00Z").unwrap();
+        Clock::starting(start.to_utc() + chrono::Duration::days(n as i64))
+    };
+    let bash = |cmd: &str| call("Bash", serde_json::json!({"command": cmd}));
+    let shell = |cmd: &str| call("shell", serde_json::json!({"command": ["bash", "-lc", cmd]}));
+    std::fs::create_dir_all(claude.join("-work-crate")).unwrap();
+    std::fs::create_dir_all(&codex).unwrap();
+    for n in 1..=3 {
+        let id = format!("00000000-0000-4000-8000-{n:012}");
+        let text =
+            claude_session(&mut at(n), &id, &format!("/work/crate{n}"), &release_turns(n, &bash));
+        std::fs::write(claude.join("-work-crate").join(format!("{id}.jsonl")), text).unwrap();
+        let key = format!("019c0000-0000-7000-8000-00000000000{n}");
+        let text = codex_rollout(
+            &mut at(n + 3),
+            &key,
+            &format!("/work/crate{n}"),
+            &release_turns(n + 3, &shell),
+        );
+        std::fs::write(
+            codex.join(format!("rollout-2026-03-0{}T10-00-00-{key}.jsonl", n + 3)),
+            text,
+        )
+        .unwrap();
+    }
+    tw.run_ok(&["ingest"]);
+    let open = tw.run_json(&["candidates"]);
+    let drafts: Vec<(&str, &str)> = open
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["name"].as_str().unwrap(), c["agent_id"].as_str().unwrap()))
+        .collect();
+    assert_eq!(drafts.len(), 2, "one draft per agent: {drafts:?}");
+    let base = drafts.iter().map(|(n, _)| *n).min_by_key(|n| n.len()).unwrap();
+
+    let said = tw.run_ok(&["promote", base]);
+    assert!(said.contains("where Codex loads it"), "{said}");
+    assert!(said.contains("where Claude Code loads it"), "{said}");
+    for (name, agent) in &drafts {
+        let dir = if *agent == "codex" { codex_skills.clone() } else { tw.skills_dir() };
+        assert!(
+            dir.join(name).join("SKILL.md").is_file(),
+            "{name} ({agent}) not in {dir:?}:\n{said}"
+        );
+    }
 }

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::config::{Config, PlatformDirs, TranscriptRoot};
+use crate::config::{AgentNames, Config, PlatformDirs, TranscriptRoot};
 use crate::store::Store;
 
 /// Command-line and environment overrides, applied over the config file.
@@ -94,12 +94,12 @@ impl Workspace {
 
     /// Whether `agent` is the Codex agent (`config::AgentNames::is_codex`).
     pub fn is_codex(&self, agent: &str) -> bool {
-        crate::config::AgentNames::of(&self.config).is_codex(agent)
+        AgentNames::of(&self.config).is_codex(agent)
     }
 
     /// The name a person knows `agent` by (`config::AgentNames::label`).
     pub fn agent_label(&self, agent: &str) -> String {
-        crate::config::AgentNames::of(&self.config).label(agent)
+        AgentNames::of(&self.config).label(agent)
     }
 
     /// Which agent loads a skill of `agent` promoted to `live_dir(agent)`, said after its path;

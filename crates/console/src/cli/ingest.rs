@@ -8,6 +8,7 @@ use clap::Args;
 
 use super::{GlobalArgs, Outcome, print_json};
 use crate::config;
+use crate::draft;
 use crate::hooks::run;
 use crate::ingest::{IngestReport, Progress};
 use crate::pipeline;
@@ -76,7 +77,7 @@ pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
     if args.no_detect {
         pass.detect = Detect::Off;
     }
-    let last = crate::draft::last_id(ws.store.conn())?;
+    let last = draft::last_id(ws.store.conn())?;
     let done = pipeline::run(&mut ws, &pass, &mut on_progress)?;
     if show_progress {
         crate::err_out!();
@@ -104,7 +105,7 @@ pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
         crate::out_part!("{}", summary(&report));
         if let Some(p) = &pipeline {
             // Counted as `candidates --all` lists them, so the two agree.
-            let (new, versions) = crate::draft::listed_after(ws.store.conn(), last)?;
+            let (new, versions) = draft::listed_after(ws.store.conn(), last)?;
             crate::out!(
                 "detection: {} turns, {} ({} updated), {}",
                 p.detect.detected.turns_processed,

@@ -12,8 +12,8 @@ use crate::workspace::Workspace;
 
 #[derive(Debug, Args)]
 pub struct PromoteArgs {
-    /// Candidate id or name (see `skilldeck candidates`); a name both agents' drafts have
-    /// promotes both, each where its agent loads skills
+    /// Candidate id or name (see `skilldeck candidates`); by name, the same work drafted for
+    /// another agent (same steps) is promoted too, each where its agent loads skills
     pub target: String,
     /// Print the result as JSON
     #[arg(long)]
@@ -29,7 +29,12 @@ pub struct PromoteArgs {
 
 pub fn run(global: &GlobalArgs, args: PromoteArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
-    let ids = target::candidates(&ws, &args.target, Kind::NewDraft)?;
+    let mut ids = target::candidates(&ws, &args.target, Kind::NewDraft)?;
+    if target::id(&args.target).is_none() {
+        // The same work done with another agent goes live where that agent loads skills too.
+        let twins = target::twins(&ws, &args.target, &ids)?;
+        ids.extend(twins);
+    }
     let mut agents: Vec<&str> = ids.iter().map(|(_, agent)| agent.as_str()).collect();
     agents.sort_unstable();
     agents.dedup();

@@ -108,6 +108,34 @@ pub fn candidates(ws: &Workspace, text: &str, kind: Kind) -> Result<Vec<(i64, St
     )
 }
 
+/// The open new-skill drafts of other agents that are the same work as `named` (candidate ids
+/// a name resolved to): the same steps, under the name with another agent's hash suffix
+/// (`run-tests-and-lint-1a2b3c4d`, as naming keeps names unique across agents).
+pub fn twins(ws: &Workspace, name: &str, named: &[(i64, String)]) -> Result<Vec<(i64, String)>> {
+    let all = draft::list_candidates(&ws.store, None)?;
+    let steps = |c: &CandidateView| {
+        c.workflow.as_ref().map(|w| w.steps.iter().map(|s| s.template.clone()).collect::<Vec<_>>())
+    };
+    let named_steps: Vec<_> = named
+        .iter()
+        .filter_map(|(id, _)| all.iter().find(|c| c.id == *id))
+        .filter_map(steps)
+        .collect();
+    let suffixed = |other: &str| {
+        other
+            .strip_prefix(name)
+            .and_then(|rest| rest.strip_prefix('-'))
+            .is_some_and(|tag| tag.len() == 8 && tag.chars().all(|c| c.is_ascii_hexdigit()))
+    };
+    Ok(all
+        .iter()
+        .filter(|c| Kind::NewDraft.fits(c) && !c.evidence_only && suffixed(&c.name))
+        .filter(|c| named.iter().all(|(_, agent)| *agent != c.agent_id))
+        .filter(|c| steps(c).is_some_and(|s| named_steps.contains(&s)))
+        .map(|c| (c.id, c.agent_id.clone()))
+        .collect())
+}
+
 /// A candidate's or lesson's id as typed: `12` or `#12`.
 pub fn id(text: &str) -> Option<i64> {
     text.strip_prefix('#').unwrap_or(text).parse().ok()

@@ -5,6 +5,7 @@ use clap::{Args, Subcommand};
 
 use super::{GlobalArgs, Outcome, print_json};
 use crate::config;
+use crate::draft::live;
 use crate::fsio;
 use crate::lifecycle;
 use crate::team;
@@ -367,5 +368,5 @@ fn pin(t: &config::TeamConfig, name: &str, on: bool) -> Result<()> {
 /// The text `team accept` writes for a proposal: the live text, without the draft's notice and
 /// its staging metadata, so the diff shown is the diff accepted.
 fn accepted(name: &str, text: &str) -> String {
-    crate::draft::live::live_text(text, name)
+    live::live_text(text, name)
 }

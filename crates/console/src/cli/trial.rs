@@ -8,6 +8,7 @@ use clap::Args;
 
 use super::target::{self, Kind};
 use super::{GlobalArgs, Outcome, print_json};
+use crate::draft;
 use crate::lifecycle;
 use crate::text::safe::inline;
 use crate::trial::{self, Plan, Request};
@@ -156,14 +157,14 @@ fn subject(
 ) -> Result<(String, Option<String>)> {
     let ws = global.open_read_only()?;
     if let Some(id) = target::id(target).filter(|_| !target.starts_with('#')) {
-        let c = crate::draft::get_candidate(ws.store.conn(), id)?;
+        let c = draft::get_candidate(ws.store.conn(), id)?;
         return Ok((id.to_string(), agent.or(Some(c.agent_id))));
     }
     match lifecycle::named_skill(&ws, agent.as_deref(), target) {
         Ok(skill) => Ok((skill.name, Some(skill.agent))),
         Err(not_a_skill) => match target::candidate(&ws, target, Kind::NewDraft) {
             Ok(id) => {
-                let c = crate::draft::get_candidate(ws.store.conn(), id)?;
+                let c = draft::get_candidate(ws.store.conn(), id)?;
                 Ok((id.to_string(), agent.or(Some(c.agent_id))))
             }
             Err(_) => Err(not_a_skill),

@@ -7,6 +7,7 @@ use ratatui::layout::Rect;
 
 use super::keys::KeyMap;
 use super::layout;
+use super::tabs::{self, Tab, TabBar};
 use crate::catalog::SkillStatus;
 use crate::engine::snapshot::{CandidateView, SkillLine, Snapshot};
 use crate::engine::{CandidateId, LessonId, Progress, SkillId, Subject, View};
@@ -64,9 +65,13 @@ impl Pane {
         Pane::ALL.iter().position(|p| *p == self).unwrap_or(0)
     }
 
-    /// The key that opens it, as its tab shows it (`1` for the Queue).
-    pub fn number(self) -> usize {
-        self.index() + 1
+    /// The header's tab bar at `width` columns, `current` said in full (`tabs::fit`).
+    pub fn tab_bar(snap: &Snapshot, current: Pane, width: usize) -> TabBar<Pane> {
+        let tabs: Vec<Tab<Pane>> = Pane::tabs(snap, current)
+            .into_iter()
+            .map(|p| Tab { pane: p, number: p.index() + 1, title: p.title(), count: p.count(snap) })
+            .collect();
+        tabs::fit(&tabs, current, width)
     }
 }
 
@@ -374,7 +379,7 @@ impl UiState {
         let [header, body, _] = layout::frame(self.area);
         if y == header.y {
             // Tabs as the header draws them at this width.
-            let bar = super::tabs::fit(snap, self.pane, usize::from(header.width));
+            let bar = Pane::tab_bar(snap, self.pane, usize::from(header.width));
             if let Some(pane) = bar.pane_at(usize::from(x.saturating_sub(header.x))) {
                 self.go(pane);
             }

@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::layout::ellipsize;
-use super::state::{Confirm, UiState};
+use super::state::{Confirm, Pane, UiState};
 use super::theme::Theme;
 use crate::engine::Progress;
 use crate::engine::snapshot::Snapshot;
@@ -17,7 +17,7 @@ use crate::text;
 use crate::text::safe;
 
 pub fn draw_header(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: Theme) {
-    let bar = super::tabs::fit(snap, ui.pane, usize::from(area.width));
+    let bar = Pane::tab_bar(snap, ui.pane, usize::from(area.width));
     let mut spans = vec![Span::styled(bar.brand, theme.title())];
     for (pane, text) in bar.tabs {
         let style = if pane == ui.pane { theme.selected() } else { theme.dim() };

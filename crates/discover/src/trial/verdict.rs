@@ -132,7 +132,7 @@ pub fn lines(t: &Trial) -> Vec<String> {
             inline(&t.skill),
             t.finished_at.get(..10).unwrap_or(&t.finished_at),
             j.verdict,
-            crate::text::count(t.runs_per_arm as u64, "run"),
+            text::count(t.runs_per_arm as u64, "run"),
             j.min_runs
         ),
         format!("  agent: {}", inline(&t.agent_command)),
