@@ -221,3 +221,18 @@ fn the_same_work_done_with_both_agents_goes_live_for_both() {
         );
     }
 }
+
+/// The console's `p` says which agent loads the skill from where, as `promote` does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_console_says_where_a_promoted_skill_goes_live() {
+    use skilldeck::engine::EngineOptions;
+    use skilldeck::tui::keys::KeyMap;
+    let live =
+        crate::console_live::Live::start_at(EngineOptions::quiet(), KeyMap::default(), 160, 30)
+            .await;
+    live.wait_for("summarize-pr").await;
+    live.press("p");
+    let screen = live.wait_for("promoted summarize-pr to ").await;
+    assert!(screen.contains("where Claude Code loads it (u undoes)"), "{screen}");
+    live.quit().await;
+}
