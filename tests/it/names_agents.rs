@@ -236,3 +236,17 @@ async fn the_console_says_where_a_promoted_skill_goes_live() {
     assert!(screen.contains("where Claude Code loads it (u undoes)"), "{screen}");
     live.quit().await;
 }
+
+/// `record NAME` finds a Codex skill without `--agent`, as every skill command does.
+#[test]
+fn a_codex_skill_s_outcome_is_recorded_by_its_name() {
+    let (d, _codex) = demo_with_codex_folder();
+    d.ok(&["promote", "fix-tracker-issue"]);
+    let said = d.ok(&["record", "fix-tracker-issue", "success"]);
+    assert!(said.contains("recorded success for fix-tracker-issue"), "{said}");
+    let stats = d.json(&["stats", "fix-tracker-issue"]);
+    assert_eq!(
+        (stats["agent_id"].as_str(), stats["success_count"].as_i64()),
+        (Some("codex"), Some(1))
+    );
+}
