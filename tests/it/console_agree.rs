@@ -37,7 +37,9 @@ async fn the_queue_and_candidates_list_every_agent_and_name_each() {
         Fixture::new(store.conn()).candidate("bump-deps").agent("codex").build();
     }
     let live = Live::start_prepared(EngineOptions::quiet(), codex, "summarize-pr").await;
-    let screen = live.wait_for("bump-deps ×3 · codex").await;
+    // Each agent by the name a person knows it by.
+    let screen = live.wait_for("bump-deps ×3 · Codex").await;
+    assert!(screen.contains("summarize-pr ×4 · Claude Code"), "{screen}");
     assert!(screen.contains("Review queue (4)"), "{screen}");
     // The command line lists the same rows by default, with an agent column.
     let out = live.cli(&["candidates"]);
@@ -45,7 +47,7 @@ async fn the_queue_and_candidates_list_every_agent_and_name_each() {
     assert!(header.contains("AGENT"), "{out}");
     let rows: Vec<&str> = out.lines().filter(|l| l.contains("  candidate  ")).collect();
     assert_eq!(rows.len(), 4, "{out}");
-    assert!(rows.iter().any(|r| r.contains("codex") && r.contains("bump-deps")), "{out}");
+    assert!(rows.iter().any(|r| r.contains("Codex") && r.contains("bump-deps")), "{out}");
     live.quit().await;
 }
 

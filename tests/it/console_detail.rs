@@ -76,7 +76,7 @@ fn enter_on_a_skill_shows_scope_shadowing_artifacts_traces_and_versions() {
     let s = screen(&ws, 100, 40, &[Action::GoSkills, Action::Down, Action::Down, Action::Enter]);
     assert!(
         s.contains(
-            "Release Notes · default/release-notes (private) · agent default · workspace scope"
+            "Release Notes · default/release-notes (private) · Claude Code skill · workspace scope"
         ),
         "{s}"
     );

@@ -1,5 +1,5 @@
-//! What the CLI says is true on the first day and the hundredth (issue 30), through the binary
-//! over the demo workspace: proposals that change the text once, figures never measured shown
+//! What the CLI says is true on the first day and the hundredth, through the binary over the
+//! demo workspace: proposals that change the text once, figures never measured shown
 //! as such, and the demo's own first impression.
 
 use std::path::PathBuf;
@@ -247,7 +247,10 @@ fn promote_takes_a_name_too() {
     let again = d.run(&["promote", "add-migration"]);
     assert!(!again.status.success());
     let err = String::from_utf8_lossy(&again.stderr);
-    assert!(err.contains("no open new-skill candidate named \"add-migration\""), "{err}");
+    assert!(
+        err.contains("is promoted: no open new-skill candidate is named \"add-migration\""),
+        "{err}"
+    );
 }
 
 #[test]

@@ -457,3 +457,35 @@ fn a_hook_detects_a_bounded_slice_of_a_long_backlog_and_later_runs_finish_it() {
     ws.run_ok(&["ingest", empty.to_str().unwrap()]);
     assert_eq!(count(&db, pending), 0);
 }
+
+/// `hooks install`, `status` and `uninstall` run by a copy of the binary named `skilldeck-rel`:
+/// the hooks it wrote are recognised as skilldeck's and removed exactly.
+#[test]
+fn hooks_under_another_program_name_are_found_and_removed() {
+    let ws = TestWorkspace::new();
+    let project = project_with(&[(".claude/settings.local.json", CLAUDE_SETTINGS)]);
+    let path = project.path().join(".claude/settings.local.json");
+    let rel = ws.root().join("bin/skilldeck-rel");
+    std::fs::create_dir_all(rel.parent().unwrap()).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_skilldeck"), &rel).unwrap();
+    let run = |args: &[&str]| {
+        // The workspace's own arguments (--db, --skills-dir, --config), another program.
+        let base = ws.cmd();
+        let mut cmd = Command::new(&rel);
+        cmd.args(base.get_args()).current_dir(ws.root()).env("HOME", ws.home());
+        cmd.args(["hooks"]).args(args);
+        cmd.args(["--scope", "project", "--project", project.path().to_str().unwrap(), "--json"]);
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", describe(&out));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+
+    let added = run(&["install", "--agent", "claude"]);
+    assert_eq!(added[0]["action"], "added", "{added:#}");
+    assert!(our_command(&read_json(&path), "Stop").contains("skilldeck-rel"));
+    let status = run(&["status", "--agent", "claude"]);
+    assert_eq!(status[0]["installed"], serde_json::json!(["Stop", "SessionEnd"]), "{status:#}");
+    let removed = run(&["uninstall", "--agent", "claude"]);
+    assert_eq!(removed[0]["action"], "removed", "{removed:#}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), CLAUDE_SETTINGS);
+}

@@ -175,8 +175,9 @@ fn a_correction_in_a_codex_session_is_paired_with_what_it_corrects() {
     assert_eq!((l["retrievals"].as_i64(), l["helpful"].as_i64()), (Some(2), Some(1)), "{l:#}");
 }
 
-#[test]
-fn the_guard_rejects_with_its_reason() {
+/// Three sessions whose corrections the guard refuses: a copied path one session had, a
+/// restated request, text aimed at the agent.
+fn refused_lessons() -> TestWorkspace {
     let ws = TestWorkspace::new();
     let dir = ws.root().join("projects/shop");
     claude(
@@ -213,6 +214,12 @@ fn the_guard_rejects_with_its_reason() {
         ],
     );
     ingest(&ws, &dir);
+    ws
+}
+
+#[test]
+fn the_guard_rejects_with_its_reason() {
+    let ws = refused_lessons();
     assert!(lessons(&ws, false).is_empty());
     let all = lessons(&ws, true);
     let reasons: Vec<&str> = all.iter().filter_map(|l| l["reject_reason"].as_str()).collect();
@@ -559,4 +566,94 @@ fn lessons_read_on_two_threads_store_what_one_session_at_a_time_stores() {
     assert!(together.iter().any(|r| r.contains("git push")), "a recurring fix: {together:#?}");
     assert!(together.iter().any(|r| r.contains("uv run pytest")), "a correction: {together:#?}");
     assert_eq!(together, apart);
+}
+
+/// The Lessons pane says why the guard refused a lesson, the reason apart from its label.
+#[test]
+fn the_lessons_pane_says_refused_with_a_space() {
+    use skilldeck::tui::Action;
+    let tw = refused_lessons();
+    let ws = skilldeck::workspace::Workspace::open(&skilldeck::workspace::Overrides {
+        config: Some(tw.config()),
+        db: Some(tw.db()),
+        skills_dir: Some(tw.skills_dir()),
+    })
+    .unwrap();
+    let mut keys = vec![Action::GoLessons];
+    let shown = loop {
+        let s = crate::console::screen(&ws, 120, 40, &keys);
+        if s.contains("copies `crates/only_here_42") {
+            break s;
+        }
+        assert!(keys.len() < 5, "no refused lesson shown:\n{s}");
+        keys.push(Action::Down);
+    };
+    assert!(shown.contains("Refused copies `crates/only_here_42/src/lib.rs`"), "{shown}");
+    assert!(shown.contains("When   "), "the other labels keep their column:\n{shown}");
+}
+
+/// A new request that holds "instead" or "rather than" is no correction of what the agent just
+/// did (specify-poker: "The table chat should use usernames instead of UUIDs" after an edit of
+/// `docker-compose.yml`).
+#[test]
+fn a_new_request_caught_on_instead_is_no_lesson() {
+    let Some((_ws, all)) = corpus_lessons("bricerising__specify-poker") else { return };
+    let said: Vec<&str> =
+        all.iter().filter_map(|l| l["evidence"][0]["correction"].as_str()).collect();
+    assert!(!said.iter().any(|s| s.contains("instead of UUIDs")), "{said:#?}");
+    assert!(!said.iter().any(|s| s.contains("rather than UUIDs")), "{said:#?}");
+}
+
+/// On duck_town's patrols: the same failing call fixed two ways is one lesson; what to avoid is
+/// what failed in its sightings; an id every sighting had is a placeholder in the playbook.
+#[test]
+fn one_fix_one_lesson_its_text_matching_its_evidence() {
+    let Some((ws, all)) = corpus_lessons("R3zil__duck_town") else { return };
+    let plain = all
+        .iter()
+        .filter(|l| l["anti_pattern"] == "`bd list --labels=cleanup --status=open` fails")
+        .count();
+    assert_eq!(plain, 1, "one lesson for one failing call");
+    for l in &all {
+        let anti = l["anti_pattern"].as_str().unwrap();
+        let Some(value) = anti.split("--labels=").nth(1).and_then(|v| v.split(' ').next()) else {
+            continue;
+        };
+        if value.starts_with('<') {
+            continue;
+        }
+        let actions: Vec<&str> =
+            l["evidence"].as_array().unwrap().iter().filter_map(|e| e["action"].as_str()).collect();
+        assert!(
+            actions.iter().all(|a| a.contains(&format!("--labels={value}"))),
+            "{anti} against {actions:#?}"
+        );
+    }
+    let children = all
+        .iter()
+        .find(|l| l["correct_pattern"].as_str().unwrap().contains("--children"))
+        .expect("the --tree fix");
+    assert_eq!(children["correct_pattern"], "run `bd show <id> --children` instead");
+    let id = l_id(children);
+    ws.run_ok(&["lessons", "approve", &format!("#{id}")]);
+    let playbook =
+        std::fs::read_to_string(ws.skills_dir().join("lessons-playbook/SKILL.md")).unwrap();
+    assert!(playbook.contains("`bd show <id> --children`"), "{playbook}");
+    assert!(!playbook.contains("cr-wisp-") && !playbook.contains("hq-wisp-"), "{playbook}");
+}
+
+/// A workspace that ingested real corpus `name` as finished work (files dated two days back, as
+/// a person's old sessions are), with every lesson it holds.
+fn corpus_lessons(name: &str) -> Option<(TestWorkspace, Vec<Value>)> {
+    let corpus = shared_data(&format!("transcripts/{name}"))?;
+    let ws = TestWorkspace::new();
+    let dir = ws.root().join("corpus");
+    crate::support::copy_old(&corpus, &dir);
+    ingest(&ws, &dir);
+    let all = lessons(&ws, true);
+    Some((ws, all))
+}
+
+fn l_id(l: &Value) -> i64 {
+    l["id"].as_i64().unwrap()
 }

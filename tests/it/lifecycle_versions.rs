@@ -92,9 +92,15 @@ fn candidates_of_agent_a_are_invisible_to_agent_b() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a proposed version"));
     assert_eq!(tw.run_json(&["audit", "--agent", "alice"]).as_array().unwrap().len(), 0);
     assert_eq!(tw.run_json(&["audit", "--agent", "bob"])[0]["name"], "deploy-b");
-    let out = tw.run(&["stats", "deploy-b"]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("for agent \"default\""));
+    let out = tw.run(&["stats", "deploy-b", "--agent", "alice"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no skill named \"deploy-b\" for agent \"alice\"; agent \"bob\" has one"),
+        "{err}"
+    );
     tw.run_ok(&["stats", "deploy-b", "--agent", "bob"]);
+    // Named without --agent, a name only one agent has is that agent's skill.
+    assert_eq!(tw.run_json(&["stats", "deploy-b"])["agent_id"], "bob");
 }
 
 #[test]

@@ -173,11 +173,8 @@ fn three_members_pool_a_workflow_none_sees_alone_promote_pull_and_score_it() {
         assert!(out.status.success(), "{}", crate::support::describe(&out));
     }
     let status = members[1].run_json(&["team", "status"]);
-    assert_eq!(status["reached"]["Ok"]["members"], 3, "{status}");
-    assert_eq!(
-        status["reached"]["Ok"]["turns"], 9,
-        "three turns with their outcomes from each: {status}"
-    );
+    assert_eq!(status["counts"]["members"], 3, "{status}");
+    assert_eq!(status["counts"]["turns"], 9, "three turns with their outcomes from each: {status}");
     assert_eq!(status["outbox"]["queued"], 0);
 
     let detected = members[0].run_json(&["team", "detect"]);
@@ -307,9 +304,14 @@ fn an_unreachable_server_is_one_line_and_the_work_waits_in_the_outbox() {
         err.contains("team server unreachable") && err.contains("3 items stay queued"),
         "{err}"
     );
-    let status = tw.run_json(&["team", "status"]);
+    // Like `pg_isready`: unreachable is a non-zero exit, and the JSON a plain shape.
+    let out = tw.run(&["team", "status", "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", crate::support::describe(&out));
+    let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(status["outbox"]["queued"], 3);
-    assert!(status["reached"]["Err"].as_str().unwrap().contains("unreachable"));
+    assert_eq!((status["reached"].as_bool(), status["counts"].is_null()), (Some(false), true));
+    assert!(status["error"].as_str().unwrap().contains("unreachable"), "{status}");
+    assert!(!tw.run(&["team", "status"]).status.success());
 
     let Some(server) = team_server() else { return };
     let config = std::fs::read_to_string(tw.config()).unwrap().replace(&url, &server.url_as("ann"));
@@ -365,7 +367,7 @@ fn a_server_stopped_mid_push_loses_nothing_and_the_next_push_resumes_without_rep
     assert!(already <= 1, "at most the batch in flight when the server stopped: {resumed}");
     assert_eq!(stored + already, total - sent, "{resumed}");
     let status = tw.run_json(&["team", "status"]);
-    assert_eq!(status["reached"]["Ok"]["turns"], 400, "each turn stored once: {status}");
+    assert_eq!(status["counts"]["turns"], 400, "each turn stored once: {status}");
     assert_eq!(status["outbox"]["queued"], 0);
 }
 
@@ -422,6 +424,7 @@ fn dry_run_prints_exactly_what_leaves_and_no_transcript_text() {
             bash("make deploy"),
             bash("helm upgrade -f /home/ann/src/secret-app/deploy/values.yaml app"),
             bash("ls /home/ann/notes"),
+            bash("tail /tmp/claude/-home-ann-src-secret-app/tasks/b1.output 2>/dev/null"),
         ],
         reply: "the secret reply text stays here",
     }];
@@ -439,8 +442,16 @@ fn dry_run_prints_exactly_what_leaves_and_no_transcript_text() {
     assert!(out.contains("helm upgrade -f deploy/values.yaml app"), "{out}");
     assert!(out.contains("ls <path h:"), "{out}");
     assert!(!out.contains("/home/"), "{out}");
+    // Any other absolute path leaves hashed too (a temp folder names the project); a system
+    // path and a URL leave as they are.
+    assert!(out.contains("tail <path h:") && out.contains("2>/dev/null"), "{out}");
+    let items: Vec<&str> = out.lines().skip(1).collect();
+    assert!(items.iter().all(|i| !i.contains("/tmp/") && !i.contains("-home-ann")), "{out}");
+    assert!(out.contains("https://x"), "{out}");
     println!("{out}");
-    let status = tw.run_json(&["team", "status"]);
+    // The server is nowhere: status exits 1, and still counts the outbox.
+    let status = tw.run(&["team", "status", "--json"]);
+    let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
     assert_eq!(status["outbox"]["queued"], 0, "a dry run queues nothing");
 }
 
@@ -557,7 +568,7 @@ fn team_status_before_team_init_tells_the_truth() {
     let Some(server) = team_server() else { return };
     let ann = member(&server.url_as("ann"), "ann");
     let status = ann.run_json(&["team", "status"]);
-    assert_eq!(status["reached"]["Ok"]["members"], 0, "{status}");
+    assert_eq!(status["counts"]["members"], 0, "{status}");
     assert_eq!(status["joined"], false, "{status}");
     let text = ann.run_ok(&["team", "status"]);
     assert!(text.contains("server: 0 members"), "{text}");
@@ -565,7 +576,7 @@ fn team_status_before_team_init_tells_the_truth() {
     ann.run_ok(&["team", "init"]);
     let status = ann.run_json(&["team", "status"]);
     assert_eq!(
-        (status["reached"]["Ok"]["members"].as_i64(), status["joined"].as_bool()),
+        (status["counts"]["members"].as_i64(), status["joined"].as_bool()),
         (Some(1), Some(true))
     );
     assert!(!ann.run_ok(&["team", "status"]).contains("have not joined"));

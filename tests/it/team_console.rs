@@ -56,7 +56,11 @@ async fn the_team_scope_reviews_team_candidates_by_keys() {
     live.press("j");
     live.wait_for("Passes the gates").await;
     live.press("p");
-    live.wait_for("promoted tidy-logs to a team skill of core").await;
+    // As the CLI says it: the others get it at their next pull.
+    live.wait_for(
+        "promoted tidy-logs to a team skill of core (members get it with `skilldeck team pull`)",
+    )
+    .await;
     let screen = live.wait_for("promote tidy-logs by ann").await;
     assert!(screen.contains("Team core (1 candidates, 1 skills"), "{screen}");
 

@@ -375,3 +375,21 @@ fn kept_workspaces_are_clones_without_origin_and_differ_only_by_the_skill() {
     assert!(!without.join(".agents/skills/tidy-notes").exists());
     assert!(!with.join(".claude/skills").exists(), "installed where --install-dir says only");
 }
+
+/// One pair of runs over three tasks uses one task: the report says so, counts "1 run", and
+/// the timeline says "trial" once.
+#[test]
+fn a_short_trial_says_which_tasks_it_used_and_its_event_says_trial_once() {
+    let s = Setup::new();
+    let mut args = s.args("follows", 1);
+    args.extend(["--task", "tidy the notes again", "--task", "and once more"].map(String::from));
+    let out = s.run(&args);
+    assert!(out.status.success(), "{}", describe(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("(1 run each;"), "{text}");
+    assert!(text.contains("  tasks: 1 used of 3\n    1. tidy the notes\n"), "{text}");
+    assert!(!text.contains("2. tidy the notes again"), "{text}");
+    let timeline = s.ws.run_ok(&["stats", SKILL, "--timeline"]);
+    let event = timeline.lines().find(|l| l.contains(" trial ")).expect(&timeline);
+    assert!(!event.contains("trial: "), "{event}");
+}

@@ -165,7 +165,7 @@ fn not_triggering_is_an_event_once_per_transition_with_its_reason() {
     write_sessions(&dir, 5..=7, &[5, 6, 7]);
     ws.run_json(&["ingest", "--no-detect", dir.to_str().unwrap()]);
     let text = ws.run_ok(&["sweep"]);
-    assert!(text.contains("release-flow (default): triggering again"), "{text}");
+    assert!(text.contains("release-flow (Claude Code): triggering again"), "{text}");
     let back = events_of(&ws, "triggering");
     assert_eq!(back.len(), 1, "{back:#?}");
     assert_eq!(back[0]["reason"], "triggering again: 4 uses vs 3 missed triggers");

@@ -109,6 +109,40 @@ pub struct TranscriptRoot {
 }
 
 /// The values of a transcript root's `format`.
+/// The configured agent's id unless `agent_id` sets one: Claude Code's, whose transcripts are
+/// the default root's.
+pub const DEFAULT_AGENT_ID: &str = "default";
+
+/// The agents a person knows by name: the configured one and Codex.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AgentNames {
+    pub configured: String,
+    pub codex: String,
+}
+
+impl AgentNames {
+    pub fn of(config: &Config) -> AgentNames {
+        AgentNames { configured: config.agent_id.clone(), codex: config.codex.agent_id.clone() }
+    }
+
+    /// Whether `agent` is the Codex agent (`codex.agent_id`, when it is not also `agent_id`).
+    pub fn is_codex(&self, agent: &str) -> bool {
+        agent == self.codex && agent != self.configured
+    }
+
+    /// The name a person knows `agent` by: "Codex" for the Codex agent, "Claude Code" for the
+    /// configured agent while it keeps its default id, else the id itself.
+    pub fn label(&self, agent: &str) -> String {
+        if self.is_codex(agent) {
+            "Codex".into()
+        } else if agent == self.configured && agent == DEFAULT_AGENT_ID {
+            "Claude Code".into()
+        } else {
+            agent.to_string()
+        }
+    }
+}
+
 pub const TRANSCRIPT_FORMATS: &[&str] = &["auto", "claude", "stream-json", "codex", "native"];
 
 impl TranscriptRoot {
@@ -360,7 +394,7 @@ impl Default for HooksConfig {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            agent_id: "default".into(),
+            agent_id: DEFAULT_AGENT_ID.into(),
             db: None,
             skills_dir: None,
             staging_dir: None,

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::config::{Config, PlatformDirs, TranscriptRoot};
+use crate::config::{AgentNames, Config, PlatformDirs, TranscriptRoot};
 use crate::store::Store;
 
 /// Command-line and environment overrides, applied over the config file.
@@ -34,6 +34,9 @@ pub struct Workspace {
     pub store: Store,
     /// Codex's skills folders (a skills scope of the Codex agent, `codex.agent_id`).
     pub codex_skills_dirs: Vec<PathBuf>,
+    /// Where a Codex skill goes live: the first configured `codex.skills_dirs`, else (in the
+    /// default places) `~/.agents/skills`; `None` in a self-contained workspace without them.
+    pub codex_live_dir: Option<PathBuf>,
 }
 
 impl Workspace {
@@ -46,7 +49,8 @@ impl Workspace {
         // `skills_dir`) makes a self-contained workspace, with Codex folders only if configured.
         let defaults = overrides.skills_dir.is_none() && config.skills_dir.is_none();
         let codex_skills_dirs = codex_skills_dirs(&config, defaults);
-        Ok(Workspace { config, paths, store, codex_skills_dirs })
+        let codex_live_dir = codex_live_dir(&config, defaults);
+        Ok(Workspace { config, paths, store, codex_skills_dirs, codex_live_dir })
     }
 
     /// Like `open`, with the database opened for reading only (commands that only read).
@@ -55,14 +59,16 @@ impl Workspace {
         let store = Store::open_read_only(&paths.db)?;
         let defaults = overrides.skills_dir.is_none() && config.skills_dir.is_none();
         let codex_skills_dirs = codex_skills_dirs(&config, defaults);
-        Ok(Workspace { config, paths, store, codex_skills_dirs })
+        let codex_live_dir = codex_live_dir(&config, defaults);
+        Ok(Workspace { config, paths, store, codex_skills_dirs, codex_live_dir })
     }
 
     /// A workspace from an explicit config and paths (tests, demo, benchmarks).
     pub fn with_paths(config: Config, paths: Paths) -> Result<Workspace> {
         let store = Store::open(&paths.db)?;
         let codex_skills_dirs = codex_skills_dirs(&config, false);
-        Ok(Workspace { config, paths, store, codex_skills_dirs })
+        let codex_live_dir = codex_live_dir(&config, false);
+        Ok(Workspace { config, paths, store, codex_skills_dirs, codex_live_dir })
     }
 
     /// Transcript roots to ingest: the configured ones, or the defaults that exist here.
@@ -75,6 +81,39 @@ impl Workspace {
             .into_iter()
             .filter(|r| r.path.is_dir())
             .collect()
+    }
+
+    /// The live skills folder `agent` loads its account skills from: Codex's for the Codex
+    /// agent (when there is one), `skills_dir` for every other agent.
+    pub fn live_dir(&self, agent: &str) -> &Path {
+        match &self.codex_live_dir {
+            Some(dir) if self.is_codex(agent) => dir,
+            _ => &self.paths.skills_dir,
+        }
+    }
+
+    /// Whether `agent` is the Codex agent (`config::AgentNames::is_codex`).
+    pub fn is_codex(&self, agent: &str) -> bool {
+        AgentNames::of(&self.config).is_codex(agent)
+    }
+
+    /// The name a person knows `agent` by (`config::AgentNames::label`).
+    pub fn agent_label(&self, agent: &str) -> String {
+        AgentNames::of(&self.config).label(agent)
+    }
+
+    /// Which agent loads a skill of `agent` promoted to `live_dir(agent)`, said after its path;
+    /// a Codex skill in a workspace with no Codex folder is said not to be loaded.
+    pub fn where_loaded(&self, agent: &str) -> String {
+        let label = self.agent_label(agent);
+        if self.is_codex(agent) && self.codex_live_dir.is_none() {
+            format!(
+                "a {label} skill in a folder {label} does not load (set codex.skills_dirs to \
+                 where it loads skills)"
+            )
+        } else {
+            format!("where {label} loads it")
+        }
     }
 
     pub fn agent_for(&self, root: &TranscriptRoot) -> String {
@@ -129,6 +168,18 @@ fn codex_skills_dirs(config: &Config, defaults: bool) -> Vec<PathBuf> {
         .into_iter()
         .filter(|d| d.is_dir())
         .collect()
+}
+
+/// Where Codex skills go live: the first configured folder, else (with `defaults`) the shared
+/// `~/.agents/skills` Codex loads, whether it exists yet or not.
+fn codex_live_dir(config: &Config, defaults: bool) -> Option<PathBuf> {
+    if let Some(dirs) = &config.codex.skills_dirs {
+        return dirs.first().cloned();
+    }
+    if !defaults {
+        return None;
+    }
+    PlatformDirs::detect().ok().map(|dirs| dirs.home.join(".agents/skills"))
 }
 
 /// The database path `overrides` lead to (for error messages), if they resolve.

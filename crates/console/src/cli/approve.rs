@@ -4,14 +4,15 @@
 use anyhow::{Result, bail};
 use clap::Args;
 
+use super::target::{self, Kind};
 use super::{GlobalArgs, Outcome};
 use crate::draft;
 use crate::lifecycle;
 
 #[derive(Debug, Args)]
 pub struct ApproveArgs {
-    /// Candidate id of a proposed version
-    pub candidate: Option<i64>,
+    /// Candidate id of a proposed version, or the name of its skill
+    pub candidate: Option<String>,
     /// Approve the current bytes of this skill instead
     #[arg(long, conflicts_with = "candidate")]
     pub skill: Option<String>,
@@ -24,8 +25,9 @@ pub struct ApproveArgs {
 
 pub fn run(global: &GlobalArgs, args: ApproveArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
-    match (args.candidate, &args.skill) {
-        (Some(id), _) => {
+    match (args.candidate.as_deref(), &args.skill) {
+        (Some(text), _) => {
+            let id = target::candidate(&ws, text, Kind::Proposal)?;
             if let Some(seen) = &args.seen {
                 draft::ensure_seen(&ws, id, seen)?;
             }
@@ -33,9 +35,9 @@ pub fn run(global: &GlobalArgs, args: ApproveArgs) -> Result<Outcome> {
             crate::out!("approved candidate {id}");
         }
         (None, Some(name)) => {
-            let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws).to_string();
-            draft::approve_current(&mut ws, &agent, name, args.seen.as_deref())?;
-            crate::out!("approved the current version of {name}");
+            let skill = lifecycle::named_skill(&ws, args.agent.as_deref(), name)?;
+            draft::approve_current(&mut ws, &skill.agent, &skill.name, args.seen.as_deref())?;
+            crate::out!("approved the current version of {}", skill.name);
         }
         (None, None) => bail!("give a candidate id or --skill NAME"),
     }

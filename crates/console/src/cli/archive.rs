@@ -10,8 +10,8 @@ pub type ArchiveArgs = PinArgs;
 
 pub fn run(global: &GlobalArgs, args: ArchiveArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
-    let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws).to_string();
-    lifecycle::archive(&mut ws, &agent, &args.name)?;
-    crate::out!("archived {}", args.name);
+    let skill = lifecycle::named_skill(&ws, args.agent.as_deref(), &args.name)?;
+    lifecycle::archive(&mut ws, &skill.agent, &skill.name)?;
+    crate::out!("archived {}", skill.name);
     Ok(Outcome::Ok)
 }

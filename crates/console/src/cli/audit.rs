@@ -24,7 +24,7 @@ pub fn run(global: &GlobalArgs, args: AuditArgs) -> Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     crate::out!(
-        "{:<32} {:<10} {:<11} {:>6} {:>5} {:>4}",
+        "{:<32} {:<11} {:<11} {:>6} {:>5} {:>4}",
         "NAME",
         "AGENT",
         "STATUS",
@@ -48,9 +48,9 @@ pub fn run(global: &GlobalArgs, args: AuditArgs) -> Result<Outcome> {
         }
         let rate = s.rate.map_or("-".into(), |r| format!("{:.0}%", r * 100.0));
         crate::out!(
-            "{:<32} {:<10} {:<11} {:>6} {:>5} {:>4}",
+            "{:<32} {:<11} {:<11} {:>6} {:>5} {:>4}",
             s.name,
-            s.agent_id,
+            ws.agent_label(&s.agent_id),
             status,
             rate,
             s.success_count + s.failure_count,

@@ -58,7 +58,7 @@ pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     crate::out!(
-        "{:>4}  {:<9}  {:>4}  {:<9}  {:<10}  NAME",
+        "{:>4}  {:<9}  {:>4}  {:<9}  {:<11}  NAME",
         "ID",
         "STATUS",
         "OCC",
@@ -68,12 +68,12 @@ pub fn run(global: &GlobalArgs, args: CandidatesArgs) -> Result<Outcome> {
     for c in &list {
         let status = if c.evidence_only { "evidence".to_string() } else { c.status.to_string() };
         crate::out!(
-            "{:>4}  {:<9}  {:>4}  {:<9}  {:<10}  {}",
+            "{:>4}  {:<9}  {:>4}  {:<9}  {:<11}  {}",
             c.id,
             status,
-            c.occurrences,
+            c.workflow.as_ref().map_or(c.occurrences, |w| w.times() as i64),
             c.source,
-            safe::inline(&c.agent_id),
+            safe::inline(&ws.agent_label(&c.agent_id)),
             safe::inline(&c.name)
         );
         if let Some(reason) = &c.reason {

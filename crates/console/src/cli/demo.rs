@@ -8,7 +8,7 @@ use clap::Args;
 use super::{Outcome, print_json};
 use crate::demo::{self, DemoReport};
 use crate::ingest;
-use crate::pipeline;
+use crate::text;
 use crate::tui;
 
 #[derive(Debug, Args)]
@@ -42,11 +42,11 @@ fn summary(r: &DemoReport) -> String {
     let none = ingest::IngestReport::default();
     let i1 = r.first_pass.ingest.as_ref().unwrap_or(&none);
     let i2 = r.second_pass.ingest.as_ref().unwrap_or(&none);
-    let versions = |p: &pipeline::PassReport| p.after.as_ref().map_or(0, |a| a.proposed_versions);
     let mut out = format!(
         "demo workspace: {}\n\
          ingested {} transcript files: {} sessions, {} turns, {} tool calls ({} errors)\n\
-         detection: {} open candidates; promoted {}; pinned {}; {} proposed new version(s)\n\
+         detection: {} in the review queue ({} of them proposed versions of live skills); \
+         promoted {}; pinned {}\n\
          skills:\n",
         r.root.display(),
         i1.files + i2.files_read,
@@ -54,10 +54,10 @@ fn summary(r: &DemoReport) -> String {
         i1.turns + i2.turns,
         i1.tool_calls + i2.tool_calls,
         i1.tool_errors + i2.tool_errors,
-        r.open_candidates,
+        text::count(r.open_candidates as u64, "open candidate"),
+        r.open_versions,
         r.promoted,
         r.pinned,
-        versions(&r.first_pass) + versions(&r.second_pass),
     );
     for s in &r.skills {
         let rate = s.rate.map(|x| format!("{:.0}%", x * 100.0)).unwrap_or_else(|| "-".into());

@@ -21,8 +21,10 @@ pub struct DiffArgs {
     pub name: Option<String>,
     /// A proposed version or merge in the review queue: its diff against each skill it replaces
     #[arg(long, conflicts_with_all = ["name", "from", "to"])]
-    pub candidate: Option<i64>,
+    pub candidate: Option<String>,
+    #[arg(value_parser = super::target::version)]
     pub from: Option<i64>,
+    #[arg(value_parser = super::target::version)]
     pub to: Option<i64>,
     #[arg(long)]
     pub agent: Option<String>,
@@ -30,12 +32,12 @@ pub struct DiffArgs {
 
 pub fn run(global: &GlobalArgs, args: DiffArgs) -> Result<Outcome> {
     let ws = global.open_read_only()?;
-    if let Some(id) = args.candidate {
-        return candidate(&ws, id);
+    if let Some(text) = &args.candidate {
+        return candidate(&ws, super::target::candidate(&ws, text, super::target::Kind::Proposal)?);
     }
-    let name = args.name.unwrap_or_default();
-    let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws);
-    let skill = lifecycle::stats(&ws.store, agent, &name)?;
+    let named = lifecycle::named_skill(&ws, args.agent.as_deref(), &args.name.unwrap_or_default())?;
+    let name = named.name;
+    let skill = lifecycle::stats(&ws.store, &named.agent, &name)?;
     let versions = lifecycle::versions(&ws.store, skill.id)?;
     let to = args.to.unwrap_or(skill.version);
     let from = args.from.unwrap_or(to - 1);

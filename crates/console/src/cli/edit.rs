@@ -5,13 +5,14 @@
 use anyhow::Result;
 use clap::Args;
 
+use super::target::{self, Kind};
 use super::{GlobalArgs, Outcome};
 use crate::editor;
 use crate::{draft, lifecycle};
 
 #[derive(Debug, Args)]
 pub struct EditArgs {
-    /// Candidate id (a new skill's draft) or skill name
+    /// Candidate id or name (a new skill's draft), or skill name
     pub target: String,
     /// Agent the skill belongs to (default: config agent_id)
     #[arg(long)]
@@ -21,7 +22,13 @@ pub struct EditArgs {
 pub fn run(global: &GlobalArgs, args: EditArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
     let editor = editor::from_env();
-    if let Ok(id) = args.target.parse::<i64>() {
+    let draft_named = || {
+        lifecycle::named_skill(&ws, args.agent.as_deref(), &args.target)
+            .is_err()
+            .then(|| target::candidate(&ws, &args.target, Kind::NewDraft).ok())
+            .flatten()
+    };
+    if let Some(id) = target::id(&args.target).or_else(draft_named) {
         let file = draft::draft_file(&ws, id)?;
         let before = std::fs::read(&file).ok();
         editor::edit(&editor, &file)?;
@@ -32,15 +39,16 @@ pub fn run(global: &GlobalArgs, args: EditArgs) -> Result<Outcome> {
         }
         return Ok(Outcome::Ok);
     }
-    let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws).to_string();
-    let row = lifecycle::require_skill(ws.store.conn(), &agent, &args.target)?;
+    let skill = lifecycle::named_skill(&ws, args.agent.as_deref(), &args.target)?;
+    let (agent, name) = (skill.agent, skill.name);
+    let row = lifecycle::require_skill(ws.store.conn(), &agent, &name)?;
     let file = std::path::Path::new(&row.path).join("SKILL.md");
     editor::edit(&editor, &file)?;
     if lifecycle::scan_one(&mut ws, &row)? {
-        let now = lifecycle::require_skill(ws.store.conn(), &agent, &args.target)?;
-        crate::out!("{}: the edit is recorded as version {}", args.target, now.version);
+        let now = lifecycle::require_skill(ws.store.conn(), &agent, &name)?;
+        crate::out!("{name}: the edit is recorded as version {}", now.version);
     } else {
-        crate::out!("{}: no change", args.target);
+        crate::out!("{name}: no change");
     }
     Ok(Outcome::Ok)
 }

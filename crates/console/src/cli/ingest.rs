@@ -8,10 +8,12 @@ use clap::Args;
 
 use super::{GlobalArgs, Outcome, print_json};
 use crate::config;
+use crate::draft;
 use crate::hooks::run;
 use crate::ingest::{IngestReport, Progress};
 use crate::pipeline;
 use crate::pipeline::{Detect, Pass, Read};
+use crate::text;
 use crate::text::safe;
 use crate::workspace;
 
@@ -75,6 +77,7 @@ pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
     if args.no_detect {
         pass.detect = Detect::Off;
     }
+    let last = draft::last_id(ws.store.conn())?;
     let done = pipeline::run(&mut ws, &pass, &mut on_progress)?;
     if show_progress {
         crate::err_out!();
@@ -101,13 +104,14 @@ pub fn run(global: &GlobalArgs, args: IngestArgs) -> Result<Outcome> {
     } else {
         crate::out_part!("{}", summary(&report));
         if let Some(p) = &pipeline {
+            // Counted as `candidates --all` lists them, so the two agree.
+            let (new, versions) = draft::listed_after(ws.store.conn(), last)?;
             crate::out!(
-                "detection: {} turns, {} new candidates ({} updated), {} streak drafts, {} proposed versions",
+                "detection: {} turns, {} ({} updated), {}",
                 p.detect.detected.turns_processed,
-                p.detect.detected.candidates_created,
+                text::count(new, "new candidate"),
                 p.detect.detected.candidates_updated,
-                p.detect.detected.streak_drafts,
-                p.proposed_versions
+                text::count(versions, "proposed version"),
             );
             let l = &p.lessons;
             if l.proposed + l.rejected > 0 {

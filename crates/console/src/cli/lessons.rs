@@ -30,6 +30,7 @@ pub struct LessonsArgs {
 pub enum LessonsAction {
     /// Approve a proposed lesson: it goes into the playbook
     Approve {
+        #[arg(value_parser = super::target::lesson)]
         id: i64,
         /// Approve a lesson flagged for a dangerous command, after reading it
         #[arg(long)]
@@ -37,17 +38,25 @@ pub enum LessonsAction {
     },
     /// Pin a lesson: always in the playbook, never pruned
     Pin {
+        #[arg(value_parser = super::target::lesson)]
         id: i64,
         /// Pin a lesson flagged for a dangerous command, after reading it
         #[arg(long)]
         yes: bool,
     },
     /// Dismiss a lesson: out of the playbook, not proposed again
-    Dismiss { id: i64 },
+    Dismiss {
+        #[arg(value_parser = super::target::lesson)]
+        id: i64,
+    },
     /// Send a lesson back to review (out of the playbook)
-    Reopen { id: i64 },
+    Reopen {
+        #[arg(value_parser = super::target::lesson)]
+        id: i64,
+    },
     /// Reword a lesson
     Edit {
+        #[arg(value_parser = super::target::lesson)]
         id: i64,
         #[arg(long)]
         trigger: Option<String>,

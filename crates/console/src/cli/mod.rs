@@ -54,6 +54,7 @@ mod dismiss;
 pub mod ingest;
 pub mod output;
 mod promote;
+mod target;
 mod validate;
 
 #[derive(Debug, Parser)]

@@ -15,8 +15,8 @@ pub struct PinArgs {
 
 pub fn run(global: &GlobalArgs, args: PinArgs, protected: bool) -> Result<Outcome> {
     let mut ws = global.open()?;
-    let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws).to_string();
-    let now = lifecycle::set_protected(&mut ws, &agent, &args.name, protected)?;
-    crate::out!("{}", lifecycle::pin_said(&args.name, protected, now));
+    let skill = lifecycle::named_skill(&ws, args.agent.as_deref(), &args.name)?;
+    let now = lifecycle::set_protected(&mut ws, &skill.agent, &skill.name, protected)?;
+    crate::out!("{}", lifecycle::pin_said(&skill.name, protected, now));
     Ok(Outcome::Ok)
 }

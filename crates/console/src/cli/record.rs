@@ -26,16 +26,21 @@ pub fn run(global: &GlobalArgs, args: RecordArgs) -> Result<Outcome> {
     let outcome = model::Outcome::parse(&args.outcome)
         .with_context(|| format!("outcome {:?}: expected `success` or `failure`", args.outcome))?;
     let mut ws = global.open()?;
-    let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws).to_string();
+    // A known skill by its name or id, of whichever agent has it; else a live folder of that
+    // name, adopted for the configured agent (or --agent).
+    let (agent, name) = match lifecycle::named_skill(&ws, args.agent.as_deref(), &args.name) {
+        Ok(skill) => (skill.agent, skill.name),
+        Err(_) => (lifecycle::agent_or_default(args.agent.as_deref(), &ws).to_string(), args.name),
+    };
     let change = lifecycle::record(
         &mut ws,
         &agent,
-        &args.name,
+        &name,
         outcome,
         catalog::InvocationSource::Explicit,
         args.note.as_deref(),
     )?;
-    crate::out!("recorded {outcome} for {}", args.name);
+    crate::out!("recorded {outcome} for {name}");
     if let Some(c) = change {
         crate::out!("{}: {} → {} ({})", c.name, c.from, c.to, c.reason);
     }

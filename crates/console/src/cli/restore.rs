@@ -10,8 +10,9 @@ pub type RestoreArgs = PinArgs;
 
 pub fn run(global: &GlobalArgs, args: RestoreArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
-    let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws).to_string();
-    lifecycle::restore(&mut ws, &agent, &args.name)?;
-    crate::out!("restored {} to {}", args.name, ws.paths.skills_dir.join(&args.name).display());
+    let skill = lifecycle::named_skill(&ws, args.agent.as_deref(), &args.name)?;
+    lifecycle::restore(&mut ws, &skill.agent, &skill.name)?;
+    let row = lifecycle::require_skill(ws.store.conn(), &skill.agent, &skill.name)?;
+    crate::out!("restored {} to {}", skill.name, row.path);
     Ok(Outcome::Ok)
 }

@@ -9,6 +9,8 @@ use crate::lifecycle;
 #[derive(Debug, Args)]
 pub struct RollbackArgs {
     pub name: String,
+    /// The version to bring back: its number (`3` or `v3`, see `skilldeck versions NAME`)
+    #[arg(value_parser = super::target::version)]
     pub version: i64,
     #[arg(long)]
     pub agent: Option<String>,
@@ -16,8 +18,9 @@ pub struct RollbackArgs {
 
 pub fn run(global: &GlobalArgs, args: RollbackArgs) -> Result<Outcome> {
     let mut ws = global.open()?;
-    let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws).to_string();
-    let new = lifecycle::rollback(&mut ws, &agent, &args.name, args.version)?;
-    crate::out!("{} is now version {new} (the text of version {})", args.name, args.version);
+    let skill = lifecycle::named_skill(&ws, args.agent.as_deref(), &args.name)?;
+    let version = args.version;
+    let new = lifecycle::rollback(&mut ws, &skill.agent, &skill.name, version)?;
+    crate::out!("{} is now version {new} (the text of version {version})", skill.name);
     Ok(Outcome::Ok)
 }

@@ -37,8 +37,8 @@ pub struct StatsArgs {
 
 pub fn run(global: &GlobalArgs, args: StatsArgs) -> Result<Outcome> {
     let ws = global.open_read_only()?;
-    let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws);
-    let s = lifecycle::stats(&ws.store, agent, &args.name)?;
+    let skill = lifecycle::named_skill(&ws, args.agent.as_deref(), &args.name)?;
+    let s = lifecycle::stats(&ws.store, &skill.agent, &skill.name)?;
     if args.timeline {
         return timeline(&ws, s.id, args.json);
     }
@@ -54,9 +54,9 @@ pub fn run(global: &GlobalArgs, args: StatsArgs) -> Result<Outcome> {
     }
     let pct = |r: Option<f64>| r.map_or("-".to_string(), |r| format!("{:.0}%", r * 100.0));
     crate::out!(
-        "{} (agent {}) v{}: {}{}",
+        "{} ({} skill) v{}: {}{}",
         s.name,
-        s.agent_id,
+        ws.agent_label(&s.agent_id),
         s.version,
         s.status,
         if s.protected { ", protected" } else { "" }

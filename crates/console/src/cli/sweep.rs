@@ -33,24 +33,28 @@ pub fn run(global: &GlobalArgs, args: SweepArgs) -> Result<Outcome> {
         report.edits_recorded,
         report.implicit_failures
     );
+    // Each agent by the name a person knows it by ("Claude Code", "Codex").
+    let label = |agent: &str| ws.agent_label(agent);
     for c in &report.changes {
-        crate::out!("  {} ({}): {} -> {}: {}", c.name, c.agent_id, c.from, c.to, c.reason);
+        let agent = label(&c.agent_id);
+        crate::out!("  {} ({agent}): {} -> {}: {}", c.name, c.from, c.to, c.reason);
     }
     let u = &report.usage;
     for (agent, name, days) in &u.stale {
-        crate::out!("  {name} ({agent}): stale, unused for {days} days");
+        crate::out!("  {name} ({}): stale, unused for {days} days", label(agent));
     }
     for (agent, name, days) in &u.archived {
         crate::out!(
-            "  {name} ({agent}): archived, unused for {days} days (restore brings it back)"
+            "  {name} ({}): archived, unused for {days} days (restore brings it back)",
+            label(agent)
         );
     }
     for (agent, name) in &u.active_again {
-        crate::out!("  {name} ({agent}): active again");
+        crate::out!("  {name} ({}): active again", label(agent));
     }
     for t in &report.triggering {
         let word = if t.not_triggering { "not triggering" } else { "triggering again" };
-        crate::out!("  {} ({}): {word}", safe::inline(&t.name), t.agent);
+        crate::out!("  {} ({}): {word}", safe::inline(&t.name), label(&t.agent));
     }
     if report.proposed_merges > 0 {
         crate::out!(

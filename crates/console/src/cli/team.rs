@@ -5,6 +5,7 @@ use clap::{Args, Subcommand};
 
 use super::{GlobalArgs, Outcome, print_json};
 use crate::config;
+use crate::draft::live;
 use crate::fsio;
 use crate::lifecycle;
 use crate::team;
@@ -107,8 +108,10 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
         }
         TeamCommand::Status => {
             let s = team::status(&ws, &t)?;
+            // Like `pg_isready`: a server that did not answer is a non-zero exit.
+            let done = if s.reached { Outcome::Ok } else { Outcome::Fail(1) };
             if json {
-                return print_json(&s).map(|()| Outcome::Ok);
+                return print_json(&s).map(|()| done);
             }
             crate::out!(
                 "team {} as {} ({})",
@@ -117,8 +120,8 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
                 inline(&s.server)
             );
             crate::out!("  outbox: {} queued, {} sent", s.outbox.queued, s.outbox.sent);
-            match &s.reached {
-                Ok(c) => crate::out!(
+            match (&s.counts, &s.error) {
+                (Some(c), _) => crate::out!(
                     "  server: {} members, {} turns, {} uses, {} open candidates, {} skills",
                     c.members,
                     c.turns,
@@ -126,7 +129,7 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
                     c.candidates,
                     c.skills
                 ),
-                Err(e) => crate::out!("  server: {}", inline(e)),
+                (None, e) => crate::out!("  server: {}", inline(e.as_deref().unwrap_or("-"))),
             }
             if s.joined == Some(false) {
                 crate::out!(
@@ -138,6 +141,7 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
             if !s.pulled.is_empty() {
                 crate::out!("  team skills here: {}", inline(&s.pulled.join(", ")));
             }
+            return Ok(done);
         }
         TeamCommand::Push { dry_run: true } => {
             let items = team::dry_run(&mut ws, &t)?;
@@ -209,7 +213,9 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
             if json {
                 let view: Vec<_> = list
                     .iter()
-                    .map(|(p, text)| serde_json::json!({"proposal": p, "skill_md": text}))
+                    .map(|(p, text)| {
+                        serde_json::json!({"proposal": p, "skill_md": accepted(&p.name, text)})
+                    })
                     .collect();
                 return print_json(&view).map(|()| Outcome::Ok);
             }
@@ -226,7 +232,7 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
                 );
                 let live = ws.paths.skills_dir.join(&p.name).join("SKILL.md");
                 let old = fsio::read_skill_md_text(&live).unwrap_or_default();
-                let diff = lifecycle::diff_text(&old, text);
+                let diff = lifecycle::diff_text(&old, &accepted(&p.name, text));
                 crate::out!("{}", safe::block(&diff));
             }
         }
@@ -290,11 +296,7 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
         }
         TeamCommand::Promote { candidate } => {
             let name = team::promote(&ws, &t, &candidate)?;
-            crate::out!(
-                "promoted {} to a team skill of {} (members get it with `skilldeck team pull`)",
-                inline(&name),
-                inline(&t.name)
-            );
+            crate::out!("{}", team::promoted_said(&name, &t.name));
         }
         TeamCommand::Dismiss { candidate } => {
             let mut client = team::connect(&t)?;
@@ -361,4 +363,10 @@ fn pin(t: &config::TeamConfig, name: &str, on: bool) -> Result<()> {
     team::shared::pin(&mut client, &t.name, name, on)?;
     crate::out!("{} team skill {}", if on { "pinned" } else { "unpinned" }, inline(name));
     Ok(())
+}
+
+/// The text `team accept` writes for a proposal: the live text, without the draft's notice and
+/// its staging metadata, so the diff shown is the diff accepted.
+fn accepted(name: &str, text: &str) -> String {
+    live::live_text(text, name)
 }

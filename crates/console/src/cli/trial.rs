@@ -6,20 +6,24 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
+use super::target::{self, Kind};
 use super::{GlobalArgs, Outcome, print_json};
+use crate::draft;
+use crate::lifecycle;
 use crate::text::safe::inline;
 use crate::trial::{self, Plan, Request};
 use crate::usage::effect;
+use crate::workspace::Workspace;
 
 #[derive(Debug, Args)]
 pub struct TrialArgs {
-    /// A skill's name, or a candidate's id to trial a draft before promotion
+    /// A skill's name or id, or a candidate's id or name to trial a draft before promotion
     pub target: String,
     /// The agent's command, run by `sh -c` in each workspace with the task on stdin
     /// (`claude -p --output-format stream-json --verbose`, `codex exec --json -`)
     #[arg(long)]
     pub agent: String,
-    /// The skill's agent (default: the configured agent_id)
+    /// The skill's agent (default: the candidate's, or the one agent with a skill of that name)
     #[arg(long = "for-agent")]
     pub for_agent: Option<String>,
     /// Runs with the skill, and as many without it; tasks are taken in turn
@@ -56,9 +60,10 @@ pub struct TrialArgs {
 }
 
 pub fn run(global: &GlobalArgs, args: TrialArgs) -> Result<Outcome> {
+    let (target, agent_id) = subject(global, &args.target, args.for_agent)?;
     let req = Request {
-        target: args.target,
-        agent_id: args.for_agent,
+        target,
+        agent_id,
         agent_command: args.agent,
         runs: args.runs,
         tasks: args.tasks,
@@ -82,7 +87,7 @@ pub fn run(global: &GlobalArgs, args: TrialArgs) -> Result<Outcome> {
             let commands = plan.runs.iter().map(|r| plan.commands(r)).collect();
             print_json(&DryRun { plan: &plan, commands })?;
         } else {
-            print_plan(&plan);
+            print_plan(&ws, &plan);
         }
         return Ok(Outcome::Ok);
     }
@@ -143,12 +148,51 @@ pub fn run(global: &GlobalArgs, args: TrialArgs) -> Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
-fn print_plan(plan: &Plan) {
+/// The skill or draft `target` names (a skill's name or id, a candidate's id or a draft's name)
+/// as the trial planner takes it, with its agent: a Codex skill or draft is trialled as Codex's.
+fn subject(
+    global: &GlobalArgs,
+    target: &str,
+    agent: Option<String>,
+) -> Result<(String, Option<String>)> {
+    let ws = global.open_read_only()?;
+    if let Some(id) = target::id(target).filter(|_| !target.starts_with('#')) {
+        let c = draft::get_candidate(ws.store.conn(), id)?;
+        return Ok((id.to_string(), agent.or(Some(c.agent_id))));
+    }
+    match lifecycle::named_skill(&ws, agent.as_deref(), target) {
+        Ok(skill) => Ok((skill.name, Some(skill.agent))),
+        Err(not_a_skill) => match target::candidate(&ws, target, Kind::NewDraft) {
+            Ok(id) => {
+                let c = draft::get_candidate(ws.store.conn(), id)?;
+                Ok((id.to_string(), agent.or(Some(c.agent_id))))
+            }
+            Err(_) => Err(not_a_skill),
+        },
+    }
+}
+
+/// Which agent loads project skills from the plan's install folder, said beside it.
+fn loaded_there(ws: &Workspace, plan: &Plan) -> String {
+    let loads = match plan.install_dir.as_str() {
+        trial::plan::CODEX_INSTALL_DIR => "Codex",
+        trial::plan::CLAUDE_INSTALL_DIR => "Claude Code",
+        _ => return String::new(),
+    };
+    let agent = ws.agent_label(&plan.agent_id);
+    if agent == loads {
+        format!(", where {loads} loads project skills")
+    } else {
+        format!(", where {loads} loads project skills (the skill is {agent}'s)")
+    }
+}
+
+fn print_plan(ws: &Workspace, plan: &Plan) {
     crate::out!(
-        "dry run: trial of {} (agent {}), {} runs with the skill and {} without, {} at a time, \
+        "dry run: trial of {} ({} skill), {} runs with the skill and {} without, {} at a time, \
          stopped after {}s",
         inline(&plan.name),
-        inline(&plan.agent_id),
+        inline(&ws.agent_label(&plan.agent_id)),
         plan.runs_per_arm,
         plan.runs_per_arm,
         plan.jobs,
@@ -170,10 +214,11 @@ fn print_plan(plan: &Plan) {
         trial::plan::ArmSkill::Text(_) => "the draft's SKILL.md".to_string(),
     };
     crate::out!(
-        "the \"with\" arm installs {} at <workspace>/{}/{}",
+        "the \"with\" arm installs {} at <workspace>/{}/{}{}",
         inline(&skill),
         inline(&plan.install_dir),
-        inline(&plan.name)
+        inline(&plan.name),
+        loaded_there(ws, plan)
     );
     crate::out!("workspaces under {} (nothing is created by a dry run):", plan.root.display());
     for r in &plan.runs {

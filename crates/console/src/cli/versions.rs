@@ -27,8 +27,8 @@ struct Row<'a> {
 
 pub fn run(global: &GlobalArgs, args: VersionsArgs) -> Result<Outcome> {
     let ws = global.open_read_only()?;
-    let agent = lifecycle::agent_or_default(args.agent.as_deref(), &ws);
-    let skill = lifecycle::stats(&ws.store, agent, &args.name)?;
+    let named = lifecycle::named_skill(&ws, args.agent.as_deref(), &args.name)?;
+    let skill = lifecycle::stats(&ws.store, &named.agent, &named.name)?;
     let versions = lifecycle::versions(&ws.store, skill.id)?;
     let rows: Vec<Row> = versions
         .iter()

@@ -11,6 +11,7 @@ pub mod lessons;
 pub mod panes;
 pub mod state;
 pub mod status;
+pub mod tabs;
 pub mod team;
 pub mod terminal;
 pub mod theme;

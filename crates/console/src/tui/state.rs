@@ -7,6 +7,7 @@ use ratatui::layout::Rect;
 
 use super::keys::KeyMap;
 use super::layout;
+use super::tabs::{self, Tab, TabBar};
 use crate::catalog::SkillStatus;
 use crate::engine::snapshot::{CandidateView, SkillLine, Snapshot};
 use crate::engine::{CandidateId, LessonId, Progress, SkillId, Subject, View};
@@ -62,6 +63,15 @@ impl Pane {
 
     fn index(self) -> usize {
         Pane::ALL.iter().position(|p| *p == self).unwrap_or(0)
+    }
+
+    /// The header's tab bar at `width` columns, `current` said in full (`tabs::fit`).
+    pub fn tab_bar(snap: &Snapshot, current: Pane, width: usize) -> TabBar<Pane> {
+        let tabs: Vec<Tab<Pane>> = Pane::tabs(snap, current)
+            .into_iter()
+            .map(|p| Tab { pane: p, number: p.index() + 1, title: p.title(), count: p.count(snap) })
+            .collect();
+        tabs::fit(&tabs, current, width)
     }
 }
 
@@ -368,16 +378,10 @@ impl UiState {
     pub fn click(&mut self, snap: &Snapshot, x: u16, y: u16) {
         let [header, body, _] = layout::frame(self.area);
         if y == header.y {
-            // Tabs as the header draws them: " skilldeck " then " N Title (count) " each.
-            let mut left = header.x + 11;
-            for pane in Pane::tabs(snap, self.pane) {
-                let (n, count) = (pane.index() + 1, pane.count(snap));
-                let width = format!(" {n} {}{count} ", pane.title()).chars().count() as u16;
-                if (left..left + width).contains(&x) {
-                    self.go(pane);
-                    return;
-                }
-                left += width;
+            // Tabs as the header draws them at this width.
+            let bar = Pane::tab_bar(snap, self.pane, usize::from(header.width));
+            if let Some(pane) = bar.pane_at(usize::from(x.saturating_sub(header.x))) {
+                self.go(pane);
             }
             return;
         }

@@ -17,14 +17,13 @@ use crate::text;
 use crate::text::safe;
 
 pub fn draw_header(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: Theme) {
-    let mut spans = vec![Span::styled(" skilldeck ", theme.title())];
-    for pane in Pane::tabs(snap, ui.pane) {
-        let n = Pane::ALL.iter().position(|p| *p == pane).unwrap_or(0) + 1;
-        let text = format!(" {n} {}{} ", pane.title(), pane.count(snap));
+    let bar = Pane::tab_bar(snap, ui.pane, usize::from(area.width));
+    let mut spans = vec![Span::styled(bar.brand, theme.title())];
+    for (pane, text) in bar.tabs {
         let style = if pane == ui.pane { theme.selected() } else { theme.dim() };
         spans.push(Span::styled(text, style));
     }
-    spans.push(Span::styled("  ? help", theme.dim()));
+    spans.push(Span::styled(bar.help, theme.dim()));
     let [tabs, context] = ratatui::layout::Layout::vertical([
         ratatui::layout::Constraint::Length(1),
         ratatui::layout::Constraint::Length(1),

@@ -140,6 +140,23 @@ pub struct WorkflowEvidence {
 }
 
 impl WorkflowEvidence {
+    /// Times the work was done, as its reason says it (loop passes and turns; at least once a
+    /// session): the one count the queue, `candidates` and the reason show.
+    pub fn times(&self) -> usize {
+        self.reason.iterations.max(self.reason.support)
+    }
+
+    /// The distinct sessions it was seen in, in order of sighting.
+    pub fn sessions(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for s in &self.sightings {
+            if !out.contains(&s.session_key) {
+                out.push(s.session_key.clone());
+            }
+        }
+        out
+    }
+
     /// Share of sightings whose turn succeeded.
     pub fn success_rate(&self) -> f64 {
         if self.sightings.is_empty() {

@@ -736,6 +736,15 @@ pub fn set_base(conn: &Connection, candidate_id: i64, sha: &str) -> Result<()> {
     Ok(())
 }
 
+/// A proposal's text rewritten (`rebase`: it follows the skill's live text).
+pub fn set_skill_md(conn: &Connection, candidate_id: i64, text: &str) -> Result<()> {
+    conn.execute(
+        "UPDATE skill_candidates SET skill_md = ?2 WHERE id = ?1",
+        params![candidate_id, text],
+    )?;
+    Ok(())
+}
+
 /// Promoted (live, or approved as a version). `unstage`: its draft left the staging folder.
 pub fn set_promoted(conn: &Connection, candidate_id: i64, now: &str, unstage: bool) -> Result<()> {
     conn.execute(
@@ -973,4 +982,21 @@ pub fn latest_approved(
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .optional()?)
+}
+
+/// The newest candidate row's id (0 with none): the rows a pass creates come after it.
+pub fn last_id(conn: &Connection) -> Result<i64> {
+    Ok(conn.query_row("SELECT COALESCE(MAX(id), 0) FROM skill_candidates", [], |r| r.get(0))?)
+}
+
+/// The rows created after `after` that `candidates --all` lists (not evidence only): new skills
+/// and proposed versions of live skills.
+pub fn listed_after(conn: &Connection, after: i64) -> Result<(u64, u64)> {
+    let (new, versions): (i64, i64) = conn.query_row(
+        "SELECT COALESCE(SUM(target_skill_id IS NULL), 0), COALESCE(SUM(target_skill_id IS NOT NULL), 0)
+           FROM skill_candidates WHERE id > ?1 AND evidence_only = 0",
+        [after],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    Ok((new.max(0) as u64, versions.max(0) as u64))
 }

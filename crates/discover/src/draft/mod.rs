@@ -11,6 +11,7 @@ pub mod merge;
 pub mod model;
 pub mod naming;
 mod quote;
+mod rebase;
 pub mod recorder;
 pub mod render;
 mod review;
@@ -18,8 +19,8 @@ pub mod skill;
 pub mod stage;
 
 pub use candidates::{
-    CandidateSource, CandidateStatus, CandidateView, get_candidate, list_candidates,
-    list_with_evidence, open_candidate_named,
+    CandidateSource, CandidateStatus, CandidateView, get_candidate, last_id, list_candidates,
+    list_with_evidence, listed_after, open_candidate_named,
 };
 pub use evolve::{link_evolutions, sequence_overlap};
 pub use merge::{MergeReport, propose_merges};

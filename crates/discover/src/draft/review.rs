@@ -25,6 +25,8 @@ pub struct Promoted {
     pub skill_id: i64,
     pub name: String,
     pub path: PathBuf,
+    /// The agent that loads it from `path` (the candidate's).
+    pub agent_id: String,
 }
 
 fn staged_folder(ws: &Workspace, c: &CandidateView) -> PathBuf {
@@ -123,7 +125,8 @@ pub fn promote(ws: &mut Workspace, candidate_id: i64) -> Result<Promoted> {
             c.name
         );
     }
-    let live = fsio::child(&ws.paths.skills_dir, "skill name", &c.name)?;
+    // Live where the candidate's agent loads skills: Codex's folder for a Codex candidate.
+    let live = fsio::child(ws.live_dir(&c.agent_id), "skill name", &c.name)?;
     if live.exists() {
         bail!(
             "cannot promote candidate {candidate_id}: a live skill folder already exists at {}",
@@ -164,7 +167,7 @@ pub fn promote(ws: &mut Workspace, candidate_id: i64) -> Result<Promoted> {
     let skill_id = journal::moved(ws.store.conn_mut(), &staged, &live, |tx| {
         record_promotion(tx, &c, &live, &content)
     })?;
-    Ok(Promoted { candidate_id, skill_id, name: c.name, path: live })
+    Ok(Promoted { candidate_id, skill_id, name: c.name, path: live, agent_id: c.agent_id })
 }
 
 fn record_promotion(
@@ -317,6 +320,7 @@ pub fn approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
         finish_merge(ws, candidate_id)?;
         journal::end(ws.store.conn(), intent)?;
     }
+    super::rebase::rebase_open(ws, skill.id, Some(candidate_id))?;
     Ok(())
 }
 
@@ -447,6 +451,7 @@ pub fn undo_approve(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
         finish_merge(ws, candidate_id)?;
         journal::end(ws.store.conn(), intent)?;
     }
+    super::rebase::rebase_open(ws, skill.id, None)?;
     Ok(())
 }
 

@@ -64,14 +64,16 @@ pub fn template(key: &str, sightings: &[Vec<String>]) -> String {
         let varies = same.iter().any(|s| s[i] != *w);
         let is_pos = i >= head_len(key) && !w.starts_with('-');
         if w.starts_with('-') {
-            if let Some((flag, _)) = w.split_once('=')
-                && varies
+            // A value that names one piece of work (`--mol=hq-wisp-phr5`) is a placeholder even
+            // when every sighting had it: a playbook names the kind of thing, not the thing.
+            if let Some((flag, value)) = w.split_once('=')
+                && (varies || looks_literal(value))
             {
                 out.push(format!("{flag}=<{}>", flag.trim_start_matches('-')));
             } else {
                 out.push(w.clone());
             }
-        } else if varies || (same.len() < 2 && is_pos && looks_literal(w)) {
+        } else if varies || (is_pos && looks_literal(w)) {
             let by_flag = i
                 .checked_sub(1)
                 .map(|p| &first[p])
@@ -146,5 +148,19 @@ mod tests {
         assert!(!looks_literal("tests/"));
         assert!(looks_literal("linux/amd64"));
         assert!(!looks_literal("<branch>"));
+    }
+
+    #[test]
+    fn ids_every_sighting_shares_are_placeholders_too() {
+        let words = |s: &str| segment_words(s, "sh:bd show").unwrap();
+        let same =
+            [words("bd show cr-wisp-e3y --children"), words("bd show cr-wisp-e3y --children")];
+        assert_eq!(template("sh:bd show", &same), "bd show <id> --children");
+        let ready = |s: &str| segment_words(s, "sh:bd ready").unwrap();
+        let flag = [ready("bd ready --mol=hq-wisp-phr5"), ready("bd ready --mol=hq-wisp-phr5")];
+        assert_eq!(template("sh:bd ready", &flag), "bd ready --mol=<mol>");
+        let list = |s: &str| segment_words(s, "sh:bd list").unwrap();
+        let kept = [list("bd list --labels=cleanup"), list("bd list --labels=cleanup")];
+        assert_eq!(template("sh:bd list", &kept), "bd list --labels=cleanup", "a word, not an id");
     }
 }

@@ -16,6 +16,7 @@ enum Kind {
     Start,
     Sentence,
     Any,
+    Instead,
     Not,
 }
 
@@ -38,6 +39,7 @@ fn cues() -> &'static [Cue] {
                     "start" => Kind::Start,
                     "sentence" => Kind::Sentence,
                     "not" => Kind::Not,
+                    "instead" => Kind::Instead,
                     _ => Kind::Any,
                 };
                 let words = words(phrase);
@@ -119,17 +121,32 @@ pub fn correction_cue(text: &str) -> Option<String> {
     }
     let all = folded_words(&folded);
     let sentences: Vec<Vec<String>> = sentences(&folded).into_iter().map(folded_words).collect();
-    cues().iter().find_map(|cue| {
-        let hit = match cue.kind {
-            Kind::Start => folded
-                .strip_prefix(&cue.phrase)
-                .is_some_and(|rest| rest.starts_with([',', '.', '!', ':', ';', '-', '—'])),
-            Kind::Sentence => sentences.iter().any(|s| opens(s, &cue.words)),
-            Kind::Any => contains(&all, &cue.words),
-            Kind::Not => false,
-        };
-        hit.then(|| cue.phrase.clone())
-    })
+    let hit = |cue: &&Cue| match cue.kind {
+        Kind::Start => folded
+            .strip_prefix(&cue.phrase)
+            .is_some_and(|rest| rest.starts_with([',', '.', '!', ':', ';', '-', '—'])),
+        Kind::Sentence => sentences.iter().any(|s| opens(s, &cue.words)),
+        Kind::Any | Kind::Instead => contains(&all, &cue.words),
+        Kind::Not => false,
+    };
+    // A cue that needs no reference to the agent's action wins over an `instead` one.
+    let first =
+        |instead: bool| cues().iter().filter(|c| (c.kind == Kind::Instead) == instead).find(hit);
+    first(false).or_else(|| first(true)).map(|cue| cue.phrase.clone())
+}
+
+/// Whether `cue` is an `instead` cue ("instead", "rather than", "plutôt"): it also sits in new
+/// requests ("use usernames instead of UUIDs"), so its turn is a correction only when it is
+/// about what the agent just did ([`names_any`], or the agent redoing that step).
+pub fn needs_reference(cue: &str) -> bool {
+    cues().iter().any(|c| c.kind == Kind::Instead && c.phrase == cue)
+}
+
+/// Whether `said` names a word of `did` (what the agent just did: its command, the file it
+/// edited): words of four letters or more, case and accents ignored.
+pub fn names_any(said: &str, did: &str) -> bool {
+    let did: Vec<String> = words(did).into_iter().filter(|w| w.chars().count() >= 4).collect();
+    words(said).iter().any(|w| did.contains(w))
 }
 
 /// The sentence of `text` that holds `cue` (the whole text when none does).
@@ -174,5 +191,15 @@ mod tests {
             cue_sentence("Fine. Use prd.md instead. Thanks", "instead"),
             "Use prd.md instead"
         );
+    }
+
+    #[test]
+    fn a_cue_found_anywhere_must_name_what_was_done() {
+        assert!(needs_reference("instead") && !needs_reference("no"));
+        let mixed = "Je voulais pas faire un nouveau livrable mais plutôt l'original";
+        assert_eq!(correction_cue(mixed).as_deref(), Some("je voulais pas"));
+        let said = "The table chat should use usernames instead of UUIDs";
+        assert!(!names_any(said, "docker-compose.yml"));
+        assert!(names_any("run pytest through uv instead", "pytest tests/"));
     }
 }

@@ -261,6 +261,17 @@ fn rebuild(first: &NewLesson, evidence: &[Evidence], cfg: &LessonsConfig) -> New
             if !passes.is_empty() {
                 let pass = command::template(&l.trigger_step, &passes);
                 l.correct_pattern = format!("run `{pass}` instead");
+                // What to avoid is what failed in every sighting, not in the newest one only.
+                // (An action clipped for length holds a cut word: the full command stays.)
+                let fails: Vec<Vec<String>> = evidence
+                    .iter()
+                    .filter(|e| !e.action.ends_with('…'))
+                    .filter_map(|e| command::segment_words(&e.action, &l.trigger_step))
+                    .collect();
+                if !fails.is_empty() {
+                    let fail = command::template(&l.trigger_step, &fails);
+                    l.anti_pattern = format!("`{fail}` fails");
+                }
             }
             l.confidence = (0.5 + 0.15 * (n - 1.0)).min(0.95);
             let need = cfg.min_sessions as f64;
@@ -339,6 +350,13 @@ fn correction(p: &SessionTurn, t: &SessionTurn, cue: &str) -> Option<Sighting> {
     let corrected = p.calls.iter().rev().find(|c| is_specific(last_key(c))).or(p.calls.last())?;
     let key = last_key(corrected).to_string();
     let followed = t.calls.iter().find(|c| is_specific(last_key(c))).or(t.calls.first());
+    // "… instead of …" mid-sentence is a correction only about what the agent just did: the
+    // reply names it, or the agent then does that same step another way.
+    let redone = followed.is_some_and(|f| last_key(f) == key);
+    let did = format!("{} {}", corrected.detail.as_deref().unwrap_or_default(), step_words(&key));
+    if cues::needs_reference(cue) && !redone && !cues::names_any(&t.user_input, &did) {
+        return None;
+    }
     // The whole reply when it is short, else the sentence holding the cue.
     let sentence = if t.user_input.chars().count() <= CLIP {
         clip(&t.user_input)
@@ -423,7 +441,8 @@ fn fixes(t: &SessionTurn, cfg: &LessonsConfig) -> Vec<Sighting> {
                 if added.is_empty() && removed.is_empty() && fp == pp {
                     continue; // the same command again, or only its values changed: a retry
                 }
-                let shape = format!("flags +{added:?} -{removed:?} args {fp}->{pp}");
+                // One lesson per way of failing: fixes of the same failing call are one fix.
+                let shape = format!("fails with {ff:?} args {fp}");
                 let anti = format!("`{}` fails", fw.join(" "));
                 (shape, anti, format!("run `{}` instead", pw.join(" ")), Vec::new())
             } else if between.len() <= MAX_FIX_STEPS {

@@ -131,7 +131,8 @@ pub fn finish(conn: &mut Connection, id: i64, trial: &Trial) -> Result<()> {
     if let Some(skill_id) = trial.skill_id
         && skills::by_id(&tx, skill_id).is_ok()
     {
-        let what = format!("trial: {}", super::verdict::headline(trial));
+        // The event's kind already says "trial".
+        let what = super::verdict::headline(trial);
         events::add(&tx, skill_id, &trial.finished_at, EventKind::Trial, None, None, &what)?;
         if verdict == Verdict::Hurts && !skills::by_id(&tx, skill_id)?.needs_review {
             skills::mark_needs_review(&tx, skill_id)?;

@@ -128,18 +128,24 @@ pub fn lines(t: &Trial) -> Vec<String> {
     let j = &t.judgement;
     let mut out = vec![
         format!(
-            "trial of {} on {}: {} ({} runs each; at least {} each to judge)",
+            "trial of {} on {}: {} ({} each; at least {} each to judge)",
             inline(&t.skill),
             t.finished_at.get(..10).unwrap_or(&t.finished_at),
             j.verdict,
-            t.runs_per_arm,
+            text::count(t.runs_per_arm as u64, "run"),
             j.min_runs
         ),
         format!("  agent: {}", inline(&t.agent_command)),
         format!("  checks: {}", inline(&t.checks.join("; "))),
-        format!("  tasks: {}", t.tasks.len()),
     ];
-    for (i, task) in t.tasks.iter().enumerate().take(5) {
+    // Tasks are taken in turn, one per pair of runs: fewer pairs than tasks leave some unused.
+    let used = t.tasks.len().min(t.runs_per_arm);
+    if used < t.tasks.len() {
+        out.push(format!("  tasks: {used} used of {}", t.tasks.len()));
+    } else {
+        out.push(format!("  tasks: {used}"));
+    }
+    for (i, task) in t.tasks.iter().enumerate().take(used.min(5)) {
         out.push(format!("    {}. {}", i + 1, inline(&clip(task, 100))));
     }
     for a in [&j.with, &j.without] {

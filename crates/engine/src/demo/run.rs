@@ -30,7 +30,10 @@ pub struct DemoReport {
     pub promoted: String,
     pub first_pass: PassReport,
     pub second_pass: PassReport,
+    /// Rows in the review queue: new skills and proposed versions.
     pub open_candidates: usize,
+    /// Of them, proposed versions of live skills.
+    pub open_versions: usize,
     pub skills: Vec<SkillView>,
     /// The backup skill's trial with a stand-in agent, in one line.
     pub trial: String,
@@ -81,10 +84,12 @@ pub fn build(root: &Path) -> Result<(Workspace, DemoReport)> {
     // ... and tries the backup skill on a project with a stand-in agent.
     let trial = verdict::headline(&super::trial::run(&mut ws, &layout)?);
 
-    let open_candidates = draft::list_candidates(&ws.store, None)?
-        .iter()
+    let open: Vec<draft::CandidateView> = draft::list_candidates(&ws.store, None)?
+        .into_iter()
         .filter(|c| c.status == draft::CandidateStatus::Candidate)
-        .count();
+        .collect();
+    let open_versions = open.iter().filter(|c| c.target_skill_id.is_some()).count();
+    let open_candidates = open.len();
     let skills = lifecycle::audit(&ws.store, None)?;
     let report = DemoReport {
         root: root.to_path_buf(),
@@ -95,6 +100,7 @@ pub fn build(root: &Path) -> Result<(Workspace, DemoReport)> {
         first_pass,
         second_pass,
         open_candidates,
+        open_versions,
         skills,
         trial,
     };

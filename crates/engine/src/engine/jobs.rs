@@ -335,7 +335,7 @@ fn folders(ws: &Workspace, op: &Op) -> Vec<PathBuf> {
     match op {
         Op::Promote(t) | Op::Dismiss(t) | Op::Approve(t) | Op::Reject(t) | Op::Reopen(t) => {
             let Ok(c) = draft::get_candidate(conn, t.id.0) else { return out };
-            out.push(ws.paths.skills_dir.join(&c.name));
+            out.push(ws.live_dir(&c.agent_id).join(&c.name));
             if let Ok(Some((_, path))) = skills::promoted_from(conn, t.id.0, &c.agent_id) {
                 out.push(PathBuf::from(path));
             }
@@ -364,7 +364,8 @@ fn apply(ws: &mut Workspace, op: &Op) -> Result<String> {
                 draft::ensure_seen(ws, t.id.0, seen)?;
             }
             let p = draft::promote(ws, t.id.0)?;
-            format!("promoted {} to {} (u undoes)", p.name, p.path.display())
+            let loaded = ws.where_loaded(&p.agent_id);
+            format!("promoted {} to {}, {loaded} (u undoes)", p.name, p.path.display())
         }
         Op::Dismiss(t) => {
             draft::dismiss(ws, t.id.0)?;

@@ -148,6 +148,7 @@ impl Snapshot {
                 db,
                 config_file: ws.paths.config_file.clone(),
                 config_exists: ws.paths.config_file.exists(),
+                agents: config::AgentNames::of(&ws.config),
             }),
             lessons_config: ws.config.lessons.clone(),
             rules: Rules {
@@ -289,6 +290,8 @@ pub struct Watching {
     pub db: PathBuf,
     pub config_file: PathBuf,
     pub config_exists: bool,
+    /// The agents' names as a person knows them ("Claude Code", "Codex").
+    pub agents: config::AgentNames,
 }
 
 /// Lifecycle thresholds, drawn as lines on the rate chart.
@@ -526,8 +529,9 @@ pub fn load_candidates(
             description: c.description,
             source: Some(c.source),
             signature: c.signature,
-            occurrences: c.occurrences,
-            sessions: c.session_keys,
+            // The workflow's own counts, as its reason states them, when there is one.
+            occurrences: workflow.as_ref().map_or(c.occurrences, |w| w.times() as i64),
+            sessions: workflow.as_ref().map_or(c.session_keys, |w| w.sessions()),
             examples: c.examples,
             tool_sequence: step_names(c.tool_sequence),
             skill_md,

@@ -18,10 +18,26 @@ use crate::fsio;
 use crate::fsio::atomic_write;
 
 /// What skilldeck's command hooks are recognised by: their command runs `… ingest --hook`
-/// with a program named `skilldeck` (a user's `skilldeck-notify ingest --hook` is not ours).
+/// with a program named `skilldeck`, or the program running now whatever its file name (a
+/// build installed as `skilldeck-rel` finds the hooks it wrote). A user's own
+/// `skilldeck-notify ingest --hook` is not ours.
 pub fn is_ours(command: &str) -> bool {
-    program_of(command)
-        .is_some_and(|p| p.file_name().is_some_and(|n| n == "skilldeck" || n == "skilldeck.exe"))
+    program_of(command).is_some_and(|p| is_skilldeck(&p, std::env::current_exe().ok().as_deref()))
+}
+
+/// Whether `program` is skilldeck: named so, or the running program `me` (same file name, or
+/// the same file reached another way).
+fn is_skilldeck(program: &Path, me: Option<&Path>) -> bool {
+    let name = program.file_name();
+    if name.is_some_and(|n| n == "skilldeck" || n == "skilldeck.exe") {
+        return true;
+    }
+    let Some(me) = me else { return false };
+    if name.is_some_and(|n| Some(n) == me.file_name()) {
+        return true;
+    }
+    let same = |p: &Path| std::fs::canonicalize(p).ok();
+    program.is_absolute() && same(program).is_some_and(|p| Some(p) == same(me))
 }
 
 /// The program a `… ingest --hook` command runs (its first word, unquoted).
@@ -392,6 +408,15 @@ mod tests {
         assert!(is_ours("'/home/a b/skilldeck' --db /x/db ingest --hook"));
         assert!(!is_ours("python3 hook.py ingest --hook"));
         assert!(!is_ours("skilldeck ingest"));
+    }
+
+    #[test]
+    fn the_running_program_is_ours_under_any_file_name() {
+        let me = Path::new("/opt/bin/skilldeck-rel");
+        assert!(is_skilldeck(Path::new("/opt/bin/skilldeck-rel"), Some(me)));
+        assert!(is_skilldeck(Path::new("/elsewhere/skilldeck-rel"), Some(me)));
+        assert!(!is_skilldeck(Path::new("/usr/bin/skilldeck-notify"), Some(me)));
+        assert!(!is_skilldeck(Path::new("/usr/bin/skilldeck-notify"), None));
     }
 
     #[test]

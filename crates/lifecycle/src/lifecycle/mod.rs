@@ -12,6 +12,7 @@ pub mod files;
 mod git;
 mod implicit;
 mod missing;
+mod named;
 mod outcomes;
 pub mod register;
 mod rules;
@@ -29,6 +30,7 @@ pub use disk::{EditScan, disk_changed, reconcile, scan_edits, scan_edits_by_kind
 pub use features::{SkillFeatures, features, to_csv as features_csv};
 pub use implicit::implicit_failures;
 pub use missing::{Noticed, notice as notice_missing};
+pub use named::{Named, named_skill};
 pub use outcomes::{SkillStats, record, stats};
 pub use register::{
     NewSkill, adopt_folder, adopt_folders, agent_folders, has_unknown_folders, register_skill,

@@ -178,7 +178,7 @@ pub fn unabsorb(ws: &mut Workspace, absorbed: i64) -> Result<()> {
         return skills::set_absorbed_into(ws.store.conn(), absorbed, None);
     }
     // The move back and the mark's removal commit together, so neither is left without the other.
-    let to = fsio::existing_child(&ws.paths.skills_dir, "skill name", &row.name)?;
+    let to = fsio::existing_child(ws.live_dir(&row.agent_id), "skill name", &row.name)?;
     let reason = format!("restored from {}: its merge was taken back", row.status);
     park(ws, &row.path, &to, row.id, row.status, Healthy, &reason, |tx| {
         skills::set_absorbed_into(tx, absorbed, None)
@@ -209,7 +209,7 @@ pub fn restore_and(
     if row.status != Archived && row.status != Retired {
         bail!("skill {skill:?} is {}, not archived, retired or missing", row.status);
     }
-    let to = fsio::existing_child(&ws.paths.skills_dir, "skill name", skill)?;
+    let to = fsio::existing_child(ws.live_dir(agent), "skill name", skill)?;
     let reason = format!("restored from {}", row.status);
     park(ws, &row.path, &to, row.id, row.status, Healthy, &reason, also)?;
     // An edit made while it was parked becomes a version now, like any other edit.

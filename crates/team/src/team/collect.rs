@@ -30,20 +30,36 @@ fn mark(conn: &Connection, key: &str) -> Result<i64> {
     Ok(meta_get(conn, key)?.and_then(|v| v.parse().ok()).unwrap_or(0))
 }
 
-/// A home folder path: `/home/NAME/...`, `/Users/NAME/...`, `/root/...`.
-static HOME_PATH: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?:/home/|/Users/|/root\b)[^\s'"`;|&<>()]*"#).expect("path pattern compiles")
+/// An absolute path where a word starts (after a blank, a quote, `=`, `:` or `(`): group 1 is
+/// what precedes it, group 2 the path. `https://host/x` is not one (its slashes follow a slash).
+static ABSOLUTE_PATH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(^|[\s'"`=:(])(/[A-Za-z0-9._~+-][^\s'"`;|&<>()]*)"#)
+        .expect("path pattern compiles")
 });
 
-/// Paths as they may leave the machine: inside the project, relative to it; any other path in
-/// a home folder, hashed (`<path h:...>`); system paths (`/usr/bin/env`) as they are.
+/// Folders of the system every machine has: paths under them name no one's work.
+const SYSTEM_DIRS: &[&str] = &[
+    "/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/etc/", "/opt/", "/dev/", "/proc/", "/sys/",
+    "/nix/", "/System/",
+];
+
+/// Paths as they may leave the machine: inside the project, relative to it; any other absolute
+/// path (a home folder, `/tmp/claude/-home-ann-app/...`, a mount) hashed (`<path h:...>`); system
+/// paths (`/usr/bin/env`, `/dev/null`) as they are.
 pub fn paths(text: &str, project: Option<&str>, hasher: &Hasher) -> String {
     let mut out = text.to_string();
     if let Some(p) = project.map(|p| p.trim_end_matches('/')).filter(|p| p.len() > 1) {
         out = out.replace(&format!("{p}/"), "").replace(p, ".");
     }
-    HOME_PATH
-        .replace_all(&out, |m: &regex::Captures| format!("<path {}>", hasher.id(&m[0])))
+    ABSOLUTE_PATH
+        .replace_all(&out, |m: &regex::Captures| {
+            let path = &m[2];
+            if SYSTEM_DIRS.iter().any(|d| path.starts_with(d) || path == d.trim_end_matches('/')) {
+                format!("{}{path}", &m[1])
+            } else {
+                format!("{}<path {}>", &m[1], hasher.id(path))
+            }
+        })
         .into_owned()
 }
 

@@ -27,6 +27,7 @@ use crate::config::TeamConfig;
 use crate::fsio;
 use crate::store::now_rfc3339;
 use crate::text::hex;
+use crate::text::safe;
 use crate::workspace::Workspace;
 use collect::Collected;
 use items::Hasher;
@@ -246,8 +247,10 @@ pub struct Status {
     pub member: String,
     pub server: String,
     pub outbox: Counts,
-    /// The server's counts, or why it could not be reached.
-    pub reached: Result<server::ServerCounts, String>,
+    /// Whether the server answered; `counts` holds what it said, `error` why there are none.
+    pub reached: bool,
+    pub counts: Option<server::ServerCounts>,
+    pub error: Option<String>,
     /// Whether this member has joined the team (`team init`); `None` when the server was not
     /// reached.
     pub joined: Option<bool>,
@@ -257,12 +260,15 @@ pub struct Status {
 /// Where this member and the server stand. Only reads: asking is not joining, so the counts are
 /// the team's as they are (a member who has not run `team init` is not among them).
 pub fn status(ws: &Workspace, t: &TeamConfig) -> Result<Status> {
-    let read = server::connect(t).and_then(|mut c| {
+    // Reached means the server answered, with a team store or not (`pg_isready`'s sense).
+    let client = pg::Client::connect(&t.url, std::time::Duration::from_secs_f64(t.timeout_secs));
+    let reached = client.is_ok();
+    let read = client.and_then(server::checked).and_then(|mut c| {
         Ok((server::counts(&mut c, &t.name)?, server::is_member(&mut c, &t.name)?))
     });
-    let (reached, joined) = match read {
-        Ok((counts, joined)) => (Ok(counts), Some(joined)),
-        Err(e) => (Err(format!("{e:#}")), None),
+    let (counts, error, joined) = match read {
+        Ok((counts, joined)) => (Some(counts), None, Some(joined)),
+        Err(e) => (None, Some(format!("{e:#}")), None),
     };
     let mut pulled: Vec<String> =
         pull::team_skill_names(&ws.paths.skills_dir, &t.name).into_iter().collect();
@@ -273,6 +279,8 @@ pub fn status(ws: &Workspace, t: &TeamConfig) -> Result<Status> {
         server: pg::describe(&t.url),
         outbox: outbox::counts(ws.store.conn())?,
         reached,
+        counts,
+        error,
         joined,
         pulled,
     })
@@ -326,13 +334,23 @@ pub enum TeamOp {
     },
 }
 
+/// What a team promotion says, in the console and the CLI alike: it reaches the others at their
+/// next pull.
+pub fn promoted_said(name: &str, team: &str) -> String {
+    format!(
+        "promoted {} to a team skill of {} (members get it with `skilldeck team pull`)",
+        safe::inline(name),
+        safe::inline(team)
+    )
+}
+
 /// Applies `op` as this member; says what it did.
 pub fn apply(ws: &Workspace, op: &TeamOp) -> Result<String> {
     let t = settings(ws)?;
     match op {
         TeamOp::Promote { id, seen } => {
             let name = promote_seen(ws, &t, &id.to_string(), Some(seen))?;
-            Ok(format!("promoted {name} to a team skill of {}", t.name))
+            Ok(promoted_said(&name, &t.name))
         }
         TeamOp::Dismiss { id } => {
             let name = shared::dismiss(&mut connect(&t)?, &t.name, &id.to_string())?;

@@ -234,7 +234,11 @@ GRANT EXECUTE ON FUNCTION team_record_candidate(TEXT, TEXT, TEXT, TEXT, TEXT, IN
 /// Connects to the team's server within `[team] timeout_secs`, as a member: the schema must be
 /// the one this skilldeck knows (members never migrate the server).
 pub fn connect(team: &TeamConfig) -> Result<Client> {
-    let mut client = Client::connect(&team.url, Duration::from_secs_f64(team.timeout_secs))?;
+    checked(Client::connect(&team.url, Duration::from_secs_f64(team.timeout_secs))?)
+}
+
+/// `client`, once its server holds a team store of the schema this build speaks.
+pub fn checked(mut client: Client) -> Result<Client> {
     let version = version(&mut client)?;
     let known = MIGRATIONS.len();
     if version > known {

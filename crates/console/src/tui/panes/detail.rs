@@ -50,7 +50,7 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
         lines.push(Line::from(""));
     }
     match package {
-        Some(p) => package_lines(p, theme, &mut lines),
+        Some(p) => package_lines(p, snap, theme, &mut lines),
         None => lines.push(Line::from("loading…")),
     }
     lines.push(Line::from(""));
@@ -188,12 +188,15 @@ fn header<'a>(skill: &SkillLine, snap: &Snapshot, theme: Theme) -> Line<'a> {
     ])
 }
 
-fn package_lines(p: &PackageDetail, theme: Theme, lines: &mut Vec<Line<'static>>) {
+fn package_lines(p: &PackageDetail, snap: &Snapshot, theme: Theme, lines: &mut Vec<Line<'static>>) {
     let visibility = if p.is_public { "public" } else { "private" };
     let display = p.display_name.as_deref().map(|d| format!("{d} · ")).unwrap_or_default();
     lines.push(Line::from(format!(
-        "{display}{}/{} ({visibility}) · agent {} · {} scope",
-        p.namespace, p.name, p.agent_id, p.scope
+        "{display}{}/{} ({visibility}) · {} skill · {} scope",
+        p.namespace,
+        p.name,
+        snap.watching.agents.label(&p.agent_id),
+        p.scope
     )));
     let mut origin = Vec::new();
     if let Some(v) = &p.package_version {

@@ -56,7 +56,8 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
 
 fn field(name: &str, text: &str, theme: Theme) -> Line<'static> {
     Line::from(vec![
-        Span::styled(format!("{name:<7}"), theme.dim()),
+        // Six columns and a space: a seven-letter name ("Refused") still gets its space.
+        Span::styled(format!("{name:<6} "), theme.dim()),
         Span::raw(safe::inline(text).into_owned()),
     ])
 }

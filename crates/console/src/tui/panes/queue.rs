@@ -65,7 +65,7 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
             let room = |count: &str| inner.saturating_sub(8 + count.chars().count());
             // The agent tag gives way to the name, and the name to the count: it ends with `…`
             // rather than hiding `×N`.
-            let tag = format!(" · {}", safe::inline(&c.agent));
+            let tag = format!(" · {}", safe::inline(&snap.watching.agents.label(&c.agent)));
             if several && layout::ellipsize(name, room(&format!("{count}{tag}"))) == name {
                 count.push_str(&tag);
             }

@@ -113,8 +113,16 @@ fn draw_days(f: &mut Frame, area: Rect, days: &[DayOutcomes], theme: Theme) {
 }
 
 fn draw_chart(f: &mut Frame, area: Rect, rolling: &[(f64, f64)], snap: &Snapshot, theme: Theme) {
-    let n = rolling.last().map_or(1.0, |p| p.0).max(2.0);
-    let x0 = rolling.first().map_or(0.0, |p| p.0);
+    let title = format!(" rolling success rate (last {}) ", snap.rules.window);
+    let (Some(first), Some(last)) = (rolling.first(), rolling.last()) else {
+        // No use numbered yet: no axis of uses that never happened.
+        let said =
+            Paragraph::new(Line::styled("no uses yet: the rate starts at the first", theme.dim()));
+        f.render_widget(said.block(Block::bordered().title(title)), area);
+        return;
+    };
+    let (x0, last) = (first.0, last.0);
+    let n = last.max(x0 + 1.0);
     let warn = [(x0, snap.rules.warning_rate), (n, snap.rules.warning_rate)];
     let depr = [(x0, snap.rules.deprecated_rate), (n, snap.rules.deprecated_rate)];
     // The two thresholds differ in mark as well as colour (NO_COLOR), and the legend sits in the
@@ -136,7 +144,6 @@ fn draw_chart(f: &mut Frame, area: Rect, rolling: &[(f64, f64)], snap: &Snapshot
             .style(theme.success())
             .data(rolling),
     ];
-    let title = format!(" rolling success rate (last {}) ", snap.rules.window);
     let legend = Line::from(vec![
         Span::styled(" ⣀ rate ", theme.success()),
         Span::styled(
@@ -150,7 +157,9 @@ fn draw_chart(f: &mut Frame, area: Rect, rolling: &[(f64, f64)], snap: &Snapshot
     ]);
     let chart = Chart::new(datasets)
         .block(Block::bordered().title(title).title_bottom(legend))
-        .x_axis(Axis::default().bounds([x0, n]).labels([format!("#{x0:.0}"), format!("#{n:.0}")]))
+        .x_axis(
+            Axis::default().bounds([x0, n]).labels([format!("#{x0:.0}"), format!("#{last:.0}")]),
+        )
         // Only the ends are labelled: a middle label lands on whatever row is nearest, which on
         // a short chart is a threshold's (the legend names those).
         .y_axis(Axis::default().bounds([0.0, 1.0]).labels(["0%", "100%"]))
