@@ -95,7 +95,10 @@ pub fn run_case(
         // `candidates --json` prints a message instead of `[]` when there are none.
         Ok::<_, serde_json::Error>(Vec::new())
     })?;
-    let score = plant::score(&candidates, &generated.planted);
+    let listed = run(bin, &root, &["procedures", "--json"])?;
+    let procedures: Vec<serde_json::Value> = serde_json::from_slice(&listed).unwrap_or_default();
+    output.extend_from_slice(&listed);
+    let score = plant::score(&candidates, &procedures, &generated.planted);
     all_bytes(&root, &mut output)?;
     let leaked =
         plant::leaks(&output, &generated.secrets).into_iter().map(str::to_string).collect();

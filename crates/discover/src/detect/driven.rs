@@ -10,6 +10,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::requests::{command_key, slash_command};
 use crate::procedures::{Kind, is_menu_code, share_frame};
+use crate::draft::naming;
 use crate::step;
 use crate::text::signature::is_steering;
 
@@ -21,6 +22,8 @@ pub struct Run<'a> {
     pub session: &'a str,
     pub request: &'a str,
     pub steps: Vec<&'a str>,
+    /// The commands and paths of its steps.
+    pub details: Vec<&'a str>,
 }
 
 /// Turns after the one that wrote a skill whose commands still count as the skill's own (the
@@ -113,24 +116,41 @@ fn after_menu_code(conn: &Connection, turn: i64) -> Result<bool> {
 }
 
 /// Whether the run is a session a loop started with a prompt file: recorded from `claude -p`'s
-/// stream with no request typed in it. The iteration is the loop's; its prompt says how.
+/// stream with no request typed in it, in a folder where another such session ran too. The
+/// iteration is the loop's; its prompt says how.
 fn in_loop(conn: &Connection, turn: i64) -> Result<bool> {
     let mut stmt = conn.prepare_cached(
-        "SELECT s.source = 'stream-json' AND NOT EXISTS (
-             SELECT 1 FROM turns o WHERE o.session_id = s.id AND trim(o.user_input) != '')
-         FROM turns t JOIN sessions s ON s.id = t.session_id WHERE t.id = ?1",
+        "WITH t AS (SELECT s.agent_id, s.project, s.source FROM turns x JOIN sessions s ON s.id = x.session_id
+                    WHERE x.id = ?1)
+         SELECT count(*) FROM sessions s, t
+         WHERE t.source = 'stream-json' AND s.source = 'stream-json' AND s.agent_id = t.agent_id
+           AND s.project IS t.project
+           AND NOT EXISTS (SELECT 1 FROM turns o WHERE o.session_id = s.id AND trim(o.user_input) != '')",
     )?;
-    Ok(stmt.query_row([turn], |r| r.get::<_, bool>(0)).optional()?.unwrap_or(false))
+    Ok(stmt.query_row([turn], |r| r.get::<_, i64>(0)).optional()?.unwrap_or(0) >= 2)
 }
 
-/// Sessions whose request is said word for word in another session of the work: a prompt kept
-/// and pasted, or a daemon's. A command typed as the request is the person's own hands.
+/// A prompt this long said word for word in two sessions was kept and pasted, not typed.
+const KEPT_PROMPT: usize = 160;
+
+/// Sessions whose request is said word for word in another session of the work and is a kept
+/// prompt: a long one pasted again, or one that names the procedure its runs load (a daemon's
+/// "create mol-witness-patrol wisp and execute it", run as `bd mol wisp mol-witness-patrol`). A
+/// short request typed the same way twice is the person's own ask, and a command typed as the
+/// request is the person's own hands.
 fn fixed<'a>(runs: &[Run<'a>]) -> HashSet<&'a str> {
     let said = |r: &Run| r.request.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut out = HashSet::new();
     for (i, a) in runs.iter().enumerate() {
         let text = said(a);
         if text.split(' ').count() < 3 || is_steering(&text, false) || typed(a) {
+            continue;
+        }
+        let kept = text.chars().count() > KEPT_PROMPT
+            || naming::procedure_term(std::slice::from_ref(&text)).is_some_and(|term| {
+                a.details.iter().any(|d| step::segments(d).iter().any(|s| s.contains(term.as_str())))
+            });
+        if !kept {
             continue;
         }
         for b in &runs[i + 1..] {

@@ -1076,8 +1076,10 @@ pub fn evidence(
             session: &m.session_key,
             request: &m.request,
             steps: m.steps.iter().map(|o| o.0.as_str()).collect(),
+            details: m.steps.iter().filter_map(|o| o.1.as_deref()).collect(),
         })
         .collect();
+    let evidence_only = evidence_only || redone(&rows);
     // Asked only of work that would be proposed: it costs a few reads per session.
     let driven_by = if evidence_only { None } else { driven::by(conn, agent, &runs, &specific)? };
     drop(runs);
@@ -1124,6 +1126,34 @@ pub fn evidence(
         titles,
     };
     Ok(Some((ev, evidence_only)))
+}
+
+/// Time within which the same request said again in a new session is the task redone.
+const REDONE_WITHIN_SECS: i64 = 3600;
+
+/// Whether work seen in two sessions is one task done twice: both asked with the same words
+/// within an hour (a retry in a fresh session, or a course exercise typed again), not work that
+/// recurs.
+fn redone(rows: &[MemberRow]) -> bool {
+    let mut firsts: Vec<&MemberRow> = Vec::new();
+    for m in rows {
+        if !firsts.iter().any(|f| f.session_key == m.session_key) {
+            firsts.push(m);
+        }
+    }
+    let [a, b] = firsts.as_slice() else { return false };
+    let when = |m: &MemberRow| {
+        m.at.as_deref().and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+    };
+    let said = |m: &MemberRow| m.request.split_whitespace().collect::<Vec<_>>().join(" ");
+    match (when(a), when(b)) {
+        (Some(x), Some(y)) => {
+            !a.request.trim().is_empty()
+                && said(a) == said(b)
+                && (x - y).num_seconds().abs() <= REDONE_WITHIN_SECS
+        }
+        _ => false,
+    }
 }
 
 /// Whether a workflow's specific steps are (nearly) all steps of another proposed workflow seen in at

@@ -40,6 +40,10 @@ pub struct Planted {
     /// Beginnings of step templates (`git tag v`, `tk close`): a candidate matches when its
     /// steps carry at least three quarters of them.
     pub anchors: Vec<String>,
+    /// For work a procedure of the person's drives (a workflow picked from an agent's menu):
+    /// what `skilldeck procedures --json` must name (its definition file). Such work is found
+    /// when it is listed there, and a draft of it is spurious.
+    pub procedure: Option<String>,
 }
 
 /// What was written.
@@ -658,7 +662,11 @@ pub fn generate(dir: &Path, plan: &Plan) -> Result<Generated> {
             }
             write(agent, &project, &turns, &mut out)?;
         }
-        out.planted.push(Planted { name: flow.name.to_string(), anchors: flow.anchors.clone() });
+        out.planted.push(Planted {
+            name: flow.name.to_string(),
+            anchors: flow.anchors.clone(),
+            procedure: None,
+        });
     }
     if !stream_log.is_empty() {
         let path = dir.join("stream").join("deploy-runs.jsonl");
@@ -678,6 +686,7 @@ pub fn generate(dir: &Path, plan: &Plan) -> Result<Generated> {
         write(agent, &project, &turns, &mut out)?;
     }
     out.planted.push(Planted {
+        procedure: Some(".agents/workflows/review/workflow.yaml".to_string()),
         name: "steered-review".to_string(),
         anchors: [
             "Read .agents/workflows/review/workflow.yaml",
@@ -744,10 +753,16 @@ pub struct Score {
 /// Where every generated session works: a candidate seen only elsewhere is real work.
 pub const GENERATED_ROOT: &str = "/home/dev/";
 
-/// Scores `candidates --json` output (proposed candidates) against the plan.
-pub fn score(candidates: &[Value], planted: &[Planted]) -> Score {
+/// Scores `candidates --json` output (proposed candidates) and `procedures --json` output
+/// against the plan.
+pub fn score(candidates: &[Value], procedures: &[Value], planted: &[Planted]) -> Score {
     let mut s = Score { planted: planted.len(), ..Score::default() };
     let mut hit = vec![false; planted.len()];
+    for (i, p) in planted.iter().enumerate() {
+        if let Some(defined) = &p.procedure {
+            hit[i] = procedures.iter().any(|x| x["defined_at"].as_str() == Some(defined.as_str()));
+        }
+    }
     for c in candidates {
         if c["evidence_only"].as_bool() == Some(true) {
             continue;
@@ -776,7 +791,7 @@ pub fn score(candidates: &[Value], planted: &[Planted]) -> Score {
             carried * 4 >= p.anchors.len() * 3
         });
         match matched {
-            Some(i) if !hit[i] => {
+            Some(i) if !hit[i] && planted[i].procedure.is_none() => {
                 hit[i] = true;
                 s.true_positives += 1;
             }
