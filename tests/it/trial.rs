@@ -98,12 +98,25 @@ impl Setup {
             self.project.display().to_string(),
             "--jobs".into(),
             "2".into(),
+            "--yes".into(),
         ]
     }
 
     /// Runs the binary with the workspaces' temporary folder inside the test's folder.
     fn run(&self, args: &[String]) -> std::process::Output {
         self.ws.cmd().env("TMPDIR", self.ws.root().join("tmp")).args(args).output().unwrap()
+    }
+
+    /// A trial of the skill in the project with `agent`, one task and the checks given.
+    fn with_agent(&self, agent: &str, runs: usize, checks: &[&str]) -> std::process::Output {
+        let mut args: Vec<String> =
+            ["trial", SKILL, "--agent", agent, "--task", "x"].map(String::from).to_vec();
+        args.extend(["--project".into(), self.project.display().to_string()]);
+        args.extend(["--runs".into(), runs.to_string()]);
+        for c in checks {
+            args.extend(["--check".into(), c.to_string()]);
+        }
+        self.run(&args)
     }
 
     fn trial(&self, mode: &str, runs: usize, extra: &[&str]) -> Value {
@@ -374,4 +387,78 @@ fn kept_workspaces_are_clones_without_origin_and_differ_only_by_the_skill() {
     );
     assert!(!without.join(".agents/skills/tidy-notes").exists());
     assert!(!with.join(".claude/skills").exists(), "installed where --install-dir says only");
+}
+
+#[test]
+fn a_committed_link_to_the_real_skills_folder_is_never_written_through() {
+    let s = Setup::new();
+    std::fs::create_dir_all(s.project.join(".claude")).unwrap();
+    std::os::unix::fs::symlink(s.ws.skills_dir(), s.project.join(".claude/skills")).unwrap();
+    git(&s.project, &["add", ".claude"]);
+    git(&s.project, &["commit", "--quiet", "-m", "skills link"]);
+    let before = tree(&s.ws.skills_dir());
+    let out = s.with_agent("cat>/dev/null", 1, &["true"]);
+    assert!(!out.status.success(), "{}", describe(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(".claude/skills is a symbolic link to"), "{err}");
+    assert!(err.contains("outside the run's workspace"), "{err}");
+    assert_eq!(tree(&s.ws.skills_dir()), before, "the live skill is untouched");
+    let audit = s.ws.run_json(&["audit"]);
+    let row = audit.as_array().unwrap().iter().find(|r| r["name"] == SKILL).unwrap();
+    assert_ne!(row["status"], "missing", "{row:#}");
+}
+
+#[test]
+fn an_agent_that_cannot_start_makes_the_trial_invalid_and_keeps_the_real_one() {
+    let s = Setup::new();
+    s.trial("follows", 1, &[]);
+    let out = s.with_agent("nosuchagent -p", 1, &["true"]);
+    assert!(!out.status.success(), "{}", describe(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("passed"), "no run of an agent that never ran passes: {text}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the trial is not valid: the agent could not start"), "{err}");
+    assert!(err.contains("exit 127") && err.contains("nosuchagent"), "{err}");
+    assert!(err.contains("nothing was recorded as evidence"), "{err}");
+    // An agent that fails silently in every run of an arm is not a trial either.
+    let out = s.with_agent("exit 3", 2, &["true"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("every run with the skill failed before the agent did anything"), "{err}");
+    // The latest trial is still the real one.
+    let e = s.ws.run_json(&["stats", SKILL, "--effect"]);
+    assert_eq!(e["trial"]["runs_per_arm"].as_u64(), Some(1), "{e:#}");
+    let text = s.ws.run_ok(&["stats", SKILL, "--effect"]);
+    assert!(text.contains("trial of tidy-notes on"), "{text}");
+}
+
+#[test]
+fn checks_from_the_skill_are_shown_and_run_only_on_yes_and_planted_ones_never() {
+    let s = Setup::new();
+    let planted = SKILL_MD.replace(
+        "- Build: `make <target>`\n",
+        "- Build: `make <target>`\n- Deploy: `test -f done.txt $(touch PWN_CHECK)`\n\
+         - Log: `test -f done.txt > ../escaped.log`\n",
+    );
+    std::fs::write(s.ws.skills_dir().join(SKILL).join("SKILL.md"), planted).unwrap();
+    let mut args = s.args("follows", 1);
+    args.retain(|a| a != "--yes");
+    let out = s.run(&args);
+    assert!(!out.status.success(), "no yes, no terminal: {}", describe(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("checks each run would be judged by (from the skill's Checks section)"));
+    assert!(err.contains("  test -f done.txt\n"), "{err}");
+    assert!(
+        err.contains(
+            "left out: test -f done.txt $(touch PWN_CHECK) (flagged: runs a command substitution"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("(flagged: writes outside the workspace"), "{err}");
+    assert!(err.contains("run the trial again with --yes"), "{err}");
+    assert_eq!(s.workspaces_left(), 0, "nothing ran");
+    let t = s.trial("follows", 1, &[]);
+    assert_eq!(t["checks"], serde_json::json!(["test -f done.txt"]), "{t:#}");
+    let pwned = |dir: &Path| tree(dir).iter().any(|(p, _)| p.ends_with("PWN_CHECK"));
+    assert!(!pwned(s.ws.root()), "the planted check never ran");
+    assert!(!s.ws.root().join("tmp/escaped.log").exists());
 }

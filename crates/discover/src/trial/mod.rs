@@ -8,6 +8,7 @@
 //! as a transcript in memory), `verdict` (per arm and the difference, by the observed effect's
 //! rule), `record` (the `skill_trials` table, the timeline, the review flag).
 
+mod confine;
 mod measure;
 pub mod plan;
 pub mod record;
@@ -92,6 +93,12 @@ pub struct RunResult {
     pub transcript: Option<RunTranscript>,
     /// Whether the transcript shows the skill used; `None` without a transcript.
     pub loaded: Option<bool>,
+    /// The end of the agent's stderr, secrets redacted: said when the agent did not run.
+    #[serde(skip)]
+    pub agent_stderr: String,
+    /// The agent failed and printed nothing: it did not get to do anything.
+    #[serde(skip)]
+    pub agent_silent: bool,
 }
 
 /// A finished trial: what ran, every run, and the judgement. Recorded as evidence about the
@@ -134,6 +141,12 @@ pub fn execute(
             return Err(e);
         }
     };
+    // A trial of an agent that never ran says nothing about the skill: not evidence.
+    if let Some(why) = verdict::invalid(&runs) {
+        let why = format!("the trial is not valid: {why}; nothing was recorded as evidence");
+        record::failed(ws.store.conn(), id, &why)?;
+        anyhow::bail!(why);
+    }
     let trial = Trial {
         source: "trial".into(),
         skill: plan.name.clone(),

@@ -15,7 +15,7 @@ use crate::draft;
 use crate::fsio;
 use crate::lifecycle;
 use crate::process::{self, Confine, Env, Program};
-use crate::text::{redact, safe, slug};
+use crate::text::{danger, redact, safe, slug};
 use crate::workspace::Workspace;
 
 /// Where Claude Code loads a project's skills from; Codex's are in `CODEX_INSTALL_DIR`.
@@ -68,6 +68,9 @@ pub struct Plan {
     pub checks: Vec<String>,
     /// `--check`, or the skill's Checks section.
     pub checks_from: String,
+    /// The checks are the skill's text (drafted from transcripts), not the user's `--check`: the
+    /// user reads them and says yes before any runs.
+    pub checks_need_consent: bool,
     /// Commands of the Checks section that cannot run as written, with why.
     pub checks_left_out: Vec<(String, String)>,
     pub project: Project,
@@ -213,6 +216,7 @@ pub fn plan(ws: &Workspace, req: &Request) -> Result<Plan> {
         tasks,
         tasks_from,
         checks,
+        checks_need_consent: req.checks.is_empty(),
         checks_from,
         checks_left_out,
         project,
@@ -326,7 +330,8 @@ fn tasks_of(all: &[String]) -> Vec<String> {
 }
 
 /// The commands of a SKILL.md's `## Checks` section (the first code span of each bullet), and
-/// those left out with why: a `<placeholder>` or a redaction marker cannot run as written.
+/// those left out with why: a `<placeholder>` or a redaction marker cannot run as written, and a
+/// command that does more than exit 0 or not (`danger::check_flags`) is not run unread.
 pub fn checks_section(skill_md: &str) -> (Vec<String>, Vec<(String, String)>) {
     let (mut ok, mut left) = (Vec::new(), Vec::new());
     let mut inside = false;
@@ -344,7 +349,11 @@ pub fn checks_section(skill_md: &str) -> (Vec<String>, Vec<(String, String)>) {
             continue;
         }
         let Some(command) = first_code_span(item) else { continue };
-        if redact::has_markers(&command) {
+        let flagged = danger::check_flags(&command);
+        if !flagged.is_empty() {
+            let why: Vec<&str> = flagged.iter().map(|f| f.reason.as_str()).collect();
+            left.push((command, format!("flagged: {}", why.join("; "))));
+        } else if redact::has_markers(&command) {
             left.push((command, "holds a redaction marker".into()));
         } else if has_placeholder(&command) {
             left.push((command, "holds a <placeholder>".into()));
@@ -429,11 +438,16 @@ mod tests {
     #[test]
     fn checks_come_from_the_checks_section_and_placeholders_stay_out() {
         let md = "---\nname: x\n---\n\n## Steps\n\n1. `cargo build`\n\n## Checks\n\nRun these.\n\n\
-                  - Test: `cargo test`\n- Lint: ``cargo clippy -- -D `x` ``\n- Build: `make <target>`\n\
+                  - Test: `cargo test`\n- Lint: ``cargo clippy -- -D warnings ``\n- Build: `make <target>`\n\
                   - Test: `cargo test`\n\n## When it fails\n\n- `npm test` failed\n";
         let (ok, left) = checks_section(md);
-        assert_eq!(ok, ["cargo test", "cargo clippy -- -D `x`"]);
+        assert_eq!(ok, ["cargo test", "cargo clippy -- -D warnings"]);
         assert_eq!(left, [("make <target>".to_string(), "holds a <placeholder>".to_string())]);
+        let planted = "## Checks\n\n- Test: `make test SERVICE=billing $(touch PWN_CHECK)`\n";
+        let (ok, left) = checks_section(planted);
+        assert!(ok.is_empty() && left[0].1.starts_with("flagged: runs a command substitution"));
+        let (ok, left) = checks_section("## Checks\n\n- Lint: ``cargo clippy -- -D `x` ``\n");
+        assert!(ok.is_empty() && left[0].1.starts_with("flagged: runs a command substitution"));
         assert!(checks_section("# x\n\n- `ls`\n").0.is_empty());
     }
 

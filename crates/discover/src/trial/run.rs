@@ -10,8 +10,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use anyhow::{Context, Result};
 
 use super::plan::{ArmSkill, Plan, PlannedRun, git};
-use super::{Arm, CheckResult, RunResult, measure};
+use super::{Arm, CheckResult, RunResult, confine, measure};
 use crate::process::{self, Confine, Env, Program};
+use crate::text::redact;
 
 /// Runs every planned run; the results in the plan's order. The first error stops the runs not
 /// yet started. Workspaces are removed afterwards unless the plan keeps them.
@@ -105,7 +106,16 @@ fn one(plan: &Plan, run: &PlannedRun) -> Result<RunResult> {
         checks,
         transcript,
         loaded,
+        agent_stderr: stderr_tail(&out.stderr),
+        agent_silent: !out.timed_out && out.code != Some(0) && out.stdout.trim().is_empty(),
     })
+}
+
+/// The last lines of what the agent said on stderr, secrets redacted, at most 400 characters.
+fn stderr_tail(stderr: &str) -> String {
+    let text = redact::secrets(stderr.trim());
+    let start = text.char_indices().rev().nth(399).map_or(0, |(i, _)| i);
+    text[start..].to_string()
 }
 
 fn shell(command: &str) -> Vec<String> {
@@ -130,8 +140,15 @@ fn make_workspace(plan: &Plan, ws: &Path) -> Result<()> {
 /// when the project itself carries it.
 fn install(plan: &Plan, run: &PlannedRun) -> Result<()> {
     let dest = run.workspace.join(&plan.project.subdir).join(&plan.install_dir).join(&plan.name);
-    if dest.exists() {
-        std::fs::remove_dir_all(&dest).with_context(|| format!("removing {}", dest.display()))?;
+    confine::parents_inside(&run.workspace, &dest)?;
+    // A link at the skill's own place is removed as a link: what it points to is not touched.
+    if let Ok(meta) = std::fs::symlink_metadata(&dest) {
+        let removed = if meta.is_dir() {
+            std::fs::remove_dir_all(&dest)
+        } else {
+            std::fs::remove_file(&dest)
+        };
+        removed.with_context(|| format!("removing {}", dest.display()))?;
     }
     if run.arm == Arm::Without {
         return Ok(());
