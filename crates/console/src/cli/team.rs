@@ -43,7 +43,12 @@ pub enum TeamCommand {
     /// The team text waiting for this member's review, with its diff against what is live
     Proposals,
     /// Accept a team proposal: it goes live in this member's skills folder
-    Accept { name: String },
+    Accept {
+        name: String,
+        /// Accept text that runs a dangerous command, once read
+        #[arg(long)]
+        yes: bool,
+    },
     /// Reject a team proposal: the same text is not proposed again
     Reject { name: String },
     /// Mine every member's pooled evidence for team candidates
@@ -54,7 +59,12 @@ pub enum TeamCommand {
         all: bool,
     },
     /// Promote a team candidate (by id or name) to a team skill
-    Promote { candidate: String },
+    Promote {
+        candidate: String,
+        /// Promote a draft that runs a dangerous command, once read
+        #[arg(long)]
+        yes: bool,
+    },
     /// Dismiss a team candidate (by id or name)
     Dismiss { candidate: String },
     /// Protect a team skill from the team sweep (at worst `warning`)
@@ -224,14 +234,17 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
                     inline(&p.team),
                     inline(&p.reason)
                 );
+                for why in team::gate::dangers(text) {
+                    crate::out!("  flagged: {} (accept takes --yes)", inline(&why));
+                }
                 let live = ws.paths.skills_dir.join(&p.name).join("SKILL.md");
                 let old = fsio::read_skill_md_text(&live).unwrap_or_default();
                 let diff = lifecycle::diff_text(&old, text);
                 crate::out!("{}", safe::block(&diff));
             }
         }
-        TeamCommand::Accept { name } => {
-            let done = team::accept(&mut ws, &t, &name)?;
+        TeamCommand::Accept { name, yes } => {
+            let done = team::accept(&mut ws, &t, &name, yes)?;
             crate::out!("accepted {}: {:?} in your skills folder", inline(&name), done);
         }
         TeamCommand::Reject { name } => {
@@ -282,14 +295,18 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
                 if let Some(why) = &c.problem {
                     crate::out!("  flagged: {}", inline(why));
                 }
-                crate::out!("{}", safe::block(&indent(&c.skill_md)));
+                for why in &c.flags {
+                    crate::out!("  flagged: {} (promote takes --yes)", inline(why));
+                }
+                let shown = crate::text::redact::secrets(&c.skill_md);
+                crate::out!("{}", safe::block(&indent(&shown)));
             }
             if list.is_empty() {
                 crate::out!("no team candidates (run `skilldeck team detect`)");
             }
         }
-        TeamCommand::Promote { candidate } => {
-            let name = team::promote(&ws, &t, &candidate)?;
+        TeamCommand::Promote { candidate, yes } => {
+            let name = team::promote(&ws, &t, &candidate, yes)?;
             crate::out!(
                 "promoted {} to a team skill of {} (members get it with `skilldeck team pull`)",
                 inline(&name),
