@@ -462,3 +462,48 @@ fn checks_from_the_skill_are_shown_and_run_only_on_yes_and_planted_ones_never() 
     assert!(!pwned(s.ws.root()), "the planted check never ran");
     assert!(!s.ws.root().join("tmp/escaped.log").exists());
 }
+
+/// Passes (touches done.txt) only when the account's copy of the skill is out of sight and the
+/// rest of the account (settings, another skill) is still in reach.
+const HOME_AGENT: &str = r#"#!/bin/sh
+cat >/dev/null
+dir=${CLAUDE_CONFIG_DIR:-$HOME/.claude}
+[ -f "$dir/settings.json" ] && [ -f "$dir/skills/other-skill/SKILL.md" ] || exit 0
+[ -e "$dir/skills/tidy-notes" ] || [ -e "$HOME/.claude/skills/tidy-notes" ] || touch done.txt
+"#;
+
+#[test]
+fn the_skill_in_the_users_account_is_out_of_sight_of_both_arms() {
+    let s = Setup::new();
+    let agent = s.ws.root().join("home-agent.sh");
+    std::fs::write(&agent, HOME_AGENT).unwrap();
+    let agent = format!("sh {}", agent.display());
+    for config in [s.ws.home().join(".claude"), s.ws.root().join("claude-config")] {
+        for skill in [SKILL, "other-skill"] {
+            std::fs::create_dir_all(config.join("skills").join(skill)).unwrap();
+            std::fs::write(config.join("skills").join(skill).join("SKILL.md"), SKILL_MD).unwrap();
+        }
+        std::fs::write(config.join("settings.json"), "{}").unwrap();
+    }
+    let before = tree(&s.ws.home());
+    let args = ["--task", "x", "--check", "test -f done.txt", "--runs", "1", "--json"];
+    let project = s.project.display().to_string();
+    let base = ["trial", SKILL, "--agent", &agent, "--project", &project];
+    for config_dir in [None, Some(s.ws.root().join("claude-config"))] {
+        let mut cmd = s.ws.cmd();
+        cmd.env("TMPDIR", s.ws.root().join("tmp")).args(base).args(args);
+        if let Some(dir) = &config_dir {
+            cmd.env("CLAUDE_CONFIG_DIR", dir);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", describe(&out));
+        let t: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            (t["with"]["passed"].as_u64(), t["without"]["passed"].as_u64()),
+            (Some(1), Some(1)),
+            "{config_dir:?}: {t:#}"
+        );
+    }
+    assert_eq!(tree(&s.ws.home()), before, "the account is as it was");
+    assert_eq!(s.workspaces_left(), 0);
+}

@@ -9,6 +9,7 @@
 //! rule), `record` (the `skill_trials` table, the timeline, the review flag).
 
 mod confine;
+mod home;
 mod measure;
 pub mod plan;
 pub mod record;

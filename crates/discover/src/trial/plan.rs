@@ -114,6 +114,11 @@ impl Plan {
         });
         let dir = self.agent_dir(&run.workspace);
         out.push(format!(
+            "make {}-home: links to your home, its .claude, .codex and .agents skills without {}              (HOME, and CLAUDE_CONFIG_DIR and CODEX_HOME when set, point there for the agent)",
+            self.root.join(format!("{:03}", run.n)).display(),
+            self.name
+        ));
+        out.push(format!(
             "in {}: sh -c {} < task {} (stopped after {}s)",
             dir.display(),
             shlex::try_quote(&self.agent_command).unwrap_or_default(),

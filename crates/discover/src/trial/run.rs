@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use anyhow::{Context, Result};
 
 use super::plan::{ArmSkill, Plan, PlannedRun, git};
-use super::{Arm, CheckResult, RunResult, confine, measure};
+use super::{Arm, CheckResult, RunResult, confine, home, measure};
 use crate::process::{self, Confine, Env, Program};
 use crate::text::redact;
 
@@ -61,7 +61,11 @@ fn one(plan: &Plan, run: &PlannedRun) -> Result<RunResult> {
     make_workspace(plan, &run.workspace)?;
     install(plan, run)?;
     let dir = plan.agent_dir(&run.workspace);
-    let agent = shell(&plan.agent_command);
+    let home = plan.root.join(format!("{:03}-home", run.n));
+    let vars = home::make(&home, &plan.name)?;
+    let mut agent: Vec<String> = vec!["env".into()];
+    agent.extend(vars.iter().map(|(k, v)| format!("{k}={}", v.to_string_lossy())));
+    agent.extend(shell(&plan.agent_command));
     let out = process::run(&Program {
         program: &agent,
         args: &[],
@@ -91,8 +95,10 @@ fn one(plan: &Plan, run: &PlannedRun) -> Result<RunResult> {
     }
     let (transcript, loaded) = measure::read(&out.stdout, &plan.name);
     if !plan.keep {
-        std::fs::remove_dir_all(&run.workspace)
-            .with_context(|| format!("removing {}", run.workspace.display()))?;
+        for dir in [&run.workspace, &home] {
+            // Links are removed as links: nothing they point to is touched.
+            std::fs::remove_dir_all(dir).with_context(|| format!("removing {}", dir.display()))?;
+        }
     }
     Ok(RunResult {
         n: run.n,
