@@ -507,3 +507,106 @@ fn the_skill_in_the_users_account_is_out_of_sight_of_both_arms() {
     assert_eq!(tree(&s.ws.home()), before, "the account is as it was");
     assert_eq!(s.workspaces_left(), 0);
 }
+
+/// Writes its pid and a detached (`setsid`) child's to the file named by its argument, then
+/// sleeps past any time limit.
+const STUCK_AGENT: &str = r#"#!/bin/sh
+cat >/dev/null
+setsid sh -c 'echo $$ >> "$0"; exec sleep 60' "$1" &
+echo $$ >> "$1"
+exec sleep 60
+"#;
+
+fn pids(file: &Path) -> Vec<i32> {
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    text.lines().filter_map(|l| l.trim().parse().ok()).collect()
+}
+
+/// Whether `pid` is running (a zombie waiting for its parent is not).
+fn alive(pid: i32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z'))
+}
+
+fn all_gone(pids: &[i32]) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while std::time::Instant::now() < deadline {
+        if !pids.iter().any(|p| alive(*p)) {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    false
+}
+
+fn stuck_agent(s: &Setup) -> (String, PathBuf) {
+    let script = s.ws.root().join("stuck.sh");
+    std::fs::write(&script, STUCK_AGENT).unwrap();
+    let file = s.ws.root().join("pids");
+    (format!("sh {} {}", script.display(), file.display()), file)
+}
+
+#[test]
+fn what_an_agent_detaches_is_ended_with_its_run() {
+    let s = Setup::new();
+    let (agent, file) = stuck_agent(&s);
+    let mut args = s.args("x", 1);
+    args[3] = agent;
+    args.extend(["--time-limit".into(), "1".into()]);
+    let out = s.run(&args);
+    assert!(out.status.success(), "{}", describe(&out));
+    let found = pids(&file);
+    assert_eq!(found.len(), 4, "two runs, each an agent and a detached child: {found:?}");
+    assert!(
+        all_gone(&found),
+        "still running: {:?}",
+        found.iter().filter(|p| alive(**p)).collect::<Vec<_>>()
+    );
+    assert_eq!(s.workspaces_left(), 0);
+}
+
+#[test]
+fn a_stopped_trial_ends_its_agents_removes_its_workspaces_and_says_stopped() {
+    let s = Setup::new();
+    let (agent, file) = stuck_agent(&s);
+    let mut args = s.args("x", 1);
+    args[3] = agent;
+    args.extend(["--time-limit".into(), "60".into()]);
+    let mut child =
+        s.ws.cmd()
+            .env("TMPDIR", s.ws.root().join("tmp"))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while pids(&file).len() < 4 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let found = pids(&file);
+    assert_eq!(found.len(), 4, "both runs started: {found:?}");
+    // SAFETY: a signal to the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(started.elapsed().as_secs() < 20, "the trial did not stop");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let out = child.wait_with_output().unwrap();
+    assert!(!status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("stopped (Ctrl-C or SIGTERM): every run's processes were ended"), "{err}");
+    assert!(
+        all_gone(&found),
+        "still running: {:?}",
+        found.iter().filter(|p| alive(**p)).collect::<Vec<_>>()
+    );
+    assert_eq!(s.workspaces_left(), 0, "the workspaces are removed");
+    let text = s.ws.run_ok(&["stats", SKILL, "--effect"]);
+    assert!(text.contains("trial: stopped (Ctrl-C or SIGTERM)"), "{text}");
+    assert!(!text.contains("running since"), "{text}");
+}

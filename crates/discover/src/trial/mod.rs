@@ -12,6 +12,7 @@ mod confine;
 mod home;
 mod measure;
 pub mod plan;
+mod reap;
 pub mod record;
 mod run;
 pub mod verdict;

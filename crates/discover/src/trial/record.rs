@@ -61,6 +61,9 @@ impl TrialRow {
                 format!("stopped before it finished (started {})", self.started_at)
             }
             (None, TrialStatus::Running) => format!("running since {}", self.started_at),
+            (None, _) if self.error.as_deref().is_some_and(|e| e.starts_with("stopped")) => {
+                safe::inline(self.error.as_deref().unwrap_or_default()).into_owned()
+            }
             (None, _) => format!(
                 "failed: {}",
                 safe::inline(self.error.as_deref().unwrap_or("unknown error"))

@@ -3,51 +3,100 @@
 //! checks. At most `jobs` runs at once. The user's tree is only read: a clone loses its `origin`
 //! so nothing the agent does can reach it, and workspaces live in the temporary folder.
 
+use std::ffi::OsString;
 use std::path::Path;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use signal_hook::consts::{SIGINT, SIGTERM};
 
 use anyhow::{Context, Result};
 
 use super::plan::{ArmSkill, Plan, PlannedRun, git};
-use super::{Arm, CheckResult, RunResult, confine, home, measure};
+use super::{Arm, CheckResult, RunResult, confine, home, measure, reap};
 use crate::process::{self, Confine, Env, Program};
 use crate::text::redact;
 
 /// Runs every planned run; the results in the plan's order. The first error stops the runs not
-/// yet started. Workspaces are removed afterwards unless the plan keeps them.
+/// yet started. Workspaces are removed afterwards unless the plan keeps them. Ctrl-C or SIGTERM
+/// stops the trial: every run's processes are ended, the workspaces removed, and the error says
+/// it was stopped.
 pub fn all(plan: &Plan, progress: &(dyn Fn(&RunResult) + Sync)) -> Result<Vec<RunResult>> {
     std::fs::create_dir_all(&plan.root)
         .with_context(|| format!("creating {}", plan.root.display()))?;
+    let signalled = Arc::new(AtomicBool::new(false));
+    // A second signal, while the first is being handled, ends the process at once.
+    let handlers: Vec<_> = [SIGINT, SIGTERM]
+        .into_iter()
+        .flat_map(|s| {
+            [
+                signal_hook::flag::register_conditional_shutdown(s, 130, signalled.clone()),
+                signal_hook::flag::register(s, signalled.clone()),
+            ]
+        })
+        .filter_map(|h| h.ok())
+        .collect();
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
+    let finished = AtomicBool::new(false);
     let done: Mutex<Vec<RunResult>> = Mutex::new(Vec::with_capacity(plan.runs.len()));
     let error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    let everything = reap::Whose::Trial { root: &plan.root };
     std::thread::scope(|scope| {
-        for _ in 0..plan.jobs {
-            scope.spawn(|| {
-                while !stop.load(Ordering::Relaxed) {
-                    let Some(run) = plan.runs.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                        break;
-                    };
-                    match one(plan, run) {
-                        Ok(r) => {
-                            progress(&r);
-                            done.lock().expect("not poisoned").push(r);
-                        }
-                        Err(e) => {
-                            stop.store(true, Ordering::Relaxed);
-                            error.lock().expect("not poisoned").get_or_insert(
-                                e.context(format!("run {} ({} the skill)", run.n, run.arm)),
-                            );
+        // On a signal: no run starts, and every process of every run is ended.
+        scope.spawn(|| {
+            while !finished.load(Ordering::Relaxed) {
+                if signalled.load(Ordering::Relaxed) {
+                    stop.store(true, Ordering::Relaxed);
+                    reap::end(&everything);
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        });
+        let workers: Vec<_> = (0..plan.jobs)
+            .map(|_| {
+                scope.spawn(|| {
+                    while !stop.load(Ordering::Relaxed) {
+                        let Some(run) = plan.runs.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                            break;
+                        };
+                        match one(plan, run, &signalled) {
+                            Ok(r) => {
+                                progress(&r);
+                                done.lock().expect("not poisoned").push(r);
+                            }
+                            Err(e) => {
+                                stop.store(true, Ordering::Relaxed);
+                                error.lock().expect("not poisoned").get_or_insert(
+                                    e.context(format!("run {} ({} the skill)", run.n, run.arm)),
+                                );
+                            }
                         }
                     }
-                }
-            });
+                })
+            })
+            .collect();
+        for w in workers {
+            let _ = w.join();
         }
+        finished.store(true, Ordering::Relaxed);
     });
-    if !plan.keep {
+    for id in handlers {
+        signal_hook::low_level::unregister(id);
+    }
+    let stopped = signalled.load(Ordering::Relaxed);
+    if stopped {
+        reap::end(&everything);
+    }
+    if !plan.keep || stopped {
         let _ = std::fs::remove_dir_all(&plan.root);
+    }
+    if stopped {
+        anyhow::bail!(
+            "stopped (Ctrl-C or SIGTERM): every run's processes were ended and its workspaces \
+             removed; nothing was recorded as evidence"
+        );
     }
     if let Some(e) = error.into_inner().expect("not poisoned") {
         return Err(e);
@@ -57,15 +106,16 @@ pub fn all(plan: &Plan, progress: &(dyn Fn(&RunResult) + Sync)) -> Result<Vec<Ru
     Ok(runs)
 }
 
-fn one(plan: &Plan, run: &PlannedRun) -> Result<RunResult> {
+fn one(plan: &Plan, run: &PlannedRun, signalled: &AtomicBool) -> Result<RunResult> {
     make_workspace(plan, &run.workspace)?;
     install(plan, run)?;
     let dir = plan.agent_dir(&run.workspace);
     let home = plan.root.join(format!("{:03}-home", run.n));
-    let vars = home::make(&home, &plan.name)?;
-    let mut agent: Vec<String> = vec!["env".into()];
-    agent.extend(vars.iter().map(|(k, v)| format!("{k}={}", v.to_string_lossy())));
-    agent.extend(shell(&plan.agent_command));
+    let marker = format!("{}/{:03}", plan.root.display(), run.n);
+    let mine = reap::Whose::Run { marker: &marker, workspace: &run.workspace };
+    let mut vars = home::make(&home, &plan.name)?;
+    vars.push((reap::VAR.to_string(), marker.clone().into()));
+    let agent = with_env(&vars, &plan.agent_command);
     let out = process::run(&Program {
         program: &agent,
         args: &[],
@@ -76,10 +126,13 @@ fn one(plan: &Plan, run: &PlannedRun) -> Result<RunResult> {
         confine: Confine::None,
     })
     .context("starting the agent")?;
+    // What the agent left running past its end (a `setsid` child) goes with it.
+    reap::end(&mine);
     let mut checks = Vec::new();
-    if !out.timed_out {
+    if !out.timed_out && !signalled.load(Ordering::Relaxed) {
+        let marked = [(reap::VAR.to_string(), marker.clone().into())];
         for c in &plan.checks {
-            let program = shell(c);
+            let program = with_env(&marked, c);
             let ran = process::run(&Program {
                 program: &program,
                 args: &[],
@@ -91,6 +144,7 @@ fn one(plan: &Plan, run: &PlannedRun) -> Result<RunResult> {
             })
             .with_context(|| format!("running the check {c:?}"))?;
             checks.push(CheckResult { command: c.clone(), code: ran.code });
+            reap::end(&mine);
         }
     }
     let (transcript, loaded) = measure::read(&out.stdout, &plan.name);
@@ -124,8 +178,12 @@ fn stderr_tail(stderr: &str) -> String {
     text[start..].to_string()
 }
 
-fn shell(command: &str) -> Vec<String> {
-    vec!["sh".into(), "-c".into(), command.into()]
+/// `sh -c command` run by `env` with `vars` set.
+fn with_env(vars: &[(String, OsString)], command: &str) -> Vec<String> {
+    let mut out: Vec<String> = vec!["env".into()];
+    out.extend(vars.iter().map(|(k, v)| format!("{k}={}", v.to_string_lossy())));
+    out.extend(["sh".into(), "-c".into(), command.into()]);
+    out
 }
 
 /// A clone of the project's repository at the planned commit without its `origin`, or a copy
