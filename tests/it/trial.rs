@@ -198,6 +198,7 @@ fn a_skill_the_agent_needs_helps_and_the_users_tree_is_untouched() {
     // The checks came from the skill's Checks section; the one with a placeholder left out.
     assert_eq!(t["checks"], serde_json::json!(["test -f done.txt"]));
     assert_eq!(s.user_state(), before, "the project and the skills folder are as they were");
+    assert_eq!(t["outside_writes"], serde_json::json!([]), "nothing written outside: {t:#}");
     assert_eq!(s.workspaces_left(), 0, "workspaces are removed");
 
     // The trial is evidence beside the observed effect, and a feature.
@@ -609,4 +610,23 @@ fn a_stopped_trial_ends_its_agents_removes_its_workspaces_and_says_stopped() {
     let text = s.ws.run_ok(&["stats", SKILL, "--effect"]);
     assert!(text.contains("trial: stopped (Ctrl-C or SIGTERM)"), "{text}");
     assert!(!text.contains("running since"), "{text}");
+}
+
+#[test]
+fn an_agent_writing_to_the_real_project_is_said_in_the_verdict() {
+    let s = Setup::new();
+    let real = s.project.display().to_string();
+    let agent = format!("cat >/dev/null; echo pwned >> {real}/notes.txt; touch {real}/new.txt");
+    let out = s.with_agent(&agent, 1, &["true"]);
+    assert!(out.status.success(), "{}", describe(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "warning: your project changed while the trial ran, outside every run's workspace"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("M notes.txt") && text.contains("A new.txt"), "{text}");
+    let e = s.ws.run_json(&["stats", SKILL, "--effect"]);
+    assert_eq!(e["trial"]["outside_writes"], serde_json::json!(["M notes.txt", "A new.txt"]));
 }

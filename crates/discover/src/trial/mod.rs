@@ -16,6 +16,7 @@ mod reap;
 pub mod record;
 mod run;
 pub mod verdict;
+mod watch;
 
 use std::path::PathBuf;
 
@@ -125,6 +126,13 @@ pub struct Trial {
     pub runs: Vec<RunResult>,
     /// Where the workspaces were kept (`--keep`).
     pub kept: Option<String>,
+    /// What changed in the user's own project tree while the trial ran (`M a.txt`): an agent
+    /// that wrote outside its workspace, or the user meanwhile.
+    #[serde(default)]
+    pub outside_writes: Vec<String>,
+    /// The project has more entries than are watched: such writes may have gone unseen.
+    #[serde(default)]
+    pub outside_unwatched: bool,
 }
 
 /// Runs the trial `plan` describes, records it, and returns it. `progress` hears each run as it
@@ -136,6 +144,8 @@ pub fn execute(
 ) -> Result<Trial> {
     let started_at = store::now_rfc3339();
     let id = record::begin(ws.store.conn(), plan, &started_at)?;
+    let tree = plan.project.repo.as_deref().unwrap_or(&plan.project.dir);
+    let before = watch::snapshot(tree);
     let runs = match run::all(plan, progress) {
         Ok(runs) => runs,
         Err(e) => {
@@ -149,7 +159,10 @@ pub fn execute(
         record::failed(ws.store.conn(), id, &why)?;
         anyhow::bail!(why);
     }
+    let after = watch::snapshot(tree);
     let trial = Trial {
+        outside_writes: watch::changes(&before, &after),
+        outside_unwatched: before.partial || after.partial,
         source: "trial".into(),
         skill: plan.name.clone(),
         agent_id: plan.agent_id.clone(),

@@ -201,6 +201,16 @@ pub fn lines(t: &Trial) -> Vec<String> {
             j.without.loaded, j.without.runs
         ));
     }
+    if !t.outside_writes.is_empty() {
+        let shown: Vec<&str> = t.outside_writes.iter().take(10).map(String::as_str).collect();
+        out.push(format!(
+            "  warning: your project changed while the trial ran, outside every run's workspace              (an agent writing by absolute path or through a link, or you): {}{}",
+            inline(&shown.join(", ")),
+            if t.outside_writes.len() > 10 { ", …" } else { "" }
+        ));
+    } else if t.outside_unwatched {
+        out.push("  your project is too big to watch for writes outside the workspaces".into());
+    }
     let timed_out = j.with.timed_out + j.without.timed_out;
     if timed_out > 0 {
         out.push(format!(
