@@ -219,7 +219,9 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
             if json {
                 let view: Vec<_> = list
                     .iter()
-                    .map(|(p, text)| serde_json::json!({"proposal": p, "skill_md": text}))
+                    .map(|(p, text)| {
+                        serde_json::json!({"proposal": p, "tampered": p.tampered, "skill_md": text})
+                    })
                     .collect();
                 return print_json(&view).map(|()| Outcome::Ok);
             }
@@ -234,6 +236,12 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
                     inline(&p.team),
                     inline(&p.reason)
                 );
+                if p.tampered {
+                    crate::out!(
+                        "  tampered: its SKILL.md was changed on this machine since the pull \
+                         (`skilldeck team pull` writes it again)"
+                    );
+                }
                 for why in team::gate::dangers(text) {
                     crate::out!("  flagged: {} (accept takes --yes)", inline(&why));
                 }

@@ -166,6 +166,23 @@ pub fn pull(ws: &mut Workspace, t: &TeamConfig) -> Result<pull::PullReport> {
 /// Text that runs a dangerous command takes `yes`.
 pub fn accept(ws: &mut Workspace, t: &TeamConfig, name: &str, yes: bool) -> Result<pull::Pulled> {
     let (p, text) = proposals::get(ws, &t.name, name)?;
+    // The proposal folder is this machine's: its text and recorded hash could both have been
+    // changed. Only the text the server holds now goes live.
+    let mut client = connect(t)?;
+    let server = shared::skills(&mut client, &t.name, fsio::SKILL_MD_CAP, &mut Vec::new())?
+        .into_iter()
+        .find(|s| s.name == p.name)
+        .and_then(|s| s.skill_md);
+    drop(client);
+    if server.as_deref().map(|s| hex::sha256_hex(s.as_bytes())).as_deref() != Some(&p.sha256)
+        || hex::sha256_hex(text.as_bytes()) != p.sha256
+    {
+        bail!(
+            "team proposal {name} is not the text the team server holds now (changed on this \
+             machine, or on the server since the pull): `skilldeck team pull` proposes the \
+             server's text again"
+        );
+    }
     let text = gate::gate_text(&p.name, &text).map_err(|why| anyhow!("{why}"))?;
     gate::confirmed(&format!("team proposal {name}"), &text, yes, "accept it")?;
     let skill = shared::TeamSkill {
