@@ -630,3 +630,37 @@ fn an_agent_writing_to_the_real_project_is_said_in_the_verdict() {
     let e = s.ws.run_json(&["stats", SKILL, "--effect"]);
     assert_eq!(e["trial"]["outside_writes"], serde_json::json!(["M notes.txt", "A new.txt"]));
 }
+
+#[test]
+fn a_copied_project_keeps_its_holes_and_workspaces_are_private_with_unguessable_names() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let s = Setup::new();
+    let project = s.ws.root().join("plain");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(project.join("a.txt"), "a").unwrap();
+    let big = std::fs::File::create(project.join("big.bin")).unwrap();
+    big.set_len(2 << 30).unwrap();
+    let out =
+        s.ws.cmd()
+            .env("TMPDIR", s.ws.root().join("tmp"))
+            .args(["trial", SKILL, "--agent", "cat >/dev/null", "--task", "x", "--runs", "1"])
+            .args(["--check", "test -f a.txt", "--keep", "--json", "--project"])
+            .arg(&project)
+            .output()
+            .unwrap();
+    assert!(out.status.success(), "{}", describe(&out));
+    let t: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kept = PathBuf::from(t["kept"].as_str().unwrap());
+    let name = kept.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(name.starts_with("skilldeck-trial-tidy-notes-"), "{name}");
+    assert!(!name.contains(&std::process::id().to_string()) && !name.contains("T0"), "{name}");
+    assert_eq!(std::fs::metadata(&kept).unwrap().permissions().mode() & 0o777, 0o700);
+    for run in t["runs"].as_array().unwrap() {
+        let ws = PathBuf::from(run["workspace"].as_str().unwrap());
+        assert_eq!(std::fs::metadata(&ws).unwrap().permissions().mode() & 0o777, 0o700);
+        let copy = std::fs::metadata(ws.join("big.bin")).unwrap();
+        assert_eq!(copy.len(), 2 << 30);
+        assert!(copy.blocks() * 512 < 1 << 20, "a hole stays a hole: {} blocks", copy.blocks());
+    }
+    std::fs::remove_dir_all(&kept).unwrap();
+}

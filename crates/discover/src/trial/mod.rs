@@ -143,6 +143,7 @@ pub fn execute(
     progress: &(dyn Fn(&RunResult) + Sync),
 ) -> Result<Trial> {
     let started_at = store::now_rfc3339();
+    let plan = &plan.rooted()?;
     let id = record::begin(ws.store.conn(), plan, &started_at)?;
     let tree = plan.project.repo.as_deref().unwrap_or(&plan.project.dir);
     let before = watch::snapshot(tree);

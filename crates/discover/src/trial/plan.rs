@@ -86,7 +86,31 @@ pub struct Plan {
     pub runs: Vec<PlannedRun>,
 }
 
+/// The start of a trial folder's name; `tempfile` adds a random end.
+fn root_prefix(name: &str) -> String {
+    format!("skilldeck-trial-{}-", slug::slug(name))
+}
+
 impl Plan {
+    /// Makes the trial's folder in the temporary folder (mode 0700, a name no one can guess) and
+    /// returns the plan with its workspaces in it.
+    pub fn rooted(&self) -> Result<Plan> {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::Builder::new()
+            .prefix(&root_prefix(&self.name))
+            .permissions(std::fs::Permissions::from_mode(0o700))
+            .tempdir()
+            .context("creating the trial's folder in the temporary folder")?;
+        let root = dir.keep();
+        let mut plan = self.clone();
+        for run in &mut plan.runs {
+            let name = run.workspace.file_name().map(ToOwned::to_owned).unwrap_or_default();
+            run.workspace = root.join(name);
+        }
+        plan.root = root;
+        Ok(plan)
+    }
+
     pub fn time_limit(&self) -> Duration {
         Duration::from_secs(self.time_limit_secs)
     }
@@ -193,12 +217,8 @@ pub fn plan(ws: &Workspace, req: &Request) -> Result<Plan> {
         None => CLAUDE_INSTALL_DIR.to_string(),
     };
     let project = project(&req.project)?;
-    let root = std::env::temp_dir().join(format!(
-        "skilldeck-trial-{}-{}-{}",
-        slug::slug(&subject.name),
-        chrono::Utc::now().format("%Y%m%dT%H%M%S"),
-        std::process::id()
-    ));
+    // The real folder is made when the trial runs (`Plan::rooted`): 0700, its name's end random.
+    let root = std::env::temp_dir().join(format!("{}XXXXXX", root_prefix(&subject.name)));
     let mut runs = Vec::with_capacity(req.runs * 2);
     // The arms alternate, each pair on the same task, so drift (load, rate limits) hits both.
     for k in 0..req.runs {

@@ -15,6 +15,7 @@ use anyhow::{Context, Result};
 
 use super::plan::{ArmSkill, Plan, PlannedRun, git};
 use super::{Arm, CheckResult, RunResult, confine, home, measure, reap};
+use crate::fsio;
 use crate::process::{self, Confine, Env, Program};
 use crate::text::redact;
 
@@ -23,8 +24,6 @@ use crate::text::redact;
 /// stops the trial: every run's processes are ended, the workspaces removed, and the error says
 /// it was stopped.
 pub fn all(plan: &Plan, progress: &(dyn Fn(&RunResult) + Sync)) -> Result<Vec<RunResult>> {
-    std::fs::create_dir_all(&plan.root)
-        .with_context(|| format!("creating {}", plan.root.display()))?;
     let signalled = Arc::new(AtomicBool::new(false));
     // A second signal, while the first is being handled, ends the process at once.
     let handlers: Vec<_> = [SIGINT, SIGTERM]
@@ -191,13 +190,37 @@ fn with_env(vars: &[(String, OsString)], command: &str) -> Vec<String> {
 fn make_workspace(plan: &Plan, ws: &Path) -> Result<()> {
     let (Some(repo), Some(head)) = (&plan.project.repo, &plan.project.head) else {
         // A repository without a commit is copied without its `.git` (its remotes with it).
-        return copy_tree(&plan.project.dir, ws, &[".git"]);
+        let mut budget = COPY_CAP;
+        copy_tree(&plan.project.dir, ws, &[".git"], &mut budget).map_err(|e| {
+            if budget == 0 {
+                e.context(format!(
+                    "the project holds more than {} GiB of file data, copied for every run: make \
+                     it a git repository with a commit (each run gets a clone) or give a smaller \
+                     --project",
+                    COPY_CAP >> 30
+                ))
+            } else {
+                e
+            }
+        })?;
+        return private(ws);
     };
     let target = ws.display().to_string();
     let repo = repo.display().to_string();
     git(&plan.root, &["clone", "--local", "--no-checkout", "--quiet", &repo, &target])?;
     git(ws, &["checkout", "--quiet", "--detach", head])?;
-    git(ws, &["remote", "remove", "origin"]).map(drop)
+    git(ws, &["remote", "remove", "origin"])?;
+    private(ws)
+}
+
+/// The most file data a copied (not cloned) workspace may take.
+const COPY_CAP: u64 = 2 << 30;
+
+/// Only the user may read a workspace (the trial's folder is 0700 already).
+fn private(ws: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(ws, std::fs::Permissions::from_mode(0o700))
+        .with_context(|| format!("making {} private", ws.display()))
 }
 
 /// The skill at `<install_dir>/<name>` in the "with" arm; absent in the "without" arm, even
@@ -218,7 +241,10 @@ fn install(plan: &Plan, run: &PlannedRun) -> Result<()> {
         return Ok(());
     }
     match &plan.skill {
-        ArmSkill::Folder(dir) => copy_tree(dir, &dest, &[]),
+        ArmSkill::Folder(dir) => {
+            let mut budget = COPY_CAP;
+            copy_tree(dir, &dest, &[], &mut budget)
+        }
         ArmSkill::Text(text) => {
             std::fs::create_dir_all(&dest)?;
             std::fs::write(dest.join("SKILL.md"), text)
@@ -227,9 +253,10 @@ fn install(plan: &Plan, run: &PlannedRun) -> Result<()> {
     }
 }
 
-/// Copies a folder: files, folders, and symbolic links as links; other kinds are skipped, and so
-/// are the entries of its top level named in `leave`.
-fn copy_tree(from: &Path, to: &Path, leave: &[&str]) -> Result<()> {
+/// Copies a folder: files (their holes kept), folders, and symbolic links as links; other kinds
+/// are skipped, and so are the entries of its top level named in `leave`. Errors once the files'
+/// data passes `budget` bytes (left at 0 then).
+fn copy_tree(from: &Path, to: &Path, leave: &[&str], budget: &mut u64) -> Result<()> {
     std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
     for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
         let entry = entry?;
@@ -242,9 +269,15 @@ fn copy_tree(from: &Path, to: &Path, leave: &[&str]) -> Result<()> {
             std::os::unix::fs::symlink(std::fs::read_link(&src)?, &dst)
                 .with_context(|| format!("linking {}", dst.display()))?;
         } else if kind.is_dir() {
-            copy_tree(&src, &dst, &[])?;
+            copy_tree(&src, &dst, &[], budget)?;
         } else if kind.is_file() {
-            std::fs::copy(&src, &dst).with_context(|| format!("copying {}", src.display()))?;
+            let data = fsio::copy_sparse(&src, &dst)
+                .with_context(|| format!("copying {}", src.display()))?;
+            if data > *budget {
+                *budget = 0;
+                anyhow::bail!("copying {}: over the copy cap", src.display());
+            }
+            *budget -= data;
         }
     }
     Ok(())
