@@ -1,7 +1,8 @@
 //! The managed lessons block in a person's CLAUDE.md / AGENTS.md as a careful editor: markers
 //! that do not pair are refused, fenced examples and other workspaces' blocks are left alone,
-//! links inside the project are written through (never one out of it), only regular files are read, line endings and empty files are
-//! kept, and a decision killed half way is completed by the next command.
+//! links inside the project are written through (never one out of it), only regular files are
+//! read, line endings and empty files are kept, and a decision killed half way is completed by
+//! the next command.
 
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};

@@ -138,7 +138,8 @@ impl Plan {
         });
         let dir = self.agent_dir(&run.workspace);
         out.push(format!(
-            "make {}-home: links to your home, its .claude, .codex and .agents skills without {}              (HOME, and CLAUDE_CONFIG_DIR and CODEX_HOME when set, point there for the agent)",
+            "make {}-home: links to your home, its .claude, .codex and .agents skills without {} \
+             (HOME, and CLAUDE_CONFIG_DIR and CODEX_HOME when set, point there for the agent)",
             self.root.join(format!("{:03}", run.n)).display(),
             self.name
         ));

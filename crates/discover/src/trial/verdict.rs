@@ -204,7 +204,8 @@ pub fn lines(t: &Trial) -> Vec<String> {
     if !t.outside_writes.is_empty() {
         let shown: Vec<&str> = t.outside_writes.iter().take(10).map(String::as_str).collect();
         out.push(format!(
-            "  warning: your project changed while the trial ran, outside every run's workspace              (an agent writing by absolute path or through a link, or you): {}{}",
+            "  warning: your project changed while the trial ran, outside every run's workspace \
+             (an agent writing by absolute path or through a link, or you): {}{}",
             inline(&shown.join(", ")),
             if t.outside_writes.len() > 10 { ", …" } else { "" }
         ));

@@ -123,7 +123,8 @@ BEGIN
                    CASE WHEN jsonb_typeof(p_evidence::jsonb -> 'sightings') = 'array'
                         THEN p_evidence::jsonb -> 'sightings' ELSE '[]'::jsonb END) s;
     EXCEPTION WHEN others THEN
-        RAISE EXCEPTION 'team candidate %: its evidence is not the JSON team detection writes', p_name;
+        RAISE EXCEPTION 'team candidate %: its evidence is not the JSON team detection writes',
+            p_name;
     END;
     SELECT count(DISTINCT (member, session)), count(DISTINCT member) INTO v_support, v_members
       FROM team_turns WHERE team = p_team AND id = ANY (v_turns);
