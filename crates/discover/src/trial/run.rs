@@ -149,8 +149,14 @@ fn one(plan: &Plan, run: &PlannedRun, signalled: &AtomicBool) -> Result<RunResul
     let (transcript, loaded) = measure::read(&out.stdout, &plan.name);
     if !plan.keep {
         for dir in [&run.workspace, &home] {
-            // Links are removed as links: nothing they point to is touched.
-            std::fs::remove_dir_all(dir).with_context(|| format!("removing {}", dir.display()))?;
+            // Links are removed as links: nothing they point to is touched. No home is made
+            // when there is no HOME.
+            match std::fs::remove_dir_all(dir) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(e).with_context(|| format!("removing {}", dir.display()));
+                }
+                _ => {}
+            }
         }
     }
     Ok(RunResult {
