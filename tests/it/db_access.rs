@@ -208,3 +208,42 @@ fn what_stands_in_the_database_place_is_named_at_every_door() {
     let says = format!("{} is a file, not a folder", file.display());
     doors.all_say(&under, &data_log, &[&says]);
 }
+
+/// Issue 57: a database on a read-only mount is said to be on a read-only filesystem, not given
+/// file-mode advice (chmod cannot help there); reading commands still work. The mount is made
+/// read-only in a private mount namespace (`unshare`), skipped where that is not allowed.
+#[test]
+fn a_read_only_filesystem_is_said_as_such_not_as_a_file_mode() {
+    let probe =
+        Command::new("unshare").args(["--user", "--map-root-user", "--mount", "true"]).status();
+    if !probe.is_ok_and(|s| s.success()) {
+        skip("read-only mount: user and mount namespaces are not allowed here");
+        return;
+    }
+    let tw = TestWorkspace::new();
+    tw.run_ok(&["sweep"]);
+    let run = |command: &str| -> Output {
+        let inner = tw.cmd();
+        let mut outer = Command::new("unshare");
+        outer.args(["--user", "--map-root-user", "--mount", "sh", "-c"]);
+        outer.arg(
+            r#"mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@""#,
+        );
+        outer.arg("sh").arg(tw.root()).arg(inner.get_program()).args(inner.get_args());
+        outer.arg(command).current_dir(tw.root());
+        for (k, v) in inner.get_envs() {
+            match v {
+                Some(v) => outer.env(k, v),
+                None => outer.env_remove(k),
+            };
+        }
+        outer.output().unwrap()
+    };
+    let out = run("sweep");
+    assert!(!out.status.success(), "{}", describe(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is on a read-only filesystem; remount it read-write"), "{err}");
+    assert!(!err.contains("chmod"), "{err}");
+    let out = run("candidates");
+    assert!(out.status.success(), "reading still works: {}", describe(&out));
+}
