@@ -9,6 +9,7 @@ use crate::fsio;
 use crate::lifecycle;
 use crate::team;
 use crate::text;
+use crate::text::redact;
 use crate::text::safe;
 use crate::text::safe::inline;
 
@@ -306,7 +307,7 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
                 for why in &c.flags {
                     crate::out!("  flagged: {} (promote takes --yes)", inline(why));
                 }
-                let shown = crate::text::redact::secrets(&c.skill_md);
+                let shown = redact::secrets(&c.skill_md);
                 crate::out!("{}", safe::block(&indent(&shown)));
             }
             if list.is_empty() {

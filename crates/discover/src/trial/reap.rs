@@ -40,6 +40,11 @@ pub fn end(whose: &Whose) -> usize {
 }
 
 fn find(whose: &Whose) -> Vec<i32> {
+    let (wanted, exact, folder) = match whose {
+        Whose::Run { marker, workspace } => (format!("{VAR}={marker}"), true, *workspace),
+        Whose::Trial { root } => (format!("{VAR}={}/", root.display()), false, *root),
+    };
+    let folder = folder.canonicalize().ok();
     let me = std::process::id() as i32;
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
     let mut out = Vec::new();
@@ -47,25 +52,19 @@ fn find(whose: &Whose) -> Vec<i32> {
         let Some(pid) = entry.file_name().to_str().and_then(|p| p.parse::<i32>().ok()) else {
             continue;
         };
-        if pid != me && belongs(&entry.path(), whose) {
+        let dir = entry.path();
+        let marked = std::fs::read(dir.join("environ")).is_ok_and(|env| {
+            env.split(|b| *b == 0).any(|var| match exact {
+                true => var == wanted.as_bytes(),
+                false => var.starts_with(wanted.as_bytes()),
+            })
+        });
+        let inside = folder.as_ref().is_some_and(|f| {
+            std::fs::read_link(dir.join("cwd")).is_ok_and(|cwd| cwd.starts_with(f))
+        });
+        if pid != me && (marked || inside) {
             out.push(pid);
         }
     }
     out
-}
-
-fn belongs(proc_dir: &Path, whose: &Whose) -> bool {
-    let (prefix, exact, workspace) = match whose {
-        Whose::Run { marker, workspace } => (format!("{VAR}={marker}"), true, *workspace),
-        Whose::Trial { root } => (format!("{VAR}={}/", root.display()), false, *root),
-    };
-    let marked = std::fs::read(proc_dir.join("environ")).is_ok_and(|env| {
-        env.split(|b| *b == 0).any(|var| {
-            let var = String::from_utf8_lossy(var);
-            if exact { var == prefix } else { var.starts_with(&prefix) }
-        })
-    });
-    marked
-        || std::fs::read_link(proc_dir.join("cwd"))
-            .is_ok_and(|cwd| workspace.canonicalize().is_ok_and(|w| cwd.starts_with(w)))
 }

@@ -10,7 +10,7 @@ use ratatui::widgets::{Block, List, ListItem, ListState, Paragraph, Wrap};
 use crate::catalog::SkillStatus;
 use crate::engine::snapshot::Snapshot;
 use crate::team::TeamView;
-use crate::text::safe;
+use crate::text::{redact, safe};
 use crate::tui::layout;
 use crate::tui::state::UiState;
 use crate::tui::team::{Row, rows};
@@ -106,7 +106,7 @@ pub fn detail_lines(view: &TeamView, sel: usize, theme: Theme) -> Vec<Line<'stat
             }
             lines.push(Line::from(""));
             lines.extend(
-                safe::block(&crate::text::redact::secrets(&c.skill_md))
+                safe::block(&redact::secrets(&c.skill_md))
                     .lines()
                     .map(|l| Line::from(l.to_string()))
                     .take(200),
