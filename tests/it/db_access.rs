@@ -208,3 +208,82 @@ fn what_stands_in_the_database_place_is_named_at_every_door() {
     let says = format!("{} is a file, not a folder", file.display());
     doors.all_say(&under, &data_log, &[&says]);
 }
+
+/// Issue 57: a database on a read-only mount is said to be on a read-only filesystem, not given
+/// file-mode advice (chmod cannot help there); reading commands still work. The mount is made
+/// read-only in a private mount namespace (`unshare`), skipped where that is not allowed.
+#[test]
+fn a_read_only_filesystem_is_said_as_such_not_as_a_file_mode() {
+    let probe =
+        Command::new("unshare").args(["--user", "--map-root-user", "--mount", "true"]).status();
+    if !probe.is_ok_and(|s| s.success()) {
+        skip("read-only mount: user and mount namespaces are not allowed here");
+        return;
+    }
+    let tw = TestWorkspace::new();
+    tw.run_ok(&["sweep"]);
+    let run = |command: &str| -> Output {
+        let inner = tw.cmd();
+        let mut outer = Command::new("unshare");
+        outer.args(["--user", "--map-root-user", "--mount", "sh", "-c"]);
+        outer.arg(
+            r#"mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@""#,
+        );
+        outer.arg("sh").arg(tw.root()).arg(inner.get_program()).args(inner.get_args());
+        outer.arg(command).current_dir(tw.root());
+        for (k, v) in inner.get_envs() {
+            match v {
+                Some(v) => outer.env(k, v),
+                None => outer.env_remove(k),
+            };
+        }
+        outer.output().unwrap()
+    };
+    let out = run("sweep");
+    assert!(!out.status.success(), "{}", describe(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is on a read-only filesystem; remount it read-write"), "{err}");
+    assert!(!err.contains("chmod"), "{err}");
+    let out = run("candidates");
+    assert!(out.status.success(), "reading still works: {}", describe(&out));
+}
+
+/// Issue 57: a damaged index page passes reads that never touch it; `doctor` reads every page,
+/// names the damage and what to do, and exits 1; a sound database exits 0.
+#[test]
+fn doctor_finds_a_damaged_index_page_that_reads_do_not_touch() {
+    use skilldeck::store::rusqlite::Connection;
+    let tw = TestWorkspace::new();
+    crate::team::session(&tw, "s1", "p", crate::team::many_turns(40));
+    let sound = tw.run_ok(&["doctor"]);
+    assert!(sound.contains("sound (every page read)"), "{sound}");
+    let (root, page_size) = {
+        let c = Connection::open(tw.db()).unwrap();
+        c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).unwrap();
+        let root: i64 = c
+            .query_row(
+                "SELECT rootpage FROM sqlite_master WHERE type = 'index' AND tbl_name = 'turns'
+                 AND sql IS NOT NULL ORDER BY name LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let size: i64 = c.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap();
+        (root as u64, size as u64)
+    };
+    {
+        use std::io::{Seek, SeekFrom, Write};
+        let mut f = std::fs::OpenOptions::new().write(true).open(tw.db()).unwrap();
+        f.seek(SeekFrom::Start((root - 1) * page_size + 8)).unwrap();
+        f.write_all(&[0xff; 64]).unwrap();
+    }
+    let out = tw.run(&["doctor"]);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&format!("database {} is damaged:", tw.db().display())), "{text}");
+    assert!(text.contains(&format!("page {root} cell")), "{text}");
+    assert!(text.contains(".recover") && text.contains("a write that reaches"), "{text}");
+    let json = tw.run(&["doctor", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["sound"], false, "{v}");
+}

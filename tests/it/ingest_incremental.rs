@@ -251,11 +251,16 @@ fn native_trajectories_are_detected_and_record_picked_skills_once() {
     let complete: i64 =
         db.query_row("SELECT count(*) FROM turns WHERE complete = 1", [], |r| r.get(0)).unwrap();
     assert_eq!(complete, 3);
-    // Touched but unchanged in content: nothing new.
+    // Rewritten with the same bytes: a same-length rewrite in place cannot be told from an edit
+    // without reading it all (issue 57), so it is read again, and nothing is doubled.
     let text = std::fs::read(&file).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
     std::fs::write(&file, text).unwrap();
     let r2 = ws.run_json(&["ingest", file.to_str().unwrap(), "--agent", "bot"]);
-    assert_eq!((r2["turns"].as_u64(), r2["skill_invocations"].as_u64()), (Some(0), Some(0)));
+    assert_eq!(r2["files_reset"], 1, "{r2:#}");
+    let count = |sql: &str| db.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
+    assert_eq!(count("SELECT count(*) FROM turns"), 3);
+    assert_eq!(count("SELECT count(*) FROM skill_invocations WHERE agent_id = 'bot'"), 2);
 }
 
 #[test]
@@ -357,4 +362,52 @@ fn an_open_turn_of_a_file_gone_quiet_is_closed_on_a_later_run() {
     assert_eq!(seen.last().map(|p| (p.files_done, p.files_total)), Some((1, 1)));
     let r3 = skilldeck::ingest::run(&mut lib, &[ws.root().join("projects")], &mut |_| {}).unwrap();
     assert_eq!((r3.files, r3.files_read), (1, 0), "nothing left to close");
+}
+
+/// Issue 57: a file rewritten past its first KiB is read again: in place with the same length (a
+/// secret scrubbed), or with the same head and at least its old size (another session's turns).
+#[test]
+fn a_file_rewritten_past_its_head_is_read_again() {
+    let (ws, file) = setup();
+    let head = user_prompt(&format!("plan {}", "the release ".repeat(120)), "2026-01-01T10:00:00Z");
+    let turn = |n: usize, text: &str| {
+        [
+            user_prompt(text, &format!("2026-01-01T1{n}:00:00Z")),
+            final_text(&format!("msg_{n}"), "done", &format!("2026-01-01T1{n}:00:01Z")),
+        ]
+    };
+    let mut values = vec![head.clone(), final_text("msg_0", "ok", "2026-01-01T10:00:01Z")];
+    values.extend(turn(1, "deploy with token hunter2hunter2"));
+    values.extend(turn(2, "check the status page"));
+    let first = lines(&values);
+    assert!(first.find('\n').unwrap() > 1024, "the head is the first line");
+    std::fs::write(&file, &first).unwrap();
+    ingest(&ws, &file);
+    let inputs = |ws: &TestWorkspace| turns(ws).into_iter().map(|t| t.1).collect::<Vec<_>>();
+    assert!(inputs(&ws).iter().any(|i| i.contains("hunter2hunter2")));
+
+    // The same length, one word scrubbed in place.
+    let scrubbed = first.replace("hunter2hunter2", "XXXXXXXXXXXXXX");
+    assert_eq!(scrubbed.len(), first.len());
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(&file, &scrubbed).unwrap();
+    let r = ingest(&ws, &file);
+    assert_eq!(r["files_reset"], 1, "{r:#}");
+    let now = inputs(&ws);
+    assert!(!now.iter().any(|i| i.contains("hunter2")), "{now:?}");
+    assert!(now.iter().any(|i| i.contains("XXXXXXXXXXXXXX")), "{now:?}");
+
+    // The same head, the rest another session's turns, longer than before.
+    let mut values = vec![head, final_text("msg_0", "ok", "2026-01-01T10:00:01Z")];
+    for n in 3..7 {
+        values.extend(turn(n, &format!("other work number {n}")));
+    }
+    let rewritten = lines(&values);
+    assert!(rewritten.len() >= scrubbed.len() && rewritten[..1024] == scrubbed[..1024]);
+    std::fs::write(&file, &rewritten).unwrap();
+    let r = ingest(&ws, &file);
+    assert_eq!(r["files_reset"], 1, "{r:#}");
+    let now = inputs(&ws);
+    assert!(!now.iter().any(|i| i.contains("status page")), "stale turns kept: {now:?}");
+    assert_eq!(now.iter().filter(|i| i.starts_with("other work")).count(), 4, "{now:?}");
 }

@@ -489,7 +489,7 @@ const RAW_WRITES: &[(&str, usize, &str)] = &[
     ("layers.rs", 3, "this reader's own samples"),
     ("packages_run.rs", 1, "a stored module import refuses to write"),
     ("reliab_paths.rs", 9, "rows spelled as an older version stored them"),
-    ("team_trust.rs", 15, "a hostile server and members writing the team tables directly"),
+    ("team_trust.rs", 16, "a hostile server and members writing the team tables directly"),
 ];
 
 fn write_sql() -> regex::Regex {

@@ -1,7 +1,8 @@
 //! The managed lessons block in a person's CLAUDE.md / AGENTS.md as a careful editor: markers
 //! that do not pair are refused, fenced examples and other workspaces' blocks are left alone,
-//! links are written through, only regular files are read, line endings and empty files are
-//! kept, and a decision killed half way is completed by the next command.
+//! links inside the project are written through (never one out of it), only regular files are
+//! read, line endings and empty files are kept, and a decision killed half way is completed by
+//! the next command.
 
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
@@ -91,14 +92,17 @@ fn links_are_written_through_and_empty_or_crlf_files_are_kept() {
     ok(&ws, &["uninstall"], &dir);
     assert!(std::fs::symlink_metadata(dir.join("CLAUDE.md")).unwrap().file_type().is_symlink());
     assert_eq!(read(&dir.join("AGENTS.md")), "# Agents\n");
-    // A link outside the project: its target gets the block.
+    // A link out of the project is refused (issue 57): its target is never written.
     let shared = ws.root().join("shared-notes.md");
     std::fs::write(&shared, "shared\n").unwrap();
     let out = project(&ws, "outside");
     symlink(&shared, out.join("CLAUDE.md")).unwrap();
-    ok(&ws, &["install"], &out);
+    let o = lessons(&ws, &["install"], &out);
+    assert!(!o.status.success(), "{}", describe(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("CLAUDE.md is a link to") && err.contains("outside the project"), "{err}");
     assert!(std::fs::symlink_metadata(out.join("CLAUDE.md")).unwrap().file_type().is_symlink());
-    assert!(read(&shared).contains("skilldeck:lessons:end"));
+    assert_eq!(read(&shared), "shared\n");
     // A dangling link is refused, not replaced.
     let dangling = project(&ws, "dangling");
     symlink("nowhere.md", dangling.join("CLAUDE.md")).unwrap();
@@ -125,6 +129,13 @@ fn links_are_written_through_and_empty_or_crlf_files_are_kept() {
     assert!(!with.replace("\r\n", "").contains('\n'), "a bare LF in a CRLF file: {with:?}");
     ok(&ws, &["uninstall"], &crlf);
     assert_eq!(read(&crlf.join("CLAUDE.md")), "# P\r\nline\r\n");
+    // A file whose lines end in a bare CR keeps its last CR (issue 57).
+    let cr = project(&ws, "cr");
+    std::fs::write(cr.join("CLAUDE.md"), "# P\rline\r").unwrap();
+    ok(&ws, &["install"], &cr);
+    ok(&ws, &["install"], &cr);
+    ok(&ws, &["uninstall"], &cr);
+    assert_eq!(read(&cr.join("CLAUDE.md")), "# P\rline\r");
 }
 
 #[test]

@@ -60,11 +60,30 @@ fn the_campaign_formats_are_redacted_by_their_own_rule() {
         ("MTE5ODc2NTQzMjEwOTg3NjU0Mw.GhJkLm.Xq9Rt2Vw7Yx4Nb6Dc1Fg5Hj0Jk3Lm8Np2Q", "discord-token"),
         ("NRAK-7QX4Z2N8B6R5M3K9P1L0W4Y8T2V", "newrelic-key"),
         ("./login.sh admin Adm1n!Pass", "password"),
+        // Issue 57: tokens ending in `-` or `_`, and PuTTY key files.
+        ("TOKEN=7712345678:AAEkq8ZpLm3Kp9Rt2Vw7Yx4Nb6Dc1Fg5Hj- ok", "telegram-token"),
+        (
+            "https://api.telegram.org/bot7712345678:AAEkq8ZpLm3Kp9Rt2Vw7Yx4Nb6Dc1Fg5Hj-/getMe",
+            "telegram-token",
+        ),
+        ("export TG=7712345678:AAEkq8ZpLm3Kp9Rt2Vw7Yx4Nb6Dc1Fg5Hj_", "telegram-token"),
+        (PUTTY, "private-key"),
+        (&PUTTY[PUTTY.find("Private-Lines").unwrap()..], "private-key"),
     ] {
         let out = redact::secrets(carrier);
         assert!(out.contains(&format!("<redacted:{kind}>")), "{carrier} → {out}");
+        for secret in ["Fg5Hj-", "Fg5Hj_", "AAAAIFf3kQ9xRzL2", "c0ffee0ddba11"] {
+            assert!(!carrier.contains(secret) || !out.contains(secret), "{carrier} → {out}");
+        }
     }
 }
+
+/// A made-up PuTTY key file (not a real key).
+const PUTTY: &str = "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\n\
+    Comment: eddsa-key-20260101\nPublic-Lines: 2\n\
+    AAAAC3NzaC1lZDI1NTE5AAAAIKq9Zp\nLm3Kp9Rt2Vw7Yx4Nb6Dc1Fg5Hj0J\nPrivate-Lines: 1\n\
+    AAAAIFf3kQ9xRzL2mNpQ7tWvY1bC4dE8gH0jK3lM6nP9qS2u\n\
+    Private-MAC: c0ffee0ddba11d00dfeedfacecafebabe0123456789abcdef0123456789abcd\n";
 
 #[test]
 fn clean_commands_and_prose_are_kept() {

@@ -154,7 +154,7 @@ fn three_members_pool_a_workflow_none_sees_alone_promote_pull_and_score_it() {
         );
     }
     let init = members[0].run_json(&["team", "init"]);
-    assert_eq!(init["schema_version"], 2);
+    assert_eq!(init["schema_version"], 3);
 
     // All three push at once.
     let pushes: Vec<_> = members
@@ -406,7 +406,7 @@ fn a_batch_sent_again_adds_nothing_on_the_server() {
     let mut admin =
         skilldeck::team::pg::Client::connect(&server.url(), std::time::Duration::from_secs(10))
             .unwrap();
-    assert_eq!(skilldeck::team::server::migrate(&mut admin, &[]).unwrap(), 2);
+    assert_eq!(skilldeck::team::server::migrate(&mut admin, &[]).unwrap(), 3);
 }
 
 #[test]

@@ -98,12 +98,25 @@ impl Setup {
             self.project.display().to_string(),
             "--jobs".into(),
             "2".into(),
+            "--yes".into(),
         ]
     }
 
     /// Runs the binary with the workspaces' temporary folder inside the test's folder.
     fn run(&self, args: &[String]) -> std::process::Output {
         self.ws.cmd().env("TMPDIR", self.ws.root().join("tmp")).args(args).output().unwrap()
+    }
+
+    /// A trial of the skill in the project with `agent`, one task and the checks given.
+    fn with_agent(&self, agent: &str, runs: usize, checks: &[&str]) -> std::process::Output {
+        let mut args: Vec<String> =
+            ["trial", SKILL, "--agent", agent, "--task", "x"].map(String::from).to_vec();
+        args.extend(["--project".into(), self.project.display().to_string()]);
+        args.extend(["--runs".into(), runs.to_string()]);
+        for c in checks {
+            args.extend(["--check".into(), c.to_string()]);
+        }
+        self.run(&args)
     }
 
     fn trial(&self, mode: &str, runs: usize, extra: &[&str]) -> Value {
@@ -185,6 +198,7 @@ fn a_skill_the_agent_needs_helps_and_the_users_tree_is_untouched() {
     // The checks came from the skill's Checks section; the one with a placeholder left out.
     assert_eq!(t["checks"], serde_json::json!(["test -f done.txt"]));
     assert_eq!(s.user_state(), before, "the project and the skills folder are as they were");
+    assert_eq!(t["outside_writes"], serde_json::json!([]), "nothing written outside: {t:#}");
     assert_eq!(s.workspaces_left(), 0, "workspaces are removed");
 
     // The trial is evidence beside the observed effect, and a feature.
@@ -392,4 +406,279 @@ fn a_short_trial_says_which_tasks_it_used_and_its_event_says_trial_once() {
     let timeline = s.ws.run_ok(&["stats", SKILL, "--timeline"]);
     let event = timeline.lines().find(|l| l.contains(" trial ")).expect(&timeline);
     assert!(!event.contains("trial: "), "{event}");
+}
+
+#[test]
+fn a_committed_link_to_the_real_skills_folder_is_never_written_through() {
+    let s = Setup::new();
+    std::fs::create_dir_all(s.project.join(".claude")).unwrap();
+    std::os::unix::fs::symlink(s.ws.skills_dir(), s.project.join(".claude/skills")).unwrap();
+    git(&s.project, &["add", ".claude"]);
+    git(&s.project, &["commit", "--quiet", "-m", "skills link"]);
+    let before = tree(&s.ws.skills_dir());
+    let out = s.with_agent("cat>/dev/null", 1, &["true"]);
+    assert!(!out.status.success(), "{}", describe(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(".claude/skills is a symbolic link to"), "{err}");
+    assert!(err.contains("outside the run's workspace"), "{err}");
+    assert_eq!(tree(&s.ws.skills_dir()), before, "the live skill is untouched");
+    let audit = s.ws.run_json(&["audit"]);
+    let row = audit.as_array().unwrap().iter().find(|r| r["name"] == SKILL).unwrap();
+    assert_ne!(row["status"], "missing", "{row:#}");
+}
+
+#[test]
+fn an_agent_that_cannot_start_makes_the_trial_invalid_and_keeps_the_real_one() {
+    let s = Setup::new();
+    s.trial("follows", 1, &[]);
+    let out = s.with_agent("nosuchagent -p", 1, &["true"]);
+    assert!(!out.status.success(), "{}", describe(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("passed"), "no run of an agent that never ran passes: {text}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the trial is not valid: the agent could not start"), "{err}");
+    assert!(err.contains("exit 127") && err.contains("nosuchagent"), "{err}");
+    assert!(err.contains("nothing was recorded as evidence"), "{err}");
+    // An agent that fails silently in every run of an arm is not a trial either.
+    let out = s.with_agent("exit 3", 2, &["true"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("every run with the skill failed before the agent did anything"), "{err}");
+    // The latest trial is still the real one.
+    let e = s.ws.run_json(&["stats", SKILL, "--effect"]);
+    assert_eq!(e["trial"]["runs_per_arm"].as_u64(), Some(1), "{e:#}");
+    let text = s.ws.run_ok(&["stats", SKILL, "--effect"]);
+    assert!(text.contains("trial of tidy-notes on"), "{text}");
+}
+
+#[test]
+fn checks_from_the_skill_are_shown_and_run_only_on_yes_and_planted_ones_never() {
+    let s = Setup::new();
+    let planted = SKILL_MD.replace(
+        "- Build: `make <target>`\n",
+        "- Build: `make <target>`\n- Deploy: `test -f done.txt $(touch PWN_CHECK)`\n\
+         - Log: `test -f done.txt > ../escaped.log`\n",
+    );
+    std::fs::write(s.ws.skills_dir().join(SKILL).join("SKILL.md"), planted).unwrap();
+    let mut args = s.args("follows", 1);
+    args.retain(|a| a != "--yes");
+    let out = s.run(&args);
+    assert!(!out.status.success(), "no yes, no terminal: {}", describe(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("checks each run would be judged by (from the skill's Checks section)"));
+    assert!(err.contains("  test -f done.txt\n"), "{err}");
+    assert!(
+        err.contains(
+            "left out: test -f done.txt $(touch PWN_CHECK) (flagged: runs a command substitution"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("(flagged: writes outside the workspace"), "{err}");
+    assert!(err.contains("run the trial again with --yes"), "{err}");
+    assert_eq!(s.workspaces_left(), 0, "nothing ran");
+    let t = s.trial("follows", 1, &[]);
+    assert_eq!(t["checks"], serde_json::json!(["test -f done.txt"]), "{t:#}");
+    let pwned = |dir: &Path| tree(dir).iter().any(|(p, _)| p.ends_with("PWN_CHECK"));
+    assert!(!pwned(s.ws.root()), "the planted check never ran");
+    assert!(!s.ws.root().join("tmp/escaped.log").exists());
+}
+
+/// Passes (touches done.txt) only when the account's copy of the skill is out of sight and the
+/// rest of the account (settings, another skill) is still in reach.
+const HOME_AGENT: &str = r#"#!/bin/sh
+cat >/dev/null
+dir=${CLAUDE_CONFIG_DIR:-$HOME/.claude}
+[ -f "$dir/settings.json" ] && [ -f "$dir/skills/other-skill/SKILL.md" ] || exit 0
+[ -e "$dir/skills/tidy-notes" ] || [ -e "$HOME/.claude/skills/tidy-notes" ] || touch done.txt
+"#;
+
+#[test]
+fn the_skill_in_the_users_account_is_out_of_sight_of_both_arms() {
+    let s = Setup::new();
+    let agent = s.ws.root().join("home-agent.sh");
+    std::fs::write(&agent, HOME_AGENT).unwrap();
+    let agent = format!("sh {}", agent.display());
+    for config in [s.ws.home().join(".claude"), s.ws.root().join("claude-config")] {
+        for skill in [SKILL, "other-skill"] {
+            std::fs::create_dir_all(config.join("skills").join(skill)).unwrap();
+            std::fs::write(config.join("skills").join(skill).join("SKILL.md"), SKILL_MD).unwrap();
+        }
+        std::fs::write(config.join("settings.json"), "{}").unwrap();
+    }
+    let before = tree(&s.ws.home());
+    let args = ["--task", "x", "--check", "test -f done.txt", "--runs", "1", "--json"];
+    let project = s.project.display().to_string();
+    let base = ["trial", SKILL, "--agent", &agent, "--project", &project];
+    for config_dir in [None, Some(s.ws.root().join("claude-config"))] {
+        let mut cmd = s.ws.cmd();
+        cmd.env("TMPDIR", s.ws.root().join("tmp")).args(base).args(args);
+        if let Some(dir) = &config_dir {
+            cmd.env("CLAUDE_CONFIG_DIR", dir);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", describe(&out));
+        let t: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            (t["with"]["passed"].as_u64(), t["without"]["passed"].as_u64()),
+            (Some(1), Some(1)),
+            "{config_dir:?}: {t:#}"
+        );
+    }
+    assert_eq!(tree(&s.ws.home()), before, "the account is as it was");
+    assert_eq!(s.workspaces_left(), 0);
+}
+
+/// Writes its pid and a detached (`setsid`) child's to the file named by its argument, then
+/// sleeps past any time limit.
+const STUCK_AGENT: &str = r#"#!/bin/sh
+cat >/dev/null
+setsid sh -c 'echo $$ >> "$0"; exec sleep 60' "$1" &
+echo $$ >> "$1"
+exec sleep 60
+"#;
+
+fn pids(file: &Path) -> Vec<i32> {
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    text.lines().filter_map(|l| l.trim().parse().ok()).collect()
+}
+
+/// Whether `pid` is running (a zombie waiting for its parent is not).
+fn alive(pid: i32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z'))
+}
+
+fn all_gone(pids: &[i32]) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while std::time::Instant::now() < deadline {
+        if !pids.iter().any(|p| alive(*p)) {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    false
+}
+
+fn stuck_agent(s: &Setup) -> (String, PathBuf) {
+    let script = s.ws.root().join("stuck.sh");
+    std::fs::write(&script, STUCK_AGENT).unwrap();
+    let file = s.ws.root().join("pids");
+    (format!("sh {} {}", script.display(), file.display()), file)
+}
+
+#[test]
+fn what_an_agent_detaches_is_ended_with_its_run() {
+    let s = Setup::new();
+    let (agent, file) = stuck_agent(&s);
+    let mut args = s.args("x", 1);
+    args[3] = agent;
+    args.extend(["--time-limit".into(), "1".into()]);
+    let out = s.run(&args);
+    assert!(out.status.success(), "{}", describe(&out));
+    let found = pids(&file);
+    assert_eq!(found.len(), 4, "two runs, each an agent and a detached child: {found:?}");
+    assert!(
+        all_gone(&found),
+        "still running: {:?}",
+        found.iter().filter(|p| alive(**p)).collect::<Vec<_>>()
+    );
+    assert_eq!(s.workspaces_left(), 0);
+}
+
+#[test]
+fn a_stopped_trial_ends_its_agents_removes_its_workspaces_and_says_stopped() {
+    let s = Setup::new();
+    let (agent, file) = stuck_agent(&s);
+    let mut args = s.args("x", 1);
+    args[3] = agent;
+    args.extend(["--time-limit".into(), "60".into()]);
+    let mut child =
+        s.ws.cmd()
+            .env("TMPDIR", s.ws.root().join("tmp"))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while pids(&file).len() < 4 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let found = pids(&file);
+    assert_eq!(found.len(), 4, "both runs started: {found:?}");
+    // SAFETY: a signal to the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(started.elapsed().as_secs() < 20, "the trial did not stop");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let out = child.wait_with_output().unwrap();
+    assert!(!status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("stopped (Ctrl-C or SIGTERM): every run's processes were ended"), "{err}");
+    assert!(
+        all_gone(&found),
+        "still running: {:?}",
+        found.iter().filter(|p| alive(**p)).collect::<Vec<_>>()
+    );
+    assert_eq!(s.workspaces_left(), 0, "the workspaces are removed");
+    let text = s.ws.run_ok(&["stats", SKILL, "--effect"]);
+    assert!(text.contains("trial: stopped (Ctrl-C or SIGTERM)"), "{text}");
+    assert!(!text.contains("running since"), "{text}");
+}
+
+#[test]
+fn an_agent_writing_to_the_real_project_is_said_in_the_verdict() {
+    let s = Setup::new();
+    let real = s.project.display().to_string();
+    let agent = format!("cat >/dev/null; echo pwned >> {real}/notes.txt; touch {real}/new.txt");
+    let out = s.with_agent(&agent, 1, &["true"]);
+    assert!(out.status.success(), "{}", describe(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "warning: your project changed while the trial ran, outside every run's workspace"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("M notes.txt") && text.contains("A new.txt"), "{text}");
+    let e = s.ws.run_json(&["stats", SKILL, "--effect"]);
+    assert_eq!(e["trial"]["outside_writes"], serde_json::json!(["M notes.txt", "A new.txt"]));
+}
+
+#[test]
+fn a_copied_project_keeps_its_holes_and_workspaces_are_private_with_unguessable_names() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let s = Setup::new();
+    let project = s.ws.root().join("plain");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(project.join("a.txt"), "a").unwrap();
+    let big = std::fs::File::create(project.join("big.bin")).unwrap();
+    big.set_len(2 << 30).unwrap();
+    let out =
+        s.ws.cmd()
+            .env("TMPDIR", s.ws.root().join("tmp"))
+            .args(["trial", SKILL, "--agent", "cat >/dev/null", "--task", "x", "--runs", "1"])
+            .args(["--check", "test -f a.txt", "--keep", "--json", "--project"])
+            .arg(&project)
+            .output()
+            .unwrap();
+    assert!(out.status.success(), "{}", describe(&out));
+    let t: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kept = PathBuf::from(t["kept"].as_str().unwrap());
+    let name = kept.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(name.starts_with("skilldeck-trial-tidy-notes-"), "{name}");
+    assert!(!name.contains(&std::process::id().to_string()) && !name.contains("T0"), "{name}");
+    assert_eq!(std::fs::metadata(&kept).unwrap().permissions().mode() & 0o777, 0o700);
+    for run in t["runs"].as_array().unwrap() {
+        let ws = PathBuf::from(run["workspace"].as_str().unwrap());
+        assert_eq!(std::fs::metadata(&ws).unwrap().permissions().mode() & 0o777, 0o700);
+        let copy = std::fs::metadata(ws.join("big.bin")).unwrap();
+        assert_eq!(copy.len(), 2 << 30);
+        assert!(copy.blocks() * 512 < 1 << 20, "a hole stays a hole: {} blocks", copy.blocks());
+    }
+    std::fs::remove_dir_all(&kept).unwrap();
 }

@@ -386,6 +386,46 @@ fn not_regular() -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, "not a regular file (a FIFO, device or socket)")
 }
 
+/// Copies the regular file `from` to the new file `to` (its permission bits kept), leaving its
+/// holes as holes: only the data extents (`SEEK_DATA`, `SEEK_HOLE`) are read and written, so a
+/// 2 GiB sparse file costs its data. Where the filesystem cannot say, the rest is copied whole.
+/// Returns the bytes of data copied.
+pub fn copy_sparse(from: &Path, to: &Path) -> io::Result<u64> {
+    use std::io::{Seek, SeekFrom};
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::io::AsRawFd;
+    let src = File::open(from)?;
+    let meta = src.metadata()?;
+    let len = meta.len();
+    let mut dst =
+        OpenOptions::new().write(true).create_new(true).mode(meta.permissions().mode()).open(to)?;
+    let fd = src.as_raw_fd();
+    let mut copied = 0u64;
+    let mut pos = 0i64;
+    while (pos as u64) < len {
+        // SAFETY: lseek on a descriptor this function owns; it only moves its offset.
+        let data = unsafe { libc::lseek(fd, pos, libc::SEEK_DATA) };
+        let end = if data < 0 {
+            let e = io::Error::last_os_error();
+            if e.raw_os_error() == Some(libc::ENXIO) {
+                break; // only a hole is left
+            }
+            len as i64 // SEEK_DATA not supported: the rest whole
+        } else {
+            // SAFETY: as above.
+            let hole = unsafe { libc::lseek(fd, data, libc::SEEK_HOLE) };
+            if hole < 0 { len as i64 } else { hole }
+        };
+        let start = if data < 0 { pos } else { data };
+        (&src).seek(SeekFrom::Start(start as u64))?;
+        dst.seek(SeekFrom::Start(start as u64))?;
+        copied += io::copy(&mut (&src).take((end - start) as u64), &mut dst)?;
+        pos = end;
+    }
+    dst.set_len(len)?;
+    Ok(copied)
+}
+
 /// The bytes of regular file `path`, refused past `cap` bytes.
 pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     let file = open_regular(path)?;

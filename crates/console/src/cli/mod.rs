@@ -11,6 +11,7 @@ mod console;
 mod demo;
 pub mod diff;
 mod dispatch;
+mod doctor;
 mod edit;
 mod export;
 pub mod features;
@@ -208,6 +209,8 @@ pub enum Command {
     Team(team::TeamArgs),
     /// Run the agent on your own tasks with a skill and without it; record whether it helps
     Trial(trial::TrialArgs),
+    /// Read every page of the database and say whether it is sound (exit 1 when damaged)
+    Doctor(doctor::DoctorArgs),
 }
 
 /// What a command reports back to `main`: success, or a non-zero exit without an error message
@@ -251,6 +254,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Command::Procedures(args) => procedures::run(&cli.global, args),
             Command::Team(args) => team::run(&cli.global, args),
             Command::Trial(args) => trial::run(&cli.global, args),
+            Command::Doctor(args) => doctor::run(&cli.global, args),
             Command::Console(args) => console::run(&cli.global, &args),
             Command::Demo(args) => demo::run(args),
             Command::Ingest(args) => ingest::run(&cli.global, args),

@@ -10,6 +10,7 @@ use crate::fsio;
 use crate::lifecycle;
 use crate::team;
 use crate::text;
+use crate::text::redact;
 use crate::text::safe;
 use crate::text::safe::inline;
 
@@ -44,7 +45,12 @@ pub enum TeamCommand {
     /// The team text waiting for this member's review, with its diff against what is live
     Proposals,
     /// Accept a team proposal: it goes live in this member's skills folder
-    Accept { name: String },
+    Accept {
+        name: String,
+        /// Accept text that runs a dangerous command, once read
+        #[arg(long)]
+        yes: bool,
+    },
     /// Reject a team proposal: the same text is not proposed again
     Reject { name: String },
     /// Mine every member's pooled evidence for team candidates
@@ -55,7 +61,12 @@ pub enum TeamCommand {
         all: bool,
     },
     /// Promote a team candidate (by id or name) to a team skill
-    Promote { candidate: String },
+    Promote {
+        candidate: String,
+        /// Promote a draft that runs a dangerous command, once read
+        #[arg(long)]
+        yes: bool,
+    },
     /// Dismiss a team candidate (by id or name)
     Dismiss { candidate: String },
     /// Protect a team skill from the team sweep (at worst `warning`)
@@ -214,7 +225,7 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
                 let view: Vec<_> = list
                     .iter()
                     .map(|(p, text)| {
-                        serde_json::json!({"proposal": p, "skill_md": accepted(&p.name, text)})
+                        serde_json::json!({"proposal": p, "tampered": p.tampered, "skill_md": accepted(&p.name, text)})
                     })
                     .collect();
                 return print_json(&view).map(|()| Outcome::Ok);
@@ -230,14 +241,23 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
                     inline(&p.team),
                     inline(&p.reason)
                 );
+                if p.tampered {
+                    crate::out!(
+                        "  tampered: its SKILL.md was changed on this machine since the pull \
+                         (`skilldeck team pull` writes it again)"
+                    );
+                }
+                for why in team::gate::dangers(text) {
+                    crate::out!("  flagged: {} (accept takes --yes)", inline(&why));
+                }
                 let live = ws.paths.skills_dir.join(&p.name).join("SKILL.md");
                 let old = fsio::read_skill_md_text(&live).unwrap_or_default();
                 let diff = lifecycle::diff_text(&old, &accepted(&p.name, text));
                 crate::out!("{}", safe::block(&diff));
             }
         }
-        TeamCommand::Accept { name } => {
-            let done = team::accept(&mut ws, &t, &name)?;
+        TeamCommand::Accept { name, yes } => {
+            let done = team::accept(&mut ws, &t, &name, yes)?;
             crate::out!("accepted {}: {:?} in your skills folder", inline(&name), done);
         }
         TeamCommand::Reject { name } => {
@@ -288,14 +308,18 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
                 if let Some(why) = &c.problem {
                     crate::out!("  flagged: {}", inline(why));
                 }
-                crate::out!("{}", safe::block(&indent(&c.skill_md)));
+                for why in &c.flags {
+                    crate::out!("  flagged: {} (promote takes --yes)", inline(why));
+                }
+                let shown = redact::secrets(&c.skill_md);
+                crate::out!("{}", safe::block(&indent(&shown)));
             }
             if list.is_empty() {
                 crate::out!("no team candidates (run `skilldeck team detect`)");
             }
         }
-        TeamCommand::Promote { candidate } => {
-            let name = team::promote(&ws, &t, &candidate)?;
+        TeamCommand::Promote { candidate, yes } => {
+            let name = team::promote(&ws, &t, &candidate, yes)?;
             crate::out!("{}", team::promoted_said(&name, &t.name));
         }
         TeamCommand::Dismiss { candidate } => {

@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use std::io::IsTerminal;
+
+use anyhow::{Result, bail};
 use clap::Args;
 
 use super::target::{self, Kind};
@@ -55,6 +57,9 @@ pub struct TrialArgs {
     /// Keep the workspaces afterwards
     #[arg(long)]
     pub keep: bool,
+    /// Run the skill's own checks (text drafted from transcripts) without asking, once read
+    #[arg(long)]
+    pub yes: bool,
     #[arg(long)]
     pub json: bool,
 }
@@ -93,6 +98,7 @@ pub fn run(global: &GlobalArgs, args: TrialArgs) -> Result<Outcome> {
     }
     let mut ws = global.open()?;
     let plan = trial::plan(&ws, &req)?;
+    consent(&plan, args.yes)?;
     if !args.json {
         crate::out!(
             "trial of {}: {} runs with the skill and {} without, {} at a time",
@@ -108,7 +114,10 @@ pub fn run(global: &GlobalArgs, args: TrialArgs) -> Result<Outcome> {
         if quiet {
             return;
         }
-        let how = if r.timed_out {
+        let how = if r.agent_silent || matches!(r.agent_exit, Some(126 | 127)) {
+            let code = r.agent_exit.map_or("killed".to_string(), |c| format!("exit {c}"));
+            format!("the agent failed before doing anything ({code}: {})", inline(&r.agent_stderr))
+        } else if r.timed_out {
             "timed out".to_string()
         } else if r.passed {
             "passed".to_string()
@@ -227,4 +236,32 @@ fn print_plan(ws: &Workspace, plan: &Plan) {
             crate::out!("  {}", inline(&c));
         }
     }
+}
+
+/// Checks taken from the skill's text run only once the user has read them: listed, then a yes
+/// on a terminal, or `--yes`.
+fn consent(plan: &Plan, yes: bool) -> Result<()> {
+    if !plan.checks_need_consent || yes {
+        return Ok(());
+    }
+    crate::err_out!("checks each run would be judged by (from {}):", plan.checks_from);
+    for c in &plan.checks {
+        crate::err_out!("  {}", inline(c));
+    }
+    for (c, why) in &plan.checks_left_out {
+        crate::err_out!("  left out: {} ({})", inline(c), inline(why));
+    }
+    if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+        crate::err_part!("run these checks? [y/N] ");
+        let mut answer = String::new();
+        std::io::stdin().read_line(&mut answer)?;
+        if matches!(answer.trim(), "y" | "Y" | "yes") {
+            return Ok(());
+        }
+        bail!("nothing ran: give your own checks with --check 'CMD'");
+    }
+    bail!(
+        "these checks come from the skill's text (drafted from transcripts): read them, then run \
+         the trial again with --yes, or give your own with --check 'CMD'"
+    )
 }

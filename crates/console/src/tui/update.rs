@@ -585,6 +585,11 @@ fn team_op(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Command>
                 ui.engine.result(format!("{} cannot be promoted: {why}", c.name), false);
                 return None;
             }
+            None if !c.flags.is_empty() => {
+                let how = format!("read it, then `skilldeck team promote {} --yes`", c.id);
+                ui.engine.result(format!("{} runs a dangerous command: {how}", c.name), false);
+                return None;
+            }
             None => TeamOp::Promote { id: c.id, seen: hex::sha256_hex(c.skill_md.as_bytes()) },
         },
         (Some(team::Row::Candidate(c)), Action::Dismiss) => TeamOp::Dismiss { id: c.id },

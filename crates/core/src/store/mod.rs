@@ -332,6 +332,20 @@ pub fn meta_set(conn: &Connection, key: &str, value: &str) -> Result<()> {
     Ok(())
 }
 
+/// What SQLite's full check (`PRAGMA integrity_check`) finds wrong with the database, at most
+/// `max` lines; empty when it is sound. Every page is read: a damaged index page that reads
+/// never touch is found here, not by the write that reaches it.
+pub fn integrity_problems(conn: &Connection, max: u32) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare(&format!("PRAGMA integrity_check({max})"))?;
+    let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+    let mut out = Vec::new();
+    for row in rows {
+        out.extend(row?.lines().map(str::to_string).filter(|l| l != "ok"));
+    }
+    out.retain(|l| !l.starts_with("*** in database"));
+    Ok(out)
+}
+
 /// Whether the folder holding `path` accepts writes (`access(2)`, which a read-only mount refuses
 /// even to root).
 fn folder_writable(path: &Path) -> bool {

@@ -101,6 +101,16 @@ fn access_trouble(db: &Path) -> String {
             fix_for(file, "r")
         );
     }
+    // A read-only mount refuses writes whatever the modes say: chmod would not help.
+    if let Some(place) = db.ancestors().find(|p| p.exists())
+        && read_only_mount(place)
+    {
+        return format!(
+            "database {shown}: {} is on a read-only filesystem; remount it read-write, or pass \
+             --db with a path on a writable disk (reading commands still work)",
+            place.display()
+        );
+    }
     if let Some(file) = present().find(|f| !can(f, libc::W_OK)) {
         return format!(
             "database {shown}: {} is read-only for this user ({}); {}",
@@ -123,6 +133,17 @@ fn access_trouble(db: &Path) -> String {
         dir.display(),
         dir.display()
     )
+}
+
+/// Whether the filesystem holding `path` is mounted read-only (`statvfs`'s `ST_RDONLY`).
+pub(super) fn read_only_mount(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else { return false };
+    // SAFETY: `c` is a valid NUL-terminated path and `st` a properly sized out-parameter.
+    unsafe {
+        let mut st: libc::statvfs = std::mem::zeroed();
+        libc::statvfs(c.as_ptr(), &mut st) == 0 && st.f_flag & libc::ST_RDONLY != 0
+    }
 }
 
 /// `access(2)` for this process's user (a read-only mount refuses writes even to root).

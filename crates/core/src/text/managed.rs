@@ -142,11 +142,13 @@ pub fn render(m: &Markers, body: &str, nl: &str) -> String {
 
 /// `text` with its block replaced by `body`, or the block appended after one newline.
 pub fn with_block(text: &str, m: &Markers, body: &str) -> Result<String, String> {
-    let nl = newline_of(text);
-    let block = render(m, body, nl);
     if let Some(s) = find(text, m)? {
+        // The block keeps its own newline (a bare-CR file's block has LF).
+        let block = render(m, body, newline_of(&text[s.start..]));
         return Ok(format!("{}{block}{}", &text[..s.start], &text[s.end..]));
     }
+    let nl = newline_of(text);
+    let block = render(m, body, nl);
     if text.is_empty() {
         return Ok(format!("{block}{nl}"));
     }
@@ -156,17 +158,14 @@ pub fn with_block(text: &str, m: &Markers, body: &str) -> Result<String, String>
 /// `text` without its block and the two newlines appending it added; `None` when it has none.
 pub fn without_block(text: &str, m: &Markers) -> Result<Option<String>, String> {
     let Some(Span { mut start, mut end }) = find(text, m)? else { return Ok(None) };
-    for nl in ["\r\n", "\n"] {
-        if text[end..].starts_with(nl) {
-            end += nl.len();
-            break;
-        }
+    // The newline appending used is the block's own (the file's, when it was written): a file
+    // whose lines end in a bare CR got LF, and its last CR is its own.
+    let nl = newline_of(&text[start..]);
+    if text[end..].starts_with(nl) {
+        end += nl.len();
     }
-    for nl in ["\r\n", "\n"] {
-        if start >= nl.len() && text[..start].ends_with(nl) {
-            start -= nl.len();
-            break;
-        }
+    if text[..start].ends_with(nl) {
+        start -= nl.len();
     }
     Ok(Some(format!("{}{}", &text[..start], &text[end..])))
 }
@@ -181,11 +180,13 @@ mod tests {
 
     #[test]
     fn install_then_uninstall_gives_the_same_bytes() {
-        for original in ["", "# P\n", "# P\nno newline", "a\n\n\n", "a\r\nb\r\n", "a\r\nb"] {
+        for original in
+            ["", "# P\n", "# P\nno newline", "a\n\n\n", "a\r\nb\r\n", "a\r\nb", "a\rb\r", "a\rb"]
+        {
             let with = with_block(original, &m("x"), "body\n").unwrap();
             assert_eq!(with_block(&with, &m("x"), "body\n").unwrap(), with, "idempotent");
             assert_eq!(without_block(&with, &m("x")).unwrap().as_deref(), Some(original));
-            if original.contains('\r') {
+            if original.contains("\r\n") {
                 assert!(!with.replace("\r\n", "").contains('\n'), "{with:?}");
             }
         }

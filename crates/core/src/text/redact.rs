@@ -197,9 +197,10 @@ const TOKENS: &[Token] = &[
 /// random-looking values.
 const RULES: &[Rule] = &[
     Rule {
-        // `api.telegram.org/bot<id>:<token>`: the id is glued to `bot`, so `\b` before it fails.
+        // `api.telegram.org/bot<id>:<token>`: the id is glued to `bot`, so `\b` before it fails;
+        // a token may end in `-`, where `\b` after it fails too.
         kind: "telegram-token",
-        pattern: r"\bbot(\d{8,10}:[A-Za-z0-9_-]{35})\b",
+        pattern: r"\bbot(\d{8,10}:[A-Za-z0-9_-]{35})(?:[^A-Za-z0-9_-]|$)",
         group: 1,
         needs: &["bot"],
         accept: always,
@@ -268,8 +269,8 @@ const RULES: &[Rule] = &[
     },
     Rule {
         kind: "telegram-token",
-        pattern: r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b",
-        group: 0,
+        pattern: r"\b(\d{8,10}:AA[A-Za-z0-9_-]{33})(?:[^A-Za-z0-9_-]|$)",
+        group: 1,
         needs: &[":AA"],
         accept: always,
     },
@@ -285,6 +286,23 @@ const RULES: &[Rule] = &[
         pattern: r"\b[a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.-]{31,34}",
         group: 0,
         needs: &["Q~"],
+        accept: always,
+    },
+    Rule {
+        // A PuTTY key file (`.ppk`): its private lines are base64 too short for the entropy
+        // rule; the whole file goes, from its header to its MAC.
+        kind: "private-key",
+        pattern: r"(?s)PuTTY-User-Key-File-\d+:.*?(?:Private-MAC:\s*[0-9A-Fa-f]+|\z)",
+        group: 0,
+        needs: &["PuTTY-User-Key-File-"],
+        accept: always,
+    },
+    Rule {
+        // The private lines of a PuTTY key pasted without its header.
+        kind: "private-key",
+        pattern: r"Private-Lines:\s*\d+\s*\n((?:[A-Za-z0-9+/=]+\r?\n?)+)",
+        group: 1,
+        needs: &["Private-Lines:"],
         accept: always,
     },
     Rule {

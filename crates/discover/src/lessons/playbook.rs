@@ -3,7 +3,8 @@
 //! CLAUDE.md / AGENTS.md. Only the text between this workspace's markers is skilldeck's
 //! (`text::managed`): everything outside is kept byte for byte, a rewrite with nothing new
 //! changes no byte, and uninstalling removes exactly what installing added. Every write is
-//! atomic, goes through a link to the file it names, and is re-read before its rename so a
+//! atomic, goes through a link to the file it names (a project's file only when the link stays
+//! inside the project), and is re-read before its rename so a
 //! person's edit meanwhile is never overwritten. A decision marks the files pending before it
 //! changes the database; a process killed before the files follow leaves the mark, and the next
 //! command ([`recover`]) writes them and clears the temporary files it left.
@@ -297,6 +298,7 @@ fn instruction_file(dir: &Path, m: &Markers) -> Result<PathBuf> {
     let mut first = None;
     for f in INSTRUCTION_FILES {
         let path = dir.join(f);
+        link_inside(dir, &path)?;
         let t = open_target(&path)?;
         let Some(text) = t.text else { continue };
         if managed::find(&text, m).map_err(|e| located(&path, e))?.is_some() {
@@ -357,6 +359,26 @@ pub fn install(ws: &Workspace, dir: &Path) -> Result<PathBuf> {
     Ok(file)
 }
 
+/// Refuses an instruction file that is a link to a file outside the project `dir`: a project's
+/// CLAUDE.md is written through a link only when the link stays in the project.
+fn link_inside(dir: &Path, path: &Path) -> Result<()> {
+    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Ok(());
+    }
+    let Ok(real) = std::fs::canonicalize(path) else { return Ok(()) }; // dangling: open_target says
+    let root = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    if !real.starts_with(&root) {
+        bail!(
+            "{} is a link to {}, outside the project: skilldeck writes a lessons block only in \
+             the project's own files; replace the link with a file, or link to one inside {}",
+            path.display(),
+            real.display(),
+            root.display()
+        );
+    }
+    Ok(())
+}
+
 /// `lessons uninstall --project DIR`: removes exactly this workspace's block from each of DIR's
 /// instruction files; each file is otherwise as it was (and removed when the block was all it
 /// held and install created it). Returns the files that had a block.
@@ -371,6 +393,7 @@ pub fn uninstall(ws: &Workspace, dir: &Path) -> Result<Vec<PathBuf>> {
     mark_pending(conn)?;
     for f in INSTRUCTION_FILES {
         let file = dir.join(f);
+        link_inside(&dir, &file)?;
         let mut had = false;
         let (real, _) = rewrite(&file, &mut |real, text| {
             if seen.iter().any(|s| s == real) {

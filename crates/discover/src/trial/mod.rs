@@ -8,11 +8,15 @@
 //! as a transcript in memory), `verdict` (per arm and the difference, by the observed effect's
 //! rule), `record` (the `skill_trials` table, the timeline, the review flag).
 
+mod confine;
+mod home;
 mod measure;
 pub mod plan;
+mod reap;
 pub mod record;
 mod run;
 pub mod verdict;
+mod watch;
 
 use std::path::PathBuf;
 
@@ -92,6 +96,12 @@ pub struct RunResult {
     pub transcript: Option<RunTranscript>,
     /// Whether the transcript shows the skill used; `None` without a transcript.
     pub loaded: Option<bool>,
+    /// The end of the agent's stderr, secrets redacted: said when the agent did not run.
+    #[serde(skip)]
+    pub agent_stderr: String,
+    /// The agent failed and printed nothing: it did not get to do anything.
+    #[serde(skip)]
+    pub agent_silent: bool,
 }
 
 /// A finished trial: what ran, every run, and the judgement. Recorded as evidence about the
@@ -116,6 +126,13 @@ pub struct Trial {
     pub runs: Vec<RunResult>,
     /// Where the workspaces were kept (`--keep`).
     pub kept: Option<String>,
+    /// What changed in the user's own project tree while the trial ran (`M a.txt`): an agent
+    /// that wrote outside its workspace, or the user meanwhile.
+    #[serde(default)]
+    pub outside_writes: Vec<String>,
+    /// The project has more entries than are watched: such writes may have gone unseen.
+    #[serde(default)]
+    pub outside_unwatched: bool,
 }
 
 /// Runs the trial `plan` describes, records it, and returns it. `progress` hears each run as it
@@ -126,7 +143,10 @@ pub fn execute(
     progress: &(dyn Fn(&RunResult) + Sync),
 ) -> Result<Trial> {
     let started_at = store::now_rfc3339();
+    let plan = &plan.rooted()?;
     let id = record::begin(ws.store.conn(), plan, &started_at)?;
+    let tree = plan.project.repo.as_deref().unwrap_or(&plan.project.dir);
+    let before = watch::snapshot(tree);
     let runs = match run::all(plan, progress) {
         Ok(runs) => runs,
         Err(e) => {
@@ -134,7 +154,16 @@ pub fn execute(
             return Err(e);
         }
     };
+    // A trial of an agent that never ran says nothing about the skill: not evidence.
+    if let Some(why) = verdict::invalid(&runs) {
+        let why = format!("the trial is not valid: {why}; nothing was recorded as evidence");
+        record::failed(ws.store.conn(), id, &why)?;
+        anyhow::bail!(why);
+    }
+    let after = watch::snapshot(tree);
     let trial = Trial {
+        outside_writes: watch::changes(&before, &after),
+        outside_unwatched: before.partial || after.partial,
         source: "trial".into(),
         skill: plan.name.clone(),
         agent_id: plan.agent_id.clone(),

@@ -15,7 +15,7 @@ use crate::draft;
 use crate::fsio;
 use crate::lifecycle;
 use crate::process::{self, Confine, Env, Program};
-use crate::text::{redact, safe, slug};
+use crate::text::{danger, redact, safe, slug};
 use crate::workspace::Workspace;
 
 /// Where Claude Code loads a project's skills from; Codex's are in `CODEX_INSTALL_DIR`.
@@ -68,6 +68,9 @@ pub struct Plan {
     pub checks: Vec<String>,
     /// `--check`, or the skill's Checks section.
     pub checks_from: String,
+    /// The checks are the skill's text (drafted from transcripts), not the user's `--check`: the
+    /// user reads them and says yes before any runs.
+    pub checks_need_consent: bool,
     /// Commands of the Checks section that cannot run as written, with why.
     pub checks_left_out: Vec<(String, String)>,
     pub project: Project,
@@ -83,7 +86,31 @@ pub struct Plan {
     pub runs: Vec<PlannedRun>,
 }
 
+/// The start of a trial folder's name; `tempfile` adds a random end.
+fn root_prefix(name: &str) -> String {
+    format!("skilldeck-trial-{}-", slug::slug(name))
+}
+
 impl Plan {
+    /// Makes the trial's folder in the temporary folder (mode 0700, a name no one can guess) and
+    /// returns the plan with its workspaces in it.
+    pub fn rooted(&self) -> Result<Plan> {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::Builder::new()
+            .prefix(&root_prefix(&self.name))
+            .permissions(std::fs::Permissions::from_mode(0o700))
+            .tempdir()
+            .context("creating the trial's folder in the temporary folder")?;
+        let root = dir.keep();
+        let mut plan = self.clone();
+        for run in &mut plan.runs {
+            let name = run.workspace.file_name().map(ToOwned::to_owned).unwrap_or_default();
+            run.workspace = root.join(name);
+        }
+        plan.root = root;
+        Ok(plan)
+    }
+
     pub fn time_limit(&self) -> Duration {
         Duration::from_secs(self.time_limit_secs)
     }
@@ -110,6 +137,12 @@ impl Plan {
             Arm::Without => format!("make sure {} is absent", skill.display()),
         });
         let dir = self.agent_dir(&run.workspace);
+        out.push(format!(
+            "make {}-home: links to your home, its .claude, .codex and .agents skills without {} \
+             (HOME, and CLAUDE_CONFIG_DIR and CODEX_HOME when set, point there for the agent)",
+            self.root.join(format!("{:03}", run.n)).display(),
+            self.name
+        ));
         out.push(format!(
             "in {}: sh -c {} < task {} (stopped after {}s)",
             dir.display(),
@@ -185,12 +218,8 @@ pub fn plan(ws: &Workspace, req: &Request) -> Result<Plan> {
         None => CLAUDE_INSTALL_DIR.to_string(),
     };
     let project = project(&req.project)?;
-    let root = std::env::temp_dir().join(format!(
-        "skilldeck-trial-{}-{}-{}",
-        slug::slug(&subject.name),
-        chrono::Utc::now().format("%Y%m%dT%H%M%S"),
-        std::process::id()
-    ));
+    // The real folder is made when the trial runs (`Plan::rooted`): 0700, its name's end random.
+    let root = std::env::temp_dir().join(format!("{}XXXXXX", root_prefix(&subject.name)));
     let mut runs = Vec::with_capacity(req.runs * 2);
     // The arms alternate, each pair on the same task, so drift (load, rate limits) hits both.
     for k in 0..req.runs {
@@ -213,6 +242,7 @@ pub fn plan(ws: &Workspace, req: &Request) -> Result<Plan> {
         tasks,
         tasks_from,
         checks,
+        checks_need_consent: req.checks.is_empty(),
         checks_from,
         checks_left_out,
         project,
@@ -326,7 +356,8 @@ fn tasks_of(all: &[String]) -> Vec<String> {
 }
 
 /// The commands of a SKILL.md's `## Checks` section (the first code span of each bullet), and
-/// those left out with why: a `<placeholder>` or a redaction marker cannot run as written.
+/// those left out with why: a `<placeholder>` or a redaction marker cannot run as written, and a
+/// command that does more than exit 0 or not (`danger::check_flags`) is not run unread.
 pub fn checks_section(skill_md: &str) -> (Vec<String>, Vec<(String, String)>) {
     let (mut ok, mut left) = (Vec::new(), Vec::new());
     let mut inside = false;
@@ -344,7 +375,11 @@ pub fn checks_section(skill_md: &str) -> (Vec<String>, Vec<(String, String)>) {
             continue;
         }
         let Some(command) = first_code_span(item) else { continue };
-        if redact::has_markers(&command) {
+        let flagged = danger::check_flags(&command);
+        if !flagged.is_empty() {
+            let why: Vec<&str> = flagged.iter().map(|f| f.reason.as_str()).collect();
+            left.push((command, format!("flagged: {}", why.join("; "))));
+        } else if redact::has_markers(&command) {
             left.push((command, "holds a redaction marker".into()));
         } else if has_placeholder(&command) {
             left.push((command, "holds a <placeholder>".into()));
@@ -429,11 +464,16 @@ mod tests {
     #[test]
     fn checks_come_from_the_checks_section_and_placeholders_stay_out() {
         let md = "---\nname: x\n---\n\n## Steps\n\n1. `cargo build`\n\n## Checks\n\nRun these.\n\n\
-                  - Test: `cargo test`\n- Lint: ``cargo clippy -- -D `x` ``\n- Build: `make <target>`\n\
+                  - Test: `cargo test`\n- Lint: ``cargo clippy -- -D warnings ``\n- Build: `make <target>`\n\
                   - Test: `cargo test`\n\n## When it fails\n\n- `npm test` failed\n";
         let (ok, left) = checks_section(md);
-        assert_eq!(ok, ["cargo test", "cargo clippy -- -D `x`"]);
+        assert_eq!(ok, ["cargo test", "cargo clippy -- -D warnings"]);
         assert_eq!(left, [("make <target>".to_string(), "holds a <placeholder>".to_string())]);
+        let planted = "## Checks\n\n- Test: `make test SERVICE=billing $(touch PWN_CHECK)`\n";
+        let (ok, left) = checks_section(planted);
+        assert!(ok.is_empty() && left[0].1.starts_with("flagged: runs a command substitution"));
+        let (ok, left) = checks_section("## Checks\n\n- Lint: ``cargo clippy -- -D `x` ``\n");
+        assert!(ok.is_empty() && left[0].1.starts_with("flagged: runs a command substitution"));
         assert!(checks_section("# x\n\n- `ls`\n").0.is_empty());
     }
 

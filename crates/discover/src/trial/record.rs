@@ -61,6 +61,9 @@ impl TrialRow {
                 format!("stopped before it finished (started {})", self.started_at)
             }
             (None, TrialStatus::Running) => format!("running since {}", self.started_at),
+            (None, _) if self.error.as_deref().is_some_and(|e| e.starts_with("stopped")) => {
+                safe::inline(self.error.as_deref().unwrap_or_default()).into_owned()
+            }
             (None, _) => format!(
                 "failed: {}",
                 safe::inline(self.error.as_deref().unwrap_or("unknown error"))
@@ -152,7 +155,8 @@ pub fn finish(conn: &mut Connection, id: i64, trial: &Trial) -> Result<()> {
     Ok(())
 }
 
-/// The latest trial of a live skill: its own, or one of the draft it was promoted from.
+/// The latest trial of a live skill: its own, or one of the draft it was promoted from. A trial
+/// that failed or was not valid (the agent never ran) does not hide a real one before it.
 pub fn latest_for_skill(
     conn: &Connection,
     skill_id: i64,
@@ -161,16 +165,18 @@ pub fn latest_for_skill(
     let sql = format!(
         "SELECT {COLUMNS} FROM skill_trials
          WHERE skill_id = ?1 OR (?2 IS NOT NULL AND candidate_id = ?2)
-         ORDER BY id DESC LIMIT 1"
+         ORDER BY status = 'failed', id DESC LIMIT 1"
     );
     Ok(conn.query_row(&sql, params![skill_id, candidate_id], from_row).optional()?)
 }
 
-/// The latest trial of each candidate (drafts and proposed versions), by candidate id.
+/// The latest trial of each candidate (drafts and proposed versions), by candidate id; a failed
+/// one only when there is no other.
 pub fn latest_by_candidate(conn: &Connection) -> Result<HashMap<i64, TrialRow>> {
     let sql = format!(
-        "SELECT {COLUMNS} FROM skill_trials WHERE id IN
-             (SELECT max(id) FROM skill_trials WHERE candidate_id IS NOT NULL GROUP BY candidate_id)"
+        "SELECT {COLUMNS} FROM skill_trials t WHERE id =
+             (SELECT id FROM skill_trials WHERE candidate_id = t.candidate_id
+              ORDER BY status = 'failed', id DESC LIMIT 1)"
     );
     let mut stmt = conn.prepare(&sql)?;
     let rows = stmt.query_map([], from_row)?;

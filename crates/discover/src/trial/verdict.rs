@@ -77,6 +77,32 @@ pub fn judge(runs: &[RunResult]) -> Judgement {
     }
 }
 
+/// Why the runs say nothing about the skill, if they do not: the agent could not start in some
+/// run (the shell's 126 or 127), or every run of an arm failed before the agent printed anything.
+pub fn invalid(runs: &[RunResult]) -> Option<String> {
+    let said = |r: &RunResult| {
+        let code = r.agent_exit.map_or("killed".to_string(), |c| format!("exit {c}"));
+        let err = if r.agent_stderr.is_empty() { "nothing on stderr" } else { &r.agent_stderr };
+        format!("run {} ({} the skill): {code}, stderr: {}", r.n, r.arm, inline(err))
+    };
+    if let Some(r) = runs.iter().find(|r| matches!(r.agent_exit, Some(126 | 127))) {
+        return Some(format!("the agent could not start ({})", said(r)));
+    }
+    for arm in [Arm::With, Arm::Without] {
+        let mut of_arm = runs.iter().filter(|r| r.arm == arm).peekable();
+        let first = of_arm.peek().copied();
+        if let Some(first) = first
+            && of_arm.all(|r| r.agent_silent)
+        {
+            return Some(format!(
+                "every run {arm} the skill failed before the agent did anything ({})",
+                said(first)
+            ));
+        }
+    }
+    None
+}
+
 fn summary(arm: Arm, runs: &[&RunResult]) -> ArmSummary {
     let passed = runs.iter().filter(|r| r.passed).count();
     let (pass_low, pass_high) = interval::wilson(passed, runs.len());
@@ -180,6 +206,17 @@ pub fn lines(t: &Trial) -> Vec<String> {
             "  {} of {} runs without it used a skill of that name anyway (installed elsewhere)",
             j.without.loaded, j.without.runs
         ));
+    }
+    if !t.outside_writes.is_empty() {
+        let shown: Vec<&str> = t.outside_writes.iter().take(10).map(String::as_str).collect();
+        out.push(format!(
+            "  warning: your project changed while the trial ran, outside every run's workspace \
+             (an agent writing by absolute path or through a link, or you): {}{}",
+            inline(&shown.join(", ")),
+            if t.outside_writes.len() > 10 { ", …" } else { "" }
+        ));
+    } else if t.outside_unwatched {
+        out.push("  your project is too big to watch for writes outside the workspaces".into());
     }
     let timed_out = j.with.timed_out + j.without.timed_out;
     if timed_out > 0 {

@@ -259,12 +259,42 @@ pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
 
 /// FNV-1a 64 of the head bytes: stable across versions and builds, and cheap.
 fn head_hash(head: &[u8]) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in head {
+    fnv(0xcbf2_9ce4_8422_2325, head)
+}
+
+fn fnv(mut h: u64, bytes: &[u8]) -> String {
+    for b in bytes {
         h ^= u64::from(*b);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     format!("{h:016x}")
+}
+
+/// Windows of the bytes already read whose hash tells a rewritten file from an appended one
+/// beyond its head: `SAMPLES` evenly spaced ones and the last before `offset`, `HEAD_BYTES` each.
+const SAMPLES: u64 = 8;
+
+/// The hash of the sampled windows of `file` below `offset` (the same windows for the same
+/// offset, so a later run reads them again to compare).
+fn body_hash(file: &std::fs::File, offset: u64) -> std::io::Result<String> {
+    let mut bytes = Vec::new();
+    let mut buf = vec![0u8; HEAD_BYTES as usize];
+    let starts =
+        (0..SAMPLES).map(|i| offset * i / SAMPLES).chain([offset.saturating_sub(HEAD_BYTES)]);
+    for at in starts {
+        let want = HEAD_BYTES.min(offset - at) as usize;
+        let got = chunks::read_full_at(file, at, &mut buf[..want])?;
+        bytes.extend_from_slice(&buf[..got]);
+    }
+    Ok(fnv(0xcbf2_9ce4_8422_2325, &bytes))
+}
+
+/// The stored hash: the head's, then the sampled body's after a `:` (older rows have no body's).
+fn split_hash(stored: &str) -> (&str, Option<&str>) {
+    match stored.split_once(':') {
+        Some((head, body)) => (head, Some(body)),
+        None => (stored, None),
+    }
 }
 
 /// Reads the new bytes of one file and parses them. I/O trouble becomes a problem, not an error.
@@ -306,9 +336,19 @@ fn read_into(job: &Job, now: SystemTime, read: &mut FileRead) -> Result<()> {
         let want = stored.offset.min(HEAD_BYTES) as usize;
         head.resize(want, 0);
         let got = chunks::read_full_at(&file, 0, &mut head).context("reading")?;
+        let (stored_head, stored_body) = split_hash(stored.head_hash.as_deref().unwrap_or(""));
+        let body_same =
+            || stored_body.is_none_or(|h| body_hash(&file, stored.offset).is_ok_and(|b| b == h));
+        // An append makes a file longer: one as long as before with a new time was rewritten
+        // in place (a secret scrubbed with a same-length edit).
+        let rewritten_in_place = job.size == stored.size
+            && job.mtime_ns != stored.mtime_ns
+            && stored.offset == stored.size;
         let same_file = job.size >= stored.offset
             && got == want
-            && stored.head_hash.as_deref().is_none_or(|h| h == head_hash(&head));
+            && !rewritten_in_place
+            && (stored.head_hash.is_none() || stored_head == head_hash(&head))
+            && body_same();
         if same_file {
             start = stored.offset;
             if let Some(text) = &stored.state {
@@ -416,7 +456,7 @@ fn read_into(job: &Job, now: SystemTime, read: &mut FileRead) -> Result<()> {
     read.lines += scan.lines;
     read.bad_lines = read.output.bad_lines;
     read.unknown_lines = read.output.unknown_lines;
-    read.head_hash = head_hash(&head);
+    read.head_hash = format!("{}:{}", head_hash(&head), body_hash(&file, scan.next)?);
     Ok(())
 }
 

@@ -1,11 +1,11 @@
 //! The gates a team skill's text passes before it is written anywhere on this machine: the
-//! size cap, no control, bidirectional or invisible character, nothing aimed at the agent, and
-//! the Agent Skills spec.
+//! size cap, no control, bidirectional or invisible character, nothing aimed at the agent, no
+//! secret, and the Agent Skills spec. A dangerous command (`text::danger`) is no refusal, as in
+//! a local promote: it is said, and the text goes live only once a person confirms (`--yes`).
 
 use crate::fsio;
 use crate::spec;
-use crate::text::injection;
-use crate::text::safe;
+use crate::text::{danger, injection, redact, safe};
 
 /// The text gates alone (also for a proposal accepted later).
 pub fn gate_text(name: &str, text: &str) -> std::result::Result<String, String> {
@@ -24,6 +24,15 @@ pub fn gate_text(name: &str, text: &str) -> std::result::Result<String, String> 
         let kinds: Vec<&str> = flags.iter().map(|f| f.kind.as_str()).collect();
         return Err(format!("skill_md: flagged as aimed at the agent ({})", kinds.join(", ")));
     }
+    let redacted = redact::secrets(text);
+    if redacted != text {
+        let mut kinds: Vec<&str> = redacted
+            .match_indices("<redacted:")
+            .filter_map(|(i, _)| redacted[i + 10..].split('>').next())
+            .collect();
+        kinds.dedup();
+        return Err(format!("skill_md: holds a secret ({})", kinds.join(", ")));
+    }
     let dir = tempfile::tempdir().map_err(|e| format!("checking the spec: {e}"))?;
     let folder = dir.path().join(name);
     let checked = std::fs::create_dir(&folder)
@@ -36,4 +45,21 @@ pub fn gate_text(name: &str, text: &str) -> std::result::Result<String, String> 
         return Err(format!("spec: {}: {}{line}", p.field, p.reason));
     }
     Ok(text.to_string())
+}
+
+/// Why the text needs a person's `--yes` before it goes live: each dangerous command it runs.
+pub fn dangers(text: &str) -> Vec<String> {
+    danger::flags(text).into_iter().map(|f| f.reason).collect()
+}
+
+/// Refuses text that runs a dangerous command unless `yes`; names each one and what to do.
+pub fn confirmed(what: &str, text: &str, yes: bool, how: &str) -> anyhow::Result<()> {
+    let found = dangers(text);
+    if found.is_empty() || yes {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "{what} runs a dangerous command ({}): read it, then {how} with --yes",
+        safe::inline(&found.join("; "))
+    )
 }

@@ -164,9 +164,28 @@ pub fn pull(ws: &mut Workspace, t: &TeamConfig) -> Result<pull::PullReport> {
 }
 
 /// Accepts the team proposal `name`: this member reviewed it, so it goes live as a team skill.
-pub fn accept(ws: &mut Workspace, t: &TeamConfig, name: &str) -> Result<pull::Pulled> {
+/// Text that runs a dangerous command takes `yes`.
+pub fn accept(ws: &mut Workspace, t: &TeamConfig, name: &str, yes: bool) -> Result<pull::Pulled> {
     let (p, text) = proposals::get(ws, &t.name, name)?;
+    // The proposal folder is this machine's: its text and recorded hash could both have been
+    // changed. Only the text the server holds now goes live.
+    let mut client = connect(t)?;
+    let server = shared::skills(&mut client, &t.name, fsio::SKILL_MD_CAP, &mut Vec::new())?
+        .into_iter()
+        .find(|s| s.name == p.name)
+        .and_then(|s| s.skill_md);
+    drop(client);
+    if server.as_deref().map(|s| hex::sha256_hex(s.as_bytes())).as_deref() != Some(&p.sha256)
+        || hex::sha256_hex(text.as_bytes()) != p.sha256
+    {
+        bail!(
+            "team proposal {name} is not the text the team server holds now (changed on this \
+             machine, or on the server since the pull): `skilldeck team pull` proposes the \
+             server's text again"
+        );
+    }
     let text = gate::gate_text(&p.name, &text).map_err(|why| anyhow!("{why}"))?;
+    gate::confirmed(&format!("team proposal {name}"), &text, yes, "accept it")?;
     let skill = shared::TeamSkill {
         name: p.name.clone(),
         name_bytes: p.name.len() as i32,
@@ -203,8 +222,9 @@ pub fn detect(ws: &Workspace, t: &TeamConfig) -> Result<detect::TeamDetectReport
 /// Promotes a team candidate as this member read it: its draft must pass the local gates, and
 /// the server records the hash of that text with the decision (refusing if the candidate changed
 /// meanwhile). Writes it to the team's skills folder when one is configured.
-pub fn promote(ws: &Workspace, t: &TeamConfig, which: &str) -> Result<String> {
-    promote_seen(ws, t, which, None)
+/// A draft that runs a dangerous command takes `yes`, as a local promote does.
+pub fn promote(ws: &Workspace, t: &TeamConfig, which: &str, yes: bool) -> Result<String> {
+    promote_seen(ws, t, which, None, yes)
 }
 
 /// [`promote`] of the text whose SHA-256 is `seen` (what the console showed), when given.
@@ -213,6 +233,7 @@ pub fn promote_seen(
     t: &TeamConfig,
     which: &str,
     seen: Option<&str>,
+    yes: bool,
 ) -> Result<String> {
     let mut client = connect(t)?;
     let Some(c) = shared::candidates(&mut client, &t.name, true)?
@@ -224,6 +245,8 @@ pub fn promote_seen(
     if let Some(why) = &c.problem {
         bail!("team candidate {} ({}) cannot go live: {why}", c.id, c.name);
     }
+    let what = format!("team candidate {} ({})", c.id, c.name);
+    gate::confirmed(&what, &c.skill_md, yes, "`skilldeck team promote` it")?;
     let sha = hex::sha256_hex(c.skill_md.as_bytes());
     let sha = seen.map_or(sha, str::to_string);
     let name = shared::promote(&mut client, &t.name, &c.id.to_string(), &sha)?;
@@ -349,7 +372,8 @@ pub fn apply(ws: &Workspace, op: &TeamOp) -> Result<String> {
     let t = settings(ws)?;
     match op {
         TeamOp::Promote { id, seen } => {
-            let name = promote_seen(ws, &t, &id.to_string(), Some(seen))?;
+            // A dangerous command is confirmed on the command line (`team promote ID --yes`).
+            let name = promote_seen(ws, &t, &id.to_string(), Some(seen), false)?;
             Ok(promoted_said(&name, &t.name))
         }
         TeamOp::Dismiss { id } => {

@@ -29,6 +29,9 @@ pub struct Proposal {
     /// Why it is not live.
     pub reason: String,
     pub proposed_at: String,
+    /// Its SKILL.md no longer hashes to `sha256`: changed on this machine since the pull.
+    #[serde(skip)]
+    pub tampered: bool,
 }
 
 fn root(ws: &Workspace, team: &str) -> Result<PathBuf> {
@@ -58,7 +61,8 @@ pub fn propose(
         return Ok(false);
     }
     let folder = fsio::child(&dir, "team skill", &skill.name)?;
-    if read(&folder).is_some_and(|(p, _)| p.sha256 == sha) {
+    // A proposal changed here since is written again from the server's text.
+    if read(&folder).is_some_and(|(p, _)| p.sha256 == sha && !p.tampered) {
         return Ok(false);
     }
     std::fs::create_dir_all(&folder).with_context(|| format!("creating {}", folder.display()))?;
@@ -69,21 +73,23 @@ pub fn propose(
         sha256: sha.into(),
         reason: reason.into(),
         proposed_at: store::now_rfc3339(),
+        tampered: false,
     };
     fsio::atomic_write(&folder.join("SKILL.md"), text.as_bytes())?;
     fsio::atomic_write(&folder.join(META), serde_json::to_string_pretty(&p)?.as_bytes())?;
     Ok(true)
 }
 
-/// A proposal whose text still hashes to what it records.
+/// A proposal and its text, `tampered` when the text no longer hashes to what it records.
 fn read(folder: &Path) -> Option<(Proposal, String)> {
     let meta = fsio::read_capped(&folder.join(META), 64 * 1024).ok()?;
-    let p: Proposal = serde_json::from_slice(&meta).ok()?;
+    let mut p: Proposal = serde_json::from_slice(&meta).ok()?;
     let text = fsio::read_skill_md_text(&folder.join("SKILL.md")).ok()?;
-    (hex::sha256_hex(text.as_bytes()) == p.sha256).then_some((p, text))
+    p.tampered = hex::sha256_hex(text.as_bytes()) != p.sha256;
+    Some((p, text))
 }
 
-/// The team's open proposals with their text, by name.
+/// The team's open proposals with their text, by name; tampered ones included, marked.
 pub fn list(ws: &Workspace, team: &str) -> Result<Vec<(Proposal, String)>> {
     let dir = root(ws, team)?;
     let Ok(entries) = std::fs::read_dir(&dir) else { return Ok(Vec::new()) };
@@ -93,10 +99,15 @@ pub fn list(ws: &Workspace, team: &str) -> Result<Vec<(Proposal, String)>> {
     Ok(out)
 }
 
-/// The open proposal `name`.
+/// The open proposal `name`; an error when its text was changed here since the pull.
 pub fn get(ws: &Workspace, team: &str, name: &str) -> Result<(Proposal, String)> {
     let folder = fsio::child(&root(ws, team)?, "team skill", name)?;
     match read(&folder) {
+        Some((p, _)) if p.tampered => bail!(
+            "team proposal {name} was changed on this machine since the pull (its SKILL.md no \
+             longer has the hash recorded): `skilldeck team pull` writes it again from the \
+             server, or `skilldeck team reject {name}`"
+        ),
         Some(found) => Ok(found),
         None => bail!("no team proposal {name} (see `skilldeck team proposals`)"),
     }

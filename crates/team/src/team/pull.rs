@@ -3,8 +3,9 @@
 //! text that promotion reviewed (its SHA-256 is in the decision). Anything else, and any change,
 //! goes to the member's own queue of proposals (`team::proposals`), never live. Every row first
 //! passes the gates a local draft passes (a safe name, the 1 MiB cap, no control, bidirectional
-//! or invisible characters, no injection flags, the Agent Skills spec); a row that fails one is
-//! skipped and named, and the rest proceed.
+//! or invisible characters, no injection flags, no secret, the Agent Skills spec); a row that
+//! fails one is skipped and named, and the rest proceed. Reviewed text that runs a dangerous
+//! command is proposed, not written live, until the member accepts it with `--yes`.
 //!
 //! A live team skill's folder holds a marker naming its team and the hashes written; it goes in
 //! as one journaled step (staged, renamed into place, registered in the catalog in the team's
@@ -185,7 +186,18 @@ pub fn pull(ws: &mut Workspace, team: &str, skills: &[TeamSkill]) -> Result<Pull
             continue;
         }
         let folder = fsio::child(&skills_dir, "team skill", &skill.name)?;
-        if let Err(reason) = reviewed(skill, &sha) {
+        // Reviewed text that runs a dangerous command still waits for this member's yes.
+        let unconfirmed = || {
+            let found = super::gate::dangers(&text);
+            (!found.is_empty()).then(|| {
+                format!(
+                    "runs a dangerous command ({}): read it, then `skilldeck team accept {} --yes`",
+                    found.join("; "),
+                    skill.name
+                )
+            })
+        };
+        if let Some(reason) = reviewed(skill, &sha).err().or_else(unconfirmed) {
             let accepted =
                 read_marker(&folder).is_some_and(|m| m.team == team && m.source_sha256 == sha);
             if accepted {

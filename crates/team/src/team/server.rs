@@ -104,7 +104,42 @@ CREATE TABLE team_decisions (
 );
 "#,
     MIGRATION_2,
+    MIGRATION_3,
 ];
+
+/// A candidate's support and members are what the pooled evidence on this server shows: the
+/// `team_turns` rows its evidence's sightings name (distinct sessions, distinct members), never
+/// the counts the caller passes (`p_support`, `p_members` are kept in the signature, unread).
+const MIGRATION_3: &str = r#"
+CREATE OR REPLACE FUNCTION team_record_candidate(p_team TEXT, p_fingerprint TEXT, p_name TEXT,
+        p_skill_md TEXT, p_evidence TEXT, p_support INTEGER, p_members INTEGER,
+        p_score DOUBLE PRECISION) RETURNS BIGINT
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $f$
+DECLARE v_id BIGINT; v_turns BIGINT[]; v_support INTEGER; v_members INTEGER;
+BEGIN
+    BEGIN
+        SELECT coalesce(array_agg((s ->> 'turn_id')::bigint), '{}') INTO v_turns
+          FROM jsonb_array_elements(
+                   CASE WHEN jsonb_typeof(p_evidence::jsonb -> 'sightings') = 'array'
+                        THEN p_evidence::jsonb -> 'sightings' ELSE '[]'::jsonb END) s;
+    EXCEPTION WHEN others THEN
+        RAISE EXCEPTION 'team candidate %: its evidence is not the JSON team detection writes',
+            p_name;
+    END;
+    SELECT count(DISTINCT (member, session)), count(DISTINCT member) INTO v_support, v_members
+      FROM team_turns WHERE team = p_team AND id = ANY (v_turns);
+    INSERT INTO team_candidates
+        (team, fingerprint, name, skill_md, evidence, support, members, score)
+    VALUES (p_team, p_fingerprint, p_name, p_skill_md, p_evidence, v_support, v_members, p_score)
+    ON CONFLICT (team, fingerprint) DO UPDATE SET
+        skill_md = CASE WHEN team_candidates.status = 'candidate'
+                        THEN EXCLUDED.skill_md ELSE team_candidates.skill_md END,
+        evidence = EXCLUDED.evidence, support = EXCLUDED.support,
+        members = EXCLUDED.members, score = EXCLUDED.score, detected_at = now()
+    RETURNING id INTO v_id;
+    RETURN v_id;
+END $f$;
+"#;
 
 /// Members are their PostgreSQL role (`session_user`), forced by triggers on what they insert;
 /// they hold SELECT on the team's tables, INSERT on evidence, and EXECUTE on the functions that

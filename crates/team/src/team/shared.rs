@@ -61,6 +61,8 @@ pub struct TeamCandidate {
     pub skill_md: String,
     /// Why its draft could not go live (the gates a pulled skill passes), if it could not.
     pub problem: Option<String>,
+    /// Each dangerous command its draft runs: promoting it takes a `--yes`.
+    pub flags: Vec<String>,
 }
 
 /// The team's candidates (open ones, or every status), best first.
@@ -83,6 +85,7 @@ pub fn candidates(client: &mut Client, team: &str, all: bool) -> Result<Vec<Team
                 score: r.get(5),
                 decided_by: r.get(6),
                 problem: super::gate::gate_text(r.get(1), r.get(7)).err(),
+                flags: super::gate::dangers(r.get(7)),
                 skill_md: r.get(7),
             })
         })

@@ -10,7 +10,7 @@ use ratatui::widgets::{Block, List, ListItem, ListState, Paragraph, Wrap};
 use crate::catalog::SkillStatus;
 use crate::engine::snapshot::Snapshot;
 use crate::team::TeamView;
-use crate::text::safe;
+use crate::text::{redact, safe};
 use crate::tui::layout;
 use crate::tui::state::UiState;
 use crate::tui::team::{Row, rows};
@@ -40,7 +40,8 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
         .map(|r| {
             let (tag, name) = match r {
                 Row::Candidate(c) => {
-                    let tag = if c.problem.is_some() { "flagged" } else { "candidate" };
+                    let flagged = c.problem.is_some() || !c.flags.is_empty();
+                    let tag = if flagged { "flagged" } else { "candidate" };
                     (tag.to_string(), c.name.as_str())
                 }
                 Row::Skill(s) => {
@@ -89,11 +90,26 @@ pub fn detail_lines(view: &TeamView, sel: usize, theme: Theme) -> Vec<Line<'stat
                     format!("Flagged: {} (cannot be promoted)", safe::inline(why)),
                     theme.error(),
                 )),
-                None => lines.push(Line::styled("Passes the gates; p promotes it.", theme.dim())),
+                None if c.flags.is_empty() => {
+                    lines.push(Line::styled("Passes the gates; p promotes it.", theme.dim()))
+                }
+                None => lines.extend(c.flags.iter().map(|why| {
+                    Line::styled(
+                        format!(
+                            "Flagged: {} (read it, then `skilldeck team promote {} --yes`)",
+                            safe::inline(why),
+                            c.id
+                        ),
+                        theme.error(),
+                    )
+                })),
             }
             lines.push(Line::from(""));
             lines.extend(
-                safe::block(&c.skill_md).lines().map(|l| Line::from(l.to_string())).take(200),
+                safe::block(&redact::secrets(&c.skill_md))
+                    .lines()
+                    .map(|l| Line::from(l.to_string()))
+                    .take(200),
             );
         }
         Some(Row::Skill(s)) => lines.push(Line::styled(
