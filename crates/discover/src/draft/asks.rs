@@ -31,16 +31,24 @@ const STEERING: &[&str] = &[
 ];
 
 /// Longest request quoted as an example, in characters: longer ones are briefs or pastes.
-const MAX_ASK: usize = 400;
+const MAX_ASK: usize = 300;
+
+/// A reply this short that corrects in any of its sentences is steering, not a request.
+const SHORT_REPLY: usize = 120;
 
 /// The words of `request` that asked for the work, if it is a request for it.
 pub fn asked(request: &str) -> Option<String> {
     let text = inner_input(request).unwrap_or_else(|| request.trim().to_string());
     let text = text.trim();
-    if text.is_empty() || text.chars().count() > MAX_ASK || pasted(text) || steering(text) {
+    if text.is_empty() || pasted(text) || steering(text) {
         return None;
     }
     Some(text.to_string())
+}
+
+/// [`asked`], short enough to quote whole as an example (a longer one is a brief).
+pub fn quotable(request: &str) -> Option<String> {
+    asked(request).filter(|t| t.chars().count() <= MAX_ASK)
 }
 
 /// The person's words a prompt template wraps (`## User Input` then a ```text fence).
@@ -78,9 +86,17 @@ fn pasted(text: &str) -> bool {
         || lines.len() > 6
 }
 
+/// A reply that steers: it opens like one, or, when short, one of its sentences does ("X is a
+/// separate file. Use prd.md").
 fn steering(text: &str) -> bool {
     let low = text.to_lowercase();
-    STEERING.iter().any(|s| low.starts_with(s))
+    let opens = |s: &str| STEERING.iter().any(|w| s.trim_start().starts_with(w));
+    opens(&low)
+        || (low.chars().count() <= SHORT_REPLY
+            && low
+                .split(['.', '!', '?', ';'])
+                .skip(1)
+                .any(|s| opens(s) || s.trim_start().starts_with("use ")))
 }
 
 #[cfg(test)]
@@ -100,6 +116,8 @@ mod tests {
         assert_eq!(asked("error TS2345: Argument of type"), None);
         assert_eq!(asked("utilise _bmad-output/planning-artifacts/prd.md. N'inclus pas"), None);
         assert_eq!(asked("No, use the other file"), None);
+        assert_eq!(asked("prd-validation est un fichier séparé de prd. Utilise prd.md"), None);
+        assert_eq!(asked("x is wrong. Use the other one."), None);
         assert_eq!(
             asked("Work on bead spotter-dov.").as_deref(),
             Some("Work on bead spotter-dov.")

@@ -120,7 +120,8 @@ mod tests {
         assert_eq!((c.label, c.command.as_str()), ("Test", "npx vitest <test-file>"));
         assert_eq!(of_command("mix format").unwrap().label, "Format");
         assert_eq!(of_command("mix credo --strict").unwrap().label, "Lint");
-        assert_eq!(of_command("npm run typecheck").unwrap().label, "Typecheck");
+        assert_eq!(of_command("npm run typecheck").unwrap().label, "Build");
+        assert_eq!(of_command("pnpm typecheck").unwrap().label, "Typecheck");
         assert_eq!(of_command("open /Users/x/Downloads/audit.html").unwrap().label, "Page");
         assert_eq!(of_command("docker compose restart api").unwrap().label, "Restart");
         assert_eq!(of_command("Edit *.ex"), None);

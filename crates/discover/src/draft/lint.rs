@@ -7,7 +7,8 @@
 //! - `elided-path`: a path shortened with `.../`;
 //! - `template-desc`: a fill-in description ("the way it was done") or one holding markup;
 //! - `pasted-example`: an example request that is a pasted template, error output or fence;
-//! - `vague-placeholder`: a step whose value is a bare `<name>` / `<value>`;
+//! - `vague-placeholder`: a step whose value is a bare `<name>` / `<value>` (a loop's or a
+//!   phase's bulleted steps too, which draft-lint does not read);
 //! - `too-long`: more than 15 numbered steps.
 
 use std::sync::LazyLock;
@@ -22,6 +23,7 @@ static SECTION: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^## +(.+?)\s*$"));
 static NOTICE: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?m)^> \*\*Draft awaiting review\.\*\*.*?(?:\n[^>\n].*?)?$"));
 static STEP: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^\s*\d+\.\s+(.*)$"));
+static BULLET: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^\s+- +(.*)$"));
 static VAGUE: LazyLock<Regex> = LazyLock::new(|| re(r"<(name|value|arg|x|thing)>"));
 static MORE_STEPS: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)more steps? (were|was) seen|steps were seen"));
@@ -56,7 +58,9 @@ pub fn defects(text: &str) -> Vec<String> {
         if steps.len() > 15 {
             out.push(format!("too-long ({} steps)", steps.len()));
         }
-        let vague = steps.iter().filter(|s| VAGUE.is_match(s)).count();
+        // A loop's or a phase's steps are bullets under a numbered item: they count here too.
+        let bullets = BULLET.captures_iter(steps_text).filter(|c| VAGUE.is_match(&c[1])).count();
+        let vague = steps.iter().filter(|s| VAGUE.is_match(s)).count() + bullets;
         if vague > 0 {
             out.push(format!("vague-placeholder ({vague})"));
         }
@@ -158,5 +162,11 @@ mod tests {
             ## Steps\n\n1. Run `a <bead-id>`.\n2. For each subtask, in turn:\n   - Run `b`.\n\n\
             ## Evidence\n\n- Drafted by skilldeck.\n";
         assert!(defects(text).is_empty(), "{:?}", defects(text));
+    }
+
+    #[test]
+    fn a_vague_placeholder_inside_a_loop_counts() {
+        let text = "---\nname: x\ndescription: Do x.\n---\n\n## Steps\n\n1. For each pass, in turn:\n   - Run `<name> -m pytest`.\n";
+        assert_eq!(defects(text), ["vague-placeholder (1)"]);
     }
 }

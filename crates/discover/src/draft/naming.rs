@@ -500,6 +500,11 @@ pub fn from_requests(requests: &[String]) -> Option<String> {
     Some(if object.is_empty() { best.to_string() } else { format!("{best}-{object}") })
 }
 
+/// Whether a skill's name opens with a verb (`fix-doctor`), so a sentence can say "asked to" it.
+pub fn starts_with_verb(name: &str) -> bool {
+    name.split('-').next().is_some_and(|w| verb(w).is_some())
+}
+
 /// A step key as name words: `sh:tk close` → `tk close`, `file:Edit:Cargo.toml` →
 /// `edit cargo toml`, `mcp:mcp__github__create_pull_request` → `github create pull request`.
 pub fn key_words(key: &str) -> String {

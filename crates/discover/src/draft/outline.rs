@@ -21,6 +21,8 @@ pub struct Unit {
     pub times: usize,
     /// Seen in too few sessions to be part of every run.
     pub optional: bool,
+    /// Only reads (files): among steps seen as often, the first to leave the numbered list.
+    pub looks: bool,
 }
 
 /// A numbered item of the step list.
@@ -64,8 +66,8 @@ pub fn outline(units: Vec<Unit>, support: usize, iterations: usize, noun: &str) 
 fn cap_optional(items: Vec<Item>) -> (Vec<Item>, Vec<(Unit, Option<String>)>) {
     let optional = |i: &Item| matches!(i, Item::Step(u) if u.optional);
     let sessions = |i: &Item| match i {
-        Item::Step(u) => u.sessions,
-        Item::Loop { .. } => usize::MAX,
+        Item::Step(u) => (u.sessions, !u.looks),
+        Item::Loop { .. } => (usize::MAX, true),
     };
     let mut by_share: Vec<usize> =
         items.iter().enumerate().filter(|(_, i)| optional(i)).map(|(at, _)| at).collect();
@@ -100,28 +102,32 @@ fn cap_optional(items: Vec<Item>) -> (Vec<Item>, Vec<(Unit, Option<String>)>) {
     (kept_items, also)
 }
 
-/// The units done more than once per session, in a loop's share of the passes, as one loop item
-/// where the first of them stands; the others keep their order around it.
+/// The units done more than once per session, in a loop's share of the passes, and every unit
+/// done between them (on some passes), as one loop item; the others keep their order around it.
 fn with_loop(units: Vec<Unit>, support: usize, iterations: usize, noun: &str) -> Vec<Item> {
     let looped = support > 0 && 2 * iterations >= 3 * support;
     let in_body =
         |u: &Unit| looped && 2 * u.times >= iterations && 2 * u.times >= 3 * u.sessions.max(1);
-    if units.iter().filter(|u| in_body(u)).count() < 2 {
+    let body: Vec<usize> =
+        units.iter().enumerate().filter(|(_, u)| in_body(u)).map(|(i, _)| i).collect();
+    let (Some(&first), Some(&last)) = (body.first(), body.last()) else {
+        return units.into_iter().map(Item::Step).collect();
+    };
+    if body.len() < 2 {
         return units.into_iter().map(Item::Step).collect();
     }
     let mut items = Vec::new();
-    let mut body = Vec::new();
-    let mut at = None;
-    for u in units {
-        if in_body(&u) {
-            at.get_or_insert(items.len());
-            body.push(u);
+    let mut pass = Vec::new();
+    for (i, u) in units.into_iter().enumerate() {
+        if (first..=last).contains(&i) {
+            pass.push(u);
+            if i == last {
+                items.push(Item::Loop { noun: noun.to_string(), steps: std::mem::take(&mut pass) });
+            }
         } else {
             items.push(Item::Step(u));
         }
     }
-    let at = at.unwrap_or(items.len());
-    items.insert(at, Item::Loop { noun: noun.to_string(), steps: body });
     items
 }
 
@@ -159,7 +165,14 @@ mod tests {
     use super::*;
 
     fn unit(head: &str, sessions: usize, times: usize, optional: bool) -> Unit {
-        Unit { line: format!("Run `{head}`."), head: head.into(), sessions, times, optional }
+        Unit {
+            line: format!("Run `{head}`."),
+            head: head.into(),
+            sessions,
+            times,
+            optional,
+            looks: false,
+        }
     }
 
     fn heads(items: &[Item]) -> Vec<String> {
@@ -193,6 +206,18 @@ mod tests {
         assert_eq!(o.phases.len(), 1);
         assert_eq!(heads(&o.phases[0].items), ["ready", "loop[show,update,test,close]", "push"]);
         assert!(matches!(&o.phases[0].items[1], Item::Loop { noun, .. } if noun == "subtask"));
+    }
+
+    #[test]
+    fn a_step_done_between_the_loops_steps_is_done_inside_it() {
+        let units = vec![
+            unit("show", 4, 15, false),
+            unit("ready", 4, 6, false),
+            unit("close", 4, 15, false),
+            unit("push", 4, 4, false),
+        ];
+        let o = outline(units, 4, 15, "subtask");
+        assert_eq!(heads(&o.phases[0].items), ["loop[show,ready,close]", "push"]);
     }
 
     #[test]

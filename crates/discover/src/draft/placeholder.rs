@@ -263,7 +263,24 @@ fn better_name(inner: &str, before: &[&str], values: &[String]) -> Option<String
             Some(format!("{}-command", slug(p)))
         }
         (_, Some(o)) => Some(slug(o)),
-        _ => program.map(|p| format!("{}-argument", slug(p))),
+        _ => match program {
+            Some(p) => Some(format!("{}-argument", slug(p))),
+            // The command itself varied (`python3`, `.venv/bin/python`): name it by the program.
+            None => Some(program_name(&values)),
+        },
+    }
+}
+
+/// What a varying program is: the name its values share without versions and folders
+/// (`python3`, `.venv/bin/python` → `python`), else `program`.
+fn program_name(values: &[&str]) -> String {
+    let base = |v: &str| -> String {
+        let file = v.rsplit('/').next().unwrap_or(v);
+        slug(file.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.'))
+    };
+    match values.first().map(|v| base(v)) {
+        Some(b) if !b.is_empty() && values.iter().all(|v| base(v) == b) => b,
+        _ => "program".into(),
     }
 }
 
@@ -372,7 +389,14 @@ mod tests {
 
     #[test]
     fn nothing_is_left_vague() {
-        for t in ["x <name>", "a b <value>", "tool <name> <path>"] {
+        assert_eq!(
+            named(
+                "<name> -m pytest",
+                &obs(&["python3 -m pytest", ".venv/bin/python -m pytest -q"])
+            ),
+            "<python> -m pytest"
+        );
+        for t in ["x <name>", "a b <value>", "tool <name> <path>", "<name> run"] {
             let got = named(t, &[]);
             assert!(!got.contains("<name>") && !got.contains("<value>"), "{got}");
         }

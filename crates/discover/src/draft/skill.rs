@@ -50,7 +50,7 @@ pub fn clean_requests(requests: &[String]) -> Vec<String> {
     let mut repeats: Vec<String> = Vec::new();
     let mut shapes: Vec<HashSet<String>> = Vec::new();
     // Only the words that asked for the work: a template's input, never a paste or a correction.
-    for request in requests.iter().filter_map(|r| super::asks::asked(r)) {
+    for request in requests.iter().filter_map(|r| super::asks::quotable(r)) {
         let request = redact::secrets(request.trim()).into_owned();
         // A request a secret was taken from is not quoted at all: what is left around the
         // marker may still say too much ("the API token is ...").
@@ -169,7 +169,8 @@ pub fn description(ev: &WorkflowEvidence, name: &str) -> String {
                 format!(" Use when asked for {what}, the procedure in {}", code(t, 100))
             }
             Some(t) => format!(" Use when asked to {what} ({})", code(&format!("/{t}"), 60)),
-            None => format!(" Use when asked to {what}"),
+            None if super::naming::starts_with_verb(name) => format!(" Use when asked to {what}"),
+            None => format!(" Use when asked for {what}"),
         }
     };
     text.push_str(&when);
@@ -196,9 +197,12 @@ fn fit_sentences(text: &str, max: usize) -> String {
     }
 }
 
-/// The `## Steps` list (see `draft::steps`), for drafts that show a workflow's steps.
+/// The `## Steps` list (see `draft::steps`) of a streak's turns: one task done again, not a
+/// loop within one piece of work.
 pub fn steps_markdown(ev: &WorkflowEvidence) -> String {
-    Body::new(&drafted(ev)).steps_markdown()
+    let mut ev = drafted(ev).into_owned();
+    ev.reason.iterations = 0;
+    Body::new(&ev).steps_markdown()
 }
 
 /// One line per step for a reviewer (console): the template, then whether it is a check or
@@ -206,6 +210,7 @@ pub fn steps_markdown(ev: &WorkflowEvidence) -> String {
 /// `Edit CHANGELOG.md (optional: seen in 2 of 4 sessions)`.
 pub fn step_summaries(ev: &WorkflowEvidence) -> Vec<String> {
     let ev = &*drafted(ev);
+    let body = Body::new(ev);
     let (sessions, times) = shares(ev);
     ev.steps
         .iter()
@@ -214,7 +219,7 @@ pub fn step_summaries(ev: &WorkflowEvidence) -> Vec<String> {
             if let Some(kind) = st.check {
                 line.push_str(&format!(" [{}]", check_name(kind).to_lowercase()));
             }
-            if st.optional {
+            if body.is_optional(st) {
                 line.push_str(&format!(
                     " (optional: {})",
                     share(st.sessions, st.times, sessions, times)
@@ -305,8 +310,18 @@ pub fn skill_md(ev: &WorkflowEvidence, name: &str) -> String {
         s.push_str(
             "## Checks\n\nRun these before calling the work done; fix what they report.\n\n",
         );
+        // A page checked in the browser is one check of several calls, in order.
+        let mut lines: Vec<(&str, Vec<String>)> = Vec::new();
         for c in &checks {
-            s.push_str(&format!("- {}: {}\n", c.label, code(&c.command, MAX_COMMAND)));
+            match lines.last_mut() {
+                Some((label, commands)) if *label == "Page" && c.label == "Page" => {
+                    commands.push(code(&c.command, MAX_COMMAND));
+                }
+                _ => lines.push((c.label, vec![code(&c.command, MAX_COMMAND)])),
+            }
+        }
+        for (label, commands) in lines {
+            s.push_str(&format!("- {label}: {}\n", commands.join(", then ")));
         }
         s.push('\n');
     }

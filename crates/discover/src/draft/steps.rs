@@ -173,7 +173,9 @@ impl<'a> Body<'a> {
         }
     }
 
-    fn is_optional(&self, step: &WorkflowStep) -> bool {
+    /// Whether a draft marks `step` optional: seen in fewer than half the sessions (a chore of
+    /// pasted failures has none). The console says the same.
+    pub fn is_optional(&self, step: &WorkflowStep) -> bool {
         let support = self.ev.reason.support.max(self.ev.sightings.len());
         // Pasted failures ask for every check; one seen in half the sessions is the spine.
         !self.ev.chore && step.optional && 2 * step.sessions < support
@@ -217,6 +219,7 @@ impl<'a> Body<'a> {
                     sessions: g.iter().map(|s| s.sessions).max().unwrap_or(0),
                     times: g.iter().map(|s| s.times).max().unwrap_or(0),
                     optional: self.is_optional(first),
+                    looks: g.iter().all(|s| is_read(s)),
                 }
             })
             .collect()
