@@ -55,7 +55,26 @@ pub struct Phase {
 /// `iterations` times; `noun` names one pass of a loop.
 pub fn outline(units: Vec<Unit>, support: usize, iterations: usize, noun: &str) -> Outline {
     let items = with_loop(units, support, iterations, noun);
-    let (items, also) = cap_optional(items);
+    let (items, mut also) = cap_optional(items);
+    // A loop's own steps keep the same share: at most a third optional.
+    let items: Vec<Item> = items
+        .into_iter()
+        .map(|item| match item {
+            Item::Loop { noun, steps } => {
+                let (kept, out) = cap_optional(steps.into_iter().map(Item::Step).collect());
+                also.extend(out);
+                let steps = kept
+                    .into_iter()
+                    .filter_map(|i| match i {
+                        Item::Step(u) => Some(u),
+                        Item::Loop { .. } => None,
+                    })
+                    .collect();
+                Item::Loop { noun, steps }
+            }
+            step => step,
+        })
+        .collect();
     let phases =
         if items.len() <= MAX_ITEMS { vec![Phase { title: None, items }] } else { phased(items) };
     Outline { phases, also }
@@ -218,6 +237,22 @@ mod tests {
         ];
         let o = outline(units, 4, 15, "subtask");
         assert_eq!(heads(&o.phases[0].items), ["loop[show,ready,close]", "push"]);
+    }
+
+    #[test]
+    fn a_loops_steps_are_at_most_a_third_optional() {
+        let units = vec![
+            unit("show", 40, 100, false),
+            unit("a", 15, 15, true),
+            unit("b", 12, 12, true),
+            unit("c", 30, 30, false),
+            unit("close", 40, 90, false),
+        ];
+        let o = outline(units, 45, 110, "wisp");
+        let Item::Loop { steps, .. } = &o.phases[0].items[0] else { panic!("{o:?}") };
+        let optional = steps.iter().filter(|u| u.optional).count();
+        assert!(optional * 3 <= steps.len(), "{steps:?}");
+        assert_eq!(o.also.iter().map(|(u, _)| u.head.as_str()).collect::<Vec<_>>(), ["b"]);
     }
 
     #[test]

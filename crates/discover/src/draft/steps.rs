@@ -140,7 +140,7 @@ impl<'a> Body<'a> {
             // it was run in (`gt doctor`, also run as `gt doctor --fix`).
             if template.contains('<') {
                 line.push_str(&format!(" (seen: {})", code(&seen, MAX_SEEN)));
-            } else if step.kind == StepKind::Shell {
+            } else if step.kind == StepKind::Shell && general_words(&seen) {
                 line.push_str(&format!(" (also run as {})", code(&seen, MAX_SEEN)));
             }
         }
