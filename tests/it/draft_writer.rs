@@ -254,4 +254,10 @@ fn elided_paths_are_written_as_the_repository_has_them() {
     let text = skill::skill_md(&ev, "implement-milestone");
     checked("implement-milestone", &text);
     assert!(text.contains("Read `specs/001-poker-mvp/plan.md`, `.gitignore`."), "{text}");
+    // A file keyed by its last components is written by the fullest path a session used.
+    let mut short = read("auth/meta-auth.ts", 4);
+    short.observed = vec!["src/auth/meta-auth.ts".into(), ".../auth/meta-auth.ts".into()];
+    ev.steps.insert(1, short);
+    let text = skill::skill_md(&ev, "implement-milestone");
+    assert!(text.contains("Read `src/auth/meta-auth.ts`, `specs/001-poker-mvp/plan.md`"), "{text}");
 }

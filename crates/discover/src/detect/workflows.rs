@@ -10,6 +10,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::memo::Memo;
 use super::mine::{self, Failure, Member, Obs, RawCall};
+use super::spine;
 use crate::ingest;
 use crate::model::ToolStep;
 use crate::step;
@@ -926,13 +927,13 @@ pub fn evidence(
     Ok(Some((ev, evidence_only)))
 }
 
-/// A consensus in the order the members did its steps (`draft::spine`), not by mean position.
+/// A consensus in the order the members did its steps (`detect::spine`), not by mean position.
 fn in_done_order(
     consensus: Vec<mine::ConsensusStep>,
     members: &[Member],
 ) -> Vec<mine::ConsensusStep> {
     let sequences = members.iter().map(|m| m.steps.iter().map(|o| o.0.as_str()));
-    crate::draft::spine::ordered(consensus, |c| c.key.as_str(), sequences)
+    spine::ordered(consensus, |c| c.key.as_str(), sequences)
 }
 
 /// Whether a workflow's specific steps are (nearly) all steps of another proposed workflow seen in at

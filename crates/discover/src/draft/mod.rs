@@ -21,7 +21,6 @@ pub mod recorder;
 pub mod render;
 mod review;
 pub mod skill;
-pub mod spine;
 pub mod stage;
 mod steps;
 

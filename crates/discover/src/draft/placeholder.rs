@@ -100,20 +100,31 @@ pub fn inputs(template: &str, observed: &[String]) -> Vec<(String, Vec<String>)>
         if !shown.contains(&name) && shown.contains("<files>") {
             name = "<files>".into();
         }
-        let at = match out.iter().position(|(p, _)| *p == name) {
-            Some(at) => at,
-            None => {
-                out.push((name, Vec::new()));
-                out.len() - 1
-            }
-        };
-        for v in seen {
-            if !out[at].1.contains(&v) {
-                out[at].1.push(v);
-            }
-        }
+        add_values(&mut out, name, seen, usize::MAX);
     }
     out
+}
+
+/// Adds `values` to placeholder `name`'s list in `out` (a new entry when it has none), without
+/// repeats, up to `max` values.
+pub fn add_values(
+    out: &mut Vec<(String, Vec<String>)>,
+    name: String,
+    values: impl IntoIterator<Item = String>,
+    max: usize,
+) {
+    let at = match out.iter().position(|(p, _)| *p == name) {
+        Some(at) => at,
+        None => {
+            out.push((name, Vec::new()));
+            out.len() - 1
+        }
+    };
+    for v in values {
+        if out[at].1.len() < max && !out[at].1.contains(&v) {
+            out[at].1.push(v);
+        }
+    }
 }
 
 /// Whether a placeholder name says nothing of what goes there.

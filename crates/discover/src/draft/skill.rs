@@ -9,6 +9,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashSet};
 
+use crate::step::is_definition_file;
 use crate::text::{danger, injection, injection::Flag, redact, safe};
 use crate::usage::overlap::jaccard;
 use crate::workflow::{CheckKind, WorkflowEvidence};
@@ -165,8 +166,12 @@ pub fn description(ev: &WorkflowEvidence, name: &str) -> String {
         format!(" Use when checks fail and their output is pasted, to {what} until they pass")
     } else {
         match &ev.trigger {
-            Some(t) if t.contains('/') => {
+            // A workflow or prompt definition is a procedure; any other file is what the work is on.
+            Some(t) if t.contains('/') && is_definition_file(t) => {
                 format!(" Use when asked for {what}, the procedure in {}", code(t, 100))
+            }
+            Some(t) if t.contains('/') => {
+                format!(" Use when asked for {what}, the work on {}", code(t, 100))
             }
             Some(t) => format!(" Use when asked to {what} ({})", code(&format!("/{t}"), 60)),
             None if super::naming::starts_with_verb(name) => format!(" Use when asked to {what}"),

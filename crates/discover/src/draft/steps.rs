@@ -80,10 +80,28 @@ impl<'a> Body<'a> {
 
     /// The step's command as a draft writes it: the form that worked, placeholders named.
     pub fn template(&self, step: &WorkflowStep) -> String {
+        if step.kind == StepKind::File
+            && let Some(full) = self.full_file(step)
+        {
+            return full;
+        }
         let t = self.working_form(step).unwrap_or(step.template.as_str());
         let named = placeholder::named(&self.resolved(t), &self.observed(step));
         // A check is the runner, not the one file a session ran it on.
         if step.check.is_some() { checks::general(&named) } else { named }
+    }
+
+    /// A file step by the fullest path a session named it by (`Read src/auth/meta-auth.ts` for
+    /// the key's `auth/meta-auth.ts`), when one holds the template's path.
+    fn full_file(&self, step: &WorkflowStep) -> Option<String> {
+        let t = self.resolved(&step.template);
+        let (verb, path) = t.split_once(' ')?;
+        self.observed(step)
+            .into_iter()
+            .filter(|o| in_repository(o) && !o.contains("...") && o.len() > path.len())
+            .filter(|o| o.strip_suffix(path).is_some_and(|head| head.ends_with('/')))
+            .max_by_key(|o| o.len())
+            .map(|full| format!("{verb} {full}"))
     }
 
     fn observed(&self, step: &WorkflowStep) -> Vec<String> {
@@ -203,7 +221,7 @@ impl<'a> Body<'a> {
                     let files: Vec<String> = g
                         .iter()
                         .map(|s| {
-                            let t = self.resolved(&s.template);
+                            let t = self.template(s);
                             code(t.strip_prefix("Read ").unwrap_or(&t), MAX_COMMAND)
                         })
                         .collect();
@@ -324,18 +342,7 @@ impl<'a> Body<'a> {
         for step in self.ev.steps.iter().filter(|s| s.kind != StepKind::Change) {
             let t = self.working_form(step).unwrap_or(step.template.as_str());
             for (name, values) in placeholder::inputs(&self.resolved(t), &self.observed(step)) {
-                let at = match out.iter().position(|(p, _)| *p == name) {
-                    Some(at) => at,
-                    None => {
-                        out.push((name, Vec::new()));
-                        out.len() - 1
-                    }
-                };
-                for v in values {
-                    if out[at].1.len() < 3 && !out[at].1.contains(&v) {
-                        out[at].1.push(v);
-                    }
-                }
+                placeholder::add_values(&mut out, name, values, 3);
             }
         }
         out
