@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+use skilldeck::draft::lint;
 
 use crate::support::{TestWorkspace, copy_old, shared_data};
 
@@ -28,9 +29,11 @@ fn every_real_corpus_gives_its_snapshotted_drafts_candidates_and_lessons() {
     corpora.sort_by_key(|p| p.file_name().map(|n| n.to_os_string()));
     assert!(corpora.len() >= 2, "the corpora are missing from {}", root.display());
     let mut failures = Vec::new();
+    let mut defects = Vec::new();
     for corpus in &corpora {
         let name = corpus.file_name().unwrap().to_string_lossy().into_owned();
-        let text = outcome(corpus);
+        let (text, found) = outcome(corpus);
+        defects.extend(found.into_iter().map(|d| format!("{name}/{d}")));
         let mut settings = insta::Settings::clone_current();
         settings.set_snapshot_suffix(name.clone());
         settings.set_prepend_module_to_snapshot(true);
@@ -44,17 +47,29 @@ fn every_real_corpus_gives_its_snapshotted_drafts_candidates_and_lessons() {
         }
     }
     assert!(failures.is_empty(), "drafts, candidates or lessons changed on: {failures:?}");
+    // What a reader sees first (draft-lint's rules): every draft is clean of it.
+    assert!(defects.is_empty(), "drafts with defects a reader sees:\n{}", defects.join("\n"));
 }
 
 /// The drafts, candidates and lessons a fresh workspace holds after ingesting `corpus`, as text
-/// with the workspace's folder, timestamps and row ids taken out.
-fn outcome(corpus: &Path) -> String {
+/// with the workspace's folder, timestamps and row ids taken out; and each draft's defects
+/// (`draft::lint`), as `draft: defect, defect`.
+fn outcome(corpus: &Path) -> (String, Vec<String>) {
     let tw = TestWorkspace::new();
     let copy = tw.root().join("corpus");
     copy_old(corpus, &copy);
     tw.run_ok(&["ingest", copy.to_str().unwrap()]);
     let mut out = String::new();
     let drafts = drafts_in(&[tw.root().join("staging"), tw.skills_dir()]);
+    let mut defects = Vec::new();
+    for root in [tw.root().join("staging"), tw.skills_dir()] {
+        for (name, text) in skill_files(&root) {
+            let found = lint::defects(&text);
+            if !found.is_empty() {
+                defects.push(format!("{name}: {}", found.join(", ")));
+            }
+        }
+    }
     out.push_str(&format!("## drafts ({})\n", drafts.len()));
     for (name, text) in &drafts {
         out.push_str(&format!("### {name}\n{text}\n"));
@@ -81,7 +96,21 @@ fn outcome(corpus: &Path) -> String {
         out.push_str(&serde_json::to_string_pretty(l).unwrap());
         out.push('\n');
     }
-    out.replace(tw.root().to_str().unwrap(), "<workspace>")
+    (out.replace(tw.root().to_str().unwrap(), "<workspace>"), defects)
+}
+
+/// Each draft folder's SKILL.md under `root`, by folder name.
+fn skill_files(root: &Path) -> Vec<(String, String)> {
+    let Ok(entries) = std::fs::read_dir(root) else { return Vec::new() };
+    let mut out: Vec<(String, String)> = entries
+        .filter_map(|e| {
+            let dir = e.unwrap().path();
+            let text = std::fs::read_to_string(dir.join("SKILL.md")).ok()?;
+            Some((dir.file_name()?.to_string_lossy().into_owned(), text))
+        })
+        .collect();
+    out.sort();
+    out
 }
 
 /// The rows of a JSON array, each without its row id and with timestamps blanked.

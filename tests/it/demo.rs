@@ -214,7 +214,7 @@ fn what_reaches_the_agent_after_promote_and_approve_has_no_staging_parts() {
     }
     let live = std::fs::read_to_string(dir.join("skills/release-crate/SKILL.md")).unwrap();
     assert!(live.contains("\n# Release crate\n"), "{live}");
-    assert!(live.contains("description: \"Release crate the way"), "{live}");
+    assert!(live.contains("description: \"Release crate: "), "{live}");
     assert!(!live.contains(&hash), "{live}");
     agentskills_validate(&dir.join("skills/release-crate"));
 }

@@ -162,3 +162,44 @@ fn candidates_json_shows_the_staged_draft_as_edited() {
     let list = tw.run_json(&["candidates"]);
     assert_eq!(list[0]["skill_md"].as_str().unwrap(), edited, "what promote writes");
 }
+
+/// The stand-in for a model CLI records what it reads: the evidence packet with the writer's
+/// rules and the mechanical draft written by them.
+#[test]
+fn the_command_reads_the_evidence_packet_with_the_writers_rules() {
+    let tw = TestWorkspace::new();
+    let script = tw.root().join("record.sh");
+    let name = r#"name=$(sed -n 's/^  "name": "\(.*\)",$/\1/p' "$0.json")"#;
+    std::fs::write(&script, format!("#!/bin/sh\ncat > \"$0.json\"\n{name}\n{GOOD}\n")).unwrap();
+    let seen = tw.root().join("record.sh.json");
+    configure(&tw, script.to_str().unwrap(), 30);
+    let c = ingest_streak(&tw, "release the crate with its changelog");
+    assert_eq!(c["drafted_by"], "draft.command", "{c}");
+    let packet: Value = serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
+    assert_eq!(packet["name"], c["name"]);
+    assert!(packet["task"].as_str().unwrap().contains("rules"), "{packet}");
+    let rules: Vec<&str> =
+        packet["rules"].as_array().unwrap().iter().map(|r| r.as_str().unwrap()).collect();
+    for said in [
+        "order the work was done",
+        "named placeholder",
+        "## Checks",
+        "at most a third",
+        "never mentions",
+    ] {
+        assert!(rules.iter().any(|r| r.contains(said)), "no rule says {said:?}: {rules:?}");
+    }
+    assert!(!packet["evidence"]["steps"].as_array().unwrap().is_empty(), "{packet}");
+    let mechanical = packet["mechanical_draft"].as_str().unwrap();
+    assert!(mechanical.contains("## Steps"), "{mechanical}");
+    assert!(skilldeck::draft::lint::defects(mechanical).is_empty(), "{mechanical}");
+}
+
+#[test]
+fn a_draft_that_breaks_the_writers_rules_is_refused() {
+    let cut = GOOD.replace(
+        "description: Use this skill when asked to release the crate; runs the checks, tags and publishes.",
+        "description: Release the crate the way it was done in 3 sessions.",
+    );
+    rejected(&cut, 30, "defects a reader sees: template-desc");
+}

@@ -67,6 +67,10 @@ fn learn_drafts_the_last_session_or_a_named_one_as_a_candidate_for_review() {
         assert!(staged.contains(cmd), "{cmd} in\n{staged}");
     }
     assert!(staged.contains("cut release 1.2 of the crate"), "{staged}");
+    // Through the same writer as detection's drafts: clean of what a reader sees first.
+    let defects = skilldeck::draft::lint::defects(&staged);
+    assert!(defects.is_empty(), "{defects:?}\n{staged}");
+    assert!(!staged.contains("the way it was done"), "{staged}");
     crate::support::agentskills_validate(std::path::Path::new(c["staged_path"].as_str().unwrap()));
 
     // Named by the start of its key: the same candidate, not a second draft.

@@ -31,6 +31,7 @@ mod determinism;
 mod discovery;
 mod draft;
 mod draft_command;
+mod draft_writer;
 mod drafting;
 mod effect;
 mod first_day;

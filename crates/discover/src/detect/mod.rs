@@ -16,6 +16,7 @@ pub mod mine;
 pub mod requests;
 pub mod sequence;
 mod sightings;
+pub mod spine;
 use crate::config;
 use crate::ingest;
 #[cfg(test)]

@@ -12,6 +12,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::{blocks, driven};
 use super::memo::Memo;
 use super::mine::{self, Failure, Member, Obs, RawCall};
+use super::spine;
 use crate::ingest;
 use crate::model::ToolStep;
 use crate::step;
@@ -1011,6 +1012,7 @@ pub fn evidence(
     let consensus = mine::consensus_by(&members, |sessions, times| {
         (sessions >= min_sessions && times >= min_members) || (broad && sessions >= broad_sessions)
     });
+    let consensus = in_done_order(consensus, &members);
     // Pasted failing output asks for the person's chore to be done: the checks they ran.
     let chore = rows.first().is_some_and(|m| paste::is_failing_output(&m.request));
     let consensus = if chore { chore_checks(conn, agent, &rows)? } else { consensus };
@@ -1154,6 +1156,15 @@ fn redone(rows: &[MemberRow]) -> bool {
         }
         _ => false,
     }
+}
+
+/// A consensus in the order the members did its steps (`detect::spine`), not by mean position.
+fn in_done_order(
+    consensus: Vec<mine::ConsensusStep>,
+    members: &[Member],
+) -> Vec<mine::ConsensusStep> {
+    let sequences = members.iter().map(|m| m.steps.iter().map(|o| o.0.as_str()));
+    spine::ordered(consensus, |c| c.key.as_str(), sequences)
 }
 
 /// Whether a workflow's specific steps are (nearly) all steps of another proposed workflow seen in at
@@ -1311,6 +1322,7 @@ pub fn evidence_of_turns(
         .collect();
     let support = members.iter().map(|m| m.session_key.as_str()).collect::<HashSet<_>>().len();
     let consensus = mine::consensus(&members, 1, members.len().div_ceil(2).max(1));
+    let consensus = in_done_order(consensus, &members);
     let Weighed { specific, .. } = weigh(conn, agent, &consensus)?;
     let steps: Vec<WorkflowStep> =
         consensus.iter().map(|c| workflow_step(c, support, members.len())).collect();

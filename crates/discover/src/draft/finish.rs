@@ -130,6 +130,7 @@ fn packet<'a>(
     };
     Packet {
         task: model::TASK,
+        rules: model::RULES,
         name: &c.name,
         agent: &c.agent_id,
         evidence: PacketEvidence {

@@ -1,15 +1,21 @@
 //! Staged drafts and a person's review of them: candidates, evolution into proposed versions,
 //! and every review decision (promote, dismiss, approve, reject, undo) in `review`.
 
+mod asks;
 pub mod candidates;
+mod checks;
 mod evolve;
 pub mod finish;
 pub mod fixes;
 pub mod folder;
+pub mod lint;
 pub mod live;
 pub mod merge;
 pub mod model;
 pub mod naming;
+mod outline;
+mod paths;
+mod placeholder;
 mod quote;
 mod rebase;
 pub mod recorder;
@@ -17,6 +23,7 @@ pub mod render;
 mod review;
 pub mod skill;
 pub mod stage;
+mod steps;
 
 pub use candidates::{
     CandidateSource, CandidateStatus, CandidateView, get_candidate, last_id, list_candidates,

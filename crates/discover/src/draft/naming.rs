@@ -500,6 +500,11 @@ pub fn from_requests(requests: &[String]) -> Option<String> {
     Some(if object.is_empty() { best.to_string() } else { format!("{best}-{object}") })
 }
 
+/// Whether a skill's name opens with a verb (`fix-doctor`), so a sentence can say "asked to" it.
+pub fn starts_with_verb(name: &str) -> bool {
+    name.split('-').next().is_some_and(|w| verb(w).is_some())
+}
+
 /// A step key as name words: `sh:tk close` → `tk close`, `file:Edit:Cargo.toml` →
 /// `edit cargo toml`, `mcp:mcp__github__create_pull_request` → `github create pull request`.
 pub fn key_words(key: &str) -> String {
@@ -568,7 +573,10 @@ pub fn from_trigger(trigger: &str) -> String {
 /// for work whose requests are templates or menu codes, what triggers it.
 pub fn base_name(ev: &WorkflowEvidence) -> String {
     let trigger = ev.trigger.as_deref().and_then(|t| slug_within(&from_trigger(t), 64));
-    if ev.requests.is_empty()
+    // Only words that asked for the work name it: a template's input, never its boilerplate, a
+    // paste or a correction.
+    let requests: Vec<String> = ev.requests.iter().filter_map(|r| super::asks::asked(r)).collect();
+    if requests.is_empty()
         && let Some(name) = &trigger
     {
         return name.clone();
@@ -579,14 +587,14 @@ pub fn base_name(ev: &WorkflowEvidence) -> String {
     {
         return name;
     }
-    if let Some(term) = procedure_term(&ev.requests).and_then(|t| slug_within(&t, 64)) {
+    if let Some(term) = procedure_term(&requests).and_then(|t| slug_within(&t, 64)) {
         return term;
     }
     let step = ev.reason.specific_steps.first().or_else(|| {
         ev.steps.iter().find(|s| !s.optional && s.kind != StepKind::Change).map(|s| &s.key)
     });
     // Requests in words no verb list knows: the agent's titles of the sessions say it in words.
-    let asked = from_requests(&ev.requests).or_else(|| from_requests(&ev.titles));
+    let asked = from_requests(&requests).or_else(|| from_requests(&ev.titles));
     let text = match (asked, step) {
         (Some(name), Some(step)) if !name.contains('-') => format!("{name} {}", step_object(step)),
         (Some(name), _) => name,
@@ -594,7 +602,7 @@ pub fn base_name(ev: &WorkflowEvidence) -> String {
         (None, _) if trigger.is_some() => return trigger.unwrap_or_default(),
         // An edit by role (`Edit docs/*.md`) names no procedure: a noun the requests share does.
         (None, Some(step)) if step.starts_with("file:Edit:") && step.contains('*') => {
-            shared_noun(&ev.requests).unwrap_or_else(|| format!("update {}", step_object(step)))
+            shared_noun(&requests).unwrap_or_else(|| format!("update {}", step_object(step)))
         }
         (None, Some(step)) => key_words(step),
         (None, None) => "workflow".to_string(),

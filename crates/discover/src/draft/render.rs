@@ -163,9 +163,7 @@ pub fn skill_md(doc: &DraftDoc) -> String {
     if let Some(w) = doc.workflow {
         // A streak's draft: the steps its turns shared, with their commands and files.
         s.push_str("## Steps\n\n");
-        for (i, line) in super::skill::step_lines(w).iter().enumerate() {
-            s.push_str(&format!("{}. {line}\n", i + 1));
-        }
+        s.push_str(&super::skill::steps_markdown(w));
         return redact::secrets(&s).into_owned();
     }
     s.push_str("## How to use\n\n");

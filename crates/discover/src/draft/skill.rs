@@ -9,14 +9,18 @@
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashSet};
 
+use crate::step::is_definition_file;
 use crate::text::{danger, injection, injection::Flag, redact, safe};
 use crate::usage::overlap::jaccard;
-use crate::workflow::{CheckKind, RERUN_AS, StepKind, WorkflowEvidence, WorkflowStep};
+use crate::workflow::{CheckKind, WorkflowEvidence};
 
+use super::outline::Item;
 use super::quote::{block_quote, code, one_line, phrase};
+use super::steps::{Body, share, shares};
 
 const MAX_DESCRIPTION: usize = 1024;
-const MAX_STEPS: usize = 16;
+/// Longest request quoted in a description: only whole ones are.
+const MAX_DESCRIBED_REQUEST: usize = 200;
 const MAX_COMMAND: usize = 120;
 const MAX_EXAMPLES: usize = 3;
 const MAX_EXAMPLE_CHARS: usize = 300;
@@ -46,7 +50,8 @@ pub fn clean_requests(requests: &[String]) -> Vec<String> {
     let mut fresh: Vec<String> = Vec::new();
     let mut repeats: Vec<String> = Vec::new();
     let mut shapes: Vec<HashSet<String>> = Vec::new();
-    for request in requests {
+    // Only the words that asked for the work: a template's input, never a paste or a correction.
+    for request in requests.iter().filter_map(|r| super::asks::quotable(r)) {
         let request = redact::secrets(request.trim()).into_owned();
         // A request a secret was taken from is not quoted at all: what is left around the
         // marker may still say too much ("the API token is ...").
@@ -119,152 +124,90 @@ fn title(name: &str) -> String {
     }
 }
 
-/// The steps that make the workflow what it is: specific ones when discovery named them.
-fn key_steps(ev: &WorkflowEvidence) -> Vec<&WorkflowStep> {
-    let specific: Vec<&WorkflowStep> =
-        ev.steps.iter().filter(|s| ev.reason.specific_steps.contains(&s.key)).collect();
-    if specific.is_empty() { ev.steps.iter().filter(|s| !s.optional).collect() } else { specific }
-}
-
-/// What the skill does (its key commands) and when to use it (in the words of the requests).
+/// What the skill does (its spine, in words and commands) and when to use it: the requests that
+/// asked for it, else its trigger, in words; never a pasted template or a cut quote.
 pub fn description(ev: &WorkflowEvidence, name: &str) -> String {
     let ev = &*drafted(ev);
     let what = spoken(name);
-    let sessions = ev.reason.support.max(ev.sightings.len());
-    // Commands and edits say more than the files read on the way.
-    let mut keys = key_steps(ev);
-    keys.sort_by_key(|s| is_read(s));
-    let commands: Vec<String> = keys.iter().take(5).map(|s| code(&s.template, 40)).collect();
-    let mut text = if commands.is_empty() {
-        format!("{} the way it was done in {sessions} sessions.", title(name))
-    } else {
-        format!(
-            "{} the way it was done in {sessions} sessions: {}.",
-            title(name),
-            commands.join(", ")
-        )
-    };
-    let examples = example_requests(ev);
-    let quoted: Vec<String> =
-        examples.iter().take(2).map(|r| format!("\"{}\"", phrase(r, 80))).collect();
-    if quoted.is_empty() {
-        match &ev.trigger {
-            Some(t) if t.contains('/') => text.push_str(&format!(
-                " Use it when asked for {what} (the procedure in {}).",
-                code(t, 100)
-            )),
-            Some(t) => text
-                .push_str(&format!(" Use when asked to {what} ({}).", code(&format!("/{t}"), 60))),
-            None => text.push_str(&format!(" Use when asked to {what}.")),
+    let body = Body::new(ev);
+    let outline = body.outline();
+    let mut heads: Vec<String> = Vec::new();
+    for phase in &outline.phases {
+        for item in &phase.items {
+            let units = match item {
+                Item::Step(u) => vec![u],
+                Item::Loop { steps, .. } => steps.iter().collect(),
+            };
+            for u in units.into_iter().filter(|u| !u.optional && !u.head.is_empty()) {
+                if !heads.contains(&u.head) {
+                    heads.push(u.head.clone());
+                }
+            }
         }
+    }
+    let mut text = title(name);
+    if !heads.is_empty() {
+        let shown: Vec<&str> = heads.iter().take(6).map(String::as_str).collect();
+        text.push_str(&format!(": {}", shown.join(", then ")));
+    }
+    text.push('.');
+    let checks = body.checks();
+    if !checks.is_empty() {
+        let shown: Vec<String> = checks.iter().take(3).map(|c| code(&c.command, 60)).collect();
+        text.push_str(&format!(" Checks the result with {}.", shown.join(", ")));
+    }
+    let examples: Vec<String> = example_requests(ev)
+        .into_iter()
+        .filter(|r| r.chars().count() <= MAX_DESCRIBED_REQUEST && !r.contains('\n'))
+        .take(2)
+        .map(|r| format!("\"{}\"", phrase(&r, MAX_DESCRIBED_REQUEST)))
+        .collect();
+    let when = if ev.chore {
+        format!(" Use when checks fail and their output is pasted, to {what} until they pass")
     } else {
-        text.push_str(&format!(" Use it for requests like {}.", quoted.join(" or ")));
+        match &ev.trigger {
+            // A workflow or prompt definition is a procedure; any other file is what the work is on.
+            Some(t) if t.contains('/') && is_definition_file(t) => {
+                format!(" Use when asked for {what}, the procedure in {}", code(t, 100))
+            }
+            Some(t) if t.contains('/') => {
+                format!(" Use when asked for {what}, the work on {}", code(t, 100))
+            }
+            Some(t) => format!(" Use when asked to {what} ({})", code(&format!("/{t}"), 60)),
+            None if super::naming::starts_with_verb(name) => format!(" Use when asked to {what}"),
+            None => format!(" Use when asked for {what}"),
+        }
+    };
+    text.push_str(&when);
+    if examples.is_empty() {
+        text.push('.');
+    } else {
+        text.push_str(&format!(", for example {}.", examples.join(" or ")));
     }
     // Never let free text split the frontmatter on `---` (the reference parser splits on it).
     let text = text.replace("---", "- - -");
     let text = redact::secrets(&text).into_owned();
-    super::quote::clip(&text, MAX_DESCRIPTION)
+    fit_sentences(&text, MAX_DESCRIPTION)
 }
 
-/// The steps as numbered lines would say them (reads grouped, optional ones marked).
-pub fn step_lines(ev: &WorkflowEvidence) -> Vec<String> {
-    let ev = &*drafted(ev);
-    let (sessions, times) = shares_of(ev);
-    grouped(&ev.steps)
-        .iter()
-        .take(MAX_STEPS)
-        .map(|group| {
-            let step = group[0];
-            let optional = if step.optional {
-                format!("Optional ({}): ", seen_share(step, sessions, times))
-            } else {
-                String::new()
-            };
-            let line = if group.len() > 1 { reads_line(group) } else { step_line(step) };
-            format!("{optional}{line}")
-        })
-        .collect()
-}
-
-fn is_read(step: &WorkflowStep) -> bool {
-    step.kind == StepKind::File && step.tool == "Read"
-}
-
-/// The steps as a reader follows them: consecutive files read (all required, or all optional)
-/// are one step.
-fn grouped(steps: &[WorkflowStep]) -> Vec<Vec<&WorkflowStep>> {
-    let mut out: Vec<Vec<&WorkflowStep>> = Vec::new();
-    for step in steps {
-        if let Some(last) = out.last_mut()
-            && is_read(step)
-            && last.iter().all(|s| is_read(s) && s.optional == step.optional)
-        {
-            last.push(step);
-            continue;
-        }
-        out.push(vec![step]);
+/// `text` cut at its last whole sentence that fits in `max` characters: never mid-word.
+fn fit_sentences(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
     }
-    out
-}
-
-fn reads_line(reads: &[&WorkflowStep]) -> String {
-    let files: Vec<String> = reads
-        .iter()
-        .map(|s| code(s.template.strip_prefix("Read ").unwrap_or(&s.template), MAX_COMMAND))
-        .collect();
-    format!("Read {}.", files.join(", "))
-}
-
-/// How often an optional step was seen, the same words in SKILL.md and in the console: by
-/// sessions, or by the times done when it was seen in every session (a loop that skips it on
-/// some passes), so the share never reads as "all of them".
-pub fn seen_share(step: &WorkflowStep, sessions: usize, times: usize) -> String {
-    if step.sessions >= sessions && times > step.times {
-        format!("done in {} of {times} times", step.times)
-    } else {
-        format!("seen in {} of {sessions} sessions", step.sessions)
+    let head: String = text.chars().take(max).collect();
+    match head.rfind(". ") {
+        Some(at) => head[..at + 1].to_string(),
+        None => super::quote::clip(text, max),
     }
 }
 
-/// The workflow's sessions and times, the denominators of [`seen_share`].
-fn shares_of(ev: &WorkflowEvidence) -> (usize, usize) {
-    (ev.reason.support.max(ev.sightings.len()), ev.reason.iterations)
-}
-
-fn step_line(step: &WorkflowStep) -> String {
-    let template = step.template.trim();
-    let what = match step.kind {
-        StepKind::Shell => format!("Run {}", code(template, MAX_COMMAND)),
-        StepKind::File => match template.split_once(' ') {
-            Some((tool, target)) if tool == step.tool => {
-                format!("{} {}", tool, code(target, MAX_COMMAND))
-            }
-            _ => format!("{} {}", one_line(&step.tool, 40), code(template, MAX_COMMAND)),
-        },
-        StepKind::Mcp => format!("Call the MCP tool {}", code(template, MAX_COMMAND)),
-        StepKind::Subagent => format!("Hand the work to the {} subagent", code(template, 60)),
-        StepKind::Other => format!("Use {}", code(template, MAX_COMMAND)),
-        StepKind::Change => {
-            let files: Vec<String> = step.observed.iter().take(3).map(|f| code(f, 60)).collect();
-            if files.is_empty() {
-                "Make the change the request asks for".to_string()
-            } else {
-                format!(
-                    "Make the change the request asks for (edited before: {})",
-                    files.join(", ")
-                )
-            }
-        }
-    };
-    let mut line = what;
-    if step.kind != StepKind::Change
-        && template.contains('<')
-        && let Some(seen) = step.observed.iter().find(|o| o.trim() != template)
-    {
-        line.push_str(&format!(" (seen: {})", code(seen, 80)));
-    }
-    line.push('.');
-    line
+/// The `## Steps` list (see `draft::steps`) of a streak's turns: one task done again, not a
+/// loop within one piece of work.
+pub fn steps_markdown(ev: &WorkflowEvidence) -> String {
+    let mut ev = drafted(ev).into_owned();
+    ev.reason.iterations = 0;
+    Body::new(&ev).steps_markdown()
 }
 
 /// One line per step for a reviewer (console): the template, then whether it is a check or
@@ -272,7 +215,8 @@ fn step_line(step: &WorkflowStep) -> String {
 /// `Edit CHANGELOG.md (optional: seen in 2 of 4 sessions)`.
 pub fn step_summaries(ev: &WorkflowEvidence) -> Vec<String> {
     let ev = &*drafted(ev);
-    let (sessions, times) = shares_of(ev);
+    let body = Body::new(ev);
+    let (sessions, times) = shares(ev);
     ev.steps
         .iter()
         .map(|st| {
@@ -280,8 +224,11 @@ pub fn step_summaries(ev: &WorkflowEvidence) -> Vec<String> {
             if let Some(kind) = st.check {
                 line.push_str(&format!(" [{}]", check_name(kind).to_lowercase()));
             }
-            if st.optional {
-                line.push_str(&format!(" (optional: {})", seen_share(st, sessions, times)));
+            if body.is_optional(st) {
+                line.push_str(&format!(
+                    " (optional: {})",
+                    share(st.sessions, st.times, sessions, times)
+                ));
             }
             line
         })
@@ -321,6 +268,7 @@ fn project_label(project: &str) -> &str {
 /// The SKILL.md for `ev` under `name` (already spec-valid and unique).
 pub fn skill_md(ev: &WorkflowEvidence, name: &str) -> String {
     let ev = &*drafted(ev);
+    let body = Body::new(ev);
     let sessions = ev.reason.support.max(ev.sightings.len());
     let mut s = String::new();
     s.push_str("---\n");
@@ -338,99 +286,55 @@ pub fn skill_md(ev: &WorkflowEvidence, name: &str) -> String {
          steps, edit them, and remove this notice when satisfied; `skilldeck candidates` lists \
          it and `skilldeck promote ID` makes it live.\n\n",
     );
-    let inputs = inputs(ev);
+    let inputs = body.inputs();
     if inputs.is_empty() {
-        s.push_str(&format!(
-            "{} the way it was done in {sessions} sessions. Follow the steps in order.\n\n",
-            title(name)
-        ));
+        s.push_str("Follow the steps in order.\n\n");
     } else {
-        s.push_str(&format!(
-            "{} the way it was done in {sessions} sessions. Follow the steps in order; replace \
-             each `<placeholder>` with the value for the request at hand.\n\n",
-            title(name)
-        ));
+        s.push_str(
+            "Follow the steps in order; replace each `<placeholder>` with the value for the \
+             request at hand.\n\n",
+        );
         s.push_str("## Inputs\n\nTake these from the request (or ask for them):\n\n");
         for (placeholder, seen) in &inputs {
-            let seen: Vec<String> = seen.iter().map(|v| code(v, 40)).collect();
+            let seen: Vec<String> = seen.iter().map(|v| code(v, 60)).collect();
             if seen.is_empty() {
-                s.push_str(&format!("- {}\n", code(placeholder, 20)));
+                s.push_str(&format!("- {}\n", code(placeholder, 40)));
             } else {
-                s.push_str(&format!("- {} (seen: {})\n", code(placeholder, 20), seen.join(", ")));
+                s.push_str(&format!("- {} (seen: {})\n", code(placeholder, 40), seen.join(", ")));
             }
         }
         s.push('\n');
     }
 
     s.push_str("## Steps\n\n");
-    let groups = grouped(&ev.steps).len();
-    for (i, line) in step_lines(ev).iter().enumerate() {
-        s.push_str(&format!("{}. {line}\n", i + 1));
-    }
-    if groups > MAX_STEPS {
-        s.push_str(&format!(
-            "\n{} more steps were seen; `skilldeck candidates --json` lists them all.\n",
-            groups - MAX_STEPS
-        ));
-    }
+    s.push_str(&body.steps_markdown());
     s.push('\n');
 
-    let mut seen = BTreeSet::new();
-    let checks: Vec<(CheckKind, &WorkflowStep)> = ev
-        .steps
-        .iter()
-        .filter_map(|st| st.check.map(|k| (k, st)))
-        .filter(|(_, st)| seen.insert(st.template.clone()))
-        .collect();
+    let checks = body.checks();
     if !checks.is_empty() {
         s.push_str(
             "## Checks\n\nRun these before calling the work done; fix what they report.\n\n",
         );
-        for (kind, step) in checks {
-            s.push_str(&format!("- {}: {}\n", check_name(kind), code(&step.template, MAX_COMMAND)));
+        // A page checked in the browser is one check of several calls, in order.
+        let mut lines: Vec<(&str, Vec<String>)> = Vec::new();
+        for c in &checks {
+            match lines.last_mut() {
+                Some((label, commands)) if *label == "Page" && c.label == "Page" => {
+                    commands.push(code(&c.command, MAX_COMMAND));
+                }
+                _ => lines.push((c.label, vec![code(&c.command, MAX_COMMAND)])),
+            }
+        }
+        for (label, commands) in lines {
+            s.push_str(&format!("- {label}: {}\n", commands.join(", then ")));
         }
         s.push('\n');
     }
 
-    if !ev.failures.is_empty() {
+    let failures = body.failures_markdown();
+    if !failures.is_empty() {
         s.push_str("## When it fails\n\n");
-        for f in &ev.failures {
-            let runs =
-                if f.sessions == 1 { "1 session" } else { &format!("{} sessions", f.sessions) };
-            // A re-run whose template reads as the failing step's says nothing new.
-            let rerun = f
-                .fixed_by
-                .iter()
-                .find_map(|x| x.strip_prefix(RERUN_AS))
-                .filter(|again| again.trim() != f.step.trim());
-            let fixes: Vec<String> = f
-                .fixed_by
-                .iter()
-                .filter(|x| !x.starts_with(RERUN_AS))
-                .take(4)
-                .map(|x| code(x, 60))
-                .collect();
-            let step = code(&f.step, MAX_COMMAND);
-            let line = match (rerun, fixes.is_empty()) {
-                (Some(again), true) => {
-                    format!(
-                        "- {step} failed in {runs}; it passed run as {}.\n",
-                        code(again, MAX_COMMAND)
-                    )
-                }
-                (Some(again), false) => format!(
-                    "- {step} failed in {runs}; it was fixed with {}, then run as {}.\n",
-                    fixes.join(", "),
-                    code(again, MAX_COMMAND)
-                ),
-                (None, true) => format!("- {step} failed in {runs}; it passed when run again.\n"),
-                (None, false) => format!(
-                    "- {step} failed in {runs}; it was fixed with {}, then run again.\n",
-                    fixes.join(", ")
-                ),
-            };
-            s.push_str(&line);
-        }
+        s.push_str(&failures);
         s.push('\n');
     }
 
@@ -449,7 +353,11 @@ pub fn skill_md(ev: &WorkflowEvidence, name: &str) -> String {
     let mut line = format!("- Seen in {sessions} sessions");
     if !projects.is_empty() {
         let names: Vec<String> = projects.iter().take(3).map(|p| code(p, 40)).collect();
-        let more = if projects.len() > 3 { ", ..." } else { "" };
+        let more = if projects.len() > 3 {
+            format!(" and {} more", projects.len() - 3)
+        } else {
+            String::new()
+        };
         line.push_str(&format!(
             " of {} project{} ({}{more})",
             projects.len(),
@@ -479,7 +387,7 @@ pub fn skill_md(ev: &WorkflowEvidence, name: &str) -> String {
         .iter()
         .filter(|t| injection::flags(t).is_empty())
         .take(3)
-        .map(|t| format!("\u{201c}{}\u{201d}", one_line(&safe::inline(t), 80)))
+        .map(|t| format!("\u{201c}{}\u{201d}", one_line(&safe::inline(t), 120)))
         .collect();
     if !titles.is_empty() {
         s.push_str(&format!("- Titled by the agent: {}.\n", titles.join(", ")));
@@ -494,51 +402,14 @@ pub fn skill_md(ev: &WorkflowEvidence, name: &str) -> String {
     let flagged = ev.requests.iter().filter(|r| !injection::flags(r).is_empty()).count();
     if flagged > 0 {
         s.push_str(&format!(
-            "- {flagged} request(s) left out of the examples: flagged as aimed at the agent \
-             (`skilldeck candidates` shows why).\n"
+            "- {flagged} request(s) left out of the examples: flagged as aimed at the agent.\n"
         ));
     } else if left_out > 0 && examples.len() < MAX_EXAMPLES {
-        s.push_str(&format!("- {left_out} request(s) left out: redacted or repeated.\n"));
+        s.push_str(&format!(
+            "- {left_out} request(s) left out: redacted, repeated, pasted or steering.\n"
+        ));
     }
     redact::secrets(&s).into_owned()
-}
-
-/// Each placeholder of the steps' templates with up to three values the sessions gave it, read
-/// by aligning a template's words with an observed command of the same length.
-fn inputs(ev: &WorkflowEvidence) -> Vec<(String, Vec<String>)> {
-    let mut out: Vec<(String, Vec<String>)> = Vec::new();
-    for step in ev.steps.iter().filter(|s| s.kind != StepKind::Change) {
-        let template: Vec<&str> = step.template.split_whitespace().collect();
-        for (i, token) in template.iter().enumerate() {
-            let Some(start) = token.find('<') else { continue };
-            let Some(len) = token[start..].find('>') else { continue };
-            let placeholder = &token[start..start + len + 1];
-            let (head, tail) = (&token[..start], &token[start + len + 1..]);
-            let at = match out.iter().position(|(p, _)| p == placeholder) {
-                Some(at) => at,
-                None => {
-                    out.push((placeholder.to_string(), Vec::new()));
-                    out.len() - 1
-                }
-            };
-            for observed in &step.observed {
-                let words = shlex::split(observed)
-                    .unwrap_or_else(|| observed.split_whitespace().map(str::to_string).collect());
-                if words.len() != template.len() {
-                    continue;
-                }
-                let value = words[i].strip_prefix(head).and_then(|v| v.strip_suffix(tail));
-                // Redirections and pipes are how it ran, not a value of the request.
-                if let Some(value) = value.filter(|v| !v.is_empty() && !v.contains(['>', '|']))
-                    && out[at].1.len() < 3
-                    && !out[at].1.iter().any(|x| x == value)
-                {
-                    out[at].1.push(value.to_string());
-                }
-            }
-        }
-    }
-    out
 }
 
 fn json(text: &str) -> String {
