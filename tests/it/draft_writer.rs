@@ -68,6 +68,7 @@ fn evidence(
             specific_steps: Vec::new(),
             score: 1.0,
             summary: format!("seen in {support} sessions"),
+            driven: None,
         },
         first_seen: None,
         last_seen: None,

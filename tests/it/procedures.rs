@@ -58,6 +58,18 @@ fn a_slash_command_run_in_several_sessions_is_listed_and_its_work_not_drafted() 
     let work = evidence.iter().find(|c| c["source"] == "workflow").expect("the work as evidence");
     assert_eq!(work["evidence_only"], true);
     assert_eq!(work["reason"]["driven"], "slash-command");
+    // Dismissed and brought back, the evidence row points at no draft folder that is not there.
+    let id = work["id"].as_i64().unwrap().to_string();
+    tw.run_ok(&["dismiss", &id]);
+    tw.run_ok(&["undo-dismiss", &id]);
+    let rows: Vec<Value> =
+        serde_json::from_str(&tw.run_ok(&["candidates", "--all", "--evidence", "--json"])).unwrap();
+    let back = rows.iter().find(|c| c["id"].as_i64() == work["id"].as_i64()).unwrap();
+    assert_eq!(back["status"], "candidate", "{back:#}");
+    match back["staged_path"].as_str() {
+        Some(folder) => assert!(std::path::Path::new(folder).is_dir(), "{back:#}"),
+        None => assert!(back["staged_path"].is_null()),
+    }
     // The text listing says the same in words.
     let text = tw.run_ok(&["procedures"]);
     assert!(text.contains("slash-command") && text.contains("release"), "{text}");

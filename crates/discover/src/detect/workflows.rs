@@ -1543,7 +1543,21 @@ fn workflow_step(c: &mine::ConsensusStep, always: usize, times: usize) -> Workfl
             let (verb, role) = rest.split_once(':').unwrap_or((rest, "*"));
             (verb.to_string(), mine::file_template(verb, role, &c.details))
         }
-        Some(("mcp", name)) => (name.to_string(), name.to_string()),
+        // A tool that runs a command where it works (a remote shell) shows the command.
+        Some(("mcp", name)) => match name.split_once(' ') {
+            Some((tool, _)) => {
+                let mut distinct: Vec<String> = Vec::new();
+                for d in &c.details {
+                    if distinct.len() < 8 && !distinct.contains(d) {
+                        distinct.push(d.clone());
+                    }
+                }
+                let template = mine::template(&distinct)
+                    .map_or_else(|| name.to_string(), |command| format!("{tool} {command}"));
+                (name.to_string(), template)
+            }
+            None => (name.to_string(), name.to_string()),
+        },
         Some(("agent", t)) => ("Task".to_string(), format!("subagent {t}")),
         Some(("skill", s)) => ("Skill".to_string(), format!("skill {s}")),
         Some((_, t)) => (t.to_string(), t.to_string()),

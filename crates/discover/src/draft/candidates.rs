@@ -785,7 +785,7 @@ pub fn set_dismissed(
 }
 
 /// Opens a dismissed candidate again, its draft back at `staged`.
-pub fn reopen_dismissed(conn: &Connection, candidate_id: i64, staged: &str) -> Result<()> {
+pub fn reopen_dismissed(conn: &Connection, candidate_id: i64, staged: Option<&str>) -> Result<()> {
     conn.execute(
         "UPDATE skill_candidates SET status = ?3, dismissed_at = NULL, staged_path = ?2
          WHERE id = ?1",

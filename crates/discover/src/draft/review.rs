@@ -227,8 +227,11 @@ pub fn undo_dismiss(ws: &mut Workspace, candidate_id: i64) -> Result<()> {
     }
     let staged = staged_folder(ws, &c);
     let parked = stage::dismissed_folder(&ws.paths.staging_dir, &c.name);
+    // A row kept as evidence only had no draft: it points at none once open again.
+    let had_draft = parked.join("SKILL.md").is_file();
     journal::moved(ws.store.conn_mut(), &parked, &staged, |tx| {
-        candidates::reopen_dismissed(tx, candidate_id, &staged.to_string_lossy())
+        let at = staged.to_string_lossy();
+        candidates::reopen_dismissed(tx, candidate_id, had_draft.then_some(at.as_ref()))
     })
 }
 

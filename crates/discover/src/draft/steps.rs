@@ -123,7 +123,14 @@ impl<'a> Body<'a> {
                     code(template, MAX_COMMAND)
                 ),
             },
-            StepKind::Mcp => format!("Call the MCP tool {}", code(template, MAX_COMMAND)),
+            StepKind::Mcp => match template.split_once(' ') {
+                Some((tool, command)) if step.key.contains(' ') => format!(
+                    "Call the MCP tool {} to run {}",
+                    code(tool, 80),
+                    code(command, MAX_COMMAND)
+                ),
+                _ => format!("Call the MCP tool {}", code(template, MAX_COMMAND)),
+            },
             StepKind::Subagent => format!("Hand the work to the {} subagent", code(template, 60)),
             StepKind::Other => format!("Use {}", code(template, MAX_COMMAND)),
             StepKind::Change => {
