@@ -81,7 +81,7 @@ fn outcome(corpus: &Path) -> (String, Vec<String>) {
         out.push_str(&serde_json::to_string_pretty(c).unwrap());
         out.push('\n');
     }
-    let procedures = rows(tw.run_json(&["procedures", "--json"]));
+    let procedures = rows(tw.run_json(&["procedures"]));
     out.push_str(&format!("## procedures ({})\n", procedures.len()));
     for p in &procedures {
         out.push_str(&serde_json::to_string_pretty(p).unwrap());
