@@ -146,7 +146,13 @@ fn real_work_with_an_answer_key_is_drafted_and_its_procedures_listed() {
 
 /// A key's markers, lower case (the scorer compares case-insensitively).
 fn strings(markers: &serde_json::Value) -> Vec<String> {
-    markers.as_array().into_iter().flatten().filter_map(|m| m.as_str()).map(str::to_lowercase).collect()
+    markers
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m.as_str())
+        .map(str::to_lowercase)
+        .collect()
 }
 
 /// An entry's short strings (200 characters or fewer), lower case: its name, kind, where it is

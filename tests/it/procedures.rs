@@ -39,7 +39,8 @@ fn a_slash_command_run_in_several_sessions_is_listed_and_its_work_not_drafted() 
         );
         let commands = release_commands(n);
         let commands: Vec<&str> = commands.iter().map(String::as_str).collect();
-        let text = session(&format!("rel-{n}"), &format!("2026-03-0{n}T10:00:00Z"), &ask, &commands);
+        let text =
+            session(&format!("rel-{n}"), &format!("2026-03-0{n}T10:00:00Z"), &ask, &commands);
         dir = Some(write(&tw, &format!("rel{n}.jsonl"), &text));
     }
     tw.run_ok(&["ingest", dir.unwrap().to_str().unwrap()]);
@@ -79,7 +80,8 @@ fn a_slash_command_run_in_several_sessions_is_listed_and_its_work_not_drafted() 
 fn the_same_work_asked_in_the_persons_own_words_is_still_drafted() {
     let tw = TestWorkspace::new();
     let mut dir = None;
-    let asks = ["cut the 1.1 release", "publish version 1.2 of the crate", "ship release 1.3 please"];
+    let asks =
+        ["cut the 1.1 release", "publish version 1.2 of the crate", "ship release 1.3 please"];
     for (n, ask) in (1..=3).zip(asks) {
         let commands = release_commands(n);
         let commands: Vec<&str> = commands.iter().map(String::as_str).collect();

@@ -29,7 +29,14 @@ pub fn run(global: &GlobalArgs, args: ProceduresArgs) -> Result<Outcome> {
         crate::out!("no procedures seen: no slash command, prompt template, skill or loop repeats");
         return Ok(Outcome::Ok);
     }
-    crate::out!("{:<16}  {:>4}  {:>7}  {:<10}  {:<19}  NAME", "KIND", "RUNS", "FAILED", "AGENT", "LAST RUN");
+    crate::out!(
+        "{:<16}  {:>4}  {:>7}  {:<10}  {:<19}  NAME",
+        "KIND",
+        "RUNS",
+        "FAILED",
+        "AGENT",
+        "LAST RUN"
+    );
     for p in &list {
         crate::out!(
             "{:<16}  {:>4}  {:>7}  {:<10}  {:<19}  {}",
@@ -37,7 +44,10 @@ pub fn run(global: &GlobalArgs, args: ProceduresArgs) -> Result<Outcome> {
             p.runs,
             p.failed,
             safe::inline(&p.agent),
-            p.last_run.as_deref().map(|t| t.chars().take(19).collect::<String>()).unwrap_or_default(),
+            p.last_run
+                .as_deref()
+                .map(|t| t.chars().take(19).collect::<String>())
+                .unwrap_or_default(),
             safe::inline(&p.name)
         );
         let said = [("defined at", &p.defined_at), ("runs", &p.command), ("says", &p.prompt)];
@@ -47,7 +57,11 @@ pub fn run(global: &GlobalArgs, args: ProceduresArgs) -> Result<Outcome> {
             }
         }
         for f in &p.follow_ups {
-            crate::out!("      asked after it in {} sessions: {}", f.sessions, safe::inline(&f.request));
+            crate::out!(
+                "      asked after it in {} sessions: {}",
+                f.sessions,
+                safe::inline(&f.request)
+            );
         }
     }
     Ok(Outcome::Ok)

@@ -9,8 +9,8 @@ use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::requests::{command_key, slash_command};
-use crate::procedures::{Kind, is_menu_code, share_frame};
 use crate::draft::naming;
+use crate::procedures::{Kind, is_menu_code, share_frame};
 use crate::step;
 use crate::text::signature::is_steering;
 
@@ -34,11 +34,19 @@ const AFTER_WRITING: i64 = 3;
 const SKILL_FIRST: usize = 3;
 
 /// What drives most sessions of the work, if anything does.
-pub fn by(conn: &Connection, agent: &str, runs: &[Run], specific: &[String]) -> Result<Option<Kind>> {
+pub fn by(
+    conn: &Connection,
+    agent: &str,
+    runs: &[Run],
+    specific: &[String],
+) -> Result<Option<Kind>> {
     let sessions: HashSet<&str> = runs.iter().map(|r| r.session).collect();
     let most = |driven: HashSet<&str>| driven.len() >= 2 && driven.len() * 2 >= sessions.len();
-    let slash: HashSet<&str> =
-        runs.iter().filter(|r| slash_command(r.request.trim()).is_some()).map(|r| r.session).collect();
+    let slash: HashSet<&str> = runs
+        .iter()
+        .filter(|r| slash_command(r.request.trim()).is_some())
+        .map(|r| r.session)
+        .collect();
     if most(slash) {
         return Ok(Some(Kind::SlashCommand));
     }
@@ -61,7 +69,10 @@ pub fn by(conn: &Connection, agent: &str, runs: &[Run], specific: &[String]) -> 
     let skilled: HashSet<&str> = runs
         .iter()
         .filter(|r| {
-            r.steps.iter().take(SKILL_FIRST).any(|k| k.starts_with("skill:") || k.ends_with("/SKILL.md"))
+            r.steps
+                .iter()
+                .take(SKILL_FIRST)
+                .any(|k| k.starts_with("skill:") || k.ends_with("/SKILL.md"))
         })
         .map(|r| r.session)
         .collect();
@@ -148,7 +159,9 @@ fn fixed<'a>(runs: &[Run<'a>]) -> HashSet<&'a str> {
         }
         let kept = text.chars().count() > KEPT_PROMPT
             || naming::procedure_term(std::slice::from_ref(&text)).is_some_and(|term| {
-                a.details.iter().any(|d| step::segments(d).iter().any(|s| s.contains(term.as_str())))
+                a.details
+                    .iter()
+                    .any(|d| step::segments(d).iter().any(|s| s.contains(term.as_str())))
             });
         if !kept {
             continue;
@@ -182,15 +195,18 @@ fn skill_written_for(conn: &Connection, agent: &str, specific: &[String]) -> Res
         "SELECT c.turn_id, t.session_id FROM tool_calls c JOIN turns t ON t.id = c.turn_id
          WHERE t.agent_id = ?1 AND c.step LIKE 'file:Edit:%' AND c.detail LIKE '%SKILL.md'",
     )?;
-    let written: Vec<(i64, i64)> =
-        writes.query_map([agent], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
+    let written: Vec<(i64, i64)> = writes
+        .query_map([agent], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
     let mut after = conn.prepare_cached(
         "SELECT DISTINCT c.step FROM tool_calls c WHERE c.turn_id IN (
              SELECT id FROM turns WHERE session_id = ?1 AND id >= ?2 ORDER BY id LIMIT ?3)",
     )?;
     for (turn, session) in written {
         let ran: HashSet<String> = after
-            .query_map(params![session, turn, AFTER_WRITING + 1], |r| r.get::<_, Option<String>>(0))?
+            .query_map(params![session, turn, AFTER_WRITING + 1], |r| {
+                r.get::<_, Option<String>>(0)
+            })?
             .filter_map(|s| s.ok().flatten())
             .collect();
         let shared = commands.iter().filter(|k| ran.contains(**k)).count();

@@ -9,10 +9,10 @@ use std::ops::Range;
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::{blocks, driven};
 use super::memo::Memo;
 use super::mine::{self, Failure, Member, Obs, RawCall};
 use super::spine;
+use super::{blocks, driven};
 use crate::ingest;
 use crate::model::ToolStep;
 use crate::step;
@@ -206,8 +206,7 @@ pub fn observe(
         }
         // Work that aligned with nothing may still share a run of steps with another session's.
         if started.take() == Some(id)
-            && let Some(block) =
-                place_block(conn, memo, turn, (iteration as i64, &part), id, now)?
+            && let Some(block) = place_block(conn, memo, turn, (iteration as i64, &part), id, now)?
             && !joined.contains(&block)
         {
             joined.push(block);
@@ -453,9 +452,11 @@ fn place_block(
     for id in found.into_iter().filter(|&id| id != own) {
         // A recorded run is met again when a good share of it is done in order.
         if is_block(conn, id)? {
-            let run: Vec<String> = serde_json::from_str(&rep.query_row([id], |r| r.get::<_, String>(0))?)?;
+            let run: Vec<String> =
+                serde_json::from_str(&rep.query_row([id], |r| r.get::<_, String>(0))?)?;
             let run: Vec<&str> = run.iter().map(String::as_str).collect();
-            if let Some((mine_at, _, len)) = blocks::shared_run(&keys, &run, blocks::again(run.len()))
+            if let Some((mine_at, _, len)) =
+                blocks::shared_run(&keys, &run, blocks::again(run.len()))
                 && best.as_ref().is_none_or(|b| (true, len) > b.0)
                 && let Some(theirs) = latest
                     .query_row(params![id, turn.session_key], |r| their_row(id, r))
@@ -465,9 +466,8 @@ fn place_block(
             }
             continue;
         }
-        let Some(theirs) = latest
-            .query_row(params![id, turn.session_key], |r| their_row(id, r))
-            .optional()?
+        let Some(theirs) =
+            latest.query_row(params![id, turn.session_key], |r| their_row(id, r)).optional()?
         else {
             continue;
         };
@@ -508,7 +508,11 @@ fn place_block(
         id
     };
     let steps = part.steps[mine_at].to_vec();
-    let seq = mine::TurnSeq { all_keys: Vec::new(), failures: failures_in(&part.failures, &steps), steps };
+    let seq = mine::TurnSeq {
+        all_keys: Vec::new(),
+        failures: failures_in(&part.failures, &steps),
+        steps,
+    };
     store_member(conn, memo, target, turn, blocks::BLOCK_BASE + iteration, &seq, now)?;
     Ok(Some(target))
 }
@@ -1144,9 +1148,8 @@ fn redone(rows: &[MemberRow]) -> bool {
         }
     }
     let [a, b] = firsts.as_slice() else { return false };
-    let when = |m: &MemberRow| {
-        m.at.as_deref().and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
-    };
+    let when =
+        |m: &MemberRow| m.at.as_deref().and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok());
     let said = |m: &MemberRow| m.request.split_whitespace().collect::<Vec<_>>().join(" ");
     match (when(a), when(b)) {
         (Some(x), Some(y)) => {

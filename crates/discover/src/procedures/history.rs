@@ -122,8 +122,7 @@ impl<'c> History<'c> {
     /// What the person asked next after each run, said after runs in two sessions or more.
     pub fn follow_ups(&self, runs: &[i64]) -> Vec<FollowUp> {
         let run_set: std::collections::HashSet<i64> = runs.iter().copied().collect();
-        let mut said: BTreeMap<String, (String, std::collections::HashSet<&str>)> =
-            BTreeMap::new();
+        let mut said: BTreeMap<String, (String, std::collections::HashSet<&str>)> = BTreeMap::new();
         for ix in self.by_session.values() {
             for (n, &i) in ix.iter().enumerate() {
                 if !run_set.contains(&self.turns[i].id) {
@@ -139,7 +138,10 @@ impl<'c> History<'c> {
                         continue;
                     }
                     let quoted: String = next.request.trim().chars().take(160).collect();
-                    said.entry(key).or_insert_with(|| (quoted, Default::default())).1.insert(&next.session);
+                    said.entry(key)
+                        .or_insert_with(|| (quoted, Default::default()))
+                        .1
+                        .insert(&next.session);
                 }
             }
         }
@@ -159,7 +161,15 @@ fn follow_up_key(request: &str) -> String {
     request
         .split_whitespace()
         .take(24)
-        .map(|w| if w.chars().any(|c| c.is_ascii_digit()) { "#".to_string() } else { w.to_lowercase() })
+        .map(
+            |w| {
+                if w.chars().any(|c| c.is_ascii_digit()) {
+                    "#".to_string()
+                } else {
+                    w.to_lowercase()
+                }
+            },
+        )
         .collect::<Vec<_>>()
         .join(" ")
 }

@@ -53,7 +53,12 @@ fn slash_commands(h: &History) -> Vec<Procedure> {
     }
     runs.into_iter()
         .map(|((agent, name), r)| {
-            let mut p = r.into_procedure(h, slug_within(&name, 64).unwrap_or(name.clone()), Kind::SlashCommand, &agent);
+            let mut p = r.into_procedure(
+                h,
+                slug_within(&name, 64).unwrap_or(name.clone()),
+                Kind::SlashCommand,
+                &agent,
+            );
             p.command = Some(format!("/{name}"));
             p
         })
@@ -95,8 +100,10 @@ fn template_procedure(h: &History, agent: &str, cluster: &[&Turn]) -> Procedure 
             *counts.entry(l).or_default() += 1;
         }
     }
-    let frame: Vec<&str> =
-        frame_lines(&cluster[0].request).into_iter().filter(|l| counts.get(l).copied().unwrap_or(0) >= 2).collect();
+    let frame: Vec<&str> = frame_lines(&cluster[0].request)
+        .into_iter()
+        .filter(|l| counts.get(l).copied().unwrap_or(0) >= 2)
+        .collect();
     let title = cluster.iter().find_map(|t| template::title(&t.request));
     let command = template::first_command(&frame);
     let name = title
@@ -144,7 +151,10 @@ fn fixed_prompts(h: &History) -> anyhow::Result<Vec<Procedure>> {
         let calls = h.calls(&ids)?;
         // A command typed as the request is the person driving a tool by hand, not a prompt.
         let typed = turns.iter().any(|t| {
-            let ran: Vec<String> = calls.get(&t.id).map(|c| c.iter().map(|c| c.step.clone()).collect()).unwrap_or_default();
+            let ran: Vec<String> = calls
+                .get(&t.id)
+                .map(|c| c.iter().map(|c| c.step.clone()).collect())
+                .unwrap_or_default();
             command_key(&t.request, &ran).is_some()
         }) || step::head_key(&text).is_some_and(|k| {
             calls.values().flatten().any(|c| c.step.strip_prefix("sh:") == Some(k.as_str()))
@@ -307,7 +317,8 @@ fn menu_workflows(h: &History) -> anyhow::Result<Vec<Procedure>> {
         .into_iter()
         .filter(|(_, (r, _))| r.sessions() >= 2)
         .map(|((agent, file), (r, codes))| {
-            let name = slug_within(&naming::from_trigger(&file), 64).unwrap_or_else(|| "menu-workflow".to_string());
+            let name = slug_within(&naming::from_trigger(&file), 64)
+                .unwrap_or_else(|| "menu-workflow".to_string());
             let mut p = r.into_procedure(h, name, Kind::MenuWorkflow, &agent);
             p.defined_at = Some(file);
             let mut codes: Vec<String> = codes.into_iter().collect();
@@ -345,7 +356,8 @@ fn loops(h: &History) -> anyhow::Result<Vec<Procedure>> {
                 *first_reads.entry(p).or_default() += 1;
             }
         }
-        let opens = first_reads.into_iter().max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)));
+        let opens =
+            first_reads.into_iter().max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)));
         let folder = project.rsplit('/').next().unwrap_or(&project).to_string();
         let name = slug_within(&format!("loop {folder}"), 64).unwrap_or_else(|| "loop".to_string());
         let mut runs = Runs::default();

@@ -85,7 +85,9 @@ mod tests {
         assert!(!share_frame(&expanded("x", "# Run the check"), &expanded("x", "# Change it")));
         assert!(!share_frame("fix the login bug", "fix the login bug"));
         let pasted = |url: &str| {
-            format!("curl '{url}' \\\n  -H 'Accept: */*' \\\n  -H 'Accept-Language: ru-RU,ru;q=0.9' \\\n  -H 'Connection: keep-alive' \\\n  -H 'Origin: https://kinescope.io' \\\n  -H 'Range: bytes=0-' \\\n  -H 'Sec-Fetch-Mode: cors'")
+            format!(
+                "curl '{url}' \\\n  -H 'Accept: */*' \\\n  -H 'Accept-Language: ru-RU,ru;q=0.9' \\\n  -H 'Connection: keep-alive' \\\n  -H 'Origin: https://kinescope.io' \\\n  -H 'Range: bytes=0-' \\\n  -H 'Sec-Fetch-Mode: cors'"
+            )
         };
         assert!(!share_frame(&pasted("https://cdn/a.mp4"), &pasted("https://cdn/b.mp4")));
     }
@@ -97,6 +99,9 @@ mod tests {
             first_command(&frame_lines(&text)),
             Some(".specify/scripts/bash/check.sh --json --require-tasks")
         );
-        assert_eq!(title("\n# Run the requirements check\n## Purpose"), Some("Run the requirements check"));
+        assert_eq!(
+            title("\n# Run the requirements check\n## Purpose"),
+            Some("Run the requirements check")
+        );
     }
 }
