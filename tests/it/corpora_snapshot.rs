@@ -96,7 +96,11 @@ fn outcome(corpus: &Path) -> (String, Vec<String>) {
         out.push_str(&serde_json::to_string_pretty(l).unwrap());
         out.push('\n');
     }
-    (out.replace(tw.root().to_str().unwrap(), "<workspace>"), defects)
+    // Transcripts with no time on their lines (`claude -p` stream logs) are dated by their
+    // files, copied two days back: that day is the run's, not the corpus's.
+    let copied = (chrono::Utc::now() - chrono::Duration::days(2)).format("%Y-%m-%d").to_string();
+    let out = out.replace(tw.root().to_str().unwrap(), "<workspace>").replace(&copied, "<copy day>");
+    (out, defects)
 }
 
 /// Each draft folder's SKILL.md under `root`, by folder name.

@@ -7,12 +7,45 @@ use std::collections::HashSet;
 
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
 
-use super::requests::{command_key, slash_command};
-use crate::draft::naming;
-use crate::procedures::{Kind, is_menu_code, share_frame};
+use super::requests::{command_key, procedure_term, slash_command};
+use super::requests::is_menu_code;
+use super::template::share_frame;
+use crate::ingest::Format;
 use crate::step;
 use crate::text::signature::is_steering;
+
+/// What drives a procedure's runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// A slash command run as the request (`/release 1.2.0`), or a skill called as one.
+    SlashCommand,
+    /// A long prompt whose frame is said again with other details (a custom prompt expanded).
+    PromptTemplate,
+    /// The same request said word for word to start sessions (a daemon's or a script's prompt).
+    FixedPrompt,
+    /// A skill the agent invoked, read, or was asked to write.
+    Skill,
+    /// A framework workflow chosen from a loaded menu: its definition file read after a menu code.
+    MenuWorkflow,
+    /// Sessions started with a prompt file and no typed request (`claude -p` in a loop).
+    Loop,
+}
+
+impl Kind {
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::SlashCommand => "slash-command",
+            Kind::PromptTemplate => "prompt-template",
+            Kind::FixedPrompt => "fixed-prompt",
+            Kind::Skill => "skill",
+            Kind::MenuWorkflow => "menu-workflow",
+            Kind::Loop => "loop",
+        }
+    }
+}
 
 /// One run of the work as the judge sees it: its session, its request, its step keys.
 pub struct Run<'a> {
@@ -66,16 +99,24 @@ pub fn by(
         return Ok(Some(Kind::FixedPrompt));
     }
     // A skill drives a run when the run loads it before the work: among its first steps.
-    let skilled: HashSet<&str> = runs
-        .iter()
-        .filter(|r| {
-            r.steps
-                .iter()
-                .take(SKILL_FIRST)
-                .any(|k| k.starts_with("skill:") || k.ends_with("/SKILL.md"))
+    // A skill skilldeck manages is not the person's own procedure here: changed work around it
+    // becomes a proposed new version of it.
+    let mut managed = conn.prepare_cached("SELECT EXISTS(SELECT 1 FROM skills WHERE name = ?1)")?;
+    let mut loads = |k: &str| -> Result<bool> {
+        Ok(match k.strip_prefix("skill:") {
+            Some(name) => !managed.query_row([name], |r| r.get::<_, bool>(0))?,
+            None => k.ends_with("/SKILL.md"),
         })
-        .map(|r| r.session)
-        .collect();
+    };
+    let mut skilled: HashSet<&str> = HashSet::new();
+    for r in runs {
+        for k in r.steps.iter().take(SKILL_FIRST) {
+            if loads(k)? {
+                skilled.insert(r.session);
+                break;
+            }
+        }
+    }
     if most(skilled) || skill_written_for(conn, agent, specific)? {
         return Ok(Some(Kind::Skill));
     }
@@ -134,11 +175,12 @@ fn in_loop(conn: &Connection, turn: i64) -> Result<bool> {
         "WITH t AS (SELECT s.agent_id, s.project, s.source FROM turns x JOIN sessions s ON s.id = x.session_id
                     WHERE x.id = ?1)
          SELECT count(*) FROM sessions s, t
-         WHERE t.source = 'stream-json' AND s.source = 'stream-json' AND s.agent_id = t.agent_id
+         WHERE t.source = ?2 AND s.source = ?2 AND s.agent_id = t.agent_id
            AND s.project IS t.project
            AND NOT EXISTS (SELECT 1 FROM turns o WHERE o.session_id = s.id AND trim(o.user_input) != '')",
     )?;
-    Ok(stmt.query_row([turn], |r| r.get::<_, i64>(0)).optional()?.unwrap_or(0) >= 2)
+    let runs = stmt.query_row(params![turn, Format::StreamJson], |r| r.get::<_, i64>(0));
+    Ok(runs.optional()?.unwrap_or(0) >= 2)
 }
 
 /// A prompt this long said word for word in two sessions was kept and pasted, not typed.
@@ -158,7 +200,7 @@ fn fixed<'a>(runs: &[Run<'a>]) -> HashSet<&'a str> {
             continue;
         }
         let kept = text.chars().count() > KEPT_PROMPT
-            || naming::procedure_term(std::slice::from_ref(&text)).is_some_and(|term| {
+            || procedure_term(std::slice::from_ref(&text)).is_some_and(|term| {
                 a.details
                     .iter()
                     .any(|d| step::segments(d).iter().any(|s| s.contains(term.as_str())))

@@ -7,7 +7,7 @@
 //! workflow tables (`workflows`); reads turns through `ingest`.
 
 mod blocks;
-mod driven;
+pub mod driven;
 mod feed;
 mod index;
 mod loops;
@@ -17,6 +17,7 @@ pub mod requests;
 pub mod sequence;
 mod sightings;
 pub mod spine;
+pub mod template;
 use crate::config;
 use crate::ingest;
 #[cfg(test)]

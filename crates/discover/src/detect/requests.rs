@@ -7,6 +7,7 @@
 
 use crate::step;
 use crate::text::paste;
+use crate::text::signature::is_control_prompt;
 use std::collections::BTreeSet;
 
 /// Prefix of request keys in the workflow index (never a step key's prefix).
@@ -144,6 +145,41 @@ fn is_value(word: &str) -> bool {
             .is_some_and(|(head, last)| !head.is_empty() && last.chars().count() <= 3)
 }
 
+/// A lone menu code (`CR`, `ds`): one to four letters, perhaps a digit.
+pub fn is_menu_code(text: &str) -> bool {
+    let t = text.trim();
+    let letters = t.chars().filter(|c| c.is_alphabetic()).count();
+    (1..=4).contains(&letters)
+        && !is_control_prompt(t)
+        && t.chars().count() <= 5
+        && t.chars().all(|c| c.is_alphanumeric())
+        && t.chars().next().is_some_and(char::is_alphabetic)
+}
+
+/// A compound term every request names (`mol-witness-patrol`, `release-notes`): the procedure's
+/// own name, said by whoever asks for it. Values (`spotter-gqc`, `v1-2`) and short words are not.
+pub fn procedure_term(requests: &[String]) -> Option<String> {
+    let terms = |r: &str| -> Vec<String> {
+        r.split(|c: char| {
+            c.is_whitespace() || matches!(c, ',' | ';' | ':' | '"' | '\'' | '`' | '(' | ')')
+        })
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
+        .filter(|w| {
+            let parts: Vec<&str> = w.split(['-', '_']).collect();
+            parts.len() >= 2
+                && w.chars().count() >= 8
+                && w.chars().all(|c| c.is_alphabetic() || c == '-' || c == '_')
+                && parts.iter().all(|p| p.chars().count() >= 3)
+        })
+        .collect()
+    };
+    let first = requests.first()?;
+    terms(first)
+        .into_iter()
+        .filter(|t| requests.iter().all(|r| terms(r).contains(t)))
+        .max_by_key(|t| t.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,5 +245,14 @@ mod tests {
     fn a_prompt_in_another_language_has_keys() {
         let a = keys("Проанализируй мою папку Downloads: сколько там файлов, какие типы файлов");
         assert!(!a.is_empty());
+    }
+    #[test]
+    fn menu_codes_are_short_codes() {
+        for code in ["CR", "cr", "IR", "DS", "x1"] {
+            assert!(is_menu_code(code), "{code}");
+        }
+        for text in ["review", "1", "oui merci", "_bmad/x.md"] {
+            assert!(!is_menu_code(text), "{text}");
+        }
     }
 }

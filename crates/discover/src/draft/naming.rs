@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
+use crate::detect::requests::procedure_term;
 use crate::step;
 use crate::text::slug::slug_within;
 use crate::workflow::{CheckKind, StepKind, WorkflowEvidence};
@@ -627,29 +628,6 @@ fn checks_name(ev: &WorkflowEvidence) -> Option<String> {
     (!kinds.is_empty()).then(|| format!("run-{}", kinds.join("-and-")))
 }
 
-/// A compound term every request names (`mol-witness-patrol`, `release-notes`): the procedure's
-/// own name, said by whoever asks for it. Values (`spotter-gqc`, `v1-2`) and short words are not.
-pub(crate) fn procedure_term(requests: &[String]) -> Option<String> {
-    let terms = |r: &str| -> Vec<String> {
-        r.split(|c: char| {
-            c.is_whitespace() || matches!(c, ',' | ';' | ':' | '"' | '\'' | '`' | '(' | ')')
-        })
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
-        .filter(|w| {
-            let parts: Vec<&str> = w.split(['-', '_']).collect();
-            parts.len() >= 2
-                && w.chars().count() >= 8
-                && w.chars().all(|c| c.is_alphabetic() || c == '-' || c == '_')
-                && parts.iter().all(|p| p.chars().count() >= 3)
-        })
-        .collect()
-    };
-    let first = requests.first()?;
-    terms(first)
-        .into_iter()
-        .filter(|t| requests.iter().all(|r| terms(r).contains(t)))
-        .max_by_key(|t| t.len())
-}
 
 #[cfg(test)]
 mod tests {

@@ -4,9 +4,10 @@
 use std::collections::{BTreeMap, HashMap};
 
 use anyhow::Result;
-use rusqlite::{Connection, params_from_iter};
+use rusqlite::{Connection, params, params_from_iter};
 
 use super::FollowUp;
+use crate::model::Outcome;
 use crate::text::signature::is_steering;
 
 /// One turn as procedures read it.
@@ -42,13 +43,13 @@ impl<'c> History<'c> {
     pub fn load(conn: &'c Connection, agent: Option<&str>) -> Result<Self> {
         let mut stmt = conn.prepare(
             "SELECT t.id, t.agent_id, s.session_key, s.source, s.project, t.user_input,
-                    t.outcome = 'failure', COALESCE(t.ended_at, t.started_at, s.ended_at)
+                    t.outcome = ?2, COALESCE(t.ended_at, t.started_at, s.ended_at)
              FROM turns t JOIN sessions s ON s.id = t.session_id
              WHERE t.is_sidechain = 0 AND (?1 IS NULL OR t.agent_id = ?1)
              ORDER BY t.agent_id, s.session_key, t.id",
         )?;
         let turns = stmt
-            .query_map([agent], |r| {
+            .query_map(params![agent, Outcome::Failure], |r| {
                 Ok(Turn {
                     id: r.get(0)?,
                     agent: r.get(1)?,

@@ -8,7 +8,6 @@
 
 mod history;
 mod recognise;
-mod template;
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -16,40 +15,9 @@ use anyhow::Result;
 use rusqlite::Connection;
 use serde::Serialize;
 
+pub use crate::detect::driven::Kind;
+pub use crate::detect::template::{frame_lines, share_frame};
 pub use history::History;
-pub use recognise::is_menu_code;
-pub use template::{frame_lines, share_frame};
-
-/// What drives a procedure's runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Kind {
-    /// A slash command run as the request (`/release 1.2.0`), or a skill called as one.
-    SlashCommand,
-    /// A long prompt whose frame is said again with other details (a custom prompt expanded).
-    PromptTemplate,
-    /// The same request said word for word to start sessions (a daemon's or a script's prompt).
-    FixedPrompt,
-    /// A skill the agent invoked, read, or was asked to write.
-    Skill,
-    /// A framework workflow chosen from a loaded menu: its definition file read after a menu code.
-    MenuWorkflow,
-    /// Sessions started with a prompt file and no typed request (`claude -p` in a loop).
-    Loop,
-}
-
-impl Kind {
-    pub fn label(self) -> &'static str {
-        match self {
-            Kind::SlashCommand => "slash-command",
-            Kind::PromptTemplate => "prompt-template",
-            Kind::FixedPrompt => "fixed-prompt",
-            Kind::Skill => "skill",
-            Kind::MenuWorkflow => "menu-workflow",
-            Kind::Loop => "loop",
-        }
-    }
-}
 
 /// A request the person keeps adding after a procedure's runs.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -3,12 +3,13 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::history::{Call, History, Turn};
-use super::template::{self, frame_lines, share_frame};
+use crate::detect::template::{self, frame_lines, share_frame};
 use super::{Kind, Procedure, Runs, unique_names};
-use crate::detect::requests::{command_key, slash_command};
+use crate::detect::requests::{command_key, is_menu_code, procedure_term, slash_command};
 use crate::draft::naming;
+use crate::ingest::Format;
 use crate::step;
-use crate::text::signature::{is_control_prompt, is_steering};
+use crate::text::signature::is_steering;
 use crate::text::slug::slug_within;
 
 /// Sessions a short prompt must open word for word to be a fixed prompt (a long one: two).
@@ -163,7 +164,7 @@ fn fixed_prompts(h: &History) -> anyhow::Result<Vec<Procedure>> {
             continue;
         }
         // The compound term it names that its runs load by a command (`bd mol wisp <term>`).
-        let term = naming::procedure_term(std::slice::from_ref(&text));
+        let term = procedure_term(std::slice::from_ref(&text));
         let loads = term.as_ref().and_then(|term| {
             calls.values().flatten().filter(|c| c.step.starts_with("sh:")).find_map(|c| {
                 let d = c.detail.as_deref()?;
@@ -237,16 +238,6 @@ fn skills(h: &History) -> anyhow::Result<Vec<Procedure>> {
         .collect())
 }
 
-/// A lone menu code (`CR`, `ds`): one to four letters, perhaps a digit.
-pub fn is_menu_code(text: &str) -> bool {
-    let t = text.trim();
-    let letters = t.chars().filter(|c| c.is_alphabetic()).count();
-    (1..=4).contains(&letters)
-        && !is_control_prompt(t)
-        && t.chars().count() <= 5
-        && t.chars().all(|c| c.is_alphanumeric())
-        && t.chars().next().is_some_and(char::is_alphabetic)
-}
 
 /// Paths a call reads: a file tool's path, or what a shell command reads.
 fn reads(call: &Call) -> Vec<String> {
@@ -335,7 +326,8 @@ fn loops(h: &History) -> anyhow::Result<Vec<Procedure>> {
     for ix in h.by_session.values() {
         let turns: Vec<&Turn> = ix.iter().map(|&i| &h.turns[i]).collect();
         let first = turns[0];
-        if first.source != "stream-json" || turns.iter().any(|t| !t.request.trim().is_empty()) {
+        let streamed = Format::parse(&first.source) == Some(Format::StreamJson);
+        if !streamed || turns.iter().any(|t| !t.request.trim().is_empty()) {
             continue;
         }
         let project = first.project.clone().unwrap_or_default();
@@ -388,15 +380,5 @@ mod tests {
             Some(("deploy".into(), "/home/u/.claude/skills/deploy".into()))
         );
         assert_eq!(skill_of("SKILL.md"), None);
-    }
-
-    #[test]
-    fn menu_codes_are_short_codes() {
-        for code in ["CR", "cr", "IR", "DS", "x1"] {
-            assert!(is_menu_code(code), "{code}");
-        }
-        for text in ["review", "1", "oui merci", "_bmad/x.md"] {
-            assert!(!is_menu_code(text), "{text}");
-        }
     }
 }
