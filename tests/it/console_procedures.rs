@@ -4,7 +4,9 @@
 //! after it, with the transcript's text made safe for the terminal.
 
 use serde_json::json;
+use skilldeck::engine::EngineOptions;
 use skilldeck::synth::transcripts::{Call, Turn, call, failing};
+use skilldeck::tui::keys::KeyMap;
 
 use super::console_live::Live;
 use super::lessons::claude;
@@ -41,17 +43,22 @@ fn release_session(n: i64, ok: bool) -> Vec<Turn> {
     ]
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn procedures_show_as_a_tab_with_their_health_definition_and_follow_ups() {
-    let live = Live::start().await;
-    let screen = live.backend.screen();
-    assert!(!screen.contains("Procedures"), "no tab before there is a procedure:\n{screen}");
+/// Five release sessions written where the console watches, and ingested by `i`.
+fn five_releases(live: &Live) {
     let dir = live.root.join("transcripts/shop");
     // Three of the five releases fail: 2/5 is 40%, the rate at which a skill is in warning.
     for n in 1..=5 {
         claude(&dir, n, &release_session(n, n % 2 == 0));
     }
     live.press("i");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn procedures_show_as_a_tab_with_their_health_definition_and_follow_ups() {
+    let live = Live::start().await;
+    let screen = live.backend.screen();
+    assert!(!screen.contains("Procedures"), "no tab before there is a procedure:\n{screen}");
+    five_releases(&live);
     live.wait_for("7 Procedures (2)").await;
     live.press("7");
     // Most runs first, then by name: the skill read in all five sessions, every run ok.
@@ -105,5 +112,25 @@ async fn the_procedures_key_is_in_the_help_and_opens_an_empty_pane_that_says_why
     live.press("?7");
     let screen = live.wait_for("No procedures seen yet.").await;
     assert!(screen.contains("7 Procedures (0)"), "the open pane's tab:\n{screen}");
+    live.quit().await;
+}
+
+/// Under 70 columns a row keeps its state, name, runs and health whole; the kind and the last
+/// run give way, and the detail still says them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_narrow_console_keeps_the_name_and_health_of_each_procedure() {
+    let live = Live::start_at(EngineOptions::quiet(), KeyMap::default(), 60, 24).await;
+    // The tab bar is wider than 60 columns: the pane is opened by its key.
+    live.press("7");
+    live.wait_for("No procedures seen yet.").await;
+    five_releases(&live);
+    live.wait_for("┌ Procedures (2)").await;
+    live.press("j");
+    let screen = live.wait_for("┌ release ").await;
+    let row = screen.lines().find(|l| l.contains(" release ")).unwrap_or_default();
+    assert!(row.contains("│warning    release "), "{row}\n{screen}");
+    assert!(row.contains("   5 2/5 ok"), "{row}\n{screen}");
+    assert!(!row.contains("slash-command"), "{row}\n{screen}");
+    assert!(screen.contains("slash-command · agent default · 5 runs"), "{screen}");
     live.quit().await;
 }
