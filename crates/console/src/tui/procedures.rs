@@ -49,7 +49,7 @@ pub fn last_run(p: &Procedure) -> String {
 pub fn health_reason(p: &Procedure, rules: &Rules) -> String {
     let pct = |r: f64| format!("{:.0}%", r * 100.0);
     let share = match p.runs {
-        0 => "no runs".to_string(),
+        0 => "no runs yet".to_string(),
         n => format!(
             "{} of {n} runs ended well ({})",
             p.succeeded,

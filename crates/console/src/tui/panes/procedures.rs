@@ -25,7 +25,7 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
         f.render_widget(Paragraph::new(text).block(block).wrap(Wrap { trim: false }), area);
         return;
     }
-    let rows = snap.procedures.len() as u16 + 3;
+    let rows = u16::try_from(snap.procedures.len()).unwrap_or(u16::MAX).saturating_add(3);
     let [list_area, detail_area] =
         Layout::vertical([Constraint::Length(rows.min(area.height / 2)), Constraint::Min(0)])
             .areas(area);
@@ -42,7 +42,7 @@ pub fn draw(f: &mut Frame, area: Rect, snap: &Snapshot, ui: &UiState, theme: The
     }
 }
 
-/// One row a procedure: state, name, kind, runs, runs that ended well, last run. Under 70
+/// One row per procedure: state, name, kind, runs, runs that ended well, last run. Under 70
 /// columns the kind and the last run give way to the name.
 fn draw_table(
     f: &mut Frame,
