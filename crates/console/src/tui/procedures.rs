@@ -3,6 +3,7 @@
 use super::action::Action;
 use super::state::UiState;
 use crate::catalog::SkillStatus;
+use crate::engine::Command;
 use crate::engine::snapshot::{Rules, Snapshot};
 use crate::procedures::Procedure;
 use crate::text::safe;
@@ -64,16 +65,22 @@ pub fn health_reason(p: &Procedure, rules: &Rules) -> String {
     }
 }
 
+/// The keys the Procedures pane answers itself, so that none reaches a skill behind it.
+pub fn read_only(action: Action) -> bool {
+    use Action::*;
+    matches!(action, Approve | Reject | ToggleProtected | Archive | Restore | Edit | CopyPath)
+}
+
 /// Keys that change a skill or a draft do not reach one from the Procedures pane (its rows are
 /// the person's own procedures): `y` copies where the selected one is defined, the others say
 /// where they act.
-pub fn on_key(ui: &mut UiState, snap: &Snapshot, action: Action) {
+pub fn on_key(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Command> {
     let said = match (action, ui.procedure(snap)) {
         (_, None) => "no procedure selected",
         (Action::CopyPath, Some(p)) => match &p.defined_at {
             Some(at) => {
                 ui.clipboard = Some(at.clone());
-                return;
+                return None;
             }
             None => "nothing to copy: the history does not show where this procedure is defined",
         },
@@ -83,4 +90,5 @@ pub fn on_key(ui: &mut UiState, snap: &Snapshot, action: Action) {
         _ => "procedures are only read here: approve, pin, archive and restore act on skills (2)",
     };
     ui.engine.result(said.to_owned(), false);
+    None
 }

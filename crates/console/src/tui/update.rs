@@ -31,17 +31,8 @@ pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comma
         {
             team_op(ui, snap, action)
         }
-        Action::Approve
-        | Action::Reject
-        | Action::ToggleProtected
-        | Action::Archive
-        | Action::Restore
-        | Action::Edit
-        | Action::CopyPath
-            if ui.pane == Pane::Procedures && !ui.history =>
-        {
-            procedures::on_key(ui, snap, action);
-            None
+        a if ui.pane == Pane::Procedures && !ui.history && procedures::read_only(a) => {
+            procedures::on_key(ui, snap, a)
         }
         Action::Up => step(ui, snap, -1),
         Action::Down => step(ui, snap, 1),
