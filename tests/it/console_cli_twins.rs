@@ -46,6 +46,7 @@ fn changes_something(action: Action) -> bool {
         | Action::GoDiff
         | Action::GoLessons
         | Action::GoTeam
+        | Action::GoProcedures
         | Action::Enter
         | Action::Back
         | Action::StartFilter

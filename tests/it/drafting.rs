@@ -81,6 +81,7 @@ pub fn crate_release() -> WorkflowEvidence {
             fixed_by: vec!["Edit *.rs".into()],
         }],
         reason: Reason {
+            driven: None,
             iterations: 0,
             support: 4,
             min_support: 3,
@@ -134,6 +135,7 @@ pub fn tracker_loop() -> WorkflowEvidence {
         sightings: (1..=3).map(|n| sighting(n, "tracker", true)).collect(),
         failures: Vec::new(),
         reason: Reason {
+            driven: None,
             iterations: 0,
             support: 3,
             min_support: 3,

@@ -15,6 +15,7 @@ mod console_keys;
 mod console_lessons;
 mod console_live;
 mod console_origin;
+mod console_procedures;
 mod console_small;
 mod console_tmux;
 mod console_trust;

@@ -10,7 +10,7 @@ pub use skilldeck_core::{
     workspace,
 };
 #[doc(hidden)]
-pub use skilldeck_discover::{detect, draft, lessons, trial};
+pub use skilldeck_discover::{detect, draft, lessons, procedures, trial};
 #[doc(hidden)]
 pub use skilldeck_ingest::ingest;
 #[doc(hidden)]

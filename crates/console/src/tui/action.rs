@@ -29,6 +29,7 @@ pub enum Action {
     GoDiff,
     GoLessons,
     GoTeam,
+    GoProcedures,
     /// Open the selection's detail (queue: full SKILL.md; skills: the skill's package, identity,
     /// traces and versions; timeline: diff).
     Enter,
@@ -91,6 +92,7 @@ impl Action {
             Action::GoDiff => "diff pane",
             Action::GoLessons => "lessons pane",
             Action::GoTeam => "team pane",
+            Action::GoProcedures => "procedures pane",
             Action::Enter => "open detail / keep filter",
             Action::Back => "back / close / clear filter",
             Action::StartFilter => "filter by name (fuzzy)",
@@ -161,6 +163,7 @@ impl Action {
             | Action::GoDiff
             | Action::GoLessons
             | Action::GoTeam
+            | Action::GoProcedures
             | Action::Enter
             | Action::Back
             | Action::StartFilter

@@ -31,6 +31,7 @@ pub fn draw(f: &mut Frame, snap: &Snapshot, ui: &UiState) {
         Pane::Diff => panes::diff::draw(f, body, snap, ui, theme),
         Pane::Lessons => panes::lessons::draw(f, body, snap, ui, theme),
         Pane::Team => panes::team::draw(f, body, snap, ui, theme),
+        Pane::Procedures => panes::procedures::draw(f, body, snap, ui, theme),
     }
     status::draw_status(f, status_line, snap, ui, theme);
     if ui.history {

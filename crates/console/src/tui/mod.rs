@@ -9,6 +9,7 @@ pub mod keys;
 pub mod layout;
 pub mod lessons;
 pub mod panes;
+pub mod procedures;
 pub mod state;
 pub mod status;
 pub mod tabs;

@@ -12,6 +12,7 @@ use crate::catalog::SkillStatus;
 use crate::engine::snapshot::{CandidateView, SkillLine, Snapshot};
 use crate::engine::{CandidateId, LessonId, Progress, SkillId, Subject, View};
 use crate::lessons;
+use crate::procedures;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Pane {
@@ -22,11 +23,19 @@ pub enum Pane {
     Diff,
     Lessons,
     Team,
+    Procedures,
 }
 
 impl Pane {
-    pub const ALL: [Pane; 6] =
-        [Pane::Queue, Pane::Skills, Pane::Timeline, Pane::Diff, Pane::Lessons, Pane::Team];
+    pub const ALL: [Pane; 7] = [
+        Pane::Queue,
+        Pane::Skills,
+        Pane::Timeline,
+        Pane::Diff,
+        Pane::Lessons,
+        Pane::Team,
+        Pane::Procedures,
+    ];
 
     pub fn title(self) -> &'static str {
         match self {
@@ -36,18 +45,21 @@ impl Pane {
             Pane::Diff => "Diff",
             Pane::Lessons => "Lessons",
             Pane::Team => "Team",
+            Pane::Procedures => "Procedures",
         }
     }
 
     /// The tabs the header shows: the Lessons tab once there is a lesson, the Team tab once
-    /// the team's state was read (or while either is open).
+    /// the team's state was read, the Procedures tab once there is a procedure (or while one
+    /// of them is open).
     pub fn tabs(snap: &Snapshot, current: Pane) -> Vec<Pane> {
-        let lessons = !snap.lessons.is_empty() || current == Pane::Lessons;
-        let team = snap.team.is_some() || current == Pane::Team;
-        Pane::ALL
-            .into_iter()
-            .filter(|p| (*p != Pane::Lessons || lessons) && (*p != Pane::Team || team))
-            .collect()
+        let shown = |p: Pane| match p {
+            Pane::Lessons => !snap.lessons.is_empty(),
+            Pane::Team => snap.team.is_some(),
+            Pane::Procedures => !snap.procedures.is_empty(),
+            _ => true,
+        };
+        Pane::ALL.into_iter().filter(|p| *p == current || shown(*p)).collect()
     }
 
     /// The count a tab shows after its title (` (3)`), if any.
@@ -57,6 +69,7 @@ impl Pane {
             Pane::Skills => format!(" ({})", snap.skills.len()),
             Pane::Lessons => format!(" ({})", super::lessons::to_review(snap)),
             Pane::Team => format!(" ({})", super::team::open(snap)),
+            Pane::Procedures => format!(" ({})", snap.procedures.len()),
             Pane::Timeline | Pane::Diff => String::new(),
         }
     }
@@ -257,6 +270,8 @@ pub struct UiState {
     pub lessons_sel: usize,
     /// Team pane: the selected row (candidates, then skills).
     pub team_sel: usize,
+    /// Procedures pane: the selected row of `snap.procedures`.
+    pub procedures_sel: usize,
     /// Diff base version index; `None` means the one before the cursor.
     pub version_base: Option<usize>,
     pub scroll: u16,
@@ -276,6 +291,8 @@ pub struct UiState {
     pub skill_rows: Vec<usize>,
     /// Lessons in the snapshot last synced (for clamping the selection).
     pub lesson_count: usize,
+    /// Procedures in the snapshot last synced (for clamping the selection).
+    pub procedure_count: usize,
     synced: Option<(u64, String, Option<usize>, Sort)>,
     /// The candidate the queue's detail was last scrolled for: another one starts at the top.
     shown_candidate: Option<i64>,
@@ -327,6 +344,7 @@ impl UiState {
             Some(StateFilter::Status(status)) => s.status == status,
         };
         self.lesson_count = snap.lessons.len();
+        self.procedure_count = snap.procedures.len();
         self.skill_rows = (0..snap.skills.len())
             .filter(|&i| fuzzy(&snap.skills[i].name, f) && in_state(&snap.skills[i]))
             .collect();
@@ -456,6 +474,7 @@ impl UiState {
     pub(super) fn clamp(&mut self) {
         self.queue_sel = self.queue_sel.min(self.queue_rows.len().saturating_sub(1));
         self.lessons_sel = self.lessons_sel.min(self.lesson_count.saturating_sub(1));
+        self.procedures_sel = self.procedures_sel.min(self.procedure_count.saturating_sub(1));
         self.skills_sel = self.skills_sel.min(self.skill_rows.len().saturating_sub(1));
         let page = layout::skills_page(self.area).max(1);
         if self.skills_sel < self.skills_top {
@@ -468,6 +487,10 @@ impl UiState {
 
     pub fn lesson<'s>(&self, snap: &'s Snapshot) -> Option<&'s lessons::Lesson> {
         snap.lessons.get(self.lessons_sel)
+    }
+
+    pub fn procedure<'s>(&self, snap: &'s Snapshot) -> Option<&'s procedures::Procedure> {
+        snap.procedures.get(self.procedures_sel)
     }
 
     pub fn candidate<'s>(&self, snap: &'s Snapshot) -> Option<&'s CandidateView> {

@@ -4,6 +4,7 @@
 use super::action::Action;
 use super::layout;
 use super::panes::diff;
+use super::procedures;
 use super::state::{Confirm, EditRequest, Pane, STATE_FILTERS, UiState};
 use super::team;
 use crate::catalog::SkillStatus;
@@ -30,6 +31,9 @@ pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comma
         {
             team_op(ui, snap, action)
         }
+        a if ui.pane == Pane::Procedures && !ui.history && procedures::read_only(a) => {
+            procedures::on_key(ui, snap, a)
+        }
         Action::Up => step(ui, snap, -1),
         Action::Down => step(ui, snap, 1),
         Action::Top => step(ui, snap, isize::MIN / 2),
@@ -45,6 +49,7 @@ pub fn update(ui: &mut UiState, snap: &Snapshot, action: Action) -> Option<Comma
         }
         Action::GoLessons => go(ui, Pane::Lessons),
         Action::GoTeam => go(ui, Pane::Team),
+        Action::GoProcedures => go(ui, Pane::Procedures),
         Action::GoQueue => go(ui, Pane::Queue),
         Action::GoSkills => go(ui, Pane::Skills),
         Action::GoTimeline => go(ui, Pane::Timeline),
@@ -209,6 +214,10 @@ fn step(ui: &mut UiState, snap: &Snapshot, delta: isize) -> Option<Command> {
         Pane::Team => {
             let n = snap.team.as_deref().map_or(0, |v| team::rows(v).len());
             ui.team_sel = moved(ui.team_sel, n);
+            ui.scroll = 0;
+        }
+        Pane::Procedures => {
+            ui.procedures_sel = moved(ui.procedures_sel, snap.procedures.len());
             ui.scroll = 0;
         }
         Pane::Skills | Pane::Timeline => {
@@ -409,7 +418,7 @@ fn enter(ui: &mut UiState, snap: &Snapshot) -> Option<Command> {
             ui.scroll = 0;
         }
         Pane::Timeline => return go(ui, Pane::Diff),
-        Pane::Diff | Pane::Lessons | Pane::Team => {}
+        Pane::Diff | Pane::Lessons | Pane::Team | Pane::Procedures => {}
     }
     None
 }

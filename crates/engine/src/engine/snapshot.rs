@@ -4,7 +4,9 @@
 //! use counts and trends are read for the rows on screen ([`load_health`], through
 //! `lifecycle::timeline`); the timeline and versions only for the selected skill ([`load_detail`],
 //! through `lifecycle::timeline` and `lifecycle::versions`), and its package detail
-//! (`packages::detail`) only while the skill's detail view is open.
+//! (`packages::detail`) only while the skill's detail view is open. The procedures
+//! (`procedures::list`, one read of the main-thread turns) are read with the lists, when the
+//! store changed, never per frame.
 //!
 //! Over 700 lines: every read the console makes is here by design (the engine has no SQL of
 //! its own and the tui none at all), so the cost notes above cover all of them.
@@ -27,6 +29,7 @@ use crate::lessons::LessonStatus;
 use crate::lessons::db;
 use crate::lessons::guard;
 use crate::packages::{self, PackageDetail};
+use crate::procedures;
 use crate::store::Store;
 use crate::team;
 use crate::trial;
@@ -69,6 +72,9 @@ pub struct Snapshot {
     /// by lesson id; lessons with none are absent.
     pub lesson_flags: Arc<HashMap<i64, Vec<String>>>,
     pub lessons_config: config::LessonsConfig,
+    /// The procedures the history shows (`procedures::list`), most runs first: read with the
+    /// lists, so once per change of the store.
+    pub procedures: Arc<Vec<procedures::Procedure>>,
     /// The team's state as the last team sync or decision read it; `None` without `[team]` or
     /// before the first read.
     pub team: Option<Arc<team::TeamView>>,
@@ -155,6 +161,7 @@ impl Snapshot {
                 window: lifecycle.window,
                 warning_rate: lifecycle.warning_rate,
                 deprecated_rate: lifecycle.deprecated_rate,
+                min_invocations: lifecycle.min_invocations,
             },
             ..Snapshot::default()
         }
@@ -204,6 +211,7 @@ pub fn refresh(store: &Store, snap: &mut Snapshot, view: &View, lists: bool) -> 
         }
         snap.lesson_flags = Arc::new(flags);
         snap.lessons = Arc::new(lessons);
+        snap.procedures = Arc::new(procedures::list(conn, None)?);
         snap.generation += 1;
     }
     let wanted: std::collections::HashSet<i64> =
@@ -294,18 +302,25 @@ pub struct Watching {
     pub agents: config::AgentNames,
 }
 
-/// Lifecycle thresholds, drawn as lines on the rate chart.
+/// Lifecycle thresholds, drawn as lines on the rate chart and judging procedures' runs.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rules {
     pub window: usize,
     pub warning_rate: f64,
     pub deprecated_rate: f64,
+    /// Uses needed before a rate is judged at all.
+    pub min_invocations: usize,
 }
 
 impl Default for Rules {
     fn default() -> Self {
         let c = config::LifecycleConfig::default();
-        Rules { window: c.window, warning_rate: c.warning_rate, deprecated_rate: c.deprecated_rate }
+        Rules {
+            window: c.window,
+            warning_rate: c.warning_rate,
+            deprecated_rate: c.deprecated_rate,
+            min_invocations: c.min_invocations,
+        }
     }
 }
 

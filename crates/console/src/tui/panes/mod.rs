@@ -3,6 +3,7 @@ pub mod diff;
 pub mod help;
 pub mod history;
 pub mod lessons;
+pub mod procedures;
 pub mod queue;
 pub mod skills;
 pub mod team;
