@@ -99,7 +99,8 @@ fn outcome(corpus: &Path) -> (String, Vec<String>) {
     // Transcripts with no time on their lines (`claude -p` stream logs) are dated by their
     // files, copied two days back: that day is the run's, not the corpus's.
     let copied = (chrono::Utc::now() - chrono::Duration::days(2)).format("%Y-%m-%d").to_string();
-    let out = out.replace(tw.root().to_str().unwrap(), "<workspace>").replace(&copied, "<copy day>");
+    let out =
+        out.replace(tw.root().to_str().unwrap(), "<workspace>").replace(&copied, "<copy day>");
     (out, defects)
 }
 

@@ -95,7 +95,6 @@ pub fn crate_release() -> WorkflowEvidence {
             summary: "seen in 4 sessions of 3 projects; 3 specific steps (git tag, cargo publish, \
                       Edit Cargo.toml)"
                 .into(),
-            driven: None,
         },
         first_seen: Some("2026-01-11T10:00:00Z".into()),
         last_seen: Some("2026-04-14T10:00:00Z".into()),
@@ -144,7 +143,6 @@ pub fn tracker_loop() -> WorkflowEvidence {
             score: 2.1,
             summary: "seen in 3 sessions of 1 project; 2 specific steps (bd update, bd close)"
                 .into(),
-            driven: None,
         },
         first_seen: Some("2026-02-01T09:00:00Z".into()),
         last_seen: Some("2026-02-20T09:00:00Z".into()),

@@ -217,8 +217,7 @@ fn step(ui: &mut UiState, snap: &Snapshot, delta: isize) -> Option<Command> {
             ui.scroll = 0;
         }
         Pane::Procedures => {
-            ui.procedures_sel = moved(ui.procedures_sel, snap.procedures.len());
-            ui.scroll = 0;
+            (ui.procedures_sel, ui.scroll) = (moved(ui.procedures_sel, snap.procedures.len()), 0);
         }
         Pane::Skills | Pane::Timeline => {
             ui.skills_sel = moved(ui.skills_sel, ui.skill_rows.len());

@@ -9,8 +9,8 @@ use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
-use super::requests::{command_key, procedure_term, slash_command};
 use super::requests::is_menu_code;
+use super::requests::{command_key, procedure_term, slash_command};
 use super::template::share_frame;
 use crate::ingest::Format;
 use crate::step;

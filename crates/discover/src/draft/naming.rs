@@ -628,7 +628,6 @@ fn checks_name(ev: &WorkflowEvidence) -> Option<String> {
     (!kinds.is_empty()).then(|| format!("run-{}", kinds.join("-and-")))
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,9 +3,9 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::history::{Call, History, Turn};
-use crate::detect::template::{self, frame_lines, share_frame};
 use super::{Kind, Procedure, Runs, unique_names};
 use crate::detect::requests::{command_key, is_menu_code, procedure_term, slash_command};
+use crate::detect::template::{self, frame_lines, share_frame};
 use crate::draft::naming;
 use crate::ingest::Format;
 use crate::step;
@@ -237,7 +237,6 @@ fn skills(h: &History) -> anyhow::Result<Vec<Procedure>> {
         })
         .collect())
 }
-
 
 /// Paths a call reads: a file tool's path, or what a shell command reads.
 fn reads(call: &Call) -> Vec<String> {
