@@ -166,7 +166,9 @@ fn fixed_prompts(h: &History) -> anyhow::Result<Vec<Procedure>> {
         // The compound term it names that its runs load by a command (`bd mol wisp <term>`).
         let term = procedure_term(std::slice::from_ref(&text));
         let loads = term.as_ref().and_then(|term| {
-            calls.values().flatten().filter(|c| c.step.starts_with("sh:")).find_map(|c| {
+            // In the order the runs were said, so the command shown is always the same one.
+            let in_order = ids.iter().filter_map(|id| calls.get(id)).flatten();
+            in_order.filter(|c| c.step.starts_with("sh:")).find_map(|c| {
                 let d = c.detail.as_deref()?;
                 step::segments(d).into_iter().find(|s| s.to_lowercase().contains(term.as_str()))
             })
