@@ -398,6 +398,10 @@ fn is_block(conn: &Connection, id: i64) -> Result<bool> {
         .query_row(params![id, blocks::BLOCK_BASE], |r| r.get(0))?)
 }
 
+/// The run a task shares best so far: (a recorded block?, its length), the task's range, the
+/// other side's range, the other side.
+type BestRun = ((bool, usize), Range<usize>, Range<usize>, Theirs);
+
 /// A member of another session's task as a block's other side reads it.
 struct Theirs {
     workflow: i64,
@@ -447,7 +451,7 @@ fn place_block(
          ORDER BY turn_id DESC, iteration DESC LIMIT 1",
     )?;
     // A block already recorded first (the same run seen again joins it), then the longest run.
-    let mut best: Option<((bool, usize), Range<usize>, Range<usize>, Theirs)> = None;
+    let mut best: Option<BestRun> = None;
     let mut rep = conn.prepare_cached("SELECT steps FROM workflows WHERE id = ?1")?;
     for id in found.into_iter().filter(|&id| id != own) {
         // A recorded run is met again when a good share of it is done in order.
