@@ -150,21 +150,62 @@ const ANSWER_WORDS: usize = 24;
 /// workflow picked from a loaded menu is running, and the person only answers its questions.
 fn after_menu_code(conn: &Connection, turn: i64) -> Result<bool> {
     let mut stmt = conn.prepare_cached(
-        "SELECT user_input FROM turns WHERE session_id = (SELECT session_id FROM turns WHERE id = ?1)
+        "SELECT id, user_input FROM turns WHERE session_id = (SELECT session_id FROM turns WHERE id = ?1)
            AND id <= ?1 AND is_sidechain = 0 ORDER BY id DESC LIMIT ?2",
     )?;
-    let asked: Vec<String> = stmt
-        .query_map(params![turn, MENU_WALK as i64 + 1], |r| r.get(0))?
+    let asked: Vec<(i64, String)> = stmt
+        .query_map(params![turn, MENU_WALK as i64 + 1], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
-    for request in &asked {
+    let mut walked: Vec<i64> = Vec::new();
+    for (id, request) in &asked {
+        walked.push(*id);
+        // A code picks a workflow when the agent then reads its definition (`workflow.yaml`):
+        // a program typed as a short request (`ls`) picks nothing.
         if is_menu_code(request) {
-            return Ok(true);
+            return reads_definition(conn, &walked);
         }
         if request.split_whitespace().count() > ANSWER_WORDS {
             return Ok(false);
         }
     }
     Ok(false)
+}
+
+/// Whether any of `turns` reads a workflow-definition file of the project.
+fn reads_definition(conn: &Connection, turns: &[i64]) -> Result<bool> {
+    let mut calls = conn.prepare_cached(
+        "SELECT COALESCE(step, ''), detail FROM tool_calls WHERE turn_id = ?1 ORDER BY ordinal",
+    )?;
+    for turn in turns {
+        let rows = calls
+            .query_map([turn], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?)))?;
+        for row in rows {
+            let (step_key, detail) = row?;
+            let defines = read_paths(&step_key, detail.as_deref())
+                .iter()
+                .any(|p| step::is_definition_file(p) && step::procedure_path(p).is_some());
+            if defines {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// Paths a call reads: a file tool's path, or what a shell command reads (`cat`, `sed -n`).
+pub fn read_paths(step_key: &str, detail: Option<&str>) -> Vec<String> {
+    let Some(detail) = detail else { return Vec::new() };
+    if step_key.starts_with("file:Read:") {
+        return vec![detail.to_string()];
+    }
+    if step_key.starts_with("sh:") {
+        return step::segments(detail)
+            .iter()
+            .flat_map(|s| step::shell_reads(s))
+            .map(|(_, p)| p)
+            .collect();
+    }
+    Vec::new()
 }
 
 /// Whether the run is a session a loop started with a prompt file: recorded from `claude -p`'s

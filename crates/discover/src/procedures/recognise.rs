@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::history::{Call, History, Turn};
 use super::{Kind, Procedure, Runs, unique_names};
+use crate::detect::driven::read_paths;
 use crate::detect::requests::{command_key, is_menu_code, procedure_term, slash_command};
 use crate::detect::template::{self, frame_lines, share_frame};
 use crate::draft::naming;
@@ -242,18 +243,7 @@ fn skills(h: &History) -> anyhow::Result<Vec<Procedure>> {
 
 /// Paths a call reads: a file tool's path, or what a shell command reads.
 fn reads(call: &Call) -> Vec<String> {
-    let Some(detail) = call.detail.as_deref() else { return Vec::new() };
-    if call.step.starts_with("file:Read:") {
-        return vec![detail.to_string()];
-    }
-    if call.step.starts_with("sh:") {
-        return step::segments(detail)
-            .iter()
-            .flat_map(|s| step::shell_reads(s))
-            .map(|(_, path)| path)
-            .collect();
-    }
-    Vec::new()
+    read_paths(&call.step, call.detail.as_deref())
 }
 
 /// A workflow chosen from a loaded menu: after a menu code, the first definition file read.
