@@ -138,3 +138,45 @@ fn a_prompt_template_expanded_in_two_sessions_is_listed_by_its_title() {
     assert_eq!(check["runs"], 2);
     assert!(drafts(&tw).is_empty(), "{:?}", drafts(&tw));
 }
+
+/// A deploy done the same way inside three otherwise different tasks (each implements something
+/// else first): the whole tasks do not align, the shared run of steps is drafted on its own.
+#[test]
+fn a_run_repeated_inside_different_tasks_is_drafted_on_its_own() {
+    let tw = TestWorkspace::new();
+    let deploy = [
+        "npm run build",
+        "tar -czf /tmp/site.tar.gz -C dist .",
+        "aws s3 cp /tmp/site.tar.gz s3://site-releases/",
+        "aws cloudfront create-invalidation --distribution-id E1 --paths '/*'",
+        "pm2 restart web",
+        "pm2 logs web --lines 20 --nostream",
+    ];
+    let work: [&[&str]; 3] = [
+        &["cargo fmt", "make proto", "sqlx migrate run", "docker compose up -d db", "go vet ./..."],
+        &["poetry install", "alembic upgrade head", "ruff check .", "mypy src", "tox -e py312"],
+        &["bundle exec rake db:migrate", "rubocop -a", "yarn lint", "terraform plan", "helm lint"],
+    ];
+    let asks =
+        ["add the rundown editor page", "make the scoreboard live", "fix the overlay colours"];
+    let mut dir = None;
+    for (n, (own, ask)) in work.iter().zip(asks).enumerate() {
+        let mut commands: Vec<&str> = own.to_vec();
+        commands.extend(deploy);
+        commands.push(["git tag nightly", "gh pr create --fill", "npm version patch"][n]);
+        let text =
+            session(&format!("it-{n}"), &format!("2026-03-0{}T10:00:00Z", n + 1), ask, &commands);
+        dir = Some(write(&tw, &format!("it{n}.jsonl"), &text));
+    }
+    tw.run_ok(&["ingest", dir.unwrap().to_str().unwrap()]);
+    let staged = drafts(&tw);
+    assert_eq!(staged.len(), 1, "{staged:?}");
+    let text = std::fs::read_to_string(tw.root().join("staging").join(&staged[0]).join("SKILL.md"))
+        .unwrap();
+    for step in ["tar -czf", "aws s3 cp", "aws cloudfront create-invalidation", "pm2 restart web"] {
+        assert!(text.contains(step), "{step} missing:\n{text}");
+    }
+    for extra in ["sqlx migrate", "alembic", "terraform"] {
+        assert!(!text.contains(extra), "{extra} is one task's own work:\n{text}");
+    }
+}

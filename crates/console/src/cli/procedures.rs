@@ -40,7 +40,7 @@ pub fn run(global: &GlobalArgs, args: ProceduresArgs) -> Result<Outcome> {
     for p in &list {
         crate::out!(
             "{:<16}  {:>4}  {:>7}  {:<10}  {:<19}  {}",
-            p.kind.label(),
+            p.kind.as_str(),
             p.runs,
             p.failed,
             safe::inline(&p.agent),

@@ -7,43 +7,29 @@ use std::collections::HashSet;
 
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
-use serde::Serialize;
 
 use super::requests::is_menu_code;
-use super::requests::{command_key, procedure_term, slash_command};
-use super::template::share_frame;
+use super::requests::{loaded_term, slash_command, typed_command};
+use super::template::{self, frame_lines, share_frame};
 use crate::ingest::Format;
 use crate::step;
 use crate::text::signature::is_steering;
 
-/// What drives a procedure's runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Kind {
-    /// A slash command run as the request (`/release 1.2.0`), or a skill called as one.
-    SlashCommand,
-    /// A long prompt whose frame is said again with other details (a custom prompt expanded).
-    PromptTemplate,
-    /// The same request said word for word to start sessions (a daemon's or a script's prompt).
-    FixedPrompt,
-    /// A skill the agent invoked, read, or was asked to write.
-    Skill,
-    /// A framework workflow chosen from a loaded menu: its definition file read after a menu code.
-    MenuWorkflow,
-    /// Sessions started with a prompt file and no typed request (`claude -p` in a loop).
-    Loop,
-}
-
-impl Kind {
-    pub fn label(self) -> &'static str {
-        match self {
-            Kind::SlashCommand => "slash-command",
-            Kind::PromptTemplate => "prompt-template",
-            Kind::FixedPrompt => "fixed-prompt",
-            Kind::Skill => "skill",
-            Kind::MenuWorkflow => "menu-workflow",
-            Kind::Loop => "loop",
-        }
+crate::text_enum! {
+    /// What drives a procedure's runs.
+    pub enum Kind {
+        /// A slash command run as the request (`/release 1.2.0`), or a skill called as one.
+        SlashCommand = "slash-command",
+        /// A long prompt whose frame is said again with other details (a custom prompt expanded).
+        PromptTemplate = "prompt-template",
+        /// The same request said word for word to start sessions (a daemon's or a script's prompt).
+        FixedPrompt = "fixed-prompt",
+        /// A skill the agent invoked, read, or was asked to write.
+        Skill = "skill",
+        /// A framework workflow chosen from a loaded menu: its definition file read after a code.
+        MenuWorkflow = "menu-workflow",
+        /// Sessions started with a prompt file and no typed request (`claude -p` in a loop).
+        Loop = "loop",
     }
 }
 
@@ -84,8 +70,10 @@ pub fn by(
         return Ok(Some(Kind::SlashCommand));
     }
     let mut templated: HashSet<&str> = HashSet::new();
-    for (i, a) in runs.iter().enumerate() {
-        for b in &runs[i + 1..] {
+    let long: Vec<&Run> =
+        runs.iter().filter(|r| frame_lines(r.request).len() >= template::MIN_LINES).collect();
+    for (i, a) in long.iter().enumerate() {
+        for b in &long[i + 1..] {
             if a.session != b.session && share_frame(a.request, b.request) {
                 templated.insert(a.session);
                 templated.insert(b.session);
@@ -117,7 +105,7 @@ pub fn by(
             }
         }
     }
-    if most(skilled) || skill_written_for(conn, agent, specific)? {
+    if most(skilled) || skill_written_for(conn, agent, &sessions, specific)? {
         return Ok(Some(Kind::Skill));
     }
     // One run a session answers for its session: what picked it, whether a loop started it.
@@ -233,24 +221,23 @@ const KEPT_PROMPT: usize = 160;
 /// short request typed the same way twice is the person's own ask, and a command typed as the
 /// request is the person's own hands.
 fn fixed<'a>(runs: &[Run<'a>]) -> HashSet<&'a str> {
-    let said = |r: &Run| r.request.split_whitespace().collect::<Vec<_>>().join(" ");
+    let said: Vec<String> =
+        runs.iter().map(|r| r.request.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
     let mut out = HashSet::new();
-    for (i, a) in runs.iter().enumerate() {
-        let text = said(a);
-        if text.split(' ').count() < 3 || is_steering(&text, false) || typed(a) {
+    for (i, (a, text)) in runs.iter().zip(&said).enumerate() {
+        if text.split(' ').count() < 3
+            || is_steering(text, false)
+            || typed_command(a.request, &a.steps)
+        {
             continue;
         }
         let kept = text.chars().count() > KEPT_PROMPT
-            || procedure_term(std::slice::from_ref(&text)).is_some_and(|term| {
-                a.details
-                    .iter()
-                    .any(|d| step::segments(d).iter().any(|s| s.contains(term.as_str())))
-            });
+            || loaded_term(text, a.details.iter().copied()).is_some();
         if !kept {
             continue;
         }
-        for b in &runs[i + 1..] {
-            if a.session != b.session && said(b) == text {
+        for (b, theirs) in runs[i + 1..].iter().zip(&said[i + 1..]) {
+            if a.session != b.session && theirs == text {
                 out.insert(a.session);
                 out.insert(b.session);
             }
@@ -259,42 +246,46 @@ fn fixed<'a>(runs: &[Run<'a>]) -> HashSet<&'a str> {
     out
 }
 
-fn typed(run: &Run) -> bool {
-    let ran: Vec<String> = run.steps.iter().map(|s| s.to_string()).collect();
-    command_key(run.request, &ran).is_some()
-        || step::head_key(run.request.trim())
-            .is_some_and(|k| run.steps.iter().any(|s| s.strip_prefix("sh:") == Some(k.as_str())))
-}
-
-/// Whether the person had the agent write a skill while doing this work: the task that wrote a
-/// `SKILL.md` (and the few turns after it) ran most of the work's specific commands.
-fn skill_written_for(conn: &Connection, agent: &str, specific: &[String]) -> Result<bool> {
+/// Whether the person had the agent write a skill while doing this work: in one of its
+/// sessions, the task that wrote a `SKILL.md` (and the few turns after it) ran most of the
+/// work's specific commands.
+fn skill_written_for(
+    conn: &Connection,
+    agent: &str,
+    sessions: &HashSet<&str>,
+    specific: &[String],
+) -> Result<bool> {
     let commands: HashSet<&str> =
         specific.iter().map(String::as_str).filter(|k| k.starts_with("sh:")).collect();
     if commands.is_empty() {
         return Ok(false);
     }
+    // Through the session's own turns: never a scan of every tool call.
     let mut writes = conn.prepare_cached(
-        "SELECT c.turn_id, t.session_id FROM tool_calls c JOIN turns t ON t.id = c.turn_id
-         WHERE t.agent_id = ?1 AND c.step LIKE 'file:Edit:%' AND c.detail LIKE '%SKILL.md'",
+        "SELECT c.turn_id, t.session_id FROM sessions s
+         JOIN turns t ON t.session_id = s.id JOIN tool_calls c ON c.turn_id = t.id
+         WHERE s.agent_id = ?1 AND s.session_key = ?2
+           AND c.step LIKE 'file:Edit:%' AND c.detail LIKE '%SKILL.md'",
     )?;
-    let written: Vec<(i64, i64)> = writes
-        .query_map([agent], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
     let mut after = conn.prepare_cached(
         "SELECT DISTINCT c.step FROM tool_calls c WHERE c.turn_id IN (
              SELECT id FROM turns WHERE session_id = ?1 AND id >= ?2 ORDER BY id LIMIT ?3)",
     )?;
-    for (turn, session) in written {
-        let ran: HashSet<String> = after
-            .query_map(params![session, turn, AFTER_WRITING + 1], |r| {
-                r.get::<_, Option<String>>(0)
-            })?
-            .filter_map(|s| s.ok().flatten())
-            .collect();
-        let shared = commands.iter().filter(|k| ran.contains(**k)).count();
-        if shared >= 2.min(commands.len()) && shared * 2 >= commands.len() {
-            return Ok(true);
+    for session in sessions {
+        let written: Vec<(i64, i64)> = writes
+            .query_map(params![agent, session], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        for (turn, session_id) in written {
+            let ran: HashSet<String> = after
+                .query_map(params![session_id, turn, AFTER_WRITING + 1], |r| {
+                    r.get::<_, Option<String>>(0)
+                })?
+                .filter_map(|s| s.ok().flatten())
+                .collect();
+            let shared = commands.iter().filter(|k| ran.contains(**k)).count();
+            if shared >= 2.min(commands.len()) && shared * 2 >= commands.len() {
+                return Ok(true);
+            }
         }
     }
     Ok(false)

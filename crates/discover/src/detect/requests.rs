@@ -180,6 +180,32 @@ pub fn procedure_term(requests: &[String]) -> Option<String> {
         .max_by_key(|t| t.len())
 }
 
+/// Whether `request` is a command typed by hand that the task then ran (`gt doctor`), by its
+/// key or by its program and subcommand: the person's own hands, never a kept prompt. `ran`
+/// holds the task's step keys.
+pub fn typed_command(request: &str, ran: &[&str]) -> bool {
+    let owned: Vec<String> = ran.iter().map(|k| k.to_string()).collect();
+    command_key(request, &owned).is_some()
+        || step::head_key(request.trim())
+            .is_some_and(|k| ran.iter().any(|s| s.strip_prefix("sh:") == Some(k.as_str())))
+}
+
+/// The compound term a request names that its run loads by a command, with that command
+/// (`mol-witness-patrol`, run as `bd mol wisp mol-witness-patrol`): the request names a
+/// procedure the run then fetches. `commands` are the run's shell commands, in order.
+pub fn loaded_term<'c>(
+    request: &str,
+    commands: impl IntoIterator<Item = &'c str>,
+) -> Option<(String, String)> {
+    let term = procedure_term(&[request.to_string()])?;
+    commands.into_iter().find_map(|c| {
+        step::segments(c)
+            .into_iter()
+            .find(|s| s.to_lowercase().contains(term.as_str()))
+            .map(|segment| (term.clone(), segment))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1096,8 +1096,8 @@ pub fn evidence(
     let evidence_only = evidence_only || driven_by.is_some();
     let mut reason = reason;
     if let Some(kind) = driven_by {
-        reason.summary.push_str(&format!("; driven by a {} the person already has", kind.label()));
-        reason.driven = Some(kind.label().to_string());
+        reason.summary.push_str(&format!("; driven by a {} the person already has", kind.as_str()));
+        reason.driven = Some(kind.as_str().to_string());
     }
     let mut sessions_seen: HashSet<&str> = HashSet::new();
     let sightings: Vec<Sighting> = rows

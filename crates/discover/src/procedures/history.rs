@@ -37,6 +37,9 @@ pub struct History<'c> {
     pub turns: Vec<Turn>,
     /// Each session's turns, as indexes into `turns`.
     pub by_session: BTreeMap<(String, String), Vec<usize>>,
+    /// Each turn's index into `turns`, by id.
+    by_id: HashMap<i64, usize>,
+    agent: Option<String>,
 }
 
 impl<'c> History<'c> {
@@ -66,7 +69,8 @@ impl<'c> History<'c> {
         for (i, t) in turns.iter().enumerate() {
             by_session.entry((t.agent.clone(), t.session.clone())).or_default().push(i);
         }
-        Ok(History { conn, turns, by_session })
+        let by_id = turns.iter().enumerate().map(|(i, t)| (t.id, i)).collect();
+        Ok(History { conn, turns, by_session, by_id, agent: agent.map(str::to_string) })
     }
 
     /// The tool calls of `turns`, in order, by turn id.
@@ -95,22 +99,18 @@ impl<'c> History<'c> {
         let mut stmt = self.conn.prepare(
             "SELECT c.turn_id, COALESCE(c.step, 'tool:' || c.name), c.detail
              FROM tool_calls c JOIN turns t ON t.id = c.turn_id
-             WHERE t.is_sidechain = 0 AND (c.step LIKE 'skill:%' OR c.detail LIKE '%SKILL.md%')
+             WHERE t.is_sidechain = 0 AND (?1 IS NULL OR t.agent_id = ?1)
+               AND (c.step LIKE 'skill:%' OR c.detail LIKE '%SKILL.md%')
              ORDER BY c.turn_id, c.ordinal",
         )?;
-        let rows = stmt.query_map([], |r| {
+        let rows = stmt.query_map([&self.agent], |r| {
             Ok((r.get::<_, i64>(0)?, Call { step: r.get(1)?, detail: r.get(2)? }))
         })?;
         Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
     }
 
     pub fn turn(&self, id: i64) -> Option<&Turn> {
-        self.index_of(id).map(|i| &self.turns[i])
-    }
-
-    fn index_of(&self, id: i64) -> Option<usize> {
-        // Turns are ordered by session, not id: a map would cost more than this rare lookup.
-        self.turns.iter().position(|t| t.id == id)
+        self.by_id.get(&id).map(|&i| &self.turns[i])
     }
 
     /// The first request said in each session that is not a steering reply: what opened it.

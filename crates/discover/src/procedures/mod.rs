@@ -16,7 +16,6 @@ use rusqlite::Connection;
 use serde::Serialize;
 
 pub use crate::detect::driven::Kind;
-pub use crate::detect::template::{frame_lines, share_frame};
 pub use history::History;
 
 /// A request the person keeps adding after a procedure's runs.
@@ -45,9 +44,6 @@ pub struct Procedure {
     pub last_run: Option<String>,
     /// What the person keeps asking right after a run, in two sessions or more.
     pub follow_ups: Vec<FollowUp>,
-    /// The turns of its runs (not printed: what tells detection the work is driven).
-    #[serde(skip)]
-    pub turns: Vec<i64>,
 }
 
 /// Every procedure the history shows, for one agent or all, most runs first.
@@ -101,7 +97,6 @@ impl Runs {
             failed: self.sessions.len() - succeeded,
             last_run,
             follow_ups,
-            turns: self.turns,
         }
     }
 }

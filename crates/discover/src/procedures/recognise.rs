@@ -2,10 +2,10 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use super::history::{Call, History, Turn};
+use super::history::{History, Turn};
 use super::{Kind, Procedure, Runs, unique_names};
 use crate::detect::driven::read_paths;
-use crate::detect::requests::{command_key, is_menu_code, procedure_term, slash_command};
+use crate::detect::requests::{is_menu_code, loaded_term, slash_command, typed_command};
 use crate::detect::template::{self, frame_lines, share_frame};
 use crate::draft::naming;
 use crate::ingest::Format;
@@ -152,28 +152,24 @@ fn fixed_prompts(h: &History) -> anyhow::Result<Vec<Procedure>> {
         let ids: Vec<i64> = turns.iter().map(|t| t.id).collect();
         let calls = h.calls(&ids)?;
         // A command typed as the request is the person driving a tool by hand, not a prompt.
-        let typed = turns.iter().any(|t| {
-            let ran: Vec<String> = calls
-                .get(&t.id)
-                .map(|c| c.iter().map(|c| c.step.clone()).collect())
-                .unwrap_or_default();
-            command_key(&t.request, &ran).is_some()
-        }) || step::head_key(&text).is_some_and(|k| {
-            calls.values().flatten().any(|c| c.step.strip_prefix("sh:") == Some(k.as_str()))
-        });
-        if typed {
+        let steps_of = |t: &Turn| -> Vec<&str> {
+            calls.get(&t.id).into_iter().flatten().map(|c| c.step.as_str()).collect()
+        };
+        if turns.iter().any(|t| typed_command(&t.request, &steps_of(t))) {
             continue;
         }
-        // The compound term it names that its runs load by a command (`bd mol wisp <term>`).
-        let term = procedure_term(std::slice::from_ref(&text));
-        let loads = term.as_ref().and_then(|term| {
-            // In the order the runs were said, so the command shown is always the same one.
-            let in_order = ids.iter().filter_map(|id| calls.get(id)).flatten();
-            in_order.filter(|c| c.step.starts_with("sh:")).find_map(|c| {
-                let d = c.detail.as_deref()?;
-                step::segments(d).into_iter().find(|s| s.to_lowercase().contains(term.as_str()))
-            })
-        });
+        // The compound term it names that its runs load by a command (`bd mol wisp <term>`),
+        // taken in the order the runs were said, so the command shown is always the same one.
+        let commands = ids
+            .iter()
+            .filter_map(|id| calls.get(id))
+            .flatten()
+            .filter(|c| c.step.starts_with("sh:"))
+            .filter_map(|c| c.detail.as_deref());
+        let (term, loads) = match loaded_term(&text, commands) {
+            Some((term, command)) => (Some(term), Some(command)),
+            None => (None, None),
+        };
         let name = match (&term, &loads) {
             (Some(term), Some(_)) => slug_within(term, 64),
             _ => slug_within(&text, 40),
@@ -241,11 +237,6 @@ fn skills(h: &History) -> anyhow::Result<Vec<Procedure>> {
         .collect())
 }
 
-/// Paths a call reads: a file tool's path, or what a shell command reads.
-fn reads(call: &Call) -> Vec<String> {
-    read_paths(&call.step, call.detail.as_deref())
-}
-
 /// A workflow chosen from a loaded menu: after a menu code, the first definition file read.
 fn menu_workflows(h: &History) -> anyhow::Result<Vec<Procedure>> {
     // The code's turn and the steering replies after it, until the next request.
@@ -272,7 +263,7 @@ fn menu_workflows(h: &History) -> anyhow::Result<Vec<Procedure>> {
     let definitions = |ids: &[i64]| -> Vec<String> {
         ids.iter()
             .flat_map(|id| calls.get(id).into_iter().flatten())
-            .flat_map(reads)
+            .flat_map(|c| read_paths(&c.step, c.detail.as_deref()))
             .filter(|p| step::is_definition_file(p) && step::procedure_path(p).is_some())
             .collect()
     };
@@ -335,7 +326,13 @@ fn loops(h: &History) -> anyhow::Result<Vec<Procedure>> {
         // What most runs read first: the plan the prompt file points at.
         let mut first_reads: HashMap<String, usize> = HashMap::new();
         for id in &ids {
-            if let Some(p) = calls.get(id).into_iter().flatten().flat_map(reads).next() {
+            if let Some(p) = calls
+                .get(id)
+                .into_iter()
+                .flatten()
+                .flat_map(|c| read_paths(&c.step, c.detail.as_deref()))
+                .next()
+            {
                 *first_reads.entry(p).or_default() += 1;
             }
         }

@@ -66,7 +66,7 @@ fn draw_table(
                 Line::from(layout::ellipsize(&safe::inline(&p.name), name_width)),
             ];
             if wide {
-                cells.push(Line::styled(p.kind.label(), theme.dim()));
+                cells.push(Line::styled(p.kind.as_str(), theme.dim()));
             }
             cells.push(Line::from(format!("{:>4}", p.runs)));
             cells.push(Line::styled(procedures::ok_text(p), ok_style));
@@ -110,7 +110,7 @@ pub fn detail_lines(p: &Procedure, rules: &Rules, theme: Theme) -> Vec<Line<'sta
     let mut lines = vec![Line::styled(
         format!(
             "{} · agent {} · {} · last run {last}",
-            p.kind.label(),
+            p.kind.as_str(),
             safe::inline(&p.agent),
             text::count(p.runs as u64, "run"),
         ),
