@@ -69,6 +69,7 @@ fn evidence(
             score: 1.0,
             summary: format!("seen in {support} sessions"),
             driven: None,
+            targets: Vec::new(),
         },
         first_seen: None,
         last_seen: None,

@@ -82,6 +82,7 @@ pub fn crate_release() -> WorkflowEvidence {
         }],
         reason: Reason {
             driven: None,
+            targets: Vec::new(),
             iterations: 0,
             support: 4,
             min_support: 3,
@@ -135,6 +136,7 @@ pub fn tracker_loop() -> WorkflowEvidence {
         failures: Vec::new(),
         reason: Reason {
             driven: None,
+            targets: Vec::new(),
             iterations: 0,
             support: 3,
             min_support: 3,

@@ -127,7 +127,7 @@ pub fn of_call(tool: &str, input: &[u8], cwd: Option<&str>) -> CallStep {
                     .iter()
                     .filter_map(|s| segment_key(s, &c))
                     .find(|k| !is_generic(&format!("sh:{k}")))?;
-                Some((head, clip(&c).to_string()))
+                Some((head, clip_command(&c)))
             });
             match run {
                 Some((head, detail)) => {
@@ -164,8 +164,13 @@ fn clip_redact(text: &str) -> String {
 /// `text` cut to `MAX_DETAIL` bytes, at the end of a whole word when one ends in the second
 /// half: a path or name is never cut mid-way (a lesson would quote the stub).
 fn clip(text: &str) -> &str {
+    clip_to(text, MAX_DETAIL)
+}
+
+/// `text` cut to `max` bytes, at the end of a whole word when one ends in the second half.
+fn clip_to(text: &str, max: usize) -> &str {
     let text = text.trim();
-    let mut end = text.len().min(MAX_DETAIL);
+    let mut end = text.len().min(max);
     while !text.is_char_boundary(end) {
         end -= 1;
     }
@@ -176,6 +181,86 @@ fn clip(text: &str) -> &str {
         end = space;
     }
     text[..end].trim_end()
+}
+
+/// Bytes of a long command's end kept after the cut.
+const COMMAND_TAIL: usize = 90;
+
+/// A command cut to `MAX_DETAIL` bytes keeping its end too (`head … tail`): a long command's
+/// target is often its last words (`curl '<url>' -H … -o ~/Desktop/video.mp4`, a script's
+/// output file), which a cut at the start alone would lose.
+fn clip_command(text: &str) -> String {
+    let text = text.trim();
+    if text.len() <= MAX_DETAIL {
+        return text.to_string();
+    }
+    let mut start = text.len() - COMMAND_TAIL;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    // The tail starts at a whole word when one starts in its first half.
+    if let Some(space) = text[start..].find(char::is_whitespace).filter(|&i| i < COMMAND_TAIL / 2) {
+        start += space;
+    }
+    let mut tail = text[start..].trim_start();
+    // A tail that starts inside a quoted word starts after it.
+    for q in ['\'', '"'] {
+        if tail.matches(q).count() % 2 == 1
+            && let Some(at) = tail.find(q)
+        {
+            tail = tail[at + 1..].trim_start();
+        }
+    }
+    let head = command_head(text, MAX_DETAIL - COMMAND_TAIL - 5);
+    format!("{head} … {tail}")
+}
+
+/// The words of a command that fit in `max` bytes, whole: a quoted word is never cut open, and a
+/// long URL that does not fit is shown by its host (`'https://cdn.example.net/…'`).
+fn command_head(text: &str, max: usize) -> String {
+    let mut head = String::new();
+    let mut quote: Option<char> = None;
+    let mut word_start = 0;
+    for (i, c) in text.char_indices().chain(std::iter::once((text.len(), ' '))) {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (None, '\'' | '"') => quote = Some(c),
+            (None, c) if c.is_whitespace() => {
+                let word = &text[word_start..i];
+                word_start = i + c.len_utf8();
+                // A line continued with a backslash is one line.
+                if word.is_empty() || word == "\\" {
+                    continue;
+                }
+                let word = if head.len() + 1 + word.len() <= max {
+                    word.to_string()
+                } else if let Some(short) = url_host(word) {
+                    short
+                } else {
+                    break;
+                };
+                if head.len() + 1 + word.len() > max {
+                    break;
+                }
+                if !head.is_empty() {
+                    head.push(' ');
+                }
+                head.push_str(&word);
+            }
+            _ => {}
+        }
+    }
+    head
+}
+
+/// A URL word (quoted or not) cut to its scheme and host: `'https://host/…'`.
+fn url_host(word: &str) -> Option<String> {
+    let q = word.chars().next().filter(|c| matches!(c, '\'' | '"'));
+    let inner = word.trim_matches(['\'', '"']);
+    let (scheme, rest) = inner.split_once("://")?;
+    let host = rest.split(['/', '?', '#']).next().filter(|h| !h.is_empty())?;
+    let q = q.map(String::from).unwrap_or_default();
+    Some(format!("{q}{scheme}://{host}/…{q}"))
 }
 
 fn relative<'a>(path: &'a str, cwd: Option<&str>) -> &'a str {
@@ -571,7 +656,7 @@ pub fn shell(command: &str) -> CallStep {
     if keys.is_empty() {
         keys.push("sh:".to_string());
     }
-    CallStep { step: keys.join("\n"), detail: Some(clip(&command).to_string()) }
+    CallStep { step: keys.join("\n"), detail: Some(clip_command(&command)) }
 }
 
 /// The step key words of one command of `command` (see [`head_key`]); an inline script is keyed
@@ -1175,6 +1260,31 @@ pub fn lcs<T: PartialEq>(a: &[T], b: &[T]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_command_keeps_its_start_and_its_target() {
+        let headers = " -H 'Accept: */*' -H 'Accept-Language: ru-RU,ru;q=0.9'".repeat(8);
+        let command = format!(
+            "curl 'https://cdn.example.net/v/{}/360p.mp4'{headers} -o ~/Desktop/video_full.mp4",
+            "a".repeat(60)
+        );
+        let detail = shell(&command).detail.expect("a command has its detail");
+        assert!(detail.len() <= MAX_DETAIL, "{} bytes", detail.len());
+        assert!(detail.starts_with("curl 'https://cdn.example.net/v/"), "{detail}");
+        assert!(detail.ends_with("-o ~/Desktop/video_full.mp4"), "{detail}");
+        assert!(detail.contains(" … "), "{detail}");
+        assert_eq!(shell("ls -lh ~/Desktop").detail.as_deref(), Some("ls -lh ~/Desktop"));
+        let long_url =
+            format!("curl 'https://cdn.example.net/v/{}.mp4'{headers} -o a.mp4", "b".repeat(300));
+        let detail = shell(&long_url).detail.expect("a command has its detail");
+        assert!(
+            detail.starts_with("curl 'https://cdn.example.net/…' -H 'Accept: */*'"),
+            "{detail}"
+        );
+        assert!(detail.ends_with("-o a.mp4") && detail.len() <= MAX_DETAIL, "{detail}");
+        let tail = detail.split(" … ").nth(1).expect("cut");
+        assert_eq!(tail.matches('\'').count() % 2, 0, "{tail}");
+    }
 
     #[test]
     fn byte_sets_answer_what_the_char_sets_answer() {

@@ -112,6 +112,10 @@ pub struct Reason {
     /// `skill`, ...): such work is evidence, never drafted again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub driven: Option<String>,
+    /// Hosts, folders or files the work's runs in different sessions name and the person rarely
+    /// names otherwise: each weighs as a specific step.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<String>,
 }
 
 /// Everything drafting needs to write a skill for one workflow.

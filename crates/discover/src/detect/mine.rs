@@ -154,6 +154,9 @@ pub fn expand(calls: &[RawCall]) -> Expanded {
             continue;
         }
         let keys: Vec<&str> = call.step.lines().filter(|k| !k.is_empty()).collect();
+        if let Some(detail) = call.detail.as_deref() {
+            all.extend(super::literals::keys(detail));
+        }
         let details = split_detail(&keys, call.detail.as_deref());
         let start = steps.len();
         for (key, detail) in keys.iter().zip(details) {
@@ -684,7 +687,11 @@ fn quote_word(w: &str) -> String {
 /// observation that every other observation shares (in order) stay; the others become a
 /// placeholder typed by their values.
 pub fn template(details: &[String]) -> Option<String> {
-    let all: Vec<Vec<String>> = details.iter().map(|d| words(d)).collect();
+    // A line continued with a backslash is one line.
+    let all: Vec<Vec<String>> = details
+        .iter()
+        .map(|d| words(&d.replace("\\\n", " ")).into_iter().filter(|w| w != "\\").collect())
+        .collect();
     // The base is the most common shape (word count; the shorter on a tie, the first of it):
     // one odd run (`bd close a b c d`) does not set the template.
     let mut lengths: HashMap<usize, usize> = HashMap::new();
@@ -702,16 +709,8 @@ pub fn template(details: &[String]) -> Option<String> {
     // For each token of the base: kept when every other observation has it in aligned order;
     // else the values other observations hold at the same index (a cheap stand-in for the
     // aligned slot) type the placeholder.
-    let keep: Vec<bool> = {
-        let mut keep = vec![true; base.len()];
-        for o in &others {
-            let aligned = aligned_tokens(&base, o);
-            for (k, a) in keep.iter_mut().zip(aligned) {
-                *k &= a;
-            }
-        }
-        keep
-    };
+    let slots: Vec<Vec<Option<usize>>> = others.iter().map(|o| aligned_tokens(&base, o)).collect();
+    let keep: Vec<bool> = (0..base.len()).map(|i| slots.iter().all(|s| s[i].is_some())).collect();
     let mut out: Vec<String> = Vec::new();
     let mut dropped_flag = false;
     for (i, token) in base.iter().enumerate() {
@@ -731,7 +730,9 @@ pub fn template(details: &[String]) -> Option<String> {
             continue;
         }
         let mut values: Vec<&str> = vec![token.as_str()];
-        values.extend(others.iter().filter_map(|o| o.get(i).map(String::as_str)));
+        values.extend(
+            others.iter().zip(&slots).filter_map(|(o, s)| slot_value(o, s, i).map(String::as_str)),
+        );
         // `--reason=<text>`: the option stays, its value is the placeholder, named after it.
         if let Some((flag, _)) = token.split_once('=').filter(|(f, _)| f.starts_with("--"))
             && values.iter().all(|v| v.starts_with(&format!("{flag}=")))
@@ -747,7 +748,9 @@ pub fn template(details: &[String]) -> Option<String> {
         let prev = i.checked_sub(1).map(|p| base[p].as_str());
         // `v1.2.3` whose versions vary keeps its `v`; a token glued to a version (`crate@1.2`)
         // keeps its constant head.
-        let ph = placeholder(&values, prev);
+        let ph = in_shared_folder(&values)
+            .or_else(|| on_shared_host(&values))
+            .unwrap_or_else(|| placeholder(&values, prev));
         if out.last() != Some(&ph) {
             out.push(ph);
         }
@@ -755,8 +758,57 @@ pub fn template(details: &[String]) -> Option<String> {
     Some(out.join(" "))
 }
 
-/// Which tokens of `base` are matched in `other` by a longest common subsequence.
-fn aligned_tokens(base: &[String], other: &[String]) -> Vec<bool> {
+/// Files that differ in one folder every run wrote to (`~/Desktop/video.mp4`,
+/// `/Users/liza/Desktop/audio.mp4`) as that folder and a placeholder: `~/Desktop/<file>`. A home
+/// folder is written `~`.
+fn in_shared_folder(values: &[&str]) -> Option<String> {
+    // A repository's own paths are named by what they hold (`<test-file>`), not placed.
+    if !values.iter().all(|v| v.trim_start_matches(['\'', '"']).starts_with(['~', '/'])) {
+        return None;
+    }
+    let home = |v: &str| -> String {
+        for prefix in ["/Users/", "/home/"] {
+            if let Some(rest) = v.strip_prefix(prefix) {
+                return format!("~/{}", rest.split_once('/').map_or("", |(_, r)| r));
+            }
+        }
+        v.to_string()
+    };
+    let folders: Vec<String> = values
+        .iter()
+        .map(|v| home(v.trim_matches(['\'', '"'])))
+        .map(|v| v.rsplit_once('/').map(|(dir, _)| dir.to_string()))
+        .collect::<Option<_>>()?;
+    let first = folders.first()?;
+    (folders.iter().all(|f| f == first) && first.chars().any(char::is_alphanumeric))
+        .then(|| format!("{first}/<file>"))
+}
+
+/// The token of `other` in the slot of `base`'s unmatched token `i`: the same place between the
+/// tokens matched around it (`slots` maps base tokens to `other`'s), else the same index.
+fn slot_value<'a>(other: &'a [String], slots: &[Option<usize>], i: usize) -> Option<&'a String> {
+    let before = slots[..i].iter().enumerate().rev().find_map(|(b, s)| s.map(|o| (b, o)));
+    let (from_base, from_other) = before.map_or((0, 0), |(b, o)| (b + 1, o + 1));
+    let to_other = slots[i..].iter().find_map(|s| *s).unwrap_or(other.len());
+    let at = from_other + (i - from_base);
+    if at < to_other { other.get(at) } else { other.get(i) }
+}
+
+/// URLs on one host that differ in their path: `https://<host>/<path>`.
+fn on_shared_host(values: &[&str]) -> Option<String> {
+    let hosts: Vec<(&str, &str)> = values
+        .iter()
+        .map(|v| {
+            let (scheme, rest) = v.trim_matches(['\'', '"']).split_once("://")?;
+            Some((scheme, rest.split(['/', '?', '#']).next().filter(|h| !h.is_empty())?))
+        })
+        .collect::<Option<_>>()?;
+    let first = *hosts.first()?;
+    hosts.iter().all(|h| *h == first).then(|| format!("{}://{}/<path>", first.0, first.1))
+}
+
+/// Which token of `other` each token of `base` is matched to by a longest common subsequence.
+fn aligned_tokens(base: &[String], other: &[String]) -> Vec<Option<usize>> {
     let (n, m) = (base.len(), other.len());
     let mut t = vec![vec![0u16; m + 1]; n + 1];
     for i in (0..n).rev() {
@@ -768,11 +820,11 @@ fn aligned_tokens(base: &[String], other: &[String]) -> Vec<bool> {
             };
         }
     }
-    let mut out = vec![false; n];
+    let mut out = vec![None; n];
     let (mut i, mut j) = (0, 0);
     while i < n && j < m {
         if base[i] == other[j] {
-            out[i] = true;
+            out[i] = Some(j);
             i += 1;
             j += 1;
         } else if t[i + 1][j] >= t[i][j + 1] {
@@ -985,6 +1037,22 @@ mod tests {
         assert_eq!(t(&["cargo publish", "cargo publish"]), "cargo publish");
         assert_eq!(t(&["tk show 12", "tk show 40"]), "tk show <id>");
         assert_eq!(t(&["cat a/b.txt", "cat c/d.md"]), "cat <path>");
+        // Files written to one folder outside the repository keep the folder.
+        assert_eq!(
+            t(&[
+                "curl 'https://cdn.example.net/…' … -H 'a: b' \\\n  -o ~/Desktop/video.mp4",
+                "curl 'https://cdn.example.net/…' … -H 'a: b' \\\n  -o /Users/liza/Desktop/a.mp4",
+            ]),
+            "curl https://cdn.example.net/… … -H 'a: b' -o ~/Desktop/<file>"
+        );
+        // A value is read from its own slot between the words both runs share.
+        assert_eq!(
+            t(&[
+                "curl 'https://cdn.example.net/a/1.mp4' -H 'x: y' -o ~/Desktop/a.mp4",
+                "curl 'https://cdn.example.net/b/2.mp4' -H 'x: y' -H 'z: w' -o /home/u/Desktop/b.mp4",
+            ]),
+            "curl https://cdn.example.net/<path> -H 'x: y' -o ~/Desktop/<file>"
+        );
         // Redirections, pipes and heredoc message bodies are not arguments; a flag only some runs
         // used goes with what follows it; `--name=value` keeps its name.
         assert_eq!(

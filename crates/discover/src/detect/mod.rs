@@ -10,6 +10,7 @@ mod blocks;
 pub mod driven;
 mod feed;
 mod index;
+mod literals;
 mod loops;
 pub mod memo;
 pub mod mine;

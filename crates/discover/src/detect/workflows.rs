@@ -12,7 +12,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::memo::Memo;
 use super::mine::{self, Failure, Member, Obs, RawCall};
 use super::spine;
-use super::{blocks, driven};
+use super::{blocks, driven, literals};
 use crate::ingest;
 use crate::model::ToolStep;
 use crate::step;
@@ -1040,8 +1040,18 @@ pub fn evidence(
     let shown: Vec<String> = specific.iter().take(4).map(|k| display(k)).collect();
     let n_projects = projects.len().max(1);
     let times_said = if times > support { format!("done {times} times ") } else { String::new() };
+    let targets = if specific.is_empty() {
+        Vec::new()
+    } else {
+        shared_targets(conn, agent, &rows, &consensus, total)?
+    };
+    let same = if targets.is_empty() {
+        String::new()
+    } else {
+        format!("; the same {} each time", targets.join(", "))
+    };
     let summary = format!(
-        "{times_said}seen in {support} sessions of {n_projects} project{}; {} specific steps ({})",
+        "{times_said}seen in {support} sessions of {n_projects} project{}; {} specific steps ({}){same}",
         if n_projects == 1 { "" } else { "s" },
         specific.len(),
         shown.join(", ")
@@ -1055,6 +1065,7 @@ pub fn evidence(
         score: weight_support as f64 * specificity * specific.len() as f64,
         summary,
         driven: None,
+        targets: targets.clone(),
     };
     // Work that changes nothing and runs nothing specific (read the plan, report done) is loop
     // noise, however often it recurs.
@@ -1069,12 +1080,12 @@ pub fn evidence(
     // One file read is no procedure (two sessions that read the same file and ran the tests
     // did nothing a skill would add); a set of documents and sources read together is one.
     let looks = specific.iter().filter(|k| step::only_looks(k)).count();
-    let doing = specific.len() - looks + if looks >= READ_SET { looks } else { 0 };
+    let doing = specific.len() - looks + if looks >= READ_SET { looks } else { 0 } + targets.len();
     let evidence_only = !judge.propose
         || !acts
         || (loop_only && !changes)
         || doing < judge.min_specific_steps
-        || weight_support * specific.len() < judge.min_evidence
+        || weight_support * (specific.len() + targets.len()) < judge.min_evidence
         || asked_otherwise(conn, &rows, support)?
         || piece_of_bigger(conn, cands, agent, id, support, &specific)?;
     // Work a procedure the person already has drives stays evidence: a draft would duplicate it.
@@ -1136,6 +1147,40 @@ pub fn evidence(
         titles,
     };
     Ok(Some((ev, evidence_only)))
+}
+
+/// Targets that weigh as steps at most: they say the steps are the same work, not more of it.
+const MAX_TARGETS: usize = 2;
+
+/// The hosts, folders and files the work's runs in two or more sessions name that no step key
+/// names already and that are rare for the person (see [`literals::is_rare`]), rarest first.
+fn shared_targets(
+    conn: &Connection,
+    agent: &str,
+    rows: &[MemberRow],
+    consensus: &[mine::ConsensusStep],
+    total: u64,
+) -> Result<Vec<String>> {
+    let keys: Vec<&str> = consensus.iter().map(|c| c.key.as_str()).collect();
+    let runs = rows.iter().flat_map(|m| {
+        m.steps.iter().filter_map(|o| o.1.as_deref()).map(|d| (m.session_key.as_str(), d))
+    });
+    let mut rare: Vec<(u64, String)> = Vec::new();
+    for target in literals::shared(runs).into_keys() {
+        if literals::named_by(&target, &keys) {
+            continue;
+        }
+        let n = df(conn, agent, &target)?;
+        if literals::is_rare(n, total) {
+            rare.push((n, target));
+        }
+    }
+    rare.sort();
+    Ok(rare
+        .into_iter()
+        .take(MAX_TARGETS)
+        .map(|(_, t)| t.trim_start_matches(literals::PREFIX).to_string())
+        .collect())
 }
 
 /// Time within which the same request said again in a new session is the task redone.
@@ -1352,6 +1397,7 @@ pub fn evidence_of_turns(
         score: members.len() as f64 * specific.len() as f64,
         specific_steps: specific,
         driven: None,
+        targets: Vec::new(),
     };
     Ok(WorkflowEvidence {
         agent_id: agent.to_string(),

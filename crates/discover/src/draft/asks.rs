@@ -70,7 +70,10 @@ fn inner_input(request: &str) -> Option<String> {
 /// Output, code or markup pasted into the request.
 fn pasted(text: &str) -> bool {
     let lines: Vec<&str> = text.lines().collect();
-    text.contains("```")
+    // A command continued over lines (`curl '…' \` then `-H …`) is a paste, not words.
+    let continued = lines.iter().filter(|l| l.trim_end().ends_with('\\')).count() >= 2;
+    continued
+        || text.contains("```")
         || text.contains("Traceback")
         || text.contains("$ARGUMENTS")
         || lines.iter().any(|l| {
@@ -114,6 +117,8 @@ mod tests {
     fn pastes_and_corrections_are_not_requests() {
         assert_eq!(asked("These tests are failing\nFAIL apps/api/x.test.ts\n  at foo"), None);
         assert_eq!(asked("error TS2345: Argument of type"), None);
+        let curl = "save it to my Desktop: curl 'https://cdn.example.net/a.mp4' \\\n  -H 'Accept: */*' \\\n  -H 'Accept-Language: ru'";
+        assert_eq!(asked(curl), None);
         assert_eq!(asked("utilise _bmad-output/planning-artifacts/prd.md. N'inclus pas"), None);
         assert_eq!(asked("No, use the other file"), None);
         assert_eq!(asked("prd-validation est un fichier séparé de prd. Utilise prd.md"), None);

@@ -222,6 +222,7 @@ fn record(
         score: sessions.len() as f64,
         summary,
         driven: None,
+        targets: Vec::new(),
     };
     candidates::record_merge(
         conn,

@@ -166,6 +166,7 @@ fn propose(ws: &Workspace, pair: &Pair, hash: &str) -> Result<std::result::Resul
             .max(pair.overlap.description),
         summary,
         driven: None,
+        targets: Vec::new(),
     };
     let sequence = skills::live_sequences(ws.store.conn())?
         .into_iter()

@@ -30,6 +30,44 @@ pub fn code(text: &str, max: usize) -> String {
     format!("{fence}{pad}{body}{pad}{fence}")
 }
 
+/// A code span of a command too long to show whole: its first words and its last (what it runs
+/// and where its output goes), `…` between them; whole words only.
+pub fn command(text: &str, max: usize) -> String {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let joined = words.join(" ");
+    if joined.chars().count() <= max {
+        return code(&joined, max);
+    }
+    let width = |ws: &[&str]| ws.iter().map(|w| w.chars().count() + 1).sum::<usize>();
+    let mut tail = words.len();
+    while tail > 1 && width(&words[tail - 1..]) <= max / 2 {
+        tail -= 1;
+    }
+    // The tail starts outside a quoted value.
+    let odd = |ws: &[&str]| {
+        let t = ws.join(" ");
+        t.matches('\'').count() % 2 == 1 || t.matches('"').count() % 2 == 1
+    };
+    while tail < words.len() && odd(&words[tail..]) {
+        tail += 1;
+    }
+    let mut head = 0;
+    while head < tail && width(&words[..=head]) + width(&words[tail..]) + 2 <= max {
+        head += 1;
+    }
+    // A command already cut (`a … b`) keeps its own cut: the head ends and the tail starts there.
+    let head_words = &words[..head.max(1)];
+    let head_words =
+        &head_words[..head_words.iter().position(|w| *w == "…").unwrap_or(head_words.len())];
+    let tail_words = &words[tail..];
+    let tail_words = &tail_words[tail_words.iter().rposition(|w| *w == "…").map_or(0, |i| i + 1)..];
+    let (first, last) = (head_words.join(" "), tail_words.join(" "));
+    if last.is_empty() {
+        return code(&joined, max);
+    }
+    code(&format!("{first} … {last}"), max + 4)
+}
+
 fn longest_backtick_run(text: &str) -> usize {
     let mut best = 0;
     let mut run = 0;
@@ -83,5 +121,15 @@ mod tests {
     fn block_quotes_stay_quoted() {
         assert_eq!(block_quote("a\n\n## Steps\nb", 100), "> a\n>\n> ## Steps\n> b\n");
         assert_eq!(block_quote("abcdef", 4), "> abc…\n");
+        let long = format!(
+            "curl https://cdn.example.net/{} -H 'x: y' -o ~/Desktop/<file>",
+            "a".repeat(40)
+        );
+        assert_eq!(command(&long, 40), "`curl … -o ~/Desktop/<file>`");
+        assert_eq!(command("git push", 40), "`git push`");
+        assert_eq!(
+            command(&format!("curl {} -H … -H 'x: y' -o out.mp4", "a".repeat(30)), 40),
+            "`curl … 'x: y' -o out.mp4`"
+        );
     }
 }

@@ -9,7 +9,7 @@ use super::checks::{self, Check};
 use super::outline::{self, Item, Outline, Unit};
 use super::paths::Paths;
 use super::placeholder;
-use super::quote::code;
+use super::quote::{self, code};
 
 /// Longest command written in a step, in characters: a longer one is shown by its template.
 const MAX_COMMAND: usize = 120;
@@ -112,7 +112,7 @@ impl<'a> Body<'a> {
         let template = self.template(step);
         let template = template.trim();
         let what = match step.kind {
-            StepKind::Shell => format!("Run {}", code(template, MAX_COMMAND)),
+            StepKind::Shell => format!("Run {}", quote::command(template, MAX_COMMAND)),
             StepKind::File => match template.split_once(' ') {
                 Some((tool, target)) if tool == step.tool => {
                     format!("{} {}", tool, code(target, MAX_COMMAND))

@@ -1,0 +1,138 @@
+//! The targets a step names: the remote hosts, folders and files in its concrete command or
+//! path. Counted per turn beside the step keys (as `lit:<target>` document frequencies), so a
+//! target is weighed against the person's own history: one they name in nearly every turn weighs
+//! nothing, the same one in a few of their sessions' work weighs as much as a step.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Prefix of a target's key among the step document frequencies.
+pub const PREFIX: &str = "lit:";
+/// Targets taken from one detail at most.
+const PER_DETAIL: usize = 16;
+/// Shortest and longest target kept (shorter are words such as `src`'s siblings `a`, `js`).
+const MIN_LEN: usize = 3;
+const MAX_LEN: usize = 80;
+
+/// The targets `detail` names, each once, as `lit:` keys: the host of each URL, and every folder
+/// and file name of each path (a home folder's own prefix left out, so `~/Desktop/a.mp4` and
+/// `/Users/liza/Desktop/b.mp4` share `Desktop`).
+pub fn keys(detail: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for token in detail.split(|c: char| c.is_whitespace() || "'\"=,;()|&<>`[]{}".contains(c)) {
+        if out.len() >= PER_DETAIL {
+            break;
+        }
+        if let Some((_, rest)) = token.split_once("://") {
+            let host = rest.split(['/', ':', '?', '#']).next().unwrap_or_default();
+            if host.contains('.') && host.len() <= MAX_LEN {
+                out.insert(format!("{PREFIX}{}", host.to_ascii_lowercase()));
+            }
+            continue;
+        }
+        if token.contains('/') {
+            for part in home_relative(token).split('/') {
+                if is_name(part) {
+                    out.insert(format!("{PREFIX}{part}"));
+                }
+            }
+        } else if has_extension(token) && is_name(token) {
+            out.insert(format!("{PREFIX}{token}"));
+        }
+    }
+    out
+}
+
+/// A path without the home folder it starts in (`~/`, `/Users/<name>/`, `/home/<name>/`).
+fn home_relative(path: &str) -> &str {
+    if let Some(rest) = path.strip_prefix("~/") {
+        return rest;
+    }
+    for home in ["/Users/", "/home/"] {
+        if let Some(rest) = path.strip_prefix(home) {
+            return rest.split_once('/').map_or("", |(_, r)| r);
+        }
+    }
+    path.strip_prefix("/root/").unwrap_or(path)
+}
+
+/// A folder or file name worth naming: not a flag, a variable, a glob or an elision.
+fn is_name(part: &str) -> bool {
+    (MIN_LEN..=MAX_LEN).contains(&part.len())
+        && !part.starts_with(['-', '$', '.'])
+        && !part.contains(['*', '?', '%', '\\'])
+        && part.chars().any(char::is_alphabetic)
+        && part != "..."
+}
+
+/// `name.ext` with a short alphabetic extension (`report.xlsx`, not `3.9` or `v1.2.3`).
+fn has_extension(token: &str) -> bool {
+    token.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && (1..=5).contains(&ext.len())
+            && ext.chars().all(|c| c.is_ascii_alphabetic())
+    })
+}
+
+/// The targets the runs of one piece of work share: each target named in the details of at
+/// least two of `sessions`' runs, with the sessions that named it.
+pub fn shared<'a>(
+    runs: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> BTreeMap<String, BTreeSet<&'a str>> {
+    let mut seen: BTreeMap<String, BTreeSet<&'a str>> = BTreeMap::new();
+    for (session, detail) in runs {
+        for key in keys(detail) {
+            seen.entry(key).or_default().insert(session);
+        }
+    }
+    seen.retain(|_, sessions| sessions.len() >= 2);
+    seen
+}
+
+/// Whether a target is named by one of the work's step keys already (counted as that step).
+pub fn named_by(target: &str, step_keys: &[&str]) -> bool {
+    let t = target.strip_prefix(PREFIX).unwrap_or(target).to_lowercase();
+    step_keys.iter().any(|k| k.to_lowercase().contains(&t))
+}
+
+/// Whether a target named in `df` of the person's `turns` is rare for them: in no more turns
+/// than the square root of all (an inverse document frequency of at least one half).
+pub fn is_rare(df: u64, turns: u64) -> bool {
+    df >= 1 && (df * df) <= turns.max(4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(detail: &str) -> Vec<String> {
+        keys(detail).into_iter().map(|k| k.trim_start_matches(PREFIX).to_string()).collect()
+    }
+
+    #[test]
+    fn hosts_folders_and_files_are_targets() {
+        assert_eq!(
+            names("curl 'https://edge-1.cdn.example.net/v/a.mp4?k=1' -o ~/Desktop/video_full.mp4"),
+            ["Desktop", "edge-1.cdn.example.net", "video_full.mp4"]
+        );
+        assert_eq!(names("ls -lh /Users/liza/Desktop/audio_0.mp4"), ["Desktop", "audio_0.mp4"]);
+        assert_eq!(
+            names("conda run -n viv python3 src/decomposition/compare_r_final.py 2>&1"),
+            ["compare_r_final.py", "decomposition", "src"]
+        );
+        assert!(names("python3 -V && ls -la ... $HOME/*.txt 3.9 -rf").is_empty());
+    }
+
+    #[test]
+    fn a_target_counts_once_two_sessions_name_it() {
+        let shared = shared([
+            ("s1", "curl https://cdn.example.net/a -o ~/Desktop/a.mp4"),
+            ("s1", "ls ~/Desktop/a.mp4"),
+            ("s2", "curl https://cdn.example.net/b -o /Users/x/Desktop/b.mp4"),
+        ]);
+        let keys: Vec<&str> = shared.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["lit:Desktop", "lit:cdn.example.net"]);
+        assert!(named_by("lit:Desktop", &["file:Read:Desktop"]));
+        assert!(!named_by("lit:cdn.example.net", &["sh:curl"]));
+        assert!(is_rare(3, 50) && !is_rare(8, 50) && !is_rare(0, 50));
+    }
+}
