@@ -43,8 +43,12 @@ fn real_transcripts_give_no_generic_candidate() {
         assert!(!name.starts_with("seq-read-edit"), "generic sequence proposed: {c:#}");
         assert!(name != "auto-continue", "a streak of control prompts: {c:#}");
         if c["source"] == "workflow" {
-            let specific = c["reason"]["specific_steps"].as_array().map_or(0, Vec::len);
-            assert!(specific >= 2, "workflow without two specific steps: {c:#}");
+            // A target rare for the person (a host, folder or file the runs share) weighs as one.
+            let specific = c["reason"]["specific_steps"].as_array().map_or(0, Vec::len)
+                + c["reason"]["targets"].as_array().map_or(0, Vec::len);
+            assert!(specific >= 2, "workflow without two specific steps or targets: {c:#}");
+            let shown = c["reason"]["specific_steps"].as_array().map_or(0, Vec::len);
+            assert!(shown >= 1, "a workflow of targets alone: {c:#}");
         }
     }
     // The generic rows are still recorded, as evidence.
@@ -137,9 +141,10 @@ fn real_work_with_an_answer_key_is_drafted_and_its_procedures_listed() {
     let recall = found as f64 / workflows as f64;
     let precision = if drafted == 0 { 1.0 } else { matched as f64 / drafted as f64 };
     let procedure_recall = listed as f64 / procedures as f64;
-    // Measured 0.62 (5 of 8): the goal is 0.8; the table conversions, the media downloads and
-    // the reflectance figure (one specific step, or two sessions) are still evidence only.
-    assert!(recall >= 0.6, "recall {recall:.2}: missed {missed:#?}");
+    // Measured 0.75 (6 of 8): the goal is 0.8; the table conversions (one specific step in
+    // different tasks) and the reflectance figure (two sessions, script names that differ) are
+    // still evidence only.
+    assert!(recall >= 0.75, "recall {recall:.2}: missed {missed:#?}");
     assert!(precision >= 0.8, "precision {precision:.2}: unmatched {unmatched:#?}");
     assert!(procedure_recall >= 0.8, "procedures {procedure_recall:.2}: unlisted {unlisted:#?}");
 }

@@ -191,8 +191,8 @@ const COMMAND_TAIL: usize = 90;
 /// output file), which a cut at the start alone would lose.
 fn clip_command(text: &str) -> String {
     let text = text.trim();
-    if text.len() <= MAX_DETAIL {
-        return text.to_string();
+    if text.len() <= MAX_DETAIL || !ends_in_output(text) {
+        return clip(text).to_string();
     }
     let mut start = text.len() - COMMAND_TAIL;
     while !text.is_char_boundary(start) {
@@ -213,6 +213,17 @@ fn clip_command(text: &str) -> String {
     }
     let head = command_head(text, MAX_DETAIL - COMMAND_TAIL - 5);
     format!("{head} … {tail}")
+}
+
+/// Whether a command's last argument is the file an option or a redirection names
+/// (`-o ~/Desktop/a.mp4`, `> out.csv`): its output, worth keeping when the command is cut.
+fn ends_in_output(text: &str) -> bool {
+    let mut words = text.split_whitespace().rev();
+    let (Some(last), Some(before)) = (words.next(), words.next()) else { return false };
+    let last = last.trim_matches(['\'', '"']);
+    let pathlike = last.contains('/')
+        || last.rsplit_once('.').is_some_and(|(a, b)| !a.is_empty() && (1..=5).contains(&b.len()));
+    pathlike && (before.starts_with('-') || before.ends_with('>'))
 }
 
 /// The words of a command that fit in `max` bytes, whole: a quoted word is never cut open, and a
@@ -1274,6 +1285,10 @@ mod tests {
         assert!(detail.ends_with("-o ~/Desktop/video_full.mp4"), "{detail}");
         assert!(detail.contains(" … "), "{detail}");
         assert_eq!(shell("ls -lh ~/Desktop").detail.as_deref(), Some("ls -lh ~/Desktop"));
+        // A long message or file list is cut at its start only, as before.
+        let message = format!("bd close x-1 --reason=\"{}\"", "word ".repeat(80));
+        let detail = shell(&message).detail.expect("a command has its detail");
+        assert!(detail.starts_with("bd close x-1 --reason=\"word") && !detail.contains('…'));
         let long_url =
             format!("curl 'https://cdn.example.net/v/{}.mp4'{headers} -o a.mp4", "b".repeat(300));
         let detail = shell(&long_url).detail.expect("a command has its detail");

@@ -794,7 +794,7 @@ fn slot_value<'a>(other: &'a [String], slots: &[Option<usize>], i: usize) -> Opt
     if at < to_other { other.get(at) } else { other.get(i) }
 }
 
-/// URLs on one host that differ in their path: `https://<host>/<path>`.
+/// URLs on one host that differ in their path: `https://<host>/<url-path>`.
 fn on_shared_host(values: &[&str]) -> Option<String> {
     let hosts: Vec<(&str, &str)> = values
         .iter()
@@ -804,7 +804,7 @@ fn on_shared_host(values: &[&str]) -> Option<String> {
         })
         .collect::<Option<_>>()?;
     let first = *hosts.first()?;
-    hosts.iter().all(|h| *h == first).then(|| format!("{}://{}/<path>", first.0, first.1))
+    hosts.iter().all(|h| *h == first).then(|| format!("{}://{}/<url-path>", first.0, first.1))
 }
 
 /// Which token of `other` each token of `base` is matched to by a longest common subsequence.
@@ -1051,7 +1051,7 @@ mod tests {
                 "curl 'https://cdn.example.net/a/1.mp4' -H 'x: y' -o ~/Desktop/a.mp4",
                 "curl 'https://cdn.example.net/b/2.mp4' -H 'x: y' -H 'z: w' -o /home/u/Desktop/b.mp4",
             ]),
-            "curl https://cdn.example.net/<path> -H 'x: y' -o ~/Desktop/<file>"
+            "curl https://cdn.example.net/<url-path> -H 'x: y' -o ~/Desktop/<file>"
         );
         // Redirections, pipes and heredoc message bodies are not arguments; a flag only some runs
         // used goes with what follows it; `--name=value` keeps its name.

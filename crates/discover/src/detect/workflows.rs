@@ -1162,8 +1162,13 @@ fn shared_targets(
     total: u64,
 ) -> Result<Vec<String>> {
     let keys: Vec<&str> = consensus.iter().map(|c| c.key.as_str()).collect();
+    // The change the request asked for is the request's own, not the procedure's target.
     let runs = rows.iter().flat_map(|m| {
-        m.steps.iter().filter_map(|o| o.1.as_deref()).map(|d| (m.session_key.as_str(), d))
+        m.steps
+            .iter()
+            .filter(|o| o.0 != mine::CHANGE_STEP)
+            .filter_map(|o| o.1.as_deref())
+            .map(|d| (m.session_key.as_str(), d))
     });
     let mut rare: Vec<(u64, String)> = Vec::new();
     for target in literals::shared(runs).into_keys() {

@@ -92,7 +92,9 @@ pub fn inputs(template: &str, observed: &[String]) -> Vec<(String, Vec<String>)>
         let seen: Vec<String> = values[i]
             .iter()
             .filter_map(|v| v.strip_prefix(head).and_then(|v| v.strip_suffix(tail)))
-            .filter(|v| !v.is_empty() && v.chars().count() <= 60 && !v.contains(['\n', '>', '|']))
+            .filter(|v| {
+                !v.is_empty() && v.chars().count() <= 60 && !v.contains(['\n', '>', '|', '…'])
+            })
             .map(str::to_string)
             .collect();
         let mut name = format!("<{name}>");

@@ -40,7 +40,11 @@ pub fn command(text: &str, max: usize) -> String {
     }
     let width = |ws: &[&str]| ws.iter().map(|w| w.chars().count() + 1).sum::<usize>();
     let mut tail = words.len();
-    while tail > 1 && width(&words[tail - 1..]) <= max / 2 {
+    // The last two words (an option and its value) up to half the line, more up to a third.
+    while tail > 1 && {
+        let w = width(&words[tail - 1..]);
+        w <= max / 3 || (words.len() - tail < 2 && w <= max / 2)
+    } {
         tail -= 1;
     }
     // The tail starts outside a quoted value.
@@ -129,7 +133,7 @@ mod tests {
         assert_eq!(command("git push", 40), "`git push`");
         assert_eq!(
             command(&format!("curl {} -H … -H 'x: y' -o out.mp4", "a".repeat(30)), 40),
-            "`curl … 'x: y' -o out.mp4`"
+            "`curl … -o out.mp4`"
         );
     }
 }
