@@ -180,3 +180,85 @@ fn a_run_repeated_inside_different_tasks_is_drafted_on_its_own() {
         assert!(!text.contains(extra), "{extra} is one task's own work:\n{text}");
     }
 }
+
+/// What the person asks right after their own procedure, in two sessions, becomes a lesson to
+/// review: something the procedure could do itself. Approved, it is measured on later runs: a
+/// run the person no longer has to follow up helped.
+#[test]
+fn what_is_asked_after_a_procedure_in_two_sessions_is_proposed_as_a_lesson_and_measured() {
+    use crate::lessons::claude;
+    use skilldeck::synth::transcripts::{Turn, call};
+    let turn = |prompt: &str, calls| Turn { prompt: prompt.to_string(), calls, reply: "Done." };
+    let bash = |cmd: &str| call("Bash", json!({"command": cmd}));
+    let run = |n: i64, follow_up: &str| {
+        vec![
+            turn(&format!("/release 1.{n}.0"), vec![bash("cargo test"), bash("cargo publish")]),
+            turn(follow_up, vec![bash("git log -5")]),
+            turn("thanks", vec![]),
+        ]
+    };
+    let tw = TestWorkspace::new();
+    let dir = tw.root().join("projects/shop");
+    claude(&dir, 1, &run(1, "now update the changelog"));
+    tw.run_ok(&["ingest", dir.to_str().unwrap()]);
+    let proposed = |tw: &TestWorkspace| -> Vec<Value> {
+        let all: Vec<Value> = serde_json::from_str(&tw.run_ok(&["lessons", "--json"])).unwrap();
+        all.into_iter().filter(|l| l["kind"] == "follow_up").collect()
+    };
+    assert!(proposed(&tw).is_empty(), "one session is not yet something the person keeps asking");
+    claude(&dir, 2, &run(2, "Now update the CHANGELOG"));
+    tw.run_ok(&["ingest", dir.to_str().unwrap()]);
+    let found = proposed(&tw);
+    let [lesson] = found.as_slice() else { panic!("one follow-up lesson: {found:#?}") };
+    assert_eq!(lesson["status"], "proposed");
+    assert_eq!(lesson["trigger_step"], "/release");
+    assert_eq!(lesson["sessions"].as_array().map(Vec::len), Some(2));
+    let said = lesson["correct_pattern"].as_str().unwrap().to_lowercase();
+    assert!(said.contains("also: now update the changelog"), "{lesson:#}");
+    let text = tw.run_ok(&["lessons"]);
+    assert!(
+        text.contains("/release") && text.to_lowercase().contains("update the changelog"),
+        "{text}"
+    );
+    // Approved: later runs are measured. One still needs the follow-up, one does not.
+    let id = lesson["id"].as_i64().unwrap().to_string();
+    tw.run_ok(&["lessons", "approve", &id]);
+    claude(&dir, 3, &run(3, "now update the changelog"));
+    claude(&dir, 4, &run(4, "looks good, push the tag"));
+    tw.run_ok(&["ingest", dir.to_str().unwrap()]);
+    let after: Vec<Value> = serde_json::from_str(&tw.run_ok(&["lessons", "--json"])).unwrap();
+    let l = after.iter().find(|l| l["kind"] == "follow_up").expect("still listed");
+    assert_eq!(
+        (l["before_turns"].as_i64(), l["before_hits"].as_i64()),
+        (Some(2), Some(2)),
+        "{l:#}"
+    );
+    assert_eq!((l["retrievals"].as_i64(), l["helpful"].as_i64()), (Some(2), Some(1)), "{l:#}");
+}
+
+/// A built-in command that only changes the session (`/compact`) sets the agent no work: it is
+/// no procedure of the person's, and what they say after it teaches nothing.
+#[test]
+fn a_command_that_sets_no_work_is_no_procedure() {
+    use crate::lessons::claude;
+    use skilldeck::synth::transcripts::{Turn, call};
+    let turn = |prompt: &str, calls| Turn { prompt: prompt.to_string(), calls, reply: "Done." };
+    let bash = |cmd: &str| call("Bash", json!({"command": cmd}));
+    let tw = TestWorkspace::new();
+    let dir = tw.root().join("projects/shop");
+    for n in 1..=3 {
+        let turns = vec![
+            turn("fix the cart total", vec![bash("cargo test")]),
+            turn("/compact", vec![]),
+            turn("continue with the checkout page", vec![bash("cargo build")]),
+            turn("thanks", vec![]),
+        ];
+        claude(&dir, n, &turns);
+    }
+    tw.run_ok(&["ingest", dir.to_str().unwrap()]);
+    let listed = procedures(&tw);
+    assert!(listed.iter().all(|p| p["name"] != "compact"), "{listed:#?}");
+    let lessons: Vec<Value> =
+        serde_json::from_str(&tw.run_ok(&["lessons", "--all", "--json"])).unwrap();
+    assert!(lessons.iter().all(|l| l["kind"] != "follow_up"), "{lessons:#?}");
+}

@@ -1,7 +1,7 @@
 //! Staged drafts and a person's review of them: candidates, evolution into proposed versions,
 //! and every review decision (promote, dismiss, approve, reject, undo) in `review`.
 
-mod asks;
+pub(crate) mod asks;
 pub mod candidates;
 mod checks;
 mod evolve;

@@ -15,7 +15,10 @@ use super::{
     AntiMatch, Evidence, LessonKind, LessonStatus, LessonsReport, command, cues, guard, measure,
 };
 use crate::config::LessonsConfig;
+use crate::detect::requests;
+use crate::draft::asks;
 use crate::ingest::{self, SessionTurn, ToolCallRow};
+use crate::procedures;
 use crate::step;
 use crate::text::{hex, redact, signature};
 use crate::workspace::Workspace;
@@ -176,6 +179,13 @@ fn read_session(
                 if let Some(s) = correction(&turns[p], &turns[i], &cue) {
                     read_out.found.push(Found::Sighting(Box::new(s)));
                 }
+            } else if let Some(p) = prev
+                && requests::slash_command(turns[p].user_input.trim()).is_some()
+            {
+                calls_of(&mut turns, p)?;
+                if let Some(s) = asked_after(&turns[p], &turns[i], cfg) {
+                    read_out.found.push(Found::Sighting(Box::new(s)));
+                }
             }
             prev = Some(i);
         }
@@ -280,6 +290,7 @@ fn rebuild(first: &NewLesson, evidence: &[Evidence], cfg: &LessonsConfig) -> New
             }
         }
         LessonKind::Correction => l.confidence = (0.6 + 0.1 * (n - 1.0)).min(0.9),
+        LessonKind::FollowUp => l.confidence = (0.5 + 0.1 * (n - 1.0)).min(0.9),
     }
     l
 }
@@ -405,6 +416,56 @@ fn correction(p: &SessionTurn, t: &SessionTurn, cue: &str) -> Option<Sighting> {
             pass_words: Vec::new(),
         },
         needs: 1,
+    })
+}
+
+/// (c) `t` asks for more right after `p` ran a procedure of the person's own (`/name` said as
+/// the request): said after runs in `lessons.min_sessions` sessions, it is something the
+/// procedure could do itself.
+fn asked_after(p: &SessionTurn, t: &SessionTurn, cfg: &LessonsConfig) -> Option<Sighting> {
+    let name = requests::slash_command(p.user_input.trim())?;
+    // A built-in that only changes the session (`/compact`, `/clear`) is no procedure of theirs.
+    if p.calls.is_empty() {
+        return None;
+    }
+    let said = asks::asked(&t.user_input)?;
+    if requests::slash_command(&said).is_some()
+        || signature::is_control_prompt(&said)
+        || redact::is_opaque(&said)
+    {
+        return None;
+    }
+    let asked = procedures::follow_up_key(&said);
+    if asked.is_empty() {
+        return None;
+    }
+    let procedure = format!("/{name}");
+    let quoted = clip(&said);
+    Some(Sighting {
+        lesson: NewLesson {
+            agent_id: t.agent_id.clone(),
+            kind: LessonKind::FollowUp,
+            source_hash: hash(&["follow_up", &procedure, &asked]),
+            trigger: format!("after `{procedure}`"),
+            trigger_step: procedure.clone(),
+            anti_pattern: format!("`{procedure}` ends and the person still asks: \"{quoted}\""),
+            anti_match: AntiMatch::AskedAfter { procedure: procedure.clone(), asked },
+            correct_pattern: format!("as part of `{procedure}`, also: {quoted}"),
+            domains: vec![name],
+            confidence: 0.5,
+        },
+        evidence: Evidence {
+            session_key: t.session_key.clone(),
+            turn_id: t.id,
+            project: t.project.clone(),
+            request: clip(&p.user_input),
+            action: procedure,
+            correction: Some(quoted),
+            fix: Vec::new(),
+            followed_by: None,
+            pass_words: Vec::new(),
+        },
+        needs: cfg.min_sessions,
     })
 }
 

@@ -9,7 +9,9 @@ use rusqlite::Connection;
 
 use super::{AntiMatch, command, cues, db};
 use crate::config::LessonsConfig;
+use crate::detect::requests;
 use crate::ingest::{self, SessionTurn, ToolCallRow};
+use crate::procedures;
 use crate::store;
 
 /// The live lessons a pass measures turns against.
@@ -33,6 +35,18 @@ fn repeats(anti: &AntiMatch, calls: &[ToolCallRow], next: Option<&str>) -> bool 
                 == Some(words)
         }),
         AntiMatch::Corrected { .. } => next.and_then(cues::correction_cue).is_some(),
+        AntiMatch::AskedAfter { asked, .. } => {
+            next.is_some_and(|n| procedures::follow_up_key(n.trim()) == *asked)
+        }
+    }
+}
+
+/// Whether `turn` is a run of the procedure a follow-up lesson is about.
+fn is_run(anti: &AntiMatch, turn: &SessionTurn) -> bool {
+    match anti {
+        AntiMatch::AskedAfter { procedure, .. } => requests::slash_command(turn.user_input.trim())
+            .is_some_and(|name| procedure.strip_prefix('/') == Some(name.as_str())),
+        _ => anti.steps().iter().any(|s| runs(&turn.calls, s)),
     }
 }
 
@@ -67,13 +81,13 @@ impl Live {
         let at = t.started_at.clone().unwrap_or_else(store::now_rfc3339);
         for (id, _, anti, after) in &self.lessons {
             let (turn, next) = match anti {
-                AntiMatch::Corrected { .. } => match prev {
+                AntiMatch::Corrected { .. } | AntiMatch::AskedAfter { .. } => match prev {
                     Some(p) if !t.is_sidechain => (p, Some(t.user_input.as_str())),
                     _ => continue,
                 },
                 _ => (t, None),
             };
-            let applies = anti.steps().iter().any(|s| runs(&turn.calls, s));
+            let applies = is_run(anti, turn);
             if turn.id <= *after || turn.is_sidechain || !applies {
                 continue;
             }
@@ -90,16 +104,21 @@ pub fn count_before(conn: &mut Connection, id: i64) -> Result<()> {
     for step in anti.steps() {
         turns.extend(ingest::turns_with_step(conn, &agent, step, after)?);
     }
+    if let AntiMatch::AskedAfter { procedure, .. } = &anti {
+        turns.extend(ingest::turns_asking(conn, &agent, procedure, after)?);
+    }
     turns.sort_unstable();
     turns.dedup();
     let (mut total, mut hits) = (0, 0);
     for (turn_id, session_id) in turns {
         let calls = ingest::tool_calls(conn, turn_id)?;
         let next = match anti {
-            AntiMatch::Corrected { .. } => ingest::session_turns(conn, session_id, turn_id + 1)?
-                .into_iter()
-                .find(|t| !t.is_sidechain)
-                .map(|t| t.user_input),
+            AntiMatch::Corrected { .. } | AntiMatch::AskedAfter { .. } => {
+                ingest::session_turns(conn, session_id, turn_id + 1)?
+                    .into_iter()
+                    .find(|t| !t.is_sidechain)
+                    .map(|t| t.user_input)
+            }
             _ => None,
         };
         total += 1;

@@ -50,6 +50,9 @@ crate::text_enum! {
     pub enum LessonKind {
         Correction = "correction",
         RecurringFix = "recurring_fix",
+        /// What the person asks right after a procedure of theirs (a slash command), in
+        /// several sessions: something to add to the procedure.
+        FollowUp = "follow_up",
     }
 }
 
@@ -73,6 +76,9 @@ pub enum AntiMatch {
         #[serde(default)]
         instead: Option<String>,
     },
+    /// A run of the procedure (`/name` asked as the request) was followed by the same request
+    /// again (`asked`: its words as `procedures::follow_up_key` gives them).
+    AskedAfter { procedure: String, asked: String },
 }
 
 impl AntiMatch {
@@ -81,6 +87,8 @@ impl AntiMatch {
     pub fn steps(&self) -> Vec<&str> {
         match self {
             AntiMatch::Failed { step } => vec![step],
+            // Runs are requests, not steps (see `measure`).
+            AntiMatch::AskedAfter { .. } => Vec::new(),
             AntiMatch::Command { step, instead, .. } | AntiMatch::Corrected { step, instead } => {
                 std::iter::once(step.as_str()).chain(instead.as_deref()).collect()
             }

@@ -158,7 +158,7 @@ impl<'c> History<'c> {
 }
 
 /// A follow-up's words compared across sessions: lower case, values (words with digits) masked.
-fn follow_up_key(request: &str) -> String {
+pub fn follow_up_key(request: &str) -> String {
     request
         .split_whitespace()
         .take(24)

@@ -16,7 +16,7 @@ use rusqlite::Connection;
 use serde::Serialize;
 
 pub use crate::detect::driven::Kind;
-pub use history::History;
+pub use history::{History, follow_up_key};
 
 /// A request the person keeps adding after a procedure's runs.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -22,7 +22,7 @@ const QUOTE: usize = 200;
 
 pub fn all(h: &History) -> Vec<Procedure> {
     let mut out = Vec::new();
-    out.extend(slash_commands(h));
+    out.extend(slash_commands(h).unwrap_or_default());
     out.extend(templates(h));
     out.extend(fixed_prompts(h).unwrap_or_default());
     out.extend(skills(h).unwrap_or_default());
@@ -46,14 +46,24 @@ fn quoted(text: &str) -> Option<String> {
 }
 
 /// `/name args` said as the request.
-fn slash_commands(h: &History) -> Vec<Procedure> {
+fn slash_commands(h: &History) -> anyhow::Result<Vec<Procedure>> {
     let mut runs: BTreeMap<(String, String), Runs> = BTreeMap::new();
+    let mut asked: Vec<(i64, (String, String))> = Vec::new();
     for t in &h.turns {
         if let Some(name) = slash_command(t.request.trim()) {
-            runs.entry((t.agent.clone(), name)).or_default().add(t);
+            runs.entry((t.agent.clone(), name.clone())).or_default().add(t);
+            asked.push((t.id, (t.agent.clone(), name)));
         }
     }
-    runs.into_iter()
+    // A built-in that only changes the session (`/compact`, `/clear`, `/model`) sets the agent
+    // no work: a command counts when one of its runs made the agent call a tool.
+    let ids: Vec<i64> = asked.iter().map(|(id, _)| *id).collect();
+    let called = h.calls(&ids)?;
+    let worked: std::collections::HashSet<(String, String)> =
+        asked.into_iter().filter(|(id, _)| called.contains_key(id)).map(|(_, k)| k).collect();
+    runs.retain(|k, _| worked.contains(k));
+    Ok(runs
+        .into_iter()
         .map(|((agent, name), r)| {
             let mut p = r.into_procedure(
                 h,
@@ -64,7 +74,7 @@ fn slash_commands(h: &History) -> Vec<Procedure> {
             p.command = Some(format!("/{name}"));
             p
         })
-        .collect()
+        .collect())
 }
 
 /// Long requests that share a frame with a request of another session.

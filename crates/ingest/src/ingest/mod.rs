@@ -42,7 +42,8 @@ pub use write::{
     TurnSteps, earlier_turns, literal_elsewhere, mark_detected, max_turn_id, pending_session_ids,
     pending_turn_ids, pending_turns, pending_turns_from, session_calls, session_titles,
     session_turn_ids, session_turns, session_turns_without_calls, sessions_asking_as, signed_turns,
-    tool_calls, tool_calls_of, tool_set, turn_runs, turn_steps_since, turns_after, turns_with_step,
+    tool_calls, tool_calls_of, tool_set, turn_runs, turn_steps_since, turns_after, turns_asking,
+    turns_with_step,
 };
 
 use crate::store::{cores, rusqlite, rusqlite::TransactionBehavior};

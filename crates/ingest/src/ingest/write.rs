@@ -892,6 +892,24 @@ pub fn turns_with_step(
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// The main-stream turns of `agent` up to `max_id` asked as `request` (`/name`, alone or with
+/// arguments), with the session each belongs to, oldest first.
+pub fn turns_asking(
+    conn: &Connection,
+    agent: &str,
+    request: &str,
+    max_id: i64,
+) -> Result<Vec<(i64, i64)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, session_id FROM turns
+         WHERE agent_id = ?1 AND id <= ?3 AND is_sidechain = 0
+           AND (trim(user_input) = ?2 OR trim(user_input) LIKE ?2 || ' %')
+         ORDER BY id",
+    )?;
+    let rows = stmt.query_map(params![agent, request, max_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// Whether `literal` occurs in a prompt or a call's detail of a session other than
 /// `session_key` (a value several sessions share is not one session's literal).
 pub fn literal_elsewhere(conn: &Connection, literal: &str, session_key: &str) -> Result<bool> {
