@@ -748,7 +748,8 @@ pub fn template(details: &[String]) -> Option<String> {
         let prev = i.checked_sub(1).map(|p| base[p].as_str());
         // `v1.2.3` whose versions vary keeps its `v`; a token glued to a version (`crate@1.2`)
         // keeps its constant head.
-        let ph = in_shared_folder(&values)
+        let ph = one_path(&values)
+            .or_else(|| in_shared_folder(&values))
             .or_else(|| on_shared_host(&values))
             .unwrap_or_else(|| placeholder(&values, prev));
         if out.last() != Some(&ph) {
@@ -792,6 +793,23 @@ fn slot_value<'a>(other: &'a [String], slots: &[Option<usize>], i: usize) -> Opt
     let to_other = slots[i..].iter().find_map(|s| *s).unwrap_or(other.len());
     let at = from_other + (i - from_base);
     if at < to_other { other.get(at) } else { other.get(i) }
+}
+
+/// One path written from the repository in some runs and absolute in others
+/// (`/Users/me/code/app/dist`, `dist`): the repository's form, a constant.
+fn one_path(values: &[&str]) -> Option<String> {
+    if values.len() < 2 {
+        return None;
+    }
+    let shortest = values.iter().min_by_key(|v| v.len())?.trim_matches(['\'', '"']);
+    let same = |v: &str| {
+        let v = v.trim_matches(['\'', '"']);
+        v == shortest || v.ends_with(&format!("/{shortest}"))
+    };
+    (!shortest.is_empty()
+        && !shortest.starts_with(['/', '~', '-'])
+        && values.iter().all(|v| same(v)))
+    .then(|| shortest.to_string())
 }
 
 /// URLs on one host that differ in their path: `https://<host>/<url-path>`.
@@ -1044,6 +1062,11 @@ mod tests {
                 "curl 'https://cdn.example.net/…' … -H 'a: b' \\\n  -o /Users/liza/Desktop/a.mp4",
             ]),
             "curl https://cdn.example.net/… … -H 'a: b' -o ~/Desktop/<file>"
+        );
+        // One folder written absolute in one run and from the repository in another is one.
+        assert_eq!(
+            t(&["tar -czf out.tgz -C /Users/me/code/app/dist .", "tar -czf out.tgz -C dist ."]),
+            "tar -czf out.tgz -C dist ."
         );
         // A value is read from its own slot between the words both runs share.
         assert_eq!(
