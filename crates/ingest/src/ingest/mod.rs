@@ -16,6 +16,7 @@ mod memory;
 mod native;
 mod other;
 mod parse;
+mod pooled;
 mod prompt;
 mod scan;
 pub mod shape;
@@ -37,6 +38,7 @@ use serde::Serialize;
 pub use files::{Format, IDLE_CLOSE};
 pub use memory::{RunTranscript, read_transcript};
 pub use parse::{MAX_PROBLEMS_PER_FILE, Problem};
+pub use pooled::{PooledCall, PooledTurn, PooledWriter};
 pub use write::{
     EarlierTurn, PendingTurn, SessionTurn, SignedTurn, ToolCallRow, TurnForTeam, TurnRun,
     TurnSteps, earlier_turns, literal_elsewhere, mark_detected, max_turn_id, pending_session_ids,
