@@ -207,7 +207,7 @@ fn full_ingest(projects: &Path, threads: Option<usize>) -> (Duration, Duration, 
     let agent = ws.config.agent_id.clone();
     measured(false, || {
         let paths = [projects.to_path_buf()];
-        let r = ingest::run_with_threads(&mut ws, &paths, &agent, threads, &mut |_| {})
+        let r = ingest::run_with_threads(&mut ws, &paths, Some(&agent), threads, &mut |_| {})
             .expect("ingest");
         format!(
             "{} sessions, {} turns, {} tool calls, {} errors",

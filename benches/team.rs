@@ -13,7 +13,7 @@
 use std::time::Instant;
 
 use skilldeck::bench::pg::PgServer;
-use skilldeck::config::{DetectConfig, TeamConfig};
+use skilldeck::config::{Config, TeamConfig};
 use skilldeck::store::Store;
 use skilldeck::synth::plant::Rng;
 use skilldeck::team::items::{CallItem, Hasher, Item, TurnItem};
@@ -56,6 +56,7 @@ fn turn(rng: &mut Rng, member: usize, session: usize, at: &str) -> TurnItem {
         request: format!("do task {v}"),
         at: Some(at.to_string()),
         success: !rng.chance(10),
+        asked: false,
         calls,
     }
 }
@@ -126,8 +127,12 @@ fn round(url: &str, team: &str, members: usize, sessions: usize) -> Round {
         ..Default::default()
     };
     let mut client = skilldeck::team::connect(&t).unwrap();
+    // The member's workspace: its `[detect]` settings (the defaults) are the rules.
+    let dir = tempfile::tempdir().unwrap();
+    let paths = skilldeck::workspace::Paths::under(dir.path());
+    let ws = skilldeck::workspace::Workspace::with_paths(Config::default(), paths).unwrap();
     let started = Instant::now();
-    let report = skilldeck::team::detect::run(&mut client, team, &DetectConfig::default()).unwrap();
+    let report = skilldeck::team::detect::run(&mut client, team, &ws).unwrap();
     Round {
         members,
         items,

@@ -464,3 +464,31 @@ fn ai_title_lines_are_known() {
     assert!(said.contains("0 unknown lines skipped"), "{said}");
     assert!(!said.contains("ai-title"), "{said}");
 }
+
+/// Codex rollouts copied anywhere (not under `~/.codex/sessions`) and ingested by their path are
+/// the Codex agent's: their procedures and candidates say Codex, never Claude Code.
+#[test]
+fn codex_rollouts_given_by_path_are_the_codex_agent_s_wherever_they_lie() {
+    let Some(src) = shared_data("transcripts-new/Ogekuri__G/.codex/sessions") else { return };
+    let ws = TestWorkspace::new();
+    let elsewhere = ws.root().join("copied-rollouts");
+    crate::support::copy_old(&src, &elsewhere);
+    let day = elsewhere.join("2025/12/15");
+    let mut rollouts: Vec<_> =
+        std::fs::read_dir(&day).unwrap().map(|e| e.unwrap().path()).collect();
+    rollouts.sort();
+    // One file given alone, then the folder holding it and the rest.
+    ws.run_json(&["ingest", rollouts[0].to_str().unwrap()]);
+    let db = Connection::open(ws.db()).unwrap();
+    assert_eq!(count(&db, "SELECT count(*) FROM sessions WHERE agent_id = 'codex'"), 1);
+    ws.run_json(&["ingest", elsewhere.to_str().unwrap()]);
+    assert!(count(&db, "SELECT count(*) FROM sessions") > 1);
+    assert_eq!(count(&db, "SELECT count(*) FROM sessions WHERE agent_id <> 'codex'"), 0);
+    let procedures = ws.run_json(&["procedures"]);
+    let procs = procedures.as_array().unwrap();
+    assert!(!procs.is_empty(), "the corpus drives work with its own prompts: {procedures:#}");
+    assert!(procs.iter().all(|p| p["agent"] == "codex"), "{procedures:#}");
+    let listed = ws.run_ok(&["candidates", "--all", "--evidence"]);
+    assert!(listed.contains("Codex"), "{listed}");
+    assert!(!listed.contains("Claude Code"), "{listed}");
+}

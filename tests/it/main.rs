@@ -79,6 +79,7 @@ mod staleness;
 mod support;
 mod team;
 mod team_console;
+mod team_rules;
 mod team_trust;
 mod trial;
 mod trust_disk;

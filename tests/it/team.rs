@@ -3,6 +3,7 @@
 //! pull, and every member's outcomes move the one score. Skips (with a printed reason) where no
 //! PostgreSQL can start; fails under `CI`.
 
+use std::path::PathBuf;
 use std::process::Stdio;
 
 use serde_json::json;
@@ -52,7 +53,7 @@ pub fn sql(server: &PgServer, role: &str, text: &str) -> anyhow::Result<()> {
     c.batch_execute(text)
 }
 
-fn bash(cmd: &str) -> Call {
+pub fn bash(cmd: &str) -> Call {
     call("Bash", json!({"command": cmd}))
 }
 
@@ -82,11 +83,23 @@ fn session_at(
     turns: Vec<Turn>,
     start: chrono::DateTime<chrono::Utc>,
 ) {
+    let dir = write_session(tw, id, project, turns, start);
+    tw.run_json(&["ingest", dir.to_str().unwrap()]);
+}
+
+/// Writes one session under `root/projects/<id>/`, starting at `start`; returns that folder.
+pub fn write_session(
+    tw: &TestWorkspace,
+    id: &str,
+    project: &str,
+    turns: Vec<Turn>,
+    start: chrono::DateTime<chrono::Utc>,
+) -> PathBuf {
     let text = claude_session(&mut Clock::starting(start), id, project, &turns);
     let dir = tw.root().join("projects").join(id);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join(format!("{id}.jsonl")), text).unwrap();
-    tw.run_json(&["ingest", dir.to_str().unwrap()]);
+    dir
 }
 
 /// The release workflow each member does once, and unrelated work beside it.
@@ -154,7 +167,7 @@ fn three_members_pool_a_workflow_none_sees_alone_promote_pull_and_score_it() {
         );
     }
     let init = members[0].run_json(&["team", "init"]);
-    assert_eq!(init["schema_version"], 3);
+    assert_eq!(init["schema_version"], 4);
 
     // All three push at once.
     let pushes: Vec<_> = members
@@ -394,6 +407,7 @@ fn a_batch_sent_again_adds_nothing_on_the_server() {
                 request: "ship".into(),
                 at: None,
                 success: true,
+                asked: false,
                 calls: vec![],
             }),
         })
@@ -406,7 +420,7 @@ fn a_batch_sent_again_adds_nothing_on_the_server() {
     let mut admin =
         skilldeck::team::pg::Client::connect(&server.url(), std::time::Duration::from_secs(10))
             .unwrap();
-    assert_eq!(skilldeck::team::server::migrate(&mut admin, &[]).unwrap(), 3);
+    assert_eq!(skilldeck::team::server::migrate(&mut admin, &[]).unwrap(), 4);
 }
 
 #[test]
@@ -438,6 +452,8 @@ fn dry_run_prints_exactly_what_leaves_and_no_transcript_text() {
         out.contains("\"step\":\"sh:make deploy\"") && out.contains("\"session\":\"h:"),
         "{out}"
     );
+    // Of the agent's reply, only whether it asked the user something.
+    assert!(out.contains("\"asked\":false"), "{out}");
     // Paths leave relative to the project, or hashed.
     assert!(out.contains("helm upgrade -f deploy/values.yaml app"), "{out}");
     assert!(out.contains("ls <path h:"), "{out}");

@@ -21,7 +21,8 @@ use crate::workspace;
 pub struct IngestArgs {
     /// Transcript files or folders (default: the configured transcript roots)
     pub paths: Vec<PathBuf>,
-    /// Agent owning the transcripts given as PATHs (default: config `agent_id`)
+    /// Agent owning the transcripts given as PATHs (default: `codex.agent_id` for a Codex rollout,
+    /// config `agent_id` for any other)
     #[arg(long)]
     pub agent: Option<String>,
     /// Only read transcripts; skip detection, drafting and evolution

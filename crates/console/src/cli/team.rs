@@ -270,11 +270,12 @@ pub fn run(global: &GlobalArgs, args: TeamArgs) -> Result<Outcome> {
                 return print_json(&r).map(|()| Outcome::Ok);
             }
             crate::out!(
-                "team detection over {} pooled turns in {} ms: {} workflows, {} candidates",
+                "team detection over {} pooled turns in {} ms: {} candidates, {} kept as evidence \
+                 only",
                 r.turns,
                 r.elapsed_ms,
-                r.workflows,
-                r.candidates.len()
+                r.candidates.len(),
+                r.evidence_only
             );
             for c in &r.candidates {
                 crate::out!(

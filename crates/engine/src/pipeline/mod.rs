@@ -50,7 +50,7 @@ pub struct Pass {
 pub struct Read {
     /// Files or folders; empty: the configured transcript roots.
     pub paths: Vec<PathBuf>,
-    /// The agent owning `paths` (default: the config's).
+    /// The agent owning `paths` (default: the one each file's content names, `ingest::run`).
     pub agent: Option<String>,
     /// Parser threads (default: the cores available, at most 4).
     pub threads: Option<usize>,
@@ -149,9 +149,9 @@ fn run_steps(
     let mut report = PassReport { adopted: reconcile(ws)?, ..Default::default() };
     line.done(Step::Recover);
     if let Some(read) = &pass.read {
-        let agent = read.agent.clone().unwrap_or_else(|| ws.config.agent_id.clone());
+        let agent = read.agent.as_deref();
         report.ingest =
-            Some(ingest::run_with_threads(ws, &read.paths, &agent, read.threads, progress)?);
+            Some(ingest::run_with_threads(ws, &read.paths, agent, read.threads, progress)?);
         line.done(Step::Ingest);
         // What ingest left in the log is copied beside detection.
         alongside.copy_now();

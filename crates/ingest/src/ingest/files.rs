@@ -48,6 +48,9 @@ crate::text_enum! {
 pub struct Target {
     pub path: PathBuf,
     pub agent: String,
+    /// The agent the file belongs to instead when its content is a Codex rollout (no agent was
+    /// named for it).
+    pub codex_agent: Option<String>,
     pub format: Option<Format>,
     /// Size and modification time, or why they could not be read.
     pub stat: Result<(u64, i64), String>,
@@ -138,7 +141,8 @@ pub fn collect(
     }
     if !meta.is_dir() {
         let stat = stat_of(Ok(meta));
-        found(Target { path: path.to_path_buf(), agent: agent.to_string(), format, stat });
+        let path = path.to_path_buf();
+        found(Target { path, agent: agent.to_string(), codex_agent: None, format, stat });
         return Ok(0);
     }
     let mut foreign: Vec<(&'static str, PathBuf, u64)> = Vec::new();
@@ -160,7 +164,8 @@ pub fn collect(
                 }
             },
             Some(stat) => {
-                found(Target { path: entry.path, agent: agent.to_string(), format, stat });
+                let (path, agent) = (entry.path, agent.to_string());
+                found(Target { path, agent, codex_agent: None, format, stat });
             }
         }
     }
@@ -320,6 +325,10 @@ pub fn read(job: Job, now: SystemTime) -> FileRead {
     };
     if let Err(e) = read_into(&job, now, &mut read) {
         read.error = Some(Problem { path: job.key.clone(), line: 0, reason: format!("{e:#}") });
+    }
+    // Whatever its path: a Codex rollout is the Codex agent's when no agent was named for it.
+    if let (Some(Format::Codex), Some(codex)) = (read.format, &job.target.codex_agent) {
+        read.agent.clone_from(codex);
     }
     read
 }

@@ -16,6 +16,7 @@ mod memory;
 mod native;
 mod other;
 mod parse;
+mod pooled;
 mod prompt;
 mod scan;
 pub mod shape;
@@ -37,6 +38,7 @@ use serde::Serialize;
 pub use files::{Format, IDLE_CLOSE};
 pub use memory::{RunTranscript, read_transcript};
 pub use parse::{MAX_PROBLEMS_PER_FILE, Problem};
+pub use pooled::{PooledCall, PooledTurn, PooledWriter};
 pub use write::{
     EarlierTurn, PendingTurn, SessionTurn, SignedTurn, ToolCallRow, TurnForTeam, TurnRun,
     TurnSteps, earlier_turns, literal_elsewhere, mark_detected, max_turn_id, pending_session_ids,
@@ -120,15 +122,15 @@ pub struct IngestReport {
     pub problems: Vec<Problem>,
 }
 
-/// Ingests `paths` (files or folders; empty means the workspace's transcript roots) as the
-/// config's agent.
+/// Ingests `paths` (files or folders; empty means the workspace's transcript roots). A file
+/// given by its path belongs to the agent its content names: a Codex rollout to the Codex agent
+/// (`codex.agent_id`), any other transcript to the config's `agent_id`.
 pub fn run(
     ws: &mut Workspace,
     paths: &[PathBuf],
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<IngestReport> {
-    let agent = ws.config.agent_id.clone();
-    run_as(ws, paths, &agent, progress)
+    run_with_threads(ws, paths, None, None, progress)
 }
 
 /// Like `run`, with `agent` owning the transcripts under explicit `paths`.
@@ -138,31 +140,40 @@ pub fn run_as(
     agent: &str,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<IngestReport> {
-    run_with_threads(ws, paths, agent, None, progress)
+    run_with_threads(ws, paths, Some(agent), None, progress)
 }
 
-/// Like `run_as`, parsing on `threads` worker threads (`None`: the cores available, at most 4).
+/// Like `run_as` (`run` when `agent` is `None`), parsing on `threads` worker threads (`None`:
+/// the cores available, at most 4).
 pub fn run_with_threads(
     ws: &mut Workspace,
     paths: &[PathBuf],
-    agent: &str,
+    agent: Option<&str>,
     threads: Option<usize>,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<IngestReport> {
+    let codex = ws.config.codex.agent_id.clone();
     let roots: Vec<Root> = if paths.is_empty() {
         ws.transcript_roots()
             .into_iter()
             .filter(|root| root.path.exists())
             .map(|root| Root {
                 agent: ws.agent_for(&root),
+                codex_agent: root.agent.is_none().then(|| codex.clone()),
                 format: Format::parse(&root.format),
                 path: root.path,
             })
             .collect()
     } else {
+        let owner = agent.map_or_else(|| ws.config.agent_id.clone(), str::to_string);
         paths
             .iter()
-            .map(|p| Root { path: p.clone(), agent: agent.to_string(), format: None })
+            .map(|p| Root {
+                path: p.clone(),
+                agent: owner.clone(),
+                codex_agent: agent.is_none().then(|| codex.clone()),
+                format: None,
+            })
             .collect()
     };
     ingest_roots(ws, roots, threads, progress)
@@ -172,6 +183,8 @@ pub fn run_with_threads(
 struct Root {
     path: PathBuf,
     agent: String,
+    /// The agent a Codex rollout under it belongs to, when no agent was named for it.
+    codex_agent: Option<String>,
     format: Option<Format>,
 }
 
@@ -336,8 +349,12 @@ fn plan(
         next += 1;
     };
     for root in &roots {
+        let mut owned = |mut target: Target| {
+            target.codex_agent.clone_from(&root.codex_agent);
+            found(target);
+        };
         plan.unsupported_files +=
-            files::collect(&root.path, &root.agent, root.format, &mut found, &mut plan.problems)?;
+            files::collect(&root.path, &root.agent, root.format, &mut owned, &mut plan.problems)?;
     }
     plan.problems.append(&mut stat_problems);
     Ok(plan)

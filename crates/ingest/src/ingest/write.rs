@@ -169,7 +169,7 @@ fn forget_file(tx: &Transaction, path: &str) -> Result<()> {
     Ok(())
 }
 
-fn session_id(
+pub(super) fn session_id(
     tx: &Transaction,
     cache: &mut RunCache,
     agent: &str,
@@ -242,7 +242,7 @@ fn session_id(
     Ok(id)
 }
 
-fn write_turn(
+pub(super) fn write_turn(
     tx: &Transaction,
     agent: &str,
     path: &str,
@@ -772,6 +772,9 @@ pub struct TurnForTeam {
     pub ended_at: Option<String>,
     pub complete: bool,
     pub is_sidechain: bool,
+    /// The agent's last message (it never leaves the machine: the team is told only whether it
+    /// asked the user something).
+    pub summary: Option<String>,
 }
 
 /// Up to `limit` turns with an id above `after`, in id order (complete or not: the caller stops
@@ -779,7 +782,7 @@ pub struct TurnForTeam {
 pub fn turns_after(conn: &Connection, after: i64, limit: usize) -> Result<Vec<TurnForTeam>> {
     let mut stmt = conn.prepare_cached(
         "SELECT t.id, t.agent_id, s.session_key, s.project, t.file_path, t.start_offset,
-                t.user_input, t.outcome, t.ended_at, t.complete, t.is_sidechain
+                t.user_input, t.outcome, t.ended_at, t.complete, t.is_sidechain, t.summary
          FROM turns t JOIN sessions s ON s.id = t.session_id
          WHERE t.id > ?1 ORDER BY t.id LIMIT ?2",
     )?;
@@ -796,6 +799,7 @@ pub fn turns_after(conn: &Connection, after: i64, limit: usize) -> Result<Vec<Tu
             ended_at: r.get(8)?,
             complete: r.get(9)?,
             is_sidechain: r.get(10)?,
+            summary: r.get(11)?,
         })
     })?;
     rows.collect::<rusqlite::Result<Vec<_>>>().context("reading turns for the team")

@@ -15,6 +15,7 @@ use super::outbox;
 use crate::catalog::invocations;
 use crate::ingest;
 use crate::store::{meta_get, meta_set};
+use crate::text::signature;
 
 /// Rows read per query.
 const PAGE: usize = 1000;
@@ -115,6 +116,7 @@ pub fn collect(
                 request: paths(&t.user_input, project, hasher),
                 at: t.ended_at,
                 success: t.success,
+                asked: t.summary.as_deref().is_some_and(signature::asks),
                 calls,
             });
             out.turns += u64::from(outbox::enqueue(conn, &key, &item, now)?);

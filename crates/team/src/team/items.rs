@@ -26,6 +26,10 @@ pub struct TurnItem {
     pub request: String,
     pub at: Option<String>,
     pub success: bool,
+    /// The agent's last message in the turn asked the user something (a question, a menu): the
+    /// reply after it may only steer the task. The message itself never leaves.
+    #[serde(default)]
+    pub asked: bool,
     pub calls: Vec<CallItem>,
 }
 

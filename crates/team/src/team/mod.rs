@@ -216,7 +216,7 @@ pub fn accept(ws: &mut Workspace, t: &TeamConfig, name: &str, yes: bool) -> Resu
 /// Mines the pooled evidence and records team candidates.
 pub fn detect(ws: &Workspace, t: &TeamConfig) -> Result<detect::TeamDetectReport> {
     let mut client = connect(t)?;
-    detect::run(&mut client, &t.name, &ws.config.detect)
+    detect::run(&mut client, &t.name, ws)
 }
 
 /// Promotes a team candidate as this member read it: its draft must pass the local gates, and

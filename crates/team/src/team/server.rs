@@ -105,7 +105,12 @@ CREATE TABLE team_decisions (
 "#,
     MIGRATION_2,
     MIGRATION_3,
+    MIGRATION_4,
 ];
+
+/// Whether the agent's last message in a pooled turn asked the user something (team detection
+/// then reads the reply after it as local detection does). Rows pushed before it say no.
+const MIGRATION_4: &str = "ALTER TABLE team_turns ADD COLUMN asked BOOLEAN NOT NULL DEFAULT false;";
 
 /// A candidate's support and members are what the pooled evidence on this server shows: the
 /// `team_turns` rows its evidence's sightings name (distinct sessions, distinct members), never
@@ -401,6 +406,7 @@ pub fn receive(client: &mut Client, team: &str, batch: &[Queued]) -> Result<Rece
         Default::default();
     let mut turn_rest: (Vec<String>, Vec<Option<String>>, Vec<bool>, Vec<String>) =
         Default::default();
+    let mut asked: Vec<bool> = Vec::new();
     let mut uses: (Vec<String>, Vec<String>, Vec<String>, Vec<String>) = Default::default();
     let mut use_rest: (Vec<Option<String>>, Vec<String>) = Default::default();
     for q in batch {
@@ -414,6 +420,7 @@ pub fn receive(client: &mut Client, team: &str, batch: &[Queued]) -> Result<Rece
                 turn_rest.1.push(t.at.clone());
                 turn_rest.2.push(t.success);
                 turn_rest.3.push(serde_json::to_string(&t.calls)?);
+                asked.push(t.asked);
             }
             Item::Use(u) => {
                 uses.0.push(q.key.clone());
@@ -430,9 +437,10 @@ pub fn receive(client: &mut Client, team: &str, batch: &[Queued]) -> Result<Rece
     if !turns.0.is_empty() {
         stored += tx.execute(
             "INSERT INTO team_turns
-                 (team, member, item_key, agent, session, project, request, at, success, calls)
+                 (team, member, item_key, agent, session, project, request, at, success, calls,
+                  asked)
              SELECT $1, session_user, * FROM UNNEST($2::text[], $3::text[], $4::text[],
-                 $5::text[], $6::text[], $7::text[], $8::bool[], $9::text[])
+                 $5::text[], $6::text[], $7::text[], $8::bool[], $9::text[], $10::bool[])
              ON CONFLICT (team, member, item_key) DO NOTHING",
             &[
                 &team,
@@ -444,6 +452,7 @@ pub fn receive(client: &mut Client, team: &str, batch: &[Queued]) -> Result<Rece
                 &turn_rest.1,
                 &turn_rest.2,
                 &turn_rest.3,
+                &asked,
             ],
         )?;
     }
@@ -482,7 +491,7 @@ pub fn for_each_turn(
 ) -> Result<u64> {
     let mut tx = client.transaction()?;
     let portal = tx.bind(
-        "SELECT id, member, agent, session, project, request, at, success, calls
+        "SELECT id, member, agent, session, project, request, at, success, calls, asked
          FROM team_turns WHERE team = $1 ORDER BY at, id",
         &[&team],
     )?;
@@ -510,6 +519,7 @@ pub fn for_each_turn(
                     request: r.get(5),
                     at: r.get(6),
                     success: r.get(7),
+                    asked: r.get(9),
                     calls,
                 },
             })?;
