@@ -3,7 +3,8 @@
 //! the person had the agent write for this very work. Such work is recorded as evidence and never
 //! drafted again: a new skill would duplicate what the person already drives it with.
 
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -52,12 +53,48 @@ const AFTER_WRITING: i64 = 3;
 /// Steps at the start of a run in which loading a skill means the skill drives the run.
 const SKILL_FIRST: usize = 3;
 
+/// The steps one task (and the few turns after it) ran.
+type Ran = HashSet<String>;
+
+/// What the rules read of each turn and session, kept for one detection pass (the stored history
+/// does not change during it): a workflow judged again as it grows reads only its new sessions.
+#[derive(Debug, Default)]
+pub struct Facts {
+    /// Whether a run's turn follows a menu code that picked a workflow-definition file.
+    menu: RefCell<HashMap<i64, bool>>,
+    /// Whether a run's turn is in a session a loop started.
+    looped: RefCell<HashMap<i64, bool>>,
+    /// For each session (by agent and key): the steps run by each task that wrote a `SKILL.md`.
+    written: RefCell<HashMap<(String, String), Vec<Ran>>>,
+}
+
+impl Facts {
+    fn menu(&self, conn: &Connection, turn: i64) -> Result<bool> {
+        if let Some(&known) = self.menu.borrow().get(&turn) {
+            return Ok(known);
+        }
+        let found = after_menu_code(conn, turn)?;
+        self.menu.borrow_mut().insert(turn, found);
+        Ok(found)
+    }
+
+    fn looped(&self, conn: &Connection, turn: i64) -> Result<bool> {
+        if let Some(&known) = self.looped.borrow().get(&turn) {
+            return Ok(known);
+        }
+        let found = in_loop(conn, turn)?;
+        self.looped.borrow_mut().insert(turn, found);
+        Ok(found)
+    }
+}
+
 /// What drives most sessions of the work, if anything does.
 pub fn by(
     conn: &Connection,
     agent: &str,
     runs: &[Run],
     specific: &[String],
+    facts: &Facts,
 ) -> Result<Option<Kind>> {
     let sessions: HashSet<&str> = runs.iter().map(|r| r.session).collect();
     let most = |driven: HashSet<&str>| driven.len() >= 2 && driven.len() * 2 >= sessions.len();
@@ -105,7 +142,7 @@ pub fn by(
             }
         }
     }
-    if most(skilled) || skill_written_for(conn, agent, &sessions, specific)? {
+    if most(skilled) || skill_written_for(conn, agent, &sessions, specific, facts)? {
         return Ok(Some(Kind::Skill));
     }
     // One run a session answers for its session: what picked it, whether a loop started it.
@@ -113,10 +150,10 @@ pub fn by(
     let mut looped: HashSet<&str> = HashSet::new();
     let mut asked: HashSet<&str> = HashSet::new();
     for r in runs.iter().filter(|r| asked.insert(r.session)) {
-        if after_menu_code(conn, r.turn)? {
+        if facts.menu(conn, r.turn)? {
             menu.insert(r.session);
         }
-        if !r.part && in_loop(conn, r.turn)? {
+        if !r.part && facts.looped(conn, r.turn)? {
             looped.insert(r.session);
         }
     }
@@ -254,12 +291,35 @@ fn skill_written_for(
     agent: &str,
     sessions: &HashSet<&str>,
     specific: &[String],
+    facts: &Facts,
 ) -> Result<bool> {
     let commands: HashSet<&str> =
         specific.iter().map(String::as_str).filter(|k| k.starts_with("sh:")).collect();
     if commands.is_empty() {
         return Ok(false);
     }
+    for session in sessions {
+        let key = (agent.to_string(), session.to_string());
+        if !facts.written.borrow().contains_key(&key) {
+            let tasks = skill_writing_tasks(conn, agent, session)?;
+            facts.written.borrow_mut().insert(key.clone(), tasks);
+        }
+        for ran in &facts.written.borrow()[&key] {
+            let shared = commands.iter().filter(|k| ran.contains(**k)).count();
+            if shared >= 2.min(commands.len()) && shared * 2 >= commands.len() {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// The steps each task of `session` that wrote a `SKILL.md` ran (with the few turns after it).
+fn skill_writing_tasks(
+    conn: &Connection,
+    agent: &str,
+    session: &str,
+) -> Result<Vec<HashSet<String>>> {
     // Through the session's own turns: never a scan of every tool call.
     let mut writes = conn.prepare_cached(
         "SELECT c.turn_id, t.session_id FROM sessions s
@@ -271,22 +331,18 @@ fn skill_written_for(
         "SELECT DISTINCT c.step FROM tool_calls c WHERE c.turn_id IN (
              SELECT id FROM turns WHERE session_id = ?1 AND id >= ?2 ORDER BY id LIMIT ?3)",
     )?;
-    for session in sessions {
-        let written: Vec<(i64, i64)> = writes
-            .query_map(params![agent, session], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<rusqlite::Result<_>>()?;
-        for (turn, session_id) in written {
-            let ran: HashSet<String> = after
-                .query_map(params![session_id, turn, AFTER_WRITING + 1], |r| {
-                    r.get::<_, Option<String>>(0)
-                })?
-                .filter_map(|s| s.ok().flatten())
-                .collect();
-            let shared = commands.iter().filter(|k| ran.contains(**k)).count();
-            if shared >= 2.min(commands.len()) && shared * 2 >= commands.len() {
-                return Ok(true);
-            }
-        }
+    let written: Vec<(i64, i64)> = writes
+        .query_map(params![agent, session], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut out = Vec::with_capacity(written.len());
+    for (turn, session_id) in written {
+        let ran: HashSet<String> = after
+            .query_map(params![session_id, turn, AFTER_WRITING + 1], |r| {
+                r.get::<_, Option<String>>(0)
+            })?
+            .filter_map(|s| s.ok().flatten())
+            .collect();
+        out.push(ran);
     }
-    Ok(false)
+    Ok(out)
 }

@@ -47,6 +47,8 @@ pub struct Memo {
     /// was first asked, but those added since. A task's head placed nowhere (most are) has
     /// nothing to take back, and asking the database said so once per task.
     placed: Option<Placed>,
+    /// What the driven rules read of turns and sessions (the history does not change in a pass).
+    pub facts: super::driven::Facts,
 }
 
 struct Placed {
@@ -142,6 +144,7 @@ impl Memo {
         self.sessions = Numbers::default();
         self.asks.clear();
         self.placed = None;
+        self.facts = Default::default();
     }
 
     /// Workflow `id`'s core: the steps at least two sessions of its latest members share, without

@@ -394,12 +394,15 @@ impl Run<'_> {
         streaks.write(tx, &now)?;
         let mut ctx = Ctx { conn: tx, recent, candidates: &mut **candidates };
         // Workflows first: a sequence row whose turns a proposed workflow holds stays evidence.
+        // Lent to the judge while the memo is lent to the walk, and kept for the next batch.
+        let facts = std::mem::take(&mut memo.facts);
         let judge = workflows::Judge {
             min_sessions: cfg.min_sessions,
             min_iterations: cfg.min_iterations,
             min_specific_steps: cfg.min_specific_steps,
             min_evidence: cfg.min_evidence,
             propose: cfg.specific_only,
+            facts: &facts,
         };
         for ((agent, wid), turns) in touched_workflows {
             if let Some(id) =
@@ -408,6 +411,7 @@ impl Run<'_> {
                 touched.push(id);
             }
         }
+        memo.facts = facts;
         for ((agent, hash), seen) in &fresh {
             if let Some(id) = sequence_candidate(&mut ctx, agent, hash, seen, cfg, &mut *report)? {
                 touched.push(id);

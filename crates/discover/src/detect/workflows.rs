@@ -940,7 +940,7 @@ struct MemberRow {
 }
 
 /// Settings evidence is judged with.
-pub struct Judge {
+pub struct Judge<'a> {
     pub min_sessions: usize,
     /// Times done that support a workflow whatever its sessions (`detect.min_iterations`).
     pub min_iterations: usize,
@@ -949,6 +949,8 @@ pub struct Judge {
     pub min_evidence: usize,
     /// Workflows may be proposed (`detect.specific_only`); else they are evidence only.
     pub propose: bool,
+    /// What the driven rules read, kept for the detection pass.
+    pub facts: &'a driven::Facts,
 }
 
 /// The evidence of a workflow and whether it is evidence only (too few specific steps); `None`
@@ -1102,7 +1104,8 @@ pub fn evidence(
         .collect();
     let evidence_only = evidence_only || redone(&rows);
     // Asked only of work that would be proposed: it costs a few reads per session.
-    let driven_by = if evidence_only { None } else { driven::by(conn, agent, &runs, &specific)? };
+    let driven_by =
+        if evidence_only { None } else { driven::by(conn, agent, &runs, &specific, judge.facts)? };
     drop(runs);
     let evidence_only = evidence_only || driven_by.is_some();
     let mut reason = reason;

@@ -90,6 +90,7 @@ pub fn learn(ws: &Workspace, pick: Pick) -> Result<Learned> {
         min_specific_steps: cfg.min_specific_steps,
         min_evidence: 0,
         propose: true,
+        facts: &Default::default(),
     };
     let cands = Recorder::new(ws.paths.staging_dir.clone());
     let (ev, evidence_only) = workflows::evidence(conn, &cands, &agent, wid, &judge)?
