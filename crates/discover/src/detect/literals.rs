@@ -1,5 +1,5 @@
 //! The targets a step names: the remote hosts, folders and files in its concrete command or
-//! path. Counted per turn beside the step keys (as `lit:<target>` document frequencies), so a
+//! path (one a path: the folder it names or its file's folder; a file named alone by itself). Counted per turn beside the step keys (as `lit:<target>` document frequencies), so a
 //! target is weighed against the person's own history: one they name in nearly every turn weighs
 //! nothing, the same one in a few of their sessions' work weighs as much as a step.
 
@@ -13,9 +13,9 @@ const PER_DETAIL: usize = 16;
 const MIN_LEN: usize = 3;
 const MAX_LEN: usize = 80;
 
-/// The targets `detail` names, each once, as `lit:` keys: the host of each URL, and every folder
-/// and file name of each path (a home folder's own prefix left out, so `~/Desktop/a.mp4` and
-/// `/Users/liza/Desktop/b.mp4` share `Desktop`).
+/// The targets `detail` names, each once, as `lit:` keys: the host of each URL, the folder each
+/// path names or holds its file (a home folder's own prefix left out, so `~/Desktop/a.mp4` and
+/// `/Users/liza/Desktop/b.mp4` share `Desktop`), and each file named without a folder.
 pub fn keys(detail: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for token in detail.split(|c: char| c.is_whitespace() || "'\"=,;()|&<>`[]{}".contains(c)) {
@@ -30,10 +30,17 @@ pub fn keys(detail: &str) -> BTreeSet<String> {
             continue;
         }
         if token.contains('/') {
-            for part in home_relative(token).split('/') {
-                if is_name(part) {
-                    out.insert(format!("{PREFIX}{part}"));
-                }
+            // One target a path: the folder it names, or the folder of the file it names (two
+            // runs writing to `~/Desktop` share it whatever the file).
+            let parts: Vec<&str> =
+                home_relative(token).split('/').filter(|p| !p.is_empty()).collect();
+            let folder = match parts.split_last() {
+                Some((file, rest)) if has_extension(file) => rest.last(),
+                Some((last, _)) => Some(last),
+                None => None,
+            };
+            if let Some(folder) = folder.filter(|f| is_name(f)) {
+                out.insert(format!("{PREFIX}{folder}"));
             }
         } else if has_extension(token) && is_name(token) {
             out.insert(format!("{PREFIX}{token}"));
@@ -64,12 +71,14 @@ fn is_name(part: &str) -> bool {
         && part != "..."
 }
 
-/// `name.ext` with a short alphabetic extension (`report.xlsx`, not `3.9` or `v1.2.3`).
+/// `name.ext` with a short extension holding a letter (`report.xlsx`, `video.mp4`; not `3.9` or
+/// `v1.2.3`).
 fn has_extension(token: &str) -> bool {
     token.rsplit_once('.').is_some_and(|(stem, ext)| {
         !stem.is_empty()
             && (1..=5).contains(&ext.len())
-            && ext.chars().all(|c| c.is_ascii_alphabetic())
+            && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            && ext.chars().any(|c| c.is_ascii_alphabetic())
     })
 }
 
@@ -112,13 +121,14 @@ mod tests {
     fn hosts_folders_and_files_are_targets() {
         assert_eq!(
             names("curl 'https://edge-1.cdn.example.net/v/a.mp4?k=1' -o ~/Desktop/video_full.mp4"),
-            ["Desktop", "edge-1.cdn.example.net", "video_full.mp4"]
+            ["Desktop", "edge-1.cdn.example.net"]
         );
-        assert_eq!(names("ls -lh /Users/liza/Desktop/audio_0.mp4"), ["Desktop", "audio_0.mp4"]);
+        assert_eq!(names("ls -lh /Users/liza/Desktop/audio_0.mp4"), ["Desktop"]);
         assert_eq!(
             names("conda run -n viv python3 src/decomposition/compare_r_final.py 2>&1"),
-            ["compare_r_final.py", "decomposition", "src"]
+            ["decomposition"]
         );
+        assert_eq!(names("cat wrangler.toml results/figures"), ["figures", "wrangler.toml"]);
         assert!(names("python3 -V && ls -la ... $HOME/*.txt 3.9 -rf").is_empty());
     }
 
