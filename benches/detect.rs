@@ -1,13 +1,17 @@
 //! Detection throughput on a synthetic history: `cargo bench --bench detect`.
 //!
-//! Baseline, measured in the same run on an identical copy of the database: reading every pending
-//! turn and its tool calls once, with no analysis and no writes. The ratio says what detection
-//! (signatures, streaks, sequence hashing, sightings, candidates, staged drafts) costs on top.
+//! The same history shape at N, 2N and 4N turns, each on a fresh database. Baseline, measured in
+//! the same run on the same database: reading every pending turn and its tool calls once through
+//! the reads detection itself uses, with no analysis and no writes. Its ratio says what detection
+//! (signatures, streaks, sequence hashing, sightings, candidates, staged drafts) costs on top;
+//! the per-turn cost at 2N and 4N over N says whether it grows linearly.
 
 use std::time::Instant;
 
 use rusqlite::params;
 use skilldeck::config::Config;
+use skilldeck::ingest;
+use skilldeck::text::signature::task_signature;
 
 use skilldeck::workspace::{Paths, Workspace};
 
@@ -69,16 +73,24 @@ fn populate(ws: &mut Workspace, sessions: usize) -> usize {
         .unwrap();
         let session = tx.last_insert_rowid();
         for t in 0..TURNS_PER_SESSION {
-            let prompt = PROMPTS[next() % PROMPTS.len()];
+            let prompt = format!("{} #{}", PROMPTS[next() % PROMPTS.len()], next() % 3);
             let outcome = if next() % 5 == 0 { "failure" } else { "success" };
             let at = format!("2026-11-01T{:02}:{:02}:{:02}Z", s / 60 % 24, s % 60, t);
+            // As ingest stores a complete turn: its signature with it, and a row in the queue
+            // detection reads (`pending_turns`).
             tx.execute(
-                "INSERT INTO turns (session_id, agent_id, file_path, user_input, outcome, ended_at, complete)
-                 VALUES (?1, 'default', 'bench.jsonl', ?2, ?3, ?4, 1)",
-                params![session, format!("{prompt} #{}", next() % 3), outcome, at],
+                "INSERT INTO turns (session_id, agent_id, file_path, user_input, signature, outcome,
+                    ended_at, complete)
+                 VALUES (?1, 'default', 'bench.jsonl', ?2, ?3, ?4, ?5, 1)",
+                params![session, prompt, task_signature(&prompt), outcome, at],
             )
             .unwrap();
             let turn = tx.last_insert_rowid();
+            tx.execute(
+                "INSERT INTO pending_turns (turn_id, ended_at) VALUES (?1, ?2)",
+                params![turn, at],
+            )
+            .unwrap();
             let calls = 2 + next() % 8;
             for ordinal in 0..calls {
                 let (name, shape) = TOOLS[next() % TOOLS.len()];
@@ -111,52 +123,72 @@ fn populate(ws: &mut Workspace, sessions: usize) -> usize {
     turns
 }
 
+/// Reads every pending turn and its tool calls once, in detection's batches, through the reads
+/// detection uses (`ingest::pending_turns_from`, `ingest::tool_calls_of`).
 fn baseline(ws: &Workspace) -> usize {
+    const BATCH: usize = 500;
     let conn = ws.store.conn();
-    let mut turns = conn
-        .prepare(
-            "SELECT t.id, t.user_input, t.outcome, s.session_key FROM turns t
-             JOIN sessions s ON s.id = t.session_id
-             WHERE t.complete = 1 AND t.detected = 0 ORDER BY t.ended_at, t.id",
-        )
-        .unwrap();
-    let mut calls = conn
-        .prepare("SELECT name, input_shape, is_error FROM tool_calls WHERE turn_id = ?1 ORDER BY ordinal")
-        .unwrap();
-    let ids: Vec<(i64, String)> =
-        turns.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect();
     let mut total = 0;
-    for (id, input) in &ids {
-        total += input.len();
-        let rows: Vec<(String, String, bool)> = calls
-            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
-        total += rows.len();
+    let mut skip = 0;
+    loop {
+        let turns = ingest::pending_turns_from(conn, skip, BATCH).unwrap();
+        if turns.is_empty() {
+            return total;
+        }
+        let ids: Vec<i64> = turns.iter().map(|t| t.id).collect();
+        let calls = ingest::tool_calls_of(conn, &ids).unwrap();
+        total += turns.iter().map(|t| t.user_input.len()).sum::<usize>();
+        total += calls.values().map(Vec::len).sum::<usize>();
+        skip += turns.len();
     }
-    total
 }
 
 fn main() {
-    // Detection should scale linearly in turns: the same history shape at 10k and 100k turns.
-    // `DETECT_BENCH_TURNS=2000,20000` measures other sizes (quicker while iterating).
-    let sizes: Vec<usize> = std::env::var("DETECT_BENCH_TURNS")
+    // Detection should scale linearly in turns: the same history shape at N, 2N and 4N turns.
+    // `DETECT_BENCH_TURNS=2000` measures another N (quicker while iterating).
+    let base: usize = std::env::var("DETECT_BENCH_TURNS")
         .ok()
-        .map(|v| v.split(',').filter_map(|n| n.trim().parse().ok()).collect())
-        .filter(|v: &Vec<usize>| v.len() == 2)
-        .unwrap_or_else(|| vec![10_000, 100_000]);
-    let mut per_turn = Vec::new();
-    for &turns in &sizes {
-        per_turn.push(measure(turns / TURNS_PER_SESSION));
+        .and_then(|v| v.trim().parse().ok())
+        .filter(|&n| n >= TURNS_PER_SESSION)
+        .unwrap_or(10_000);
+    let runs: Vec<Run> = [1, 2, 4].iter().map(|k| measure(k * base / TURNS_PER_SESSION)).collect();
+    let first = &runs[0];
+    for (k, run) in [2, 4].iter().zip(&runs[1..]) {
+        println!(
+            "at {k}N ({} turns) over N ({} turns): per-turn cost {:.2} by wall, {:.2} by CPU \
+             (1.0 = linear); detection over the bare read {:.2} by wall, {:.2} by CPU",
+            run.turns,
+            first.turns,
+            run.per_turn() / first.per_turn(),
+            run.per_turn_cpu() / first.per_turn_cpu(),
+            run.over_base() / first.over_base(),
+            run.over_base_cpu() / first.over_base_cpu()
+        );
     }
-    println!(
-        "per-turn cost at {} / at {}: {:.2} by wall, {:.2} by CPU time (1.0 = linear)",
-        sizes[1],
-        sizes[0],
-        per_turn[1].0 / per_turn[0].0,
-        per_turn[1].1 / per_turn[0].1
-    );
+}
+
+/// One size's figures, in seconds.
+struct Run {
+    turns: usize,
+    base: f64,
+    base_cpu: f64,
+    full: f64,
+    full_cpu: f64,
+}
+
+impl Run {
+    fn per_turn(&self) -> f64 {
+        self.full / self.turns as f64
+    }
+    fn per_turn_cpu(&self) -> f64 {
+        self.full_cpu / self.turns as f64
+    }
+    fn over_base(&self) -> f64 {
+        self.full / self.base
+    }
+    fn over_base_cpu(&self) -> f64 {
+        self.full_cpu / self.base_cpu
+    }
 }
 
 /// CPU time (user + system) of this process so far: on a shared machine, what the neighbours'
@@ -169,11 +201,13 @@ fn cpu() -> f64 {
     secs(usage.ru_utime) + secs(usage.ru_stime)
 }
 
-/// Runs detection on `sessions` sessions; returns seconds per turn, by wall and by CPU time.
-fn measure(sessions: usize) -> (f64, f64) {
+/// Runs detection on `sessions` sessions.
+fn measure(sessions: usize) -> Run {
     let dir = tempfile::tempdir().unwrap();
     let mut ws = Workspace::with_paths(Config::default(), Paths::under(dir.path())).unwrap();
     let turns = populate(&mut ws, sessions);
+    // A history detection would not read measures nothing: fail loudly instead.
+    assert_eq!(ingest::pending_turn_ids(ws.store.conn(), usize::MAX).unwrap().len(), turns);
     if let Some(kib) =
         std::env::var("DETECT_BENCH_CACHE_KIB").ok().and_then(|k| k.parse::<i64>().ok())
     {
@@ -219,5 +253,5 @@ fn measure(sessions: usize) -> (f64, f64) {
     if std::env::var_os("DETECT_BENCH_KEEP").is_some() {
         println!("database kept in {}", dir.keep().display());
     }
-    (full.as_secs_f64() / turns as f64, full_cpu / turns as f64)
+    Run { turns, base: base.as_secs_f64(), base_cpu, full: full.as_secs_f64(), full_cpu }
 }

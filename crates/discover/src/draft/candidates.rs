@@ -432,11 +432,17 @@ pub fn set_drafted(
     Ok(())
 }
 
-/// A draft folder to write once the database transaction that describes it has committed.
+/// A draft folder to write once the database transaction that describes it has committed, with
+/// the evidence it was made from, which the checks after detection read (`finish`) instead of
+/// the row.
 pub struct StagedDraft {
     pub folder: std::path::PathBuf,
     pub skill_md: String,
     pub manifest: Option<String>,
+    /// The mined workflow behind it (workflow candidates).
+    pub workflow: Option<WorkflowEvidence>,
+    /// The example requests stored with it.
+    pub examples: Vec<String>,
 }
 
 impl StagedDraft {
@@ -593,6 +599,14 @@ fn write(
         .filter(|_| accumulate)
         .map(|sig| render::manifest_json(&name, sig, ev.occurrences, now));
     let staged = folder.to_string_lossy().into_owned();
+    let draft = StagedDraft {
+        folder,
+        skill_md,
+        manifest,
+        workflow: ev.workflow.clone(),
+        examples: ev.examples.clone(),
+    };
+    let skill_md = &draft.skill_md;
     match existing {
         Some(e) => {
             let mut stmt = conn.prepare_cached(
@@ -615,7 +629,7 @@ fn write(
                 workflow_json,
                 ev.workflow_id
             ])?;
-            Ok((e.id, Recorded::Redrafted(e.id), Some(StagedDraft { folder, skill_md, manifest })))
+            Ok((e.id, Recorded::Redrafted(e.id), Some(draft)))
         }
         None => {
             let mut stmt = conn.prepare_cached(
@@ -645,7 +659,7 @@ fn write(
                 ev.workflow_id
             ])?;
             let id = conn.last_insert_rowid();
-            Ok((id, Recorded::Created(id), Some(StagedDraft { folder, skill_md, manifest })))
+            Ok((id, Recorded::Created(id), Some(draft)))
         }
     }
 }

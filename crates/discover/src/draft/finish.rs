@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::Result;
 use serde::Serialize;
 
-use super::candidates::{self, CandidateView};
+use super::candidates::{self, CandidateView, StagedDraft};
 use super::model::{self, Outcomes, Packet, PacketEvidence, SimilarSkill};
 use super::skill;
 use crate::fsio;
@@ -27,20 +27,22 @@ pub struct FinishReport {
     pub model_rejected: Vec<String>,
 }
 
-/// Finishes the candidates `ids` that detection just drafted (open ones with a draft).
-pub fn after_detection(ws: &Workspace, ids: &[i64]) -> Result<FinishReport> {
+/// Finishes the candidates detection just drafted, by id, from the drafts the recorder kept
+/// (open candidates, each with the evidence its draft was made from): the flags come from that
+/// evidence, not from reading each row and its workflow back. With `draft.command` set, the
+/// model's packet is read from the row (a sequence's sessions accumulate there; a model's run
+/// dwarfs the read).
+pub fn after_detection<'a>(
+    ws: &Workspace,
+    drafts: impl IntoIterator<Item = (i64, &'a StagedDraft)>,
+) -> Result<FinishReport> {
     let mut report = FinishReport::default();
     let conn = ws.store.conn();
-    for &id in ids {
-        let c = candidates::get_candidate(conn, id)?;
-        let Some(mechanical) = c.skill_md.clone() else { continue };
-        if c.status != candidates::CandidateStatus::Candidate {
-            continue;
-        }
-        let workflow = candidates::workflow_of(conn, id)?;
-        let flags = match &workflow {
+    for (id, draft) in drafts {
+        let workflow = draft.workflow.as_ref();
+        let flags = match workflow {
             Some(w) => skill::evidence_flags(w),
-            None => injection::flags_all(c.examples.iter().map(String::as_str)),
+            None => injection::flags_all(draft.examples.iter().map(String::as_str)),
         };
         if !flags.is_empty() {
             report.flagged += 1;
@@ -50,9 +52,10 @@ pub fn after_detection(ws: &Workspace, ids: &[i64]) -> Result<FinishReport> {
             candidates::set_drafted(conn, id, candidates::DraftedBy::Mechanical, None, None)?;
             continue;
         }
+        let c = candidates::get_candidate(conn, id)?;
         let similar = similar_skills(ws, &c)?;
         let scratch = ws.paths.staging_dir.join(".drafting");
-        let packet = packet(&c, workflow.as_ref(), &mechanical, similar);
+        let packet = packet(&c, workflow, &draft.skill_md, similar);
         match model::draft(&ws.config.draft, &packet, &scratch) {
             Ok(text) => {
                 if let Some(folder) = &c.staged_path {

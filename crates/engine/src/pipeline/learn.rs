@@ -108,10 +108,10 @@ pub fn learn(ws: &Workspace, pick: Pick) -> Result<Learned> {
     let id = Recorded::id(recorded);
     workflows::set_candidate(&tx, wid, id, &keys)?;
     tx.commit()?;
-    if let Some(draft) = draft {
+    if let Some(draft) = &draft {
         draft.write()?;
+        finish::after_detection(ws, [(id, draft)])?;
     }
-    finish::after_detection(ws, &[id])?;
     let c = candidates::get_candidate(conn, id)?;
     Ok(Learned {
         candidate_id: id,

@@ -294,8 +294,7 @@ fn draft_stages(
     let drafts = recorder.into_drafts();
     stage_drafts(ws, &drafts)?;
     line.done(Step::StageDrafts);
-    let drafted: Vec<i64> = drafts.staged.keys().copied().collect();
-    report.finish = finish::after_detection(ws, &drafted)?;
+    report.finish = finish::after_detection(ws, drafts.staged.iter().map(|(id, d)| (*id, d)))?;
     line.done(Step::ModelDrafting);
     if ws.config.detect.auto_promote {
         auto_promote(ws, &touched, &mut report)?;

@@ -7,6 +7,7 @@
 //! the start. Files are parsed on worker threads; one writer stores each file's rows together
 //! with its new offset, in few large transactions.
 
+mod calls;
 mod chunks;
 mod claude;
 mod codex;
@@ -18,11 +19,14 @@ mod other;
 mod parse;
 mod pooled;
 mod prompt;
+mod queue;
 mod scan;
+mod sessions;
 pub mod shape;
 mod skill_use;
 mod stream;
 mod turn;
+mod turns;
 mod usage;
 mod write;
 
@@ -35,18 +39,22 @@ use std::time::SystemTime;
 use anyhow::{Context, Result};
 use serde::Serialize;
 
+pub use calls::{ToolCallRow, session_calls, tool_calls, tool_calls_of, tool_set};
 pub use files::{Format, IDLE_CLOSE};
 pub use memory::{RunTranscript, read_transcript};
 pub use parse::{MAX_PROBLEMS_PER_FILE, Problem};
 pub use pooled::{PooledCall, PooledTurn, PooledWriter};
-pub use write::{
-    EarlierTurn, PendingTurn, SessionTurn, SignedTurn, ToolCallRow, TurnForTeam, TurnRun,
-    TurnSteps, earlier_turns, literal_elsewhere, mark_detected, max_turn_id, pending_session_ids,
-    pending_turn_ids, pending_turns, pending_turns_from, session_calls, session_titles,
-    session_turn_ids, session_turns, session_turns_without_calls, sessions_asking_as, signed_turns,
-    tool_calls, tool_calls_of, tool_set, turn_runs, turn_steps_since, turns_after, turns_asking,
+pub use queue::{
+    PendingTurn, pending_session_ids, pending_turn_ids, pending_turns, pending_turns_from,
+};
+pub use sessions::session_titles;
+pub use turns::{
+    EarlierTurn, SessionTurn, SignedTurn, TurnForTeam, TurnRun, TurnSteps, earlier_turns,
+    literal_elsewhere, max_turn_id, session_turn_ids, session_turns, session_turns_without_calls,
+    sessions_asking_as, signed_turns, turn_runs, turn_steps_since, turns_after, turns_asking,
     turns_with_step,
 };
+pub use write::mark_detected;
 
 use crate::store::{cores, rusqlite, rusqlite::TransactionBehavior};
 use crate::workspace::Workspace;
@@ -482,4 +490,14 @@ fn store_in_transactions(
     // corpus with nothing in it.
     report.nothing_to_mine = report.turns + report.turns_updated >= MIN_TURNS_TO_JUDGE && !minable;
     Ok(())
+}
+
+/// The plan SQLite makes for `sql` (every parameter bound to 1), its steps joined: tests check
+/// that a read walks the index it was written for.
+#[cfg(test)]
+fn query_plan(conn: &rusqlite::Connection, sql: &str) -> String {
+    let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).expect("plan");
+    let params = rusqlite::params_from_iter(std::iter::repeat_n(1, stmt.parameter_count()));
+    let rows = stmt.query_map(params, |r| r.get::<_, String>(3)).expect("plan rows");
+    rows.map(|r| r.expect("plan row")).collect::<Vec<_>>().join("; ")
 }
