@@ -212,6 +212,9 @@ fn clip_command(text: &str) -> String {
         }
     }
     let head = command_head(text, MAX_DETAIL - COMMAND_TAIL - 5);
+    if head.is_empty() || tail.is_empty() {
+        return clip(text).to_string();
+    }
     format!("{head} … {tail}")
 }
 

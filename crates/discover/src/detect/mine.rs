@@ -707,8 +707,8 @@ pub fn template(details: &[String]) -> Option<String> {
     let others: Vec<Vec<String>> =
         all.iter().enumerate().filter(|(i, _)| *i != at).map(|(_, w)| w.clone()).collect();
     // For each token of the base: kept when every other observation has it in aligned order;
-    // else the values other observations hold at the same index (a cheap stand-in for the
-    // aligned slot) type the placeholder.
+    // else the values other observations hold in the same slot (between the tokens aligned
+    // around it) type the placeholder.
     let slots: Vec<Vec<Option<usize>>> = others.iter().map(|o| aligned_tokens(&base, o)).collect();
     let keep: Vec<bool> = (0..base.len()).map(|i| slots.iter().all(|s| s[i].is_some())).collect();
     let mut out: Vec<String> = Vec::new();
