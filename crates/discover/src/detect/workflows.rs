@@ -1436,6 +1436,7 @@ fn failure_fixes(
     let mut failures: Vec<FailureFix> = Vec::new();
     let mut sessions: HashMap<String, HashSet<&str>> = HashMap::new();
     let mut reruns: HashMap<String, Vec<String>> = HashMap::new();
+    let mut edits: HashSet<String> = HashSet::new();
     for m in rows {
         for Failure(key, fix) in &m.failures {
             if !in_consensus.contains(key.as_str()) {
@@ -1443,6 +1444,9 @@ fn failure_fixes(
             }
             let label =
                 steps.iter().find(|s| &s.key == key).map_or(display(key), |s| s.template.clone());
+            if key.starts_with("file:Edit:") {
+                edits.insert(label.clone());
+            }
             sessions.entry(label.clone()).or_default().insert(&m.session_key);
             let entry = match failures.iter_mut().position(|f| f.step == label) {
                 Some(i) => &mut failures[i],
@@ -1460,10 +1464,12 @@ fn failure_fixes(
                     reruns.entry(label.clone()).or_default().push(command.to_string());
                     continue;
                 }
-                // Looking around (reads, searches) is not the fix; edits and commands are.
-                let counts = f == mine::CHANGE_STEP
+                // Looking around (reads, searches, a file read by its path) is not the fix;
+                // edits and commands are.
+                let counts = (f == mine::CHANGE_STEP
                     || f.starts_with("file:Edit:")
-                    || mine::is_specific(f, dfs, total);
+                    || mine::is_specific(f, dfs, total))
+                    && !step::only_looks(f);
                 let d =
                     if f == mine::CHANGE_STEP { "Edit the code".to_string() } else { display(f) };
                 if counts && !entry.fixed_by.contains(&d) {
@@ -1472,6 +1478,11 @@ fn failure_fixes(
             }
         }
     }
+    // An edit refused until the file was read is the agent's tool's rule, not the work's: with
+    // nothing but reads before it passed, it says nothing a person would write down.
+    failures.retain(|f| {
+        !(edits.contains(&f.step) && f.fixed_by.is_empty() && !reruns.contains_key(&f.step))
+    });
     for f in &mut failures {
         f.sessions = sessions.get(&f.step).map_or(0, HashSet::len);
         if let Some(commands) = reruns.get(&f.step) {

@@ -9,7 +9,9 @@
 //! - `pasted-example`: an example request that is a pasted template, error output or fence;
 //! - `vague-placeholder`: a step whose value is a bare `<name>` / `<value>` (a loop's or a
 //!   phase's bulleted steps too, which draft-lint does not read);
-//! - `too-long`: more than 15 numbered steps.
+//! - `too-long`: more than 15 numbered steps;
+//! - `read-as-fix`: "When it fails" names a file read as what fixed a failure (looking around is
+//!   never the fix; skilldeck's own rule, beyond draft-lint's).
 
 use std::sync::LazyLock;
 
@@ -27,6 +29,8 @@ static BULLET: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^\s+- +(.*)$"));
 static VAGUE: LazyLock<Regex> = LazyLock::new(|| re(r"<(name|value|arg|x|thing)>"));
 static MORE_STEPS: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)more steps? (were|was) seen|steps were seen"));
+/// A fix list that names a read: "failed …; `Read a.md`, … fixed it".
+static READ_FIX: LazyLock<Regex> = LazyLock::new(|| re(r";.*`Read [^`]*`.*fixed it"));
 static CUT_DESC: LazyLock<Regex> = LazyLock::new(|| re(r#"\w…`|…"|\.\.\.""#));
 static TOOL: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)skilldeck|candidates --json"));
 static ELIDED: LazyLock<Regex> = LazyLock::new(|| re(r"`\.\.\./|`…/|\s\.\.\./[\w.-]"));
@@ -82,6 +86,11 @@ pub fn defects(text: &str) -> Vec<String> {
     }
     if TEMPLATE_DESC.is_match(&description) {
         out.push("template-desc".into());
+    }
+    let when_it_fails = find("when it fails");
+    let read_fixes = when_it_fails.lines().filter(|l| READ_FIX.is_match(l)).count();
+    if read_fixes > 0 {
+        out.push(format!("read-as-fix ({read_fixes})"));
     }
     let examples = find("example");
     let quotes: Vec<&str> =
@@ -153,6 +162,10 @@ mod tests {
         let long: String = (1..=16).map(|i| format!("{i}. Run `a{i}`.\n")).collect();
         let text = format!("---\nname: x\ndescription: Do x.\n---\n\n## Steps\n\n{long}");
         assert_eq!(defects(&text), ["too-long (16 steps)"]);
+        let text = "---\nname: x\ndescription: Do x.\n---\n\n## Steps\n\n1. Run `a`.\n\n\
+            ## When it fails\n\n- `a` failed in 2 sessions; `Read docs/x.md`, `b` fixed it, then it \
+            passed when run again.\n- `c` failed in 1 session; `d` fixed it.\n";
+        assert_eq!(defects(text), ["read-as-fix (1)"]);
     }
 
     #[test]
