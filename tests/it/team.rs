@@ -196,6 +196,8 @@ fn three_members_pool_a_workflow_none_sees_alone_promote_pull_and_score_it() {
     assert_eq!(cands[0]["members"], 3);
     assert_eq!(cands[0]["support"], 3);
     let listed = members[2].run_json(&["team", "candidates"]);
+    let status = members[2].run_json(&["team", "status"]);
+    assert_eq!(status["counts"]["candidates"], 1, "one open candidate: {status}");
     let md = listed[0]["skill_md"].as_str().unwrap();
     assert!(md.contains("gh release create"), "the local drafting wrote it:\n{md}");
     assert!(
@@ -253,6 +255,8 @@ fn three_members_pool_a_workflow_none_sees_alone_promote_pull_and_score_it() {
     assert_eq!(again["candidates"][0]["support"], 4, "{again}");
     let open = members[1].run_json(&["team", "candidates"]);
     assert_eq!(open.as_array().map(Vec::len), Some(0), "promoted, not proposed again: {open}");
+    let status = members[1].run_json(&["team", "status"]);
+    assert_eq!(status["counts"]["candidates"], 0, "none open once promoted: {status}");
     let scores = members[1].run_json(&["team", "sweep"]);
     assert_eq!(scores[0]["missed"], 1, "{scores}");
     assert_eq!(scores[0]["missed_members"], json!(["cy"]), "{scores}");
