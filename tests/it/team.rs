@@ -601,3 +601,19 @@ fn team_status_before_team_init_tells_the_truth() {
     );
     assert!(!ann.run_ok(&["team", "status"]).contains("have not joined"));
 }
+
+/// A use's source is typed, spelt in the outbox and on the wire as it was when it was a string:
+/// an item queued by an earlier skilldeck still reads.
+#[test]
+fn a_queued_use_keeps_the_spelling_of_its_source() {
+    use skilldeck::catalog::InvocationSource;
+    use skilldeck::team::items::Item;
+    let queued = r#"{"kind":"use","skill":"release","outcome":"success","source":"acquire_test","session":null,"at":"2026-01-02T03:04:05Z"}"#;
+    let item: Item = serde_json::from_str(queued).expect("an item an earlier version queued");
+    let Item::Use(u) = &item else { panic!("a use: {item:?}") };
+    assert_eq!(u.source, InvocationSource::AcquireTest);
+    assert_eq!(serde_json::to_string(&item).unwrap(), queued, "the same bytes leave");
+    let unknown = queued.replace("acquire_test", "guessed");
+    let err = serde_json::from_str::<Item>(&unknown).expect_err("not a source").to_string();
+    assert!(err.contains("unknown InvocationSource \"guessed\""), "{err}");
+}

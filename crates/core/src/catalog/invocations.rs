@@ -326,7 +326,7 @@ pub struct InvocationRow {
     pub agent_id: String,
     pub skill_name: String,
     pub outcome: Outcome,
-    pub source: String,
+    pub source: InvocationSource,
     pub session_key: Option<String>,
     pub at: String,
 }

@@ -183,7 +183,7 @@ pub fn receive(client: &mut Client, team: &str, batch: &[Queued]) -> Result<Rece
                 uses.0.push(q.key.clone());
                 uses.1.push(u.skill.clone());
                 uses.2.push(u.outcome.as_str().to_string());
-                uses.3.push(u.source.clone());
+                uses.3.push(u.source.as_str().to_string());
                 use_rest.0.push(u.session.clone());
                 use_rest.1.push(u.at.clone());
             }
