@@ -586,7 +586,7 @@ fn write(
     // The draft shows this streak's successes; a sequence shows its distinct sessions.
     let doc = DraftDoc {
         name: &name,
-        source: CandidateSource::of(ev.kind).as_str(),
+        source: CandidateSource::of(ev.kind),
         signature: ev.signature.as_deref(),
         evidence_count: if accumulate { ev.occurrences } else { occurrences },
         examples: &ev.examples,
@@ -677,7 +677,7 @@ fn unique_name(conn: &Connection, ev: &Evidence) -> Result<String> {
             render::workflow_name(w)
         }
         _ => render::base_name(
-            CandidateSource::of(ev.kind).as_str(),
+            CandidateSource::of(ev.kind),
             ev.signature.as_deref(),
             &ev.steps,
             &ev.hash,
