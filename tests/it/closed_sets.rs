@@ -18,8 +18,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ("ingest/stream.rs", "system", "a transcript line's type, not a skill's source"),
     ("ingest/codex.rs", "user", "a transcript message's role, not a skill's source"),
     ("ingest/memory.rs", "failed", "a transcript's run status, not a trial's or an assertion's"),
-    ("team/shared.rs", "promote", "a team decision's action on the server, not a version's source"),
-    ("team/shared.rs", "status", "a team decision's action on the server, not a timeline event"),
     (
         "ingest/files.rs",
         "system",
