@@ -1,7 +1,9 @@
 //! Closed sets are compared by their owners only. Every `text_enum!` in `src/` names its words;
 //! outside the top-level module that defines the enum, no code compares one of those words as a
-//! literal (`== "word"`, `!= "word"`, SQL `= 'word'`, `<> 'word'`, `IN ('word', …)`): it calls
-//! the owner, which compares typed values. Unit tests (`#[cfg(test)]` onwards) are not read.
+//! literal (`== "word"`, `!= "word"`, `matches!(x, "word" | …)`): it calls the owner, which
+//! compares typed values. In SQL no file compares one (`= 'word'`, `<> 'word'`, `IN ('word', …)`),
+//! the owner's included: a query binds the enum or formats its list from the enum. Unit tests
+//! (`#[cfg(test)]` onwards) are not read.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -16,17 +18,31 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ("ingest/stream.rs", "system", "a transcript line's type, not a skill's source"),
     ("ingest/codex.rs", "user", "a transcript message's role, not a skill's source"),
     ("ingest/memory.rs", "failed", "a transcript's run status, not a trial's or an assertion's"),
-    ("team/shared.rs", "promote", "a team decision's action on the server, not a version's source"),
-    ("team/shared.rs", "status", "a team decision's action on the server, not a timeline event"),
+    (
+        "ingest/files.rs",
+        "system",
+        "a transcript line's type, sniffed to guess a file's format, not a skill's source",
+    ),
+    (
+        "ingest/files.rs",
+        "user",
+        "a transcript line's type, sniffed to guess a file's format, not a skill's source",
+    ),
+    ("draft/placeholder.rs", "version", "a placeholder's name, not a skill version's event"),
+    ("spec/mod.rs", "trigger", "a word of a skill's description, not a candidate's source"),
+    ("step.rs", "workflow", "a procedure file's stem (`code-review/workflow.yaml`)"),
+    ("step.rs", "skill", "a procedure file's stem (`deploy/SKILL.md`), not a driven kind"),
+    ("step.rs", "git", "a program's name on a command line, not a timeline event"),
     (
         "store/schema.rs",
         "*",
         "the migrations: CHECK constraints and partial indexes state the words the owners write",
     ),
     (
-        "team/server.rs",
+        "team/server/schema.rs",
         "*",
-        "the team server's SQL functions and CHECK constraints, the server side of team::shared",
+        "the team server's migrations: its SQL functions and CHECK constraints, the server side \
+         of team::shared (a migration is fixed text, never re-spelt from today's enums)",
     ),
 ];
 
@@ -72,8 +88,13 @@ fn top(rel: &str) -> String {
     rel.split('/').next().unwrap_or_default().trim_end_matches(".rs").to_string()
 }
 
-/// The literal comparisons of `word` in `code`.
+/// The literal comparisons of `word` in `code`, Rust's and SQL's.
 fn comparisons(code: &str, word: &str) -> usize {
+    rust_comparisons(code, word) + sql_comparisons(code, word)
+}
+
+/// `== "word"`, `!= Some("word")`, `matches!(x, "word" | …)` and the like.
+fn rust_comparisons(code: &str, word: &str) -> usize {
     let rust = [
         format!("== \"{word}\""),
         format!("!= \"{word}\""),
@@ -81,10 +102,40 @@ fn comparisons(code: &str, word: &str) -> usize {
         format!("== Some(\"{word}\")"),
         format!("!= Some(\"{word}\")"),
     ];
+    let quoted = format!("\"{word}\"");
+    let in_matches: usize =
+        matches_bodies(code).iter().map(|body| body.matches(quoted.as_str()).count()).sum();
+    rust.iter().map(|p| code.matches(p.as_str()).count()).sum::<usize>() + in_matches
+}
+
+/// The text inside each `matches!( … )`, to its closing parenthesis.
+fn matches_bodies(code: &str) -> Vec<&str> {
+    code.match_indices("matches!(")
+        .map(|(i, m)| {
+            let rest = &code[i + m.len()..];
+            let mut depth = 1;
+            let end = rest
+                .char_indices()
+                .find(|(_, c)| {
+                    depth += match c {
+                        '(' => 1,
+                        ')' => -1,
+                        _ => 0,
+                    };
+                    depth == 0
+                })
+                .map_or(rest.len(), |(j, _)| j);
+            &rest[..end]
+        })
+        .collect()
+}
+
+/// SQL's `= 'word'`, `<> 'word'`, `!= 'word'` and `IN (…, 'word', …)`.
+fn sql_comparisons(code: &str, word: &str) -> usize {
     let sql = [format!("= '{word}'"), format!("<> '{word}'"), format!("!= '{word}'")];
-    let mut n = rust.iter().chain(&sql).map(|p| code.matches(p.as_str()).count()).sum();
-    for (i, _) in code.match_indices(" IN (") {
-        let list = &code[i + 5..];
+    let mut n = sql.iter().map(|p| code.matches(p.as_str()).count()).sum();
+    for (i, m) in code.match_indices(" IN (") {
+        let list = &code[i + m.len()..];
         let list = &list[..list.find(')').unwrap_or(0)];
         n += list.split(',').filter(|w| w.trim() == format!("'{word}'")).count();
     }
@@ -129,15 +180,32 @@ fn no_closed_set_word_is_compared_outside_its_owner() {
             }
         }
     }
+    report(found, "compared outside their owner");
+}
+
+#[test]
+fn no_closed_set_word_is_compared_in_sql() {
+    let files = read_all();
+    let sets = closed_sets(&files);
+    let mut found: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (name, _, words) in &sets {
+        for (rel, code) in &files {
+            for word in words {
+                if sql_comparisons(code, word) > 0 && !allowed(rel, word) {
+                    found.entry(rel.clone()).or_default().insert(format!("{name}'s {word:?}"));
+                }
+            }
+        }
+    }
+    report(found, "compared as literals in SQL (bind the enum or format its list)");
+}
+
+fn report(found: BTreeMap<String, BTreeSet<String>>, what: &str) {
     let lines: Vec<String> = found
         .iter()
         .map(|(f, w)| format!("src/{f}: {}", w.iter().cloned().collect::<Vec<_>>().join(", ")))
         .collect();
-    assert!(
-        lines.is_empty(),
-        "closed-set words compared outside their owner:\n{}",
-        lines.join("\n")
-    );
+    assert!(lines.is_empty(), "closed-set words {what}:\n{}", lines.join("\n"));
 }
 
 #[test]
@@ -150,6 +218,22 @@ fn the_reader_finds_rust_and_sql_comparisons() {
     {
         assert_eq!(comparisons(&code, word), n, "{word}");
     }
+    assert_eq!(sql_comparisons(&code, "archived"), 1);
+    assert_eq!(sql_comparisons(&code, "healthy"), 0, "a Rust comparison is not SQL");
     assert_eq!(comparisons(&code, "missing"), 0, "comments are not code");
     assert_eq!(comparisons(&code, "degraded"), 0, "unit tests are not read");
+}
+
+#[test]
+fn the_reader_finds_matches_on_words() {
+    let code = code_of(
+        "let f = matches!(row.status, \"warning\" | \"degraded\");\n\
+         let g = matches!(s.as_deref(), Some(\"retired\")) && x == \"y\";\n\
+         let h = matches!(c, '(' | ')') || t == \"missing\";",
+    );
+    for (word, n) in [("warning", 1), ("degraded", 1), ("retired", 1), ("missing", 1), ("y", 1)] {
+        assert_eq!(rust_comparisons(&code, word), n, "{word}");
+    }
+    assert_eq!(matches_bodies(&code).len(), 3);
+    assert_eq!(matches_bodies(&code)[1], "s.as_deref(), Some(\"retired\")");
 }

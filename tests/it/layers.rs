@@ -674,3 +674,33 @@ fn each_crate_lists_only_the_packages_it_uses() {
     }
     assert!(unused.is_empty(), "listed but never named in the crate's code: {unused:#?}");
 }
+
+/// `skilldeck team` keeps one file per subcommand (jj's `commands/`): `cli/team/mod.rs` only
+/// parses and dispatches, each arm of its match calling a sibling module that exists.
+#[test]
+fn every_team_subcommand_runs_from_its_own_file() {
+    let dir = src_file("cli/team/mod.rs").expect("cli/team/mod.rs: the team command's folder");
+    let code = code_only(&std::fs::read_to_string(&dir).expect("read"));
+    let dispatch = code.split("match args.command {").nth(1).expect("the dispatching match");
+    let dispatch = &dispatch[..dispatch.find("\n    }\n").expect("the match's end")];
+    let arms: Vec<&str> =
+        dispatch.lines().filter(|l| l.trim_start().starts_with("TeamCommand::")).collect();
+    let variants = code.split("pub enum TeamCommand {").nth(1).expect("the enum");
+    let variants = &variants[..variants.find("\n}").expect("the enum's end")];
+    let named = variants
+        .lines()
+        .filter(|l| l.starts_with("    ") && !l.starts_with("     "))
+        .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_uppercase()));
+    assert!(arms.len() >= named.count(), "an arm per subcommand: {arms:#?}");
+    let folder = dir.parent().expect("folder");
+    for arm in &arms {
+        let call = arm.split("=>").nth(1).expect("an arm").trim();
+        let module = call.split("::").next().expect("a module");
+        assert!(
+            call.contains("::") && folder.join(format!("{module}.rs")).is_file(),
+            "{arm:?} should call its own file's function, as `status::run(..)`"
+        );
+        assert!(code.contains(&format!("mod {module};")), "{module} is declared");
+    }
+    assert!(!dispatch.contains("crate::out!"), "mod.rs prints nothing itself");
+}

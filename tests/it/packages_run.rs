@@ -288,7 +288,14 @@ fn detail_shows_artifacts_variants_scope_shadowing_and_traces() {
             .unwrap()
     };
     let account = skilldeck::packages::detail(&store, id("account")).unwrap();
-    assert_eq!(account.scope, "account");
+    assert_eq!(account.scope.as_str(), "account");
+    assert_eq!(account.status, skilldeck::catalog::SkillStatus::Healthy);
+    let shown = serde_json::to_value(&account).unwrap();
+    assert_eq!(
+        (shown["scope"].as_str(), shown["status"].as_str()),
+        (Some("account"), Some("healthy")),
+        "typed fields, spelt as before: {shown}"
+    );
     assert_eq!(account.shadowed_by.as_ref().map(|s| s.skill_id), Some(id("workspace")));
     assert!(account.recent_traces.is_empty());
     let workspace = skilldeck::packages::detail(&store, id("workspace")).unwrap();

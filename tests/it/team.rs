@@ -196,6 +196,8 @@ fn three_members_pool_a_workflow_none_sees_alone_promote_pull_and_score_it() {
     assert_eq!(cands[0]["members"], 3);
     assert_eq!(cands[0]["support"], 3);
     let listed = members[2].run_json(&["team", "candidates"]);
+    let status = members[2].run_json(&["team", "status"]);
+    assert_eq!(status["counts"]["candidates"], 1, "one open candidate: {status}");
     let md = listed[0]["skill_md"].as_str().unwrap();
     assert!(md.contains("gh release create"), "the local drafting wrote it:\n{md}");
     assert!(
@@ -253,6 +255,8 @@ fn three_members_pool_a_workflow_none_sees_alone_promote_pull_and_score_it() {
     assert_eq!(again["candidates"][0]["support"], 4, "{again}");
     let open = members[1].run_json(&["team", "candidates"]);
     assert_eq!(open.as_array().map(Vec::len), Some(0), "promoted, not proposed again: {open}");
+    let status = members[1].run_json(&["team", "status"]);
+    assert_eq!(status["counts"]["candidates"], 0, "none open once promoted: {status}");
     let scores = members[1].run_json(&["team", "sweep"]);
     assert_eq!(scores[0]["missed"], 1, "{scores}");
     assert_eq!(scores[0]["missed_members"], json!(["cy"]), "{scores}");
@@ -596,4 +600,20 @@ fn team_status_before_team_init_tells_the_truth() {
         (Some(1), Some(true))
     );
     assert!(!ann.run_ok(&["team", "status"]).contains("have not joined"));
+}
+
+/// A use's source is typed, spelt in the outbox and on the wire as it was when it was a string:
+/// an item queued by an earlier skilldeck still reads.
+#[test]
+fn a_queued_use_keeps_the_spelling_of_its_source() {
+    use skilldeck::catalog::InvocationSource;
+    use skilldeck::team::items::Item;
+    let queued = r#"{"kind":"use","skill":"release","outcome":"success","source":"acquire_test","session":null,"at":"2026-01-02T03:04:05Z"}"#;
+    let item: Item = serde_json::from_str(queued).expect("an item an earlier version queued");
+    let Item::Use(u) = &item else { panic!("a use: {item:?}") };
+    assert_eq!(u.source, InvocationSource::AcquireTest);
+    assert_eq!(serde_json::to_string(&item).unwrap(), queued, "the same bytes leave");
+    let unknown = queued.replace("acquire_test", "guessed");
+    let err = serde_json::from_str::<Item>(&unknown).expect_err("not a source").to_string();
+    assert!(err.contains("unknown InvocationSource \"guessed\""), "{err}");
 }

@@ -21,6 +21,14 @@ macro_rules! text_enum {
             pub fn parse(text: &str) -> Option<$name> {
                 match text { $($text => Some($name::$variant),)+ _ => None }
             }
+
+            /// The values for which `keep` holds, as an SQL list (`'a', 'b'`): a query takes its
+            /// set of words from the enum, never from literals.
+            pub fn sql_list(keep: impl Fn($name) -> bool) -> String {
+                let words: Vec<String> =
+                    $name::ALL.iter().filter(|v| keep(**v)).map(|v| format!("'{}'", v.as_str())).collect();
+                words.join(", ")
+            }
         }
 
         impl std::fmt::Display for $name {

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::InvocationSource;
+use super::{InvocationSource, Scope};
 use crate::model::Outcome;
 
 /// One invocation about to be recorded.
@@ -211,11 +211,11 @@ pub fn link_all(conn: &Connection) -> Result<usize> {
         "UPDATE skill_invocations SET skill_id = (
              SELECT s.id FROM skills s INDEXED BY skills_agent_name
              WHERE s.agent_id = skill_invocations.agent_id AND s.name = skill_invocations.skill_name
-             ORDER BY s.namespace = 'default' DESC, s.scope = 'workspace' DESC, s.id LIMIT 1)
+             ORDER BY s.namespace = 'default' DESC, s.scope = ?1 DESC, s.id LIMIT 1)
          WHERE skill_id IS NULL AND EXISTS (
              SELECT 1 FROM skills s
              WHERE s.agent_id = skill_invocations.agent_id AND s.name = skill_invocations.skill_name)",
-        [],
+        [Scope::Workspace],
     )?)
 }
 
@@ -234,10 +234,10 @@ pub fn successful_turn_uses(conn: &Connection) -> Result<Vec<TurnUse>> {
     let mut stmt = conn.prepare(
         "SELECT id, agent_id, skill_name, skill_id, session_key, turn_id FROM skill_invocations
          WHERE turn_id IS NOT NULL AND outcome = ?1 AND superseded = 0
-           AND source <> 'implicit'",
+           AND source <> ?2",
     )?;
     let uses = stmt
-        .query_map([Outcome::Success], |r| {
+        .query_map(params![Outcome::Success, InvocationSource::Implicit], |r| {
             Ok(TurnUse {
                 id: r.get(0)?,
                 agent_id: r.get(1)?,
@@ -326,7 +326,7 @@ pub struct InvocationRow {
     pub agent_id: String,
     pub skill_name: String,
     pub outcome: Outcome,
-    pub source: String,
+    pub source: InvocationSource,
     pub session_key: Option<String>,
     pub at: String,
 }

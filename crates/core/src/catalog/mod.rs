@@ -49,14 +49,6 @@ impl SkillSource {
 }
 
 impl SkillStatus {
-    /// The statuses for which `keep` holds, as an SQL list (`'healthy', 'warning'`), so the
-    /// catalog's queries take their status sets from these methods, not from literals.
-    pub fn sql_list(keep: impl Fn(SkillStatus) -> bool) -> String {
-        let words: Vec<String> =
-            SkillStatus::ALL.iter().filter(|s| keep(**s)).map(|s| format!("'{s}'")).collect();
-        words.join(", ")
-    }
-
     /// Parked: retired or archived, its folder out of the live folder on purpose.
     pub fn is_parked(self) -> bool {
         matches!(self, SkillStatus::Retired | SkillStatus::Archived)

@@ -294,14 +294,17 @@ pub fn proposed_workflow_reasons(
     agent: &str,
     except: i64,
 ) -> Result<Vec<(i64, CandidateStatus, workflow::Reason)>> {
-    let mut stmt = conn.prepare_cached(
+    // The source is formatted, not bound, so the text still matches the partial index
+    // `skill_candidates_proposed_workflows`.
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT id, status, reason FROM skill_candidates
-         WHERE agent_id = ?1 AND source = 'workflow'
+         WHERE agent_id = ?1 AND source = '{}'
            AND (evidence_only = 0 OR json_extract(reason, '$.driven') IS NOT NULL)
-           AND status != 'dismissed' AND reason IS NOT NULL
+           AND status != ?3 AND reason IS NOT NULL
            AND (workflow_id IS NULL OR workflow_id != ?2)",
-    )?;
-    let rows = stmt.query_map(params![agent, except], |r| {
+        CandidateSource::Workflow
+    ))?;
+    let rows = stmt.query_map(params![agent, except, CandidateStatus::Dismissed], |r| {
         Ok((r.get::<_, i64>(0)?, r.get::<_, CandidateStatus>(1)?, r.get::<_, String>(2)?))
     })?;
     let mut out = Vec::new();
@@ -583,7 +586,7 @@ fn write(
     // The draft shows this streak's successes; a sequence shows its distinct sessions.
     let doc = DraftDoc {
         name: &name,
-        source: CandidateSource::of(ev.kind).as_str(),
+        source: CandidateSource::of(ev.kind),
         signature: ev.signature.as_deref(),
         evidence_count: if accumulate { ev.occurrences } else { occurrences },
         examples: &ev.examples,
@@ -674,7 +677,7 @@ fn unique_name(conn: &Connection, ev: &Evidence) -> Result<String> {
             render::workflow_name(w)
         }
         _ => render::base_name(
-            CandidateSource::of(ev.kind).as_str(),
+            CandidateSource::of(ev.kind),
             ev.signature.as_deref(),
             &ev.steps,
             &ev.hash,

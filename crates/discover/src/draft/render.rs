@@ -4,6 +4,7 @@
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use super::CandidateSource;
 use crate::model::ToolStep;
 use crate::text::{hex::hex, redact, safe, slug};
 use crate::workflow::WorkflowEvidence;
@@ -12,7 +13,7 @@ use crate::workflow::WorkflowEvidence;
 pub struct DraftDoc<'a> {
     pub name: &'a str,
     /// `signature` (a success streak) or `sequence` (a recurring tool sequence).
-    pub source: &'a str,
+    pub source: CandidateSource,
     pub signature: Option<&'a str>,
     /// Successful turns (streak) or distinct sessions (sequence).
     pub evidence_count: i64,
@@ -26,9 +27,14 @@ const MAX_DESCRIPTION: usize = 1024;
 const MAX_EXAMPLE_CHARS: usize = 400;
 
 /// `auto-<signature>` for streak drafts, `seq-<tool>-<tool>-...` for sequences; always spec-valid.
-pub fn base_name(source: &str, signature: Option<&str>, steps: &[ToolStep], hash: &str) -> String {
+pub fn base_name(
+    source: CandidateSource,
+    signature: Option<&str>,
+    steps: &[ToolStep],
+    hash: &str,
+) -> String {
     let (prefix, text) = match (source, signature) {
-        ("signature", Some(sig)) => ("auto", sig.to_string()),
+        (CandidateSource::Signature, Some(sig)) => ("auto", sig.to_string()),
         _ => {
             let names: Vec<&str> = steps.iter().map(|s| s.name.as_str()).collect();
             ("seq", names.join(" "))
@@ -89,7 +95,7 @@ pub fn description(doc: &DraftDoc) -> String {
                 safe::inline(&steps.join(", then "))
             )
         }
-        ("signature", Some(sig), None) => format!(
+        (CandidateSource::Signature, Some(sig), None) => format!(
             "Repeats the task \"{}\" the way it succeeded {} times in a row. Use when a request \
              is about {} and it should be done the same way again.",
             sig.replace('-', " "),
@@ -117,7 +123,7 @@ fn code(text: &str) -> String {
 }
 
 pub fn skill_md(doc: &DraftDoc) -> String {
-    if let Some(w) = doc.workflow.filter(|_| doc.source != "signature") {
+    if let Some(w) = doc.workflow.filter(|_| doc.source != CandidateSource::Signature) {
         return super::skill::skill_md(w, doc.name);
     }
     let mut s = String::new();
@@ -127,7 +133,7 @@ pub fn skill_md(doc: &DraftDoc) -> String {
     s.push_str("metadata:\n");
     s.push_str("  skilldeck-auto-drafted: \"true\"\n");
     s.push_str("  skilldeck-needs-review: \"true\"\n");
-    s.push_str(&format!("  skilldeck-source: {}\n", quoted(doc.source)));
+    s.push_str(&format!("  skilldeck-source: {}\n", quoted(doc.source.as_str())));
     if let Some(sig) = doc.signature {
         s.push_str(&format!("  skilldeck-signature: {}\n", quoted(sig)));
     }
@@ -143,8 +149,11 @@ pub fn skill_md(doc: &DraftDoc) -> String {
     if let Some(sig) = doc.signature {
         s.push_str(&format!("- Task signature: {}\n", code(sig)));
     }
-    let unit =
-        if doc.source == "signature" { "successful turns in a row" } else { "distinct sessions" };
+    let unit = if doc.source == CandidateSource::Signature {
+        "successful turns in a row"
+    } else {
+        "distinct sessions"
+    };
     s.push_str(&format!("- Evidence: {} {unit}\n\n", doc.evidence_count));
     if !doc.examples.is_empty() {
         s.push_str("## Example requests\n\n");
@@ -222,23 +231,30 @@ mod tests {
             ToolStep { name: "Read".into(), input_shape: "{}".into() },
             ToolStep { name: "mcp__notion__search".into(), input_shape: "{}".into() },
         ];
-        assert_eq!(base_name("sequence", None, &steps, "h"), "seq-read-mcp-notion-search");
-        assert_eq!(base_name("signature", Some("code-refactor"), &[], "h"), "auto-code-refactor");
-        let cjk = base_name("signature", Some("重构代码"), &[], "sig:重构代码");
+        assert_eq!(
+            base_name(CandidateSource::Sequence, None, &steps, "h"),
+            "seq-read-mcp-notion-search"
+        );
+        assert_eq!(
+            base_name(CandidateSource::Signature, Some("code-refactor"), &[], "h"),
+            "auto-code-refactor"
+        );
+        let cjk = base_name(CandidateSource::Signature, Some("重构代码"), &[], "sig:重构代码");
         assert!(cjk.starts_with("auto-") && cjk.len() == 13, "{cjk}");
         let steps: Vec<ToolStep> =
             ["Read", "Grep", "Edit", "Bash", "WebFetch", "MultiEdit", "Write", "Glob"]
                 .iter()
                 .map(|n| ToolStep { name: n.to_string(), input_shape: "{}".into() })
                 .collect();
-        let name = base_name("sequence", None, &steps, "h");
+        let name = base_name(CandidateSource::Sequence, None, &steps, "h");
         assert_eq!(name, "seq-read-grep-edit-bash-webfetch-multiedit-write-glob");
         let twice: Vec<ToolStep> = steps.iter().chain(&steps).cloned().collect();
-        let name = base_name("sequence", None, &twice, "h");
+        let name = base_name(CandidateSource::Sequence, None, &twice, "h");
         assert_eq!(name, "seq-read-grep-edit-bash-webfetch-multiedit-write-glob-read-grep");
         let long = "x".repeat(100);
-        assert_eq!(base_name("signature", Some(&long), &[], "h").len(), 64);
-        let d = disambiguated(&base_name("signature", Some(&long), &[], "h"), "other");
+        assert_eq!(base_name(CandidateSource::Signature, Some(&long), &[], "h").len(), 64);
+        let d =
+            disambiguated(&base_name(CandidateSource::Signature, Some(&long), &[], "h"), "other");
         assert_eq!(d.chars().count(), 64);
         assert!(!d.contains("--"));
     }

@@ -1,12 +1,17 @@
 //! Owns the tables `lessons`, `lesson_sessions` and `lesson_progress`: every SQL statement on
 //! them is here.
 
+use std::sync::LazyLock;
+
 use anyhow::{Context, Result, bail};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{AntiMatch, Evidence, Lesson, LessonKind, LessonStatus};
 use crate::config::LessonsConfig;
 use crate::store::now_rfc3339;
+
+/// The live statuses as an SQL list, from the enum.
+static LIVE: LazyLock<String> = LazyLock::new(|| LessonStatus::sql_list(LessonStatus::is_live));
 
 /// A lesson as extraction proposes it, before it is stored.
 #[derive(Debug, Clone)]
@@ -168,10 +173,11 @@ pub fn edit(
 /// Live lessons (approved or pinned) with what measuring needs: id, trigger step, anti-match,
 /// the turn they went live after.
 pub fn live_matchers(conn: &Connection, agent: &str) -> Result<Vec<(i64, String, AntiMatch, i64)>> {
-    let mut stmt = conn.prepare_cached(
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT id, trigger_step, anti_match, COALESCE(approved_turn, 0) FROM lessons
-         WHERE agent_id = ?1 AND status IN ('approved', 'pinned')",
-    )?;
+         WHERE agent_id = ?1 AND status IN ({})",
+        *LIVE
+    ))?;
     let rows = stmt.query_map([agent], |r| {
         Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get(3)?))
     })?;
@@ -220,8 +226,11 @@ pub fn matcher(conn: &Connection, id: i64) -> Result<(String, String, AntiMatch,
 /// A stamp of the live set and its text: changes when the playbook must be rewritten.
 pub fn live_stamp(conn: &Connection) -> Result<String> {
     Ok(conn.query_row(
-        "SELECT COUNT(*) || '/' || COALESCE(MAX(updated_at), '') || '/' || COALESCE(SUM(verified), 0)
-         FROM lessons WHERE status IN ('approved', 'pinned')",
+        &format!(
+            "SELECT COUNT(*) || '/' || COALESCE(MAX(updated_at), '') || '/' || COALESCE(SUM(verified), 0)
+             FROM lessons WHERE status IN ({})",
+            *LIVE
+        ),
         [],
         |r| r.get(0),
     )?)

@@ -7,6 +7,7 @@ use anyhow::Result;
 use rusqlite::{Connection, params, params_from_iter};
 
 use super::FollowUp;
+use crate::ingest::Format;
 use crate::model::Outcome;
 use crate::text::signature::is_steering;
 
@@ -16,8 +17,9 @@ pub struct Turn {
     pub id: i64,
     pub agent: String,
     pub session: String,
-    /// The session's source (`claude`, `stream-json`, `codex`, `native`).
-    pub source: String,
+    /// The session's source (`claude`, `stream-json`, `codex`, `native`); `None` for a word
+    /// this skilldeck does not know.
+    pub source: Option<Format>,
     pub project: Option<String>,
     pub request: String,
     pub failed: bool,
@@ -57,7 +59,7 @@ impl<'c> History<'c> {
                     id: r.get(0)?,
                     agent: r.get(1)?,
                     session: r.get(2)?,
-                    source: r.get(3)?,
+                    source: Format::parse(r.get_ref(3)?.as_str()?),
                     project: r.get(4)?,
                     request: r.get(5)?,
                     failed: r.get(6)?,

@@ -318,7 +318,7 @@ fn loops(h: &History) -> anyhow::Result<Vec<Procedure>> {
     for ix in h.by_session.values() {
         let turns: Vec<&Turn> = ix.iter().map(|&i| &h.turns[i]).collect();
         let first = turns[0];
-        let streamed = Format::parse(&first.source) == Some(Format::StreamJson);
+        let streamed = first.source == Some(Format::StreamJson);
         if !streamed || turns.iter().any(|t| !t.request.trim().is_empty()) {
             continue;
         }

@@ -165,9 +165,11 @@ pub fn latest_for_skill(
     let sql = format!(
         "SELECT {COLUMNS} FROM skill_trials
          WHERE skill_id = ?1 OR (?2 IS NOT NULL AND candidate_id = ?2)
-         ORDER BY status = 'failed', id DESC LIMIT 1"
+         ORDER BY status = ?3, id DESC LIMIT 1"
     );
-    Ok(conn.query_row(&sql, params![skill_id, candidate_id], from_row).optional()?)
+    Ok(conn
+        .query_row(&sql, params![skill_id, candidate_id, TrialStatus::Failed], from_row)
+        .optional()?)
 }
 
 /// The latest trial of each candidate (drafts and proposed versions), by candidate id; a failed
@@ -176,10 +178,10 @@ pub fn latest_by_candidate(conn: &Connection) -> Result<HashMap<i64, TrialRow>> 
     let sql = format!(
         "SELECT {COLUMNS} FROM skill_trials t WHERE id =
              (SELECT id FROM skill_trials WHERE candidate_id = t.candidate_id
-              ORDER BY status = 'failed', id DESC LIMIT 1)"
+              ORDER BY status = ?1, id DESC LIMIT 1)"
     );
     let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt.query_map([], from_row)?;
+    let rows = stmt.query_map([TrialStatus::Failed], from_row)?;
     let mut out = HashMap::new();
     for r in rows {
         let r = r?;

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use anyhow::Result;
 use serde::Serialize;
 
+use crate::catalog::SkillStatus;
 use crate::catalog::prompts;
 use crate::catalog::skills;
 use crate::store::Store;
@@ -21,7 +22,7 @@ pub struct Suggestion {
     pub score: f64,
     pub match_score: f64,
     pub reliability: f64,
-    pub status: String,
+    pub status: SkillStatus,
     /// Warning (and degraded) skills are suggested with a low-reliability note.
     pub flagged: bool,
     pub note: Option<String>,
@@ -34,7 +35,7 @@ struct Entry {
     description: String,
     /// `skills.triggers`, a JSON array; its words tokenize like plain text.
     triggers_json: String,
-    status: String,
+    status: SkillStatus,
     successes: i64,
     failures: i64,
     prior: (&'static str, f64, f64),
@@ -107,7 +108,7 @@ struct Row<'a> {
     name: &'a str,
     description: &'a str,
     triggers_json: &'a str,
-    status: &'a str,
+    status: SkillStatus,
     successes: i64,
     failures: i64,
     prior: (&'static str, f64, f64),
@@ -155,13 +156,13 @@ impl Query {
         let (prior, ps, pf) = row.prior;
         let uses = row.successes + row.failures;
         let reliability = (row.successes as f64 + ps) / (uses as f64 + ps + pf).max(1.0);
-        let flagged = matches!(row.status, "warning" | "degraded");
+        let flagged = matches!(row.status, SkillStatus::Warning | SkillStatus::Degraded);
         Some(Suggestion {
             name: row.name.to_string(),
             score: match_score * (0.5 + reliability / 2.0),
             match_score,
             reliability,
-            status: row.status.to_string(),
+            status: row.status,
             flagged,
             note: flagged.then(|| {
                 format!(
@@ -191,7 +192,7 @@ impl SuggestIndex {
                 name: r.name.to_string(),
                 description: r.description.to_string(),
                 triggers_json: r.triggers_json.to_string(),
-                status: r.status.to_string(),
+                status: r.status,
                 successes: r.successes,
                 failures: r.failures,
             });
@@ -219,7 +220,7 @@ impl SuggestIndex {
                     name: &e.name,
                     description: &e.description,
                     triggers_json: &e.triggers_json,
-                    status: &e.status,
+                    status: e.status,
                     successes: e.successes,
                     failures: e.failures,
                     prior: e.prior,
@@ -241,7 +242,7 @@ pub fn suggest(store: &Store, agent: &str, query: &str, limit: usize) -> Result<
             name: r.name,
             description: r.description,
             triggers_json: r.triggers_json,
-            status: r.status.as_str(),
+            status: r.status,
             successes: r.successes,
             failures: r.failures,
             prior: priors.get(r.name).copied().unwrap_or(DEFAULT_PRIOR),

@@ -11,6 +11,7 @@ use crate::acquire::code;
 use crate::acquire::registry_status;
 use crate::catalog;
 use crate::catalog::skills::{self, DetailRow};
+use crate::catalog::{Scope, SkillStatus};
 use crate::identity::{SkillRef, shadowing};
 use crate::store::Store;
 
@@ -52,9 +53,9 @@ pub struct PackageDetail {
     pub display_name: Option<String>,
     pub namespace: String,
     pub is_public: bool,
-    pub scope: String,
+    pub scope: Scope,
     pub path: String,
-    pub status: String,
+    pub status: SkillStatus,
     pub source: Option<catalog::SkillSource>,
     pub package_version: Option<String>,
     pub tags: Vec<String>,
@@ -127,7 +128,7 @@ pub fn detail(store: &Store, skill_id: i64) -> Result<PackageDetail> {
         display_name,
         namespace,
         is_public,
-        scope: scope.to_string(),
+        scope,
         path,
         source,
         package_version,
@@ -138,7 +139,7 @@ pub fn detail(store: &Store, skill_id: i64) -> Result<PackageDetail> {
         shadows,
         recent_traces: recent(store, skill_id, RECENT_TRACES)?,
         code: code_detail(store, skill_id, registry_status(status))?,
-        status: status.to_string(),
+        status,
     })
 }
 

@@ -142,7 +142,7 @@ pub fn collect(
                 &u.skill_name,
                 u.session_key.as_deref().unwrap_or(""),
                 &u.at,
-                &u.source,
+                u.source.as_str(),
                 &id,
             ]);
             let item = Item::Use(UseItem {

@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::catalog::InvocationSource;
 use crate::model::Outcome;
 use crate::text::hex::sha256_hex;
 use crate::text::safe;
@@ -39,7 +40,7 @@ pub struct UseItem {
     pub skill: String,
     pub outcome: Outcome,
     /// How the outcome was known: transcript, explicit, implicit, check, acquire_test.
-    pub source: String,
+    pub source: InvocationSource,
     pub session: Option<String>,
     pub at: String,
 }

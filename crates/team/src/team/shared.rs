@@ -14,6 +14,17 @@ use crate::draft::CandidateStatus;
 use crate::model::Outcome;
 use crate::workflow;
 
+crate::text_enum! {
+    /// What a decision in `team_decisions` did: the server's functions write these words.
+    pub enum DecisionAction {
+        Promote = "promote",
+        Dismiss = "dismiss",
+        Pin = "pin",
+        Unpin = "unpin",
+        Status = "status",
+    }
+}
+
 /// A typed word read from the server: an unknown one is an error naming it.
 fn word<T: FromStr<Err = String>>(text: &str) -> Result<T> {
     text.parse().map_err(|e| anyhow!("the team server holds {e}"))
@@ -154,17 +165,24 @@ pub fn skills(
                 octet_length(s.skill_md), p.sha256, p.member, st.value, pin.action
          FROM team_skills s
          LEFT JOIN LATERAL (SELECT sha256, member FROM team_decisions d
-                            WHERE d.team = s.team AND d.subject = s.name AND d.action = 'promote'
+                            WHERE d.team = s.team AND d.subject = s.name AND d.action = $3
                             ORDER BY d.id DESC LIMIT 1) p ON true
          LEFT JOIN LATERAL (SELECT value FROM team_decisions d
-                            WHERE d.team = s.team AND d.subject = s.name AND d.action = 'status'
+                            WHERE d.team = s.team AND d.subject = s.name AND d.action = $4
                             ORDER BY d.id DESC LIMIT 1) st ON true
          LEFT JOIN LATERAL (SELECT action FROM team_decisions d
                             WHERE d.team = s.team AND d.subject = s.name
-                              AND d.action IN ('pin', 'unpin')
+                              AND d.action IN ($5, $6)
                             ORDER BY d.id DESC LIMIT 1) pin ON true
          WHERE s.team = $1 ORDER BY s.name",
-        &[&team, &cap],
+        &[
+            &team,
+            &cap,
+            &DecisionAction::Promote.as_str(),
+            &DecisionAction::Status.as_str(),
+            &DecisionAction::Pin.as_str(),
+            &DecisionAction::Unpin.as_str(),
+        ],
     )?;
     let mut out = Vec::with_capacity(rows.len());
     for r in rows {
@@ -192,7 +210,9 @@ pub fn skills(
             reviewed_sha256: r.get(8),
             decided_by: r.get(9),
             decided_status,
-            decided_pin: r.get::<_, Option<String>>(11).map(|a| a == "pin"),
+            decided_pin: r
+                .get::<_, Option<&str>>(11)
+                .map(|a| DecisionAction::parse(a) == Some(DecisionAction::Pin)),
         });
     }
     Ok(out)

@@ -117,9 +117,9 @@ pub fn find(conn: &Connection, agent: &str, name: &str) -> Result<Option<SkillRo
     let sql = format!(
         "SELECT {COLUMNS} FROM skills INDEXED BY skills_agent_name
          WHERE agent_id = ?1 AND name = ?2
-         ORDER BY namespace = 'default' DESC, scope = 'workspace' DESC, id LIMIT 1"
+         ORDER BY namespace = 'default' DESC, scope = ?3 DESC, id LIMIT 1"
     );
-    Ok(conn.query_row(&sql, params![agent, name], from_row).optional()?)
+    Ok(conn.query_row(&sql, params![agent, name, Scope::Workspace], from_row).optional()?)
 }
 
 pub fn require(conn: &Connection, agent: &str, name: &str) -> Result<SkillRow> {

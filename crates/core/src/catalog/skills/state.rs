@@ -249,9 +249,15 @@ pub fn set_judged_status(
 ) -> Result<()> {
     conn.execute(
         "UPDATE skills SET status = ?1, path = ?2, flag_mark = ?4,
-             deprecated_at = CASE WHEN ?1 = 'deprecated' THEN ?3 ELSE deprecated_at END
+             deprecated_at = coalesce(?3, deprecated_at)
          WHERE id = ?5",
-        params![status, path, now, flag_mark, skill_id],
+        params![
+            status,
+            path,
+            (status == SkillStatus::Deprecated).then_some(now),
+            flag_mark,
+            skill_id
+        ],
     )?;
     Ok(())
 }
