@@ -60,6 +60,8 @@ async fn procedures_show_as_a_tab_with_their_health_definition_and_follow_ups() 
     assert!(!screen.contains("Procedures"), "no tab before there is a procedure:\n{screen}");
     five_releases(&live);
     live.wait_for("7 Procedures (2)").await;
+    // The pass ends with lessons: what is asked after `/release` in every session is one.
+    live.wait_for("5 Lessons (").await;
     live.press("7");
     // Most runs first, then by name: the skill read in all five sessions, every run ok.
     let screen = live.wait_for("┌ Procedures (2)").await;
