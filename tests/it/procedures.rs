@@ -262,3 +262,30 @@ fn a_command_that_sets_no_work_is_no_procedure() {
         serde_json::from_str(&tw.run_ok(&["lessons", "--all", "--json"])).unwrap();
     assert!(lessons.iter().all(|l| l["kind"] != "follow_up"), "{lessons:#?}");
 }
+
+/// Chinese and Japanese write no spaces between words: a request in them is a request, not a lone
+/// word that steers the task before it, so it is a task with its own signature.
+#[test]
+fn requests_written_without_spaces_are_requests_not_steering() {
+    use crate::lessons::claude;
+    use skilldeck::synth::transcripts::{Turn, call};
+    let turn = |prompt: &str, calls| Turn { prompt: prompt.to_string(), calls, reply: "Done." };
+    let bash = |cmd: &str| call("Bash", json!({"command": cmd}));
+    let release = "把新版本发布到生产环境并打上版本标签";
+    let tw = TestWorkspace::new();
+    let dir = tw.root().join("projects/shop");
+    for n in 1..=3 {
+        let turns = vec![
+            turn("修复登录页面的错误，然后运行全部测试", vec![bash("cargo test")]),
+            turn(release, vec![bash(&format!("git tag v1.{n}.0")), bash("cargo publish")]),
+            turn("谢谢", vec![]),
+        ];
+        claude(&dir, n, &turns);
+    }
+    tw.run_ok(&["ingest", dir.to_str().unwrap()]);
+    let all: Vec<Value> =
+        serde_json::from_str(&tw.run_ok(&["candidates", "--all", "--evidence", "--json"])).unwrap();
+    let asked = all.iter().find(|c| c["signature"] == release);
+    let asked = asked.unwrap_or_else(|| panic!("the release asked in Chinese is a task: {all:#?}"));
+    assert_eq!(asked["session_keys"].as_array().map(Vec::len), Some(3), "{asked:#}");
+}

@@ -10,6 +10,7 @@ pub mod redact;
 pub mod safe;
 pub mod signature;
 pub mod slug;
+pub mod words;
 
 /// The known name closest to a mistyped `name` (Jaro-Winkler similarity at least 0.8), for a
 /// "did you mean …?".

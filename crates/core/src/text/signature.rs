@@ -180,7 +180,7 @@ const STEERING_WORDS: usize = 6;
 
 /// Whether a reply may be steering at all: short enough. Longer replies are always requests.
 pub fn short_reply(input: &str) -> bool {
-    input.split_whitespace().nth(STEERING_WORDS).is_none()
+    super::words::words(input).len() <= STEERING_WORDS
 }
 
 /// A reply that steers the task under way rather than asks for a new one, judged by its shape
@@ -197,16 +197,20 @@ pub fn is_steering(input: &str, asked: bool) -> bool {
     if !short_reply(text) {
         return false;
     }
-    let words: Vec<&str> = text.split_whitespace().collect();
+    let words = super::words::words(text);
     if words.len() == 1 {
         return true;
     }
-    // Paths, ids and numbers are values, not content words.
+    // Paths, ids and numbers are values, not content words; an ideograph or kana carries content
+    // on its own.
     let content = words
         .iter()
         .map(|w| w.trim_matches(|c: char| c.is_ascii_punctuation()))
         .filter(|w| !w.contains(['/', '.', '_']) && !w.chars().any(|c| c.is_ascii_digit()))
-        .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= CONTENT_WORD_CHARS)
+        .filter(|w| {
+            w.chars().any(super::words::is_unspaced)
+                || w.chars().filter(|c| c.is_alphabetic()).count() >= CONTENT_WORD_CHARS
+        })
         .count();
     content == 0 || asked || is_control_prompt(words[0])
 }
@@ -261,6 +265,15 @@ mod tests {
             assert!(!is_steering(p, false), "{p}");
         }
         assert!(!is_steering("Work on bead spotter-fum. Run bd show spotter-fum now", true));
+        // Chinese and Japanese write no spaces: a sentence is a request, not one lone word.
+        for p in
+            ["修复登录页面的错误，然后运行全部测试", "ログイン画面のバグを直してテストを実行して"]
+        {
+            assert!(!is_steering(p, false), "{p}");
+        }
+        // A short answer to the agent's question still steers.
+        assert!(is_steering("好的", true));
+        assert!(is_steering("是", false));
     }
 
     #[test]

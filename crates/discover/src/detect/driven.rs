@@ -189,7 +189,7 @@ fn after_menu_code(conn: &Connection, turn: i64) -> Result<bool> {
         if is_menu_code(request) {
             return reads_definition(conn, &walked);
         }
-        if request.split_whitespace().count() > ANSWER_WORDS {
+        if crate::text::words::words(request).len() > ANSWER_WORDS {
             return Ok(false);
         }
     }
@@ -262,7 +262,7 @@ fn fixed<'a>(runs: &[Run<'a>]) -> HashSet<&'a str> {
         runs.iter().map(|r| r.request.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
     let mut out = HashSet::new();
     for (i, (a, text)) in runs.iter().zip(&said).enumerate() {
-        if text.split(' ').count() < 3
+        if crate::text::words::words(text).len() < 3
             || is_steering(text, false)
             || typed_command(a.request, &a.steps)
         {

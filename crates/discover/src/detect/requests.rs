@@ -103,7 +103,7 @@ pub fn slash_command(text: &str) -> Option<String> {
 /// A sentence's words, lower case, digits as `#`, when it has enough words to name a request.
 fn normalise(sentence: &str) -> Option<String> {
     let mut words: Vec<String> = Vec::new();
-    for raw in sentence.split(|c: char| c.is_whitespace() || c == '`') {
+    for raw in crate::text::words::words(&sentence.replace('`', " ")) {
         let word: String = raw
             .chars()
             .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '/' | '.'))
@@ -121,7 +121,11 @@ fn normalise(sentence: &str) -> Option<String> {
         words.push(word.to_string());
     }
     let said = words.iter().filter(|w| *w != "#").count();
-    let content = words.iter().filter(|w| w.chars().count() >= 3).count();
+    // An ideograph or kana carries content on its own.
+    let content = words
+        .iter()
+        .filter(|w| w.chars().count() >= 3 || w.chars().any(crate::text::words::is_unspaced))
+        .count();
     if said < MIN_WORDS || content < 3 {
         return None;
     }

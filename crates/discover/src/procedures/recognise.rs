@@ -142,7 +142,7 @@ fn fixed_prompts(h: &History) -> anyhow::Result<Vec<Procedure>> {
     for t in h.openings() {
         let text = t.request.split_whitespace().collect::<Vec<_>>().join(" ");
         let long = text.chars().count() > LONG_PROMPT;
-        if text.split(' ').count() < 3
+        if crate::text::words::words(&text).len() < 3
             || is_steering(&text, false)
             || slash_command(&text).is_some()
             || frame_lines(&t.request).len() >= template::MIN_LINES
