@@ -15,6 +15,7 @@ use super::template::{self, frame_lines, share_frame};
 use crate::ingest::Format;
 use crate::step;
 use crate::text::signature::is_steering;
+use crate::text::words as script;
 
 crate::text_enum! {
     /// What drives a procedure's runs.
@@ -189,7 +190,7 @@ fn after_menu_code(conn: &Connection, turn: i64) -> Result<bool> {
         if is_menu_code(request) {
             return reads_definition(conn, &walked);
         }
-        if crate::text::words::words(request).len() > ANSWER_WORDS {
+        if script::words(request).len() > ANSWER_WORDS {
             return Ok(false);
         }
     }
@@ -262,7 +263,7 @@ fn fixed<'a>(runs: &[Run<'a>]) -> HashSet<&'a str> {
         runs.iter().map(|r| r.request.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
     let mut out = HashSet::new();
     for (i, (a, text)) in runs.iter().zip(&said).enumerate() {
-        if crate::text::words::words(text).len() < 3
+        if script::words(text).len() < 3
             || is_steering(text, false)
             || typed_command(a.request, &a.steps)
         {

@@ -8,6 +8,7 @@
 use crate::step;
 use crate::text::paste;
 use crate::text::signature::is_control_prompt;
+use crate::text::words as script;
 use std::collections::BTreeSet;
 
 /// Prefix of request keys in the workflow index (never a step key's prefix).
@@ -103,7 +104,7 @@ pub fn slash_command(text: &str) -> Option<String> {
 /// A sentence's words, lower case, digits as `#`, when it has enough words to name a request.
 fn normalise(sentence: &str) -> Option<String> {
     let mut words: Vec<String> = Vec::new();
-    for raw in crate::text::words::words(&sentence.replace('`', " ")) {
+    for raw in script::words(&sentence.replace('`', " ")) {
         let word: String = raw
             .chars()
             .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '/' | '.'))
@@ -124,7 +125,7 @@ fn normalise(sentence: &str) -> Option<String> {
     // An ideograph or kana carries content on its own.
     let content = words
         .iter()
-        .filter(|w| w.chars().count() >= 3 || w.chars().any(crate::text::words::is_unspaced))
+        .filter(|w| w.chars().count() >= 3 || w.chars().any(script::is_unspaced))
         .count();
     if said < MIN_WORDS || content < 3 {
         return None;

@@ -12,6 +12,7 @@ use crate::ingest::Format;
 use crate::step;
 use crate::text::signature::is_steering;
 use crate::text::slug::slug_within;
+use crate::text::words as script;
 
 /// Sessions a short prompt must open word for word to be a fixed prompt (a long one: two).
 const FIXED_SESSIONS: usize = 3;
@@ -142,7 +143,7 @@ fn fixed_prompts(h: &History) -> anyhow::Result<Vec<Procedure>> {
     for t in h.openings() {
         let text = t.request.split_whitespace().collect::<Vec<_>>().join(" ");
         let long = text.chars().count() > LONG_PROMPT;
-        if crate::text::words::words(&text).len() < 3
+        if script::words(&text).len() < 3
             || is_steering(&text, false)
             || slash_command(&text).is_some()
             || frame_lines(&t.request).len() >= template::MIN_LINES
