@@ -3,7 +3,10 @@
 
 use serde_json::{Value, json};
 
+use skilldeck::synth::transcripts::{Call, Turn, call};
+
 use crate::learn::session;
+use crate::lessons::claude;
 use crate::support::TestWorkspace;
 
 const RELEASE: [&str; 4] =
@@ -22,6 +25,15 @@ fn write(tw: &TestWorkspace, name: &str, text: &str) -> std::path::PathBuf {
 
 fn procedures(tw: &TestWorkspace) -> Vec<Value> {
     serde_json::from_str(&tw.run_ok(&["procedures", "--json"])).unwrap()
+}
+
+/// A turn of a Claude Code session written by `lessons::claude`.
+fn turn(prompt: &str, calls: Vec<Call>) -> Turn {
+    Turn { prompt: prompt.to_string(), calls, reply: "Done." }
+}
+
+fn bash(cmd: &str) -> Call {
+    call("Bash", json!({"command": cmd}))
 }
 
 fn drafts(tw: &TestWorkspace) -> Vec<String> {
@@ -186,10 +198,6 @@ fn a_run_repeated_inside_different_tasks_is_drafted_on_its_own() {
 /// run the person no longer has to follow up helped.
 #[test]
 fn what_is_asked_after_a_procedure_in_two_sessions_is_proposed_as_a_lesson_and_measured() {
-    use crate::lessons::claude;
-    use skilldeck::synth::transcripts::{Turn, call};
-    let turn = |prompt: &str, calls| Turn { prompt: prompt.to_string(), calls, reply: "Done." };
-    let bash = |cmd: &str| call("Bash", json!({"command": cmd}));
     let run = |n: i64, follow_up: &str| {
         vec![
             turn(&format!("/release 1.{n}.0"), vec![bash("cargo test"), bash("cargo publish")]),
@@ -240,10 +248,6 @@ fn what_is_asked_after_a_procedure_in_two_sessions_is_proposed_as_a_lesson_and_m
 /// no procedure of the person's, and what they say after it teaches nothing.
 #[test]
 fn a_command_that_sets_no_work_is_no_procedure() {
-    use crate::lessons::claude;
-    use skilldeck::synth::transcripts::{Turn, call};
-    let turn = |prompt: &str, calls| Turn { prompt: prompt.to_string(), calls, reply: "Done." };
-    let bash = |cmd: &str| call("Bash", json!({"command": cmd}));
     let tw = TestWorkspace::new();
     let dir = tw.root().join("projects/shop");
     for n in 1..=3 {
@@ -267,10 +271,6 @@ fn a_command_that_sets_no_work_is_no_procedure() {
 /// word that steers the task before it, so it is a task with its own signature.
 #[test]
 fn requests_written_without_spaces_are_requests_not_steering() {
-    use crate::lessons::claude;
-    use skilldeck::synth::transcripts::{Turn, call};
-    let turn = |prompt: &str, calls| Turn { prompt: prompt.to_string(), calls, reply: "Done." };
-    let bash = |cmd: &str| call("Bash", json!({"command": cmd}));
     let release = "把新版本发布到生产环境并打上版本标签";
     let tw = TestWorkspace::new();
     let dir = tw.root().join("projects/shop");

@@ -224,9 +224,31 @@ fn ends_in_output(text: &str) -> bool {
     let mut words = text.split_whitespace().rev();
     let (Some(last), Some(before)) = (words.next(), words.next()) else { return false };
     let last = last.trim_matches(['\'', '"']);
-    let pathlike = last.contains('/')
-        || last.rsplit_once('.').is_some_and(|(a, b)| !a.is_empty() && (1..=5).contains(&b.len()));
+    let pathlike = last.contains('/') || has_extension(last);
     pathlike && (before.starts_with('-') || before.ends_with('>'))
+}
+
+/// `name.ext` with a short extension holding a letter (`report.xlsx`, `video.mp4`; not `3.9` or
+/// `v1.2.3`).
+pub fn has_extension(name: &str) -> bool {
+    name.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && (1..=5).contains(&ext.len())
+            && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            && ext.chars().any(|c| c.is_ascii_alphabetic())
+    })
+}
+
+/// What a path holds below the home folder it starts in (`~/`, `/Users/<name>/`,
+/// `/home/<name>/`, `/root/`): `Desktop/a.mp4` for `/Users/liza/Desktop/a.mp4`.
+pub fn under_home(path: &str) -> Option<&str> {
+    if let Some(rest) = path.strip_prefix("~/").or_else(|| path.strip_prefix("/root/")) {
+        return Some(rest);
+    }
+    ["/Users/", "/home/"]
+        .iter()
+        .find_map(|home| path.strip_prefix(home))
+        .map(|rest| rest.split_once('/').map_or("", |(_, r)| r))
 }
 
 /// The words of a command that fit in `max` bytes, whole: a quoted word is never cut open, and a

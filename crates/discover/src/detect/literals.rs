@@ -5,6 +5,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::step;
+
 /// Prefix of a target's key among the step document frequencies.
 pub const PREFIX: &str = "lit:";
 /// Targets taken from one detail at most.
@@ -32,34 +34,24 @@ pub fn keys(detail: &str) -> BTreeSet<String> {
         if token.contains('/') {
             // One target a path: the folder it names, or the folder of the file it names (two
             // runs writing to `~/Desktop` share it whatever the file).
-            let parts: Vec<&str> =
-                home_relative(token).split('/').filter(|p| !p.is_empty()).collect();
+            let parts: Vec<&str> = step::under_home(token)
+                .unwrap_or(token)
+                .split('/')
+                .filter(|p| !p.is_empty())
+                .collect();
             let folder = match parts.split_last() {
-                Some((file, rest)) if has_extension(file) => rest.last(),
+                Some((file, rest)) if step::has_extension(file) => rest.last(),
                 Some((last, _)) => Some(last),
                 None => None,
             };
             if let Some(folder) = folder.filter(|f| is_name(f)) {
                 out.insert(format!("{PREFIX}{folder}"));
             }
-        } else if has_extension(token) && is_name(token) {
+        } else if step::has_extension(token) && is_name(token) {
             out.insert(format!("{PREFIX}{token}"));
         }
     }
     out
-}
-
-/// A path without the home folder it starts in (`~/`, `/Users/<name>/`, `/home/<name>/`).
-fn home_relative(path: &str) -> &str {
-    if let Some(rest) = path.strip_prefix("~/") {
-        return rest;
-    }
-    for home in ["/Users/", "/home/"] {
-        if let Some(rest) = path.strip_prefix(home) {
-            return rest.split_once('/').map_or("", |(_, r)| r);
-        }
-    }
-    path.strip_prefix("/root/").unwrap_or(path)
 }
 
 /// A folder or file name worth naming: not a flag, a variable, a glob or an elision.
@@ -69,17 +61,6 @@ fn is_name(part: &str) -> bool {
         && !part.contains(['*', '?', '%', '\\'])
         && part.chars().any(char::is_alphabetic)
         && part != "..."
-}
-
-/// `name.ext` with a short extension holding a letter (`report.xlsx`, `video.mp4`; not `3.9` or
-/// `v1.2.3`).
-fn has_extension(token: &str) -> bool {
-    token.rsplit_once('.').is_some_and(|(stem, ext)| {
-        !stem.is_empty()
-            && (1..=5).contains(&ext.len())
-            && ext.chars().all(|c| c.is_ascii_alphanumeric())
-            && ext.chars().any(|c| c.is_ascii_alphabetic())
-    })
 }
 
 /// The targets the runs of one piece of work share: each target named in the details of at

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::step::{
     command_words, file_role, head_key, is_generic, is_transparent, lcs, procedure_path, read_path,
-    segment_key, segments, shell_reads,
+    segment_key, segments, shell_reads, under_home,
 };
 
 /// Longest sequence of specific steps kept per task or loop iteration: alignment is quadratic in
@@ -767,14 +767,7 @@ fn in_shared_folder(values: &[&str]) -> Option<String> {
     if !values.iter().all(|v| v.trim_start_matches(['\'', '"']).starts_with(['~', '/'])) {
         return None;
     }
-    let home = |v: &str| -> String {
-        for prefix in ["/Users/", "/home/"] {
-            if let Some(rest) = v.strip_prefix(prefix) {
-                return format!("~/{}", rest.split_once('/').map_or("", |(_, r)| r));
-            }
-        }
-        v.to_string()
-    };
+    let home = |v: &str| under_home(v).map_or_else(|| v.to_string(), |r| format!("~/{r}"));
     let folders: Vec<String> = values
         .iter()
         .map(|v| home(v.trim_matches(['\'', '"'])))
